@@ -1,0 +1,51 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// libencore.so: the Swift runtime linked in statically, an explicit SONAME and
+// a version script so that only encore_* symbols are exported.
+let root = Context.packageDirectory
+let sharedLibraryFlags: [String] = [
+    "-static-stdlib",
+    "-Xlinker", "-soname=libencore.so.0",
+    "-Xlinker", "--version-script=\(root)/support/libencore.map",
+]
+
+let package = Package(
+    name: "encore",
+    products: [
+        .library(name: "encore", type: .dynamic, targets: ["EncoreABI"]),
+        .executable(name: "encore-cli", targets: ["EncoreCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries (Debian: libprotobuf-c-dev, zlib1g-dev, libssl-dev).
+        .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
+        .target(name: "CEncoreProto", dependencies: ["CProtobufC"]),
+        // Private C helpers: thread-local error text, protobuf-c arena.
+        .target(name: "CEncoreShim", dependencies: ["CProtobufC"]),
+        // The public C types (copied into include/encore.h).
+        .target(name: "CEncoreTypes"),
+
+        // The core: plain Swift, no knowledge of C callers.
+        .target(name: "EncoreCore", dependencies: ["CEncoreProto", "CEncoreShim", "CZlib", "CCrypto", "CProtobufC"]),
+        // The thin C-ABI layer: @c functions, handles, status codes.
+        .target(
+            name: "EncoreABI",
+            dependencies: ["EncoreCore", "CEncoreTypes", "CEncoreShim"],
+            linkerSettings: [.unsafeFlags(sharedLibraryFlags)]
+        ),
+        // The `encore` command-line tool (built as encore-cli, installed as encore).
+        .executableTarget(
+            name: "EncoreCLI",
+            dependencies: ["EncoreCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore"]),
+    ]
+)

@@ -1,0 +1,139 @@
+/*
+ * Public C types of libencore: version macros, status codes, opaque handles
+ * and the plain structs that cross the C ABI.
+ *
+ * This file is the single source of truth for these types. The Swift C-ABI
+ * layer imports it (so Swift writes exactly these layouts), and
+ * scripts/gen-header.py copies it into include/encore.h, followed by the
+ * function declarations it generates from the Swift @c functions.
+ */
+#ifndef ENCORE_TYPES_H
+#define ENCORE_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Version of the library this header belongs to. encore_version() and
+ * encore_version_number() return the same values at run time. */
+#define ENCORE_VERSION_MAJOR 0
+#define ENCORE_VERSION_MINOR 1
+#define ENCORE_VERSION_PATCH 0
+#define ENCORE_VERSION_STRING "0.1.0"
+#define ENCORE_VERSION_NUMBER ((ENCORE_VERSION_MAJOR * 10000) + (ENCORE_VERSION_MINOR * 100) + ENCORE_VERSION_PATCH)
+
+/* Result of every fallible function. A fixed-size integer, not an enum, so its
+ * size never depends on the compiler; values are never renumbered. On failure
+ * encore_last_error_message() explains the status on the calling thread. */
+typedef int32_t encore_status;
+
+/* General */
+#define ENCORE_OK 0
+#define ENCORE_ERR_INVALID_ARGUMENT 1   /* NULL pointer, bad length, bad option */
+#define ENCORE_ERR_OUT_OF_MEMORY 2
+#define ENCORE_ERR_IO 3                 /* a file could not be read */
+#define ENCORE_ERR_CANCELLED 4          /* the progress callback asked to stop */
+#define ENCORE_ERR_INTERNAL 5           /* a bug in encore: please report it */
+#define ENCORE_ERR_OUT_OF_RANGE 6       /* an index or count past the end */
+
+/* Zip container */
+#define ENCORE_ERR_ZIP_NOT_ZIP 10       /* no zip structure, and not a bare export.bin */
+#define ENCORE_ERR_ZIP_TRUNCATED 11     /* a structure runs past the end of the input */
+#define ENCORE_ERR_ZIP_CRC 12           /* a member's CRC-32 does not match */
+#define ENCORE_ERR_ZIP_UNSUPPORTED 13   /* compression method, encryption, zip64, multi-disk */
+#define ENCORE_ERR_ZIP_LIMIT 14         /* a size or compression-ratio limit was exceeded */
+#define ENCORE_ERR_ZIP_MEMBERS 15       /* not exactly export.bin + optional export.sig */
+#define ENCORE_ERR_ZIP_CORRUPT 16       /* inconsistent headers, bad deflate data, wrong sizes */
+
+/* export.bin */
+#define ENCORE_ERR_EXPORT_HEADER 20     /* the 16-byte "EK Export v1    " header is missing */
+#define ENCORE_ERR_EXPORT_MALFORMED 21  /* the protobuf cannot be decoded */
+
+/* export.sig and verification */
+#define ENCORE_ERR_SIGNATURE_MISSING 30   /* unsigned file while verification is on */
+#define ENCORE_ERR_SIGNATURE_UNTRUSTED 31 /* signed only by keys not in the trust list */
+#define ENCORE_ERR_SIGNATURE_INVALID 32   /* a trusted key's signature does not verify */
+#define ENCORE_ERR_SIGNATURE_MALFORMED 33 /* export.sig cannot be decoded */
+#define ENCORE_ERR_BATCH 34               /* batch_num/batch_size break the batch rules */
+#define ENCORE_ERR_KEY_FORMAT 35          /* a trusted public key is not a usable EC key */
+
+/* Opaque handles. Each is created by its _new/_open function and released by
+ * its _free function; passing NULL to a _free function does nothing. */
+
+/* A list of trusted public keys. Safe to use from several threads; adding
+ * keys while a key file is being opened with the list is allowed. */
+typedef struct encore_trust encore_trust;
+
+/* An opened, checked key file. Immutable after opening: every function on it
+ * may be called from several threads at once. */
+typedef struct encore_keyfile encore_keyfile;
+
+/* Progress callback for long operations: `done` of `total` units (bytes of
+ * export.bin for key files). Return 0 to go on, anything else to cancel: the
+ * operation then fails with ENCORE_ERR_CANCELLED and has no effect. */
+typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t total);
+
+/* How a key file's signature turned out. */
+#define ENCORE_SIGNATURE_VERIFIED 0   /* a trusted key verified a signature */
+#define ENCORE_SIGNATURE_UNSIGNED 1   /* no export.sig, or no signature in it */
+#define ENCORE_SIGNATURE_UNTRUSTED 2  /* signed only by keys not in the trust list */
+#define ENCORE_SIGNATURE_INVALID 3    /* a trusted key's signature did not verify */
+#define ENCORE_SIGNATURE_SKIPPED 4    /* verification was turned off */
+
+/* Options for opening a key file. Always start from
+ * encore_keyfile_options_init(), which writes the defaults, then change
+ * fields: new fields are only ever added at the end, and struct_size tells
+ * the library which of them the caller knows. */
+typedef struct encore_keyfile_options {
+    uint32_t struct_size;         /* sizeof(encore_keyfile_options), set by _init */
+    uint32_t verify;              /* 1 (default): require a trusted signature; 0: skip verification */
+    const encore_trust *trust;    /* trusted keys; NULL trusts none */
+    uint64_t max_member_size;     /* largest uncompressed zip member, bytes (default 512 MiB) */
+    uint64_t max_total_size;      /* largest sum of uncompressed members, bytes (default 1 GiB) */
+    uint32_t max_ratio;           /* largest uncompressed/compressed ratio of a member bigger
+                                     than 64 KiB (default 100); 0 turns the check off */
+    uint32_t reserved;            /* must be 0 */
+    encore_progress_fn progress;  /* optional: called while keys are read; may cancel */
+    void *progress_context;       /* passed to progress unchanged */
+} encore_keyfile_options;
+
+/* Which key list of a file. */
+#define ENCORE_KEYS 0          /* keys (field 7) */
+#define ENCORE_REVISED_KEYS 1  /* revised_keys (field 8) */
+
+/* Report types of a diagnosis key. */
+#define ENCORE_REPORT_UNKNOWN 0
+#define ENCORE_REPORT_CONFIRMED_TEST 1
+#define ENCORE_REPORT_CONFIRMED_CLINICAL_DIAGNOSIS 2
+#define ENCORE_REPORT_SELF_REPORT 3
+#define ENCORE_REPORT_RECURSIVE 4
+#define ENCORE_REPORT_REVOKED 5
+
+/* One valid diagnosis key (a published temporary exposure key). */
+typedef struct encore_key {
+    uint8_t key_data[16];
+    int32_t transmission_risk_level;
+    int32_t rolling_start_interval_number;      /* ENIN of the key's first interval */
+    int32_t rolling_period;                     /* 1..144 (144 when the file leaves it out) */
+    int32_t report_type;                        /* ENCORE_REPORT_* */
+    int32_t days_since_onset_of_symptoms;       /* meaningful when has_days_since_onset_of_symptoms */
+    int32_t has_days_since_onset_of_symptoms;   /* 1 when present in the file, else 0 */
+} encore_key;
+
+/* What a key file says about itself. The strings point into the key file
+ * handle and stay valid until it is freed; a string is NULL when absent. */
+typedef struct encore_keyfile_info {
+    uint64_t start_timestamp;        /* UTC seconds; 0 when absent */
+    uint64_t end_timestamp;
+    const char *region;
+    int32_t batch_num;               /* 0 when absent */
+    int32_t batch_size;
+    uint64_t key_count;              /* valid keys in ENCORE_KEYS */
+    uint64_t revised_key_count;      /* valid keys in ENCORE_REVISED_KEYS */
+    uint64_t invalid_key_count;      /* keys skipped as invalid, both lists */
+    int32_t signature_status;        /* ENCORE_SIGNATURE_* */
+    int32_t is_zip;                  /* 1 when read from a zip, 0 for a bare export.bin */
+    const char *signature_key_id;    /* key that verified it, else the first signature's */
+    const char *signature_key_version;
+} encore_keyfile_info;
+
+#endif /* ENCORE_TYPES_H */

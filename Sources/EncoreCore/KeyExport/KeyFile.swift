@@ -1,0 +1,132 @@
+/// What opening a key file may be told.
+public struct KeyFileOptions {
+    /// Require a signature by a trusted key (the default). When false the
+    /// signature is not checked and the outcome is `.skipped`.
+    public var verify: Bool = true
+    public var trust: TrustList?
+    public var limits: ZipLimits = .default
+    /// Called while export.bin is checked (bytes done of total); may cancel.
+    public var progress: ProgressHandler?
+
+    public init(verify: Bool = true, trust: TrustList? = nil, limits: ZipLimits = .default, progress: ProgressHandler? = nil) {
+        self.verify = verify
+        self.trust = trust
+        self.limits = limits
+        self.progress = progress
+    }
+}
+
+/// A diagnosis key file, opened and checked: the container is valid, every
+/// field of export.bin decodes, and (unless turned off) a trusted key signed
+/// it. Keeps export.bin in memory and streams its keys on demand, so memory
+/// does not grow with decoded keys. Immutable, so safe to share.
+public final class KeyFile: Sendable {
+    public let metadata: ExportMetadata
+    public let signature: SignatureOutcome
+    /// True when the input was a zip, false for a bare export.bin.
+    public let isZip: Bool
+    private let exportBin: OwnedBytes
+
+    /// Opens a key file from its bytes: a zip with export.bin (+ export.sig),
+    /// or a bare export.bin (which has no signature).
+    public convenience init(bytes: UnsafeRawBufferPointer, options: KeyFileOptions = KeyFileOptions()) throws {
+        let members = try KeyFile.members(of: bytes, limits: options.limits)
+        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options)
+    }
+
+    public convenience init(bytes: [UInt8], options: KeyFileOptions = KeyFileOptions()) throws {
+        let members = try bytes.withUnsafeBytes { try KeyFile.members(of: $0, limits: options.limits) }
+        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options)
+    }
+
+    /// Opens a key file from a path. Files larger than the total size limit
+    /// (plus room for zip headers) are refused before they are read.
+    public convenience init(path: String, options: KeyFileOptions = KeyFileOptions()) throws {
+        let slack: UInt64 = 1 << 20
+        let maxFile = options.limits.maxTotalSize > UInt64.max - slack ? UInt64.max : options.limits.maxTotalSize + slack
+        let file = try FileReader.read(path: path, maxSize: maxFile)
+        try self.init(bytes: file.buffer, options: options)
+    }
+
+    private init(bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool, options: KeyFileOptions) throws {
+        let metadata = try ExportReader.scan(bin.buffer, progress: options.progress)
+        var signatures: [FileSignature] = []
+        if let sig {
+            do {
+                signatures = try SignatureFile.parse(sig.buffer)
+            } catch let e as EncoreError where !options.verify {
+                _ = e // unverified files may carry an unreadable export.sig
+            }
+        }
+        if options.verify {
+            let outcome = try SignatureVerifier.verify(exportBin: bin.buffer, metadata: metadata, signatures: signatures, trust: options.trust)
+            switch outcome.status {
+            case .verified, .skipped: break
+            case .unsigned: throw EncoreError(.signatureMissing, "key file is not signed (\(outcome.reason)); turn verification off to read it anyway")
+            case .untrusted: throw EncoreError(.signatureUntrusted, "key file is not trusted: \(outcome.reason)")
+            case .invalid: throw EncoreError(.signatureInvalid, "key file signature is invalid: \(outcome.reason)")
+            }
+            self.signature = outcome
+        } else {
+            let first = signatures.first?.info
+            self.signature = SignatureOutcome(status: .skipped, keyID: first?.verificationKeyID, keyVersion: first?.verificationKeyVersion,
+                                              reason: "verification was turned off")
+        }
+        self.metadata = metadata
+        self.isZip = isZip
+        self.exportBin = bin
+    }
+
+    /// export.bin and export.sig of a zip, or the bytes of a bare export.bin.
+    private static func members(of bytes: UnsafeRawBufferPointer, limits: ZipLimits) throws
+        -> (bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool)
+    {
+        if ExportFormat.looksLikeExport(bytes) {
+            guard UInt64(bytes.count) <= limits.maxMemberSize else {
+                throw EncoreError(.zipLimit, "export.bin of \(bytes.count) bytes is larger than the member limit of \(limits.maxMemberSize)")
+            }
+            return (try OwnedBytes(copying: bytes), nil, false)
+        }
+        do {
+            let archive = try KeyFileArchive.extract(bytes, limits: limits)
+            return (archive.exportBin, archive.exportSig, true)
+        } catch let e as EncoreError where e.kind == .zipTruncated && !ZipDirectory.looksLikeZip(bytes) {
+            // Cannot even be found to be a zip: "not a zip". One that starts
+            // like a zip but breaks off keeps its more precise status.
+            throw EncoreError(.zipNotZip, "input is neither a zip archive nor an export.bin (\(bytes.count) bytes)")
+        }
+    }
+
+    public func count(of list: KeyList) -> UInt64 {
+        switch list {
+        case .keys: return metadata.keyCount
+        case .revisedKeys: return metadata.revisedKeyCount
+        }
+    }
+
+    /// Delivers up to `maxCount` valid keys from the cursor on and advances
+    /// it; returns how many were delivered (fewer only at the end of the list).
+    public func read(_ cursor: inout KeyCursor, maxCount: Int, _ body: (ExposureKey) throws -> Void) throws -> Int {
+        let decoder = try MessageDecoder()
+        return try ExportReader.read(exportBin.buffer, cursor: &cursor, maxCount: maxCount, decoder: decoder, body)
+    }
+
+    /// Calls `body` with every valid key of a list, in file order.
+    public func forEachKey(in list: KeyList, _ body: (ExposureKey) throws -> Void) throws {
+        var cursor = KeyCursor(list: list)
+        _ = try read(&cursor, maxCount: Int.max, body)
+    }
+
+    /// All valid keys of a list (convenient for small files and tests).
+    public func keys(in list: KeyList = .keys) throws -> [ExposureKey] {
+        var out: [ExposureKey] = []
+        out.reserveCapacity(Int(clamping: count(of: list)))
+        try forEachKey(in: list) { out.append($0) }
+        return out
+    }
+
+    /// The raw export.bin, header included.
+    public func withExportBin<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(exportBin.buffer)
+    }
+}

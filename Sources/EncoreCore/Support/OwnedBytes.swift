@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A malloc'd byte buffer. Unlike `[UInt8]` its allocation can fail without
+/// trapping (large key files are untrusted input), it is not zero-filled
+/// first, and it can be handed around without copying.
+public final class OwnedBytes: @unchecked Sendable {
+    // @unchecked: the memory is written only while the owner fills it, before
+    // the buffer is shared; afterwards it is read-only.
+    public let count: Int
+    private let base: UnsafeMutableRawPointer
+
+    /// Allocates `count` uninitialised bytes, or throws `.outOfMemory`.
+    public init(uninitializedCount count: Int) throws {
+        guard count >= 0, let p = malloc(max(count, 1)) else {
+            throw EncoreError(.outOfMemory, "cannot allocate \(count) bytes")
+        }
+        self.base = p
+        self.count = count
+    }
+
+    public convenience init(copying source: UnsafeRawBufferPointer) throws {
+        try self.init(uninitializedCount: source.count)
+        if let from = source.baseAddress, source.count > 0 {
+            base.copyMemory(from: from, byteCount: source.count)
+        }
+    }
+
+    public static func copy(_ bytes: [UInt8]) throws -> OwnedBytes {
+        try bytes.withUnsafeBytes { try OwnedBytes(copying: $0) }
+    }
+
+    deinit { free(base) }
+
+    public var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Write access for the code that fills a freshly allocated buffer.
+    var mutableBuffer: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: base, count: count) }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(buffer)
+    }
+}
