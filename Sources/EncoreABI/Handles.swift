@@ -1,0 +1,41 @@
+import CEncoreTypes
+#if canImport(Glibc)
+import Glibc
+#endif
+import EncoreCore
+
+// Opaque handles: a C caller holds an unmanaged reference to a Swift object.
+// scripts/gen-header.py maps each `<name>_ptr` alias to the C type `<name> *`.
+public typealias encore_trust_ptr = OpaquePointer
+public typealias encore_keyfile_ptr = OpaquePointer
+
+/// Hands an object to C with one retain; `release` gives it back.
+func retainedHandle(_ object: AnyObject) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
+}
+
+func borrow<T: AnyObject>(_ handle: OpaquePointer?, as type: T.Type, _ name: String) throws -> T {
+    guard let handle else { throw EncoreError(.invalidArgument, "\(name) must not be NULL") }
+    return Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+}
+
+func release(_ handle: OpaquePointer?) {
+    guard let handle else { return }
+    Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(handle)).release()
+}
+
+/// NUL-terminated copies of strings that C reads through pointers which
+/// must stay valid for the life of a handle.
+final class CStrings: @unchecked Sendable {
+    // @unchecked: filled once in init, then only read.
+    private var storage: [UnsafeMutablePointer<CChar>] = []
+
+    func keep(_ s: String?) -> UnsafePointer<CChar>? {
+        guard let s else { return nil }
+        guard let p = strdup(s) else { return nil }
+        storage.append(p)
+        return UnsafePointer(p)
+    }
+
+    deinit { storage.forEach { free($0) } }
+}

@@ -1,0 +1,185 @@
+import CEncoreTypes
+import EncoreCore
+import Synchronization
+
+/// An opened key file as C sees it: the core's KeyFile, the C view of its
+/// metadata, and a cached read position per key list so that copying keys
+/// out in consecutive chunks does not re-read the file from the start.
+final class KeyFileHandle: @unchecked Sendable {
+    // @unchecked: `info` holds pointers into `strings`; both are immutable.
+    let file: KeyFile
+    let info: encore_keyfile_info
+    private let strings = CStrings()
+    private let cursors = Mutex<[KeyList: KeyCursor]>([:])
+
+    init(_ file: KeyFile) {
+        self.file = file
+        let m = file.metadata
+        var info = encore_keyfile_info()
+        info.start_timestamp = m.startTimestamp ?? 0
+        info.end_timestamp = m.endTimestamp ?? 0
+        info.region = strings.keep(m.region)
+        info.batch_num = m.batchNum ?? 0
+        info.batch_size = m.batchSize ?? 0
+        info.key_count = m.keyCount
+        info.revised_key_count = m.revisedKeyCount
+        info.invalid_key_count = m.invalidKeyCount
+        info.signature_status = signatureStatusCode(file.signature.status)
+        info.is_zip = file.isZip ? 1 : 0
+        info.signature_key_id = strings.keep(file.signature.keyID)
+        info.signature_key_version = strings.keep(file.signature.keyVersion)
+        self.info = info
+    }
+
+    /// A cursor at key `first` of a list: the cached one when it is not past
+    /// `first`, else one from the start; then skipped forward.
+    func cursor(_ list: KeyList, at first: UInt64) throws -> KeyCursor {
+        var cursor = cursors.withLock { $0[list] }.flatMap { $0.index <= first ? $0 : nil } ?? KeyCursor(list: list)
+        while cursor.index < first {
+            let step = Int(clamping: first - cursor.index)
+            if try file.read(&cursor, maxCount: step, { _ in }) == 0 { break }
+        }
+        return cursor
+    }
+
+    func remember(_ cursor: KeyCursor) {
+        cursors.withLock { $0[cursor.list] = cursor }
+    }
+}
+
+func signatureStatusCode(_ s: SignatureOutcome.Status) -> Int32 {
+    switch s {
+    case .verified: return ENCORE_SIGNATURE_VERIFIED
+    case .unsigned: return ENCORE_SIGNATURE_UNSIGNED
+    case .untrusted: return ENCORE_SIGNATURE_UNTRUSTED
+    case .invalid: return ENCORE_SIGNATURE_INVALID
+    case .skipped: return ENCORE_SIGNATURE_SKIPPED
+    }
+}
+
+/// The core's options from the C struct (NULL: the defaults).
+func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws -> KeyFileOptions {
+    guard let o = pointer?.pointee else { return KeyFileOptions() }
+    guard Int(o.struct_size) >= MemoryLayout<encore_keyfile_options>.size else {
+        throw EncoreError(.invalidArgument, "options.struct_size is \(o.struct_size), expected \(MemoryLayout<encore_keyfile_options>.size): initialise options with encore_keyfile_options_init()")
+    }
+    guard o.verify <= 1 else { throw EncoreError(.invalidArgument, "options.verify must be 0 or 1, not \(o.verify)") }
+    guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "options.reserved must be 0") }
+    guard o.max_member_size > 0, o.max_total_size > 0 else {
+        throw EncoreError(.invalidArgument, "options.max_member_size and max_total_size must be greater than 0")
+    }
+    var options = KeyFileOptions(
+        verify: o.verify == 1,
+        trust: try o.trust.map { try borrow($0, as: TrustList.self, "options.trust") },
+        limits: ZipLimits(maxMemberSize: o.max_member_size, maxTotalSize: o.max_total_size, maxRatio: o.max_ratio))
+    if let callback = o.progress {
+        let context = o.progress_context
+        options.progress = { done, total in callback(context, done, total) == 0 }
+    }
+    return options
+}
+
+/// Writes the default options to *options: verification on, no trusted
+/// keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress.
+@c public func encore_keyfile_options_init(_ options: UnsafeMutablePointer<encore_keyfile_options>?) -> encore_status {
+    guarded {
+        let out = try required(options, "options")
+        let d = ZipLimits.default
+        var o = encore_keyfile_options()
+        o.struct_size = UInt32(MemoryLayout<encore_keyfile_options>.size)
+        o.verify = 1
+        o.max_member_size = d.maxMemberSize
+        o.max_total_size = d.maxTotalSize
+        o.max_ratio = d.maxRatio
+        out.pointee = o
+    }
+}
+
+/// Opens a key file from memory: a zip with export.bin and optional
+/// export.sig, or a bare export.bin. `options` may be NULL (defaults: an
+/// unsigned or untrusted file is refused). The bytes are not needed after
+/// the call. On success *out is a new handle for encore_keyfile_free().
+@c public func encore_keyfile_open_bytes(_ data: UnsafePointer<UInt8>?, _ len: Int, _ options: UnsafePointer<encore_keyfile_options>?, _ out: UnsafeMutablePointer<encore_keyfile_ptr?>?) -> encore_status {
+    guarded {
+        let bytes = try buffer(data, len, "data")
+        let out = try required(out, "out")
+        let file = try KeyFile(bytes: bytes, options: keyFileOptions(options))
+        out.pointee = retainedHandle(KeyFileHandle(file))
+    }
+}
+
+/// Opens a key file from a path, as encore_keyfile_open_bytes() does.
+@c public func encore_keyfile_open_path(_ path: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_keyfile_options>?, _ out: UnsafeMutablePointer<encore_keyfile_ptr?>?) -> encore_status {
+    guarded {
+        let path = try text(path, "path")
+        let out = try required(out, "out")
+        let file = try KeyFile(path: path, options: keyFileOptions(options))
+        out.pointee = retainedHandle(KeyFileHandle(file))
+    }
+}
+
+/// Releases a key file handle; NULL does nothing. Strings in its
+/// encore_keyfile_info become invalid.
+@c public func encore_keyfile_free(_ file: encore_keyfile_ptr?) {
+    release(file)
+}
+
+/// Writes what the file says about itself to *info. The strings in it point
+/// into the handle and live as long as it does.
+@c public func encore_keyfile_get_info(_ file: encore_keyfile_ptr?, _ info: UnsafeMutablePointer<encore_keyfile_info>?) -> encore_status {
+    guarded {
+        let handle = try borrow(file, as: KeyFileHandle.self, "file")
+        try required(info, "info").pointee = handle.info
+    }
+}
+
+/// Copies valid keys of a list (ENCORE_KEYS or ENCORE_REVISED_KEYS), from
+/// index `first` on, into out[0 ..< capacity]; *copied tells how many (fewer
+/// than capacity only at the end of the list). Reading a list in consecutive
+/// chunks costs one pass over the file. `first` past the end of the list is
+/// ENCORE_ERR_OUT_OF_RANGE; `first` equal to the count copies nothing.
+@c public func encore_keyfile_copy_keys(_ file: encore_keyfile_ptr?, _ list: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_key>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let handle = try borrow(file, as: KeyFileHandle.self, "file")
+        let which: KeyList
+        switch list {
+        case ENCORE_KEYS: which = .keys
+        case ENCORE_REVISED_KEYS: which = .revisedKeys
+        default: throw EncoreError(.invalidArgument, "list must be ENCORE_KEYS or ENCORE_REVISED_KEYS, not \(list)")
+        }
+        guard capacity >= 0, capacity <= Int.max / MemoryLayout<encore_key>.stride else {
+            throw EncoreError(.invalidArgument, "capacity \(UInt(bitPattern: capacity)) is too large")
+        }
+        let copied = try required(copied, "copied")
+        if capacity > 0 { _ = try required(out, "out") }
+        let count = handle.file.count(of: which)
+        guard first <= count else {
+            throw EncoreError(.outOfRange, "first key \(first) is past the end of the list (\(count) keys)")
+        }
+        var cursor = try handle.cursor(which, at: first)
+        var n = 0
+        if let out, capacity > 0 {
+            n = try handle.file.read(&cursor, maxCount: capacity) { key in
+                out[n] = encore_key(key)
+                n += 1
+            }
+        }
+        handle.remember(cursor)
+        copied.pointee = n
+    }
+}
+
+extension encore_key {
+    init(_ k: ExposureKey) {
+        self.init()
+        k.keyData.withUnsafeBytes { src in
+            withUnsafeMutableBytes(of: &key_data) { $0.copyMemory(from: src) }
+        }
+        transmission_risk_level = k.transmissionRiskLevel
+        rolling_start_interval_number = k.rollingStartIntervalNumber
+        rolling_period = k.rollingPeriod
+        report_type = k.reportType.rawValue
+        days_since_onset_of_symptoms = k.daysSinceOnsetOfSymptoms ?? 0
+        has_days_since_onset_of_symptoms = k.daysSinceOnsetOfSymptoms == nil ? 0 : 1
+    }
+}

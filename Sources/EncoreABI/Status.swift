@@ -1,0 +1,95 @@
+import CEncoreShim
+import CEncoreTypes
+import EncoreCore
+
+/// The one place that maps core errors to C status codes.
+func statusCode(_ kind: EncoreError.Kind) -> encore_status {
+    switch kind {
+    case .invalidArgument: return ENCORE_ERR_INVALID_ARGUMENT
+    case .outOfMemory: return ENCORE_ERR_OUT_OF_MEMORY
+    case .io: return ENCORE_ERR_IO
+    case .cancelled: return ENCORE_ERR_CANCELLED
+    case .internalError: return ENCORE_ERR_INTERNAL
+    case .outOfRange: return ENCORE_ERR_OUT_OF_RANGE
+    case .zipNotZip: return ENCORE_ERR_ZIP_NOT_ZIP
+    case .zipTruncated: return ENCORE_ERR_ZIP_TRUNCATED
+    case .zipCRC: return ENCORE_ERR_ZIP_CRC
+    case .zipUnsupported: return ENCORE_ERR_ZIP_UNSUPPORTED
+    case .zipLimit: return ENCORE_ERR_ZIP_LIMIT
+    case .zipMembers: return ENCORE_ERR_ZIP_MEMBERS
+    case .zipCorrupt: return ENCORE_ERR_ZIP_CORRUPT
+    case .exportHeader: return ENCORE_ERR_EXPORT_HEADER
+    case .exportMalformed: return ENCORE_ERR_EXPORT_MALFORMED
+    case .signatureMissing: return ENCORE_ERR_SIGNATURE_MISSING
+    case .signatureUntrusted: return ENCORE_ERR_SIGNATURE_UNTRUSTED
+    case .signatureInvalid: return ENCORE_ERR_SIGNATURE_INVALID
+    case .signatureMalformed: return ENCORE_ERR_SIGNATURE_MALFORMED
+    case .batch: return ENCORE_ERR_BATCH
+    case .keyFormat: return ENCORE_ERR_KEY_FORMAT
+    }
+}
+
+/// The names of the status codes, for encore_status_name().
+let statusNames: [encore_status: String] = [
+    ENCORE_OK: "ENCORE_OK",
+    ENCORE_ERR_INVALID_ARGUMENT: "ENCORE_ERR_INVALID_ARGUMENT",
+    ENCORE_ERR_OUT_OF_MEMORY: "ENCORE_ERR_OUT_OF_MEMORY",
+    ENCORE_ERR_IO: "ENCORE_ERR_IO",
+    ENCORE_ERR_CANCELLED: "ENCORE_ERR_CANCELLED",
+    ENCORE_ERR_INTERNAL: "ENCORE_ERR_INTERNAL",
+    ENCORE_ERR_OUT_OF_RANGE: "ENCORE_ERR_OUT_OF_RANGE",
+    ENCORE_ERR_ZIP_NOT_ZIP: "ENCORE_ERR_ZIP_NOT_ZIP",
+    ENCORE_ERR_ZIP_TRUNCATED: "ENCORE_ERR_ZIP_TRUNCATED",
+    ENCORE_ERR_ZIP_CRC: "ENCORE_ERR_ZIP_CRC",
+    ENCORE_ERR_ZIP_UNSUPPORTED: "ENCORE_ERR_ZIP_UNSUPPORTED",
+    ENCORE_ERR_ZIP_LIMIT: "ENCORE_ERR_ZIP_LIMIT",
+    ENCORE_ERR_ZIP_MEMBERS: "ENCORE_ERR_ZIP_MEMBERS",
+    ENCORE_ERR_ZIP_CORRUPT: "ENCORE_ERR_ZIP_CORRUPT",
+    ENCORE_ERR_EXPORT_HEADER: "ENCORE_ERR_EXPORT_HEADER",
+    ENCORE_ERR_EXPORT_MALFORMED: "ENCORE_ERR_EXPORT_MALFORMED",
+    ENCORE_ERR_SIGNATURE_MISSING: "ENCORE_ERR_SIGNATURE_MISSING",
+    ENCORE_ERR_SIGNATURE_UNTRUSTED: "ENCORE_ERR_SIGNATURE_UNTRUSTED",
+    ENCORE_ERR_SIGNATURE_INVALID: "ENCORE_ERR_SIGNATURE_INVALID",
+    ENCORE_ERR_SIGNATURE_MALFORMED: "ENCORE_ERR_SIGNATURE_MALFORMED",
+    ENCORE_ERR_BATCH: "ENCORE_ERR_BATCH",
+    ENCORE_ERR_KEY_FORMAT: "ENCORE_ERR_KEY_FORMAT",
+]
+
+/// Runs the body of a fallible C function: a thrown error becomes its
+/// status code and the thread's last error message.
+func guarded(_ body: () throws -> Void) -> encore_status {
+    do {
+        try body()
+        return ENCORE_OK
+    } catch let e as EncoreError {
+        return fail(statusCode(e.kind), e.message)
+    } catch {
+        return fail(ENCORE_ERR_INTERNAL, "unexpected error: \(error)")
+    }
+}
+
+func fail(_ status: encore_status, _ message: String) -> encore_status {
+    enc_shim_set_error(message)
+    return status
+}
+
+/// Argument checks of the C layer: they throw `.invalidArgument`.
+func required<T>(_ value: T?, _ name: String) throws -> T {
+    guard let value else { throw EncoreError(.invalidArgument, "\(name) must not be NULL") }
+    return value
+}
+
+/// A caller's pointer + length as a buffer; NULL is allowed only with length 0.
+func buffer(_ pointer: UnsafePointer<UInt8>?, _ length: Int, _ name: String) throws -> UnsafeRawBufferPointer {
+    guard length >= 0 else { throw EncoreError(.invalidArgument, "\(name): length \(UInt(bitPattern: length)) is too large") }
+    guard let pointer else {
+        guard length == 0 else { throw EncoreError(.invalidArgument, "\(name) is NULL but its length is \(length)") }
+        return UnsafeRawBufferPointer(start: nil, count: 0)
+    }
+    return UnsafeRawBufferPointer(start: pointer, count: length)
+}
+
+/// A caller's NUL-terminated UTF-8 string.
+func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> String {
+    String(cString: try required(pointer, name))
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Checks the C ABI of a built libencore.so against include/encore.h:
+# the header is freshly generated, compiles strictly as C99 and C++ under gcc
+# and clang, declares exactly the functions the library exports, and the
+# library carries its SONAME without depending on the Swift toolchain.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lib=${1:?usage: check-abi.sh path/to/libencore.so.X.Y.Z}
+major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' Sources/CEncoreTypes/include/encore_types.h)
+
+scripts/gen-header.py --check
+python3 bindings/python/gen_ffi.py --check
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+printf '#include "encore.h"\nint main(void) { return encore_version() == 0; }\n' > "$tmp/h.c"
+cp "$tmp/h.c" "$tmp/h.cpp"
+for cc in gcc clang; do
+    $cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude -c "$tmp/h.c" -o "$tmp/h.o"
+    echo "header: $cc -std=c99 -Wall -Wextra -Wpedantic -Werror: ok"
+done
+for cxx in g++ clang++; do
+    $cxx -std=c++11 -Wall -Wextra -Wpedantic -Werror -Iinclude -c "$tmp/h.cpp" -o "$tmp/h.o"
+    echo "header: $cxx -std=c++11 -Wall -Wextra -Wpedantic -Werror: ok"
+done
+
+nm -D --defined-only "$lib" | awk '{print $3}' | sed 's/@.*//' | sort > "$tmp/exported"
+scripts/gen-header.py --list | sort > "$tmp/declared"
+if ! diff -u "$tmp/declared" "$tmp/exported"; then
+    echo "check-abi: functions declared in include/encore.h (-) differ from those $lib exports (+)" >&2
+    exit 1
+fi
+echo "exports: $(wc -l < "$tmp/exported") functions, exactly those of the header"
+
+if ldd "$lib" | grep -q 'libswift'; then
+    echo "check-abi: $lib depends on a Swift runtime library:" >&2; ldd "$lib" >&2; exit 1
+fi
+soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "libencore.so.$major" ] || { echo "check-abi: SONAME is '$soname', expected libencore.so.$major" >&2; exit 1; }
+if readelf -d "$lib" | grep -E 'RUNPATH|RPATH' | grep -qiE 'swift|toolchain|/opt'; then
+    echo "check-abi: $lib has a run path into the toolchain" >&2; exit 1
+fi
+echo "library: SONAME $soname, no Swift runtime dependency, no toolchain run path"

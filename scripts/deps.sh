@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the system packages encore needs when any is missing (Debian/apt).
+# Safe to run repeatedly: it does nothing when everything is there.
+set -euo pipefail
+need=()
+for p in libsqlcipher-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-pytest valgrind gcc g++; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if ((${#need[@]})); then
+    echo "deps: installing ${need[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "deps: swift (6.1 or newer) must be on the PATH" >&2; exit 1; }
