@@ -29,7 +29,8 @@ all: lib cli
 lib: deps
 	$(SWIFT_RELEASE) --product encore
 	@mkdir -p $(BUILD)/lib
-	cp .build/release/libencore.so $(LIB)
+	# Debug sections stripped: DWARF 5 from the Swift toolchain defeats valgrind 3.19.
+	objcopy --strip-debug .build/release/libencore.so $(LIB)
 	ln -sf libencore.so.$(VERSION) $(BUILD)/lib/libencore.so.$(MAJOR)
 	ln -sf libencore.so.$(MAJOR) $(BUILD)/lib/libencore.so
 

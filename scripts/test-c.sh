@@ -5,14 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/c-tests
 mkdir -p "$out"
-flags=(-std=c99 -Wall -Wextra -Wpedantic -Werror -O1 -g -Iinclude -Lbuild/lib -Wl,-rpath,"$PWD/build/lib")
+flags=(-std=c99 -Wall -Wextra -Wpedantic -Werror -O1 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Lbuild/lib -Wl,-rpath,"$PWD/build/lib")
 for src in Tests/c/*.c bindings/c/*.c; do
     exe="$out/$(basename "${src%.c}")"
     cc "${flags[@]}" "$src" -o "$exe" -lencore -lpthread
 done
 run() {
     if command -v valgrind >/dev/null; then
-        valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$@"
+        valgrind -q --error-exitcode=99 --leak-check=full --show-possibly-lost=no --errors-for-leak-kinds=definite "$@"
     else
         "$@"
     fi
