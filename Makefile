@@ -10,7 +10,7 @@ CLI := $(BUILD)/bin/encore
 SWIFT_RELEASE := swift build -c release
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps lib cli all demo test test-swift test-c test-python check-abi header bench fuzz install clean
+.PHONY: help deps lib cli all demo test test-swift test-c test-python test-install check-abi header bench fuzz install clean
 
 help:
 	@echo "make demo      run the demo (encore export inspect on a bundled sample)"
@@ -46,7 +46,7 @@ demo: cli
 	$(CLI) export inspect Tests/data/exports/google-sample/sample_diagnosis_key_file.zip \
 	    --trust 310:v1:Tests/data/exports/google-sample/public_310-v1.pem
 
-test: deps test-swift check-abi test-c test-python
+test: deps test-swift check-abi test-c test-python test-install
 	@echo "all tests passed"
 
 test-swift: deps
@@ -60,6 +60,9 @@ test-c: lib
 
 test-python: lib cli
 	scripts/test-python.sh
+
+test-install: lib cli
+	scripts/test-install.sh
 
 bench: lib cli
 	scripts/bench.sh
