@@ -35,7 +35,8 @@ lib: deps
 	ln -sf libencore.so.$(MAJOR) $(BUILD)/lib/libencore.so
 
 cli: deps
-	$(SWIFT_RELEASE) --product encore-cli
+	# The Swift runtime linked in, like the library's: the tool runs without the toolchain.
+	$(SWIFT_RELEASE) --static-swift-stdlib --product encore-cli
 	@mkdir -p $(BUILD)/bin
 	cp .build/release/encore-cli $(CLI)
 

@@ -59,7 +59,10 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_KEY_FORMAT 35          /* a trusted public key is not a usable EC key */
 
 /* Opaque handles. Each is created by its _new/_open function and released by
- * its _free function; passing NULL to a _free function does nothing. */
+ * its _free function; passing NULL to a _free function does nothing. The
+ * library cannot check a handle's type or lifetime: passing a freed handle,
+ * or one of another type, is undefined behaviour, and so is freeing a handle
+ * while another thread still uses it. */
 
 /* A list of trusted public keys. Safe to use from several threads; adding
  * keys while a key file is being opened with the list is allowed. */
@@ -69,9 +72,10 @@ typedef struct encore_trust encore_trust;
  * may be called from several threads at once. */
 typedef struct encore_keyfile encore_keyfile;
 
-/* Progress callback for long operations: `done` of `total` units (bytes of
- * export.bin for key files). Return 0 to go on, anything else to cancel: the
- * operation then fails with ENCORE_ERR_CANCELLED and has no effect. */
+/* Progress callback for long operations: `done` of `total` units (for key
+ * files: bytes of export.bin checked, header included; the last call has
+ * done == total). Return 0 to go on, anything else to cancel: the operation
+ * then fails with ENCORE_ERR_CANCELLED and has no effect. */
 typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t total);
 
 /* How a key file's signature turned out. */
@@ -81,13 +85,18 @@ typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t tot
 #define ENCORE_SIGNATURE_INVALID 3    /* a trusted key's signature did not verify */
 #define ENCORE_SIGNATURE_SKIPPED 4    /* verification was turned off */
 
+/* What opening a key file does about its signature. */
+#define ENCORE_VERIFY_SKIP 0     /* do not check; signature_status is SKIPPED */
+#define ENCORE_VERIFY_REQUIRE 1  /* refuse a file no trusted key signed (the default) */
+#define ENCORE_VERIFY_REPORT 2   /* check, report in signature_status, open anyway */
+
 /* Options for opening a key file. Always start from
- * encore_keyfile_options_init(), which writes the defaults, then change
- * fields: new fields are only ever added at the end, and struct_size tells
- * the library which of them the caller knows. */
+ * encore_keyfile_options_init(&options, sizeof options), which writes the
+ * defaults, then change fields. New fields are only ever added at the end;
+ * struct_size tells the library how large the caller's struct is. */
 typedef struct encore_keyfile_options {
     uint32_t struct_size;         /* sizeof(encore_keyfile_options), set by _init */
-    uint32_t verify;              /* 1 (default): require a trusted signature; 0: skip verification */
+    uint32_t verify;              /* ENCORE_VERIFY_REQUIRE (default), _REPORT or _SKIP */
     const encore_trust *trust;    /* trusted keys; NULL trusts none */
     uint64_t max_member_size;     /* largest uncompressed zip member, bytes (default 512 MiB) */
     uint64_t max_total_size;      /* largest sum of uncompressed members, bytes (default 1 GiB) */
@@ -176,9 +185,11 @@ encore_status encore_trust_add_key(encore_trust *trust, const char *key_id, cons
 /* Writes the number of keys in a trust list to *count. */
 encore_status encore_trust_count(encore_trust *trust, size_t *count);
 
-/* Writes the default options to *options: verification on, no trusted
- * keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress. */
-encore_status encore_keyfile_options_init(encore_keyfile_options *options);
+/* Writes the default options to *options, whose size the caller gives as
+ * `struct_size` (pass sizeof *options): verification required, no trusted
+ * keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress.
+ * Fields of a newer header that this library does not know are zeroed. */
+encore_status encore_keyfile_options_init(encore_keyfile_options *options, size_t struct_size);
 
 /* Opens a key file from memory: a zip with export.bin and optional
  * export.sig, or a bare export.bin. `options` may be NULL (defaults: an

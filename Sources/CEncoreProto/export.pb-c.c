@@ -7,240 +7,240 @@
 #endif
 
 #include "include/export.pb-c.h"
-void   encore__temporary_exposure_key_export__init
-                     (Encore__TemporaryExposureKeyExport         *message)
+void   ekexport__temporary_exposure_key_export__init
+                     (Ekexport__TemporaryExposureKeyExport         *message)
 {
-  static const Encore__TemporaryExposureKeyExport init_value = ENCORE__TEMPORARY_EXPOSURE_KEY_EXPORT__INIT;
+  static const Ekexport__TemporaryExposureKeyExport init_value = EKEXPORT__TEMPORARY_EXPOSURE_KEY_EXPORT__INIT;
   *message = init_value;
 }
-size_t encore__temporary_exposure_key_export__get_packed_size
-                     (const Encore__TemporaryExposureKeyExport *message)
+size_t ekexport__temporary_exposure_key_export__get_packed_size
+                     (const Ekexport__TemporaryExposureKeyExport *message)
 {
-  assert(message->base.descriptor == &encore__temporary_exposure_key_export__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key_export__descriptor);
   return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
 }
-size_t encore__temporary_exposure_key_export__pack
-                     (const Encore__TemporaryExposureKeyExport *message,
+size_t ekexport__temporary_exposure_key_export__pack
+                     (const Ekexport__TemporaryExposureKeyExport *message,
                       uint8_t       *out)
 {
-  assert(message->base.descriptor == &encore__temporary_exposure_key_export__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key_export__descriptor);
   return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
 }
-size_t encore__temporary_exposure_key_export__pack_to_buffer
-                     (const Encore__TemporaryExposureKeyExport *message,
+size_t ekexport__temporary_exposure_key_export__pack_to_buffer
+                     (const Ekexport__TemporaryExposureKeyExport *message,
                       ProtobufCBuffer *buffer)
 {
-  assert(message->base.descriptor == &encore__temporary_exposure_key_export__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key_export__descriptor);
   return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
 }
-Encore__TemporaryExposureKeyExport *
-       encore__temporary_exposure_key_export__unpack
+Ekexport__TemporaryExposureKeyExport *
+       ekexport__temporary_exposure_key_export__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data)
 {
-  return (Encore__TemporaryExposureKeyExport *)
-     protobuf_c_message_unpack (&encore__temporary_exposure_key_export__descriptor,
+  return (Ekexport__TemporaryExposureKeyExport *)
+     protobuf_c_message_unpack (&ekexport__temporary_exposure_key_export__descriptor,
                                 allocator, len, data);
 }
-void   encore__temporary_exposure_key_export__free_unpacked
-                     (Encore__TemporaryExposureKeyExport *message,
+void   ekexport__temporary_exposure_key_export__free_unpacked
+                     (Ekexport__TemporaryExposureKeyExport *message,
                       ProtobufCAllocator *allocator)
 {
   if(!message)
     return;
-  assert(message->base.descriptor == &encore__temporary_exposure_key_export__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key_export__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-void   encore__signature_info__init
-                     (Encore__SignatureInfo         *message)
+void   ekexport__signature_info__init
+                     (Ekexport__SignatureInfo         *message)
 {
-  static const Encore__SignatureInfo init_value = ENCORE__SIGNATURE_INFO__INIT;
+  static const Ekexport__SignatureInfo init_value = EKEXPORT__SIGNATURE_INFO__INIT;
   *message = init_value;
 }
-size_t encore__signature_info__get_packed_size
-                     (const Encore__SignatureInfo *message)
+size_t ekexport__signature_info__get_packed_size
+                     (const Ekexport__SignatureInfo *message)
 {
-  assert(message->base.descriptor == &encore__signature_info__descriptor);
+  assert(message->base.descriptor == &ekexport__signature_info__descriptor);
   return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
 }
-size_t encore__signature_info__pack
-                     (const Encore__SignatureInfo *message,
+size_t ekexport__signature_info__pack
+                     (const Ekexport__SignatureInfo *message,
                       uint8_t       *out)
 {
-  assert(message->base.descriptor == &encore__signature_info__descriptor);
+  assert(message->base.descriptor == &ekexport__signature_info__descriptor);
   return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
 }
-size_t encore__signature_info__pack_to_buffer
-                     (const Encore__SignatureInfo *message,
+size_t ekexport__signature_info__pack_to_buffer
+                     (const Ekexport__SignatureInfo *message,
                       ProtobufCBuffer *buffer)
 {
-  assert(message->base.descriptor == &encore__signature_info__descriptor);
+  assert(message->base.descriptor == &ekexport__signature_info__descriptor);
   return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
 }
-Encore__SignatureInfo *
-       encore__signature_info__unpack
+Ekexport__SignatureInfo *
+       ekexport__signature_info__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data)
 {
-  return (Encore__SignatureInfo *)
-     protobuf_c_message_unpack (&encore__signature_info__descriptor,
+  return (Ekexport__SignatureInfo *)
+     protobuf_c_message_unpack (&ekexport__signature_info__descriptor,
                                 allocator, len, data);
 }
-void   encore__signature_info__free_unpacked
-                     (Encore__SignatureInfo *message,
+void   ekexport__signature_info__free_unpacked
+                     (Ekexport__SignatureInfo *message,
                       ProtobufCAllocator *allocator)
 {
   if(!message)
     return;
-  assert(message->base.descriptor == &encore__signature_info__descriptor);
+  assert(message->base.descriptor == &ekexport__signature_info__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-void   encore__temporary_exposure_key__init
-                     (Encore__TemporaryExposureKey         *message)
+void   ekexport__temporary_exposure_key__init
+                     (Ekexport__TemporaryExposureKey         *message)
 {
-  static const Encore__TemporaryExposureKey init_value = ENCORE__TEMPORARY_EXPOSURE_KEY__INIT;
+  static const Ekexport__TemporaryExposureKey init_value = EKEXPORT__TEMPORARY_EXPOSURE_KEY__INIT;
   *message = init_value;
 }
-size_t encore__temporary_exposure_key__get_packed_size
-                     (const Encore__TemporaryExposureKey *message)
+size_t ekexport__temporary_exposure_key__get_packed_size
+                     (const Ekexport__TemporaryExposureKey *message)
 {
-  assert(message->base.descriptor == &encore__temporary_exposure_key__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key__descriptor);
   return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
 }
-size_t encore__temporary_exposure_key__pack
-                     (const Encore__TemporaryExposureKey *message,
+size_t ekexport__temporary_exposure_key__pack
+                     (const Ekexport__TemporaryExposureKey *message,
                       uint8_t       *out)
 {
-  assert(message->base.descriptor == &encore__temporary_exposure_key__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key__descriptor);
   return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
 }
-size_t encore__temporary_exposure_key__pack_to_buffer
-                     (const Encore__TemporaryExposureKey *message,
+size_t ekexport__temporary_exposure_key__pack_to_buffer
+                     (const Ekexport__TemporaryExposureKey *message,
                       ProtobufCBuffer *buffer)
 {
-  assert(message->base.descriptor == &encore__temporary_exposure_key__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key__descriptor);
   return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
 }
-Encore__TemporaryExposureKey *
-       encore__temporary_exposure_key__unpack
+Ekexport__TemporaryExposureKey *
+       ekexport__temporary_exposure_key__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data)
 {
-  return (Encore__TemporaryExposureKey *)
-     protobuf_c_message_unpack (&encore__temporary_exposure_key__descriptor,
+  return (Ekexport__TemporaryExposureKey *)
+     protobuf_c_message_unpack (&ekexport__temporary_exposure_key__descriptor,
                                 allocator, len, data);
 }
-void   encore__temporary_exposure_key__free_unpacked
-                     (Encore__TemporaryExposureKey *message,
+void   ekexport__temporary_exposure_key__free_unpacked
+                     (Ekexport__TemporaryExposureKey *message,
                       ProtobufCAllocator *allocator)
 {
   if(!message)
     return;
-  assert(message->base.descriptor == &encore__temporary_exposure_key__descriptor);
+  assert(message->base.descriptor == &ekexport__temporary_exposure_key__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-void   encore__teksignature_list__init
-                     (Encore__TEKSignatureList         *message)
+void   ekexport__teksignature_list__init
+                     (Ekexport__TEKSignatureList         *message)
 {
-  static const Encore__TEKSignatureList init_value = ENCORE__TEKSIGNATURE_LIST__INIT;
+  static const Ekexport__TEKSignatureList init_value = EKEXPORT__TEKSIGNATURE_LIST__INIT;
   *message = init_value;
 }
-size_t encore__teksignature_list__get_packed_size
-                     (const Encore__TEKSignatureList *message)
+size_t ekexport__teksignature_list__get_packed_size
+                     (const Ekexport__TEKSignatureList *message)
 {
-  assert(message->base.descriptor == &encore__teksignature_list__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature_list__descriptor);
   return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
 }
-size_t encore__teksignature_list__pack
-                     (const Encore__TEKSignatureList *message,
+size_t ekexport__teksignature_list__pack
+                     (const Ekexport__TEKSignatureList *message,
                       uint8_t       *out)
 {
-  assert(message->base.descriptor == &encore__teksignature_list__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature_list__descriptor);
   return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
 }
-size_t encore__teksignature_list__pack_to_buffer
-                     (const Encore__TEKSignatureList *message,
+size_t ekexport__teksignature_list__pack_to_buffer
+                     (const Ekexport__TEKSignatureList *message,
                       ProtobufCBuffer *buffer)
 {
-  assert(message->base.descriptor == &encore__teksignature_list__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature_list__descriptor);
   return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
 }
-Encore__TEKSignatureList *
-       encore__teksignature_list__unpack
+Ekexport__TEKSignatureList *
+       ekexport__teksignature_list__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data)
 {
-  return (Encore__TEKSignatureList *)
-     protobuf_c_message_unpack (&encore__teksignature_list__descriptor,
+  return (Ekexport__TEKSignatureList *)
+     protobuf_c_message_unpack (&ekexport__teksignature_list__descriptor,
                                 allocator, len, data);
 }
-void   encore__teksignature_list__free_unpacked
-                     (Encore__TEKSignatureList *message,
+void   ekexport__teksignature_list__free_unpacked
+                     (Ekexport__TEKSignatureList *message,
                       ProtobufCAllocator *allocator)
 {
   if(!message)
     return;
-  assert(message->base.descriptor == &encore__teksignature_list__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature_list__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-void   encore__teksignature__init
-                     (Encore__TEKSignature         *message)
+void   ekexport__teksignature__init
+                     (Ekexport__TEKSignature         *message)
 {
-  static const Encore__TEKSignature init_value = ENCORE__TEKSIGNATURE__INIT;
+  static const Ekexport__TEKSignature init_value = EKEXPORT__TEKSIGNATURE__INIT;
   *message = init_value;
 }
-size_t encore__teksignature__get_packed_size
-                     (const Encore__TEKSignature *message)
+size_t ekexport__teksignature__get_packed_size
+                     (const Ekexport__TEKSignature *message)
 {
-  assert(message->base.descriptor == &encore__teksignature__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature__descriptor);
   return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
 }
-size_t encore__teksignature__pack
-                     (const Encore__TEKSignature *message,
+size_t ekexport__teksignature__pack
+                     (const Ekexport__TEKSignature *message,
                       uint8_t       *out)
 {
-  assert(message->base.descriptor == &encore__teksignature__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature__descriptor);
   return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
 }
-size_t encore__teksignature__pack_to_buffer
-                     (const Encore__TEKSignature *message,
+size_t ekexport__teksignature__pack_to_buffer
+                     (const Ekexport__TEKSignature *message,
                       ProtobufCBuffer *buffer)
 {
-  assert(message->base.descriptor == &encore__teksignature__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature__descriptor);
   return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
 }
-Encore__TEKSignature *
-       encore__teksignature__unpack
+Ekexport__TEKSignature *
+       ekexport__teksignature__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data)
 {
-  return (Encore__TEKSignature *)
-     protobuf_c_message_unpack (&encore__teksignature__descriptor,
+  return (Ekexport__TEKSignature *)
+     protobuf_c_message_unpack (&ekexport__teksignature__descriptor,
                                 allocator, len, data);
 }
-void   encore__teksignature__free_unpacked
-                     (Encore__TEKSignature *message,
+void   ekexport__teksignature__free_unpacked
+                     (Ekexport__TEKSignature *message,
                       ProtobufCAllocator *allocator)
 {
   if(!message)
     return;
-  assert(message->base.descriptor == &encore__teksignature__descriptor);
+  assert(message->base.descriptor == &ekexport__teksignature__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__field_descriptors[8] =
+static const ProtobufCFieldDescriptor ekexport__temporary_exposure_key_export__field_descriptors[8] =
 {
   {
     "start_timestamp",
     1,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_FIXED64,
-    offsetof(Encore__TemporaryExposureKeyExport, has_start_timestamp),
-    offsetof(Encore__TemporaryExposureKeyExport, start_timestamp),
+    offsetof(Ekexport__TemporaryExposureKeyExport, has_start_timestamp),
+    offsetof(Ekexport__TemporaryExposureKeyExport, start_timestamp),
     NULL,
     NULL,
     0,             /* flags */
@@ -251,8 +251,8 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__fie
     2,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_FIXED64,
-    offsetof(Encore__TemporaryExposureKeyExport, has_end_timestamp),
-    offsetof(Encore__TemporaryExposureKeyExport, end_timestamp),
+    offsetof(Ekexport__TemporaryExposureKeyExport, has_end_timestamp),
+    offsetof(Ekexport__TemporaryExposureKeyExport, end_timestamp),
     NULL,
     NULL,
     0,             /* flags */
@@ -264,7 +264,7 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__fie
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
-    offsetof(Encore__TemporaryExposureKeyExport, region),
+    offsetof(Ekexport__TemporaryExposureKeyExport, region),
     NULL,
     NULL,
     0,             /* flags */
@@ -275,8 +275,8 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__fie
     4,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TemporaryExposureKeyExport, has_batch_num),
-    offsetof(Encore__TemporaryExposureKeyExport, batch_num),
+    offsetof(Ekexport__TemporaryExposureKeyExport, has_batch_num),
+    offsetof(Ekexport__TemporaryExposureKeyExport, batch_num),
     NULL,
     NULL,
     0,             /* flags */
@@ -287,8 +287,8 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__fie
     5,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TemporaryExposureKeyExport, has_batch_size),
-    offsetof(Encore__TemporaryExposureKeyExport, batch_size),
+    offsetof(Ekexport__TemporaryExposureKeyExport, has_batch_size),
+    offsetof(Ekexport__TemporaryExposureKeyExport, batch_size),
     NULL,
     NULL,
     0,             /* flags */
@@ -299,9 +299,9 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__fie
     6,
     PROTOBUF_C_LABEL_REPEATED,
     PROTOBUF_C_TYPE_MESSAGE,
-    offsetof(Encore__TemporaryExposureKeyExport, n_signature_infos),
-    offsetof(Encore__TemporaryExposureKeyExport, signature_infos),
-    &encore__signature_info__descriptor,
+    offsetof(Ekexport__TemporaryExposureKeyExport, n_signature_infos),
+    offsetof(Ekexport__TemporaryExposureKeyExport, signature_infos),
+    &ekexport__signature_info__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -311,9 +311,9 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__fie
     7,
     PROTOBUF_C_LABEL_REPEATED,
     PROTOBUF_C_TYPE_MESSAGE,
-    offsetof(Encore__TemporaryExposureKeyExport, n_keys),
-    offsetof(Encore__TemporaryExposureKeyExport, keys),
-    &encore__temporary_exposure_key__descriptor,
+    offsetof(Ekexport__TemporaryExposureKeyExport, n_keys),
+    offsetof(Ekexport__TemporaryExposureKeyExport, keys),
+    &ekexport__temporary_exposure_key__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -323,15 +323,15 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key_export__fie
     8,
     PROTOBUF_C_LABEL_REPEATED,
     PROTOBUF_C_TYPE_MESSAGE,
-    offsetof(Encore__TemporaryExposureKeyExport, n_revised_keys),
-    offsetof(Encore__TemporaryExposureKeyExport, revised_keys),
-    &encore__temporary_exposure_key__descriptor,
+    offsetof(Ekexport__TemporaryExposureKeyExport, n_revised_keys),
+    offsetof(Ekexport__TemporaryExposureKeyExport, revised_keys),
+    &ekexport__temporary_exposure_key__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
-static const unsigned encore__temporary_exposure_key_export__field_indices_by_name[] = {
+static const unsigned ekexport__temporary_exposure_key_export__field_indices_by_name[] = {
   3,   /* field[3] = batch_num */
   4,   /* field[4] = batch_size */
   1,   /* field[1] = end_timestamp */
@@ -341,27 +341,27 @@ static const unsigned encore__temporary_exposure_key_export__field_indices_by_na
   5,   /* field[5] = signature_infos */
   0,   /* field[0] = start_timestamp */
 };
-static const ProtobufCIntRange encore__temporary_exposure_key_export__number_ranges[1 + 1] =
+static const ProtobufCIntRange ekexport__temporary_exposure_key_export__number_ranges[1 + 1] =
 {
   { 1, 0 },
   { 0, 8 }
 };
-const ProtobufCMessageDescriptor encore__temporary_exposure_key_export__descriptor =
+const ProtobufCMessageDescriptor ekexport__temporary_exposure_key_export__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "encore.TemporaryExposureKeyExport",
+  "ekexport.TemporaryExposureKeyExport",
   "TemporaryExposureKeyExport",
-  "Encore__TemporaryExposureKeyExport",
-  "encore",
-  sizeof(Encore__TemporaryExposureKeyExport),
+  "Ekexport__TemporaryExposureKeyExport",
+  "ekexport",
+  sizeof(Ekexport__TemporaryExposureKeyExport),
   8,
-  encore__temporary_exposure_key_export__field_descriptors,
-  encore__temporary_exposure_key_export__field_indices_by_name,
-  1,  encore__temporary_exposure_key_export__number_ranges,
-  (ProtobufCMessageInit) encore__temporary_exposure_key_export__init,
+  ekexport__temporary_exposure_key_export__field_descriptors,
+  ekexport__temporary_exposure_key_export__field_indices_by_name,
+  1,  ekexport__temporary_exposure_key_export__number_ranges,
+  (ProtobufCMessageInit) ekexport__temporary_exposure_key_export__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor encore__signature_info__field_descriptors[5] =
+static const ProtobufCFieldDescriptor ekexport__signature_info__field_descriptors[5] =
 {
   {
     "app_bundle_id",
@@ -369,7 +369,7 @@ static const ProtobufCFieldDescriptor encore__signature_info__field_descriptors[
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
-    offsetof(Encore__SignatureInfo, app_bundle_id),
+    offsetof(Ekexport__SignatureInfo, app_bundle_id),
     NULL,
     NULL,
     0,             /* flags */
@@ -381,7 +381,7 @@ static const ProtobufCFieldDescriptor encore__signature_info__field_descriptors[
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
-    offsetof(Encore__SignatureInfo, android_package),
+    offsetof(Ekexport__SignatureInfo, android_package),
     NULL,
     NULL,
     0,             /* flags */
@@ -393,7 +393,7 @@ static const ProtobufCFieldDescriptor encore__signature_info__field_descriptors[
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
-    offsetof(Encore__SignatureInfo, verification_key_version),
+    offsetof(Ekexport__SignatureInfo, verification_key_version),
     NULL,
     NULL,
     0,             /* flags */
@@ -405,7 +405,7 @@ static const ProtobufCFieldDescriptor encore__signature_info__field_descriptors[
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
-    offsetof(Encore__SignatureInfo, verification_key_id),
+    offsetof(Ekexport__SignatureInfo, verification_key_id),
     NULL,
     NULL,
     0,             /* flags */
@@ -417,53 +417,53 @@ static const ProtobufCFieldDescriptor encore__signature_info__field_descriptors[
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
-    offsetof(Encore__SignatureInfo, signature_algorithm),
+    offsetof(Ekexport__SignatureInfo, signature_algorithm),
     NULL,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
-static const unsigned encore__signature_info__field_indices_by_name[] = {
+static const unsigned ekexport__signature_info__field_indices_by_name[] = {
   1,   /* field[1] = android_package */
   0,   /* field[0] = app_bundle_id */
   4,   /* field[4] = signature_algorithm */
   3,   /* field[3] = verification_key_id */
   2,   /* field[2] = verification_key_version */
 };
-static const ProtobufCIntRange encore__signature_info__number_ranges[1 + 1] =
+static const ProtobufCIntRange ekexport__signature_info__number_ranges[1 + 1] =
 {
   { 1, 0 },
   { 0, 5 }
 };
-const ProtobufCMessageDescriptor encore__signature_info__descriptor =
+const ProtobufCMessageDescriptor ekexport__signature_info__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "encore.SignatureInfo",
+  "ekexport.SignatureInfo",
   "SignatureInfo",
-  "Encore__SignatureInfo",
-  "encore",
-  sizeof(Encore__SignatureInfo),
+  "Ekexport__SignatureInfo",
+  "ekexport",
+  sizeof(Ekexport__SignatureInfo),
   5,
-  encore__signature_info__field_descriptors,
-  encore__signature_info__field_indices_by_name,
-  1,  encore__signature_info__number_ranges,
-  (ProtobufCMessageInit) encore__signature_info__init,
+  ekexport__signature_info__field_descriptors,
+  ekexport__signature_info__field_indices_by_name,
+  1,  ekexport__signature_info__number_ranges,
+  (ProtobufCMessageInit) ekexport__signature_info__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue encore__temporary_exposure_key__report_type__enum_values_by_number[6] =
+static const ProtobufCEnumValue ekexport__temporary_exposure_key__report_type__enum_values_by_number[6] =
 {
-  { "UNKNOWN", "ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__UNKNOWN", 0 },
-  { "CONFIRMED_TEST", "ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_TEST", 1 },
-  { "CONFIRMED_CLINICAL_DIAGNOSIS", "ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_CLINICAL_DIAGNOSIS", 2 },
-  { "SELF_REPORT", "ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__SELF_REPORT", 3 },
-  { "RECURSIVE", "ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__RECURSIVE", 4 },
-  { "REVOKED", "ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__REVOKED", 5 },
+  { "UNKNOWN", "EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__UNKNOWN", 0 },
+  { "CONFIRMED_TEST", "EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_TEST", 1 },
+  { "CONFIRMED_CLINICAL_DIAGNOSIS", "EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_CLINICAL_DIAGNOSIS", 2 },
+  { "SELF_REPORT", "EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__SELF_REPORT", 3 },
+  { "RECURSIVE", "EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__RECURSIVE", 4 },
+  { "REVOKED", "EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__REVOKED", 5 },
 };
-static const ProtobufCIntRange encore__temporary_exposure_key__report_type__value_ranges[] = {
+static const ProtobufCIntRange ekexport__temporary_exposure_key__report_type__value_ranges[] = {
 {0, 0},{0, 6}
 };
-static const ProtobufCEnumValueIndex encore__temporary_exposure_key__report_type__enum_values_by_name[6] =
+static const ProtobufCEnumValueIndex ekexport__temporary_exposure_key__report_type__enum_values_by_name[6] =
 {
   { "CONFIRMED_CLINICAL_DIAGNOSIS", 2 },
   { "CONFIRMED_TEST", 1 },
@@ -472,31 +472,31 @@ static const ProtobufCEnumValueIndex encore__temporary_exposure_key__report_type
   { "SELF_REPORT", 3 },
   { "UNKNOWN", 0 },
 };
-const ProtobufCEnumDescriptor encore__temporary_exposure_key__report_type__descriptor =
+const ProtobufCEnumDescriptor ekexport__temporary_exposure_key__report_type__descriptor =
 {
   PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
-  "encore.TemporaryExposureKey.ReportType",
+  "ekexport.TemporaryExposureKey.ReportType",
   "ReportType",
-  "Encore__TemporaryExposureKey__ReportType",
-  "encore",
+  "Ekexport__TemporaryExposureKey__ReportType",
+  "ekexport",
   6,
-  encore__temporary_exposure_key__report_type__enum_values_by_number,
+  ekexport__temporary_exposure_key__report_type__enum_values_by_number,
   6,
-  encore__temporary_exposure_key__report_type__enum_values_by_name,
+  ekexport__temporary_exposure_key__report_type__enum_values_by_name,
   1,
-  encore__temporary_exposure_key__report_type__value_ranges,
+  ekexport__temporary_exposure_key__report_type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const int32_t encore__temporary_exposure_key__rolling_period__default_value = 144;
-static const ProtobufCFieldDescriptor encore__temporary_exposure_key__field_descriptors[6] =
+static const int32_t ekexport__temporary_exposure_key__rolling_period__default_value = 144;
+static const ProtobufCFieldDescriptor ekexport__temporary_exposure_key__field_descriptors[6] =
 {
   {
     "key_data",
     1,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    offsetof(Encore__TemporaryExposureKey, has_key_data),
-    offsetof(Encore__TemporaryExposureKey, key_data),
+    offsetof(Ekexport__TemporaryExposureKey, has_key_data),
+    offsetof(Ekexport__TemporaryExposureKey, key_data),
     NULL,
     NULL,
     0,             /* flags */
@@ -507,8 +507,8 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key__field_desc
     2,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TemporaryExposureKey, has_transmission_risk_level),
-    offsetof(Encore__TemporaryExposureKey, transmission_risk_level),
+    offsetof(Ekexport__TemporaryExposureKey, has_transmission_risk_level),
+    offsetof(Ekexport__TemporaryExposureKey, transmission_risk_level),
     NULL,
     NULL,
     0,             /* flags */
@@ -519,8 +519,8 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key__field_desc
     3,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TemporaryExposureKey, has_rolling_start_interval_number),
-    offsetof(Encore__TemporaryExposureKey, rolling_start_interval_number),
+    offsetof(Ekexport__TemporaryExposureKey, has_rolling_start_interval_number),
+    offsetof(Ekexport__TemporaryExposureKey, rolling_start_interval_number),
     NULL,
     NULL,
     0,             /* flags */
@@ -531,10 +531,10 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key__field_desc
     4,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TemporaryExposureKey, has_rolling_period),
-    offsetof(Encore__TemporaryExposureKey, rolling_period),
+    offsetof(Ekexport__TemporaryExposureKey, has_rolling_period),
+    offsetof(Ekexport__TemporaryExposureKey, rolling_period),
     NULL,
-    &encore__temporary_exposure_key__rolling_period__default_value,
+    &ekexport__temporary_exposure_key__rolling_period__default_value,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
@@ -543,8 +543,8 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key__field_desc
     5,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TemporaryExposureKey, has_report_type),
-    offsetof(Encore__TemporaryExposureKey, report_type),
+    offsetof(Ekexport__TemporaryExposureKey, has_report_type),
+    offsetof(Ekexport__TemporaryExposureKey, report_type),
     NULL,
     NULL,
     0,             /* flags */
@@ -555,15 +555,15 @@ static const ProtobufCFieldDescriptor encore__temporary_exposure_key__field_desc
     6,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_SINT32,
-    offsetof(Encore__TemporaryExposureKey, has_days_since_onset_of_symptoms),
-    offsetof(Encore__TemporaryExposureKey, days_since_onset_of_symptoms),
+    offsetof(Ekexport__TemporaryExposureKey, has_days_since_onset_of_symptoms),
+    offsetof(Ekexport__TemporaryExposureKey, days_since_onset_of_symptoms),
     NULL,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
-static const unsigned encore__temporary_exposure_key__field_indices_by_name[] = {
+static const unsigned ekexport__temporary_exposure_key__field_indices_by_name[] = {
   5,   /* field[5] = days_since_onset_of_symptoms */
   0,   /* field[0] = key_data */
   4,   /* field[4] = report_type */
@@ -571,65 +571,65 @@ static const unsigned encore__temporary_exposure_key__field_indices_by_name[] = 
   2,   /* field[2] = rolling_start_interval_number */
   1,   /* field[1] = transmission_risk_level */
 };
-static const ProtobufCIntRange encore__temporary_exposure_key__number_ranges[1 + 1] =
+static const ProtobufCIntRange ekexport__temporary_exposure_key__number_ranges[1 + 1] =
 {
   { 1, 0 },
   { 0, 6 }
 };
-const ProtobufCMessageDescriptor encore__temporary_exposure_key__descriptor =
+const ProtobufCMessageDescriptor ekexport__temporary_exposure_key__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "encore.TemporaryExposureKey",
+  "ekexport.TemporaryExposureKey",
   "TemporaryExposureKey",
-  "Encore__TemporaryExposureKey",
-  "encore",
-  sizeof(Encore__TemporaryExposureKey),
+  "Ekexport__TemporaryExposureKey",
+  "ekexport",
+  sizeof(Ekexport__TemporaryExposureKey),
   6,
-  encore__temporary_exposure_key__field_descriptors,
-  encore__temporary_exposure_key__field_indices_by_name,
-  1,  encore__temporary_exposure_key__number_ranges,
-  (ProtobufCMessageInit) encore__temporary_exposure_key__init,
+  ekexport__temporary_exposure_key__field_descriptors,
+  ekexport__temporary_exposure_key__field_indices_by_name,
+  1,  ekexport__temporary_exposure_key__number_ranges,
+  (ProtobufCMessageInit) ekexport__temporary_exposure_key__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor encore__teksignature_list__field_descriptors[1] =
+static const ProtobufCFieldDescriptor ekexport__teksignature_list__field_descriptors[1] =
 {
   {
     "signatures",
     1,
     PROTOBUF_C_LABEL_REPEATED,
     PROTOBUF_C_TYPE_MESSAGE,
-    offsetof(Encore__TEKSignatureList, n_signatures),
-    offsetof(Encore__TEKSignatureList, signatures),
-    &encore__teksignature__descriptor,
+    offsetof(Ekexport__TEKSignatureList, n_signatures),
+    offsetof(Ekexport__TEKSignatureList, signatures),
+    &ekexport__teksignature__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
-static const unsigned encore__teksignature_list__field_indices_by_name[] = {
+static const unsigned ekexport__teksignature_list__field_indices_by_name[] = {
   0,   /* field[0] = signatures */
 };
-static const ProtobufCIntRange encore__teksignature_list__number_ranges[1 + 1] =
+static const ProtobufCIntRange ekexport__teksignature_list__number_ranges[1 + 1] =
 {
   { 1, 0 },
   { 0, 1 }
 };
-const ProtobufCMessageDescriptor encore__teksignature_list__descriptor =
+const ProtobufCMessageDescriptor ekexport__teksignature_list__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "encore.TEKSignatureList",
+  "ekexport.TEKSignatureList",
   "TEKSignatureList",
-  "Encore__TEKSignatureList",
-  "encore",
-  sizeof(Encore__TEKSignatureList),
+  "Ekexport__TEKSignatureList",
+  "ekexport",
+  sizeof(Ekexport__TEKSignatureList),
   1,
-  encore__teksignature_list__field_descriptors,
-  encore__teksignature_list__field_indices_by_name,
-  1,  encore__teksignature_list__number_ranges,
-  (ProtobufCMessageInit) encore__teksignature_list__init,
+  ekexport__teksignature_list__field_descriptors,
+  ekexport__teksignature_list__field_indices_by_name,
+  1,  ekexport__teksignature_list__number_ranges,
+  (ProtobufCMessageInit) ekexport__teksignature_list__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor encore__teksignature__field_descriptors[4] =
+static const ProtobufCFieldDescriptor ekexport__teksignature__field_descriptors[4] =
 {
   {
     "signature_info",
@@ -637,8 +637,8 @@ static const ProtobufCFieldDescriptor encore__teksignature__field_descriptors[4]
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_MESSAGE,
     0,   /* quantifier_offset */
-    offsetof(Encore__TEKSignature, signature_info),
-    &encore__signature_info__descriptor,
+    offsetof(Ekexport__TEKSignature, signature_info),
+    &ekexport__signature_info__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -648,8 +648,8 @@ static const ProtobufCFieldDescriptor encore__teksignature__field_descriptors[4]
     2,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TEKSignature, has_batch_num),
-    offsetof(Encore__TEKSignature, batch_num),
+    offsetof(Ekexport__TEKSignature, has_batch_num),
+    offsetof(Ekexport__TEKSignature, batch_num),
     NULL,
     NULL,
     0,             /* flags */
@@ -660,8 +660,8 @@ static const ProtobufCFieldDescriptor encore__teksignature__field_descriptors[4]
     3,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    offsetof(Encore__TEKSignature, has_batch_size),
-    offsetof(Encore__TEKSignature, batch_size),
+    offsetof(Ekexport__TEKSignature, has_batch_size),
+    offsetof(Ekexport__TEKSignature, batch_size),
     NULL,
     NULL,
     0,             /* flags */
@@ -672,37 +672,37 @@ static const ProtobufCFieldDescriptor encore__teksignature__field_descriptors[4]
     4,
     PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    offsetof(Encore__TEKSignature, has_signature),
-    offsetof(Encore__TEKSignature, signature),
+    offsetof(Ekexport__TEKSignature, has_signature),
+    offsetof(Ekexport__TEKSignature, signature),
     NULL,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
-static const unsigned encore__teksignature__field_indices_by_name[] = {
+static const unsigned ekexport__teksignature__field_indices_by_name[] = {
   1,   /* field[1] = batch_num */
   2,   /* field[2] = batch_size */
   3,   /* field[3] = signature */
   0,   /* field[0] = signature_info */
 };
-static const ProtobufCIntRange encore__teksignature__number_ranges[1 + 1] =
+static const ProtobufCIntRange ekexport__teksignature__number_ranges[1 + 1] =
 {
   { 1, 0 },
   { 0, 4 }
 };
-const ProtobufCMessageDescriptor encore__teksignature__descriptor =
+const ProtobufCMessageDescriptor ekexport__teksignature__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "encore.TEKSignature",
+  "ekexport.TEKSignature",
   "TEKSignature",
-  "Encore__TEKSignature",
-  "encore",
-  sizeof(Encore__TEKSignature),
+  "Ekexport__TEKSignature",
+  "ekexport",
+  sizeof(Ekexport__TEKSignature),
   4,
-  encore__teksignature__field_descriptors,
-  encore__teksignature__field_indices_by_name,
-  1,  encore__teksignature__number_ranges,
-  (ProtobufCMessageInit) encore__teksignature__init,
+  ekexport__teksignature__field_descriptors,
+  ekexport__teksignature__field_indices_by_name,
+  1,  ekexport__teksignature__number_ranges,
+  (ProtobufCMessageInit) ekexport__teksignature__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -57,19 +57,36 @@ func signatureStatusCode(_ s: SignatureOutcome.Status) -> Int32 {
     }
 }
 
+/// The size of the options struct this library knows. A caller built
+/// against a newer header may pass a larger struct; the fields this library
+/// does not know must then be zero (it cannot honour them).
+let optionsSize = MemoryLayout<encore_keyfile_options>.size
+
 /// The core's options from the C struct (NULL: the defaults).
 func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws -> KeyFileOptions {
-    guard let o = pointer?.pointee else { return KeyFileOptions() }
-    guard Int(o.struct_size) >= MemoryLayout<encore_keyfile_options>.size else {
-        throw EncoreError(.invalidArgument, "options.struct_size is \(o.struct_size), expected \(MemoryLayout<encore_keyfile_options>.size): initialise options with encore_keyfile_options_init()")
+    guard let pointer else { return KeyFileOptions() }
+    let o = pointer.pointee
+    let size = Int(o.struct_size)
+    guard size >= optionsSize else {
+        throw EncoreError(.invalidArgument, "options.struct_size is \(o.struct_size), expected at least \(optionsSize): initialise options with encore_keyfile_options_init(&options, sizeof options)")
     }
-    guard o.verify <= 1 else { throw EncoreError(.invalidArgument, "options.verify must be 0 or 1, not \(o.verify)") }
+    let unknown = UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer) + optionsSize, count: size - optionsSize)
+    guard unknown.allSatisfy({ $0 == 0 }) else {
+        throw EncoreError(.invalidArgument, "options set fields that this version of libencore (\(ENCORE_VERSION_STRING)) does not know")
+    }
+    let verification: Verification
+    switch o.verify {
+    case UInt32(ENCORE_VERIFY_SKIP): verification = .skip
+    case UInt32(ENCORE_VERIFY_REQUIRE): verification = .require
+    case UInt32(ENCORE_VERIFY_REPORT): verification = .report
+    default: throw EncoreError(.invalidArgument, "options.verify must be ENCORE_VERIFY_SKIP, _REQUIRE or _REPORT, not \(o.verify)")
+    }
     guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "options.reserved must be 0") }
     guard o.max_member_size > 0, o.max_total_size > 0 else {
         throw EncoreError(.invalidArgument, "options.max_member_size and max_total_size must be greater than 0")
     }
     var options = KeyFileOptions(
-        verify: o.verify == 1,
+        verification: verification,
         trust: try o.trust.map { try borrow($0, as: TrustList.self, "options.trust") },
         limits: ZipLimits(maxMemberSize: o.max_member_size, maxTotalSize: o.max_total_size, maxRatio: o.max_ratio))
     if let callback = o.progress {
@@ -79,18 +96,24 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
     return options
 }
 
-/// Writes the default options to *options: verification on, no trusted
+/// Writes the default options to *options, whose size the caller gives as
+/// `struct_size` (pass sizeof *options): verification required, no trusted
 /// keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress.
-@c public func encore_keyfile_options_init(_ options: UnsafeMutablePointer<encore_keyfile_options>?) -> encore_status {
+/// Fields of a newer header that this library does not know are zeroed.
+@c public func encore_keyfile_options_init(_ options: UnsafeMutablePointer<encore_keyfile_options>?, _ struct_size: Int) -> encore_status {
     guarded {
         let out = try required(options, "options")
+        guard struct_size >= optionsSize, struct_size <= Int(UInt32.max) else {
+            throw EncoreError(.invalidArgument, "struct_size is \(UInt(bitPattern: struct_size)), expected at least \(optionsSize) (sizeof(encore_keyfile_options))")
+        }
         let d = ZipLimits.default
         var o = encore_keyfile_options()
-        o.struct_size = UInt32(MemoryLayout<encore_keyfile_options>.size)
-        o.verify = 1
+        o.struct_size = UInt32(struct_size)
+        o.verify = UInt32(ENCORE_VERIFY_REQUIRE)
         o.max_member_size = d.maxMemberSize
         o.max_total_size = d.maxTotalSize
         o.max_ratio = d.maxRatio
+        UnsafeMutableRawPointer(out).initializeMemory(as: UInt8.self, repeating: 0, count: struct_size)
         out.pointee = o
     }
 }

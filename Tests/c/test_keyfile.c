@@ -61,7 +61,7 @@ static encore_trust *sample_trust(void) {
 
 static encore_status open_path(const char *relative, const encore_trust *trust, int verify, encore_keyfile **out) {
     encore_keyfile_options o;
-    CHECK(encore_keyfile_options_init(&o) == ENCORE_OK);
+    CHECK(encore_keyfile_options_init(&o, sizeof o) == ENCORE_OK);
     o.trust = trust;
     o.verify = (uint32_t)verify;
     return encore_keyfile_open_path(data_path(relative), &o, out);
@@ -166,7 +166,7 @@ static void test_chunks(void) {
 static void test_bad_arguments(void) {
     encore_keyfile *f = NULL;
     encore_keyfile_options o;
-    CHECK(encore_keyfile_options_init(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_options_init(NULL, sizeof(encore_keyfile_options)) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_open_bytes(NULL, 10, NULL, &f) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "data") != NULL);
     CHECK(encore_keyfile_open_bytes((const uint8_t *)"x", 1, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -181,14 +181,14 @@ static void test_bad_arguments(void) {
     const uint8_t wrong_version[] = "EK Export v2    \x0a\x02US";
     CHECK(encore_keyfile_open_bytes(wrong_version, sizeof wrong_version - 1, NULL, &f) == ENCORE_ERR_EXPORT_HEADER);
     const uint8_t past_end[] = "EK Export v1    \x1a\x7fUS";
-    encore_keyfile_options_init(&o);
+    encore_keyfile_options_init(&o, sizeof o);
     o.verify = 0;
     CHECK(encore_keyfile_open_bytes(past_end, sizeof past_end - 1, &o, &f) == ENCORE_ERR_EXPORT_MALFORMED);
 
     /* Options must come from _init. */
     memset(&o, 0, sizeof o);
     CHECK(encore_keyfile_open_bytes(junk, sizeof junk, &o, &f) == ENCORE_ERR_INVALID_ARGUMENT);
-    encore_keyfile_options_init(&o);
+    encore_keyfile_options_init(&o, sizeof o);
     o.verify = 7;
     CHECK(encore_keyfile_open_bytes(junk, sizeof junk, &o, &f) == ENCORE_ERR_INVALID_ARGUMENT);
 
@@ -210,7 +210,7 @@ static void test_bad_arguments(void) {
 static void test_limits(void) {
     encore_keyfile *f = NULL;
     encore_keyfile_options o;
-    encore_keyfile_options_init(&o);
+    encore_keyfile_options_init(&o, sizeof o);
     o.verify = 0;
     o.max_member_size = 1000;
     CHECK(encore_keyfile_open_path(data_path("exports/google-sample/sample_diagnosis_key_file.zip"), &o, &f) == ENCORE_ERR_ZIP_LIMIT);
@@ -231,7 +231,7 @@ static void test_progress(void) {
     encore_keyfile *f = NULL;
     encore_keyfile_options o;
     struct progress_log log = {0, 0, 0, 0};
-    encore_keyfile_options_init(&o);
+    encore_keyfile_options_init(&o, sizeof o);
     o.verify = 0;
     o.progress = on_progress;
     o.progress_context = &log;

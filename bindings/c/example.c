@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     printf("libencore %s\n", encore_version());
 
     encore_keyfile_options options;
-    encore_keyfile_options_init(&options);
+    encore_keyfile_options_init(&options, sizeof options);
     encore_trust *trust = NULL;
     encore_status status;
     if (argc == 5) {

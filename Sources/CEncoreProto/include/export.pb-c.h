@@ -15,28 +15,28 @@ PROTOBUF_C__BEGIN_DECLS
 #endif
 
 
-typedef struct Encore__TemporaryExposureKeyExport Encore__TemporaryExposureKeyExport;
-typedef struct Encore__SignatureInfo Encore__SignatureInfo;
-typedef struct Encore__TemporaryExposureKey Encore__TemporaryExposureKey;
-typedef struct Encore__TEKSignatureList Encore__TEKSignatureList;
-typedef struct Encore__TEKSignature Encore__TEKSignature;
+typedef struct Ekexport__TemporaryExposureKeyExport Ekexport__TemporaryExposureKeyExport;
+typedef struct Ekexport__SignatureInfo Ekexport__SignatureInfo;
+typedef struct Ekexport__TemporaryExposureKey Ekexport__TemporaryExposureKey;
+typedef struct Ekexport__TEKSignatureList Ekexport__TEKSignatureList;
+typedef struct Ekexport__TEKSignature Ekexport__TEKSignature;
 
 
 /* --- enums --- */
 
-typedef enum _Encore__TemporaryExposureKey__ReportType {
-  ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__UNKNOWN = 0,
-  ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_TEST = 1,
-  ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_CLINICAL_DIAGNOSIS = 2,
-  ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__SELF_REPORT = 3,
-  ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__RECURSIVE = 4,
-  ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__REVOKED = 5
-    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(ENCORE__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE)
-} Encore__TemporaryExposureKey__ReportType;
+typedef enum _Ekexport__TemporaryExposureKey__ReportType {
+  EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__UNKNOWN = 0,
+  EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_TEST = 1,
+  EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__CONFIRMED_CLINICAL_DIAGNOSIS = 2,
+  EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__SELF_REPORT = 3,
+  EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__RECURSIVE = 4,
+  EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE__REVOKED = 5
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(EKEXPORT__TEMPORARY_EXPOSURE_KEY__REPORT_TYPE)
+} Ekexport__TemporaryExposureKey__ReportType;
 
 /* --- messages --- */
 
-struct  Encore__TemporaryExposureKeyExport
+struct  Ekexport__TemporaryExposureKeyExport
 {
   ProtobufCMessage base;
   protobuf_c_boolean has_start_timestamp;
@@ -49,18 +49,18 @@ struct  Encore__TemporaryExposureKeyExport
   protobuf_c_boolean has_batch_size;
   int32_t batch_size;
   size_t n_signature_infos;
-  Encore__SignatureInfo **signature_infos;
+  Ekexport__SignatureInfo **signature_infos;
   size_t n_keys;
-  Encore__TemporaryExposureKey **keys;
+  Ekexport__TemporaryExposureKey **keys;
   size_t n_revised_keys;
-  Encore__TemporaryExposureKey **revised_keys;
+  Ekexport__TemporaryExposureKey **revised_keys;
 };
-#define ENCORE__TEMPORARY_EXPOSURE_KEY_EXPORT__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&encore__temporary_exposure_key_export__descriptor) \
+#define EKEXPORT__TEMPORARY_EXPOSURE_KEY_EXPORT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&ekexport__temporary_exposure_key_export__descriptor) \
     , 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0,NULL, 0,NULL, 0,NULL }
 
 
-struct  Encore__SignatureInfo
+struct  Ekexport__SignatureInfo
 {
   ProtobufCMessage base;
   char *app_bundle_id;
@@ -69,12 +69,12 @@ struct  Encore__SignatureInfo
   char *verification_key_id;
   char *signature_algorithm;
 };
-#define ENCORE__SIGNATURE_INFO__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&encore__signature_info__descriptor) \
+#define EKEXPORT__SIGNATURE_INFO__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&ekexport__signature_info__descriptor) \
     , NULL, NULL, NULL, NULL, NULL }
 
 
-struct  Encore__TemporaryExposureKey
+struct  Ekexport__TemporaryExposureKey
 {
   ProtobufCMessage base;
   protobuf_c_boolean has_key_data;
@@ -86,35 +86,35 @@ struct  Encore__TemporaryExposureKey
   protobuf_c_boolean has_rolling_period;
   int32_t rolling_period;
   /*
-   * Declared as int32 rather than the enum: protobuf-c rejects nothing for an
-   * unknown enum value in proto2, but keeping the raw number lets encore count
-   * out-of-range report types as invalid keys instead of losing them.
+   * Declared as int32 rather than the enum (the wire form of both is a
+   * varint), so out-of-range report types reach encore, which counts them
+   * as invalid keys, instead of being moved to the unknown fields.
    */
   protobuf_c_boolean has_report_type;
   int32_t report_type;
   protobuf_c_boolean has_days_since_onset_of_symptoms;
   int32_t days_since_onset_of_symptoms;
 };
-#define ENCORE__TEMPORARY_EXPOSURE_KEY__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&encore__temporary_exposure_key__descriptor) \
+#define EKEXPORT__TEMPORARY_EXPOSURE_KEY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&ekexport__temporary_exposure_key__descriptor) \
     , 0, {0,NULL}, 0, 0, 0, 0, 0, 144, 0, 0, 0, 0 }
 
 
-struct  Encore__TEKSignatureList
+struct  Ekexport__TEKSignatureList
 {
   ProtobufCMessage base;
   size_t n_signatures;
-  Encore__TEKSignature **signatures;
+  Ekexport__TEKSignature **signatures;
 };
-#define ENCORE__TEKSIGNATURE_LIST__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&encore__teksignature_list__descriptor) \
+#define EKEXPORT__TEKSIGNATURE_LIST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&ekexport__teksignature_list__descriptor) \
     , 0,NULL }
 
 
-struct  Encore__TEKSignature
+struct  Ekexport__TEKSignature
 {
   ProtobufCMessage base;
-  Encore__SignatureInfo *signature_info;
+  Ekexport__SignatureInfo *signature_info;
   protobuf_c_boolean has_batch_num;
   int32_t batch_num;
   protobuf_c_boolean has_batch_size;
@@ -122,122 +122,122 @@ struct  Encore__TEKSignature
   protobuf_c_boolean has_signature;
   ProtobufCBinaryData signature;
 };
-#define ENCORE__TEKSIGNATURE__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&encore__teksignature__descriptor) \
+#define EKEXPORT__TEKSIGNATURE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&ekexport__teksignature__descriptor) \
     , NULL, 0, 0, 0, 0, 0, {0,NULL} }
 
 
-/* Encore__TemporaryExposureKeyExport methods */
-void   encore__temporary_exposure_key_export__init
-                     (Encore__TemporaryExposureKeyExport         *message);
-size_t encore__temporary_exposure_key_export__get_packed_size
-                     (const Encore__TemporaryExposureKeyExport   *message);
-size_t encore__temporary_exposure_key_export__pack
-                     (const Encore__TemporaryExposureKeyExport   *message,
+/* Ekexport__TemporaryExposureKeyExport methods */
+void   ekexport__temporary_exposure_key_export__init
+                     (Ekexport__TemporaryExposureKeyExport         *message);
+size_t ekexport__temporary_exposure_key_export__get_packed_size
+                     (const Ekexport__TemporaryExposureKeyExport   *message);
+size_t ekexport__temporary_exposure_key_export__pack
+                     (const Ekexport__TemporaryExposureKeyExport   *message,
                       uint8_t             *out);
-size_t encore__temporary_exposure_key_export__pack_to_buffer
-                     (const Encore__TemporaryExposureKeyExport   *message,
+size_t ekexport__temporary_exposure_key_export__pack_to_buffer
+                     (const Ekexport__TemporaryExposureKeyExport   *message,
                       ProtobufCBuffer     *buffer);
-Encore__TemporaryExposureKeyExport *
-       encore__temporary_exposure_key_export__unpack
+Ekexport__TemporaryExposureKeyExport *
+       ekexport__temporary_exposure_key_export__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data);
-void   encore__temporary_exposure_key_export__free_unpacked
-                     (Encore__TemporaryExposureKeyExport *message,
+void   ekexport__temporary_exposure_key_export__free_unpacked
+                     (Ekexport__TemporaryExposureKeyExport *message,
                       ProtobufCAllocator *allocator);
-/* Encore__SignatureInfo methods */
-void   encore__signature_info__init
-                     (Encore__SignatureInfo         *message);
-size_t encore__signature_info__get_packed_size
-                     (const Encore__SignatureInfo   *message);
-size_t encore__signature_info__pack
-                     (const Encore__SignatureInfo   *message,
+/* Ekexport__SignatureInfo methods */
+void   ekexport__signature_info__init
+                     (Ekexport__SignatureInfo         *message);
+size_t ekexport__signature_info__get_packed_size
+                     (const Ekexport__SignatureInfo   *message);
+size_t ekexport__signature_info__pack
+                     (const Ekexport__SignatureInfo   *message,
                       uint8_t             *out);
-size_t encore__signature_info__pack_to_buffer
-                     (const Encore__SignatureInfo   *message,
+size_t ekexport__signature_info__pack_to_buffer
+                     (const Ekexport__SignatureInfo   *message,
                       ProtobufCBuffer     *buffer);
-Encore__SignatureInfo *
-       encore__signature_info__unpack
+Ekexport__SignatureInfo *
+       ekexport__signature_info__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data);
-void   encore__signature_info__free_unpacked
-                     (Encore__SignatureInfo *message,
+void   ekexport__signature_info__free_unpacked
+                     (Ekexport__SignatureInfo *message,
                       ProtobufCAllocator *allocator);
-/* Encore__TemporaryExposureKey methods */
-void   encore__temporary_exposure_key__init
-                     (Encore__TemporaryExposureKey         *message);
-size_t encore__temporary_exposure_key__get_packed_size
-                     (const Encore__TemporaryExposureKey   *message);
-size_t encore__temporary_exposure_key__pack
-                     (const Encore__TemporaryExposureKey   *message,
+/* Ekexport__TemporaryExposureKey methods */
+void   ekexport__temporary_exposure_key__init
+                     (Ekexport__TemporaryExposureKey         *message);
+size_t ekexport__temporary_exposure_key__get_packed_size
+                     (const Ekexport__TemporaryExposureKey   *message);
+size_t ekexport__temporary_exposure_key__pack
+                     (const Ekexport__TemporaryExposureKey   *message,
                       uint8_t             *out);
-size_t encore__temporary_exposure_key__pack_to_buffer
-                     (const Encore__TemporaryExposureKey   *message,
+size_t ekexport__temporary_exposure_key__pack_to_buffer
+                     (const Ekexport__TemporaryExposureKey   *message,
                       ProtobufCBuffer     *buffer);
-Encore__TemporaryExposureKey *
-       encore__temporary_exposure_key__unpack
+Ekexport__TemporaryExposureKey *
+       ekexport__temporary_exposure_key__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data);
-void   encore__temporary_exposure_key__free_unpacked
-                     (Encore__TemporaryExposureKey *message,
+void   ekexport__temporary_exposure_key__free_unpacked
+                     (Ekexport__TemporaryExposureKey *message,
                       ProtobufCAllocator *allocator);
-/* Encore__TEKSignatureList methods */
-void   encore__teksignature_list__init
-                     (Encore__TEKSignatureList         *message);
-size_t encore__teksignature_list__get_packed_size
-                     (const Encore__TEKSignatureList   *message);
-size_t encore__teksignature_list__pack
-                     (const Encore__TEKSignatureList   *message,
+/* Ekexport__TEKSignatureList methods */
+void   ekexport__teksignature_list__init
+                     (Ekexport__TEKSignatureList         *message);
+size_t ekexport__teksignature_list__get_packed_size
+                     (const Ekexport__TEKSignatureList   *message);
+size_t ekexport__teksignature_list__pack
+                     (const Ekexport__TEKSignatureList   *message,
                       uint8_t             *out);
-size_t encore__teksignature_list__pack_to_buffer
-                     (const Encore__TEKSignatureList   *message,
+size_t ekexport__teksignature_list__pack_to_buffer
+                     (const Ekexport__TEKSignatureList   *message,
                       ProtobufCBuffer     *buffer);
-Encore__TEKSignatureList *
-       encore__teksignature_list__unpack
+Ekexport__TEKSignatureList *
+       ekexport__teksignature_list__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data);
-void   encore__teksignature_list__free_unpacked
-                     (Encore__TEKSignatureList *message,
+void   ekexport__teksignature_list__free_unpacked
+                     (Ekexport__TEKSignatureList *message,
                       ProtobufCAllocator *allocator);
-/* Encore__TEKSignature methods */
-void   encore__teksignature__init
-                     (Encore__TEKSignature         *message);
-size_t encore__teksignature__get_packed_size
-                     (const Encore__TEKSignature   *message);
-size_t encore__teksignature__pack
-                     (const Encore__TEKSignature   *message,
+/* Ekexport__TEKSignature methods */
+void   ekexport__teksignature__init
+                     (Ekexport__TEKSignature         *message);
+size_t ekexport__teksignature__get_packed_size
+                     (const Ekexport__TEKSignature   *message);
+size_t ekexport__teksignature__pack
+                     (const Ekexport__TEKSignature   *message,
                       uint8_t             *out);
-size_t encore__teksignature__pack_to_buffer
-                     (const Encore__TEKSignature   *message,
+size_t ekexport__teksignature__pack_to_buffer
+                     (const Ekexport__TEKSignature   *message,
                       ProtobufCBuffer     *buffer);
-Encore__TEKSignature *
-       encore__teksignature__unpack
+Ekexport__TEKSignature *
+       ekexport__teksignature__unpack
                      (ProtobufCAllocator  *allocator,
                       size_t               len,
                       const uint8_t       *data);
-void   encore__teksignature__free_unpacked
-                     (Encore__TEKSignature *message,
+void   ekexport__teksignature__free_unpacked
+                     (Ekexport__TEKSignature *message,
                       ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
-typedef void (*Encore__TemporaryExposureKeyExport_Closure)
-                 (const Encore__TemporaryExposureKeyExport *message,
+typedef void (*Ekexport__TemporaryExposureKeyExport_Closure)
+                 (const Ekexport__TemporaryExposureKeyExport *message,
                   void *closure_data);
-typedef void (*Encore__SignatureInfo_Closure)
-                 (const Encore__SignatureInfo *message,
+typedef void (*Ekexport__SignatureInfo_Closure)
+                 (const Ekexport__SignatureInfo *message,
                   void *closure_data);
-typedef void (*Encore__TemporaryExposureKey_Closure)
-                 (const Encore__TemporaryExposureKey *message,
+typedef void (*Ekexport__TemporaryExposureKey_Closure)
+                 (const Ekexport__TemporaryExposureKey *message,
                   void *closure_data);
-typedef void (*Encore__TEKSignatureList_Closure)
-                 (const Encore__TEKSignatureList *message,
+typedef void (*Ekexport__TEKSignatureList_Closure)
+                 (const Ekexport__TEKSignatureList *message,
                   void *closure_data);
-typedef void (*Encore__TEKSignature_Closure)
-                 (const Encore__TEKSignature *message,
+typedef void (*Ekexport__TEKSignature_Closure)
+                 (const Ekexport__TEKSignature *message,
                   void *closure_data);
 
 /* --- services --- */
@@ -245,12 +245,12 @@ typedef void (*Encore__TEKSignature_Closure)
 
 /* --- descriptors --- */
 
-extern const ProtobufCMessageDescriptor encore__temporary_exposure_key_export__descriptor;
-extern const ProtobufCMessageDescriptor encore__signature_info__descriptor;
-extern const ProtobufCMessageDescriptor encore__temporary_exposure_key__descriptor;
-extern const ProtobufCEnumDescriptor    encore__temporary_exposure_key__report_type__descriptor;
-extern const ProtobufCMessageDescriptor encore__teksignature_list__descriptor;
-extern const ProtobufCMessageDescriptor encore__teksignature__descriptor;
+extern const ProtobufCMessageDescriptor ekexport__temporary_exposure_key_export__descriptor;
+extern const ProtobufCMessageDescriptor ekexport__signature_info__descriptor;
+extern const ProtobufCMessageDescriptor ekexport__temporary_exposure_key__descriptor;
+extern const ProtobufCEnumDescriptor    ekexport__temporary_exposure_key__report_type__descriptor;
+extern const ProtobufCMessageDescriptor ekexport__teksignature_list__descriptor;
+extern const ProtobufCMessageDescriptor ekexport__teksignature__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -2,13 +2,13 @@
 /// metadata and counts its keys, and cursors that stream the valid keys
 /// afterwards. Nothing here holds more than one decoded key at a time.
 public enum ExportReader {
-    /// How often (in keys) the checking pass reports progress.
-    static let progressInterval: UInt64 = 1 << 16
+    /// How often (in keys, about 120 KB) the checking pass reports progress.
+    static let progressInterval: UInt64 = 4096
 
     /// Checks every field of export.bin and returns its metadata and counts.
     public static func scan(_ bin: UnsafeRawBufferPointer, progress: ProgressHandler? = nil) throws -> ExportMetadata {
         let body = try ExportFormat.body(bin)
-        let total = UInt64(body.count)
+        let header = UInt64(ExportFormat.header.count), total = UInt64(bin.count)
         var meta = ExportMetadata()
         var wire = ProtoWire(body)
         let decoder = try MessageDecoder()
@@ -30,7 +30,7 @@ public enum ExportReader {
                 case .invalid: meta.invalidKeyCount += 1
                 }
                 seen += 1
-                if seen % progressInterval == 0 { try progress.report(UInt64(wire.offset), of: total) }
+                if seen % progressInterval == 0 { try progress.report(header + UInt64(wire.offset), of: total) }
             }
         }
         try progress.report(total, of: total)

@@ -1,6 +1,18 @@
 /// Report type of a diagnosis key (the export format's enum).
 public enum ReportType: Int32, Sendable, CaseIterable {
     case unknown = 0, confirmedTest, confirmedClinicalDiagnosis, selfReport, recursive, revoked
+
+    /// The format's name in snake case ("confirmed_test"), for text and JSON.
+    public var name: String {
+        switch self {
+        case .unknown: return "unknown"
+        case .confirmedTest: return "confirmed_test"
+        case .confirmedClinicalDiagnosis: return "confirmed_clinical_diagnosis"
+        case .selfReport: return "self_report"
+        case .recursive: return "recursive"
+        case .revoked: return "revoked"
+        }
+    }
 }
 
 /// One valid published temporary exposure key (a diagnosis key).

@@ -24,7 +24,7 @@ final class MessageDecoder {
     /// bytes are not a protobuf message at all.
     func key(_ bytes: UnsafeRawBufferPointer) throws -> KeyResult {
         defer { enc_arena_reset(arena) }
-        guard let m = encore__temporary_exposure_key__unpack(
+        guard let m = ekexport__temporary_exposure_key__unpack(
             enc_arena_allocator(arena), bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         else { throw EncoreError(.exportMalformed, "export.bin: a TemporaryExposureKey cannot be decoded") }
         let k = m.pointee
@@ -43,7 +43,7 @@ final class MessageDecoder {
 
     func signatureInfo(_ bytes: UnsafeRawBufferPointer) throws -> SignatureInfo {
         defer { enc_arena_reset(arena) }
-        guard let m = encore__signature_info__unpack(
+        guard let m = ekexport__signature_info__unpack(
             enc_arena_allocator(arena), bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         else { throw EncoreError(.exportMalformed, "export.bin: a SignatureInfo cannot be decoded") }
         return SignatureInfo(m.pointee)
@@ -51,7 +51,7 @@ final class MessageDecoder {
 }
 
 extension SignatureInfo {
-    init(_ m: Encore__SignatureInfo) {
+    init(_ m: Ekexport__SignatureInfo) {
         self.init(appBundleID: string(m.app_bundle_id), androidPackage: string(m.android_package),
                   verificationKeyVersion: string(m.verification_key_version),
                   verificationKeyID: string(m.verification_key_id), signatureAlgorithm: string(m.signature_algorithm))

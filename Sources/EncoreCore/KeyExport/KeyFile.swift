@@ -1,15 +1,28 @@
+/// What to do about a key file's signature.
+public enum Verification: Sendable {
+    /// Refuse a file that no trusted key signed (the default).
+    case require
+    /// Check the signature and record the outcome, but open the file anyway:
+    /// for tools that show why a file is not trusted.
+    case report
+    /// Do not check; the outcome is `.skipped`.
+    case skip
+}
+
 /// What opening a key file may be told.
 public struct KeyFileOptions {
-    /// Require a signature by a trusted key (the default). When false the
-    /// signature is not checked and the outcome is `.skipped`.
-    public var verify: Bool = true
+    public var verification: Verification = .require
     public var trust: TrustList?
     public var limits: ZipLimits = .default
     /// Called while export.bin is checked (bytes done of total); may cancel.
     public var progress: ProgressHandler?
 
     public init(verify: Bool = true, trust: TrustList? = nil, limits: ZipLimits = .default, progress: ProgressHandler? = nil) {
-        self.verify = verify
+        self.init(verification: verify ? .require : .skip, trust: trust, limits: limits, progress: progress)
+    }
+
+    public init(verification: Verification, trust: TrustList? = nil, limits: ZipLimits = .default, progress: ProgressHandler? = nil) {
+        self.verification = verification
         self.trust = trust
         self.limits = limits
         self.progress = progress
@@ -50,25 +63,18 @@ public final class KeyFile: Sendable {
 
     private init(bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool, options: KeyFileOptions) throws {
         let metadata = try ExportReader.scan(bin.buffer, progress: options.progress)
-        var signatures: [FileSignature] = []
-        if let sig {
-            do {
-                signatures = try SignatureFile.parse(sig.buffer)
-            } catch let e as EncoreError where !options.verify {
-                _ = e // unverified files may carry an unreadable export.sig
-            }
-        }
-        if options.verify {
-            let outcome = try SignatureVerifier.verify(exportBin: bin.buffer, metadata: metadata, signatures: signatures, trust: options.trust)
-            switch outcome.status {
-            case .verified, .skipped: break
-            case .unsigned: throw EncoreError(.signatureMissing, "key file is not signed (\(outcome.reason)); turn verification off to read it anyway")
-            case .untrusted: throw EncoreError(.signatureUntrusted, "key file is not trusted: \(outcome.reason)")
-            case .invalid: throw EncoreError(.signatureInvalid, "key file signature is invalid: \(outcome.reason)")
-            }
+        switch options.verification {
+        case .require:
+            let outcome = try SignatureVerifier.verify(exportBin: bin.buffer, metadata: metadata,
+                                                       signatures: try sig.map { try SignatureFile.parse($0.buffer) } ?? [],
+                                                       trust: options.trust)
+            if let error = outcome.error { throw error }
             self.signature = outcome
-        } else {
-            let first = signatures.first?.info
+        case .report:
+            self.signature = SignatureVerifier.report(exportBin: bin.buffer, metadata: metadata, sig: sig, trust: options.trust)
+        case .skip:
+            // An unverified file may carry an unreadable export.sig.
+            let first = sig.flatMap { try? SignatureFile.parse($0.buffer) }?.first?.info
             self.signature = SignatureOutcome(status: .skipped, keyID: first?.verificationKeyID, keyVersion: first?.verificationKeyVersion,
                                               reason: "verification was turned off")
         }

@@ -58,7 +58,7 @@ public final class PublicKey: @unchecked Sendable {
         }
         guard let key else {
             ERR_clear_error()
-            throw EncoreError(.keyFormat, "public key PEM cannot be read (expected -----BEGIN PUBLIC KEY-----)")
+            throw EncoreError(.keyFormat, "public key PEM cannot be read: expected a PUBLIC KEY block holding a DER SubjectPublicKeyInfo")
         }
         defer { EVP_PKEY_free(key) }
         var out: UnsafeMutablePointer<UInt8>? = nil

@@ -16,10 +16,10 @@ enum SignatureFile {
     static let maxSignatures = 64
 
     static func parse(_ bytes: UnsafeRawBufferPointer) throws -> [FileSignature] {
-        guard let list = encore__teksignature_list__unpack(
+        guard let list = ekexport__teksignature_list__unpack(
             nil, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         else { throw EncoreError(.signatureMalformed, "export.sig is not a valid TEKSignatureList") }
-        defer { encore__teksignature_list__free_unpacked(list, nil) }
+        defer { ekexport__teksignature_list__free_unpacked(list, nil) }
         let count = list.pointee.n_signatures
         guard count <= maxSignatures else {
             throw EncoreError(.signatureMalformed, "export.sig holds \(count) signatures; at most \(maxSignatures) are accepted")

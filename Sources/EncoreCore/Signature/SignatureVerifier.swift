@@ -22,12 +22,36 @@ public struct SignatureOutcome: Equatable, Sendable {
         self.keyVersion = keyVersion
         self.reason = reason
     }
+
+    /// The error that refuses a file with this outcome when verification is
+    /// required; nil when the file may be used.
+    public var error: EncoreError? {
+        switch status {
+        case .verified, .skipped: return nil
+        case .unsigned: return EncoreError(.signatureMissing, "key file is not signed: \(reason)")
+        case .untrusted: return EncoreError(.signatureUntrusted, "key file is not trusted: \(reason)")
+        case .invalid: return EncoreError(.signatureInvalid, "key file signature is invalid: \(reason)")
+        }
+    }
 }
 
 /// Google's key file rules: a file is trusted when at least one signature
 /// made with a trusted key verifies over the whole export.bin.
 enum SignatureVerifier {
     static let maxBatchSize: Int32 = 1_000_000
+
+    /// The outcome without failing: a malformed export.sig or broken batch
+    /// rules make the outcome `.invalid` instead of throwing.
+    static func report(exportBin: UnsafeRawBufferPointer, metadata: ExportMetadata, sig: OwnedBytes?, trust: TrustList?) -> SignatureOutcome {
+        do {
+            let signatures = try sig.map { try SignatureFile.parse($0.buffer) } ?? []
+            return try verify(exportBin: exportBin, metadata: metadata, signatures: signatures, trust: trust)
+        } catch let e as EncoreError {
+            return SignatureOutcome(status: .invalid, reason: e.message)
+        } catch {
+            return SignatureOutcome(status: .invalid, reason: "\(error)")
+        }
+    }
 
     static func verify(exportBin: UnsafeRawBufferPointer, metadata: ExportMetadata,
                        signatures: [FileSignature], trust: TrustList?) throws -> SignatureOutcome {
@@ -62,7 +86,12 @@ enum SignatureVerifier {
         }
         return failure ?? SignatureOutcome(
             status: .untrusted, keyID: first.info.verificationKeyID, keyVersion: first.info.verificationKeyVersion,
-            reason: "signed only by keys that are not trusted (first: \(first.info.verificationKeyID ?? "")/\(first.info.verificationKeyVersion ?? ""))")
+            reason: "signed only by keys that are not trusted (\(describe(first.info)))")
+    }
+
+    /// "key id 310, version v1", naming absent parts as such.
+    static func describe(_ info: SignatureInfo) -> String {
+        "key id \(info.verificationKeyID.map { "\"\($0)\"" } ?? "(none)"), version \(info.verificationKeyVersion.map { "\"\($0)\"" } ?? "(none)")"
     }
 
     /// 1 ≤ batch_num ≤ batch_size ≤ 1 000 000 in export.bin, and each

@@ -1,0 +1,59 @@
+import ArgumentParser
+import CEncoreTypes
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The root command. Command groups (`export`, later `store`, `detect`,
+/// `risk`, `check`, `keys`) are its subcommands.
+struct EncoreCommand: CommandGroup {
+    static let configuration = CommandConfiguration(
+        commandName: "encore",
+        abstract: "Read and check Exposure Notification diagnosis key files.",
+        version: ENCORE_VERSION_STRING,
+        subcommands: [ExportCommand.self]
+    )
+}
+
+/// A command that only holds subcommands. Run without one, it shows its
+/// help on stderr and exits 2, like any other usage error.
+protocol CommandGroup: ParsableCommand {}
+
+extension CommandGroup {
+    func run() throws {
+        Output.error("Error: Missing subcommand\n\n" + EncoreCommand.helpMessage(for: Self.self))
+        throw ExitCode(EncoreExit.usage)
+    }
+}
+
+/// Exit codes of `encore`, shared by every subcommand.
+enum EncoreExit {
+    static let success: Int32 = 0
+    /// The input is invalid, unsigned, untrusted or unreadable.
+    static let failure: Int32 = 1
+    /// The command line is wrong (ArgumentParser would say 64).
+    static let usage: Int32 = 2
+}
+
+extension EncoreCommand {
+    /// Parses the command line, runs the chosen command and exits. Parse and
+    /// validation errors exit 2 with ArgumentParser's message and usage on
+    /// stderr; help goes to stdout and exits 0; a command that fails has
+    /// already written its one-line reason and throws `ExitCode`.
+    static func runMain(_ arguments: [String]? = nil) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Glibc.exit(EncoreExit.success)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { Output.write(message + "\n") }
+                Glibc.exit(EncoreExit.success)
+            }
+            if !message.isEmpty { Output.error(message) }
+            Glibc.exit(code == .validationFailure ? EncoreExit.usage : code.rawValue)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+"""Python bindings of libencore, the Exposure Notification core.
+
+    import encore
+    with encore.TrustList() as trust:
+        trust.add_key("310", "v1", open("public_310-v1.pem").read())
+        with encore.KeyFile.open("export.zip", trust=trust) as f:
+            print(f.info.region, sum(1 for _ in f.keys()))
+
+Every failing library call raises an EncoreError subclass named after its
+status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is found through
+ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
+"""
+from . import _ffi
+from ._loader import lib as _lib
+from .errors import CLASSES as _CLASSES, EncoreError, status_name_of as status_name
+from .keyfile import KeyFile
+from .records import Key, KeyFileInfo
+from .trust import TrustList
+
+__version__ = _lib.encore_version().decode()
+globals().update(_CLASSES)
+
+__all__ = ["EncoreError", "Key", "KeyFile", "KeyFileInfo", "TrustList", "status_name",
+           "__version__", *sorted(_CLASSES)]
