@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "encore", type: .dynamic, targets: ["EncoreABI"]),
         .executable(name: "encore-cli", targets: ["EncoreCLI"]),
+        .executable(name: "encore-bench", targets: ["EncoreBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,10 +42,14 @@ let package = Package(
             linkerSettings: [.unsafeFlags(sharedLibraryFlags)]
         ),
         // The `encore` command-line tool (built as encore-cli, installed as encore).
+        // `make cli` links it with --static-swift-stdlib, so the installed tool
+        // runs without the toolchain.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["EncoreCore", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Benchmarks (make bench): figures against baselines measured in the same run.
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "CCrypto"]),
 
         .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore"]),
     ]
