@@ -21,10 +21,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // System libraries (Debian: libprotobuf-c-dev, zlib1g-dev, libssl-dev).
+        // System libraries (Debian: libprotobuf-c-dev, zlib1g-dev, libssl-dev, libsqlcipher-dev).
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLCipher", pkgConfig: "sqlcipher", providers: [.apt(["libsqlcipher-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
         .target(name: "CEncoreProto", dependencies: ["CProtobufC"]),
@@ -34,7 +35,7 @@ let package = Package(
         .target(name: "CEncoreTypes"),
 
         // The core: plain Swift, no knowledge of C callers.
-        .target(name: "EncoreCore", dependencies: ["CEncoreProto", "CEncoreShim", "CZlib", "CCrypto", "CProtobufC"]),
+        .target(name: "EncoreCore", dependencies: ["CEncoreProto", "CEncoreShim", "CZlib", "CCrypto", "CProtobufC", "CSQLCipher"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",

@@ -2,10 +2,11 @@
 /// layer maps each kind to one status code) and a message for people.
 public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: Sendable, Equatable, CaseIterable {
-        case invalidArgument, outOfMemory, io, cancelled, internalError, outOfRange
+        case invalidArgument, outOfMemory, io, cancelled, internalError, outOfRange, notFound
         case zipNotZip, zipTruncated, zipCRC, zipUnsupported, zipLimit, zipMembers, zipCorrupt
         case exportHeader, exportMalformed
         case signatureMissing, signatureUntrusted, signatureInvalid, signatureMalformed, batch, keyFormat
+        case storeWrongKey, storeNotDatabase, storeTooNew, storeFailed, storeBusy, storeMissing
     }
 
     public let kind: Kind

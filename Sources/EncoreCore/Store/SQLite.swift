@@ -1,0 +1,170 @@
+import CSQLCipher
+
+/// SQLITE_TRANSIENT: SQLite copies bound blobs and text before returning.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLCipher connection with a cache of prepared statements. Not
+/// thread-safe by itself: `Store` serialises access to it.
+final class Connection {
+    let db: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    init(path: String, create: Bool) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(rc)"
+            sqlite3_close_v2(handle)
+            throw EncoreError(.io, "cannot open the store at \(path): \(message)")
+        }
+        db = handle
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll() // finalise before closing
+        sqlite3_close_v2(db)
+    }
+
+    func exec(_ sql: String) throws {
+        let rc = sqlite3_exec(db, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, sql) }
+    }
+
+    /// A prepared statement, reset and with its bindings cleared.
+    func prepare(_ sql: String) throws -> Statement {
+        if let s = statements[sql] {
+            s.reset()
+            return s
+        }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error(rc, sql) }
+        let s = Statement(stmt, connection: self)
+        statements[sql] = s
+        return s
+    }
+
+    /// The first column of the first row of a query, as an integer.
+    func scalar(_ sql: String) throws -> Int64? {
+        try prepare(sql).one { $0.int64(0) }
+    }
+
+    /// Runs `body` in an immediate transaction: all of it or none of it.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try exec("COMMIT")
+            return result
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    var changes: Int { Int(sqlite3_changes(db)) }
+
+    /// The error for a SQLite result code, with SQLite's message.
+    func error(_ rc: Int32, _ context: String) -> EncoreError {
+        let message = String(cString: sqlite3_errmsg(db))
+        let what = "store: \(message) (\(context.prefix(60)))"
+        switch rc & 0xff {
+        case SQLITE_BUSY, SQLITE_LOCKED: return EncoreError(.storeBusy, what)
+        case SQLITE_NOTADB, SQLITE_CORRUPT: return EncoreError(.storeNotDatabase, what)
+        case SQLITE_NOMEM: return EncoreError(.outOfMemory, what)
+        case SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_RANGE, SQLITE_TOOBIG: return EncoreError(.invalidArgument, what)
+        default: return EncoreError(.storeFailed, what)
+        }
+    }
+}
+
+/// A prepared statement: bind by 1-based index, step, read columns.
+final class Statement {
+    let handle: OpaquePointer
+    private unowned let connection: Connection
+
+    init(_ handle: OpaquePointer, connection: Connection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    @discardableResult
+    func bind(_ i: Int32, _ v: Int64) -> Statement { sqlite3_bind_int64(handle, i, v); return self }
+    @discardableResult
+    func bind(_ i: Int32, _ v: Double) -> Statement { sqlite3_bind_double(handle, i, v); return self }
+    @discardableResult
+    func bind(_ i: Int32, _ v: Int64?) -> Statement {
+        if let v { sqlite3_bind_int64(handle, i, v) } else { sqlite3_bind_null(handle, i) }
+        return self
+    }
+    @discardableResult
+    func bind(_ i: Int32, text: String?) -> Statement {
+        if let text { sqlite3_bind_text(handle, i, text, -1, transient) } else { sqlite3_bind_null(handle, i) }
+        return self
+    }
+    @discardableResult
+    func bind(_ i: Int32, blob: UnsafeRawBufferPointer) -> Statement {
+        // A zero-length blob, not NULL, for an empty buffer.
+        sqlite3_bind_blob(handle, i, blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(clamping: blob.count), transient)
+        return self
+    }
+    @discardableResult
+    func bind(_ i: Int32, blob: [UInt8]) -> Statement { blob.withUnsafeBytes { bind(i, blob: $0) } }
+
+    /// Steps once: true when a row is ready, false when done.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let e = connection.error(rc, String(cString: sqlite3_sql(handle)))
+            sqlite3_reset(handle)
+            throw e
+        }
+    }
+
+    /// Steps a statement that returns no rows.
+    func run() throws {
+        defer { sqlite3_reset(handle) }
+        _ = try step()
+    }
+
+    /// Reads the first row, if any, and resets: a statement left on a row
+    /// would keep its read transaction (and other processes) waiting.
+    func one<T>(_ read: (Statement) throws -> T) throws -> T? {
+        defer { sqlite3_reset(handle) }
+        return try step() ? read(self) : nil
+    }
+
+    func isNull(_ c: Int32) -> Bool { sqlite3_column_type(handle, c) == SQLITE_NULL }
+    func int64(_ c: Int32) -> Int64 { sqlite3_column_int64(handle, c) }
+    func double(_ c: Int32) -> Double { sqlite3_column_double(handle, c) }
+    func optionalInt64(_ c: Int32) -> Int64? { isNull(c) ? nil : int64(c) }
+
+    func text(_ c: Int32) -> String? {
+        guard let p = sqlite3_column_text(handle, c) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, c))), as: UTF8.self)
+    }
+
+    func blob(_ c: Int32) -> [UInt8] {
+        let n = Int(sqlite3_column_bytes(handle, c))
+        guard n > 0, let p = sqlite3_column_blob(handle, c) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    /// A column of exactly 16 bytes as key data; nil otherwise.
+    func keyData(_ c: Int32) -> KeyData? {
+        guard sqlite3_column_bytes(handle, c) == 16, let p = sqlite3_column_blob(handle, c) else { return nil }
+        return KeyData(UnsafeRawBufferPointer(start: p, count: 16))
+    }
+}

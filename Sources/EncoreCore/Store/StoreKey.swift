@@ -1,0 +1,21 @@
+/// How a store is encrypted: a passphrase (SQLCipher derives the key with
+/// PBKDF2, which costs time on purpose) or a raw 32-byte key (no derivation).
+public enum StoreKey: Sendable {
+    case passphrase([UInt8])
+    case raw([UInt8])
+
+    public static func passphrase(_ text: String) -> StoreKey { .passphrase(Array(text.utf8)) }
+
+    /// The bytes handed to sqlite3_key: the passphrase itself, or SQLCipher's
+    /// raw-key form x'<64 hex digits>'.
+    func sqlcipherKey() throws -> [UInt8] {
+        switch self {
+        case .passphrase(let p):
+            guard !p.isEmpty else { throw EncoreError(.invalidArgument, "the store passphrase must not be empty") }
+            return p
+        case .raw(let k):
+            guard k.count == 32 else { throw EncoreError(.invalidArgument, "a raw store key has 32 bytes, not \(k.count)") }
+            return Array("x'".utf8) + Array(Hex.encode(k).utf8) + Array("'".utf8)
+        }
+    }
+}
