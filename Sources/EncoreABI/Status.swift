@@ -11,6 +11,7 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .cancelled: return ENCORE_ERR_CANCELLED
     case .internalError: return ENCORE_ERR_INTERNAL
     case .outOfRange: return ENCORE_ERR_OUT_OF_RANGE
+    case .notFound: return ENCORE_ERR_NOT_FOUND
     case .zipNotZip: return ENCORE_ERR_ZIP_NOT_ZIP
     case .zipTruncated: return ENCORE_ERR_ZIP_TRUNCATED
     case .zipCRC: return ENCORE_ERR_ZIP_CRC
@@ -26,6 +27,12 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .signatureMalformed: return ENCORE_ERR_SIGNATURE_MALFORMED
     case .batch: return ENCORE_ERR_BATCH
     case .keyFormat: return ENCORE_ERR_KEY_FORMAT
+    case .storeWrongKey: return ENCORE_ERR_STORE_WRONG_KEY
+    case .storeNotDatabase: return ENCORE_ERR_STORE_NOT_DATABASE
+    case .storeTooNew: return ENCORE_ERR_STORE_TOO_NEW
+    case .storeFailed: return ENCORE_ERR_STORE_FAILED
+    case .storeBusy: return ENCORE_ERR_STORE_BUSY
+    case .storeMissing: return ENCORE_ERR_STORE_MISSING
     }
 }
 
@@ -38,6 +45,7 @@ let statusNames: [encore_status: String] = [
     ENCORE_ERR_CANCELLED: "ENCORE_ERR_CANCELLED",
     ENCORE_ERR_INTERNAL: "ENCORE_ERR_INTERNAL",
     ENCORE_ERR_OUT_OF_RANGE: "ENCORE_ERR_OUT_OF_RANGE",
+    ENCORE_ERR_NOT_FOUND: "ENCORE_ERR_NOT_FOUND",
     ENCORE_ERR_ZIP_NOT_ZIP: "ENCORE_ERR_ZIP_NOT_ZIP",
     ENCORE_ERR_ZIP_TRUNCATED: "ENCORE_ERR_ZIP_TRUNCATED",
     ENCORE_ERR_ZIP_CRC: "ENCORE_ERR_ZIP_CRC",
@@ -53,6 +61,12 @@ let statusNames: [encore_status: String] = [
     ENCORE_ERR_SIGNATURE_MALFORMED: "ENCORE_ERR_SIGNATURE_MALFORMED",
     ENCORE_ERR_BATCH: "ENCORE_ERR_BATCH",
     ENCORE_ERR_KEY_FORMAT: "ENCORE_ERR_KEY_FORMAT",
+    ENCORE_ERR_STORE_WRONG_KEY: "ENCORE_ERR_STORE_WRONG_KEY",
+    ENCORE_ERR_STORE_NOT_DATABASE: "ENCORE_ERR_STORE_NOT_DATABASE",
+    ENCORE_ERR_STORE_TOO_NEW: "ENCORE_ERR_STORE_TOO_NEW",
+    ENCORE_ERR_STORE_FAILED: "ENCORE_ERR_STORE_FAILED",
+    ENCORE_ERR_STORE_BUSY: "ENCORE_ERR_STORE_BUSY",
+    ENCORE_ERR_STORE_MISSING: "ENCORE_ERR_STORE_MISSING",
 ]
 
 /// Runs the body of a fallible C function: a thrown error becomes its

@@ -34,6 +34,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CANCELLED 4          /* the progress callback asked to stop */
 #define ENCORE_ERR_INTERNAL 5           /* a bug in encore: please report it */
 #define ENCORE_ERR_OUT_OF_RANGE 6       /* an index or count past the end */
+#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, package, result) */
 
 /* Zip container */
 #define ENCORE_ERR_ZIP_NOT_ZIP 10       /* no zip structure, and not a bare export.bin */
@@ -55,6 +56,14 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_SIGNATURE_MALFORMED 33 /* export.sig cannot be decoded */
 #define ENCORE_ERR_BATCH 34               /* batch_num/batch_size break the batch rules */
 #define ENCORE_ERR_KEY_FORMAT 35          /* a trusted public key is not a usable EC key */
+
+/* Encrypted store */
+#define ENCORE_ERR_STORE_WRONG_KEY 40     /* the key does not open the store; the file is untouched */
+#define ENCORE_ERR_STORE_NOT_DATABASE 41  /* the file is not an encore store, or is damaged */
+#define ENCORE_ERR_STORE_TOO_NEW 42       /* written by a newer encore (schema version); untouched */
+#define ENCORE_ERR_STORE_FAILED 43        /* SQLite failed: disk full, I/O error, ... */
+#define ENCORE_ERR_STORE_BUSY 44          /* another process held the store past the busy timeout */
+#define ENCORE_ERR_STORE_MISSING 45       /* no store at the path, and creating one was not allowed */
 
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
