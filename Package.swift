@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["EncoreCore", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "CCrypto"]),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "CCrypto", "CZlib"]),
 
         .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore"]),
     ]

@@ -156,6 +156,53 @@ typedef struct encore_keyfile_info {
     const char *signature_key_version;
 } encore_keyfile_info;
 
+/* ---- Encrypted store ---------------------------------------------------- */
+
+/* The client's encrypted state (a SQLCipher database file). Safe to use from
+ * several threads at once: calls are serialised inside. Two processes on
+ * one file wait for each other up to the busy timeout. */
+typedef struct encore_store encore_store;
+
+/* How a store is encrypted. */
+#define ENCORE_KEY_PASSPHRASE 0  /* any bytes; SQLCipher derives the key (slow on purpose) */
+#define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
+
+typedef struct encore_store_key {
+    int32_t kind;           /* ENCORE_KEY_PASSPHRASE or ENCORE_KEY_RAW */
+    uint32_t reserved;      /* must be 0 */
+    const uint8_t *data;
+    size_t length;
+} encore_store_key;
+
+/* Options for opening a store: start from
+ * encore_store_options_init(&options, sizeof options). */
+typedef struct encore_store_options {
+    uint32_t struct_size;             /* set by _init */
+    uint32_t create;                  /* 1 (default): create a missing file; 0: ENCORE_ERR_STORE_MISSING */
+    int32_t busy_timeout_ms;          /* wait for another process's lock (default 5000) */
+    uint32_t reserved;                /* must be 0 */
+} encore_store_options;
+
+/* Rows a purge removed. */
+typedef struct encore_purge_counts {
+    uint64_t observations;
+    uint64_t own_keys;
+    uint64_t key_packages;
+    uint64_t tracing_events;
+    uint64_t risk_results;
+} encore_purge_counts;
+
+/* One sighting heard over Bluetooth. */
+typedef struct encore_observation {
+    int64_t time;             /* unix seconds */
+    int64_t prev_scan;        /* unix seconds of the previous scan; meaningful when has_prev_scan */
+    uint8_t rpi[16];
+    uint8_t aem[4];
+    int8_t rssi;              /* dBm */
+    uint8_t has_prev_scan;    /* 1 when prev_scan is known */
+    uint8_t reserved[2];      /* must be 0 */
+} encore_observation;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -223,6 +270,49 @@ encore_status encore_keyfile_get_info(encore_keyfile *file, encore_keyfile_info 
  * chunks costs one pass over the file. `first` past the end of the list is
  * ENCORE_ERR_OUT_OF_RANGE; `first` equal to the count copies nothing. */
 encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
+
+/* Writes the default store options to *options (pass sizeof *options):
+ * create a missing file, wait up to 5000 ms for another process's lock. */
+encore_status encore_store_options_init(encore_store_options *options, size_t struct_size);
+
+/* Opens the encrypted store at `path` (created when missing unless the
+ * options forbid it; `options` may be NULL). A wrong key gives
+ * ENCORE_ERR_STORE_WRONG_KEY, a file that is not a store
+ * ENCORE_ERR_STORE_NOT_DATABASE, a store of a newer encore
+ * ENCORE_ERR_STORE_TOO_NEW; in all three cases the file is not modified.
+ * Release the handle with encore_store_close(). */
+encore_status encore_store_open(const char *path, const encore_store_key *key, const encore_store_options *options, encore_store **out);
+
+/* Closes a store; NULL does nothing. Everything committed is on disk. */
+void encore_store_close(encore_store *store);
+
+/* Re-encrypts the store under a new key (passphrase or raw). */
+encore_status encore_store_rekey(encore_store *store, const encore_store_key *new_key);
+
+/* Writes the store's schema version to *version. */
+encore_status encore_store_schema_version(encore_store *store, uint32_t *version);
+
+/* Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
+ * ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message. */
+encore_status encore_store_check_integrity(encore_store *store);
+
+/* Deletes what is older than now - max_age_seconds (14 days:
+ * 1209600) from every table, keeping the newest risk result and the
+ * tracing state at the cut-off; freed bytes are zeroed. `counts` may be
+ * NULL. */
+encore_status encore_store_purge(encore_store *store, int64_t now, int64_t max_age_seconds, encore_purge_counts *counts);
+
+/* Adds `count` sightings in one transaction: all or, on any error, none.
+ * Sightings identical to stored ones are kept once; *added (may be NULL)
+ * tells how many were new. */
+encore_status encore_store_add_observations(encore_store *store, const encore_observation *observations, size_t count, size_t *added);
+
+/* Writes the number of sightings with from <= time < to to *count. */
+encore_status encore_store_count_observations(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+
+/* Copies sightings with from <= time < to, in time order, skipping the
+ * first `first`, into out[0 ..< capacity]; *copied tells how many. */
+encore_status encore_store_copy_observations(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_observation *out, size_t capacity, size_t *copied);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ TYPES_HEADER = ROOT / "Sources/CEncoreTypes/include/encore_types.h"
 ABI_DIR = ROOT / "Sources/EncoreABI"
 OUTPUT = ROOT / "include/encore.h"
 # Files whose functions come first, in this order; the rest follow by name.
-FILE_ORDER = ["VersionAPI.swift", "TrustAPI.swift", "KeyFileAPI.swift"]
+FILE_ORDER = ["VersionAPI.swift", "TrustAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift"]
 
 SCALARS = {
     "Int8": "int8_t", "UInt8": "uint8_t", "Int16": "int16_t", "UInt16": "uint16_t",
@@ -31,7 +31,8 @@ SCALARS = {
     "Void": "void", "UnsafeMutableRawPointer": "void *", "UnsafeRawPointer": "const void *",
 }
 # C types declared in encore_types.h that Swift sees under the same name.
-C_TYPES = {"encore_status", "encore_key", "encore_keyfile_info", "encore_keyfile_options", "encore_progress_fn"}
+C_TYPES = {"encore_status", "encore_key", "encore_keyfile_info", "encore_keyfile_options", "encore_progress_fn",
+           "encore_store_key", "encore_store_options", "encore_purge_counts", "encore_observation"}
 
 FUNC_RE = re.compile(r"@c\s+public\s+func\s+(\w+)\s*\((.*?)\)\s*(?:->\s*([^{]+?))?\s*\{", re.S)
 ALIAS_RE = re.compile(r"public\s+typealias\s+(\w+)_ptr\s*=\s*OpaquePointer")

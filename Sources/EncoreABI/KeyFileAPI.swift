@@ -57,23 +57,14 @@ func signatureStatusCode(_ s: SignatureOutcome.Status) -> Int32 {
     }
 }
 
-/// The size of the options struct this library knows. A caller built
-/// against a newer header may pass a larger struct; the fields this library
-/// does not know must then be zero (it cannot honour them).
+/// The size of the options struct this library knows (see OptionsStruct.swift).
 let optionsSize = MemoryLayout<encore_keyfile_options>.size
 
 /// The core's options from the C struct (NULL: the defaults).
 func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws -> KeyFileOptions {
     guard let pointer else { return KeyFileOptions() }
     let o = pointer.pointee
-    let size = Int(o.struct_size)
-    guard size >= optionsSize else {
-        throw EncoreError(.invalidArgument, "options.struct_size is \(o.struct_size), expected at least \(optionsSize): initialise options with encore_keyfile_options_init(&options, sizeof options)")
-    }
-    let unknown = UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer) + optionsSize, count: size - optionsSize)
-    guard unknown.allSatisfy({ $0 == 0 }) else {
-        throw EncoreError(.invalidArgument, "options set fields that this version of libencore (\(ENCORE_VERSION_STRING)) does not know")
-    }
+    try checkStructSize(pointer, Int(o.struct_size), known: optionsSize, "encore_keyfile_options_init")
     let verification: Verification
     switch o.verify {
     case UInt32(ENCORE_VERIFY_SKIP): verification = .skip
@@ -103,9 +94,7 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 @c public func encore_keyfile_options_init(_ options: UnsafeMutablePointer<encore_keyfile_options>?, _ struct_size: Int) -> encore_status {
     guarded {
         let out = try required(options, "options")
-        guard struct_size >= optionsSize, struct_size <= Int(UInt32.max) else {
-            throw EncoreError(.invalidArgument, "struct_size is \(UInt(bitPattern: struct_size)), expected at least \(optionsSize) (sizeof(encore_keyfile_options))")
-        }
+        try initStruct(out, struct_size, known: optionsSize)
         let d = ZipLimits.default
         var o = encore_keyfile_options()
         o.struct_size = UInt32(struct_size)
@@ -113,7 +102,6 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
         o.max_member_size = d.maxMemberSize
         o.max_total_size = d.maxTotalSize
         o.max_ratio = d.maxRatio
-        UnsafeMutableRawPointer(out).initializeMemory(as: UInt8.self, repeating: 0, count: struct_size)
         out.pointee = o
     }
 }

@@ -12,10 +12,11 @@ usage: encore-bench [suite] [--keys N] [--rss-keys N,N...] [--runs R] [--dir DIR
        encore-bench idle                   (child: print the peak RSS of doing nothing)
        encore-bench gen --keys N --dir DIR (child: write DIR/keys-N.zip and DIR/public-N.pem)
 
-suite (the default, `make bench`): timing of a signed file of --keys keys (default 1 000 000)
-and peak RSS of reading files of --rss-keys keys (default 1 000 000 and 2 000 000), which must
-stay under --limit-mb (default 200 MB = 200 000 000 bytes). Files go to a temporary directory,
-removed afterwards, unless --dir is given. --runs (default 7) timed runs follow one warm-up. N may be written 2000000, 2_000_000, 2000k or 2M.
+suite (the default, `make bench`): timing of a signed file of --keys keys (default 1 000 000),
+--runs timed runs (default 7) after one warm-up, and peak RSS of reading files of --rss-keys
+keys (default 1 000 000 and 2 000 000), which must stay under --limit-mb (default 200 MB =
+200 000 000 bytes). Files go to a temporary directory, removed afterwards, unless --dir is
+given. N may be written 2000000, 2_000_000, 2000k or 2M.
 """
 
 struct Arguments {

@@ -154,4 +154,51 @@ typedef struct encore_keyfile_info {
     const char *signature_key_version;
 } encore_keyfile_info;
 
+/* ---- Encrypted store ---------------------------------------------------- */
+
+/* The client's encrypted state (a SQLCipher database file). Safe to use from
+ * several threads at once: calls are serialised inside. Two processes on
+ * one file wait for each other up to the busy timeout. */
+typedef struct encore_store encore_store;
+
+/* How a store is encrypted. */
+#define ENCORE_KEY_PASSPHRASE 0  /* any bytes; SQLCipher derives the key (slow on purpose) */
+#define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
+
+typedef struct encore_store_key {
+    int32_t kind;           /* ENCORE_KEY_PASSPHRASE or ENCORE_KEY_RAW */
+    uint32_t reserved;      /* must be 0 */
+    const uint8_t *data;
+    size_t length;
+} encore_store_key;
+
+/* Options for opening a store: start from
+ * encore_store_options_init(&options, sizeof options). */
+typedef struct encore_store_options {
+    uint32_t struct_size;             /* set by _init */
+    uint32_t create;                  /* 1 (default): create a missing file; 0: ENCORE_ERR_STORE_MISSING */
+    int32_t busy_timeout_ms;          /* wait for another process's lock (default 5000) */
+    uint32_t reserved;                /* must be 0 */
+} encore_store_options;
+
+/* Rows a purge removed. */
+typedef struct encore_purge_counts {
+    uint64_t observations;
+    uint64_t own_keys;
+    uint64_t key_packages;
+    uint64_t tracing_events;
+    uint64_t risk_results;
+} encore_purge_counts;
+
+/* One sighting heard over Bluetooth. */
+typedef struct encore_observation {
+    int64_t time;             /* unix seconds */
+    int64_t prev_scan;        /* unix seconds of the previous scan; meaningful when has_prev_scan */
+    uint8_t rpi[16];
+    uint8_t aem[4];
+    int8_t rssi;              /* dBm */
+    uint8_t has_prev_scan;    /* 1 when prev_scan is known */
+    uint8_t reserved[2];      /* must be 0 */
+} encore_observation;
+
 #endif /* ENCORE_TYPES_H */

@@ -57,8 +57,10 @@ public final class KeyFile: Sendable {
     public convenience init(path: String, options: KeyFileOptions = KeyFileOptions()) throws {
         let slack: UInt64 = 1 << 20
         let maxFile = options.limits.maxTotalSize > UInt64.max - slack ? UInt64.max : options.limits.maxTotalSize + slack
-        let file = try FileReader.read(path: path, maxSize: maxFile)
-        try self.init(bytes: file.buffer, options: options)
+        // The file's bytes are released once the members are out of them,
+        // before export.bin is checked: peak memory is not zip + export.bin.
+        let members = try KeyFile.members(of: FileReader.read(path: path, maxSize: maxFile), limits: options.limits)
+        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options)
     }
 
     private init(bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool, options: KeyFileOptions) throws {
@@ -81,6 +83,18 @@ public final class KeyFile: Sendable {
         self.metadata = metadata
         self.isZip = isZip
         self.exportBin = bin
+    }
+
+    /// The members of a file read into memory; a bare export.bin is used as
+    /// it is, without a copy.
+    private static func members(of file: OwnedBytes, limits: ZipLimits) throws -> (bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool) {
+        if ExportFormat.looksLikeExport(file.buffer) {
+            guard UInt64(file.count) <= limits.maxMemberSize else {
+                throw EncoreError(.zipLimit, "export.bin of \(file.count) bytes is larger than the member limit of \(limits.maxMemberSize)")
+            }
+            return (file, nil, false)
+        }
+        return try members(of: file.buffer, limits: limits)
     }
 
     /// export.bin and export.sig of a zip, or the bytes of a bare export.bin.

@@ -56,6 +56,8 @@ ENCORE_REPORT_CONFIRMED_CLINICAL_DIAGNOSIS = 2
 ENCORE_REPORT_SELF_REPORT = 3
 ENCORE_REPORT_RECURSIVE = 4
 ENCORE_REPORT_REVOKED = 5
+ENCORE_KEY_PASSPHRASE = 0
+ENCORE_KEY_RAW = 1
 
 # Types, in header order.
 encore_status = ctypes.c_int32
@@ -116,6 +118,50 @@ class encore_keyfile_info(ctypes.Structure):
     ]
 
 
+class encore_store(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_store_key(ctypes.Structure):
+    _fields_ = [
+        ('kind', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+        ('data', ctypes.POINTER(ctypes.c_uint8)),
+        ('length', ctypes.c_size_t),
+    ]
+
+
+class encore_store_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('create', ctypes.c_uint32),
+        ('busy_timeout_ms', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_purge_counts(ctypes.Structure):
+    _fields_ = [
+        ('observations', ctypes.c_uint64),
+        ('own_keys', ctypes.c_uint64),
+        ('key_packages', ctypes.c_uint64),
+        ('tracing_events', ctypes.c_uint64),
+        ('risk_results', ctypes.c_uint64),
+    ]
+
+
+class encore_observation(ctypes.Structure):
+    _fields_ = [
+        ('time', ctypes.c_int64),
+        ('prev_scan', ctypes.c_int64),
+        ('rpi', ctypes.c_uint8 * 16),
+        ('aem', ctypes.c_uint8 * 4),
+        ('rssi', ctypes.c_int8),
+        ('has_prev_scan', ctypes.c_uint8),
+        ('reserved', ctypes.c_uint8 * 2),
+    ]
+
+
 # Every function of the header: name -> (restype, argtypes).
 FUNCTIONS = {
     'encore_version': (ctypes.c_char_p, []),
@@ -143,6 +189,26 @@ FUNCTIONS = {
     'encore_keyfile_get_info': (encore_status, [ctypes.POINTER(encore_keyfile), ctypes.POINTER(encore_keyfile_info)]),
     # (file, list, first, out, capacity, copied)
     'encore_keyfile_copy_keys': (encore_status, [ctypes.POINTER(encore_keyfile), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (options, struct_size)
+    'encore_store_options_init': (encore_status, [ctypes.POINTER(encore_store_options), ctypes.c_size_t]),
+    # (path, key, options, out)
+    'encore_store_open': (encore_status, [ctypes.c_char_p, ctypes.POINTER(encore_store_key), ctypes.POINTER(encore_store_options), ctypes.POINTER(ctypes.POINTER(encore_store))]),
+    # (store)
+    'encore_store_close': (None, [ctypes.POINTER(encore_store)]),
+    # (store, new_key)
+    'encore_store_rekey': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_store_key)]),
+    # (store, version)
+    'encore_store_schema_version': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint32)]),
+    # (store)
+    'encore_store_check_integrity': (encore_status, [ctypes.POINTER(encore_store)]),
+    # (store, now, max_age_seconds, counts)
+    'encore_store_purge': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(encore_purge_counts)]),
+    # (store, observations, count, added)
+    'encore_store_add_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, from, to, count)
+    'encore_store_count_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, from, to, first, out, capacity, copied)
+    'encore_store_copy_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -155,6 +221,15 @@ FALLIBLE = frozenset({
     'encore_keyfile_open_path',
     'encore_keyfile_get_info',
     'encore_keyfile_copy_keys',
+    'encore_store_options_init',
+    'encore_store_open',
+    'encore_store_rekey',
+    'encore_store_schema_version',
+    'encore_store_check_integrity',
+    'encore_store_purge',
+    'encore_store_add_observations',
+    'encore_store_count_observations',
+    'encore_store_copy_observations',
 })
 
 

@@ -1,0 +1,174 @@
+import CEncoreTypes
+import EncoreCore
+
+public typealias encore_store_ptr = OpaquePointer
+
+let storeOptionsSize = MemoryLayout<encore_store_options>.size
+
+func storeKey(_ pointer: UnsafePointer<encore_store_key>?, _ name: String) throws -> StoreKey {
+    let k = try required(pointer, name).pointee
+    guard k.reserved == 0 else { throw EncoreError(.invalidArgument, "\(name).reserved must be 0") }
+    let bytes = Array(try buffer(k.data, k.length, "\(name).data"))
+    switch k.kind {
+    case ENCORE_KEY_PASSPHRASE: return .passphrase(bytes)
+    case ENCORE_KEY_RAW: return .raw(bytes)
+    default: throw EncoreError(.invalidArgument, "\(name).kind must be ENCORE_KEY_PASSPHRASE or ENCORE_KEY_RAW, not \(k.kind)")
+    }
+}
+
+func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> StoreOptions {
+    guard let pointer else { return StoreOptions() }
+    let o = pointer.pointee
+    try checkStructSize(pointer, Int(o.struct_size), known: storeOptionsSize, "encore_store_options_init")
+    guard o.create <= 1, o.reserved == 0, o.busy_timeout_ms >= 0 else {
+        throw EncoreError(.invalidArgument, "store options: create must be 0 or 1, reserved 0, busy_timeout_ms not negative")
+    }
+    return StoreOptions(create: o.create == 1, busyTimeoutMilliseconds: o.busy_timeout_ms)
+}
+
+/// Writes the default store options to *options (pass sizeof *options):
+/// create a missing file, wait up to 5000 ms for another process's lock.
+@c public func encore_store_options_init(_ options: UnsafeMutablePointer<encore_store_options>?, _ struct_size: Int) -> encore_status {
+    guarded {
+        let out = try required(options, "options")
+        try initStruct(out, struct_size, known: storeOptionsSize)
+        var o = encore_store_options()
+        o.struct_size = UInt32(struct_size)
+        o.create = 1
+        o.busy_timeout_ms = StoreOptions().busyTimeoutMilliseconds
+        out.pointee = o
+    }
+}
+
+/// Opens the encrypted store at `path` (created when missing unless the
+/// options forbid it; `options` may be NULL). A wrong key gives
+/// ENCORE_ERR_STORE_WRONG_KEY, a file that is not a store
+/// ENCORE_ERR_STORE_NOT_DATABASE, a store of a newer encore
+/// ENCORE_ERR_STORE_TOO_NEW; in all three cases the file is not modified.
+/// Release the handle with encore_store_close().
+@c public func encore_store_open(_ path: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_store_key>?, _ options: UnsafePointer<encore_store_options>?, _ out: UnsafeMutablePointer<encore_store_ptr?>?) -> encore_status {
+    guarded {
+        let path = try text(path, "path")
+        let key = try storeKey(key, "key")
+        let out = try required(out, "out")
+        out.pointee = retainedHandle(try Store(path: path, key: key, options: storeOptions(options)))
+    }
+}
+
+/// Closes a store; NULL does nothing. Everything committed is on disk.
+@c public func encore_store_close(_ store: encore_store_ptr?) {
+    release(store)
+}
+
+/// Re-encrypts the store under a new key (passphrase or raw).
+@c public func encore_store_rekey(_ store: encore_store_ptr?, _ new_key: UnsafePointer<encore_store_key>?) -> encore_status {
+    guarded {
+        try borrow(store, as: Store.self, "store").rekey(to: storeKey(new_key, "new_key"))
+    }
+}
+
+/// Writes the store's schema version to *version.
+@c public func encore_store_schema_version(_ store: encore_store_ptr?, _ version: UnsafeMutablePointer<UInt32>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let out = try required(version, "version")
+        out.pointee = UInt32(clamping: try s.schemaVersion)
+    }
+}
+
+/// Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
+/// ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message.
+@c public func encore_store_check_integrity(_ store: encore_store_ptr?) -> encore_status {
+    guarded {
+        if let problems = try borrow(store, as: Store.self, "store").integrityProblems() {
+            throw EncoreError(.storeNotDatabase, "store integrity check failed: " + problems.prefix(5).joined(separator: "; "))
+        }
+    }
+}
+
+/// Deletes what is older than now - max_age_seconds (14 days:
+/// 1209600) from every table, keeping the newest risk result and the
+/// tracing state at the cut-off; freed bytes are zeroed. `counts` may be
+/// NULL.
+@c public func encore_store_purge(_ store: encore_store_ptr?, _ now: Int64, _ max_age_seconds: Int64, _ counts: UnsafeMutablePointer<encore_purge_counts>?) -> encore_status {
+    guarded {
+        let n = try borrow(store, as: Store.self, "store").purge(now: now, maxAge: max_age_seconds)
+        counts?.pointee = encore_purge_counts(observations: UInt64(n.observations), own_keys: UInt64(n.ownKeys),
+                                              key_packages: UInt64(n.keyPackages), tracing_events: UInt64(n.tracingEvents),
+                                              risk_results: UInt64(n.riskResults))
+    }
+}
+
+/// Adds `count` sightings in one transaction: all or, on any error, none.
+/// Sightings identical to stored ones are kept once; *added (may be NULL)
+/// tells how many were new.
+@c public func encore_store_add_observations(_ store: encore_store_ptr?, _ observations: UnsafePointer<encore_observation>?, _ count: Int, _ added: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        guard count >= 0, count <= Int.max / MemoryLayout<encore_observation>.stride else {
+            throw EncoreError(.invalidArgument, "count \(UInt(bitPattern: count)) is too large")
+        }
+        if count > 0 { _ = try required(observations, "observations") }
+        var rows: [Observation] = []
+        rows.reserveCapacity(count)
+        for i in 0 ..< count {
+            guard let o = observations?[i] else { break }
+            guard o.has_prev_scan <= 1, o.reserved.0 == 0, o.reserved.1 == 0 else {
+                throw EncoreError(.invalidArgument, "observation \(i): has_prev_scan must be 0 or 1 and reserved bytes 0")
+            }
+            rows.append(Observation(o))
+        }
+        let n = try s.addObservations(rows)
+        added?.pointee = n
+    }
+}
+
+/// Writes the number of sightings with from <= time < to to *count.
+@c public func encore_store_count_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let out = try required(count, "count")
+        out.pointee = UInt64(try s.countObservations(from: from, to: to))
+    }
+}
+
+/// Copies sightings with from <= time < to, in time order, skipping the
+/// first `first`, into out[0 ..< capacity]; *copied tells how many.
+@c public func encore_store_copy_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_observation>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let copied = try required(copied, "copied")
+        guard capacity >= 0 else { throw EncoreError(.invalidArgument, "capacity is too large") }
+        if capacity > 0 { _ = try required(out, "out") }
+        var n = 0
+        if let out, capacity > 0 {
+            try s.forEachObservation(from: from, to: to, offset: Int(clamping: first), limit: capacity) { o in
+                out[n] = encore_observation(o)
+                n += 1
+            }
+        }
+        copied.pointee = n
+    }
+}
+
+extension Observation {
+    init(_ o: encore_observation) {
+        var rpi = o.rpi
+        var aem = o.aem
+        self.init(time: o.time, rpi: withUnsafeBytes(of: &rpi) { KeyData($0) },
+                  aem: withUnsafeBytes(of: &aem) { $0.loadUnaligned(as: UInt32.self) },
+                  rssi: o.rssi, previousScan: o.has_prev_scan == 1 ? o.prev_scan : nil)
+    }
+}
+
+extension encore_observation {
+    init(_ o: Observation) {
+        self.init()
+        time = o.time
+        prev_scan = o.previousScan ?? 0
+        has_prev_scan = o.previousScan == nil ? 0 : 1
+        rssi = o.rssi
+        o.rpi.withUnsafeBytes { src in withUnsafeMutableBytes(of: &rpi) { $0.copyMemory(from: src) } }
+        withUnsafeBytes(of: o.aem) { src in withUnsafeMutableBytes(of: &aem) { $0.copyMemory(from: src) } }
+    }
+}
