@@ -29,8 +29,9 @@ let package = Package(
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
         .target(name: "CEncoreProto", dependencies: ["CProtobufC"]),
-        // Private C helpers: thread-local error text, protobuf-c arena.
-        .target(name: "CEncoreShim", dependencies: ["CProtobufC"]),
+        // Private C helpers: thread-local error text, protobuf-c arena, the
+        // matching kernel (RPI derivation and look-up at the speed of the crypto).
+        .target(name: "CEncoreShim", dependencies: ["CProtobufC", "CCrypto"]),
         // The public C types (copied into include/encore.h).
         .target(name: "CEncoreTypes"),
 

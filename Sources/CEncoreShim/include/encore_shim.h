@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <protobuf-c/protobuf-c.h>
 
+#include "encore_kernel.h"
+
 /* Thread-local text of the last failure on the calling thread. */
 void enc_shim_set_error(const char *message);
 const char *enc_shim_last_error(void);

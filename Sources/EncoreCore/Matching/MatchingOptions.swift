@@ -1,0 +1,55 @@
+/// Infectiousness of a diagnosis key, from its days since onset of symptoms.
+public enum Infectiousness: Int32, Sendable, CaseIterable {
+    case none = 0, standard = 1, high = 2
+
+    public var name: String {
+        switch self {
+        case .none: return "none"
+        case .standard: return "standard"
+        case .high: return "high"
+        }
+    }
+}
+
+/// The parameters of matching (../shared/spec/matching-and-windows.md). The
+/// defaults are the constants Apple's and Google's frameworks use, and CWA's
+/// choices where the framework leaves them to the app.
+public struct MatchingOptions: Sendable {
+    /// Unix seconds "now": keys whose validity ended more than
+    /// `maxKeyAgeDays` before it take no part.
+    public var now: Int64
+    /// Clock drift tolerated on either side of an RPI's interval, in
+    /// intervals of 10 minutes (12 = ±2 h).
+    public var driftIntervals: Int64 = 12
+    /// TX power from the AEM must lie here (dBm), else the sighting is dropped.
+    public var txPowerRange: ClosedRange<Int> = -60 ... 20
+    /// Sightings of one RPI more than this after its first are dropped.
+    public var replaySeconds: Int64 = 20 * 60
+    public var maxKeyAgeDays: Int64 = 14
+    /// Sightings closer than this form one scan instance.
+    public var scanInstanceGapSeconds: Int64 = 25
+    /// A scan instance this long after its window's start opens a new window.
+    public var windowSeconds: Int64 = 30 * 60
+    /// UNKNOWN report types become this (CWA: CONFIRMED_TEST).
+    public var reportTypeWhenMissing: ReportType = .confirmedTest
+    /// days_since_onset_of_symptoms → infectiousness; values not listed are NONE.
+    public var infectiousnessForDaysSinceOnset: [Int32: Infectiousness] = MatchingOptions.cwaInfectiousness
+    public var infectiousnessWhenDaysSinceOnsetMissing: Infectiousness = .none
+
+    /// CWA's map as the spec gives it: 1 → STANDARD, 2 → HIGH.
+    public static let cwaInfectiousness: [Int32: Infectiousness] = [1: .standard, 2: .high]
+
+    public init(now: Int64) { self.now = now }
+
+    func infectiousness(_ dsos: Int32?) -> Infectiousness {
+        guard let dsos else { return infectiousnessWhenDaysSinceOnsetMissing }
+        return infectiousnessForDaysSinceOnset[dsos] ?? .none
+    }
+
+    func validate() throws {
+        guard driftIntervals >= 0, driftIntervals <= 144, replaySeconds >= 0, maxKeyAgeDays >= 0, maxKeyAgeDays <= 3650,
+              scanInstanceGapSeconds >= 0, windowSeconds > 0 else {
+            throw EncoreError(.invalidArgument, "matching options out of range (drift 0...144 intervals, ages and gaps not negative)")
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Testing
+@testable import EncoreCore
+
+/// A simulated person whose device broadcast RPI ‖ AEM from its TEKs: the
+/// test turns its broadcasts into what the user's device heard.
+struct Contact {
+    var tek: KeyData
+    var start: UInt32          // rolling start interval
+    var period: Int32 = 144
+    var txPower: Int8 = -10
+    var calibration: UInt8 = 1
+    var dsos: Int32? = 1
+    var reportType: ReportType = .confirmedTest
+    var trl: Int32 = 6
+
+    init(seed: Int, day: UInt32) {
+        tek = Fixtures.key(seed).keyData
+        start = day * 144
+    }
+
+    var key: ExposureKey {
+        ExposureKey(keyData: tek, transmissionRiskLevel: trl, rollingStartIntervalNumber: Int32(start), rollingPeriod: period,
+                    reportType: reportType, daysSinceOnsetOfSymptoms: dsos)
+    }
+
+    var metadata: [UInt8] { [0x40 | (calibration << 2), UInt8(bitPattern: txPower), 0, 0] }
+
+    /// What the user heard at `heardAt` (their clock) of the broadcast the
+    /// contact made at `sentAt` (the contact's clock).
+    func sighting(sentAt: Int64, heardAt: Int64? = nil, rssi: Int8, previousScan: Int64? = nil, metadata: [UInt8]? = nil) throws -> Observation {
+        let interval = UInt32(sentAt / 600)
+        let rpi = try ENCrypto.rpi(rpik: ENCrypto.rpik(tek: tek), interval: interval)
+        let aem = try ENCrypto.aem(aemk: ENCrypto.aemk(tek: tek), rpi: rpi, metadata: metadata ?? self.metadata)
+        let t = heardAt ?? sentAt
+        return try Observation(time: t, rpi: rpi, aemBytes: aem, rssi: rssi, previousScan: previousScan)
+    }
+}
+
+@Suite struct MatchingTests {
+    static let day: UInt32 = 19_000                    // a UTC day number
+    static let midnight = Int64(day) * 86_400
+    static let now = midnight + 3 * 86_400             // three days later
+
+    /// Random sightings that match nothing.
+    static func noise(_ n: Int) -> [Observation] {
+        (0 ..< n).map { i in Observation(time: midnight + Int64(i * 37 % 86_400), rpi: Fixtures.key(900_000 + i).keyData,
+                                         aem: UInt32(i), rssi: -60) }
+    }
+
+    static func match(_ sightings: [Observation], keys: [ExposureKey], revised: [ExposureKey] = [], threads: Int = 0,
+                      options: (inout MatchingOptions) -> Void = { _ in }) throws -> MatchResult {
+        let signer = try PrivateKey()
+        let others = (0 ..< 300).map { Fixtures.key(500_000 + $0, dsos: 1) }
+        let zip = try ExportWriter.signedKeyFile(metadata: Fixtures.metadata(), keys: others + keys, revisedKeys: revised,
+                                                 signer: signer, info: Fixtures.info())
+        var o = MatchingOptions(now: now)
+        options(&o)
+        return try Matcher.match(observations: ObservationSet(sightings + noise(500)), files: [.bytes(zip)],
+                                 keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: o, threads: threads)
+    }
+
+    @Test func anEncounterBecomesOneWindowWithItsScanInstances() throws {
+        let c = Contact(seed: 1, day: Self.day)
+        let t0 = Self.midnight + 10 * 3600
+        // Five scans 4 minutes apart, each hearing the contact once.
+        let sightings = try (0 ..< 5).map { i in
+            try c.sighting(sentAt: t0 + Int64(i) * 240, rssi: -70, previousScan: t0 + Int64(i) * 240 - 240)
+        }
+        let r = try Self.match(sightings, keys: [c.key])
+        #expect(r.windows.count == 1)
+        let w = try #require(r.windows.first)
+        #expect(w.date == Self.midnight)
+        #expect(w.reportType == .confirmedTest && w.infectiousness == .standard && w.calibrationConfidence == 1)
+        // attenuation = TX power (-10) - RSSI (-70) = 60; 4 minutes since the last scan.
+        #expect(w.scanInstances == Array(repeating: ScanInstance(typicalAttenuation: 60, minAttenuation: 60, secondsSinceLastScan: 240), count: 5))
+        #expect(r.statistics.matchedKeys == 1)
+    }
+
+    @Test func sightingsCloserThan25SecondsFormOneInstance() throws {
+        let c = Contact(seed: 2, day: Self.day)
+        let t0 = Self.midnight + 8 * 3600
+        let sightings = [try c.sighting(sentAt: t0, rssi: -60), try c.sighting(sentAt: t0 + 10, rssi: -75),
+                         try c.sighting(sentAt: t0 + 30, rssi: -71), try c.sighting(sentAt: t0 + 100, rssi: -50)]
+        let w = try #require(try Self.match(sightings, keys: [c.key]).windows.first)
+        // 50, 65, 61 dB chained (gaps 10 s, 20 s) → typical round(58.67) = 59, min 50; then 40 dB alone.
+        #expect(w.scanInstances == [ScanInstance(typicalAttenuation: 59, minAttenuation: 50, secondsSinceLastScan: 120),
+                                    ScanInstance(typicalAttenuation: 40, minAttenuation: 40, secondsSinceLastScan: 120)])
+    }
+
+    @Test func aLongEncounterSplitsIntoWindowsOf30Minutes() throws {
+        let c = Contact(seed: 3, day: Self.day)
+        let t0 = Self.midnight + 12 * 3600
+        // A scan every 5 minutes for 50 minutes: instances at 0,5,...,50 min.
+        let sightings = try (0 ... 10).map { i in try c.sighting(sentAt: t0 + Int64(i) * 300, rssi: -65, previousScan: t0 + Int64(i) * 300 - 300) }
+        let r = try Self.match(sightings, keys: [c.key])
+        #expect(r.windows.map(\.scanInstances.count) == [6, 5]) // 0-25 min, then 30-50 min
+        #expect(r.windows.allSatisfy { $0.scanInstances.allSatisfy { $0.secondsSinceLastScan == 300 } })
+    }
+
+    @Test func clockDriftOfUpToTwoHoursIsTolerated() throws {
+        let c = Contact(seed: 4, day: Self.day)
+        let sent = Self.midnight + 9 * 3600
+        let inside = try c.sighting(sentAt: sent, heardAt: sent + 7200 - 1, rssi: -70)   // still within ±12 intervals
+        let outside = try c.sighting(sentAt: sent + 3600, heardAt: sent + 3600 + 600 + 7200, rssi: -70) // just past
+        #expect(try Self.match([inside], keys: [c.key]).windows.count == 1)
+        #expect(try Self.match([outside], keys: [c.key]).windows.isEmpty)
+    }
+
+    @Test func implausibleTxPowerIsDroppedAndReplaysAreIgnored() throws {
+        var c = Contact(seed: 5, day: Self.day)
+        let t0 = Self.midnight + 14 * 3600
+        let loud = try c.sighting(sentAt: t0, rssi: -70, metadata: [0x40, UInt8(bitPattern: Int8(30)), 0, 0])
+        #expect(try Self.match([loud], keys: [c.key]).windows.isEmpty)
+        c.txPower = -60 // the lower bound is allowed
+        let quiet = try c.sighting(sentAt: t0, rssi: -90)
+        #expect(try Self.match([quiet], keys: [c.key]).windows.first?.scanInstances.first?.minAttenuation == 30)
+        // The same RPI heard again 25 minutes later (within the drift) is a replay.
+        let first = try c.sighting(sentAt: t0, rssi: -80)
+        let replay = try c.sighting(sentAt: t0, heardAt: t0 + 25 * 60, rssi: -80)
+        let r = try Self.match([first, replay], keys: [c.key])
+        #expect(r.windows.flatMap(\.scanInstances).count == 1)
+    }
+
+    @Test func negativeAttenuationIsClampedAtZero() throws {
+        let c = Contact(seed: 6, day: Self.day)
+        let s = try c.sighting(sentAt: Self.midnight + 3600, rssi: 5) // -10 - 5 = -15 → 0
+        #expect(try Self.match([s], keys: [c.key]).windows.first?.scanInstances.first?.minAttenuation == 0)
+    }
+
+    @Test func shortRollingPeriodsEndTheKeysValidity() throws {
+        var c = Contact(seed: 7, day: Self.day)
+        c.period = 6 // one hour
+        let early = try c.sighting(sentAt: Self.midnight + 1800, rssi: -70)
+        let late = try c.sighting(sentAt: Self.midnight + 5 * 3600, rssi: -70) // interval 30: not broadcast by this key
+        #expect(try Self.match([early], keys: [c.key]).windows.count == 1)
+        #expect(try Self.match([late], keys: [c.key]).windows.isEmpty)
+    }
+
+    @Test func infectiousnessReportTypeAndRevisions() throws {
+        var standard = Contact(seed: 8, day: Self.day), high = Contact(seed: 9, day: Self.day), none = Contact(seed: 10, day: Self.day)
+        high.dsos = 2
+        none.dsos = 5
+        standard.reportType = .unknown // becomes CONFIRMED_TEST
+        let t = Self.midnight + 6 * 3600
+        let sightings = try [standard, high, none].enumerated().map { try $1.sighting(sentAt: t + Int64($0) * 60, rssi: -70) }
+        let r = try Self.match(sightings, keys: [standard.key, high.key, none.key])
+        #expect(r.windows.map(\.infectiousness) == [.standard, .high])
+        #expect(r.windows.map(\.reportType) == [.confirmedTest, .confirmedTest])
+        #expect(r.statistics.skippedNotInfectious >= 1)
+
+        // A revision replaces the earlier entry: REVOKED removes the key,
+        // another report type changes its windows.
+        var revoked = standard.key
+        revoked.reportType = .revoked
+        var recursive = high.key
+        recursive.reportType = .recursive
+        let revisedResult = try Self.match(sightings, keys: [standard.key, high.key], revised: [revoked, recursive])
+        #expect(revisedResult.windows.map(\.reportType) == [.recursive])
+    }
+
+    @Test func keysOlderThan14DaysAndKeysWithoutSightingsCostNoCrypto() throws {
+        let old = Contact(seed: 11, day: Self.day - 15)
+        let c = Contact(seed: 12, day: Self.day)
+        let s = [try old.sighting(sentAt: Int64(Self.day - 15) * 86_400 + 3600, rssi: -70), try c.sighting(sentAt: Self.midnight + 3600, rssi: -70)]
+        // Recent keys of a day on which nothing was heard.
+        let quiet = (0 ..< 10).map { Contact(seed: 200 + $0, day: Self.day - 5).key }
+        let r = try Self.match(s, keys: [old.key, c.key] + quiet)
+        #expect(r.windows.count == 1)
+        // The old contact and the 300 filler keys (of 2020) are too old.
+        #expect(r.statistics.skippedOld == 301)
+        #expect(r.statistics.skippedNoSightings == 10)
+        #expect(r.statistics.derived == 1)
+    }
+
+    @Test func resultsDoNotDependOnTheNumberOfThreads() throws {
+        let contacts = (0 ..< 40).map { Contact(seed: 100 + $0, day: Self.day) }
+        var sightings: [Observation] = []
+        for (i, c) in contacts.enumerated() {
+            for k in 0 ..< 3 {
+                let t: Int64 = Self.midnight + Int64(i) * 1800 + Int64(k) * 200
+                sightings.append(try c.sighting(sentAt: t, rssi: Int8(-50 - i), previousScan: t - 200))
+            }
+        }
+        let one = try Self.match(sightings, keys: contacts.map(\.key), threads: 1)
+        let four = try Self.match(sightings, keys: contacts.map(\.key), threads: 4)
+        #expect(one.windows == four.windows)
+        #expect(one.windows.count == 40)
+        #expect(one.summaryV1 == four.summaryV1)
+    }
+
+    @Test func v1SummaryWithCWAValues() throws {
+        var c = Contact(seed: 13, day: Self.day)
+        c.trl = 7
+        let t0 = Self.midnight + 10 * 3600
+        // 4 scans, 5 minutes apart: 20 minutes at 50 dB (≤ 55).
+        let sightings = try (0 ..< 4).map { i in try c.sighting(sentAt: t0 + Int64(i) * 300, rssi: -60, previousScan: t0 + Int64(i) * 300 - 300) }
+        let r = try Self.match(sightings, keys: [c.key])
+        let e = try #require(r.exposuresV1.first)
+        #expect(e.durationSeconds == 1200 && e.attenuationValue == 50 && e.attenuationDurations == [1200, 0, 0])
+        // attenuation 50 → bucket (33, 51] → 2; days 3 → 5; 20 min → 1; TRL 7 → 7: 2·5·1·7 = 70.
+        #expect(e.totalRiskScore == 70)
+        var expected = ExposureSummaryV1()
+        expected.matchedKeyCount = 1
+        expected.daysSinceLastExposure = 3
+        expected.maximumRiskScore = 70
+        expected.maximumRiskScoreFullRange = 70
+        expected.riskScoreSumFullRange = 70
+        expected.attenuationDurations = [1200, 0, 0]
+        #expect(r.summaryV1 == expected)
+    }
+
+    @Test func progressCountsKeysAndCancels() throws {
+        let c = Contact(seed: 14, day: Self.day)
+        let signer = try PrivateKey()
+        let zip = try ExportWriter.signedKeyFile(metadata: Fixtures.metadata(), keys: (0 ..< 20_000).map { Fixtures.key($0, dsos: 1) } + [c.key],
+                                                 signer: signer, info: Fixtures.info())
+        let set = try ObservationSet([try c.sighting(sentAt: Self.midnight + 600, rssi: -70)])
+        var seen: [(UInt64, UInt64)] = []
+        _ = try Matcher.match(observations: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+                              options: MatchingOptions(now: Self.now), progress: { seen.append(($0, $1)); return true })
+        #expect(seen.count >= 3 && seen.last.map { $0.0 == $0.1 && $0.1 == 20_001 } == true)
+        #expect(kind { try Matcher.match(observations: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+                                         options: MatchingOptions(now: Self.now), progress: { _, _ in false }) } == .cancelled)
+    }
+}
