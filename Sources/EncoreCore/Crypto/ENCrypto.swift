@@ -52,7 +52,7 @@ public enum ENCrypto {
         let salt = [UInt8](repeating: 0, count: 32)
         let prk = try ikm.withUnsafeBytes { try hmacSHA256(key: salt, data: Array($0)) }
         let t1 = try hmacSHA256(key: prk, data: info + [0x01])
-        return KeyData(Array(t1.prefix(16)))!
+        return t1.withUnsafeBytes { KeyData(UnsafeRawBufferPointer(rebasing: $0.prefix(16))) } // HMAC-SHA256 gives 32 bytes
     }
 
     static func hmacSHA256(key: [UInt8], data: [UInt8]) throws -> [UInt8] {

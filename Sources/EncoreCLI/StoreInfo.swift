@@ -1,0 +1,64 @@
+import ArgumentParser
+import EncoreCore
+
+/// `encore store info --db PATH [--json]`
+struct StoreInfo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe a store: schema version, sizes, what it holds.",
+        discussion: """
+            Opens the store at PATH (it must exist) and prints its schema version, the size of \
+            its files and how many rows each kind of data has.
+
+            \(StoreArguments.keyHelp)
+
+            Exit status: 0 on success; 1 when the store is missing or cannot be opened (wrong key, \
+            not a store, made by a newer encore); 2 when the command line or the key variables \
+            are wrong.
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let opened = try store.open()
+        let version: Int
+        let observations: Int
+        do {
+            version = try opened.schemaVersion
+            observations = try opened.countObservations()
+        } catch {
+            throw store.fail(error)
+        }
+        let fileSize = StoreFileSize.of(store.db)
+        let walSize = StoreFileSize.of(store.db + "-wal")
+        // Counts per kind of data, in this order; more as the store's
+        // tables gain counting APIs.
+        let counts: [(name: String, label: String, count: Int)] = [
+            ("observations", "observations", observations),
+        ]
+        if json {
+            let object: JSON = .object([
+                ("path", .string(store.db)),
+                ("schema_version", .int(version)),
+                ("latest_schema_version", .int(Store.latestSchemaVersion)),
+                ("file_size", .int(fileSize)),
+                ("wal_size", .int(walSize)),
+                ("counts", .object(counts.map { ($0.name, .int($0.count)) })),
+            ])
+            Output.write(JSONWriter.render(object) + "\n")
+            return
+        }
+        let latest = Store.latestSchemaVersion
+        var lines: [(String, String)] = [
+            ("store", Output.oneLine(store.db)),
+            ("schema version", "\(version)" + (version == latest ? " (latest)" : " (latest is \(latest))")),
+            ("file size", "\(fileSize) bytes" + (walSize > 0 ? " (+ \(walSize) bytes of write-ahead log)" : "")),
+        ]
+        lines += counts.map { ($0.label, String($0.count)) }
+        Output.write(LabelledLines.render(lines))
+    }
+}

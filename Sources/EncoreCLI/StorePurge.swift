@@ -1,0 +1,80 @@
+import ArgumentParser
+import EncoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `encore store purge --db PATH [--now UNIX_SECONDS] [--max-age-days N] [--json]`
+struct StorePurge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purge",
+        abstract: "Delete what is older than the retention period.",
+        discussion: """
+            Deletes, in one transaction, every observation, own key, key package, tracing event \
+            and risk result older than the cut-off (--now minus --max-age-days), zeroing the \
+            freed space. Kept whatever their age: settings, the newest risk result, and whether \
+            tracing was on at the cut-off. Prints how many rows of each kind were deleted.
+
+            \(StoreArguments.keyHelp)
+
+            Exit status: 0 on success; 1 when the store is missing or cannot be opened or \
+            purged; 2 when the command line or the key variables are wrong.
+            """
+    )
+
+    static let secondsPerDay: Int64 = 86_400
+
+    @OptionGroup var store: StoreArguments
+
+    @Option(name: .long, help: ArgumentHelp("The current time in seconds since 1970-01-01T00:00:00Z (default: the system clock).", valueName: "unix-seconds"))
+    var now: Int64?
+
+    @Option(name: .customLong("max-age-days"), help: ArgumentHelp("Keep what is at most this many days old.", valueName: "n"))
+    var maxAgeDays: Int64 = 14
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard maxAgeDays >= 0 else { throw ValidationError("--max-age-days must not be negative") }
+        let (seconds, overflow) = maxAgeDays.multipliedReportingOverflow(by: Self.secondsPerDay)
+        guard !overflow, !(now ?? 0).subtractingReportingOverflow(seconds).overflow else {
+            throw ValidationError("--max-age-days \(maxAgeDays) is too large")
+        }
+    }
+
+    func run() throws {
+        let now = self.now ?? Int64(time(nil))
+        let maxAge = maxAgeDays * Self.secondsPerDay
+        let opened = try store.open()
+        let counts: PurgeCounts
+        do {
+            counts = try opened.purge(now: now, maxAge: maxAge)
+        } catch {
+            throw store.fail(error)
+        }
+        let cutoff = now - maxAge
+        let rows: [(name: String, label: String, count: Int)] = [
+            ("observations", "observations", counts.observations),
+            ("own_keys", "own keys", counts.ownKeys),
+            ("key_packages", "key packages", counts.keyPackages),
+            ("tracing_events", "tracing events", counts.tracingEvents),
+            ("risk_results", "risk results", counts.riskResults),
+        ]
+        if json {
+            let object: JSON = .object([
+                ("now", .int(now)),
+                ("max_age_seconds", .int(maxAge)),
+                ("cutoff", .int(cutoff)),
+                ("deleted", .object(rows.map { ($0.name, .int($0.count)) })),
+                ("total", .int(counts.total)),
+            ])
+            Output.write(JSONWriter.render(object) + "\n")
+            return
+        }
+        let when = UTCTime.iso8601(seconds: cutoff) ?? "\(cutoff)"
+        var out = "\(Output.oneLine(store.db)): deleted \(counts.total) \(counts.total == 1 ? "row" : "rows") from before \(when) (\(maxAgeDays) days before \(UTCTime.iso8601(seconds: now) ?? "\(now)"))\n"
+        out += LabelledLines.render(rows.map { ($0.label, String($0.count)) }, indent: "  ")
+        Output.write(out)
+    }
+}

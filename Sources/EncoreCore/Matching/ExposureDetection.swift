@@ -1,0 +1,10 @@
+extension Store {
+    /// The stored sightings that can still match a key taking part in a
+    /// match at `options.now`: from the start of the oldest such key's
+    /// validity, less the drift.
+    public func observationSet(for options: MatchingOptions) throws -> ObservationSet {
+        let from = WindowBuilder.utcMidnight(options.now) - (options.maxKeyAgeDays + 1) * WindowBuilder.day
+            - options.driftIntervals * ENInterval.seconds
+        return try ObservationSet(observations(from: from))
+    }
+}
