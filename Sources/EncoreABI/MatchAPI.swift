@@ -12,8 +12,11 @@ final class MatchResultHandle: @unchecked Sendable {
     let exposures: [encore_exposure_v1]
     let summary: encore_summary_v1
     let stats: encore_match_stats
+    /// The core's result, for calculations on it (risk).
+    let source: MatchResult
 
     init(_ r: MatchResult) {
+        source = r
         var windows: [encore_exposure_window] = [], instances: [encore_scan_instance] = []
         for w in r.windows {
             windows.append(encore_exposure_window(date: w.date, report_type: w.reportType.rawValue, infectiousness: w.infectiousness.rawValue,

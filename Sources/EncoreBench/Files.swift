@@ -22,7 +22,7 @@ enum Files {
 
     static func read(_ path: String) throws -> [UInt8] {
         let owned = try FileReader.read(path: path, maxSize: 1 << 32)
-        return Array(owned.buffer)
+        return owned.bytes
     }
 
     /// A fresh directory under $TMPDIR (or /tmp).

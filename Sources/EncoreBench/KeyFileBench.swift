@@ -45,7 +45,7 @@ enum KeyFileBench {
                     try Timing.time { try Baseline.inflate(UnsafeRawBufferPointer(rebasing: z[member.compressed]), into: inflated) }
                 }
             }
-            r[2] = try Timing.time { _ = try Baseline.sha256(bin.buffer) }
+            r[2] = try Timing.time { _ = try bin.withUnsafeBytes { try Baseline.sha256($0) } }
             var keyFile: KeyFile?
             r[3] = try Timing.time { keyFile = try KeyFile(path: file.zipPath, options: verified) }
             var fingerprint = KeyFingerprint()
@@ -59,7 +59,7 @@ enum KeyFileBench {
             keyFile = nil
             r[5] = r[3] + r[4]
             r[6] = try Timing.time { _ = try KeyFile(path: file.zipPath, options: unverified) }
-            r[7] = try Timing.time { _ = try KeyFile(bytes: bin.buffer, options: unverified) }
+            r[7] = try Timing.time { _ = try bin.withUnsafeBytes { try KeyFile(bytes: $0, options: unverified) } }
             if run > 0 {
                 for i in rows.indices { rows[i].samples.add(r[i]) }
             }

@@ -5,6 +5,8 @@ indirect enum JSON {
     case bool(Bool)
     case int(Int64)
     case uint(UInt64)
+    /// A finite floating-point number (non-finite values are written as null).
+    case number(Double)
     case string(String)
     case array([JSON])
     case object([(String, JSON)])
@@ -35,6 +37,7 @@ enum JSONWriter {
         case .bool(let b): out += b ? "true" : "false"
         case .int(let n): out += String(n)
         case .uint(let n): out += String(n)
+        case .number(let d): out += d.isFinite ? d.description : "null"
         case .string(let s): writeString(s, to: &out)
         case .array(let items):
             writeContainer(open: "[", close: "]", count: items.count, multiLine: pretty && items.contains { $0.isContainer },

@@ -13,7 +13,7 @@ enum TestData {
 
     static func bytes(_ relative: String) throws -> [UInt8] {
         let owned = try FileReader.read(path: path(relative), maxSize: 1 << 30)
-        return Array(owned.buffer)
+        return owned.bytes
     }
 
     /// A trust list with the published keys of the signed samples.

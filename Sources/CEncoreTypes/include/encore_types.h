@@ -201,4 +201,70 @@ typedef struct encore_observation {
     uint8_t reserved[2];      /* must be 0 */
 } encore_observation;
 
+/* ---- Store tables ---- */
+
+/* Memory the library hands out (a general mechanism: store contents,
+ * documents and text values now, later features too). A function that
+ * returns bytes fills a caller's encore_bytes: `length` bytes at `data`,
+ * followed by one NUL byte that `length` does not count, so a text result is
+ * a C string as it is. On success `data` is never NULL, also for 0 bytes. The
+ * caller owns the memory until it passes the struct to encore_bytes_free(),
+ * which wipes and frees it and zeroes the struct; a zeroed struct may be
+ * passed again. Pass only structs the library filled (or zeroed ones), and
+ * do not free `data` with free(): it is not the start of an allocation. */
+typedef struct encore_bytes {
+    uint8_t *data;
+    size_t length;
+} encore_bytes;
+
+/* A list of strings the library hands out (a general mechanism: key package
+ * identifiers now, later features too). Read it with
+ * encore_string_list_count() and encore_string_list_get(); release it with
+ * encore_string_list_free(). Immutable: it may be read from several threads. */
+typedef struct encore_string_list encore_string_list;
+
+/* One of the device's own temporary exposure keys. */
+typedef struct encore_own_key {
+    uint8_t key_data[16];
+    int32_t rolling_start_interval_number;  /* ENIN of the key's first interval, >= 0 */
+    int32_t rolling_period;                 /* intervals the key covers, 1..144 */
+    int64_t created;                        /* unix seconds the key was made, >= 0 */
+} encore_own_key;
+
+/* What the key package cache knows about a package, besides its content. */
+typedef struct encore_package_info {
+    int64_t downloaded;     /* unix seconds */
+    uint64_t size;          /* bytes of content */
+    uint8_t sha256[32];     /* SHA-256 of the content, computed by the library */
+    int32_t has_etag;       /* 1 when the package was stored with an ETag */
+    uint32_t reserved;      /* 0 */
+} encore_package_info;
+
+/* Tracing (scanning and advertising) was switched on or off. */
+typedef struct encore_tracing_event {
+    int64_t time;           /* unix seconds */
+    int32_t active;         /* 1: switched on; 0: switched off */
+    uint32_t reserved;      /* 0 */
+} encore_tracing_event;
+
+/* A stored risk result without its document (see
+ * encore_store_get_risk_result()). */
+typedef struct encore_risk_result {
+    int64_t id;                 /* the store's number for it, increasing as results are added */
+    int64_t time;               /* unix seconds of the calculation */
+    int32_t level;              /* the host's risk level */
+    uint32_t reserved;          /* 0 */
+    uint64_t document_length;   /* bytes of the UTF-8 document */
+} encore_risk_result;
+
+/* Settings: small typed values under a name (UTF-8, 1 to 1024 bytes).
+ * Setting a value replaces any value of any type under its name. Reading a
+ * setting as another type than it holds is ENCORE_ERR_INVALID_ARGUMENT (the
+ * message names the stored type); reading a missing one is
+ * ENCORE_ERR_NOT_FOUND. The types (the values are SQLite's storage classes): */
+#define ENCORE_SETTING_INTEGER 1  /* int64_t */
+#define ENCORE_SETTING_DOUBLE 2   /* double, never NaN */
+#define ENCORE_SETTING_TEXT 3     /* UTF-8 text without NUL */
+#define ENCORE_SETTING_BLOB 4     /* bytes */
+
 #endif /* ENCORE_TYPES_H */

@@ -33,12 +33,19 @@ public final class OwnedBytes: @unchecked Sendable {
 
     deinit { free(base) }
 
-    public var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    /// The memory, valid only while this object is alive: internal, since a
+    /// caller holding only the pointer may see the object freed under it
+    /// (`Array(read().buffer)` would copy freed memory). Outside the module
+    /// use `withUnsafeBytes` or `bytes`.
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// A copy of the bytes.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Write access for the code that fills a freshly allocated buffer.
     var mutableBuffer: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: base, count: count) }
 
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(buffer)
+        try withExtendedLifetime(self) { try body(buffer) }
     }
 }

@@ -6,6 +6,11 @@
         with encore.KeyFile.open("export.zip", trust=trust) as f:
             print(f.info.region, sum(1 for _ in f.keys()))
 
+    with encore.Store.open("state.db", "passphrase") as store:
+        store.set_setting("onboarded", 1)
+        for day in store.missing_packages("DE", server_days):
+            store.put_package("DE", day, download(day), etag=etag_of(day))
+
 Every failing library call raises an EncoreError subclass named after its
 status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is found through
 ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
@@ -14,11 +19,14 @@ from . import _ffi
 from ._loader import lib as _lib
 from .errors import CLASSES as _CLASSES, EncoreError, status_name_of as status_name
 from .keyfile import KeyFile
-from .records import Key, KeyFileInfo
+from .records import (Key, KeyFileInfo, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult,
+                      TracingEvent)
+from .store import Store
 from .trust import TrustList
 
 __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
-__all__ = ["EncoreError", "Key", "KeyFile", "KeyFileInfo", "TrustList", "status_name",
+__all__ = ["EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "OwnKey", "PackageInfo",
+           "PurgeCounts", "RiskResult", "Store", "TracingEvent", "TrustList", "status_name",
            "__version__", *sorted(_CLASSES)]

@@ -58,6 +58,16 @@ ENCORE_REPORT_RECURSIVE = 4
 ENCORE_REPORT_REVOKED = 5
 ENCORE_KEY_PASSPHRASE = 0
 ENCORE_KEY_RAW = 1
+ENCORE_SETTING_INTEGER = 1
+ENCORE_SETTING_DOUBLE = 2
+ENCORE_SETTING_TEXT = 3
+ENCORE_SETTING_BLOB = 4
+ENCORE_INFECTIOUSNESS_NONE = 0
+ENCORE_INFECTIOUSNESS_STANDARD = 1
+ENCORE_INFECTIOUSNESS_HIGH = 2
+ENCORE_RISK_NONE = 0
+ENCORE_RISK_LOW = 1
+ENCORE_RISK_HIGH = 2
 
 # Types, in header order.
 encore_status = ctypes.c_int32
@@ -162,6 +172,194 @@ class encore_observation(ctypes.Structure):
     ]
 
 
+class encore_bytes(ctypes.Structure):
+    _fields_ = [
+        ('data', ctypes.POINTER(ctypes.c_uint8)),
+        ('length', ctypes.c_size_t),
+    ]
+
+
+class encore_string_list(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_own_key(ctypes.Structure):
+    _fields_ = [
+        ('key_data', ctypes.c_uint8 * 16),
+        ('rolling_start_interval_number', ctypes.c_int32),
+        ('rolling_period', ctypes.c_int32),
+        ('created', ctypes.c_int64),
+    ]
+
+
+class encore_package_info(ctypes.Structure):
+    _fields_ = [
+        ('downloaded', ctypes.c_int64),
+        ('size', ctypes.c_uint64),
+        ('sha256', ctypes.c_uint8 * 32),
+        ('has_etag', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_tracing_event(ctypes.Structure):
+    _fields_ = [
+        ('time', ctypes.c_int64),
+        ('active', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_risk_result(ctypes.Structure):
+    _fields_ = [
+        ('id', ctypes.c_int64),
+        ('time', ctypes.c_int64),
+        ('level', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+        ('document_length', ctypes.c_uint64),
+    ]
+
+
+class encore_match_result(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_key_source(ctypes.Structure):
+    _fields_ = [
+        ('path', ctypes.c_char_p),
+        ('data', ctypes.POINTER(ctypes.c_uint8)),
+        ('length', ctypes.c_size_t),
+    ]
+
+
+class encore_v1_config(ctypes.Structure):
+    _fields_ = [
+        ('attenuation_level_values', ctypes.c_int32 * 8),
+        ('days_since_last_exposure_level_values', ctypes.c_int32 * 8),
+        ('duration_level_values', ctypes.c_int32 * 8),
+        ('transmission_risk_level_values', ctypes.c_int32 * 8),
+        ('minimum_risk_score', ctypes.c_int32),
+        ('attenuation_duration_thresholds', ctypes.c_int32 * 2),
+        ('reserved', ctypes.c_int32),
+    ]
+
+
+class encore_match_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('threads', ctypes.c_uint32),
+        ('now', ctypes.c_int64),
+        ('drift_intervals', ctypes.c_int32),
+        ('tx_power_min', ctypes.c_int32),
+        ('tx_power_max', ctypes.c_int32),
+        ('replay_seconds', ctypes.c_int32),
+        ('max_key_age_days', ctypes.c_int32),
+        ('report_type_when_missing', ctypes.c_int32),
+        ('infectiousness_when_dsos_missing', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+        ('infectiousness_by_dsos', ctypes.c_int8 * 29),
+        ('reserved2', ctypes.c_uint8 * 3),
+        ('keyfile_options', ctypes.POINTER(encore_keyfile_options)),
+        ('v1', ctypes.POINTER(encore_v1_config)),
+        ('progress', encore_progress_fn),
+        ('progress_context', ctypes.c_void_p),
+    ]
+
+
+class encore_scan_instance(ctypes.Structure):
+    _fields_ = [
+        ('typical_attenuation', ctypes.c_int32),
+        ('min_attenuation', ctypes.c_int32),
+        ('seconds_since_last_scan', ctypes.c_int32),
+    ]
+
+
+class encore_exposure_window(ctypes.Structure):
+    _fields_ = [
+        ('date', ctypes.c_int64),
+        ('report_type', ctypes.c_int32),
+        ('infectiousness', ctypes.c_int32),
+        ('calibration_confidence', ctypes.c_int32),
+        ('scan_instance_count', ctypes.c_uint32),
+        ('first_scan_instance', ctypes.c_uint64),
+    ]
+
+
+class encore_exposure_v1(ctypes.Structure):
+    _fields_ = [
+        ('date', ctypes.c_int64),
+        ('duration_seconds', ctypes.c_int32),
+        ('attenuation_value', ctypes.c_int32),
+        ('attenuation_durations', ctypes.c_int32 * 3),
+        ('transmission_risk_level', ctypes.c_int32),
+        ('total_risk_score', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+    ]
+
+
+class encore_summary_v1(ctypes.Structure):
+    _fields_ = [
+        ('matched_key_count', ctypes.c_int32),
+        ('days_since_last_exposure', ctypes.c_int32),
+        ('maximum_risk_score', ctypes.c_int32),
+        ('maximum_risk_score_full_range', ctypes.c_int32),
+        ('risk_score_sum_full_range', ctypes.c_int32),
+        ('attenuation_durations', ctypes.c_int32 * 3),
+    ]
+
+
+class encore_match_stats(ctypes.Structure):
+    _fields_ = [
+        ('windows', ctypes.c_uint64),
+        ('scan_instances', ctypes.c_uint64),
+        ('exposures_v1', ctypes.c_uint64),
+        ('files', ctypes.c_uint64),
+        ('keys', ctypes.c_uint64),
+        ('skipped_old', ctypes.c_uint64),
+        ('skipped_revoked', ctypes.c_uint64),
+        ('skipped_not_infectious', ctypes.c_uint64),
+        ('skipped_no_sightings', ctypes.c_uint64),
+        ('derived', ctypes.c_uint64),
+        ('matched_keys', ctypes.c_uint64),
+    ]
+
+
+class encore_risk_config(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_risk_assessment(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_risk_summary(ctypes.Structure):
+    _fields_ = [
+        ('total_risk_level', ctypes.c_int32),
+        ('has_most_recent_date_with_low_risk', ctypes.c_int32),
+        ('most_recent_date_with_low_risk', ctypes.c_int64),
+        ('has_most_recent_date_with_high_risk', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+        ('most_recent_date_with_high_risk', ctypes.c_int64),
+        ('number_of_days_with_low_risk', ctypes.c_int32),
+        ('number_of_days_with_high_risk', ctypes.c_int32),
+        ('total_minimum_distinct_encounters_with_low_risk', ctypes.c_int32),
+        ('total_minimum_distinct_encounters_with_high_risk', ctypes.c_int32),
+        ('calculated_at', ctypes.c_int64),
+        ('day_count', ctypes.c_uint64),
+    ]
+
+
+class encore_day_risk(ctypes.Structure):
+    _fields_ = [
+        ('date', ctypes.c_int64),
+        ('risk_level', ctypes.c_int32),
+        ('minimum_distinct_encounters_with_low_risk', ctypes.c_int32),
+        ('normalized_time', ctypes.c_double),
+        ('minimum_distinct_encounters_with_high_risk', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+    ]
+
+
 # Every function of the header: name -> (restype, argtypes).
 FUNCTIONS = {
     'encore_version': (ctypes.c_char_p, []),
@@ -177,6 +375,14 @@ FUNCTIONS = {
     'encore_trust_add_key': (encore_status, [ctypes.POINTER(encore_trust), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (trust, count)
     'encore_trust_count': (encore_status, [ctypes.POINTER(encore_trust), ctypes.POINTER(ctypes.c_size_t)]),
+    # (tek, tek_len, out, out_len)
+    'encore_en_rpik': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (tek, tek_len, out, out_len)
+    'encore_en_aemk': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (rpik, rpik_len, start_interval, count, out, out_len)
+    'encore_en_rpis': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
+    'encore_en_aem': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (options, struct_size)
     'encore_keyfile_options_init': (encore_status, [ctypes.POINTER(encore_keyfile_options), ctypes.c_size_t]),
     # (data, len, options, out)
@@ -209,6 +415,106 @@ FUNCTIONS = {
     'encore_store_count_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
     # (store, from, to, first, out, capacity, copied)
     'encore_store_copy_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (options, struct_size, now)
+    'encore_match_options_init': (encore_status, [ctypes.POINTER(encore_match_options), ctypes.c_size_t, ctypes.c_int64]),
+    # (store, sources, count, options, out)
+    'encore_match': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.POINTER(encore_match_options), ctypes.POINTER(ctypes.POINTER(encore_match_result))]),
+    # (result)
+    'encore_match_result_free': (None, [ctypes.POINTER(encore_match_result)]),
+    # (result, stats)
+    'encore_match_result_get_stats': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.POINTER(encore_match_stats)]),
+    # (result, summary)
+    'encore_match_result_get_summary_v1': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.POINTER(encore_summary_v1)]),
+    # (result, first, out, capacity, copied)
+    'encore_match_result_copy_windows': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_exposure_window), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (result, first, out, capacity, copied)
+    'encore_match_result_copy_scan_instances': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_scan_instance), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (result, first, out, capacity, copied)
+    'encore_match_result_copy_exposures_v1': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_exposure_v1), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (json, len, out)
+    'encore_risk_config_new_json': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_risk_config))]),
+    # (config)
+    'encore_risk_config_free': (None, [ctypes.POINTER(encore_risk_config)]),
+    # (config, windows, window_count, instances, instance_count, now, out)
+    'encore_risk_calculate': (encore_status, [ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_exposure_window), ctypes.c_size_t, ctypes.POINTER(encore_scan_instance), ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
+    # (config, result, now, out)
+    'encore_risk_calculate_match': (encore_status, [ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_result), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
+    # (assessment)
+    'encore_risk_assessment_free': (None, [ctypes.POINTER(encore_risk_assessment)]),
+    # (assessment, summary)
+    'encore_risk_assessment_get_summary': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.POINTER(encore_risk_summary)]),
+    # (assessment, first, out, capacity, copied)
+    'encore_risk_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.c_uint64, ctypes.POINTER(encore_day_risk), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (bytes)
+    'encore_bytes_free': (None, [ctypes.POINTER(encore_bytes)]),
+    # (list, count)
+    'encore_string_list_count': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.POINTER(ctypes.c_size_t)]),
+    # (list, index, item)
+    'encore_string_list_get': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p)]),
+    # (list)
+    'encore_string_list_free': (None, [ctypes.POINTER(encore_string_list)]),
+    # (store, region, identifier, etag, content, content_len, downloaded)
+    'encore_store_put_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
+    # (store, region, identifier, etag, has)
+    'encore_store_has_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, region, identifier, content)
+    'encore_store_get_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    # (store, region, identifier, info, etag)
+    'encore_store_get_package_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_package_info), ctypes.POINTER(encore_bytes)]),
+    # (store, region, out)
+    'encore_store_list_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    # (store, region, identifier, removed)
+    'encore_store_remove_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, region, available, count, out)
+    'encore_store_missing_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    # (store, key)
+    'encore_store_put_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
+    # (store, since_interval, count)
+    'encore_store_count_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, since_interval, first, out, capacity, copied)
+    'encore_store_copy_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, key)
+    'encore_store_get_latest_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
+    # (store, time, active)
+    'encore_store_add_tracing_event': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32]),
+    # (store, from, to, count)
+    'encore_store_count_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, from, to, first, out, capacity, copied)
+    'encore_store_copy_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, from, to, seconds)
+    'encore_store_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, time, level, document, id)
+    'encore_store_add_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, result, document)
+    'encore_store_get_last_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
+    # (store, id, result, document)
+    'encore_store_get_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
+    # (store, from, to, count)
+    'encore_store_count_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, from, to, first, out, capacity, copied)
+    'encore_store_copy_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_risk_result), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, name, value)
+    'encore_store_set_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64]),
+    # (store, name, value)
+    'encore_store_get_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, name, value)
+    'encore_store_set_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_double]),
+    # (store, name, value)
+    'encore_store_get_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_double)]),
+    # (store, name, value)
+    'encore_store_set_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p]),
+    # (store, name, value)
+    'encore_store_get_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    # (store, name, value, length)
+    'encore_store_set_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, name, value)
+    'encore_store_get_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    # (store, name, type)
+    'encore_store_get_setting_type': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, name, deleted)
+    'encore_store_delete_setting': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, out)
+    'encore_store_list_settings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -216,6 +522,10 @@ FALLIBLE = frozenset({
     'encore_trust_new',
     'encore_trust_add_key',
     'encore_trust_count',
+    'encore_en_rpik',
+    'encore_en_aemk',
+    'encore_en_rpis',
+    'encore_en_aem',
     'encore_keyfile_options_init',
     'encore_keyfile_open_bytes',
     'encore_keyfile_open_path',
@@ -230,6 +540,51 @@ FALLIBLE = frozenset({
     'encore_store_add_observations',
     'encore_store_count_observations',
     'encore_store_copy_observations',
+    'encore_match_options_init',
+    'encore_match',
+    'encore_match_result_get_stats',
+    'encore_match_result_get_summary_v1',
+    'encore_match_result_copy_windows',
+    'encore_match_result_copy_scan_instances',
+    'encore_match_result_copy_exposures_v1',
+    'encore_risk_config_new_json',
+    'encore_risk_calculate',
+    'encore_risk_calculate_match',
+    'encore_risk_assessment_get_summary',
+    'encore_risk_assessment_copy_days',
+    'encore_string_list_count',
+    'encore_string_list_get',
+    'encore_store_put_package',
+    'encore_store_has_package',
+    'encore_store_get_package',
+    'encore_store_get_package_info',
+    'encore_store_list_packages',
+    'encore_store_remove_package',
+    'encore_store_missing_packages',
+    'encore_store_put_own_key',
+    'encore_store_count_own_keys',
+    'encore_store_copy_own_keys',
+    'encore_store_get_latest_own_key',
+    'encore_store_add_tracing_event',
+    'encore_store_count_tracing_events',
+    'encore_store_copy_tracing_events',
+    'encore_store_active_tracing_seconds',
+    'encore_store_add_risk_result',
+    'encore_store_get_last_risk_result',
+    'encore_store_get_risk_result',
+    'encore_store_count_risk_results',
+    'encore_store_copy_risk_results',
+    'encore_store_set_setting_int64',
+    'encore_store_get_setting_int64',
+    'encore_store_set_setting_double',
+    'encore_store_get_setting_double',
+    'encore_store_set_setting_text',
+    'encore_store_get_setting_text',
+    'encore_store_set_setting_blob',
+    'encore_store_get_setting_blob',
+    'encore_store_get_setting_type',
+    'encore_store_delete_setting',
+    'encore_store_list_settings',
 })
 
 

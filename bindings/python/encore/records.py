@@ -63,3 +63,118 @@ class Key:
             rolling_period=key.rolling_period, report_type=key.report_type,
             days_since_onset_of_symptoms=(key.days_since_onset_of_symptoms
                                           if key.has_days_since_onset_of_symptoms else None))
+
+
+# ---- Store records ----------------------------------------------------------
+
+def checked_int(value, bits, what):
+    """`value` checked to be an int that fits a signed C integer of `bits`
+    bits (ctypes would wrap it without a word); bool is refused."""
+    limit = 1 << (bits - 1)
+    if not isinstance(value, int) or isinstance(value, bool) or not -limit <= value < limit:
+        raise ValueError(f"{what} must be an int from {-limit} to {limit - 1}, not {value!r}")
+    return value
+
+
+def _fixed_bytes(value, size, what):
+    data = bytes(value)
+    if len(data) != size:
+        raise ValueError(f"{what} must be {size} bytes, not {len(data)}")
+    return data
+
+
+@dataclasses.dataclass(frozen=True)
+class Observation:
+    """One sighting heard over Bluetooth (encore_observation)."""
+    time: int                         # unix seconds
+    rpi: bytes                        # 16 bytes
+    aem: bytes                        # 4 bytes
+    rssi: int                         # dBm
+    prev_scan: Optional[int] = None   # unix seconds of the previous scan, when known
+
+    @classmethod
+    def from_c(cls, o):
+        return cls(time=o.time, rpi=bytes(o.rpi), aem=bytes(o.aem), rssi=o.rssi,
+                   prev_scan=o.prev_scan if o.has_prev_scan else None)
+
+    def to_c(self):
+        o = _ffi.encore_observation()
+        o.time = checked_int(self.time, 64, "time")
+        o.rpi[:] = _fixed_bytes(self.rpi, 16, "rpi")
+        o.aem[:] = _fixed_bytes(self.aem, 4, "aem")
+        o.rssi = checked_int(self.rssi, 8, "rssi")
+        o.has_prev_scan = 0 if self.prev_scan is None else 1
+        o.prev_scan = 0 if self.prev_scan is None else checked_int(self.prev_scan, 64, "prev_scan")
+        return o
+
+
+@dataclasses.dataclass(frozen=True)
+class OwnKey:
+    """One of the device's own temporary exposure keys (encore_own_key)."""
+    key_data: bytes                     # 16 bytes
+    rolling_start_interval_number: int  # ENIN of the first interval, >= 0
+    rolling_period: int = 144           # 1..144
+    created: int = 0                    # unix seconds the key was made
+
+    @classmethod
+    def from_c(cls, k):
+        return cls(key_data=bytes(k.key_data), rolling_start_interval_number=k.rolling_start_interval_number,
+                   rolling_period=k.rolling_period, created=k.created)
+
+    def to_c(self):
+        k = _ffi.encore_own_key()
+        k.key_data[:] = _fixed_bytes(self.key_data, 16, "key_data")
+        k.rolling_start_interval_number = checked_int(self.rolling_start_interval_number, 32, "rolling_start_interval_number")
+        k.rolling_period = checked_int(self.rolling_period, 32, "rolling_period")
+        k.created = checked_int(self.created, 64, "created")
+        return k
+
+
+@dataclasses.dataclass(frozen=True)
+class PackageInfo:
+    """A cached key package, without its content (encore_package_info)."""
+    region: str
+    identifier: str
+    etag: Optional[str]
+    sha256: bytes      # computed by the library when the package was stored
+    size: int          # bytes of content
+    downloaded: int    # unix seconds
+
+
+@dataclasses.dataclass(frozen=True)
+class TracingEvent:
+    """Tracing was switched on (active) or off at `time` (encore_tracing_event)."""
+    time: int
+    active: bool
+
+    @classmethod
+    def from_c(cls, e):
+        return cls(time=e.time, active=bool(e.active))
+
+
+@dataclasses.dataclass(frozen=True)
+class RiskResult:
+    """A stored risk result (encore_risk_result and its document)."""
+    id: int
+    time: int
+    level: int
+    document: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PurgeCounts:
+    """Rows a purge removed (encore_purge_counts)."""
+    observations: int
+    own_keys: int
+    key_packages: int
+    tracing_events: int
+    risk_results: int
+
+    @classmethod
+    def from_c(cls, n):
+        return cls(observations=n.observations, own_keys=n.own_keys, key_packages=n.key_packages,
+                   tracing_events=n.tracing_events, risk_results=n.risk_results)
+
+    @property
+    def total(self):
+        return self.observations + self.own_keys + self.key_packages + self.tracing_events + self.risk_results

@@ -1,0 +1,122 @@
+import CEncoreTypes
+import EncoreCore
+
+public typealias encore_risk_config_ptr = OpaquePointer
+public typealias encore_risk_assessment_ptr = OpaquePointer
+
+final class RiskConfigHandle: Sendable {
+    let configuration: RiskConfiguration
+    init(_ c: RiskConfiguration) { configuration = c }
+}
+
+final class RiskAssessmentHandle: Sendable {
+    let assessment: RiskAssessment
+    init(_ a: RiskAssessment) { assessment = a }
+}
+
+/// Parses a risk calculation configuration from `len` bytes of JSON (the
+/// form of the conformance file's defaultRiskCalculationConfiguration). A
+/// malformed configuration is ENCORE_ERR_INVALID_ARGUMENT with a message
+/// naming the bad field. Release it with encore_risk_config_free().
+@c public func encore_risk_config_new_json(_ json: UnsafePointer<UInt8>?, _ len: Int, _ out: UnsafeMutablePointer<encore_risk_config_ptr?>?) -> encore_status {
+    guarded {
+        let bytes = Array(try buffer(json, len, "json"))
+        let out = try required(out, "out")
+        out.pointee = retainedHandle(RiskConfigHandle(try RiskConfiguration(json: bytes)))
+    }
+}
+
+/// Releases a risk configuration; NULL does nothing.
+@c public func encore_risk_config_free(_ config: encore_risk_config_ptr?) {
+    release(config)
+}
+
+/// Calculates the risk of `window_count` exposure windows whose scan
+/// instances are instances[first_scan_instance ..< + scan_instance_count]
+/// (the layout encore_match() results have). On success *out is an
+/// assessment for encore_risk_assessment_free().
+@c public func encore_risk_calculate(_ config: encore_risk_config_ptr?, _ windows: UnsafePointer<encore_exposure_window>?, _ window_count: Int, _ instances: UnsafePointer<encore_scan_instance>?, _ instance_count: Int, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
+    guarded {
+        let c = try borrow(config, as: RiskConfigHandle.self, "config")
+        let out = try required(out, "out")
+        let list = try exposureWindows(windows, window_count, instances, instance_count)
+        out.pointee = retainedHandle(RiskAssessmentHandle(RiskCalculation.calculate(list, configuration: c.configuration, now: now)))
+    }
+}
+
+/// Calculates the risk of a match result's windows.
+@c public func encore_risk_calculate_match(_ config: encore_risk_config_ptr?, _ result: encore_match_result_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
+    guarded {
+        let c = try borrow(config, as: RiskConfigHandle.self, "config")
+        let r = try borrow(result, as: MatchResultHandle.self, "result")
+        let out = try required(out, "out")
+        out.pointee = retainedHandle(RiskAssessmentHandle(RiskCalculation.calculate(r.source.windows, configuration: c.configuration, now: now)))
+    }
+}
+
+/// Releases an assessment; NULL does nothing.
+@c public func encore_risk_assessment_free(_ assessment: encore_risk_assessment_ptr?) {
+    release(assessment)
+}
+
+/// Writes an assessment's aggregate.
+@c public func encore_risk_assessment_get_summary(_ assessment: encore_risk_assessment_ptr?, _ summary: UnsafeMutablePointer<encore_risk_summary>?) -> encore_status {
+    guarded {
+        let a = try borrow(assessment, as: RiskAssessmentHandle.self, "assessment").assessment
+        var s = encore_risk_summary()
+        s.total_risk_level = a.totalRiskLevel.rawValue
+        s.has_most_recent_date_with_low_risk = a.mostRecentDateWithLowRisk == nil ? 0 : 1
+        s.most_recent_date_with_low_risk = a.mostRecentDateWithLowRisk ?? 0
+        s.has_most_recent_date_with_high_risk = a.mostRecentDateWithHighRisk == nil ? 0 : 1
+        s.most_recent_date_with_high_risk = a.mostRecentDateWithHighRisk ?? 0
+        s.number_of_days_with_low_risk = Int32(clamping: a.numberOfDaysWithLowRisk)
+        s.number_of_days_with_high_risk = Int32(clamping: a.numberOfDaysWithHighRisk)
+        s.total_minimum_distinct_encounters_with_low_risk = Int32(clamping: a.totalMinimumDistinctEncountersWithLowRisk)
+        s.total_minimum_distinct_encounters_with_high_risk = Int32(clamping: a.totalMinimumDistinctEncountersWithHighRisk)
+        s.calculated_at = a.calculatedAt
+        s.day_count = UInt64(a.days.count)
+        try required(summary, "summary").pointee = s
+    }
+}
+
+/// Copies per-day risks first ..< first + capacity (newest first).
+@c public func encore_risk_assessment_copy_days(_ assessment: encore_risk_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_day_risk>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        try copyOut(borrow(assessment, as: RiskAssessmentHandle.self, "assessment").assessment.days, first: first, out, capacity, copied) { d in
+            encore_day_risk(date: d.date, risk_level: d.riskLevel?.rawValue ?? ENCORE_RISK_NONE,
+                            minimum_distinct_encounters_with_low_risk: Int32(clamping: d.minimumDistinctEncountersWithLowRisk),
+                            normalized_time: d.normalizedTime,
+                            minimum_distinct_encounters_with_high_risk: Int32(clamping: d.minimumDistinctEncountersWithHighRisk), reserved: 0)
+        }
+    }
+}
+
+/// Windows from the C layout, every field and index checked.
+func exposureWindows(_ windows: UnsafePointer<encore_exposure_window>?, _ count: Int,
+                     _ instances: UnsafePointer<encore_scan_instance>?, _ instanceCount: Int) throws -> [ExposureWindow] {
+    guard count >= 0, instanceCount >= 0 else { throw EncoreError(.invalidArgument, "counts are too large") }
+    if count > 0 { _ = try required(windows, "windows") }
+    if instanceCount > 0 { _ = try required(instances, "instances") }
+    var out: [ExposureWindow] = []
+    out.reserveCapacity(count)
+    for i in 0 ..< count {
+        guard let w = windows?[i] else { break }
+        guard let reportType = ReportType(rawValue: w.report_type), let inf = Infectiousness(rawValue: w.infectiousness),
+              (0 ... 3).contains(w.calibration_confidence) else {
+            throw EncoreError(.invalidArgument, "windows[\(i)]: report_type, infectiousness or calibration_confidence out of range")
+        }
+        let (end, overflow) = w.first_scan_instance.addingReportingOverflow(UInt64(w.scan_instance_count))
+        guard !overflow, end <= UInt64(instanceCount) else {
+            throw EncoreError(.invalidArgument, "windows[\(i)]: scan instances \(w.first_scan_instance) + \(w.scan_instance_count) lie past the \(instanceCount) given")
+        }
+        var scans: [ScanInstance] = []
+        for j in Int(w.first_scan_instance) ..< Int(end) {
+            guard let s = instances?[j] else { break }
+            scans.append(ScanInstance(typicalAttenuation: Int(s.typical_attenuation), minAttenuation: Int(s.min_attenuation),
+                                      secondsSinceLastScan: Int(s.seconds_since_last_scan)))
+        }
+        out.append(ExposureWindow(date: w.date, reportType: reportType, infectiousness: inf,
+                                  calibrationConfidence: Int(w.calibration_confidence), scanInstances: scans))
+    }
+    return out
+}

@@ -1,0 +1,72 @@
+import CEncoreTypes
+import EncoreCore
+
+/// Stores one of the device's own temporary exposure keys (rolling start
+/// >= 0, rolling period 1..144, created >= 0); a key with the same key_data
+/// is replaced.
+@c public func encore_store_put_own_key(_ store: encore_store_ptr?, _ key: UnsafePointer<encore_own_key>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        try s.putOwnKey(OwnKey(try required(key, "key").pointee))
+    }
+}
+
+/// Writes the number of own keys whose rolling start interval is at least
+/// `since_interval` to *count (INT32_MIN or 0: all of them).
+@c public func encore_store_count_own_keys(_ store: encore_store_ptr?, _ since_interval: Int32, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let out = try required(count, "count")
+        out.pointee = UInt64(try s.countOwnKeys(since: since_interval))
+    }
+}
+
+/// Copies own keys whose rolling start interval is at least `since_interval`,
+/// ordered by rolling start (then creation time, then key bytes), skipping
+/// the first `first`, into out[0 ..< capacity]; *copied tells how many
+/// (fewer than capacity only at the end).
+@c public func encore_store_copy_own_keys(_ store: encore_store_ptr?, _ since_interval: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_own_key>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let copied = try required(copied, "copied")
+        try checkedCount(capacity, of: encore_own_key.self, "capacity")
+        if capacity > 0 { _ = try required(out, "out") }
+        var n = 0
+        if let out, capacity > 0 {
+            try s.forEachOwnKey(since: since_interval, offset: Int(clamping: first), limit: capacity) { k in
+                out[n] = encore_own_key(k)
+                n += 1
+            }
+        }
+        copied.pointee = n
+    }
+}
+
+/// Writes the own key with the latest rolling start (the newest one made
+/// among equal starts) to *key; ENCORE_ERR_NOT_FOUND when there is none.
+@c public func encore_store_get_latest_own_key(_ store: encore_store_ptr?, _ key: UnsafeMutablePointer<encore_own_key>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let out = try required(key, "key")
+        guard let k = try s.latestOwnKey() else { throw EncoreError(.notFound, "the store holds no own keys") }
+        out.pointee = encore_own_key(k)
+    }
+}
+
+extension OwnKey {
+    init(_ k: encore_own_key) {
+        var data = k.key_data
+        self.init(keyData: withUnsafeBytes(of: &data) { KeyData($0) }, rollingStartIntervalNumber: k.rolling_start_interval_number,
+                  rollingPeriod: k.rolling_period, created: k.created)
+    }
+}
+
+extension encore_own_key {
+    init(_ k: OwnKey) {
+        self.init()
+        k.keyData.withUnsafeBytes { src in withUnsafeMutableBytes(of: &key_data) { $0.copyMemory(from: src) } }
+        rolling_start_interval_number = k.rollingStartIntervalNumber
+        rolling_period = k.rollingPeriod
+        created = k.created
+    }
+}

@@ -1,0 +1,235 @@
+import CEncoreTypes
+#if canImport(Glibc)
+import Glibc
+#endif
+import EncoreCore
+
+// ---- Library-owned memory: encore_bytes and encore_string_list ----------
+// General mechanisms, first used by the key package cache; every function
+// that hands out bytes or a list of strings uses them.
+
+public typealias encore_string_list_ptr = OpaquePointer
+
+/// The buffers behind encore_bytes. A hidden 16-byte header in front of
+/// `data` holds the size of the allocation, so that encore_bytes_free wipes
+/// and frees exactly what was allocated whatever the caller did to `length`.
+/// One NUL byte follows the bytes, so text is a C string as it is.
+enum LibraryBytes {
+    static let header = 16
+
+    static func make(copying source: UnsafeRawBufferPointer) throws -> encore_bytes {
+        let (total, overflow) = source.count.addingReportingOverflow(header + 1)
+        guard !overflow, let base = malloc(total) else {
+            throw EncoreError(.outOfMemory, "cannot allocate \(source.count) bytes for a result")
+        }
+        base.storeBytes(of: total, as: Int.self)
+        let data = base + header
+        if let from = source.baseAddress, source.count > 0 { data.copyMemory(from: from, byteCount: source.count) }
+        (data + source.count).storeBytes(of: 0, as: UInt8.self)
+        return encore_bytes(data: data.assumingMemoryBound(to: UInt8.self), length: source.count)
+    }
+
+    static func make(_ text: String) throws -> encore_bytes {
+        var text = text
+        return try text.withUTF8 { try make(copying: UnsafeRawBufferPointer($0)) }
+    }
+
+    static func release(_ data: UnsafeMutablePointer<UInt8>) {
+        let base = UnsafeMutableRawPointer(data) - header
+        explicit_bzero(base, base.load(as: Int.self))
+        free(base)
+    }
+}
+
+/// The object behind an encore_string_list handle: NUL-terminated copies,
+/// immutable once made.
+final class StringList: @unchecked Sendable {
+    // @unchecked: filled in init, then only read.
+    private let items: [UnsafeMutablePointer<CChar>]
+
+    init(_ strings: [String]) throws {
+        var made: [UnsafeMutablePointer<CChar>] = []
+        made.reserveCapacity(strings.count)
+        for s in strings {
+            guard let p = strdup(s) else {
+                made.forEach { free($0) }
+                throw EncoreError(.outOfMemory, "cannot allocate a list of \(strings.count) strings")
+            }
+            made.append(p)
+        }
+        items = made
+    }
+
+    deinit { items.forEach { free($0) } }
+
+    var count: Int { items.count }
+
+    func item(_ index: Int) throws -> UnsafePointer<CChar> {
+        guard index >= 0, index < items.count else {
+            throw EncoreError(.outOfRange, "index \(UInt(bitPattern: index)) is past the end of the list (\(items.count) strings)")
+        }
+        return UnsafePointer(items[index])
+    }
+}
+
+/// A caller's NUL-terminated string, which must be valid UTF-8 (text() of
+/// Status.swift would silently repair it).
+func utf8Text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> String {
+    guard let s = String(validatingCString: try required(pointer, name)) else {
+        throw EncoreError(.invalidArgument, "\(name) is not valid UTF-8")
+    }
+    return s
+}
+
+/// A caller's array capacity or count of `T`s: not "negative" (a huge
+/// size_t) and not beyond what memory can hold.
+func checkedCount<T>(_ n: Int, of type: T.Type, _ name: String) throws {
+    guard n >= 0, n <= Int.max / MemoryLayout<T>.stride else {
+        throw EncoreError(.invalidArgument, "\(name) \(UInt(bitPattern: n)) is too large")
+    }
+}
+
+/// Wipes and frees memory the library handed out in *bytes, then zeroes
+/// *bytes. NULL, and a zeroed struct, do nothing.
+@c public func encore_bytes_free(_ bytes: UnsafeMutablePointer<encore_bytes>?) {
+    guard let bytes else { return }
+    if let data = bytes.pointee.data { LibraryBytes.release(data) }
+    bytes.pointee = encore_bytes()
+}
+
+/// Writes the number of strings in a list to *count.
+@c public func encore_string_list_count(_ list: encore_string_list_ptr?, _ count: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let l = try borrow(list, as: StringList.self, "list")
+        try required(count, "count").pointee = l.count
+    }
+}
+
+/// Writes string `index` of a list (UTF-8, NUL-terminated) to *item; it
+/// stays valid until the list is freed. An index past the end is
+/// ENCORE_ERR_OUT_OF_RANGE.
+@c public func encore_string_list_get(_ list: encore_string_list_ptr?, _ index: Int, _ item: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> encore_status {
+    guarded {
+        let l = try borrow(list, as: StringList.self, "list")
+        let out = try required(item, "item")
+        out.pointee = try l.item(index)
+    }
+}
+
+/// Releases a string list; NULL does nothing. Its strings become invalid.
+@c public func encore_string_list_free(_ list: encore_string_list_ptr?) {
+    release(list)
+}
+
+// ---- Key package cache ----------------------------------------------------
+
+/// Stores a downloaded key package: `content` (`content_len` bytes, e.g. the
+/// zip file) of `region` under `identifier` ("2020-06-01", or
+/// "2020-06-01/hour/13" for an hour, in the CWA layout), with the server's
+/// `etag` (NULL when it sent none) and the unix time it was downloaded. A
+/// package with the same region and identifier is replaced (it was
+/// re-published with a new ETag). The library computes and keeps the
+/// content's SHA-256. Strings are UTF-8 of at most 1024 bytes; region and
+/// identifier must not be empty.
+@c public func encore_store_put_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ downloaded: Int64) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let etag = try etag.map { try utf8Text($0, "etag") }
+        let bytes = try buffer(content, content_len, "content")
+        try s.putKeyPackage(region: region, identifier: identifier, etag: etag, content: bytes, downloaded: downloaded)
+    }
+}
+
+/// Writes 1 to *has when the package is cached, else 0. With an `etag` (not
+/// NULL), only a package stored with exactly that ETag counts: a host that
+/// gets 0 downloads the package (again).
+@c public func encore_store_has_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ has: UnsafeMutablePointer<Int32>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let etag = try etag.map { try utf8Text($0, "etag") }
+        let out = try required(has, "has")
+        out.pointee = try s.hasKeyPackage(region: region, identifier: identifier, etag: etag) ? 1 : 0
+    }
+}
+
+/// Copies a cached package's content into library-owned memory in *content
+/// (release it with encore_bytes_free()). The content is checked against the
+/// SHA-256 computed when it was stored: a mismatch is
+/// ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A package that is
+/// not cached is ENCORE_ERR_NOT_FOUND.
+@c public func encore_store_get_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ content: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let out = try required(content, "content")
+        out.pointee = try s.withKeyPackageContent(region: region, identifier: identifier) { try LibraryBytes.make(copying: $0) }
+    }
+}
+
+/// Writes what is known about a cached package to *info and, when `etag` is
+/// not NULL, its ETag into library-owned memory in *etag (release it with
+/// encore_bytes_free(); "" when info->has_etag is 0). A package that is not
+/// cached is ENCORE_ERR_NOT_FOUND.
+@c public func encore_store_get_package_info(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ info: UnsafeMutablePointer<encore_package_info>?, _ etag: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let out = try required(info, "info")
+        guard let p = try s.keyPackageInfo(region: region, identifier: identifier) else {
+            throw EncoreError(.notFound, "no key package \(identifier) of region \(region) in the store")
+        }
+        var i = encore_package_info()
+        i.downloaded = p.downloaded
+        i.size = UInt64(clamping: p.size)
+        p.sha256.withUnsafeBytes { src in withUnsafeMutableBytes(of: &i.sha256) { $0.copyMemory(from: src) } }
+        i.has_etag = p.etag == nil ? 0 : 1
+        let e = try etag.map { _ in try LibraryBytes.make(p.etag ?? "") }
+        out.pointee = i
+        if let etag, let e { etag.pointee = e }
+    }
+}
+
+/// Writes a new list of the identifiers of the cached packages of `region`,
+/// in byte order, to *out (release it with encore_string_list_free()).
+@c public func encore_store_list_packages(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let region = try utf8Text(region, "region")
+        let out = try required(out, "out")
+        let list = try StringList(s.keyPackageIdentifiers(region: region))
+        out.pointee = retainedHandle(list)
+    }
+}
+
+/// Removes a cached package. *removed (may be NULL) tells whether there was
+/// one: 1, or 0 when it was not cached (not an error).
+@c public func encore_store_remove_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ removed: UnsafeMutablePointer<Int32>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let r = try s.removeKeyPackage(region: region, identifier: identifier)
+        removed?.pointee = r ? 1 : 0
+    }
+}
+
+/// Of the `count` identifiers in `available` (what the server lists; the
+/// array is not modified), writes those not cached for `region` to *out as a
+/// new list, in the order given and each once: what the host still has to
+/// download. Release it with encore_string_list_free().
+@c public func encore_store_missing_packages(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ available: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ count: Int, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let region = try utf8Text(region, "region")
+        try checkedCount(count, of: UnsafePointer<CChar>?.self, "count")
+        if count > 0 { _ = try required(available, "available") }
+        let out = try required(out, "out")
+        var ids: [String] = [] // not reserved up front: `count` is only the caller's word
+        if let available {
+            for i in 0 ..< count { ids.append(try utf8Text(available[i], "available[\(i)]")) }
+        }
+        let list = try StringList(s.missingKeyPackages(region: region, available: ids))
+        out.pointee = retainedHandle(list)
+    }
+}

@@ -1,0 +1,81 @@
+import CEncoreTypes
+import EncoreCore
+
+/// Stores a risk result: the unix time of the calculation (not negative),
+/// the level and a document describing it (NUL-terminated UTF-8, e.g. JSON).
+/// *id (may be NULL) receives the store's number for it.
+@c public func encore_store_add_risk_result(_ store: encore_store_ptr?, _ time: Int64, _ level: Int32, _ document: UnsafePointer<CChar>?, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let doc = try utf8Text(document, "document")
+        let n = try s.addRiskResult(time: time, level: level, document: doc)
+        id?.pointee = n
+    }
+}
+
+/// Writes the newest risk result (latest time; the last added among equal
+/// times) to *result and its document into library-owned memory in
+/// *document (release it with encore_bytes_free()). Either may be NULL when
+/// not wanted. ENCORE_ERR_NOT_FOUND when the store holds no result.
+@c public func encore_store_get_last_risk_result(_ store: encore_store_ptr?, _ result: UnsafeMutablePointer<encore_risk_result>?, _ document: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        guard let r = try s.lastRiskResult() else { throw EncoreError(.notFound, "the store holds no risk result") }
+        try handOut(r, result, document)
+    }
+}
+
+/// Writes the risk result `id` to *result and its document to *document,
+/// as encore_store_get_last_risk_result() does. ENCORE_ERR_NOT_FOUND when
+/// there is no such result (or it was purged).
+@c public func encore_store_get_risk_result(_ store: encore_store_ptr?, _ id: Int64, _ result: UnsafeMutablePointer<encore_risk_result>?, _ document: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        guard let r = try s.riskResult(id: id) else { throw EncoreError(.notFound, "no risk result \(id) in the store") }
+        try handOut(r, result, document)
+    }
+}
+
+/// Writes the number of risk results with from <= time < to to *count.
+@c public func encore_store_count_risk_results(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let out = try required(count, "count")
+        out.pointee = UInt64(try s.countRiskResults(from: from, to: to))
+    }
+}
+
+/// Copies risk results with from <= time < to, oldest first (by time, then
+/// id), skipping the first `first`, into out[0 ..< capacity] without their
+/// documents (read one with encore_store_get_risk_result()); *copied tells
+/// how many.
+@c public func encore_store_copy_risk_results(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_risk_result>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let copied = try required(copied, "copied")
+        try checkedCount(capacity, of: encore_risk_result.self, "capacity")
+        if capacity > 0 { _ = try required(out, "out") }
+        var n = 0
+        if let out, capacity > 0 {
+            try s.forEachRiskResult(from: from, to: to, offset: Int(clamping: first), limit: capacity) { r in
+                out[n] = encore_risk_result(r)
+                n += 1
+            }
+        }
+        copied.pointee = n
+    }
+}
+
+/// Writes a result and its document to the caller's (optional) out-params,
+/// the document allocated first so that nothing is written when that fails.
+private func handOut(_ r: RiskResult, _ result: UnsafeMutablePointer<encore_risk_result>?, _ document: UnsafeMutablePointer<encore_bytes>?) throws {
+    let doc = try document.map { _ in try LibraryBytes.make(r.document) }
+    result?.pointee = encore_risk_result(r)
+    if let document, let doc { document.pointee = doc }
+}
+
+extension encore_risk_result {
+    init(_ r: RiskResult) {
+        self.init(id: r.id, time: r.time, level: r.level, reserved: 0, document_length: UInt64(r.document.utf8.count))
+    }
+}

@@ -1,0 +1,54 @@
+import CEncoreTypes
+import EncoreCore
+
+/// Records that tracing was switched on (`active` 1) or off (0) at `time`
+/// (unix seconds, not negative). Events at the same time apply in the order
+/// they were added; repeating the current state changes nothing.
+@c public func encore_store_add_tracing_event(_ store: encore_store_ptr?, _ time: Int64, _ active: Int32) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        guard active == 0 || active == 1 else { throw EncoreError(.invalidArgument, "active must be 0 or 1, not \(active)") }
+        try s.addTracingEvent(time: time, active: active == 1)
+    }
+}
+
+/// Writes the number of tracing events with from <= time < to to *count.
+@c public func encore_store_count_tracing_events(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let out = try required(count, "count")
+        out.pointee = UInt64(try s.countTracingEvents(from: from, to: to))
+    }
+}
+
+/// Copies tracing events with from <= time < to, in time order (then the
+/// order they were added), skipping the first `first`, into
+/// out[0 ..< capacity]; *copied tells how many.
+@c public func encore_store_copy_tracing_events(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_tracing_event>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let copied = try required(copied, "copied")
+        try checkedCount(capacity, of: encore_tracing_event.self, "capacity")
+        if capacity > 0 { _ = try required(out, "out") }
+        var n = 0
+        if let out, capacity > 0 {
+            try s.forEachTracingEvent(from: from, to: to, offset: Int(clamping: first), limit: capacity) { e in
+                out[n] = encore_tracing_event(time: e.time, active: e.active ? 1 : 0, reserved: 0)
+                n += 1
+            }
+        }
+        copied.pointee = n
+    }
+}
+
+/// Writes the seconds tracing was active within [from, to) to *seconds:
+/// the last event before `from` gives the state at `from` (off when there is
+/// none), and an "on" without a later "off" counts until `to`. `from` after
+/// `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX.
+@c public func encore_store_active_tracing_seconds(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ seconds: UnsafeMutablePointer<Int64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let out = try required(seconds, "seconds")
+        out.pointee = try s.activeTracingSeconds(from: from, to: to)
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import EncoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `encore risk --config CFG.json --windows WINDOWS.json [--now T] [--json]`:
+/// CWA's v2 risk calculation over exposure windows.
+struct Risk: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "risk",
+        abstract: "Calculate CWA's v2 risk from exposure windows.",
+        discussion: """
+            CFG.json is a risk calculation configuration in the form of the conformance file's \
+            defaultRiskCalculationConfiguration (or a whole conformance file, whose configuration is used). \
+            WINDOWS.json is a list of windows in the conformance file's form, each with ageInDays \
+            (relative to now) or date (unix seconds of a UTC midnight); `encore detect --json` output \
+            is accepted too (its exposureWindows are used). \
+            Exit status: 0 when the risk was calculated, 1 when a file cannot be read or is malformed \
+            (one line on stderr names the bad field), 2 on usage errors.
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The risk calculation configuration (JSON).", valueName: "file"))
+    var config: String
+
+    @Option(name: .long, help: ArgumentHelp("The exposure windows (JSON).", valueName: "file"))
+    var windows: String
+
+    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
+    var now: Int64?
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    /// The member `key` of an object that wraps the data (a conformance
+    /// file, detect's output), or the document itself.
+    static func unwrap(_ r: JSONReader, _ key: String) throws -> JSONReader {
+        guard case .object = r.value else { return r }
+        return try r.optionalMember(key) ?? r
+    }
+
+    func run() throws {
+        let now = self.now ?? Int64(time(nil))
+        let configuration: RiskConfiguration, list: [ExposureWindow]
+        do {
+            let c = try JSONReader(JSONParser.parse(FileReader.read(path: config, maxSize: 16 << 20).bytes))
+            configuration = try RiskConfiguration(try Risk.unwrap(c, "defaultRiskCalculationConfiguration"))
+        } catch let e as EncoreError {
+            Output.fail(config, e.message)
+            throw ExitCode(EncoreExit.failure)
+        }
+        do {
+            let w = try JSONReader(JSONParser.parse(FileReader.read(path: windows, maxSize: 256 << 20).bytes))
+            list = try WindowsJSON.windows(try Risk.unwrap(w, "exposureWindows"), now: now)
+        } catch let e as EncoreError {
+            Output.fail(windows, e.message)
+            throw ExitCode(EncoreExit.failure)
+        }
+        let a = RiskCalculation.calculate(list, configuration: configuration, now: now)
+        Output.write(json ? JSONWriter.render(RiskReport.json(a)) + "\n" : RiskReport.text(a))
+    }
+}
+
+/// How `encore risk` shows an assessment.
+enum RiskReport {
+    static func date(_ d: Int64?) -> JSON {
+        guard let d, let s = UTCTime.iso8601(seconds: d) else { return .null }
+        return .string(String(s.prefix(10)))
+    }
+
+    static func json(_ a: RiskAssessment) -> JSON {
+        .object([
+            ("totalRiskLevel", .string(a.totalRiskLevel.name)),
+            ("mostRecentDateWithLowRisk", date(a.mostRecentDateWithLowRisk)),
+            ("mostRecentDateWithHighRisk", date(a.mostRecentDateWithHighRisk)),
+            ("numberOfDaysWithLowRisk", .int(a.numberOfDaysWithLowRisk)),
+            ("numberOfDaysWithHighRisk", .int(a.numberOfDaysWithHighRisk)),
+            ("totalMinimumDistinctEncountersWithLowRisk", .int(a.totalMinimumDistinctEncountersWithLowRisk)),
+            ("totalMinimumDistinctEncountersWithHighRisk", .int(a.totalMinimumDistinctEncountersWithHighRisk)),
+            ("days", .array(a.days.map { d in
+                .object([
+                    ("date", date(d.date)),
+                    ("riskLevel", d.riskLevel.map { .string($0.name) } ?? .null),
+                    ("normalizedTime", .number(d.normalizedTime)),
+                    ("minimumDistinctEncountersWithLowRisk", .int(d.minimumDistinctEncountersWithLowRisk)),
+                    ("minimumDistinctEncountersWithHighRisk", .int(d.minimumDistinctEncountersWithHighRisk)),
+                ])
+            })),
+        ])
+    }
+
+    static func text(_ a: RiskAssessment) -> String {
+        var out = "total risk: \(a.totalRiskLevel.name) (\(a.numberOfDaysWithHighRisk) days HIGH, \(a.numberOfDaysWithLowRisk) days LOW)\n"
+        for d in a.days {
+            let day = UTCTime.iso8601(seconds: d.date).map { String($0.prefix(10)) } ?? "?"
+            out += "  \(day)  \(d.riskLevel?.name ?? "none")  normalized time \(d.normalizedTime)\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,472 @@
+/* C tests of the store tables: own keys, the key package cache, tracing
+ * history, risk results and settings, with the library-owned memory
+ * (encore_bytes, encore_string_list), argument checks, status codes,
+ * reopening and threads. Built with -Werror and run under valgrind by
+ * scripts/test-c.sh. */
+#include "encore.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        checks++;                                                                   \
+        if (!(cond)) {                                                              \
+            failures++;                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, \
+                    __LINE__, #cond, encore_last_error_message());                  \
+        }                                                                           \
+    } while (0)
+
+static char dir[256];
+static char db_path[512];
+static const uint8_t raw_key_bytes[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                          17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+
+/* A raw key: no key derivation, which would be slow under valgrind. */
+static encore_store *open_store(void) {
+    encore_store_key key = {ENCORE_KEY_RAW, 0, raw_key_bytes, sizeof raw_key_bytes};
+    encore_store *store = NULL;
+    CHECK(encore_store_open(db_path, &key, NULL, &store) == ENCORE_OK);
+    return store;
+}
+
+static encore_own_key own_key(int i, int32_t start, int32_t period, int64_t created) {
+    encore_own_key k;
+    memset(&k, 0, sizeof k);
+    for (int j = 0; j < 16; j++) k.key_data[j] = (uint8_t)(i * 31 + j);
+    k.rolling_start_interval_number = start;
+    k.rolling_period = period;
+    k.created = created;
+    return k;
+}
+
+static void test_memory_helpers(void) {
+    encore_bytes zero = {NULL, 0};
+    encore_bytes_free(NULL);
+    encore_bytes_free(&zero);
+    encore_bytes_free(&zero); /* a zeroed struct may be passed again */
+    encore_string_list_free(NULL);
+    size_t n = 0;
+    const char *item = NULL;
+    CHECK(encore_string_list_count(NULL, &n) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_string_list_get(NULL, 0, &item) == ENCORE_ERR_INVALID_ARGUMENT);
+}
+
+static void test_own_keys(encore_store *s) {
+    encore_own_key k, out[4];
+    size_t copied = 99;
+    uint64_t count = 99;
+    CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_store_count_own_keys(s, INT32_MIN, &count) == ENCORE_OK && count == 0);
+
+    encore_own_key a = own_key(1, 2650288, 144, 1600000000);
+    encore_own_key b = own_key(2, 2650000, 144, 1600000000);
+    encore_own_key c = own_key(3, 2650144, 100, 1600000100);
+    CHECK(encore_store_put_own_key(s, &a) == ENCORE_OK);
+    CHECK(encore_store_put_own_key(s, &b) == ENCORE_OK);
+    CHECK(encore_store_put_own_key(s, &c) == ENCORE_OK);
+    CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_store_count_own_keys(s, 2650100, &count) == ENCORE_OK && count == 2);
+
+    /* In chunks, ordered by rolling start. */
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 0, out, 2, &copied) == ENCORE_OK && copied == 2);
+    CHECK(memcmp(&out[0], &b, sizeof b) == 0 && memcmp(&out[1], &c, sizeof c) == 0);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 2, out, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(memcmp(&out[0], &a, sizeof a) == 0);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 3, out, 2, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_own_keys(s, 2650200, 0, out, 4, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);
+
+    /* The same key bytes replace the stored key. */
+    encore_own_key b2 = own_key(2, 2650432, 12, 1600000900);
+    CHECK(encore_store_put_own_key(s, &b2) == ENCORE_OK);
+    CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_OK && memcmp(&k, &b2, sizeof b2) == 0);
+
+    /* Bad input: refused, nothing written. */
+    encore_own_key bad = own_key(9, 2650000, 145, 0);
+    CHECK(encore_store_put_own_key(s, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "rolling period") != NULL);
+    bad = own_key(9, -1, 144, 0);
+    CHECK(encore_store_put_own_key(s, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    bad = own_key(9, 0, 144, -1);
+    CHECK(encore_store_put_own_key(s, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_put_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_put_own_key(NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT);
+    copied = 77;
+    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, out, (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, out, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_latest_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
+}
+
+static int list_equals(encore_string_list *list, const char *const *expected, size_t n) {
+    size_t count = 0;
+    if (encore_string_list_count(list, &count) != ENCORE_OK || count != n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *item = NULL;
+        if (encore_string_list_get(list, i, &item) != ENCORE_OK || strcmp(item, expected[i]) != 0) return 0;
+    }
+    return 1;
+}
+
+static void test_packages(encore_store *s) {
+    static const uint8_t abc[] = {'a', 'b', 'c'};
+    /* SHA-256("abc"), FIPS 180-2. */
+    static const uint8_t abc_sha[32] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+                                        0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
+    int32_t has = 99, removed = 99;
+    encore_bytes content = {NULL, 0}, etag = {NULL, 0};
+    encore_package_info info;
+
+    CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
+    CHECK(content.data == NULL);
+    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", NULL, &has) == ENCORE_OK && has == 0);
+
+    CHECK(encore_store_put_package(s, "DE", "2020-06-01", "\"v1\"", abc, sizeof abc, 1591000000) == ENCORE_OK);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", NULL, &has) == ENCORE_OK && has == 1);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &has) == ENCORE_OK && has == 1);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v2\"", &has) == ENCORE_OK && has == 0);
+    CHECK(encore_store_has_package(s, "AT", "2020-06-01", NULL, &has) == ENCORE_OK && has == 0);
+
+    CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_OK);
+    CHECK(content.data != NULL && content.length == 3 && memcmp(content.data, abc, 3) == 0);
+    CHECK(content.data != NULL && content.data[3] == 0); /* NUL after the bytes */
+    encore_bytes_free(&content);
+    CHECK(content.data == NULL && content.length == 0);
+
+    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
+    CHECK(info.size == 3 && info.downloaded == 1591000000 && info.has_etag == 1 && info.reserved == 0);
+    CHECK(memcmp(info.sha256, abc_sha, 32) == 0);
+    CHECK(etag.length == 4 && strcmp((const char *)etag.data, "\"v1\"") == 0);
+    encore_bytes_free(&etag);
+
+    /* Re-published with a new ETag: replaced. */
+    uint8_t *big = malloc(300000);
+    CHECK(big != NULL);
+    if (big == NULL) return;
+    for (size_t i = 0; i < 300000; i++) big[i] = (uint8_t)(i * 7);
+    CHECK(encore_store_put_package(s, "DE", "2020-06-01", "\"v2\"", big, 300000, 1591100000) == ENCORE_OK);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &has) == ENCORE_OK && has == 0);
+    CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_OK);
+    CHECK(content.length == 300000 && memcmp(content.data, big, 300000) == 0);
+    encore_bytes_free(&content);
+    free(big);
+
+    /* No ETag, empty content. */
+    CHECK(encore_store_put_package(s, "DE", "2020-06-01/hour/13", NULL, NULL, 0, 1591000000) == ENCORE_OK);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01/hour/13", "", &has) == ENCORE_OK && has == 0);
+    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
+    CHECK(info.has_etag == 0 && info.size == 0 && etag.data != NULL && etag.length == 0);
+    encore_bytes_free(&etag);
+    CHECK(encore_store_get_package(s, "DE", "2020-06-01/hour/13", &content) == ENCORE_OK);
+    CHECK(content.data != NULL && content.length == 0 && content.data[0] == 0);
+    encore_bytes_free(&content);
+    CHECK(encore_store_put_package(s, "DE", "2020-06-02", NULL, abc, 1, 1591000000) == ENCORE_OK);
+    CHECK(encore_store_put_package(s, "EUR", "2020-06-03", NULL, abc, 2, 1591000000) == ENCORE_OK);
+
+    /* Listing, and what is missing. */
+    encore_string_list *list = NULL;
+    CHECK(encore_store_list_packages(s, "DE", &list) == ENCORE_OK);
+    static const char *const de[] = {"2020-06-01", "2020-06-01/hour/13", "2020-06-02"};
+    CHECK(list_equals(list, de, 3));
+    const char *item = "unchanged";
+    CHECK(encore_string_list_get(list, 3, &item) == ENCORE_ERR_OUT_OF_RANGE && strcmp(item, "unchanged") == 0);
+    CHECK(encore_string_list_get(list, (size_t)-1, &item) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_string_list_get(list, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_string_list_free(list);
+    list = NULL;
+    CHECK(encore_store_list_packages(s, "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    encore_string_list_free(list);
+
+    const char *available[] = {"2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"};
+    list = NULL;
+    CHECK(encore_store_missing_packages(s, "DE", available, 5, &list) == ENCORE_OK);
+    static const char *const missing[] = {"2020-06-04", "2020-06-03"};
+    CHECK(list_equals(list, missing, 2));
+    encore_string_list_free(list);
+    list = NULL;
+    CHECK(encore_store_missing_packages(s, "DE", NULL, 0, &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    encore_string_list_free(list);
+
+    /* Removing. */
+    CHECK(encore_store_remove_package(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 1);
+    CHECK(encore_store_remove_package(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 0);
+    CHECK(encore_store_remove_package(s, "DE", "2020-06-02", NULL) == ENCORE_OK);
+    CHECK(encore_store_get_package(s, "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
+
+    /* Bad input. */
+    list = NULL;
+    CHECK(encore_store_put_package(s, "", "x", NULL, abc, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_put_package(s, "DE", NULL, NULL, abc, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_put_package(s, "D\xff", "x", NULL, abc, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "UTF-8") != NULL);
+    CHECK(encore_store_put_package(s, "DE", "x", NULL, NULL, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_put_package(s, "DE", "x", NULL, abc, (size_t)-1, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_put_package(s, "DE", "x", NULL, abc, 3, -1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_has_package(s, "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_package(s, "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_missing_packages(s, "DE", NULL, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    const char *with_null[] = {"2020-06-09", NULL};
+    CHECK(encore_store_missing_packages(s, "DE", with_null, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_missing_packages(s, "DE", available, (size_t)-1, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_missing_packages(s, "DE", available, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(list == NULL);
+    CHECK(encore_store_list_packages(s, "DE", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_list_packages(NULL, "DE", &list) == ENCORE_ERR_INVALID_ARGUMENT && list == NULL);
+}
+
+static void test_tracing(encore_store *s) {
+    int64_t seconds = -1;
+    uint64_t count = 0;
+    CHECK(encore_store_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 0);
+    CHECK(encore_store_add_tracing_event(s, 100, 1) == ENCORE_OK);
+    CHECK(encore_store_add_tracing_event(s, 200, 0) == ENCORE_OK);
+    CHECK(encore_store_add_tracing_event(s, 300, 1) == ENCORE_OK);
+    CHECK(encore_store_add_tracing_event(s, 350, 1) == ENCORE_OK);
+    CHECK(encore_store_add_tracing_event(s, 500, 0) == ENCORE_OK);
+    CHECK(encore_store_add_tracing_event(s, 900, 1) == ENCORE_OK);
+    CHECK(encore_store_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 100 + 200 + 100);
+    CHECK(encore_store_active_tracing_seconds(s, 150, 400, &seconds) == ENCORE_OK && seconds == 50 + 100);
+    CHECK(encore_store_active_tracing_seconds(s, 950, 2000, &seconds) == ENCORE_OK && seconds == 1050);
+    CHECK(encore_store_active_tracing_seconds(s, 7, 7, &seconds) == ENCORE_OK && seconds == 0);
+    seconds = -1;
+    CHECK(encore_store_active_tracing_seconds(s, 10, 5, &seconds) == ENCORE_ERR_INVALID_ARGUMENT && seconds == -1);
+    CHECK(encore_store_active_tracing_seconds(s, 0, 5, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_add_tracing_event(s, 1000, 2) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_add_tracing_event(s, -1, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+
+    CHECK(encore_store_count_tracing_events(s, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 6);
+    CHECK(encore_store_count_tracing_events(s, 300, 500, &count) == ENCORE_OK && count == 2);
+    encore_tracing_event events[4];
+    size_t copied = 0;
+    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 0, events, 4, &copied) == ENCORE_OK && copied == 4);
+    CHECK(events[0].time == 100 && events[0].active == 1 && events[1].time == 200 && events[1].active == 0);
+    CHECK(events[3].time == 350 && events[3].reserved == 0);
+    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 4, events, 4, &copied) == ENCORE_OK && copied == 2);
+    CHECK(events[1].time == 900 && events[1].active == 1);
+    CHECK(encore_store_copy_tracing_events(s, 0, 1000, 0, NULL, 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+}
+
+static void test_risk_results(encore_store *s) {
+    encore_risk_result r;
+    encore_bytes doc = {NULL, 0};
+    int64_t id1 = 0, id2 = 0, id3 = 0;
+    uint64_t count = 0;
+    CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
+    CHECK(encore_store_add_risk_result(s, 2000, 1, "{\"level\":\"low\"}", &id1) == ENCORE_OK);
+    CHECK(encore_store_add_risk_result(s, 1000, 2, "\xc3\xa4lter", &id2) == ENCORE_OK);
+    CHECK(id2 > id1);
+    CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_OK);
+    CHECK(r.id == id1 && r.time == 2000 && r.level == 1 && r.document_length == 15);
+    CHECK(doc.length == 15 && strcmp((const char *)doc.data, "{\"level\":\"low\"}") == 0);
+    encore_bytes_free(&doc);
+    CHECK(encore_store_add_risk_result(s, 2000, -3, "", NULL) == ENCORE_OK);
+    CHECK(encore_store_get_last_risk_result(s, &r, NULL) == ENCORE_OK && r.level == -3 && r.document_length == 0);
+    id3 = r.id;
+    CHECK(encore_store_get_last_risk_result(s, NULL, &doc) == ENCORE_OK && doc.length == 0 && doc.data != NULL);
+    encore_bytes_free(&doc);
+    CHECK(encore_store_get_risk_result(s, id2, &r, &doc) == ENCORE_OK && r.level == 2);
+    CHECK(strcmp((const char *)doc.data, "\xc3\xa4lter") == 0 && doc.length == 6);
+    encore_bytes_free(&doc);
+    CHECK(encore_store_get_risk_result(s, 999999, &r, &doc) == ENCORE_ERR_NOT_FOUND);
+
+    CHECK(encore_store_count_risk_results(s, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_store_count_risk_results(s, 1500, 3000, &count) == ENCORE_OK && count == 2);
+    encore_risk_result list[4];
+    size_t copied = 0;
+    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 0, list, 4, &copied) == ENCORE_OK && copied == 3);
+    CHECK(list[0].id == id2 && list[1].id == id1 && list[2].id == id3);
+    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id1);
+
+    CHECK(encore_store_add_risk_result(s, 1, 0, "bad \xff", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_add_risk_result(s, -1, 0, "{}", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_add_risk_result(s, 1, 0, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_count_risk_results(s, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
+}
+
+static void test_settings(encore_store *s) {
+    int64_t i = 0;
+    double d = 0;
+    int32_t type = 0, deleted = 0;
+    encore_bytes b = {NULL, 0};
+    static const uint8_t blob[] = {0, 1, 2, 255};
+
+    CHECK(encore_store_set_setting_int64(s, "count", INT64_MIN) == ENCORE_OK);
+    CHECK(encore_store_set_setting_double(s, "ratio", 0.25) == ENCORE_OK);
+    CHECK(encore_store_set_setting_text(s, "name", "gr\xc3\xbc\xc3\x9f") == ENCORE_OK);
+    CHECK(encore_store_set_setting_blob(s, "token", blob, sizeof blob) == ENCORE_OK);
+    CHECK(encore_store_set_setting_blob(s, "empty", NULL, 0) == ENCORE_OK);
+
+    CHECK(encore_store_get_setting_int64(s, "count", &i) == ENCORE_OK && i == INT64_MIN);
+    CHECK(encore_store_get_setting_double(s, "ratio", &d) == ENCORE_OK && d == 0.25);
+    CHECK(encore_store_get_setting_text(s, "name", &b) == ENCORE_OK && strcmp((const char *)b.data, "gr\xc3\xbc\xc3\x9f") == 0);
+    encore_bytes_free(&b);
+    CHECK(encore_store_get_setting_blob(s, "token", &b) == ENCORE_OK && b.length == 4 && memcmp(b.data, blob, 4) == 0);
+    encore_bytes_free(&b);
+    CHECK(encore_store_get_setting_blob(s, "empty", &b) == ENCORE_OK && b.length == 0 && b.data != NULL);
+    encore_bytes_free(&b);
+
+    CHECK(encore_store_get_setting_type(s, "count", &type) == ENCORE_OK && type == ENCORE_SETTING_INTEGER);
+    CHECK(encore_store_get_setting_type(s, "ratio", &type) == ENCORE_OK && type == ENCORE_SETTING_DOUBLE);
+    CHECK(encore_store_get_setting_type(s, "name", &type) == ENCORE_OK && type == ENCORE_SETTING_TEXT);
+    CHECK(encore_store_get_setting_type(s, "empty", &type) == ENCORE_OK && type == ENCORE_SETTING_BLOB);
+    type = 0;
+    CHECK(encore_store_get_setting_type(s, "nope", &type) == ENCORE_ERR_NOT_FOUND && type == 0);
+
+    /* Wrong type: INVALID_ARGUMENT naming the stored type; missing: NOT_FOUND. */
+    i = 42;
+    CHECK(encore_store_get_setting_int64(s, "name", &i) == ENCORE_ERR_INVALID_ARGUMENT && i == 42);
+    CHECK(strstr(encore_last_error_message(), "text") != NULL);
+    CHECK(encore_store_get_setting_text(s, "count", &b) == ENCORE_ERR_INVALID_ARGUMENT && b.data == NULL);
+    CHECK(strstr(encore_last_error_message(), "integer") != NULL);
+    CHECK(encore_store_get_setting_blob(s, "name", &b) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_setting_double(s, "count", &d) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_setting_int64(s, "nope", &i) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_store_get_setting_blob(s, "nope", &b) == ENCORE_ERR_NOT_FOUND && b.data == NULL);
+
+    /* Replacing changes the type; deleting. */
+    CHECK(encore_store_set_setting_double(s, "count", 1.5) == ENCORE_OK);
+    CHECK(encore_store_get_setting_double(s, "count", &d) == ENCORE_OK && d == 1.5);
+    CHECK(encore_store_delete_setting(s, "count", &deleted) == ENCORE_OK && deleted == 1);
+    CHECK(encore_store_delete_setting(s, "count", &deleted) == ENCORE_OK && deleted == 0);
+    CHECK(encore_store_delete_setting(s, "count", NULL) == ENCORE_OK);
+
+    encore_string_list *names = NULL;
+    CHECK(encore_store_list_settings(s, &names) == ENCORE_OK);
+    static const char *const expected[] = {"empty", "name", "ratio", "token"};
+    CHECK(list_equals(names, expected, 4));
+    encore_string_list_free(names);
+
+    /* Bad input. */
+    CHECK(encore_store_set_setting_double(s, "nan", NAN) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting_int64(s, "", 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting_int64(s, NULL, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting_text(s, "t", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting_text(s, "t", "\xc3") == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting_blob(s, "b", NULL, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting_blob(s, "b", blob, (size_t)-1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_setting_int64(s, "count", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    char long_name[1100];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    CHECK(encore_store_set_setting_int64(s, long_name, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_setting_type(s, "nan", &type) == ENCORE_ERR_NOT_FOUND);
+}
+
+static void test_reopen_and_purge(encore_store **s) {
+    encore_store_close(*s);
+    *s = open_store();
+    uint64_t count = 0;
+    double d = 0;
+    encore_risk_result r;
+    CHECK(encore_store_count_own_keys(*s, 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK && d == 0.25);
+    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.level == -3);
+
+    encore_purge_counts n;
+    CHECK(encore_store_purge(*s, 2000000000, 1209600, &n) == ENCORE_OK);
+    CHECK(n.own_keys == 3 && n.key_packages == 3 && n.risk_results == 2 && n.tracing_events == 6);
+    int64_t seconds = 0;
+    /* Tracing was on at the cut-off: the state is kept. */
+    CHECK(encore_store_active_tracing_seconds(*s, 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
+    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.level == -3);
+    CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK);
+    CHECK(encore_store_check_integrity(*s) == ENCORE_OK);
+}
+
+struct job { encore_store *store; int index; int ok; };
+
+static void *work(void *arg) {
+    struct job *job = arg;
+    char name[64], region[16];
+    job->ok = 1;
+    snprintf(region, sizeof region, "R%d", job->index);
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof name, "k%d", job->index);
+        if (encore_store_set_setting_int64(job->store, name, i) != ENCORE_OK) job->ok = 0;
+        if (encore_store_add_tracing_event(job->store, 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
+        snprintf(name, sizeof name, "id-%d", i);
+        uint8_t byte = (uint8_t)i;
+        if (encore_store_put_package(job->store, region, name, NULL, &byte, 1, 3000000000) != ENCORE_OK) job->ok = 0;
+        encore_bytes b = {NULL, 0};
+        if (encore_store_get_package(job->store, region, name, &b) != ENCORE_OK || b.length != 1 || b.data[0] != byte) job->ok = 0;
+        encore_bytes_free(&b);
+        if (encore_store_add_risk_result(job->store, 3000000000 + i, job->index, "{}", NULL) != ENCORE_OK) job->ok = 0;
+    }
+    return NULL;
+}
+
+static void test_threads(encore_store *s) {
+    enum { N = 4 };
+    struct job jobs[N];
+    pthread_t threads[N];
+    for (int i = 0; i < N; i++) {
+        jobs[i].store = s;
+        jobs[i].index = i;
+        CHECK(pthread_create(&threads[i], NULL, work, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < N; i++) pthread_join(threads[i], NULL);
+    uint64_t count = 0;
+    for (int i = 0; i < N; i++) {
+        CHECK(jobs[i].ok);
+        char region[16], name[16];
+        snprintf(region, sizeof region, "R%d", i);
+        snprintf(name, sizeof name, "k%d", i);
+        encore_string_list *list = NULL;
+        size_t n = 0;
+        CHECK(encore_store_list_packages(s, region, &list) == ENCORE_OK && encore_string_list_count(list, &n) == ENCORE_OK && n == 20);
+        encore_string_list_free(list);
+        int64_t v = 0;
+        CHECK(encore_store_get_setting_int64(s, name, &v) == ENCORE_OK && v == 19);
+    }
+    CHECK(encore_store_count_risk_results(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
+    CHECK(encore_store_count_tracing_events(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
+}
+
+static void remove_store_files(void) {
+    const char *suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char path[600];
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+int main(void) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/encore-c-store-XXXXXX", tmp != NULL && tmp[0] != 0 ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(db_path, sizeof db_path, "%s/store.db", dir);
+    test_memory_helpers();
+    encore_store *s = open_store();
+    if (s != NULL) {
+        test_own_keys(s);
+        test_packages(s);
+        test_tracing(s);
+        test_risk_results(s);
+        test_settings(s);
+        test_reopen_and_purge(&s);
+        test_threads(s);
+    }
+    encore_store_close(s);
+    remove_store_files();
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures == 0 ? 0 : 1;
+}

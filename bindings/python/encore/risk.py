@@ -1,0 +1,101 @@
+"""CWA's v2 risk calculation over exposure windows."""
+import ctypes
+import dataclasses
+import json
+import weakref
+
+from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import uint8_pointer
+from ._handle import Handle
+from ._loader import lib
+
+LEVELS = {_ffi.ENCORE_RISK_NONE: None, _ffi.ENCORE_RISK_LOW: "LOW", _ffi.ENCORE_RISK_HIGH: "HIGH"}
+DAY = 86_400
+
+
+@dataclasses.dataclass(frozen=True)
+class DayRisk:
+    date: int                      # unix seconds of the UTC midnight
+    risk_level: str | None         # "LOW", "HIGH" or None
+    normalized_time: float
+    minimum_distinct_encounters_with_low_risk: int
+    minimum_distinct_encounters_with_high_risk: int
+
+
+@dataclasses.dataclass(frozen=True)
+class RiskAssessment:
+    total_risk_level: str
+    most_recent_date_with_low_risk: int | None
+    most_recent_date_with_high_risk: int | None
+    number_of_days_with_low_risk: int
+    number_of_days_with_high_risk: int
+    total_minimum_distinct_encounters_with_low_risk: int
+    total_minimum_distinct_encounters_with_high_risk: int
+    calculated_at: int
+    days: tuple
+
+
+class RiskConfig:
+    """A parsed risk calculation configuration (a dict, JSON text or bytes in
+    the form of the conformance file's defaultRiskCalculationConfiguration).
+    A malformed one raises InvalidArgumentError naming the bad field."""
+
+    def __init__(self, configuration):
+        data = configuration if isinstance(configuration, (bytes, bytearray)) else (
+            configuration.encode() if isinstance(configuration, str) else json.dumps(configuration).encode())
+        out = ctypes.POINTER(_ffi.encore_risk_config)()
+        lib.encore_risk_config_new_json(uint8_pointer(bytes(data)), len(data), ctypes.byref(out))
+        self._handle = Handle(out, lib.encore_risk_config_free, "RiskConfig")
+        weakref.finalize(self, self._handle.close)
+
+    def calculate(self, windows, now):
+        """The assessment of windows given as dicts in the conformance form
+        (`ageInDays` relative to `now`, or `date` in unix seconds)."""
+        c_windows = (_ffi.encore_exposure_window * max(len(windows), 1))()
+        instances = [s for w in windows for s in w["scanInstances"]]
+        c_instances = (_ffi.encore_scan_instance * max(len(instances), 1))()
+        first = 0
+        midnight = now - now % DAY
+        for i, w in enumerate(windows):
+            date = w["date"] if "date" in w else midnight - w["ageInDays"] * DAY
+            c_windows[i] = _ffi.encore_exposure_window(
+                date, w["reportType"], w["infectiousness"], w["calibrationConfidence"], len(w["scanInstances"]), first)
+            for j, s in enumerate(w["scanInstances"]):
+                c_instances[first + j] = _ffi.encore_scan_instance(
+                    s["typicalAttenuation"], s["minAttenuation"], s["secondsSinceLastScan"])
+            first += len(w["scanInstances"])
+        out = ctypes.POINTER(_ffi.encore_risk_assessment)()
+        with self._handle.borrow() as config:
+            lib.encore_risk_calculate(config, c_windows, len(windows), c_instances, len(instances), now, ctypes.byref(out))
+        try:
+            return _assessment(out)
+        finally:
+            lib.encore_risk_assessment_free(out)
+
+    def close(self):
+        self._handle.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _assessment(pointer):
+    s = _ffi.encore_risk_summary()
+    lib.encore_risk_assessment_get_summary(pointer, ctypes.byref(s))
+    days = (_ffi.encore_day_risk * max(s.day_count, 1))()
+    copied = ctypes.c_size_t()
+    lib.encore_risk_assessment_copy_days(pointer, 0, days, s.day_count, ctypes.byref(copied))
+    return RiskAssessment(
+        total_risk_level=LEVELS[s.total_risk_level],
+        most_recent_date_with_low_risk=s.most_recent_date_with_low_risk if s.has_most_recent_date_with_low_risk else None,
+        most_recent_date_with_high_risk=s.most_recent_date_with_high_risk if s.has_most_recent_date_with_high_risk else None,
+        number_of_days_with_low_risk=s.number_of_days_with_low_risk,
+        number_of_days_with_high_risk=s.number_of_days_with_high_risk,
+        total_minimum_distinct_encounters_with_low_risk=s.total_minimum_distinct_encounters_with_low_risk,
+        total_minimum_distinct_encounters_with_high_risk=s.total_minimum_distinct_encounters_with_high_risk,
+        calculated_at=s.calculated_at,
+        days=tuple(DayRisk(d.date, LEVELS[d.risk_level], d.normalized_time, d.minimum_distinct_encounters_with_low_risk,
+                           d.minimum_distinct_encounters_with_high_risk) for d in days[:copied.value]))

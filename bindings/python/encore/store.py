@@ -1,0 +1,444 @@
+"""Store: the client's encrypted state, one SQLCipher database file."""
+import ctypes
+import math
+import os
+import time as _time
+import weakref
+
+from . import _ffi, errors
+from ._cdata import text, uint8_pointer
+from ._handle import Handle
+from ._loader import lib
+from .records import (Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult, TracingEvent,
+                      checked_int)
+
+# Rows copied per copy call (as KeyFile.keys does).
+CHUNK = 256
+# The retention period of the Exposure Notification system.
+DEFAULT_RETENTION = 14 * 24 * 3600
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+INT32_MIN = -(1 << 31)
+
+# ENCORE_SETTING_INTEGER -> "integer", from the header's constants.
+_SETTING_PREFIX = "ENCORE_SETTING_"
+SETTING_TYPES = {value: name[len(_SETTING_PREFIX):].lower()
+                 for name, value in vars(_ffi).items() if name.startswith(_SETTING_PREFIX)}
+
+
+def _store_key(passphrase, raw_key, what):
+    """(encore_store_key, the bytes it points to) for exactly one of the two."""
+    if (passphrase is None) == (raw_key is None):
+        raise TypeError(f"{what}: give either a passphrase or a raw_key")
+    if passphrase is not None:
+        data = passphrase.encode("utf-8") if isinstance(passphrase, str) else bytes(passphrase)
+        kind = _ffi.ENCORE_KEY_PASSPHRASE
+    else:
+        data = bytes(raw_key)
+        kind = _ffi.ENCORE_KEY_RAW
+    key = _ffi.encore_store_key(kind, 0, uint8_pointer(data), len(data))
+    return key, data  # the caller keeps `data` alive while the key is used
+
+
+def _range(start, end):
+    """[start, end) as C arguments: None is open."""
+    return (INT64_MIN if start is None else checked_int(start, 64, "start"),
+            INT64_MAX if end is None else checked_int(end, 64, "end"))
+
+
+def _take_bytes(b):
+    """The bytes of a library-owned encore_bytes, which is freed."""
+    try:
+        return ctypes.string_at(b.data, b.length) if b.data else b""
+    finally:
+        lib.encore_bytes_free(ctypes.byref(b))
+
+
+def _take_list(pointer):
+    """The strings of a library-owned encore_string_list, which is freed."""
+    try:
+        count = ctypes.c_size_t()
+        lib.encore_string_list_count(pointer, ctypes.byref(count))
+        item = ctypes.c_char_p()
+        out = []
+        for i in range(count.value):
+            lib.encore_string_list_get(pointer, i, ctypes.byref(item))
+            out.append(item.value.decode("utf-8"))
+        return out
+    finally:
+        lib.encore_string_list_free(pointer)
+
+
+def _blob(value, what):
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
+
+
+class Store:
+    """An opened encrypted store. Use Store.open(); close() (or a with block)
+    closes it. Safe to share between threads: the library serialises calls.
+
+    Times are unix seconds. Ranges are [start, end); None leaves a side open.
+    A failing call raises the EncoreError subclass of its status, e.g.
+    NotFoundError, InvalidArgumentError, StoreWrongKeyError."""
+
+    def __init__(self, pointer, path=None):
+        self._handle = Handle(pointer, lib.encore_store_close, "Store")
+        self.path = path
+        weakref.finalize(self, self._handle.close)
+
+    @classmethod
+    def open(cls, path, passphrase=None, *, raw_key=None, create=True, busy_timeout_ms=None):
+        """Opens (or, with create, creates) the store at `path` with a
+        passphrase (str or bytes; the key is derived, slowly on purpose) or
+        a 32-byte raw_key. A wrong key raises StoreWrongKeyError, a file that
+        is not a store StoreNotDatabaseError, a missing file with
+        create=False StoreMissingError; the file is not modified then."""
+        key, _keep = _store_key(passphrase, raw_key, "Store.open")
+        options = _ffi.encore_store_options()
+        lib.encore_store_options_init(ctypes.byref(options), ctypes.sizeof(options))
+        options.create = 1 if create else 0
+        if busy_timeout_ms is not None:
+            options.busy_timeout_ms = checked_int(busy_timeout_ms, 32, "busy_timeout_ms")
+        out = ctypes.POINTER(_ffi.encore_store)()
+        fs_path = text(os.fsencode(path), "path")
+        lib.encore_store_open(fs_path, ctypes.byref(key), ctypes.byref(options), ctypes.byref(out))
+        return cls(out, os.fsdecode(fs_path))
+
+    # ---- the store as a whole ---------------------------------------------
+
+    def close(self):
+        """Closes the store; everything committed is on disk."""
+        self._handle.close()
+
+    @property
+    def closed(self):
+        return self._handle.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return f"<Store {self.path!r}{' closed' if self.closed else ''}>"
+
+    def _call(self, name, *args):
+        with self._handle.borrow() as store:
+            return getattr(lib, name)(store, *args)
+
+    def rekey(self, passphrase=None, *, raw_key=None):
+        """Re-encrypts the store under a new passphrase or raw key."""
+        key, _keep = _store_key(passphrase, raw_key, "Store.rekey")
+        self._call("encore_store_rekey", ctypes.byref(key))
+
+    @property
+    def schema_version(self):
+        version = ctypes.c_uint32()
+        self._call("encore_store_schema_version", ctypes.byref(version))
+        return version.value
+
+    def check_integrity(self):
+        """Runs SQLite's integrity check: returns when the store is sound,
+        raises StoreNotDatabaseError with the findings otherwise."""
+        self._call("encore_store_check_integrity")
+
+    def purge(self, now=None, max_age=DEFAULT_RETENTION):
+        """Deletes what is older than now - max_age (default 14 days) from
+        every table, keeping the settings, the newest risk result and the
+        tracing state at the cut-off. Returns PurgeCounts."""
+        now = int(_time.time()) if now is None else now
+        counts = _ffi.encore_purge_counts()
+        self._call("encore_store_purge", checked_int(now, 64, "now"), checked_int(max_age, 64, "max_age"),
+                   ctypes.byref(counts))
+        return PurgeCounts.from_c(counts)
+
+    def _copy(self, name, ctype, convert, *args):
+        """Yields rows of a copy function (..., first, out, capacity, copied)."""
+        buffer = (ctype * CHUNK)()
+        copied = ctypes.c_size_t()
+        first = 0
+        while True:
+            self._call(name, *args, first, buffer, CHUNK, ctypes.byref(copied))
+            n = copied.value
+            yield from (convert(buffer[i]) for i in range(n))
+            if n < CHUNK:
+                return
+            first += n
+
+    def _count(self, name, *args):
+        count = ctypes.c_uint64()
+        self._call(name, *args, ctypes.byref(count))
+        return count.value
+
+    # ---- observations -----------------------------------------------------
+
+    def add_observations(self, observations):
+        """Adds Observation values in one transaction (all or none); ones
+        identical to stored sightings are kept once. Returns how many were new."""
+        rows = [o.to_c() for o in observations]
+        array = (_ffi.encore_observation * len(rows))(*rows)
+        added = ctypes.c_size_t()
+        self._call("encore_store_add_observations", array, len(rows), ctypes.byref(added))
+        return added.value
+
+    def count_observations(self, start=None, end=None):
+        return self._count("encore_store_count_observations", *_range(start, end))
+
+    def observations(self, start=None, end=None):
+        """Yields the Observation values of [start, end) in time order."""
+        return self._copy("encore_store_copy_observations", _ffi.encore_observation, Observation.from_c,
+                          *_range(start, end))
+
+    # ---- own keys -----------------------------------------------------------
+
+    def put_own_key(self, key):
+        """Stores an OwnKey; one with the same key_data is replaced."""
+        if not isinstance(key, OwnKey):
+            raise TypeError(f"key must be an OwnKey, not {type(key).__name__}")
+        c = key.to_c()
+        self._call("encore_store_put_own_key", ctypes.byref(c))
+
+    def count_own_keys(self, since=None):
+        """How many own keys start at interval `since` or later (None: all)."""
+        return self._count("encore_store_count_own_keys", self._since(since))
+
+    def own_keys(self, since=None):
+        """The own keys starting at interval `since` or later, ordered by
+        rolling start, as a list of OwnKey."""
+        return list(self._copy("encore_store_copy_own_keys", _ffi.encore_own_key, OwnKey.from_c, self._since(since)))
+
+    def latest_own_key(self):
+        """The own key with the latest rolling start, or None."""
+        key = _ffi.encore_own_key()
+        try:
+            self._call("encore_store_get_latest_own_key", ctypes.byref(key))
+        except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
+            return None
+        return OwnKey.from_c(key)
+
+    @staticmethod
+    def _since(since):
+        return INT32_MIN if since is None else checked_int(since, 32, "since")
+
+    # ---- key package cache ------------------------------------------------
+
+    def put_package(self, region, identifier, content, etag=None, downloaded=None):
+        """Caches a downloaded key package (bytes), replacing one with the same
+        region and identifier; `downloaded` defaults to now."""
+        data = _blob(content, "content")
+        downloaded = int(_time.time()) if downloaded is None else checked_int(downloaded, 64, "downloaded")
+        self._call("encore_store_put_package", text(region, "region"), text(identifier, "identifier"),
+                   None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), downloaded)
+
+    def has_package(self, region, identifier, etag=None):
+        """Whether the package is cached (with `etag`: stored with exactly that ETag)."""
+        has = ctypes.c_int32()
+        self._call("encore_store_has_package", text(region, "region"), text(identifier, "identifier"),
+                   None if etag is None else text(etag, "etag"), ctypes.byref(has))
+        return has.value == 1
+
+    def get_package(self, region, identifier):
+        """The content of a cached package, checked against its SHA-256
+        (StoreNotDatabaseError when it does not match). NotFoundError when
+        it is not cached."""
+        content = _ffi.encore_bytes()
+        self._call("encore_store_get_package", text(region, "region"), text(identifier, "identifier"),
+                   ctypes.byref(content))
+        return _take_bytes(content)
+
+    def package_info(self, region, identifier):
+        """PackageInfo of a cached package; NotFoundError when it is not cached."""
+        region, identifier = text(region, "region"), text(identifier, "identifier")
+        info = _ffi.encore_package_info()
+        etag = _ffi.encore_bytes()
+        self._call("encore_store_get_package_info", region, identifier, ctypes.byref(info), ctypes.byref(etag))
+        etag_text = _take_bytes(etag).decode("utf-8")
+        return PackageInfo(region=region.decode("utf-8"), identifier=identifier.decode("utf-8"),
+                           etag=etag_text if info.has_etag else None, sha256=bytes(info.sha256),
+                           size=info.size, downloaded=info.downloaded)
+
+    def packages(self, region):
+        """The identifiers of the cached packages of `region`, in byte order."""
+        out = ctypes.POINTER(_ffi.encore_string_list)()
+        self._call("encore_store_list_packages", text(region, "region"), ctypes.byref(out))
+        return _take_list(out)
+
+    def remove_package(self, region, identifier):
+        """Removes a cached package; False when it was not cached."""
+        removed = ctypes.c_int32()
+        self._call("encore_store_remove_package", text(region, "region"), text(identifier, "identifier"),
+                   ctypes.byref(removed))
+        return removed.value == 1
+
+    def missing_packages(self, region, available):
+        """Of the identifiers in `available` (what the server lists), those not
+        cached for `region`, in the order given and each once."""
+        if isinstance(available, (str, bytes)):
+            raise TypeError("available must be a list of identifiers, not a single string")
+        ids = [text(a, "identifier") for a in available]
+        array = (ctypes.c_char_p * len(ids))(*ids)
+        out = ctypes.POINTER(_ffi.encore_string_list)()
+        self._call("encore_store_missing_packages", text(region, "region"), array, len(ids), ctypes.byref(out))
+        return _take_list(out)
+
+    # ---- tracing history --------------------------------------------------
+
+    def add_tracing_event(self, time, active):
+        """Records that tracing was switched on (active=True) or off at `time`."""
+        if not isinstance(active, bool):
+            raise TypeError(f"active must be a bool, not {type(active).__name__}")
+        self._call("encore_store_add_tracing_event", checked_int(time, 64, "time"), 1 if active else 0)
+
+    def count_tracing_events(self, start=None, end=None):
+        return self._count("encore_store_count_tracing_events", *_range(start, end))
+
+    def tracing_events(self, start=None, end=None):
+        """The TracingEvent values of [start, end) in time order, as a list."""
+        return list(self._copy("encore_store_copy_tracing_events", _ffi.encore_tracing_event, TracingEvent.from_c,
+                               *_range(start, end)))
+
+    def active_tracing_seconds(self, start, end):
+        """Seconds tracing was on within [start, end): the last event before
+        `start` gives the state at `start`; an "on" without a later "off"
+        counts until `end`."""
+        seconds = ctypes.c_int64()
+        self._call("encore_store_active_tracing_seconds", checked_int(start, 64, "start"), checked_int(end, 64, "end"),
+                   ctypes.byref(seconds))
+        return seconds.value
+
+    # ---- risk results -----------------------------------------------------
+
+    def add_risk_result(self, time, level, document):
+        """Stores a risk result (document: text such as JSON); returns its id."""
+        if not isinstance(document, str):
+            raise TypeError(f"document must be str, not {type(document).__name__}")
+        new_id = ctypes.c_int64()
+        self._call("encore_store_add_risk_result", checked_int(time, 64, "time"), checked_int(level, 32, "level"),
+                   text(document, "document"), ctypes.byref(new_id))
+        return new_id.value
+
+    def _result(self, name, *args):
+        r = _ffi.encore_risk_result()
+        doc = _ffi.encore_bytes()
+        self._call(name, *args, ctypes.byref(r), ctypes.byref(doc))
+        return RiskResult(id=r.id, time=r.time, level=r.level, document=_take_bytes(doc).decode("utf-8"))
+
+    def last_risk_result(self):
+        """The newest RiskResult, or None when there is none."""
+        try:
+            return self._result("encore_store_get_last_risk_result")
+        except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
+            return None
+
+    def risk_result(self, result_id):
+        """The RiskResult with `result_id`; NotFoundError when there is none."""
+        return self._result("encore_store_get_risk_result", checked_int(result_id, 64, "result_id"))
+
+    def count_risk_results(self, start=None, end=None):
+        return self._count("encore_store_count_risk_results", *_range(start, end))
+
+    def risk_results(self, start=None, end=None):
+        """The RiskResult values of [start, end), oldest first, as a list
+        (results purged meanwhile by another thread are left out)."""
+        heads = list(self._copy("encore_store_copy_risk_results", _ffi.encore_risk_result, lambda r: r.id,
+                                *_range(start, end)))
+        out = []
+        for result_id in heads:
+            try:
+                out.append(self.risk_result(result_id))
+            except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
+                pass
+        return out
+
+    # ---- settings ---------------------------------------------------------
+
+    def set_setting(self, name, value):
+        """Sets a setting, replacing any value under `name`: an int (64-bit),
+        a float (not NaN), a str or bytes. bool is refused (it would come back
+        as an int)."""
+        name = text(name, "name")
+        if isinstance(value, bool):
+            raise TypeError("a bool setting would read back as int: store int(value)")
+        if isinstance(value, int):
+            self._call("encore_store_set_setting_int64", name, checked_int(value, 64, "value"))
+        elif isinstance(value, float):
+            if math.isnan(value):
+                raise ValueError("a setting must not be NaN")
+            self._call("encore_store_set_setting_double", name, value)
+        elif isinstance(value, str):
+            self._call("encore_store_set_setting_text", name, text(value, "value"))
+        elif isinstance(value, (bytes, bytearray, memoryview)):
+            data = bytes(value)
+            self._call("encore_store_set_setting_blob", name, uint8_pointer(data), len(data))
+        else:
+            raise TypeError(f"a setting is int, float, str or bytes, not {type(value).__name__}")
+
+    _MISSING = object()
+
+    def get_setting(self, name, default=_MISSING):
+        """The value under `name` as int, float, str or bytes. When there is
+        none: `default` if given, else NotFoundError."""
+        getters = {"integer": self.get_int, "double": self.get_float, "text": self.get_text, "blob": self.get_bytes}
+        for attempt in range(3):  # another thread may change the type between the two calls
+            kind = self.setting_type(name)
+            if kind is None:
+                break
+            try:
+                return getters[kind](name)
+            except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
+                break
+            except errors.BY_STATUS[_ffi.ENCORE_ERR_INVALID_ARGUMENT]:
+                if attempt == 2:
+                    raise
+        if default is self._MISSING:
+            # The library's NotFoundError, with its message (the last failure on this thread).
+            raise errors.error_for(_ffi.ENCORE_ERR_NOT_FOUND)
+        return default
+
+    def get_int(self, name):
+        """The integer setting `name`: InvalidArgumentError (naming the
+        stored type) when it has another type, NotFoundError when missing."""
+        value = ctypes.c_int64()
+        self._call("encore_store_get_setting_int64", text(name, "name"), ctypes.byref(value))
+        return value.value
+
+    def get_float(self, name):
+        value = ctypes.c_double()
+        self._call("encore_store_get_setting_double", text(name, "name"), ctypes.byref(value))
+        return value.value
+
+    def get_text(self, name):
+        value = _ffi.encore_bytes()
+        self._call("encore_store_get_setting_text", text(name, "name"), ctypes.byref(value))
+        return _take_bytes(value).decode("utf-8")
+
+    def get_bytes(self, name):
+        value = _ffi.encore_bytes()
+        self._call("encore_store_get_setting_blob", text(name, "name"), ctypes.byref(value))
+        return _take_bytes(value)
+
+    def setting_type(self, name):
+        """"integer", "double", "text" or "blob"; None when there is no such setting."""
+        kind = ctypes.c_int32()
+        try:
+            self._call("encore_store_get_setting_type", text(name, "name"), ctypes.byref(kind))
+        except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
+            return None
+        return SETTING_TYPES.get(kind.value, f"unknown ({kind.value})")
+
+    def delete_setting(self, name):
+        """Deletes a setting; False when there was none."""
+        deleted = ctypes.c_int32()
+        self._call("encore_store_delete_setting", text(name, "name"), ctypes.byref(deleted))
+        return deleted.value == 1
+
+    def settings(self):
+        """The names of all settings, in byte order."""
+        out = ctypes.POINTER(_ffi.encore_string_list)()
+        self._call("encore_store_list_settings", ctypes.byref(out))
+        return _take_list(out)
+
+
+__all__ = ["Store", "DEFAULT_RETENTION", "SETTING_TYPES"]

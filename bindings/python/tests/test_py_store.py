@@ -1,0 +1,164 @@
+"""encore.Store as a whole: opening, keys, errors, rekey, integrity, purge,
+observations, closing, and that the class wraps every store function."""
+import threading
+
+import pytest
+
+import encore
+from encore import _ffi
+from encore_testdata import BINDINGS
+
+RAW = bytes(range(32))
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "store.db"
+
+
+@pytest.fixture
+def store(path):
+    # A raw key: no key derivation, so the tests stay fast.
+    with encore.Store.open(path, raw_key=RAW) as s:
+        yield s
+
+
+def obs(i, time=None, prev=None):
+    return encore.Observation(time=1_600_000_000 + i if time is None else time, rpi=bytes([i % 256]) * 16,
+                              aem=bytes([1, 2, 3, i % 256]), rssi=-40 - i % 60, prev_scan=prev)
+
+
+def test_open_create_and_reopen(path):
+    with encore.Store.open(path, raw_key=RAW) as s:
+        assert s.schema_version == 1
+        assert s.add_observations([obs(1), obs(2)]) == 2
+        assert repr(s).startswith("<Store ") and str(path) in repr(s)
+    assert s.closed and "closed" in repr(s)
+    with pytest.raises(ValueError, match="closed"):
+        s.count_observations()
+    with encore.Store.open(str(path), raw_key=bytearray(RAW), create=False, busy_timeout_ms=100) as s:
+        assert s.count_observations() == 2
+        s.check_integrity()
+
+
+def test_open_errors(path, tmp_path):
+    with encore.Store.open(path, raw_key=RAW):
+        pass
+    with pytest.raises(encore.StoreWrongKeyError) as caught:
+        encore.Store.open(path, raw_key=bytes(32))
+    assert "wrong key" in caught.value.message
+    with pytest.raises(encore.StoreMissingError):
+        encore.Store.open(tmp_path / "missing.db", raw_key=RAW, create=False)
+    assert not (tmp_path / "missing.db").exists()
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(bytes(range(256)) * 4 + b"x")
+    with pytest.raises(encore.StoreNotDatabaseError):
+        encore.Store.open(junk, raw_key=RAW)
+    with pytest.raises(encore.InvalidArgumentError):
+        encore.Store.open(path, raw_key=b"short")
+    with pytest.raises(encore.InvalidArgumentError):
+        encore.Store.open(path, passphrase="")
+    with pytest.raises(TypeError):
+        encore.Store.open(path)
+    with pytest.raises(TypeError):
+        encore.Store.open(path, "pass", raw_key=RAW)
+    with pytest.raises(ValueError):
+        encore.Store.open(str(path) + "\0x", raw_key=RAW)
+    with pytest.raises(encore.IoError):
+        encore.Store.open(tmp_path / "no-such-dir" / "s.db", raw_key=RAW)
+
+
+def test_passphrase_and_rekey(path):
+    with encore.Store.open(path, "secret") as s:
+        s.set_setting("x", 1)
+        s.rekey(raw_key=RAW)
+    with pytest.raises(encore.StoreWrongKeyError):
+        encore.Store.open(path, "secret")
+    with encore.Store.open(path, raw_key=RAW) as s:
+        assert s.get_int("x") == 1
+        with pytest.raises(TypeError):
+            s.rekey()
+        with pytest.raises(encore.InvalidArgumentError):
+            s.rekey(raw_key=b"123")
+        s.rekey(b"new secret")
+    with encore.Store.open(path, "new secret") as s:
+        assert s.get_setting("x") == 1
+
+
+def test_observations(store):
+    rows = [obs(i) for i in range(600)] + [obs(5, prev=1_599_999_000)]
+    assert store.add_observations(rows) == 601
+    assert store.add_observations(rows[:10]) == 0  # identical sightings are kept once
+    assert store.count_observations() == 601
+    assert store.count_observations(1_600_000_010, 1_600_000_020) == 10
+    back = list(store.observations())  # more than one CHUNK
+    assert len(back) == 601 and set(back) == set(rows)
+    assert [o.time for o in store.observations(start=1_600_000_598)] == [1_600_000_598, 1_600_000_599]
+    assert list(store.observations(end=1_600_000_000)) == []
+    # All or nothing.
+    with pytest.raises(encore.InvalidArgumentError):
+        store.add_observations([obs(1000), obs(1001, time=-5)])
+    assert store.count_observations() == 601
+    with pytest.raises(ValueError):
+        obs(1).__class__(time=1, rpi=b"short", aem=b"1234", rssi=0).to_c()
+    with pytest.raises(ValueError):
+        store.add_observations([encore.Observation(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
+    with pytest.raises(ValueError):
+        store.count_observations(start=1 << 63)
+
+
+def test_purge(store):
+    now = 1_700_000_000
+    store.add_observations([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
+    store.add_risk_result(now - 20 * 86400, 1, "{}")
+    store.add_risk_result(now - 19 * 86400, 2, "{}")
+    counts = store.purge(now=now)
+    assert counts == encore.PurgeCounts(observations=1, own_keys=0, key_packages=0, tracing_events=0, risk_results=1)
+    assert counts.total == 2
+    assert store.last_risk_result().level == 2
+    assert store.purge().observations == 1  # now defaults to the current time
+    with pytest.raises(encore.InvalidArgumentError):
+        store.purge(now=now, max_age=-1)
+
+
+def test_several_threads_share_a_store(store):
+    def work(t):
+        for i in range(30):
+            store.add_observations([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
+            store.set_setting(f"t{t}", i)
+            store.count_observations()
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.count_observations() == 180
+    assert all(store.get_int(f"t{t}") == 29 for t in range(6))
+
+
+def test_close_while_another_thread_uses_the_store(path):
+    s = encore.Store.open(path, raw_key=RAW)
+    s.add_observations([obs(i) for i in range(2000)])
+    seen = []
+
+    def read():
+        try:
+            seen.append(sum(1 for _ in s.observations()))
+        except ValueError:  # closed between two chunks
+            seen.append("closed")
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    s.close()
+    reader.join()
+    assert seen in ([2000], ["closed"])
+    assert s.closed
+
+
+def test_store_class_wraps_every_store_function():
+    source = (BINDINGS / "encore/store.py").read_text()
+    names = [n for n in _ffi.FUNCTIONS
+             if n.startswith(("encore_store_", "encore_bytes_", "encore_string_list_"))]
+    assert len(names) > 40
+    missing = [n for n in names if f'"{n}"' not in source and f"lib.{n}" not in source]
+    assert missing == []

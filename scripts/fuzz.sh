@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target for KeyFile(bytes:options:) and runs it.
+#
+#   scripts/fuzz.sh [SECONDS]      (default: $FUZZ_SECONDS, else 60)
+#
+# SwiftPM cannot build a -sanitize=fuzzer binary of one target here, so this
+# compiles directly: the C targets with clang (ASan + fuzzer coverage), the
+# EncoreCore sources plus fuzz/KeyFileFuzzer.swift with swiftc as one module.
+# Output: build/fuzz/keyfile-fuzzer, corpus in build/fuzz/corpus (seeded with
+# the samples of Tests/data/exports), crashes in build/fuzz/artifacts.
+# Exits non-zero when the fuzzer finds a crash (or the build fails).
+# Extra libFuzzer flags may be given in FUZZ_FLAGS; FUZZ_BUILD_ONLY=1 only builds.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+seconds="${1:-${FUZZ_SECONDS:-60}}"
+[[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 2; }
+
+out="$root/build/fuzz"
+obj="$out/obj"
+maps="$out/modulemaps"
+mkdir -p "$obj" "$maps" "$out/corpus" "$out/artifacts"
+
+SWIFTC="${SWIFTC:-swiftc}"
+# The clang that ships with the Swift toolchain has the libFuzzer runtime
+# matching swiftc's; prefer it.
+if [[ -z "${CLANG:-}" ]]; then
+    swift_bin="$(dirname "$(command -v "$SWIFTC")")"
+    if [[ -x "$swift_bin/clang" ]]; then CLANG="$swift_bin/clang"; else CLANG=clang; fi
+fi
+
+# lld (shipped with the toolchain) links the ASan runtime without the
+# hundreds of "cannot export local symbol" warnings of gold.
+LD_FLAG=""
+if command -v ld.lld >/dev/null 2>&1 || [[ -x "$(dirname "$CLANG")/ld.lld" ]]; then LD_FLAG="-use-ld=lld"; fi
+
+# The C modules of the package, found rather than listed, since targets come
+# and go: system libraries (a directory with module.modulemap: add it to the
+# include path, link what it names) and C source targets (an include/ dir:
+# SwiftPM synthesises their module maps, so write equivalents here, and
+# compile their .c files with ASan and fuzzer coverage).
+include_flags=()
+link_flags=()
+c_targets=()
+for dir in Sources/C*/; do
+    dir="${dir%/}"
+    name="$(basename "$dir")"
+    if [[ -f "$dir/module.modulemap" ]]; then
+        include_flags+=(-I "$dir")
+        while IFS= read -r lib; do link_flags+=("-l$lib"); done \
+            < <(sed -n 's/^[[:space:]]*link[[:space:]]*"\([^"]*\)".*/\1/p' "$dir/module.modulemap")
+    elif [[ -d "$dir/include" ]]; then
+        c_targets+=("$name")
+        include_flags+=(-I "$dir/include")
+    fi
+done
+
+swift_module_flags=()
+objects=()
+cflags=(-fsanitize=fuzzer-no-link,address -g -O1 -fPIC)
+echo "fuzz: compiling C targets: ${c_targets[*]}"
+for name in "${c_targets[@]}"; do
+    map="$maps/$name.modulemap"
+    printf 'module %s {\n    umbrella "%s"\n    export *\n}\n' "$name" "$root/Sources/$name/include" > "$map"
+    swift_module_flags+=(-Xcc -fmodule-map-file="$map")
+    while IFS= read -r -d '' c; do
+        o="$obj/$name-$(basename "${c%.c}").o"
+        "$CLANG" "${cflags[@]}" "${include_flags[@]}" -I "Sources/$name/include" -c "$c" -o "$o"
+        objects+=("$o")
+    done < <(find "Sources/$name" -name '*.c' -print0 | sort -z)
+done
+
+echo "fuzz: compiling EncoreCore + fuzz/KeyFileFuzzer.swift"
+mapfile -t swift_sources < <(find Sources/EncoreCore -name '*.swift' | sort)
+"$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g \
+    -module-name EncoreFuzz \
+    "${include_flags[@]}" "${swift_module_flags[@]}" \
+    -module-cache-path "$out/module-cache" \
+    "${swift_sources[@]}" fuzz/KeyFileFuzzer.swift \
+    "${objects[@]}" "${link_flags[@]}" $LD_FLAG \
+    -o "$out/keyfile-fuzzer"
+echo "fuzz: built $out/keyfile-fuzzer"
+[[ "${FUZZ_BUILD_ONLY:-0}" == 1 ]] && exit 0
+
+# Seed corpus: the sample key files (copied at run time, never committed).
+while IFS= read -r -d '' f; do
+    name="$(echo "${f#Tests/data/exports/}" | tr '/' '_')"
+    cp "$f" "$out/corpus/seed_$name"
+done < <(find Tests/data/exports \( -name '*.zip' -o -name '*.bin' \) -print0)
+
+echo "fuzz: running for ${seconds}s"
+log="$out/last-run.log"
+set +e
+# shellcheck disable=SC2086
+"$out/keyfile-fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
+    -dict=fuzz/keyfile.dict -artifact_prefix="$out/artifacts/" ${FUZZ_FLAGS:-} "$out/corpus" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
+echo "fuzz: ${execs:-?} executions in ${seconds}s, exit status $status"
+if ((status != 0)); then
+    echo "fuzz: FAILED; inputs that crashed are in $out/artifacts" >&2
+    exit "$status"
+fi
+echo "fuzz: ran clean"
