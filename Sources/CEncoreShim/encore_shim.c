@@ -42,11 +42,15 @@ struct enc_arena {
     unsigned char *buffer;
     size_t capacity;
     size_t used;
+    size_t limit;          /* bytes handed out between resets, at most */
+    size_t handed_out;
     struct big_block *big; /* malloc'd fall-backs, freed on reset */
 };
 
 static void *arena_alloc(void *data, size_t size) {
     enc_arena *a = data;
+    if (size > a->limit - a->handed_out) return NULL;
+    a->handed_out += size;
     size_t aligned = (size + 15u) & ~(size_t)15u;
     if (aligned >= size && aligned <= a->capacity - a->used) {
         void *p = a->buffer + a->used;
@@ -63,9 +67,10 @@ static void *arena_alloc(void *data, size_t size) {
 
 static void arena_free(void *data, void *p) { (void)data; (void)p; }
 
-enc_arena *enc_arena_new(size_t capacity) {
+enc_arena *enc_arena_new(size_t capacity, size_t limit) {
     enc_arena *a = calloc(1, sizeof(enc_arena));
     if (a == NULL) return NULL;
+    a->limit = limit;
     a->buffer = malloc(capacity);
     if (a->buffer == NULL) { free(a); return NULL; }
     a->capacity = capacity;
@@ -81,6 +86,7 @@ void enc_arena_reset(enc_arena *a) {
     while (b != NULL) { struct big_block *n = b->next; free(b); b = n; }
     a->big = NULL;
     a->used = 0;
+    a->handed_out = 0;
 }
 
 void enc_arena_free(enc_arena *a) {

@@ -23,7 +23,11 @@ public enum ExportReader {
             case .region: meta.region = String(decoding: payload, as: UTF8.self)
             case .batchNum: meta.batchNum = Int32(truncatingIfNeeded: f.value)
             case .batchSize: meta.batchSize = Int32(truncatingIfNeeded: f.value)
-            case .signatureInfos: meta.signatureInfos.append(try decoder.signatureInfo(payload))
+            case .signatureInfos:
+                guard meta.signatureInfos.count < SignatureFile.maxSignatures else {
+                    throw EncoreError(.exportMalformed, "export.bin holds more than \(SignatureFile.maxSignatures) signature infos")
+                }
+                meta.signatureInfos.append(try decoder.signatureInfo(payload))
             case .keys, .revisedKeys:
                 switch try decoder.key(payload) {
                 case .valid: if field == .keys { meta.keyCount += 1 } else { meta.revisedKeyCount += 1 }

@@ -15,18 +15,30 @@ enum SignatureFile {
     /// verification, so a hostile file may not ask for millions.
     static let maxSignatures = 64
 
+    /// What decoding export.sig may allocate: room for the signatures a
+    /// file may hold, not for millions of empty ones (protobuf-c unpacks
+    /// every one before they could be counted).
+    static let decodeLimit = 1 << 20
+
     static func parse(_ bytes: UnsafeRawBufferPointer) throws -> [FileSignature] {
-        guard let list = ekexport__teksignature_list__unpack(
-            nil, bytes.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
-        else { throw EncoreError(.signatureMalformed, "export.sig is not a valid TEKSignatureList") }
-        defer { ekexport__teksignature_list__free_unpacked(list, nil) }
-        let count = list.pointee.n_signatures
+        let decoder = try MessageDecoder(limit: decodeLimit)
+        let parsed = try decoder.unpack({
+            ekexport__teksignature_list__unpack($0, bytes.count, MessageDecoder.base(bytes))
+        }) { try signatures(in: $0) }
+        guard let parsed else {
+            throw EncoreError(.signatureMalformed, "export.sig is not a valid TEKSignatureList (or needs more than \(decodeLimit) bytes to decode)")
+        }
+        return parsed
+    }
+
+    private static func signatures(in list: Ekexport__TEKSignatureList) throws -> [FileSignature] {
+        let count = list.n_signatures
         guard count <= maxSignatures else {
             throw EncoreError(.signatureMalformed, "export.sig holds \(count) signatures; at most \(maxSignatures) are accepted")
         }
         var out: [FileSignature] = []
         for i in 0 ..< count {
-            guard let s = list.pointee.signatures?[i]?.pointee else { continue }
+            guard let s = list.signatures?[i]?.pointee else { continue }
             let der: [UInt8]
             if s.has_signature != 0, let data = s.signature.data {
                 der = Array(UnsafeBufferPointer(start: data, count: s.signature.len))

@@ -44,6 +44,9 @@ enum Inflater {
                 guard produced == output.count else {
                     throw EncoreError(.zipCorrupt, "\(name) inflates to \(produced) bytes, not the declared \(output.count)")
                 }
+                guard consumed == input.count else {
+                    throw EncoreError(.zipCorrupt, "\(name): \(input.count - consumed) bytes follow the end of its deflate stream")
+                }
                 return
             case Z_OK:
                 continue
