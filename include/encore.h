@@ -434,6 +434,21 @@ const char *encore_last_error_message(void);
  * that is not a status. The string is static. */
 const char *encore_status_name(encore_status status);
 
+/* Wipes and frees memory the library handed out in *bytes, then zeroes
+ * *bytes. NULL, and a zeroed struct, do nothing. */
+void encore_bytes_free(encore_bytes *bytes);
+
+/* Writes the number of strings in a list to *count. */
+encore_status encore_string_list_count(encore_string_list *list, size_t *count);
+
+/* Writes string `index` of a list (UTF-8, NUL-terminated) to *item; it
+ * stays valid until the list is freed. An index past the end is
+ * ENCORE_ERR_OUT_OF_RANGE. */
+encore_status encore_string_list_get(encore_string_list *list, size_t index, const char **item);
+
+/* Releases a string list; NULL does nothing. Its strings become invalid. */
+void encore_string_list_free(encore_string_list *list);
+
 /* Creates an empty trust list. Release it with encore_trust_free().
  * Thread safety: a trust list may be used from several threads at once. */
 encore_status encore_trust_new(encore_trust **out);
@@ -598,21 +613,6 @@ encore_status encore_risk_assessment_get_summary(encore_risk_assessment *assessm
 /* Copies per-day risks first ..< first + capacity (newest first). */
 encore_status encore_risk_assessment_copy_days(encore_risk_assessment *assessment, uint64_t first, encore_day_risk *out, size_t capacity, size_t *copied);
 
-/* Wipes and frees memory the library handed out in *bytes, then zeroes
- * *bytes. NULL, and a zeroed struct, do nothing. */
-void encore_bytes_free(encore_bytes *bytes);
-
-/* Writes the number of strings in a list to *count. */
-encore_status encore_string_list_count(encore_string_list *list, size_t *count);
-
-/* Writes string `index` of a list (UTF-8, NUL-terminated) to *item; it
- * stays valid until the list is freed. An index past the end is
- * ENCORE_ERR_OUT_OF_RANGE. */
-encore_status encore_string_list_get(encore_string_list *list, size_t index, const char **item);
-
-/* Releases a string list; NULL does nothing. Its strings become invalid. */
-void encore_string_list_free(encore_string_list *list);
-
 /* Stores a downloaded key package: `content` (`content_len` bytes, e.g. the
  * zip file) of `region` under `identifier` ("2020-06-01", or
  * "2020-06-01/hour/13" for an hour, in the CWA layout), with the server's
@@ -653,7 +653,7 @@ encore_status encore_store_remove_package(encore_store *store, const char *regio
  * array is not modified), writes those not cached for `region` to *out as a
  * new list, in the order given and each once: what the host still has to
  * download. Release it with encore_string_list_free(). */
-encore_status encore_store_missing_packages(encore_store *store, const char *region, const char **available, size_t count, encore_string_list **out);
+encore_status encore_store_missing_packages(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
 
 /* Stores one of the device's own temporary exposure keys (rolling start
  * >= 0, rolling period 1..144, created >= 0); a key with the same key_data

@@ -24,7 +24,7 @@ TYPES_HEADERS = [ROOT / "Sources/CEncoreTypes/include/encore_types.h",
 ABI_DIR = ROOT / "Sources/EncoreABI"
 OUTPUT = ROOT / "include/encore.h"
 # Files whose functions come first, in this order; the rest follow by name.
-FILE_ORDER = ["VersionAPI.swift", "TrustAPI.swift", "CryptoAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift", "MatchAPI.swift", "RiskAPI.swift",
+FILE_ORDER = ["VersionAPI.swift", "ReturnedMemoryAPI.swift", "TrustAPI.swift", "CryptoAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift", "MatchAPI.swift", "RiskAPI.swift",
               "StorePackagesAPI.swift", "StoreOwnKeysAPI.swift", "StoreTracingAPI.swift", "StoreResultsAPI.swift",
               "StoreSettingsAPI.swift"]
 
@@ -55,8 +55,12 @@ def c_type(swift, handles):
     m = re.fullmatch(r"(UnsafePointer|UnsafeMutablePointer)<(.+)>", t)
     if m:
         inner = c_type(m.group(2), handles)
-        const = "const " if m.group(1) == "UnsafePointer" else ""
-        return f"{const}{inner} *".replace("* *", "**")
+        const = m.group(1) == "UnsafePointer"
+        if inner.endswith("*"):
+            # A pointer to a pointer: const applies to the pointer pointed to
+            # ("const char *const *"), which C and C++ both accept.
+            return f"{inner}{'const ' if const else ''}*"
+        return f"{'const ' if const else ''}{inner} *"
     if t in SCALARS:
         return SCALARS[t]
     if t.endswith("_ptr") and t[:-4] in handles:

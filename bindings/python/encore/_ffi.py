@@ -367,6 +367,14 @@ FUNCTIONS = {
     'encore_last_error_message': (ctypes.c_char_p, []),
     # (status)
     'encore_status_name': (ctypes.c_char_p, [encore_status]),
+    # (bytes)
+    'encore_bytes_free': (None, [ctypes.POINTER(encore_bytes)]),
+    # (list, count)
+    'encore_string_list_count': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.POINTER(ctypes.c_size_t)]),
+    # (list, index, item)
+    'encore_string_list_get': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p)]),
+    # (list)
+    'encore_string_list_free': (None, [ctypes.POINTER(encore_string_list)]),
     # (out)
     'encore_trust_new': (encore_status, [ctypes.POINTER(ctypes.POINTER(encore_trust))]),
     # (trust)
@@ -445,14 +453,6 @@ FUNCTIONS = {
     'encore_risk_assessment_get_summary': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.POINTER(encore_risk_summary)]),
     # (assessment, first, out, capacity, copied)
     'encore_risk_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.c_uint64, ctypes.POINTER(encore_day_risk), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (bytes)
-    'encore_bytes_free': (None, [ctypes.POINTER(encore_bytes)]),
-    # (list, count)
-    'encore_string_list_count': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.POINTER(ctypes.c_size_t)]),
-    # (list, index, item)
-    'encore_string_list_get': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p)]),
-    # (list)
-    'encore_string_list_free': (None, [ctypes.POINTER(encore_string_list)]),
     # (store, region, identifier, etag, content, content_len, downloaded)
     'encore_store_put_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
     # (store, region, identifier, etag, has)
@@ -519,6 +519,8 @@ FUNCTIONS = {
 
 # Functions returning encore_status: callers check their result.
 FALLIBLE = frozenset({
+    'encore_string_list_count',
+    'encore_string_list_get',
     'encore_trust_new',
     'encore_trust_add_key',
     'encore_trust_count',
@@ -552,8 +554,6 @@ FALLIBLE = frozenset({
     'encore_risk_calculate_match',
     'encore_risk_assessment_get_summary',
     'encore_risk_assessment_copy_days',
-    'encore_string_list_count',
-    'encore_string_list_get',
     'encore_store_put_package',
     'encore_store_has_package',
     'encore_store_get_package',
