@@ -480,6 +480,22 @@ encore_status encore_en_rpis(const uint8_t *rpik, size_t rpik_len, uint32_t star
  * bytes into out; decryption is the same call with the AEM as metadata. */
 encore_status encore_en_aem(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
 
+/* Writes the device's temporary exposure key valid at `now` to *key: the
+ * stored key of that UTC day, or a new one from the CSPRNG, made and
+ * stored atomically (callers racing at midnight get the same key). */
+encore_status encore_store_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
+
+/* Writes the 20 bytes to broadcast at `now` (BLE service data of UUID
+ * 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
+ * 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
+ * Makes today's key when there is none yet. */
+encore_status encore_advertisement(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
+
+/* Copies the device's own keys of the last `days` UTC days up to `now`
+ * (today's included, oldest first) in the key file form, from index
+ * `first` on, into out[0 ..< capacity]: what a positive user submits. */
+encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
+
 /* Writes the default options to *options, whose size the caller gives as
  * `struct_size` (pass sizeof *options): verification required, no trusted
  * keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress.

@@ -24,7 +24,7 @@ TYPES_HEADERS = [ROOT / "Sources/CEncoreTypes/include/encore_types.h",
 ABI_DIR = ROOT / "Sources/EncoreABI"
 OUTPUT = ROOT / "include/encore.h"
 # Files whose functions come first, in this order; the rest follow by name.
-FILE_ORDER = ["VersionAPI.swift", "ReturnedMemoryAPI.swift", "TrustAPI.swift", "CryptoAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift", "MatchAPI.swift", "RiskAPI.swift",
+FILE_ORDER = ["VersionAPI.swift", "ReturnedMemoryAPI.swift", "TrustAPI.swift", "CryptoAPI.swift", "BroadcastAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift", "MatchAPI.swift", "RiskAPI.swift",
               "StorePackagesAPI.swift", "StoreOwnKeysAPI.swift", "StoreTracingAPI.swift", "StoreResultsAPI.swift",
               "StoreSettingsAPI.swift"]
 

@@ -6,3 +6,4 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>

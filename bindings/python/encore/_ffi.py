@@ -391,6 +391,12 @@ FUNCTIONS = {
     'encore_en_rpis': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
     'encore_en_aem': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, now, key)
+    'encore_store_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
+    # (store, now, tx_power, calibration_confidence, out, out_len)
+    'encore_advertisement': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, now, days, first, out, capacity, copied)
+    'encore_store_copy_own_key_history': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size)
     'encore_keyfile_options_init': (encore_status, [ctypes.POINTER(encore_keyfile_options), ctypes.c_size_t]),
     # (data, len, options, out)
@@ -528,6 +534,9 @@ FALLIBLE = frozenset({
     'encore_en_aemk',
     'encore_en_rpis',
     'encore_en_aem',
+    'encore_store_current_own_key',
+    'encore_advertisement',
+    'encore_store_copy_own_key_history',
     'encore_keyfile_options_init',
     'encore_keyfile_open_bytes',
     'encore_keyfile_open_path',

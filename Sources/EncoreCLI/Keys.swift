@@ -1,0 +1,42 @@
+import ArgumentParser
+import EncoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `encore keys ...`: the device's own temporary exposure keys.
+struct KeysCommand: CommandGroup {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "The device's own keys: what to broadcast and what to submit.",
+        discussion: StoreArguments.keyHelp,
+        subcommands: [KeysAdvertise.self]
+    )
+}
+
+/// `encore keys advertise --db PATH [--now T] [--tx-power DBM]`: the 20
+/// bytes to broadcast (RPI ‖ AEM) as hex; makes today's key when needed.
+struct KeysAdvertise: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "advertise",
+        abstract: "Print the current advertisement payload (RPI ‖ AEM) as 40 hex digits.",
+        discussion: "Makes and stores today's key when the store has none yet. " + StoreArguments.keyHelp
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
+    var now: Int64?
+
+    @Option(name: .customLong("tx-power"), parsing: .unconditional, help: ArgumentHelp("The transmit power in dBm put in the metadata (default 0).", valueName: "dbm"))
+    var txPower: Int8 = 0
+
+    func run() throws {
+        let s = try store.open()
+        do {
+            Output.write(Hex.encode(try s.advertisement(now: now ?? Int64(time(nil)), txPower: txPower)) + "\n")
+        } catch {
+            throw store.fail(error)
+        }
+    }
+}
