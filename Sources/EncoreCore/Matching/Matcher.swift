@@ -28,6 +28,8 @@ public struct MatchStatistics: Equatable, Sendable {
     /// Keys whose RPIs were derived.
     public var derived = 0
     public var matchedKeys = 0
+    /// The latest end_timestamp among the files (how fresh the keys are).
+    public var newestFileEnd: Int64?
     public init() {}
 }
 
@@ -66,6 +68,9 @@ public enum Matcher {
         for source in files {
             let file = try source.open(keyFileOptions)
             stats.files += 1
+            if let end = file.metadata.endTimestamp.flatMap({ Int64(exactly: $0) }) {
+                stats.newestFileEnd = max(stats.newestFileEnd ?? end, end)
+            }
             keysKnown += file.metadata.keyCount + file.metadata.revisedKeyCount
             // Revisions first: they replace earlier entries of the same key,
             // and a file's own main entry of a revised key is superseded.

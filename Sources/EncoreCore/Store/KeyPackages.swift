@@ -193,3 +193,11 @@ extension Statement {
         return UnsafeRawBufferPointer(start: p, count: n)
     }
 }
+
+extension Store {
+    /// When the newest cached key package (of any region) was downloaded;
+    /// nil when the cache is empty.
+    public func newestKeyPackageDownload() throws -> Int64? {
+        try withConnection { c in try c.prepare("SELECT max(downloaded) FROM key_packages").one { $0.optionalInt64(0) } ?? nil }
+    }
+}
