@@ -13,7 +13,7 @@ CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 .PHONY: help deps lib cli all demo test test-swift test-c test-python test-install check-abi header bench fuzz install clean
 
 help:
-	@echo "make demo      run the demo (encore export inspect on a bundled sample)"
+	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
 	@echo "make test      run every test: Swift, ABI checks, C, Python"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make bench     parse + verify benchmark"
@@ -44,8 +44,7 @@ header:
 	scripts/gen-header.py
 
 demo: cli
-	$(CLI) export inspect Tests/data/exports/google-sample/sample_diagnosis_key_file.zip \
-	    --trust 310:v1:Tests/data/exports/google-sample/public_310-v1.pem
+	$(CLI) demo
 
 test: deps test-swift check-abi test-c test-python test-install
 	@echo "all tests passed"

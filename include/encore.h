@@ -413,6 +413,40 @@ typedef struct encore_day_risk {
     int32_t reserved;
 } encore_day_risk;
 
+/* The outcome of encore_exposure_check(). Immutable: thread-safe. */
+typedef struct encore_check_result encore_check_result;
+
+/* What the exposure check tells the user (stored as the risk result's level). */
+#define ENCORE_CHECK_LOW 1
+#define ENCORE_CHECK_HIGH 2
+#define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
+#define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
+
+/* Options of the check besides matching: start from
+ * encore_check_options_init(&options, sizeof options). */
+typedef struct encore_check_options {
+    uint32_t struct_size;                 /* set by _init */
+    uint32_t reserved;                    /* must be 0 */
+    int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
+    int64_t tracing_days;                 /* the period tracing time is counted in (14) */
+    int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
+} encore_check_options;
+
+typedef struct encore_check_summary {
+    int32_t status;                   /* ENCORE_CHECK_* */
+    int32_t notification_due;         /* 1: the level changed since the last LOW/HIGH result (or first HIGH) */
+    int64_t calculated_at;
+    int64_t active_tracing_seconds;
+    int32_t has_newest_keys;          /* 1 when newest_keys is set */
+    int32_t has_stored_result;        /* 0 when nothing was stored (clock went back) */
+    int64_t newest_keys;              /* newest package download or key file end, unix seconds */
+    int64_t stored_result_id;         /* the risk result stored by this check */
+    uint64_t window_count;
+    double v1_score;                  /* CWA v1 score from the v1 summary */
+    int32_t v1_level;                 /* ENCORE_RISK_NONE, _LOW or _HIGH */
+    int32_t reserved;
+} encore_check_summary;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -628,6 +662,31 @@ encore_status encore_risk_assessment_get_summary(encore_risk_assessment *assessm
 
 /* Copies per-day risks first ..< first + capacity (newest first). */
 encore_status encore_risk_assessment_copy_days(encore_risk_assessment *assessment, uint64_t first, encore_day_risk *out, size_t capacity, size_t *copied);
+
+/* Writes the default check options to *options (pass sizeof *options):
+ * 24 h of tracing in 14 days, keys at most 48 h old. */
+encore_status encore_check_options_init(encore_check_options *options, size_t struct_size);
+
+/* The exposure check, the library's main job: matches the store's
+ * sightings against the key files (as encore_match() does, with
+ * `match_options`, which also carry now, key file options and progress),
+ * calculates the risk with `config`, applies the tracing-time and
+ * freshness rules (`check_options`, NULL for the defaults), stores the
+ * result and tells whether a notification is due. A cancelled check stores
+ * nothing. On success *out is a result for encore_check_result_free(); the
+ * last stored result can later be read with
+ * encore_store_get_last_risk_result() without computing anything. */
+encore_status encore_exposure_check(encore_store *store, const encore_key_source *sources, size_t count, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
+
+/* Releases a check result; NULL does nothing. */
+void encore_check_result_free(encore_check_result *result);
+
+/* Writes the check's outcome. */
+encore_status encore_check_result_get_summary(encore_check_result *result, encore_check_summary *summary);
+
+/* Writes a new handle to the check's v2 risk assessment (per-day risks);
+ * release it with encore_risk_assessment_free(). */
+encore_status encore_check_result_get_assessment(encore_check_result *result, encore_risk_assessment **out);
 
 /* Stores a downloaded key package: `content` (`content_len` bytes, e.g. the
  * zip file) of `region` under `identifier` ("2020-06-01", or

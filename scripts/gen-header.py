@@ -20,11 +20,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The public C types, in this order (each later one may use the earlier).
 TYPES_HEADERS = [ROOT / "Sources/CEncoreTypes/include/encore_types.h",
                  ROOT / "Sources/CEncoreTypes/include/encore_match_types.h",
-                 ROOT / "Sources/CEncoreTypes/include/encore_risk_types.h"]
+                 ROOT / "Sources/CEncoreTypes/include/encore_risk_types.h",
+                 ROOT / "Sources/CEncoreTypes/include/encore_check_types.h"]
 ABI_DIR = ROOT / "Sources/EncoreABI"
 OUTPUT = ROOT / "include/encore.h"
 # Files whose functions come first, in this order; the rest follow by name.
-FILE_ORDER = ["VersionAPI.swift", "ReturnedMemoryAPI.swift", "TrustAPI.swift", "CryptoAPI.swift", "BroadcastAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift", "MatchAPI.swift", "RiskAPI.swift",
+FILE_ORDER = ["VersionAPI.swift", "ReturnedMemoryAPI.swift", "TrustAPI.swift", "CryptoAPI.swift", "BroadcastAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift", "MatchAPI.swift", "RiskAPI.swift", "CheckAPI.swift",
               "StorePackagesAPI.swift", "StoreOwnKeysAPI.swift", "StoreTracingAPI.swift", "StoreResultsAPI.swift",
               "StoreSettingsAPI.swift"]
 

@@ -138,25 +138,31 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let out = try required(out, "out")
-        guard count >= 0 else { throw EncoreError(.invalidArgument, "count is too large") }
-        if count > 0 { _ = try required(sources, "sources") }
-        var files: [KeyFileSource] = []
-        for i in 0 ..< count {
-            guard let src = sources?[i] else { break }
-            if let path = src.path {
-                guard src.data == nil, src.length == 0 else {
-                    throw EncoreError(.invalidArgument, "sources[\(i)]: give a path or data, not both")
-                }
-                files.append(.path(String(cString: path)))
-            } else {
-                files.append(.bytes(Array(try buffer(src.data, src.length, "sources[\(i)].data"))))
-            }
-        }
+        let files = try keySources(sources, count)
         let (matching, keyFiles, v1, threads, progress) = try matchingParameters(options)
         let result = try Matcher.match(observations: s.observationSet(for: matching), files: files, keyFileOptions: keyFiles,
                                        options: matching, v1: v1, threads: threads, progress: progress)
         out.pointee = retainedHandle(MatchResultHandle(result))
     }
+}
+
+/// Key file sources from the C array: each a path or bytes.
+func keySources(_ sources: UnsafePointer<encore_key_source>?, _ count: Int) throws -> [KeyFileSource] {
+    guard count >= 0 else { throw EncoreError(.invalidArgument, "count is too large") }
+    if count > 0 { _ = try required(sources, "sources") }
+    var files: [KeyFileSource] = []
+    for i in 0 ..< count {
+        guard let src = sources?[i] else { break }
+        if let path = src.path {
+            guard src.data == nil, src.length == 0 else {
+                throw EncoreError(.invalidArgument, "sources[\(i)]: give a path or data, not both")
+            }
+            files.append(.path(String(cString: path)))
+        } else {
+            files.append(.bytes(Array(try buffer(src.data, src.length, "sources[\(i)].data"))))
+        }
+    }
+    return files
 }
 
 /// Releases a match result; NULL does nothing.

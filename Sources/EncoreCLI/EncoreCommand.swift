@@ -11,7 +11,7 @@ struct EncoreCommand: CommandGroup {
         commandName: "encore",
         abstract: "Read and check Exposure Notification diagnosis key files.",
         version: ENCORE_VERSION_STRING,
-        subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, KeysCommand.self]
+        subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self, Demo.self]
     )
 }
 

@@ -14,6 +14,11 @@ enum Output {
         writeAll(STDERR_FILENO, message.hasSuffix("\n") ? message : message + "\n")
     }
 
+    /// Text on stderr as it is, without a newline (progress bars).
+    static func error(rawLine text: String) {
+        writeAll(STDERR_FILENO, text)
+    }
+
     /// write(2) until done; gives up quietly when the reader has gone away.
     private static func writeAll(_ fd: Int32, _ text: String) {
         var text = text

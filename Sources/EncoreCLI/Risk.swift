@@ -33,6 +33,18 @@ struct Risk: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
+    /// A risk configuration file (or a conformance file holding one); on
+    /// failure one line on stderr naming the bad field, and exit status 1.
+    static func loadConfiguration(_ path: String) throws -> RiskConfiguration {
+        do {
+            let c = try JSONReader(JSONParser.parse(FileReader.read(path: path, maxSize: 16 << 20).bytes))
+            return try RiskConfiguration(try unwrap(c, "defaultRiskCalculationConfiguration"))
+        } catch let e as EncoreError {
+            Output.fail(path, e.message)
+            throw ExitCode(EncoreExit.failure)
+        }
+    }
+
     /// The member `key` of an object that wraps the data (a conformance
     /// file, detect's output), or the document itself.
     static func unwrap(_ r: JSONReader, _ key: String) throws -> JSONReader {
@@ -42,14 +54,8 @@ struct Risk: ParsableCommand {
 
     func run() throws {
         let now = self.now ?? Int64(time(nil))
-        let configuration: RiskConfiguration, list: [ExposureWindow]
-        do {
-            let c = try JSONReader(JSONParser.parse(FileReader.read(path: config, maxSize: 16 << 20).bytes))
-            configuration = try RiskConfiguration(try Risk.unwrap(c, "defaultRiskCalculationConfiguration"))
-        } catch let e as EncoreError {
-            Output.fail(config, e.message)
-            throw ExitCode(EncoreExit.failure)
-        }
+        let configuration = try Risk.loadConfiguration(config)
+        let list: [ExposureWindow]
         do {
             let w = try JSONReader(JSONParser.parse(FileReader.read(path: windows, maxSize: 256 << 20).bytes))
             list = try WindowsJSON.windows(try Risk.unwrap(w, "exposureWindows"), now: now)

@@ -58,3 +58,10 @@ import Testing
         #expect(kind { try JSONParser.parse(String(repeating: "[", count: 10_000)) } == .invalidArgument)
     }
 }
+
+@Suite struct CWADefaultsTests {
+    @Test func theBuiltInConfigurationIsTheConformanceFiles() throws {
+        let file = try RiskCalculationTests.load()
+        #expect(RiskConfiguration.cwa == (try RiskConfiguration(file.member("defaultRiskCalculationConfiguration"))))
+    }
+}

@@ -35,7 +35,9 @@ public struct CheckResult: Sendable {
     public var assessment: RiskAssessment
     public var summaryV1: ExposureSummaryV1
     public var riskV1: (score: Double, level: RiskLevel?)
-    public var windowCount: Int
+    /// The exposure windows the assessment was made from (no key material).
+    public var windows: [ExposureWindow]
+    public var windowCount: Int { windows.count }
     public var activeTracingSeconds: Int64
     /// The newest of: the cached packages' download times, the files' end.
     public var newestKeys: Int64?
@@ -62,7 +64,7 @@ extension Store {
         // A clock before the last result is not plausible: say so, store nothing.
         if let last = try lastRiskResult(), last.time > now {
             return CheckResult(status: .outdated, assessment: RiskCalculation.calculate([], configuration: risk, now: now),
-                               summaryV1: ExposureSummaryV1(), riskV1: (0, nil), windowCount: 0, activeTracingSeconds: 0,
+                               summaryV1: ExposureSummaryV1(), riskV1: (0, nil), windows: [], activeTracingSeconds: 0,
                                newestKeys: nil, notificationDue: false, storedResultID: nil, statistics: MatchStatistics(), calculatedAt: now)
         }
         let match = try Matcher.match(observations: observationSet(for: matching), files: files, keyFileOptions: keyFileOptions,
@@ -76,7 +78,7 @@ extension Store {
         if status != .high && (newest.map { now - $0 > options.maximumKeyAgeSeconds } ?? true) { status = .outdated }
 
         var result = CheckResult(status: status, assessment: assessment, summaryV1: match.summaryV1, riskV1: RiskV1.score(match.summaryV1, riskV1),
-                                 windowCount: match.windows.count, activeTracingSeconds: tracing, newestKeys: newest,
+                                 windows: match.windows, activeTracingSeconds: tracing, newestKeys: newest,
                                  notificationDue: false, storedResultID: nil, statistics: match.statistics, calculatedAt: now)
         let previous = try lastDefinitiveLevel()
         if status == .low || status == .high {

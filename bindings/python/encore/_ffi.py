@@ -68,6 +68,10 @@ ENCORE_INFECTIOUSNESS_HIGH = 2
 ENCORE_RISK_NONE = 0
 ENCORE_RISK_LOW = 1
 ENCORE_RISK_HIGH = 2
+ENCORE_CHECK_LOW = 1
+ENCORE_CHECK_HIGH = 2
+ENCORE_CHECK_UNKNOWN = 3
+ENCORE_CHECK_OUTDATED = 4
 
 # Types, in header order.
 encore_status = ctypes.c_int32
@@ -360,6 +364,37 @@ class encore_day_risk(ctypes.Structure):
     ]
 
 
+class encore_check_result(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_check_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('minimum_tracing_seconds', ctypes.c_int64),
+        ('tracing_days', ctypes.c_int64),
+        ('maximum_key_age_seconds', ctypes.c_int64),
+    ]
+
+
+class encore_check_summary(ctypes.Structure):
+    _fields_ = [
+        ('status', ctypes.c_int32),
+        ('notification_due', ctypes.c_int32),
+        ('calculated_at', ctypes.c_int64),
+        ('active_tracing_seconds', ctypes.c_int64),
+        ('has_newest_keys', ctypes.c_int32),
+        ('has_stored_result', ctypes.c_int32),
+        ('newest_keys', ctypes.c_int64),
+        ('stored_result_id', ctypes.c_int64),
+        ('window_count', ctypes.c_uint64),
+        ('v1_score', ctypes.c_double),
+        ('v1_level', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+    ]
+
+
 # Every function of the header: name -> (restype, argtypes).
 FUNCTIONS = {
     'encore_version': (ctypes.c_char_p, []),
@@ -459,6 +494,16 @@ FUNCTIONS = {
     'encore_risk_assessment_get_summary': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.POINTER(encore_risk_summary)]),
     # (assessment, first, out, capacity, copied)
     'encore_risk_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.c_uint64, ctypes.POINTER(encore_day_risk), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (options, struct_size)
+    'encore_check_options_init': (encore_status, [ctypes.POINTER(encore_check_options), ctypes.c_size_t]),
+    # (store, sources, count, config, match_options, check_options, out)
+    'encore_exposure_check': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
+    # (result)
+    'encore_check_result_free': (None, [ctypes.POINTER(encore_check_result)]),
+    # (result, summary)
+    'encore_check_result_get_summary': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(encore_check_summary)]),
+    # (result, out)
+    'encore_check_result_get_assessment': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
     # (store, region, identifier, etag, content, content_len, downloaded)
     'encore_store_put_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
     # (store, region, identifier, etag, has)
@@ -563,6 +608,10 @@ FALLIBLE = frozenset({
     'encore_risk_calculate_match',
     'encore_risk_assessment_get_summary',
     'encore_risk_assessment_copy_days',
+    'encore_check_options_init',
+    'encore_exposure_check',
+    'encore_check_result_get_summary',
+    'encore_check_result_get_assessment',
     'encore_store_put_package',
     'encore_store_has_package',
     'encore_store_get_package',

@@ -1,0 +1,44 @@
+/*
+ * Public C types of the exposure check. Copied into include/encore.h after
+ * encore_risk_types.h by scripts/gen-header.py.
+ */
+#ifndef ENCORE_CHECK_TYPES_H
+#define ENCORE_CHECK_TYPES_H
+
+#include "encore_risk_types.h"
+
+/* The outcome of encore_exposure_check(). Immutable: thread-safe. */
+typedef struct encore_check_result encore_check_result;
+
+/* What the exposure check tells the user (stored as the risk result's level). */
+#define ENCORE_CHECK_LOW 1
+#define ENCORE_CHECK_HIGH 2
+#define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
+#define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
+
+/* Options of the check besides matching: start from
+ * encore_check_options_init(&options, sizeof options). */
+typedef struct encore_check_options {
+    uint32_t struct_size;                 /* set by _init */
+    uint32_t reserved;                    /* must be 0 */
+    int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
+    int64_t tracing_days;                 /* the period tracing time is counted in (14) */
+    int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
+} encore_check_options;
+
+typedef struct encore_check_summary {
+    int32_t status;                   /* ENCORE_CHECK_* */
+    int32_t notification_due;         /* 1: the level changed since the last LOW/HIGH result (or first HIGH) */
+    int64_t calculated_at;
+    int64_t active_tracing_seconds;
+    int32_t has_newest_keys;          /* 1 when newest_keys is set */
+    int32_t has_stored_result;        /* 0 when nothing was stored (clock went back) */
+    int64_t newest_keys;              /* newest package download or key file end, unix seconds */
+    int64_t stored_result_id;         /* the risk result stored by this check */
+    uint64_t window_count;
+    double v1_score;                  /* CWA v1 score from the v1 summary */
+    int32_t v1_level;                 /* ENCORE_RISK_NONE, _LOW or _HIGH */
+    int32_t reserved;
+} encore_check_summary;
+
+#endif /* ENCORE_CHECK_TYPES_H */

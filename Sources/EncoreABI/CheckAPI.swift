@@ -1,0 +1,98 @@
+import CEncoreTypes
+import EncoreCore
+
+public typealias encore_check_result_ptr = OpaquePointer
+
+final class CheckResultHandle: @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let result: CheckResult
+    init(_ r: CheckResult) { result = r }
+}
+
+let checkOptionsSize = MemoryLayout<encore_check_options>.size
+
+/// Writes the default check options to *options (pass sizeof *options):
+/// 24 h of tracing in 14 days, keys at most 48 h old.
+@c public func encore_check_options_init(_ options: UnsafeMutablePointer<encore_check_options>?, _ struct_size: Int) -> encore_status {
+    guarded {
+        let out = try required(options, "options")
+        try initStruct(out, struct_size, known: checkOptionsSize)
+        let d = CheckOptions()
+        var o = encore_check_options()
+        o.struct_size = UInt32(struct_size)
+        o.minimum_tracing_seconds = d.minimumTracingSeconds
+        o.tracing_days = d.tracingDays
+        o.maximum_key_age_seconds = d.maximumKeyAgeSeconds
+        out.pointee = o
+    }
+}
+
+func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> CheckOptions {
+    guard let pointer else { return CheckOptions() }
+    let o = pointer.pointee
+    try checkStructSize(pointer, Int(o.struct_size), known: checkOptionsSize, "encore_check_options_init")
+    guard o.reserved == 0, o.minimum_tracing_seconds >= 0, (0 ... 3650).contains(o.tracing_days), o.maximum_key_age_seconds >= 0 else {
+        throw EncoreError(.invalidArgument, "check options out of range (times not negative, tracing_days 0...3650, reserved 0)")
+    }
+    var c = CheckOptions()
+    c.minimumTracingSeconds = o.minimum_tracing_seconds
+    c.tracingDays = o.tracing_days
+    c.maximumKeyAgeSeconds = o.maximum_key_age_seconds
+    return c
+}
+
+/// The exposure check, the library's main job: matches the store's
+/// sightings against the key files (as encore_match() does, with
+/// `match_options`, which also carry now, key file options and progress),
+/// calculates the risk with `config`, applies the tracing-time and
+/// freshness rules (`check_options`, NULL for the defaults), stores the
+/// result and tells whether a notification is due. A cancelled check stores
+/// nothing. On success *out is a result for encore_check_result_free(); the
+/// last stored result can later be read with
+/// encore_store_get_last_risk_result() without computing anything.
+@c public func encore_exposure_check(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ count: Int, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let c = try borrow(config, as: RiskConfigHandle.self, "config")
+        let out = try required(out, "out")
+        let files = try keySources(sources, count)
+        let (matching, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
+        let result = try s.exposureCheck(files: files, keyFileOptions: keyFiles, matching: matching, risk: c.configuration, v1: v1,
+                                         options: checkOptions(check_options), threads: threads, progress: progress)
+        out.pointee = retainedHandle(CheckResultHandle(result))
+    }
+}
+
+/// Releases a check result; NULL does nothing.
+@c public func encore_check_result_free(_ result: encore_check_result_ptr?) {
+    release(result)
+}
+
+/// Writes the check's outcome.
+@c public func encore_check_result_get_summary(_ result: encore_check_result_ptr?, _ summary: UnsafeMutablePointer<encore_check_summary>?) -> encore_status {
+    guarded {
+        let r = try borrow(result, as: CheckResultHandle.self, "result").result
+        var s = encore_check_summary()
+        s.status = r.status.rawValue
+        s.notification_due = r.notificationDue ? 1 : 0
+        s.calculated_at = r.calculatedAt
+        s.active_tracing_seconds = r.activeTracingSeconds
+        s.has_newest_keys = r.newestKeys == nil ? 0 : 1
+        s.newest_keys = r.newestKeys ?? 0
+        s.has_stored_result = r.storedResultID == nil ? 0 : 1
+        s.stored_result_id = r.storedResultID ?? 0
+        s.window_count = UInt64(r.windowCount)
+        s.v1_score = r.riskV1.score
+        s.v1_level = r.riskV1.level?.rawValue ?? ENCORE_RISK_NONE
+        try required(summary, "summary").pointee = s
+    }
+}
+
+/// Writes a new handle to the check's v2 risk assessment (per-day risks);
+/// release it with encore_risk_assessment_free().
+@c public func encore_check_result_get_assessment(_ result: encore_check_result_ptr?, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
+    guarded {
+        let r = try borrow(result, as: CheckResultHandle.self, "result").result
+        try required(out, "out").pointee = retainedHandle(RiskAssessmentHandle(r.assessment))
+    }
+}
