@@ -642,6 +642,10 @@ encore_status encore_match_result_copy_exposures_v1(encore_match_result *result,
  * naming the bad field. Release it with encore_risk_config_free(). */
 encore_status encore_risk_config_new_json(const uint8_t *json, size_t len, encore_risk_config **out);
 
+/* CWA's production risk calculation parameters, built into the library.
+ * Release them with encore_risk_config_free(). */
+encore_status encore_risk_config_new_cwa(encore_risk_config **out);
+
 /* Releases a risk configuration; NULL does nothing. */
 void encore_risk_config_free(encore_risk_config *config);
 

@@ -26,6 +26,16 @@ final class RiskAssessmentHandle: Sendable {
     }
 }
 
+/// CWA's production risk calculation parameters, built into the library.
+/// Release them with encore_risk_config_free().
+@c public func encore_risk_config_new_cwa(_ out: UnsafeMutablePointer<encore_risk_config_ptr?>?) -> encore_status {
+    guarded {
+        let out = try required(out, "out")
+        guard let cwa = RiskConfiguration.cwa else { throw EncoreError(.internalError, "the built-in CWA configuration does not parse") }
+        out.pointee = retainedHandle(RiskConfigHandle(cwa))
+    }
+}
+
 /// Releases a risk configuration; NULL does nothing.
 @c public func encore_risk_config_free(_ config: encore_risk_config_ptr?) {
     release(config)

@@ -482,6 +482,8 @@ FUNCTIONS = {
     'encore_match_result_copy_exposures_v1': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_exposure_v1), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (json, len, out)
     'encore_risk_config_new_json': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_risk_config))]),
+    # (out)
+    'encore_risk_config_new_cwa': (encore_status, [ctypes.POINTER(ctypes.POINTER(encore_risk_config))]),
     # (config)
     'encore_risk_config_free': (None, [ctypes.POINTER(encore_risk_config)]),
     # (config, windows, window_count, instances, instance_count, now, out)
@@ -604,6 +606,7 @@ FALLIBLE = frozenset({
     'encore_match_result_copy_scan_instances',
     'encore_match_result_copy_exposures_v1',
     'encore_risk_config_new_json',
+    'encore_risk_config_new_cwa',
     'encore_risk_calculate',
     'encore_risk_calculate_match',
     'encore_risk_assessment_get_summary',

@@ -40,6 +40,16 @@ class RiskConfig:
     the form of the conformance file's defaultRiskCalculationConfiguration).
     A malformed one raises InvalidArgumentError naming the bad field."""
 
+    @classmethod
+    def cwa(cls):
+        """CWA's production parameters, built into the library."""
+        self = cls.__new__(cls)
+        out = ctypes.POINTER(_ffi.encore_risk_config)()
+        lib.encore_risk_config_new_cwa(ctypes.byref(out))
+        self._handle = Handle(out, lib.encore_risk_config_free, "RiskConfig")
+        weakref.finalize(self, self._handle.close)
+        return self
+
     def __init__(self, configuration):
         data = configuration if isinstance(configuration, (bytes, bytearray)) else (
             configuration.encode() if isinstance(configuration, str) else json.dumps(configuration).encode())

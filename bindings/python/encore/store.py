@@ -9,7 +9,7 @@ from . import _ffi, errors
 from ._cdata import text, uint8_pointer
 from ._handle import Handle
 from ._loader import lib
-from .records import (Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult, TracingEvent,
+from .records import (Key, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult, TracingEvent,
                       checked_int)
 
 # Rows copied per copy call (as KeyFile.keys does).
@@ -217,6 +217,39 @@ class Store:
         except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
             return None
         return OwnKey.from_c(key)
+
+    def current_own_key(self, now=None):
+        """The device's TEK valid at `now` (default: now), made from the
+        CSPRNG and stored when the day has none yet."""
+        key = _ffi.encore_own_key()
+        self._call("encore_store_current_own_key", checked_int(int(_time.time()) if now is None else now, 64, "now"), ctypes.byref(key))
+        return OwnKey.from_c(key)
+
+    def own_key_history(self, now=None, days=14):
+        """The own keys of the last `days` UTC days up to `now` (today's
+        included), oldest first, as Key values ready for submission."""
+        now = int(_time.time()) if now is None else now
+        return list(self._copy("encore_store_copy_own_key_history", _ffi.encore_key, Key.from_c,
+                               checked_int(now, 64, "now"), checked_int(days, 32, "days")))
+
+    def advertisement(self, now=None, tx_power=0, calibration_confidence=0):
+        """The 20 bytes to broadcast at `now`: RPI ‖ AEM."""
+        out = (ctypes.c_uint8 * 20)()
+        self._call("encore_advertisement", checked_int(int(_time.time()) if now is None else now, 64, "now"),
+                   checked_int(tx_power, 32, "tx_power"), checked_int(calibration_confidence, 32, "calibration_confidence"), out, 20)
+        return bytes(out)
+
+    # ---- exposure matching and the check (encore.exposure) ---------------
+
+    def match(self, sources, now=None, **options):
+        """Matches the stored sightings against key files; see encore.exposure.match."""
+        from . import exposure
+        return exposure.match(self, sources, now=now, **options)
+
+    def exposure_check(self, sources, config=None, now=None, **options):
+        """The exposure check; see encore.exposure.exposure_check."""
+        from . import exposure
+        return exposure.exposure_check(self, sources, config=config, now=now, **options)
 
     @staticmethod
     def _since(since):

@@ -1,0 +1,152 @@
+"""Exposure matching and the exposure check on a Store's sightings."""
+import ctypes
+import dataclasses
+import time as _time
+
+from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
+from .records import checked_int
+from ._loader import lib
+from .risk import RiskConfig, _assessment
+from .trust import TrustList
+
+CHECK_STATUS = {_ffi.ENCORE_CHECK_LOW: "LOW", _ffi.ENCORE_CHECK_HIGH: "HIGH",
+                _ffi.ENCORE_CHECK_UNKNOWN: "UNKNOWN", _ffi.ENCORE_CHECK_OUTDATED: "OUTDATED"}
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchResult:
+    windows: tuple          # dicts in the conformance form, `date` in unix seconds
+    summary_v1: dict
+    stats: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
+    status: str             # "LOW", "HIGH", "UNKNOWN" or "OUTDATED"
+    notification_due: bool
+    calculated_at: int
+    active_tracing_seconds: int
+    newest_keys: int | None
+    stored_result_id: int | None
+    window_count: int
+    v1_score: float
+    assessment: object      # encore.risk.RiskAssessment
+
+
+def _sources(sources):
+    """encore_key_source structs for paths (str, os.PathLike) and bytes; the
+    returned list keeps the bytes alive for the call."""
+    array = (_ffi.encore_key_source * max(len(sources), 1))()
+    keep = []
+    for i, s in enumerate(sources):
+        if isinstance(s, (bytes, bytearray)):
+            buf = (ctypes.c_uint8 * max(len(s), 1)).from_buffer_copy(bytes(s) or b"\0")
+            keep.append(buf)
+            array[i].data = ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8))
+            array[i].length = len(s)
+        else:
+            path = str(s).encode()
+            keep.append(path)
+            array[i].path = path
+    return array, keep
+
+
+def _options(now, trust, verify, threads, progress_callback):
+    from .keyfile import _options as keyfile_options
+    if trust is not None and not isinstance(trust, TrustList):
+        raise TypeError("trust must be a TrustList or None")
+    o = _ffi.encore_match_options()
+    lib.encore_match_options_init(ctypes.byref(o), ctypes.sizeof(o), checked_int(now, 64, "now"))
+    o.threads = checked_int(threads, 32, "threads") if threads else 0
+    keep = []
+    if trust is not None:
+        borrowed = trust._handle.borrow()
+        pointer = borrowed.__enter__()
+        keep.append(borrowed)
+    else:
+        pointer = None
+    kf = keyfile_options(pointer, verify, None, None, None)
+    keep.append(kf)
+    o.keyfile_options = ctypes.pointer(kf)
+    if progress_callback is not None:
+        callback = _ffi.encore_progress_fn(lambda _ctx, done, total: 0 if progress_callback(done, total) is not False else 1)
+        keep.append(callback)
+        o.progress = callback
+    return o, keep
+
+
+def _release(keep):
+    for k in keep:
+        if hasattr(k, "__exit__"):
+            k.__exit__(None, None, None)
+
+
+def _windows(result):
+    stats = _ffi.encore_match_stats()
+    lib.encore_match_result_get_stats(result, ctypes.byref(stats))
+    windows = (_ffi.encore_exposure_window * max(stats.windows, 1))()
+    instances = (_ffi.encore_scan_instance * max(stats.scan_instances, 1))()
+    copied = ctypes.c_size_t()
+    lib.encore_match_result_copy_windows(result, 0, windows, stats.windows, ctypes.byref(copied))
+    lib.encore_match_result_copy_scan_instances(result, 0, instances, stats.scan_instances, ctypes.byref(copied))
+    out = []
+    for w in windows[:stats.windows]:
+        scans = instances[w.first_scan_instance:w.first_scan_instance + w.scan_instance_count]
+        out.append({"date": w.date, "reportType": w.report_type, "infectiousness": w.infectiousness,
+                    "calibrationConfidence": w.calibration_confidence,
+                    "scanInstances": [{"minAttenuation": s.min_attenuation, "typicalAttenuation": s.typical_attenuation,
+                                       "secondsSinceLastScan": s.seconds_since_last_scan} for s in scans]})
+    return tuple(out), {f: getattr(stats, f) for f, _ in stats._fields_}
+
+
+def match(store, sources, now=None, trust=None, verify=True, threads=0, progress=None):
+    """Matches `store`'s sightings against key files (paths or bytes),
+    verified with `trust` unless verify=False."""
+    now = int(_time.time()) if now is None else now
+    array, keep_sources = _sources(sources)
+    options, keep = _options(now, trust, verify, threads, progress)
+    out = ctypes.POINTER(_ffi.encore_match_result)()
+    try:
+        store._call("encore_match", array, len(sources), ctypes.byref(options), ctypes.byref(out))
+    finally:
+        _release(keep)
+    try:
+        windows, stats = _windows(out)
+        s = _ffi.encore_summary_v1()
+        lib.encore_match_result_get_summary_v1(out, ctypes.byref(s))
+        summary = {f: (list(getattr(s, f)) if f == "attenuation_durations" else getattr(s, f)) for f, _ in s._fields_}
+        return MatchResult(windows, summary, stats)
+    finally:
+        lib.encore_match_result_free(out)
+
+
+def exposure_check(store, sources, config=None, now=None, trust=None, verify=True, threads=0, progress=None):
+    """The exposure check: match, calculate the risk with `config` (a
+    RiskConfig; default: CWA's built-in parameters), apply the tracing-time
+    and freshness rules, store the result."""
+    config = RiskConfig.cwa() if config is None else config
+    if not isinstance(config, RiskConfig):
+        raise TypeError("config must be an encore.risk.RiskConfig")
+    now = int(_time.time()) if now is None else now
+    array, keep_sources = _sources(sources)
+    options, keep = _options(now, trust, verify, threads, progress)
+    out = ctypes.POINTER(_ffi.encore_check_result)()
+    try:
+        with config._handle.borrow() as c:
+            store._call("encore_exposure_check", array, len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
+    finally:
+        _release(keep)
+    try:
+        s = _ffi.encore_check_summary()
+        lib.encore_check_result_get_summary(out, ctypes.byref(s))
+        a = ctypes.POINTER(_ffi.encore_risk_assessment)()
+        lib.encore_check_result_get_assessment(out, ctypes.byref(a))
+        try:
+            assessment = _assessment(a)
+        finally:
+            lib.encore_risk_assessment_free(a)
+        return CheckResult(CHECK_STATUS[s.status], bool(s.notification_due), s.calculated_at, s.active_tracing_seconds,
+                           s.newest_keys if s.has_newest_keys else None, s.stored_result_id if s.has_stored_result else None,
+                           s.window_count, s.v1_score, assessment)
+    finally:
+        lib.encore_check_result_free(out)

@@ -1,0 +1,108 @@
+"""Own keys, matching and the exposure check through Python: device A's
+advertisements heard by device B; A's keys published; B finds the encounter."""
+import io
+import zipfile
+
+import pytest
+
+import encore
+from encore.exposure import match, exposure_check
+from encore.records import Observation
+from encore.risk import RiskConfig
+
+DAY = 86_400
+T0 = 19_000 * DAY + 9 * 3600
+
+
+def varint(v):
+    out = b""
+    while v >= 0x80:
+        out += bytes([v & 0x7F | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def field(n, wire, payload):
+    return varint(n << 3) + varint(payload) if wire == 0 else varint(n << 3 | 2) + varint(len(payload)) + payload
+
+
+def key_file(keys, dsos=2, end=None):
+    """An unsigned zip with `keys` (Key values), written by hand."""
+    body = field(3, 2, b"DE") + field(4, 0, 1) + field(5, 0, 1)
+    if end is not None:
+        body = varint(2 << 3 | 1) + end.to_bytes(8, "little") + body
+    for k in keys:
+        msg = (field(1, 2, k.key_data) + field(2, 0, 6) + field(3, 0, k.rolling_start_interval_number)
+               + field(4, 0, k.rolling_period) + field(5, 0, 1) + field(6, 0, dsos * 2))
+        body += field(7, 2, msg)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("export.bin", b"EK Export v1    " + body)
+    return out.getvalue()
+
+
+@pytest.fixture
+def devices(tmp_path):
+    a = encore.Store.open(tmp_path / "a.db", raw_key=bytes(range(32)))
+    b = encore.Store.open(tmp_path / "b.db", raw_key=bytes(range(1, 33)))
+    yield a, b
+    a.close()
+    b.close()
+
+
+def hear(a, b, scans=5, rssi=-70):
+    heard = []
+    for i in range(scans):
+        t = T0 + i * 300
+        p = a.advertisement(now=t, tx_power=-10)
+        heard.append(Observation(time=t, rpi=p[:16], aem=p[16:], rssi=rssi, prev_scan=t - 300))
+    b.add_observations(heard)
+
+
+def test_own_keys_rotate_daily_and_form_the_history(devices):
+    a, _ = devices
+    k1 = a.current_own_key(now=T0)
+    assert a.current_own_key(now=T0 + 3600) == k1
+    k2 = a.current_own_key(now=T0 + DAY)
+    assert k2.key_data != k1.key_data and k2.rolling_start_interval_number == k1.rolling_start_interval_number + 144
+    history = a.own_key_history(now=T0 + DAY)
+    assert [k.key_data for k in history] == [k1.key_data, k2.key_data]
+
+
+def test_b_matches_what_it_heard_of_a(devices):
+    a, b = devices
+    hear(a, b)
+    published = key_file(a.own_key_history(now=T0))
+    r = b.match([published], now=T0 + DAY, verify=False)
+    assert r.stats["matched_keys"] == 1 and len(r.windows) == 1
+    w = r.windows[0]
+    assert w["date"] == T0 - T0 % DAY and w["infectiousness"] == 2 and w["reportType"] == 1
+    assert w["scanInstances"] == [{"minAttenuation": 60, "typicalAttenuation": 60, "secondsSinceLastScan": 300}] * 5
+    assert r.summary_v1["matched_key_count"] == 1
+
+
+def test_the_exposure_check_is_high_and_stored(devices):
+    a, b = devices
+    hear(a, b)
+    b.add_tracing_event(T0 - 3 * DAY, True)
+    published = key_file(a.own_key_history(now=T0), end=T0 + DAY)
+    r = b.exposure_check([published], now=T0 + DAY + 3600, verify=False)
+    assert r.status == "HIGH" and r.notification_due and r.window_count == 1
+    assert r.assessment.number_of_days_with_high_risk == 1
+    last = b.last_risk_result()
+    assert last.id == r.stored_result_id and last.level == encore._ffi.ENCORE_CHECK_HIGH
+
+
+def test_unverified_files_are_refused_by_default(devices):
+    a, b = devices
+    with pytest.raises(encore.SignatureMissingError):
+        match(b, [key_file(a.own_key_history(now=T0))], now=T0)
+
+
+def test_cancelling_the_check_stores_nothing(devices):
+    a, b = devices
+    hear(a, b)
+    with pytest.raises(encore.CancelledError):
+        exposure_check(b, [key_file(a.own_key_history(now=T0))], config=RiskConfig.cwa(), now=T0 + DAY,
+                       verify=False, progress=lambda done, total: False)
+    assert b.last_risk_result() is None
