@@ -10,7 +10,7 @@ CLI := $(BUILD)/bin/encore
 SWIFT_RELEASE := swift build -c release
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps lib cli all demo test test-swift test-c test-python test-install check-abi header bench fuzz install clean
+.PHONY: help deps lib cli all demo test test-swift test-c test-python test-store test-install check-abi header bench fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -46,7 +46,7 @@ header:
 demo: cli
 	$(CLI) demo
 
-test: deps test-swift check-abi test-c test-python test-install
+test: deps test-swift check-abi test-c test-python test-store test-install
 	@echo "all tests passed"
 
 test-swift: deps
@@ -60,6 +60,9 @@ test-c: lib
 
 test-python: lib cli
 	scripts/test-python.sh
+
+test-store: lib
+	scripts/test-store.sh
 
 test-install: lib cli
 	scripts/test-install.sh

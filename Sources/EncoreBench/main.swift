@@ -8,6 +8,8 @@ let usage = """
 usage: encore-bench [suite] [--keys N] [--rss-keys N,N...] [--runs R] [--dir DIR] [--limit-mb MB]
        encore-bench keyfile [--keys N] [--runs R] [--dir DIR]
        encore-bench memory [--keys N,N...] [--dir DIR] [--limit-mb MB]
+       encore-bench match [--keys N] [--runs R] [--dir DIR]   (matching: 14 daily files, dense and sparse user)
+       encore-bench store [--keys N] [--runs R] [--dir DIR]   (encrypted store: insert N observations, default 200 000; open)
        encore-bench rss FILE PUBKEY.pem    (child: open+verify+stream FILE, print peak RSS)
        encore-bench idle                   (child: print the peak RSS of doing nothing)
        encore-bench gen --keys N --dir DIR (child: write DIR/keys-N.zip and DIR/public-N.pem)
@@ -126,6 +128,16 @@ func bench(_ args: Arguments) throws -> Bool {
         ok = t.ok && ok
         summary = t.summary + summary
     }
+    if args.command == "suite" {
+        let m = try MatchBench.run(keys: MatchBench.defaultKeys, runs: args.runs, dir: args.dir)
+        ok = m.ok && ok
+        summary += m.summary
+    }
+    if args.command == "suite" {
+        let s = try StoreBench.run(rows: StoreBench.defaultRows, runs: args.runs, dir: args.dir)
+        ok = s.ok && ok
+        summary += s.summary
+    }
     print("\n== summary")
     for line in summary { print(line) }
     print(ok ? "bench: PASS" : "bench: FAIL")
@@ -148,6 +160,12 @@ func main() -> Int32 {
             print(usage)
         case "suite", "keyfile", "memory":
             return try bench(args) ? 0 : 1
+        case "store":
+            return try StoreBench.command(args) ? 0 : 1
+        case "match":
+            return try MatchBench.command(args) ? 0 : 1
+        case "match-gen", "match-rss", "match-relay":
+            try MatchBench.child(args)
         default:
             throw BenchError("unknown command \(args.command)\n\(usage)")
         }

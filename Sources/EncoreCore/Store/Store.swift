@@ -42,24 +42,17 @@ public final class Store: @unchecked Sendable {
         if existing.isPlaintextSQLite {
             throw EncoreError(.storeNotDatabase, "\(path) is an unencrypted SQLite database, not an encore store")
         }
+        // A crash leaves a WAL behind, and the last connection to close
+        // checkpoints it into the file. A refused open must not be that
+        // connection, so with a WAL present the key and version are proven
+        // on a read-only connection first (it cannot checkpoint).
+        if existing.exists && StoreFile.hasWAL(path) {
+            let probe = try Connection(path: path, create: false, readOnly: true)
+            _ = try Store.prove(keyBytes, on: probe, path: path, fileSize: existing.size)
+        }
         let c = try Connection(path: path, create: options.create)
-        try Store.applyKey(keyBytes, to: c)
+        let version = try Store.prove(keyBytes, on: c, path: path, fileSize: existing.size)
         sqlite3_busy_timeout(c.db, options.busyTimeoutMilliseconds)
-
-        // First read: proves the key before anything is written.
-        let version: Int64
-        do {
-            version = try c.scalar("PRAGMA user_version") ?? 0
-            _ = try c.scalar("SELECT count(*) FROM sqlite_master")
-        } catch let e as EncoreError where e.kind == .storeNotDatabase {
-            if existing.size % StoreFile.pageSize != 0 {
-                throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore store (its size is not a whole number of pages)")
-            }
-            throw EncoreError(.storeWrongKey, "wrong key for the store at \(path) (or the file is not an encore store)")
-        }
-        guard version <= Int64(Schema.latestVersion) else {
-            throw EncoreError(.storeTooNew, "the store at \(path) has schema version \(version); this encore knows up to \(Schema.latestVersion)")
-        }
         // Durable commits, zeroed deletions, WAL for concurrent readers.
         try c.exec("PRAGMA secure_delete = ON")
         try c.exec("PRAGMA journal_mode = WAL")
@@ -108,6 +101,26 @@ public final class Store: @unchecked Sendable {
         try withConnection { try $0.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
+    /// Keys a connection and reads the schema version: the first read
+    /// proves the key before anything is written. Returns the version.
+    private static func prove(_ key: [UInt8], on c: Connection, path: String, fileSize: Int64) throws -> Int64 {
+        try applyKey(key, to: c)
+        let version: Int64
+        do {
+            version = try c.scalar("PRAGMA user_version") ?? 0
+            _ = try c.scalar("SELECT count(*) FROM sqlite_master")
+        } catch let e as EncoreError where e.kind == .storeNotDatabase {
+            if fileSize % StoreFile.pageSize != 0 {
+                throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore store (its size is not a whole number of pages)")
+            }
+            throw EncoreError(.storeWrongKey, "wrong key for the store at \(path) (or the file is not an encore store)")
+        }
+        guard version <= Int64(Schema.latestVersion) else {
+            throw EncoreError(.storeTooNew, "the store at \(path) has schema version \(version); this encore knows up to \(Schema.latestVersion)")
+        }
+        return version
+    }
+
     private static func applyKey(_ key: [UInt8], to c: Connection) throws {
         let rc = key.withUnsafeBytes { sqlite3_key(c.db, $0.baseAddress, Int32($0.count)) }
         guard rc == SQLITE_OK else { throw c.error(rc, "sqlite3_key") }
@@ -130,6 +143,13 @@ enum StoreFile {
     /// SQLCipher 3's default page size: a store's size is a multiple of it.
     static let pageSize: Int64 = 1024
     static let plaintextMagic = Array("SQLite format 3\0".utf8)
+
+    /// Whether a non-empty WAL lies beside the store (left by a crash, or
+    /// by another connection that has the store open).
+    static func hasWAL(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path + "-wal", &st) == 0 && st.st_size > 0
+    }
 
     static func inspect(_ path: String) throws -> (exists: Bool, size: Int64, isPlaintextSQLite: Bool) {
         var st = stat()

@@ -12,6 +12,10 @@ public enum StoreKey: Sendable {
         switch self {
         case .passphrase(let p):
             guard !p.isEmpty else { throw EncoreError(.invalidArgument, "the store passphrase must not be empty") }
+            // SQLCipher reads x'...' as a raw key (and salt), not a passphrase.
+            guard !(p.count >= 3 && p.starts(with: Array("x'".utf8)) && p.last == UInt8(ascii: "'")) else {
+                throw EncoreError(.invalidArgument, "a passphrase of the form x'...' would be taken as a raw key: use a raw key instead")
+            }
             return p
         case .raw(let k):
             guard k.count == 32 else { throw EncoreError(.invalidArgument, "a raw store key has 32 bytes, not \(k.count)") }

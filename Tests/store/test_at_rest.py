@@ -1,0 +1,200 @@
+"""Nothing in plaintext at rest: known RPIs and AEMs written to a store do
+not appear in its files (the database, -wal, -shm, -journal), neither as
+bytes nor as hex text, while the store is open (data still in the WAL),
+after it is closed, after a rekey, and after the writer was killed. Nor do
+the raw key, the passphrase, SQLite's plaintext header or the schema text.
+
+A positive control writes the same rows to a plain SQLite database with
+Python's sqlite3 and finds them there with the same scanner, so a scan that
+finds nothing means something.
+"""
+import ctypes
+import os
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+
+import pytest
+
+import storelib
+
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "store_child.py")
+SUFFIXES = ("", "-wal", "-shm", "-journal")
+ROWS = 300
+RAW_KEY = bytes.fromhex("c0ffee00" * 8)
+PASSPHRASE = b"Plaintext-Passphrase-Marker-7f3a"
+T0 = 1_650_000_000
+
+
+def rpi(i):
+    return b"RPI!plaintext" + bytes([0xA5, i >> 8, i & 0xFF])
+
+
+def aem(i):
+    return bytes([0xAE, 0x4D, i >> 8, i & 0xFF])
+
+
+def rows():
+    return [(T0 + i, rpi(i), aem(i), -(40 + i % 50), T0 - 5 if i % 2 else None) for i in range(ROWS)]
+
+
+def secrets():
+    """Byte strings none of which may be found: name -> bytes."""
+    found = {}
+    for i in range(ROWS):
+        for name, value in ((f"rpi {i}", rpi(i)), (f"rpi+aem {i}", rpi(i) + aem(i))):
+            found[name] = value
+        found[f"rpi {i} hex"] = rpi(i).hex().encode()
+        found[f"rpi {i} HEX"] = rpi(i).hex().upper().encode()
+    found["shared RPI prefix"] = b"RPI!plaintext"
+    found["raw key"] = RAW_KEY
+    found["raw key hex"] = RAW_KEY.hex().encode()
+    found["raw key HEX"] = RAW_KEY.hex().upper().encode()
+    found["passphrase"] = PASSPHRASE
+    found["SQLite header"] = b"SQLite format 3"
+    found["schema text"] = b"CREATE TABLE"
+    found["table name"] = b"observations"
+    return found
+
+
+def files_of(db):
+    return {db + s: open(db + s, "rb").read() for s in SUFFIXES if os.path.exists(db + s)}
+
+
+def scan(db, patterns=None):
+    """(files scanned with sizes, findings as 'what in which file')."""
+    patterns = patterns or secrets()
+    files = files_of(db)
+    findings = [f"{name} in {os.path.basename(path)}" for path, data in files.items()
+                for name, value in patterns.items() if value in data]
+    # A 4-byte AEM can occur in ciphertext by chance (about size/2^32 per
+    # AEM); plaintext would hold every one of them, twice (table and index).
+    aem_hits = sum(data.count(aem(i)) for data in files.values() for i in range(ROWS))
+    if aem_hits > 3:
+        findings.append(f"{aem_hits} AEMs")
+    return {os.path.basename(p): len(d) for p, d in files.items()}, findings
+
+
+def test_scanner_finds_plaintext(tmp_path):
+    """The control: a plain SQLite database (WAL mode, still open) gives itself away."""
+    db = str(tmp_path / "plain.db")
+    connection = sqlite3.connect(db)
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("CREATE TABLE observations (time, rpi, aem, rssi, prev_scan)")
+    connection.execute("CREATE UNIQUE INDEX o ON observations (time, rpi, aem, rssi, ifnull(prev_scan, 0))")
+    connection.executemany("INSERT INTO observations VALUES (?, ?, ?, ?, ?)", rows())
+    connection.commit()
+    try:
+        sizes, findings = scan(db)
+        assert os.path.exists(db + "-wal")
+        assert any(f.startswith("rpi+aem 0 ") for f in findings), findings[:5]
+        assert any(f == "rpi 299 in plain.db-wal" for f in findings), findings[:5]
+        assert any(f.endswith(" AEMs") for f in findings)
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("kind", ["raw", "passphrase"])
+def test_no_plaintext_while_open_and_after_close(tmp_path, kind):
+    db = str(tmp_path / "secret.db")
+    key = storelib.make_key(RAW_KEY, raw=True) if kind == "raw" else storelib.make_key(PASSPHRASE)
+    store = storelib.open_store(db, key)
+    try:
+        assert storelib.add(store, rows()) == ROWS
+        # Open, nothing checkpointed: the rows are in the WAL only.
+        sizes, findings = scan(db)
+        assert sizes.get("secret.db-wal", 0) > 0, sizes
+        assert findings == [], f"while open ({sizes}): {findings[:10]}"
+        # A purge with secure_delete; then more rows, still open.
+        counts = storelib.ffi.encore_purge_counts()
+        storelib.check("purge", storelib.lib.encore_store_purge(store, T0 + 100, 0, counts))
+        assert counts.observations == 100
+        storelib.add(store, rows()[:100])
+        sizes, findings = scan(db)
+        assert findings == [], f"after purge, open ({sizes}): {findings[:10]}"
+    finally:
+        storelib.close(store)
+    sizes, findings = scan(db)
+    assert "secret.db-journal" not in sizes
+    assert findings == [], f"after close ({sizes}): {findings[:10]}"
+
+    # Rekey (SQLCipher rewrites every page through a rollback journal).
+    store = storelib.open_store(db, key)
+    try:
+        new_key = storelib.make_key(PASSPHRASE) if kind == "raw" else storelib.make_key(RAW_KEY, raw=True)
+        storelib.check("rekey", storelib.lib.encore_store_rekey(store, new_key))
+        assert storelib.count(store) == ROWS
+        sizes, findings = scan(db)
+        assert findings == [], f"after rekey, open ({sizes}): {findings[:10]}"
+    finally:
+        storelib.close(store)
+    sizes, findings = scan(db)
+    assert findings == [], f"after rekey and close ({sizes}): {findings[:10]}"
+
+
+def test_no_plaintext_after_a_kill(tmp_path):
+    """A writer killed mid-stream leaves its WAL and index behind: still nothing readable."""
+    db = str(tmp_path / "killed.db")
+    child = subprocess.Popen([sys.executable, CHILD, "writer", db, RAW_KEY.hex(), "0", "500"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [child.stdout.readline() for _ in range(6)]  # "open", then 5 batches
+        assert lines[-1].startswith("committed"), lines
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.communicate(timeout=30)
+    patterns = {"the writer's RPI marker": struct.pack(">Q", 0x456E436F72654352),
+                "marker hex": b"456e436f72654352", "raw key": RAW_KEY, "raw key hex": RAW_KEY.hex().encode(),
+                "SQLite header": b"SQLite format 3", "schema text": b"CREATE TABLE"}
+    sizes, findings = scan(db, patterns)
+    assert sizes.get("killed.db-wal", 0) > 0, sizes
+    assert findings == [], f"after a kill ({sizes}): {findings}"
+
+
+OTHER_TABLES = ["encore_store_put_own_key", "encore_store_set_setting_text", "encore_store_set_setting_blob",
+                "encore_store_put_package", "encore_store_add_risk_result"]
+
+
+@pytest.mark.skipif(not all(storelib.has(f) for f in OTHER_TABLES),
+                    reason="the library does not have the own-key, setting, package and risk-result functions yet")
+def test_no_plaintext_in_the_other_tables(tmp_path):
+    """Own keys (TEKs), settings, key packages and risk results: the same scan."""
+    lib, ffi = storelib.lib, storelib.ffi
+    db = str(tmp_path / "tables.db")
+    tek = b"TEK!plaintext\x01\x02\x03"
+    text = b"setting-text-marker-5b1d"
+    blob = b"setting-blob-marker-\x00\xff\x10"
+    package = b"package-content-marker-91c2" * 40
+    document = b'{"risk-document-marker": "e4d9"}'
+    store = storelib.open_store(db, storelib.make_key(RAW_KEY, raw=True))
+    try:
+        key = ffi.encore_own_key()
+        ctypes_memmove(key.key_data, tek)
+        key.rolling_start_interval_number = 2_700_000
+        key.rolling_period = 144
+        key.created = T0
+        storelib.check("put_own_key", lib.encore_store_put_own_key(store, key))
+        storelib.check("set text", lib.encore_store_set_setting_text(store, b"name-marker-text", text))
+        storelib.check("set blob", lib.encore_store_set_setting_blob(store, b"name-marker-blob", bytes_arg(blob), len(blob)))
+        storelib.check("put package", lib.encore_store_put_package(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
+                                                                   bytes_arg(package), len(package), T0))
+        storelib.check("risk result", lib.encore_store_add_risk_result(store, T0, 2, document, None))
+        patterns = {"TEK": tek, "TEK hex": tek.hex().encode(), "setting text": text, "setting blob": blob,
+                    "setting name": b"name-marker-text", "package content": b"package-content-marker-91c2",
+                    "etag": b"etag-marker-77", "risk document": b"risk-document-marker"}
+        sizes, findings = scan(db, patterns)
+        assert findings == [], f"while open ({sizes}): {findings}"
+    finally:
+        storelib.close(store)
+    sizes, findings = scan(db, patterns)
+    assert findings == [], f"after close ({sizes}): {findings}"
+
+
+def ctypes_memmove(field, data):
+    ctypes.memmove(field, data, len(data))
+
+
+def bytes_arg(data):
+    return (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
