@@ -182,20 +182,11 @@ struct CSVObservations {
         return value
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-
     /// Decodes exactly `out.count * 2` hex digits into `out`.
     private static func decodeHex(_ b: Bytes, into out: UnsafeMutableRawBufferPointer) -> Bool {
         guard b.count == out.count * 2 else { return false }
         for i in 0..<out.count {
-            guard let hi = nibble(b[2 * i]), let lo = nibble(b[2 * i + 1]) else { return false }
+            guard let hi = Hex.nibble(b[2 * i]), let lo = Hex.nibble(b[2 * i + 1]) else { return false }
             out[i] = hi << 4 | lo
         }
         return true

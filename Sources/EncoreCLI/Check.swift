@@ -26,37 +26,20 @@ struct Check: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The risk calculation configuration (JSON).", valueName: "file"))
     var config: String
 
-    @Option(name: .long, parsing: .singleValue,
-            help: ArgumentHelp("Trust a public key for signatures naming KEY_ID and VERSION. May be repeated.", valueName: TrustArgument.valueName),
-            transform: TrustArgument.parse)
-    var trust: [TrustArgument] = []
-
-    @Flag(name: .customLong("no-verify"), help: "Do not check the files' signatures.")
-    var noVerify = false
-
-    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
-    var now: Int64?
+    @OptionGroup var keyFiles: KeyFileArguments
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
-    @Argument(help: ArgumentHelp("Key files (zip or bare export.bin).", valueName: "file"))
-    var files: [String]
-
-    func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("give at least one key file") }
-    }
-
     func run() throws {
         let risk = try Risk.loadConfiguration(config)
-        let trustList = try TrustArgument.trustList(trust)
+        let options = try keyFiles.keyFileOptions()
         let s = try store.open()
         let result: CheckResult
         do {
-            result = try s.exposureCheck(files: files.map { .path($0) }, keyFileOptions: KeyFileOptions(verify: !noVerify, trust: trustList),
-                                         matching: MatchingOptions(now: now ?? Int64(time(nil))), risk: risk)
+            result = try s.exposureCheck(files: keyFiles.sources, keyFileOptions: options, matching: keyFiles.matching, risk: risk)
         } catch let e as EncoreError {
-            Output.fail(files.count == 1 ? files[0] : "check", e.message)
+            Output.fail(keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)
         }
         Output.write(json ? JSONWriter.render(CheckReport.json(result)) + "\n" : CheckReport.text(result))

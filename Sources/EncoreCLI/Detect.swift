@@ -22,37 +22,21 @@ struct Detect: ParsableCommand {
 
     @OptionGroup var store: StoreArguments
 
-    @Option(name: .long, parsing: .singleValue,
-            help: ArgumentHelp("Trust a public key for signatures naming KEY_ID and VERSION. May be repeated.", valueName: TrustArgument.valueName),
-            transform: TrustArgument.parse)
-    var trust: [TrustArgument] = []
-
-    @Flag(name: .customLong("no-verify"), help: "Do not check the files' signatures.")
-    var noVerify = false
-
-    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
-    var now: Int64?
+    @OptionGroup var keyFiles: KeyFileArguments
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
-    @Argument(help: ArgumentHelp("Key files (zip or bare export.bin).", valueName: "file"))
-    var files: [String]
-
-    func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("give at least one key file") }
-    }
-
     func run() throws {
-        let trustList = try TrustArgument.trustList(trust)
+        let fileOptions = try keyFiles.keyFileOptions()
         let s = try store.open()
-        let options = MatchingOptions(now: now ?? Int64(time(nil)))
+        let options = keyFiles.matching
         let result: MatchResult
         do {
-            result = try Matcher.match(observations: s.observationSet(for: options), files: files.map { .path($0) },
-                                       keyFileOptions: KeyFileOptions(verify: !noVerify, trust: trustList), options: options)
+            result = try Matcher.match(observations: s.observationSet(for: options), files: keyFiles.sources,
+                                       keyFileOptions: fileOptions, options: options)
         } catch let e as EncoreError {
-            Output.fail(files.count == 1 ? files[0] : "detect", e.message)
+            Output.fail(keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)
         }
         Output.write(json ? JSONWriter.render(DetectReport.json(result, now: options.now)) + "\n" : DetectReport.text(result))

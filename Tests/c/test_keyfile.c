@@ -2,25 +2,13 @@
  * argument checks and status codes, chunked copying, thread safety, and the
  * version macros against the run-time version. Built with -Werror and run
  * under valgrind by scripts/test-c.sh. */
-#include "encore.h"
+#include "check.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        checks++;                                                                   \
-        if (!(cond)) {                                                              \
-            failures++;                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, \
-                    __LINE__, #cond, encore_last_error_message());                  \
-        }                                                                           \
-    } while (0)
 
 static char data_dir[4096];
 
@@ -314,6 +302,5 @@ int main(void) {
     test_threads(trust);
     test_thread_local_error();
     encore_trust_free(trust);
-    printf("%d passed, %d failed\n", checks - failures, failures);
-    return failures == 0 ? 0 : 1;
+    return check_report();
 }

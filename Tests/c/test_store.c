@@ -6,7 +6,7 @@
  * handle. Built with -Werror and run under valgrind by scripts/test-c.sh.
  * Crashes, plaintext at rest, other processes and the sqlcipher tool are
  * tested in Tests/store (scripts/test-store.sh). */
-#include "encore.h"
+#include "check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,18 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        checks++;                                                                   \
-        if (!(cond)) {                                                              \
-            failures++;                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, \
-                    __LINE__, #cond, encore_last_error_message());                  \
-        }                                                                           \
-    } while (0)
 
 /* ---- files ---------------------------------------------------------------- */
 
@@ -742,6 +730,5 @@ int main(void) {
     test_bad_arguments();
     test_threads();
     remove_dir();
-    printf("%d passed, %d failed\n", checks - failures, failures);
-    return failures == 0 ? 0 : 1;
+    return check_report();
 }

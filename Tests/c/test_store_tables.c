@@ -3,7 +3,7 @@
  * (encore_bytes, encore_string_list), argument checks, status codes,
  * reopening and threads. Built with -Werror and run under valgrind by
  * scripts/test-c.sh. */
-#include "encore.h"
+#include "check.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -12,18 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        checks++;                                                                   \
-        if (!(cond)) {                                                              \
-            failures++;                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, \
-                    __LINE__, #cond, encore_last_error_message());                  \
-        }                                                                           \
-    } while (0)
 
 static char dir[256];
 static char db_path[512];
@@ -467,6 +455,5 @@ int main(void) {
     }
     encore_store_close(s);
     remove_store_files();
-    printf("%d passed, %d failed\n", checks - failures, failures);
-    return failures == 0 ? 0 : 1;
+    return check_report();
 }

@@ -51,3 +51,22 @@ class Handle:
     def _release(self):
         pointer, self._pointer = self._pointer, None
         self._free(pointer)
+
+
+class Closeable:
+    """close(), `closed` and the context manager for an object that owns one
+    Handle in self._handle."""
+
+    def close(self):
+        """Releases the library object; the last call still using it frees it."""
+        self._handle.close()
+
+    @property
+    def closed(self):
+        return self._handle.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

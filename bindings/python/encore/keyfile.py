@@ -6,7 +6,7 @@ import weakref
 
 from . import _ffi, errors
 from ._cdata import text, uint8_pointer, unsigned
-from ._handle import Handle
+from ._handle import Closeable, Handle
 from ._loader import lib
 from ._progress import Progress
 from .records import Key, KeyFileInfo
@@ -51,7 +51,7 @@ def _open(source, options):
     return out
 
 
-class KeyFile:
+class KeyFile(Closeable):
     """An opened key file. Use KeyFile.open(); close() (or a with block) frees it.
     Immutable once open, so its methods may be called from several threads."""
 
@@ -115,19 +115,6 @@ class KeyFile:
             if n < CHUNK:
                 return
             first += n
-
-    def close(self):
-        self._handle.close()
-
-    @property
-    def closed(self):
-        return self._handle.closed
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         if self.closed:

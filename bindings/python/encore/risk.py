@@ -6,7 +6,7 @@ import weakref
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import uint8_pointer
-from ._handle import Handle
+from ._handle import Closeable, Handle
 from ._loader import lib
 
 LEVELS = {_ffi.ENCORE_RISK_NONE: None, _ffi.ENCORE_RISK_LOW: "LOW", _ffi.ENCORE_RISK_HIGH: "HIGH"}
@@ -35,7 +35,7 @@ class RiskAssessment:
     days: tuple
 
 
-class RiskConfig:
+class RiskConfig(Closeable):
     """A parsed risk calculation configuration (a dict, JSON text or bytes in
     the form of the conformance file's defaultRiskCalculationConfiguration).
     A malformed one raises InvalidArgumentError naming the bad field."""
@@ -81,15 +81,6 @@ class RiskConfig:
             return _assessment(out)
         finally:
             lib.encore_risk_assessment_free(out)
-
-    def close(self):
-        self._handle.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def _assessment(pointer):

@@ -7,7 +7,7 @@ import weakref
 
 from . import _ffi, errors
 from ._cdata import text, uint8_pointer
-from ._handle import Handle
+from ._handle import Closeable, Handle
 from ._loader import lib
 from .records import (Key, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult, TracingEvent,
                       checked_int)
@@ -74,7 +74,7 @@ def _blob(value, what):
     raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
 
 
-class Store:
+class Store(Closeable):
     """An opened encrypted store. Use Store.open(); close() (or a with block)
     closes it. Safe to share between threads: the library serialises calls.
 
@@ -106,20 +106,6 @@ class Store:
         return cls(out, os.fsdecode(fs_path))
 
     # ---- the store as a whole ---------------------------------------------
-
-    def close(self):
-        """Closes the store; everything committed is on disk."""
-        self._handle.close()
-
-    @property
-    def closed(self):
-        return self._handle.closed
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         return f"<Store {self.path!r}{' closed' if self.closed else ''}>"

@@ -4,11 +4,11 @@ import weakref
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
-from ._handle import Handle
+from ._handle import Closeable, Handle
 from ._loader import lib
 
 
-class TrustList:
+class TrustList(Closeable):
     """A list of trusted ECDSA P-256 public keys, named by (key_id, key_version)
     as signatures name them. Safe to share between threads."""
 
@@ -32,20 +32,6 @@ class TrustList:
         with self._handle.borrow() as trust:
             lib.encore_trust_count(trust, ctypes.byref(count))
         return count.value
-
-    def close(self):
-        """Frees the list; key files opened with it stay usable."""
-        self._handle.close()
-
-    @property
-    def closed(self):
-        return self._handle.closed
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         return "<TrustList closed>" if self.closed else f"<TrustList of {len(self)} keys>"

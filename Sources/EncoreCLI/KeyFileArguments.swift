@@ -1,0 +1,37 @@
+import ArgumentParser
+import EncoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Key files to match and how to check them, shared by `detect` and `check`:
+/// `[--trust KEY_ID:VERSION:PEM]... [--no-verify] [--now T] FILE...`.
+struct KeyFileArguments: ParsableArguments {
+    @Option(name: .long, parsing: .singleValue,
+            help: ArgumentHelp("Trust a public key for signatures naming KEY_ID and VERSION. May be repeated.", valueName: TrustArgument.valueName),
+            transform: TrustArgument.parse)
+    var trust: [TrustArgument] = []
+
+    @Flag(name: .customLong("no-verify"), help: "Do not check the files' signatures.")
+    var noVerify = false
+
+    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
+    var now: Int64?
+
+    @Argument(help: ArgumentHelp("Key files (zip or bare export.bin).", valueName: "file"))
+    var files: [String]
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one key file") }
+    }
+
+    var sources: [KeyFileSource] { files.map { .path($0) } }
+    var matching: MatchingOptions { MatchingOptions(now: now ?? Int64(time(nil))) }
+
+    func keyFileOptions() throws -> KeyFileOptions {
+        KeyFileOptions(verify: !noVerify, trust: try TrustArgument.trustList(trust))
+    }
+
+    /// What a failure is about: the file when there is one.
+    var subject: String { files.count == 1 ? files[0] : "key files" }
+}
