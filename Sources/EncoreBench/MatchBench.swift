@@ -116,7 +116,7 @@ enum MatchBench {
         let threads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         print("\n== matching: \(Format.grouped(total)) keys in \(MatchData.days) signed daily files, a dense and a sparse user")
 
-        // 1. Files, written by a child so that this process stays small.
+        // 1. Files, written by a child: this process does not keep the generator's memory.
         print("generating the key files in \(dir) ...", terminator: "")
         let gen = try Child.fields(["match-gen", "--keys", String(total), "--dir", dir])
         guard let genKeys = gen["keys"].flatMap({ Int($0) }), genKeys == total, let zipBytes = gen["zip_bytes"].flatMap({ Int($0) }),
@@ -263,7 +263,7 @@ enum MatchBench {
             + "make every figure here pessimistic, the multi-threaded ones most)")
         print("""
               floor:             rpi_floor \(Format.grouped(floorKeys)) (HKDF with precomputed pads + 144 AES blocks a key, \
-            nothing else); last output: \(floorOutput.split(separator: "\n").first.map(String.init) ?? "n/a")
+            nothing else), one core; \(floorPath == nil ? "not measured" : "last output: " + (floorOutput.split(separator: "\n").first.map(String.init) ?? ""))
               end-to-end:        ObservationSet built from the sightings + Matcher.match over the 14 paths with signature \
             verification (read, unzip, inflate, verify, decode, filter, derive, look up, windows), \(threads) threads
               key files alone:   open + verify + decode every key of the 14 paths, no matching (the file share of end-to-end)
@@ -279,7 +279,8 @@ enum MatchBench {
         let med = rows.map { $0.samples.seconds.isEmpty ? Double.nan : $0.samples.median }
         print("where the time goes (medians):")
         print("  dense:  ObservationSet \(Format.ms(med[8])) + key files \(Format.ms(med[3])) (one core, between the batches' crypto) "
-            + "+ matching alone \(Format.ms(med[4])) = \(Format.ms(med[8] + med[3] + med[4])); end-to-end measured \(Format.ms(med[1]))")
+            + "+ matching alone \(Format.ms(med[4])) = \(Format.ms(med[8] + med[3] + med[4])) (decoding counted twice); "
+            + "end-to-end measured \(Format.ms(med[1]))")
         print("  sparse: key files \(Format.ms(med[3])) of the \(Format.ms(med[2])) end-to-end "
             + "(\(Format.fixed(100 * med[3] / med[2], 0)) %); the 10× target allows \(floor.isNaN ? "n/a" : Format.ms(Double(total) / floor / sparseTarget)) in all")
         print("  kernel, 1 thread: crypto \(Format.ms(med[7]))\(floor.isNaN ? "" : " (\(Format.ratio(med[7] * floor / Double(total))) the floor's time)") "

@@ -10,6 +10,7 @@ usage: encore-bench [suite] [--keys N] [--rss-keys N,N...] [--runs R] [--dir DIR
        encore-bench memory [--keys N,N...] [--dir DIR] [--limit-mb MB]
        encore-bench match [--keys N] [--runs R] [--dir DIR]   (matching: 14 daily files, dense and sparse user)
        encore-bench store [--keys N] [--runs R] [--dir DIR]   (encrypted store: insert N observations, default 200 000; open)
+       encore-bench risk                   (CWA v2 risk calculation over 10 000 windows)
        encore-bench rss FILE PUBKEY.pem    (child: open+verify+stream FILE, print peak RSS)
        encore-bench idle                   (child: print the peak RSS of doing nothing)
        encore-bench gen --keys N --dir DIR (child: write DIR/keys-N.zip and DIR/public-N.pem)
@@ -137,6 +138,10 @@ func bench(_ args: Arguments) throws -> Bool {
         let s = try StoreBench.run(rows: StoreBench.defaultRows, runs: args.runs, dir: args.dir)
         ok = s.ok && ok
         summary += s.summary
+        print("")
+        let r = try RiskBench.run()
+        ok = r.ok && ok
+        summary += r.summary
     }
     print("\n== summary")
     for line in summary { print(line) }
@@ -164,6 +169,8 @@ func main() -> Int32 {
             return try StoreBench.command(args) ? 0 : 1
         case "match":
             return try MatchBench.command(args) ? 0 : 1
+        case "risk":
+            return try RiskBench.run().ok ? 0 : 1
         case "match-gen", "match-rss", "match-relay":
             try MatchBench.child(args)
         default:
