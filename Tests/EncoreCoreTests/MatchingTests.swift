@@ -223,3 +223,68 @@ struct Contact {
                                          options: MatchingOptions(now: Self.now), progress: { _, _ in false }) } == .cancelled)
     }
 }
+
+/// Several files: each thread takes whole files; the outcome must not
+/// depend on which thread read which file.
+@Suite struct MultiFileMatchingTests {
+    static func file(_ keys: [ExposureKey], revised: [ExposureKey] = [], signer: PrivateKey) throws -> KeyFileSource {
+        .bytes(try ExportWriter.signedKeyFile(metadata: Fixtures.metadata(), keys: keys, revisedKeys: revised, signer: signer, info: Fixtures.info()))
+    }
+
+    @Test func revisionsInLaterFilesReplaceEarlierEntriesWhateverTheThreads() throws {
+        let signer = try PrivateKey()
+        let contacts = (0 ..< 12).map { Contact(seed: 300 + $0, day: MatchingTests.day) }
+        var sightings: [Observation] = []
+        for (i, c) in contacts.enumerated() {
+            sightings.append(try c.sighting(sentAt: MatchingTests.midnight + Int64(i) * 1800, rssi: -60, previousScan: MatchingTests.midnight + Int64(i) * 1800 - 240))
+        }
+        var revoked = contacts[0].key
+        revoked.reportType = .revoked
+        var recursive = contacts[1].key
+        recursive.reportType = .recursive
+        let filler = (0 ..< 500).map { Fixtures.key(700_000 + $0, dsos: 1) }
+        let files = [
+            try Self.file(Array(contacts.map(\.key)[0 ..< 6]) + filler, signer: signer),
+            try Self.file(Array(contacts.map(\.key)[6 ..< 12]), signer: signer),
+            try Self.file([], revised: [revoked, recursive], signer: signer),
+            try Self.file(filler, signer: signer),
+        ]
+        let set = try ObservationSet(sightings)
+        func run(_ threads: Int) throws -> MatchResult {
+            try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+                              options: MatchingOptions(now: MatchingTests.now), threads: threads)
+        }
+        let one = try run(1), two = try run(2), four = try run(4)
+        #expect(one.windows.count == 11)                                  // contact 0 revoked
+        #expect(one.windows.filter { $0.reportType == .recursive }.count == 1)
+        #expect(one.windows == two.windows && two.windows == four.windows)
+        #expect(one.summaryV1 == four.summaryV1)
+        #expect(one.statistics.files == 4 && four.statistics.files == 4 && one.statistics.keys == four.statistics.keys)
+    }
+
+    @Test func aBadFileAmongGoodOnesFailsTheRunWithItsOwnError() throws {
+        let signer = try PrivateKey()
+        let good = try Self.file((0 ..< 100).map { Fixtures.key($0, dsos: 1) }, signer: signer)
+        let bad = KeyFileSource.bytes(Array("not a key file".utf8))
+        let set = try ObservationSet([])
+        for threads in [1, 2] {
+            #expect(kind {
+                try Matcher.match(observations: set, files: [good, good, bad, good], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+                                  options: MatchingOptions(now: MatchingTests.now), threads: threads)
+            } == .zipNotZip)
+        }
+    }
+
+    @Test func cancellingStopsEveryThread() throws {
+        let signer = try PrivateKey()
+        let f = try Self.file((0 ..< 20_000).map { Fixtures.key($0, dsos: 1) }, signer: signer)
+        var calls = 0
+        let result = kind {
+            try Matcher.match(observations: ObservationSet([]), files: Array(repeating: f, count: 6),
+                              keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: MatchingOptions(now: MatchingTests.now),
+                              threads: 2, progress: { _, _ in calls += 1; return calls < 3 })
+        }
+        #expect(result == .cancelled)
+        #expect(calls == 3)
+    }
+}

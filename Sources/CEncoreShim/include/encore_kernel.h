@@ -17,6 +17,10 @@ void enc_rpi_index_free(enc_rpi_index *index);
 /* Per-thread crypto state. */
 typedef struct enc_rpi_ctx enc_rpi_ctx;
 enc_rpi_ctx *enc_rpi_ctx_new(void);
+/* With allow_fast 0, always the portable (OpenSSL) path: for tests. */
+enc_rpi_ctx *enc_rpi_ctx_new_mode(int allow_fast);
+/* 1 when the context uses the CPU's AES instructions. */
+int enc_rpi_ctx_is_fast(const enc_rpi_ctx *ctx);
 void enc_rpi_ctx_free(enc_rpi_ctx *ctx);
 
 /* RPIK of a TEK into out[16]. Returns 0 on success. */

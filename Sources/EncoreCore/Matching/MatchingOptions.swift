@@ -46,10 +46,29 @@ public struct MatchingOptions: Sendable {
         return infectiousnessForDaysSinceOnset[dsos] ?? .none
     }
 
+    /// The map as a table for the hot loop: index dsos + 14 for -14...14.
+    func infectiousnessTable() -> InfectiousnessTable {
+        InfectiousnessTable(byDaysSinceOnset: (-14 ... 14).map { infectiousnessForDaysSinceOnset[Int32($0)] ?? .none },
+                            whenMissing: infectiousnessWhenDaysSinceOnsetMissing, map: infectiousnessForDaysSinceOnset)
+    }
+
     func validate() throws {
         guard driftIntervals >= 0, driftIntervals <= 144, replaySeconds >= 0, maxKeyAgeDays >= 0, maxKeyAgeDays <= 3650,
               scanInstanceGapSeconds >= 0, windowSeconds > 0 else {
             throw EncoreError(.invalidArgument, "matching options out of range (drift 0...144 intervals, ages and gaps not negative)")
         }
+    }
+}
+
+/// MatchingOptions' infectiousness map without a dictionary look-up per key.
+struct InfectiousnessTable: Sendable {
+    let byDaysSinceOnset: [Infectiousness]
+    let whenMissing: Infectiousness
+    let map: [Int32: Infectiousness]
+
+    func callAsFunction(_ dsos: Int32?) -> Infectiousness {
+        guard let dsos else { return whenMissing }
+        if dsos >= -14 && dsos <= 14 { return byDaysSinceOnset[Int(dsos) + 14] }
+        return map[dsos] ?? .none // the map may name values outside -14...14
     }
 }

@@ -11,6 +11,12 @@ public final class ObservationSet: @unchecked Sendable {
     let starts: [Int]
     let members: [Int]
     let index: OpaquePointer
+    /// Sightings per 10-minute interval as a running count from
+    /// `firstInterval` on: "any sighting between two interval boundaries"
+    /// is two reads, where a binary search over the sightings would miss
+    /// the cache a dozen times for every key.
+    let firstInterval: Int64
+    let runningCount: [Int32]
 
     public init(_ observations: [Observation]) throws {
         let sorted = observations.sorted { ($0.time, $0.rssi) < ($1.time, $1.rssi) }
@@ -30,6 +36,12 @@ public final class ObservationSet: @unchecked Sendable {
         guard let index = flat.withUnsafeBufferPointer({ enc_rpi_index_new($0.baseAddress, UInt32(rpis.count)) }) else {
             throw EncoreError(.outOfMemory, "cannot allocate the RPI index")
         }
+        let first = (sorted.first?.time ?? 0) / ENInterval.seconds, last = (sorted.last?.time ?? 0) / ENInterval.seconds
+        var running = [Int32](repeating: 0, count: sorted.isEmpty ? 1 : Int(last - first) + 2)
+        for o in sorted { running[Int(o.time / ENInterval.seconds - first) + 1] += 1 }
+        for i in running.indices.dropFirst() { running[i] += running[i - 1] }
+        self.firstInterval = first
+        self.runningCount = running
         self.observations = sorted
         self.uniqueRPIs = rpis
         self.starts = starts
@@ -41,14 +53,16 @@ public final class ObservationSet: @unchecked Sendable {
 
     public var count: Int { observations.count }
 
-    /// Whether any sighting has lower ≤ time < upper.
-    func hasObservation(from lower: Int64, to upper: Int64) -> Bool {
-        var lo = 0, hi = observations.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if observations[mid].time < lower { lo = mid + 1 } else { hi = mid }
+    /// Whether any sighting lies in the intervals from the one holding
+    /// `lower` up to the one before `upper` (exact when both are interval
+    /// boundaries, as a key's validity ± drift always is).
+    func hasObservation(fromInterval lower: Int64, toInterval upper: Int64) -> Bool {
+        func count(before interval: Int64) -> Int32 {
+            let i = interval - firstInterval
+            if i <= 0 { return 0 }
+            return runningCount[Int(min(i, Int64(runningCount.count - 1)))]
         }
-        return lo < observations.count && observations[lo].time < upper
+        return count(before: upper) > count(before: lower)
     }
 
     func sightings(ofRPIAt i: Int) -> ArraySlice<Int> { members[starts[i] ..< starts[i + 1]] }
