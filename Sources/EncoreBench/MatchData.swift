@@ -247,14 +247,16 @@ enum MatchData {
     }
 }
 
-/// fork + exec of any program with stdout captured (Child.run is for this
-/// executable only); stderr passes through.
+/// fork + exec of a program with stdout captured (Child.run runs this
+/// executable through it); stderr passes through.
 enum Spawn {
-    static func capture(_ path: String, _ arguments: [String]) throws -> String {
+    static func capture(_ path: String, _ arguments: [String], argv0: String? = nil) throws -> String {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw BenchError("pipe failed") }
-        let exe = strdup(path)!
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        // Everything the child needs is prepared before fork: between fork
+        // and exec it only calls async-signal-safe functions.
+        guard let exe = strdup(path) else { throw BenchError("out of memory") }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([argv0 ?? path] + arguments).map { strdup($0) } + [nil]
         defer {
             free(exe)
             for p in argv { free(p) }
@@ -285,8 +287,9 @@ enum Spawn {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = String(decoding: output, as: UTF8.self)
+        // WIFEXITED && WEXITSTATUS == 0 (the macros are out of Swift's reach).
         guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
-            throw BenchError("\(path) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
+            throw BenchError("\(argv0 ?? path) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
         return text
     }

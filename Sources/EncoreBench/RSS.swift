@@ -90,46 +90,6 @@ enum Child {
     }
 
     static func run(_ arguments: [String]) throws -> String {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw BenchError("pipe failed") }
-        // Everything the child needs is prepared before fork: between fork
-        // and exec it only calls async-signal-safe functions.
-        let exe = strdup("/proc/self/exe")!
-        let argv: [UnsafeMutablePointer<CChar>?] = (["encore-bench"] + arguments).map { strdup($0) } + [nil]
-        defer {
-            free(exe)
-            for p in argv { free(p) }
-        }
-        fflush(nil)
-        let pid = fork()
-        if pid == 0 {
-            dup2(fds[1], 1)
-            close(fds[0])
-            close(fds[1])
-            execv(exe, argv)
-            _exit(127)
-        }
-        close(fds[1])
-        guard pid > 0 else {
-            close(fds[0])
-            throw BenchError("fork failed: \(String(cString: strerror(errno)))")
-        }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fds[0], &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            output += chunk.prefix(n)
-        }
-        close(fds[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = String(decoding: output, as: UTF8.self)
-        // WIFEXITED && WEXITSTATUS == 0 (the macros are out of Swift's reach).
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
-            throw BenchError("child \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
-        }
-        return text
+        try Spawn.capture("/proc/self/exe", arguments, argv0: "encore-bench")
     }
 }
