@@ -35,16 +35,19 @@ public struct V1Configuration: Equatable, Sendable {
 
     /// CWA's final values (server-config exposure-config.yaml,
     /// attenuation-duration.yaml; minimum risk score 11 from app-config.yaml).
-    public static let cwa: V1Configuration = {
-        // Literal, valid values: the initializer cannot throw here.
-        guard let c = try? V1Configuration(
-            attenuationLevelValues: [0, 2, 2, 2, 2, 2, 2, 2],
-            daysSinceLastExposureLevelValues: [5, 5, 5, 5, 5, 5, 5, 5],
-            durationLevelValues: [0, 0, 0, 1, 1, 1, 1, 1],
-            transmissionRiskLevelValues: [0, 0, 3, 4, 5, 6, 7, 8],
-            minimumRiskScore: 11, attenuationDurationThresholds: (55, 63)) else { fatalError("CWA v1 values are invalid") }
-        return c
-    }()
+    public static let cwa = V1Configuration(
+        unchecked: [0, 2, 2, 2, 2, 2, 2, 2], [5, 5, 5, 5, 5, 5, 5, 5], [0, 0, 0, 1, 1, 1, 1, 1], [0, 0, 3, 4, 5, 6, 7, 8],
+        minimumRiskScore: 11, thresholds: (55, 63))
+
+    /// For literal presets (a test checks them against the validating init).
+    private init(unchecked attenuation: [Int], _ days: [Int], _ duration: [Int], _ trl: [Int], minimumRiskScore: Int, thresholds: (Int, Int)) {
+        attenuationLevelValues = attenuation
+        daysSinceLastExposureLevelValues = days
+        durationLevelValues = duration
+        transmissionRiskLevelValues = trl
+        self.minimumRiskScore = minimumRiskScore
+        attenuationDurationThresholds = thresholds
+    }
 
     public static func == (a: V1Configuration, b: V1Configuration) -> Bool {
         a.attenuationLevelValues == b.attenuationLevelValues && a.daysSinceLastExposureLevelValues == b.daysSinceLastExposureLevelValues
