@@ -7,6 +7,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "encore_kernel.h"
+#include "encore_key_decode.h"
 
 /* Thread-local text of the last failure on the calling thread. */
 void enc_shim_set_error(const char *message);

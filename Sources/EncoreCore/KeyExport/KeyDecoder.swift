@@ -26,23 +26,33 @@ final class MessageDecoder {
     }
 
     /// A key, or `.invalid` when it breaks the key rules; throws when the
-    /// bytes are not a protobuf message at all.
+    /// bytes are not a protobuf message at all. Keys in the plain form are
+    /// read by the C fast path, anything else by protobuf-c.
     func key(_ bytes: UnsafeRawBufferPointer) throws -> KeyResult {
-        let result = try unpack({ ekexport__temporary_exposure_key__unpack($0, bytes.count, Self.base(bytes)) }) { k -> KeyResult in
-            guard k.has_key_data != 0, k.key_data.len == 16, let data = k.key_data.data else { return .invalid }
-            let period = k.has_rolling_period != 0 ? k.rolling_period : 144
-            guard (1 ... 144).contains(period) else { return .invalid }
-            guard let reportType = ReportType(rawValue: k.has_report_type != 0 ? k.report_type : 0) else { return .invalid }
-            return .valid(ExposureKey(
-                keyData: KeyData(UnsafeRawBufferPointer(start: data, count: 16)),
-                transmissionRiskLevel: k.has_transmission_risk_level != 0 ? k.transmission_risk_level : 0,
-                rollingStartIntervalNumber: k.has_rolling_start_interval_number != 0 ? k.rolling_start_interval_number : 0,
-                rollingPeriod: period,
-                reportType: reportType,
-                daysSinceOnsetOfSymptoms: k.has_days_since_onset_of_symptoms != 0 ? k.days_since_onset_of_symptoms : nil))
+        var fields = enc_key_fields()
+        if enc_key_decode_plain(Self.base(bytes), bytes.count, &fields) == 0 {
+            guard let decoded = try unpack({ ekexport__temporary_exposure_key__unpack($0, bytes.count, Self.base(bytes)) },
+                                           enc_key_fields.init) else {
+                throw undecodable("TemporaryExposureKey")
+            }
+            fields = decoded
         }
-        guard let result else { throw undecodable("TemporaryExposureKey") }
-        return result
+        return Self.key(fields)
+    }
+
+    /// The key rules, applied to the fields whichever decoder read them.
+    static func key(_ k: enc_key_fields) -> KeyResult {
+        guard k.has_key_data != 0, k.key_data_len == 16 else { return .invalid }
+        let period = k.has_rolling_period != 0 ? k.rolling_period : 144
+        guard (1 ... 144).contains(period) else { return .invalid }
+        guard let reportType = ReportType(rawValue: k.has_report_type != 0 ? k.report_type : 0) else { return .invalid }
+        return .valid(ExposureKey(
+            keyData: withUnsafeBytes(of: k.key_data) { KeyData($0) },
+            transmissionRiskLevel: k.has_transmission_risk_level != 0 ? k.transmission_risk_level : 0,
+            rollingStartIntervalNumber: k.has_rolling_start_interval_number != 0 ? k.rolling_start_interval_number : 0,
+            rollingPeriod: period,
+            reportType: reportType,
+            daysSinceOnsetOfSymptoms: k.has_days_since_onset_of_symptoms != 0 ? k.days_since_onset_of_symptoms : nil))
     }
 
     func signatureInfo(_ bytes: UnsafeRawBufferPointer) throws -> SignatureInfo {
@@ -68,6 +78,29 @@ final class MessageDecoder {
 
     private func undecodable(_ message: String) -> EncoreError {
         EncoreError(.exportMalformed, "export.bin: a \(message) cannot be decoded (or needs more than \(Self.messageLimit) bytes to decode)")
+    }
+}
+
+extension enc_key_fields {
+    /// The fields of a key protobuf-c decoded, in the fast path's form
+    /// (absent fields read 0, where protobuf-c fills in defaults).
+    init(_ m: Ekexport__TemporaryExposureKey) {
+        self.init()
+        has_key_data = m.has_key_data != 0 ? 1 : 0
+        key_data_len = UInt32(clamping: m.key_data.len)
+        if m.has_key_data != 0, m.key_data.len == 16, let data = m.key_data.data {
+            withUnsafeMutableBytes(of: &key_data) { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: 16)) }
+        }
+        has_transmission_risk_level = m.has_transmission_risk_level != 0 ? 1 : 0
+        transmission_risk_level = m.has_transmission_risk_level != 0 ? m.transmission_risk_level : 0
+        has_rolling_start_interval_number = m.has_rolling_start_interval_number != 0 ? 1 : 0
+        rolling_start_interval_number = m.has_rolling_start_interval_number != 0 ? m.rolling_start_interval_number : 0
+        has_rolling_period = m.has_rolling_period != 0 ? 1 : 0
+        rolling_period = m.has_rolling_period != 0 ? m.rolling_period : 0
+        has_report_type = m.has_report_type != 0 ? 1 : 0
+        report_type = m.has_report_type != 0 ? m.report_type : 0
+        has_days_since_onset_of_symptoms = m.has_days_since_onset_of_symptoms != 0 ? 1 : 0
+        days_since_onset_of_symptoms = m.has_days_since_onset_of_symptoms != 0 ? m.days_since_onset_of_symptoms : 0
     }
 }
 

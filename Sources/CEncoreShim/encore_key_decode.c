@@ -1,0 +1,51 @@
+/* See encore_key_decode.h. */
+#include "encore_key_decode.h"
+
+#include <string.h>
+
+/* A varint of 1..5 bytes, truncated to 32 bits as protobuf-c's int32
+ * parsing does; 0 when it is longer or runs past the end. */
+static size_t varint32(const uint8_t *p, size_t avail, uint32_t *value) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < 5 && i < avail; i++) {
+        v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) { *value = (uint32_t)v; return i + 1; }
+    }
+    return 0;
+}
+
+int enc_key_decode_plain(const uint8_t *p, size_t len, enc_key_fields *out) {
+    memset(out, 0, sizeof *out);
+    unsigned seen = 0;
+    size_t i = 0;
+    while (i < len) {
+        uint8_t tag = p[i++];
+        unsigned field = tag >> 3;
+        if (field < 1 || field > 6 || (seen >> field) & 1) return 0;
+        seen |= 1u << field;
+        uint32_t v;
+        size_t n = varint32(p + i, len - i, &v);
+        if (n == 0) return 0;
+        i += n;
+        if (field == 1) {
+            if ((tag & 7) != 2 || v > len - i) return 0;
+            out->has_key_data = 1;
+            out->key_data_len = v;
+            if (v == 16) memcpy(out->key_data, p + i, 16);
+            i += v;
+            continue;
+        }
+        if ((tag & 7) != 0) return 0;
+        switch (field) {
+        case 2: out->has_transmission_risk_level = 1; out->transmission_risk_level = (int32_t)v; break;
+        case 3: out->has_rolling_start_interval_number = 1; out->rolling_start_interval_number = (int32_t)v; break;
+        case 4: out->has_rolling_period = 1; out->rolling_period = (int32_t)v; break;
+        case 5: out->has_report_type = 1; out->report_type = (int32_t)v; break;
+        default: /* 6: sint32, zigzag */
+            out->has_days_since_onset_of_symptoms = 1;
+            out->days_since_onset_of_symptoms = (int32_t)((v >> 1) ^ (0u - (v & 1)));
+            break;
+        }
+    }
+    return 1;
+}
