@@ -69,15 +69,16 @@ static int index_find(const enc_rpi_index *x, const uint8_t *rpi, uint32_t *valu
     return 0;
 }
 
-/* ---- HKDF-SHA256 with precomputed pads and AES-128-ECB ------------------ */
+/* ---- HKDF-SHA256 and AES-128: the CPU's instructions or OpenSSL --------- */
 
 struct enc_rpi_ctx {
-    int fast;                            /* AES-NI path (encore_kernel_x86.c) */
-    SHA256_CTX salt_inner, salt_outer;   /* HMAC pads of the all-zero salt */
+    int features;                        /* ENC_KERNEL_* the context uses */
+    uint32_t salt_pads[16];              /* SHA-NI: HMAC pad states of the empty salt */
+    SHA256_CTX salt_inner, salt_outer;   /* OpenSSL: the same */
     EVP_CIPHER_CTX *aes;
     uint8_t padded[144 * 16];            /* "EN-RPI" ‖ 0^6 ‖ ENIN (LE), per interval */
     uint32_t padded_start;               /* ENIN the padded blocks hold, or 0 */
-    uint8_t out[144 * 16 + 16];
+    uint8_t out[144 * 16];
 };
 
 static void hmac_pads(const uint8_t *key, size_t len, SHA256_CTX *inner, SHA256_CTX *outer) {
@@ -99,12 +100,21 @@ static void hmac_with(const SHA256_CTX *inner, const SHA256_CTX *outer, const ui
     SHA256_Final(mac, &c);
 }
 
-enc_rpi_ctx *enc_rpi_ctx_new(void) { return enc_rpi_ctx_new_mode(1); }
+int enc_kernel_features(void) {
+    int f = 0;
+    if (enc_x86_sha_supported()) f |= ENC_KERNEL_SHA_NI;
+    if (enc_x86_supported()) f |= ENC_KERNEL_AES_NI;
+    if (enc_x86_vaes_supported()) f |= ENC_KERNEL_VAES;
+    return f;
+}
 
-enc_rpi_ctx *enc_rpi_ctx_new_mode(int allow_fast) {
+enc_rpi_ctx *enc_rpi_ctx_new(void) { return enc_rpi_ctx_new_mode(ENC_KERNEL_ALL); }
+
+enc_rpi_ctx *enc_rpi_ctx_new_mode(int allowed) {
     enc_rpi_ctx *c = calloc(1, sizeof *c);
     if (c == NULL) return NULL;
-    c->fast = allow_fast && enc_x86_supported();
+    c->features = allowed & enc_kernel_features();
+    if (c->features & ENC_KERNEL_SHA_NI) enc_x86_hkdf_prepare(c->salt_pads);
     static const uint8_t zero[32] = {0};
     hmac_pads(zero, 32, &c->salt_inner, &c->salt_outer);
     c->aes = EVP_CIPHER_CTX_new();
@@ -123,26 +133,35 @@ void enc_rpi_ctx_free(enc_rpi_ctx *c) {
     free(c);
 }
 
-int enc_rpi_ctx_is_fast(const enc_rpi_ctx *c) { return c->fast; }
+int enc_rpi_ctx_features(const enc_rpi_ctx *c) { return c->features; }
+
+/* The RPIKs of n <= ENC_HKDF_LANES keys. */
+static void rpiks(enc_rpi_ctx *c, const uint8_t *const teks[], size_t n, uint8_t out[ENC_HKDF_LANES][16]) {
+    if (c->features & ENC_KERNEL_SHA_NI) {
+        const uint8_t *lanes[ENC_HKDF_LANES];
+        for (size_t l = 0; l < ENC_HKDF_LANES; l++) lanes[l] = teks[l < n ? l : 0];
+        enc_x86_rpiks(c->salt_pads, lanes, out);
+        return;
+    }
+    /* OpenSSL's SHA-256 with reused pad states. */
+    for (size_t l = 0; l < n; l++) {
+        uint8_t prk[32], t1[32];
+        SHA256_CTX inner, outer;
+        hmac_with(&c->salt_inner, &c->salt_outer, teks[l], 16, prk);             /* extract */
+        hmac_pads(prk, 32, &inner, &outer);
+        hmac_with(&inner, &outer, (const uint8_t *)"EN-RPIK\x01", 8, t1);       /* expand, T(1) */
+        memcpy(out[l], t1, 16);
+    }
+}
 
 int enc_rpik(enc_rpi_ctx *c, const uint8_t tek[16], uint8_t out[16]) {
-    /* OpenSSL's SHA-256 with reused pad states: one key at a time it is as
-     * fast as SHA-NI by hand (both are bound by the instructions' latency). */
-    uint8_t prk[32], t1[32];
-    SHA256_CTX inner, outer;
-    hmac_with(&c->salt_inner, &c->salt_outer, tek, 16, prk);   /* extract */
-    hmac_pads(prk, 32, &inner, &outer);
-    hmac_with(&inner, &outer, (const uint8_t *)"EN-RPIK\x01", 8, t1);  /* expand, T(1) */
-    memcpy(out, t1, 16);
+    uint8_t all[ENC_HKDF_LANES][16];
+    rpiks(c, &tek, 1, all);
+    memcpy(out, all[0], 16);
     return 0;
 }
 
-int enc_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out) {
-    if (count > 144) return -1;
-    if (c->fast) {
-        enc_x86_rpis(rpik, start, count, out);
-        return 0;
-    }
+static int evp_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t count) {
     if (c->padded_start != start || start == 0) {
         for (uint32_t j = 0; j < 144; j++) {
             uint32_t v = start + j;
@@ -153,21 +172,76 @@ int enc_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t co
     }
     int n = 0;
     if (EVP_EncryptInit_ex(c->aes, NULL, NULL, rpik, NULL) != 1) return -1;
-    if (EVP_EncryptUpdate(c->aes, out, &n, c->padded, (int)(16 * count)) != 1 || n != (int)(16 * count)) return -1;
+    if (EVP_EncryptUpdate(c->aes, c->out, &n, c->padded, (int)(16 * count)) != 1 || n != (int)(16 * count)) return -1;
     return 0;
 }
 
-int enc_match_key(enc_rpi_ctx *c, const enc_rpi_index *index, const uint8_t tek[16],
-                  uint32_t start, uint32_t count, enc_rpi_hit *hits, uint32_t max_hits) {
-    uint8_t rpik[16];
-    if (count > 144 || enc_rpik(c, tek, rpik) != 0 || enc_rpis(c, rpik, start, count, c->out) != 0) return -1;
-    int found = 0;
-    for (uint32_t j = 0; j < count; j++) {
+/* Where look-ups of derived RPIs go (index NULL: none). */
+typedef struct {
+    const enc_rpi_index *index;
+    uint32_t job;
+    enc_rpi_hit *hits;
+    size_t max_hits;
+    int64_t found;
+} lookup;
+
+static inline void look_up(const enc_rpi_ctx *c, lookup *to, uint32_t first, uint32_t count) {
+    if (to->index == NULL) return;
+    for (uint32_t j = first; j < first + count; j++) {
         uint32_t v;
-        if (index_find(index, c->out + 16 * j, &v)) {
-            if ((uint32_t)found < max_hits) { hits[found].interval_offset = j; hits[found].rpi_index = v; }
-            found++;
+        if (index_find(to->index, c->out + 16 * j, &v)) {
+            if ((size_t)to->found < to->max_hits) to->hits[to->found] = (enc_rpi_hit){to->job, j, v};
+            to->found++;
         }
     }
-    return found;
+}
+
+/* Derives the RPIs of intervals start ..< start + count (count <= 144) into
+ * c->out and looks them up. With the CPU's AES a chunk's RPIs are looked up
+ * once the next chunk is under way, so the look-ups overlap the AES. */
+static inline int derive(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t count, lookup *to) {
+    if (!(c->features & (ENC_KERNEL_AES_NI | ENC_KERNEL_VAES))) {
+        if (evp_rpis(c, rpik, start, count) != 0) return -1;
+        look_up(c, to, 0, count);
+        return 0;
+    }
+    uint8_t schedule[11 * 16];
+    enc_x86_aes_expand(rpik, schedule);
+    const int vaes = c->features & ENC_KERNEL_VAES;
+    const uint32_t chunks = (count + ENC_RPI_CHUNK - 1) / ENC_RPI_CHUNK;   /* c->out holds 144 = 9 chunks */
+    for (uint32_t k = 0; k < chunks; k++) {
+        uint8_t *at = c->out + 16 * ENC_RPI_CHUNK * k;
+        if (vaes) enc_x86_rpi_chunk_vaes(schedule, start + ENC_RPI_CHUNK * k, at);
+        else enc_x86_rpi_chunk(schedule, start + ENC_RPI_CHUNK * k, at);
+        if (k > 0) look_up(c, to, ENC_RPI_CHUNK * (k - 1), ENC_RPI_CHUNK);
+    }
+    if (chunks > 0) look_up(c, to, ENC_RPI_CHUNK * (chunks - 1), count - ENC_RPI_CHUNK * (chunks - 1));
+    return 0;
+}
+
+int enc_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out) {
+    lookup none = {0};
+    if (count > 144 || derive(c, rpik, start, count, &none) != 0) return -1;
+    memcpy(out, c->out, 16 * (size_t)count);
+    return 0;
+}
+
+int64_t enc_match_keys(enc_rpi_ctx *c, const enc_rpi_index *index, const enc_match_job *jobs, size_t n,
+                       enc_rpi_hit *hits, size_t max_hits) {
+    lookup to = {index, 0, hits, max_hits, 0};
+    for (size_t i = 0; i < n; i += ENC_HKDF_LANES) {
+        size_t m = n - i < ENC_HKDF_LANES ? n - i : ENC_HKDF_LANES;
+        const uint8_t *teks[ENC_HKDF_LANES];
+        uint8_t rpik[ENC_HKDF_LANES][16];
+        for (size_t l = 0; l < m; l++) {
+            if (jobs[i + l].count > 144 || i + l > UINT32_MAX) return -1;
+            teks[l] = jobs[i + l].tek;
+        }
+        rpiks(c, teks, m, rpik);
+        for (size_t l = 0; l < m; l++) {
+            to.job = (uint32_t)(i + l);
+            if (derive(c, rpik[l], jobs[i + l].start, jobs[i + l].count, &to) != 0) return -1;
+        }
+    }
+    return to.found;
 }

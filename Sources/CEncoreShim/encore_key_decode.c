@@ -14,6 +14,12 @@ static size_t varint32(const uint8_t *p, size_t avail, uint32_t *value) {
     return 0;
 }
 
+/* A length: a varint of 1..5 bytes whose value fits 32 bits, else 0. */
+static size_t length32(const uint8_t *p, size_t avail, uint32_t *value) {
+    size_t n = varint32(p, avail, value);
+    return n == 5 && p[4] > 0x0f ? 0 : n;
+}
+
 int enc_key_decode_plain(const uint8_t *p, size_t len, enc_key_fields *out) {
     memset(out, 0, sizeof *out);
     unsigned seen = 0;
@@ -24,7 +30,7 @@ int enc_key_decode_plain(const uint8_t *p, size_t len, enc_key_fields *out) {
         if (field < 1 || field > 6 || (seen >> field) & 1) return 0;
         seen |= 1u << field;
         uint32_t v;
-        size_t n = varint32(p + i, len - i, &v);
+        size_t n = field == 1 ? length32(p + i, len - i, &v) : varint32(p + i, len - i, &v);
         if (n == 0) return 0;
         i += n;
         if (field == 1) {
@@ -48,4 +54,35 @@ int enc_key_decode_plain(const uint8_t *p, size_t len, enc_key_fields *out) {
         }
     }
     return 1;
+}
+
+int enc_key_is_valid(const enc_key_fields *k) {
+    int32_t period = k->has_rolling_period ? k->rolling_period : 144;
+    int32_t report = k->has_report_type ? k->report_type : 0;
+    return k->has_key_data && k->key_data_len == 16 && period >= 1 && period <= 144 && report >= 0 && report <= 5;
+}
+
+size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max) {
+    size_t i = *offset, n = 0;
+    while (i < len && n < max) {
+        uint8_t tag = body[i];
+        if (tag != (7 << 3 | 2) && tag != (8 << 3 | 2)) break;
+        uint32_t length;
+        size_t used = length32(body + i + 1, len - i - 1, &length);
+        if (used == 0 || length > len - i - 1 - used) break;
+        size_t payload = i + 1 + used, end = payload + length;
+        unsigned list = tag >> 3;
+        if (lists & (1u << list)) {
+            enc_key_item *item = &items[n++];
+            item->list = list;
+            item->payload = payload;
+            item->length = length;
+            item->end = end;
+            item->plain = (uint32_t)enc_key_decode_plain(body + payload, length, &item->fields);
+            item->valid = item->plain && enc_key_is_valid(&item->fields);
+        }
+        i = end;
+    }
+    *offset = i;
+    return n;
 }

@@ -269,9 +269,9 @@ enum MatchBench {
               key files alone:   open + verify + decode every key of the 14 paths, no matching (the file share of end-to-end)
               matching alone:    Matcher.match of the dense user over the 14 export.bin already in memory, bare (no zip, no \
             inflate), verification off: decode + filter + derive + look-up + windows; ObservationSet built beforehand
-              kernel alone:      enc_match_key (HKDF + 144 AES blocks + 144 look-ups) on keys decoded beforehand, \
-            against the dense user's RPI index, keys split round robin as the engine does
-              kernel crypto:     enc_rpik + enc_rpis only (no look-up), 1 thread: the floor's work through the kernel's code
+              kernel alone:      enc_match_keys (HKDF + 144 AES blocks + 144 look-ups a key) on keys decoded beforehand, \
+            against the dense user's RPI index, keys split in contiguous slices as the engine does
+              kernel crypto:     enc_match_keys without an index (HKDF + AES, no look-up), 1 thread: the floor's work through the kernel's code
               ObservationSet:    building the dense user's (sort by time, group by RPI, the kernel's index); part of end-to-end
             """)
 
@@ -450,11 +450,12 @@ final class KernelKeys: @unchecked Sendable {
         return n
     }
 
-    /// enc_match_key over every key, spread over `threads` threads (thread t
-    /// takes keys t, t + T, ...); returns the total of hits.
-    /// Without look-up: enc_rpik + enc_rpis only (the floor's work, through the kernel).
+    /// enc_match_keys over every key, spread over `threads` threads (thread
+    /// t takes the t-th of as many contiguous slices, as the engine does);
+    /// returns the total of hits. Without look-up (a NULL index): HKDF and
+    /// AES only, the floor's work through the kernel.
     func match(_ index: KernelIndex, threads: Int, lookUp: Bool = true) throws -> Int {
-        let job = try KernelJob(keys: self, index: index, threads: threads, lookUp: lookUp)
+        let job = try KernelJob(keys: self, index: lookUp ? index.pointer : nil, threads: threads)
         DispatchQueue.concurrentPerform(iterations: threads) { job.run(thread: $0) }
         return try job.total()
     }
@@ -462,18 +463,20 @@ final class KernelKeys: @unchecked Sendable {
 
 /// One kernel pass: thread t uses contexts[t] and writes only found[t].
 final class KernelJob: @unchecked Sendable {
-    // @unchecked: the slot discipline above; keys and index are only read.
-    private let teks: [UInt8], starts: [UInt32], periods: [UInt32]
-    private let index: KernelIndex
+    // @unchecked: the slot discipline above; jobs and index are only read.
+    private let jobs: [enc_match_job]
+    private let index: OpaquePointer?
     private let contexts: [OpaquePointer]
     private let found: UnsafeMutableBufferPointer<Int>
-    private let lookUp: Bool
 
-    init(keys: KernelKeys, index: KernelIndex, threads: Int, lookUp: Bool) throws {
-        self.lookUp = lookUp
-        teks = keys.teks
-        starts = keys.starts
-        periods = keys.periods
+    init(keys: KernelKeys, index: OpaquePointer?, threads: Int) throws {
+        jobs = keys.starts.indices.map { i in
+            var job = enc_match_job()
+            withUnsafeMutableBytes(of: &job.tek) { $0.copyBytes(from: keys.teks[16 * i ..< 16 * i + 16]) }
+            job.start = keys.starts[i]
+            job.count = keys.periods[i]
+            return job
+        }
         self.index = index
         var contexts: [OpaquePointer] = []
         for _ in 0 ..< threads {
@@ -494,41 +497,19 @@ final class KernelJob: @unchecked Sendable {
     }
 
     func run(thread t: Int) {
-        var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 144)
-        let threads = contexts.count, n = starts.count, ctx = contexts[t], index = index.pointer
-        var total = 0
-        if !lookUp {
-            var rpik = [UInt8](repeating: 0, count: 16), out = [UInt8](repeating: 0, count: 144 * 16 + 16)
-            teks.withUnsafeBufferPointer { teks in
-                var i = t
-                while i < n {
-                    if enc_rpik(ctx, teks.baseAddress! + 16 * i, &rpik) != 0 || enc_rpis(ctx, rpik, starts[i], periods[i], &out) != 0 {
-                        total = -1
-                        return
-                    }
-                    total &+= Int(out[0])
-                    i += threads
-                }
-            }
-            found[t] = total < 0 ? -1 : 0
-            return
-        }
-        teks.withUnsafeBufferPointer { teks in
+        let threads = contexts.count
+        var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1 << 16)
+        let slice = jobs.count * t / threads ..< jobs.count * (t + 1) / threads
+        let f = jobs.withUnsafeBufferPointer { j in
             hits.withUnsafeMutableBufferPointer { h in
-                var i = t
-                while i < n {
-                    let f = enc_match_key(ctx, index, teks.baseAddress! + 16 * i, starts[i], periods[i], h.baseAddress, 144)
-                    if f < 0 { total = -1; return }
-                    total += Int(f)
-                    i += threads
-                }
+                enc_match_keys(contexts[t], index, j.baseAddress.map { $0 + slice.lowerBound }, slice.count, h.baseAddress, h.count)
             }
         }
-        found[t] = total
+        found[t] = Int(f)
     }
 
     func total() throws -> Int {
-        guard !found.contains(where: { $0 < 0 }) else { throw BenchError("enc_match_key failed") }
+        guard !found.contains(where: { $0 < 0 }) else { throw BenchError("enc_match_keys failed") }
         return found.reduce(0, +)
     }
 }

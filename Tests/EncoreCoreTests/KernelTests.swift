@@ -2,21 +2,28 @@ import CEncoreShim
 import Testing
 @testable import EncoreCore
 
-/// The matching kernel's two paths (the CPU's SHA/AES instructions where
-/// present, OpenSSL otherwise) against ENCrypto (OpenSSL's EVP/HMAC).
+/// The matching kernel's paths (SHA-NI or OpenSSL for HKDF; VAES, AES-NI or
+/// OpenSSL for AES) against ENCrypto (OpenSSL's EVP/HMAC).
 @Suite struct KernelTests {
+    /// Every combination of features this CPU has, down to OpenSSL alone.
+    static let modes: [Int32] = (0 ... ENC_KERNEL_ALL).filter { $0 & enc_kernel_features() == $0 }
+
     func derive(_ ctx: OpaquePointer, _ tek: KeyData, start: UInt32, count: UInt32) -> (KeyData, [KeyData]) {
         var rpik = [UInt8](repeating: 0, count: 16)
         var out = [UInt8](repeating: 0, count: 16 * Int(count))
         _ = tek.withUnsafeBytes { enc_rpik(ctx, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &rpik) }
         _ = enc_rpis(ctx, rpik, start, count, &out)
-        let rpis = stride(from: 0, to: out.count, by: 16).map { o in out.withUnsafeBytes { KeyData(UnsafeRawBufferPointer(rebasing: $0[o ..< o + 16])) } }
-        return (KeyData(rpik)!, rpis)
+        return (KeyData(rpik)!, rpisOf(out))
     }
 
-    @Test(arguments: [true, false]) func bothPathsAgreeWithOpenSSL(fast: Bool) throws {
-        let ctx = try #require(enc_rpi_ctx_new_mode(fast ? 1 : 0))
+    func rpisOf(_ flat: [UInt8]) -> [KeyData] {
+        stride(from: 0, to: flat.count, by: 16).map { o in flat.withUnsafeBytes { KeyData(UnsafeRawBufferPointer(rebasing: $0[o ..< o + 16])) } }
+    }
+
+    @Test(arguments: modes) func everyPathAgreesWithOpenSSL(mode: Int32) throws {
+        let ctx = try #require(enc_rpi_ctx_new_mode(mode))
         defer { enc_rpi_ctx_free(ctx) }
+        #expect(enc_rpi_ctx_features(ctx) == mode)
         for i in 0 ..< 300 {
             let tek = Fixtures.key(i).keyData
             let start = UInt32(2_650_000 + i * 37), count = UInt32(1 + (i * 53) % 144)
@@ -34,9 +41,59 @@ import Testing
         #expect(carry == (try ENCrypto.rpis(rpik: rpik, start: 0x0000_FFF0, count: 144)))
     }
 
-    @Test func theFastPathIsUsedWhereTheCPUHasIt() throws {
+    /// enc_match_keys over batches of every size around the HKDF lane count
+    /// and counts around the AES chunk size: it finds exactly the planted
+    /// RPIs, in job order, with their offsets and index positions.
+    @Test(arguments: modes) func batchesFindExactlyThePlantedRPIs(mode: Int32) throws {
+        let ctx = try #require(enc_rpi_ctx_new_mode(mode))
+        defer { enc_rpi_ctx_free(ctx) }
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 33] {
+            var jobs: [enc_match_job] = [], heard: [KeyData] = [], expected: [(UInt32, UInt32, KeyData)] = []
+            for k in 0 ..< n {
+                let tek = Fixtures.key(n * 100 + k).keyData
+                let start = UInt32(2_650_000 + 144 * k), count = UInt32([1, 15, 16, 17, 31, 32, 33, 143, 144][(n + k) % 9])
+                var job = enc_match_job()
+                tek.withUnsafeBytes { t in withUnsafeMutableBytes(of: &job.tek) { $0.copyMemory(from: t) } }
+                job.start = start
+                job.count = count
+                jobs.append(job)
+                let rpis = try ENCrypto.rpis(rpik: try ENCrypto.rpik(tek: tek), start: start, count: Int(count))
+                for j in Set([0, Int(count) / 2, Int(count) - 1]).sorted() where k % 3 != 1 { // every third key unheard
+                    heard.append(rpis[j])
+                    expected.append((UInt32(k), UInt32(j), rpis[j]))
+                }
+            }
+            for i in 0 ..< 500 { heard.append(Fixtures.key(90_000 + i).keyData) } // strangers
+            let flat = heard.flatMap(\.bytes)
+            let index = try #require(flat.withUnsafeBufferPointer { enc_rpi_index_new($0.baseAddress, UInt32(heard.count)) })
+            defer { enc_rpi_index_free(index) }
+            // Too small a hits buffer first: the count says how many there are.
+            var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1)
+            let needed = enc_match_keys(ctx, index, jobs, jobs.count, &hits, hits.count)
+            #expect(needed == Int64(expected.count), "n \(n)")
+            hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: max(1, Int(needed)))
+            let found = enc_match_keys(ctx, index, jobs, jobs.count, &hits, hits.count)
+            #expect(found == needed)
+            let got = hits.prefix(Int(found)).map { ($0.job, $0.interval_offset, heard[Int($0.rpi_index)]) }
+            #expect(got.elementsEqual(expected) { $0 == $1 }, "n \(n): \(got.map { ($0.0, $0.1) }) vs \(expected.map { ($0.0, $0.1) })")
+        }
+    }
+
+    @Test func aCountOver144IsRefused() throws {
         let ctx = try #require(enc_rpi_ctx_new())
         defer { enc_rpi_ctx_free(ctx) }
-        #expect(enc_rpi_ctx_is_fast(ctx) == enc_x86_supported())
+        let index = try #require(enc_rpi_index_new(nil, 0))
+        defer { enc_rpi_index_free(index) }
+        var job = enc_match_job()
+        job.count = 145
+        var hit = enc_rpi_hit()
+        #expect(enc_match_keys(ctx, index, [job], 1, &hit, 1) == -1)
+    }
+
+    @Test func theCPUsInstructionsAreUsedWhereItHasThem() throws {
+        let ctx = try #require(enc_rpi_ctx_new())
+        defer { enc_rpi_ctx_free(ctx) }
+        #expect(enc_rpi_ctx_features(ctx) == enc_kernel_features())
+        #expect((enc_kernel_features() & ENC_KERNEL_AES_NI != 0) == (enc_x86_supported() != 0))
     }
 }

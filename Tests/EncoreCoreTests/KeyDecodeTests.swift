@@ -81,3 +81,82 @@ import Testing
         #expect(taken > 5_000)
     }
 }
+
+/// export.bin read through the C key walker (scan and cursors) against a
+/// plain reading field by field with ProtoWire and the decoder, on a file
+/// that mixes everything the walker leaves to Swift between its batches.
+@Suite struct KeyWalkTests {
+    /// A key field with a tag or length in a longer form than needed.
+    func longForm(_ field: UInt64, _ payload: [UInt8], tagBytes: Bool) -> [UInt8] {
+        var out: [UInt8] = tagBytes ? [UInt8(field << 3 | 2) | 0x80, 0x00] : [UInt8(field << 3 | 2)]
+        var n = UInt64(payload.count)
+        for _ in 0 ..< (tagBytes ? 1 : 5) { out.append(UInt8(n & 0x7f) | 0x80); n >>= 7 }
+        out[out.count - 1] &= 0x7f
+        if !tagBytes { out.append(0); out[out.count - 2] |= 0x80 } // six length bytes
+        return out + payload
+    }
+
+    func mixedExport() -> [UInt8] {
+        var body: [UInt8] = []
+        func add(_ build: (inout ProtoEncoder) -> Void) {
+            var e = ProtoEncoder()
+            build(&e)
+            body += e.bytes
+        }
+        add { $0.fixed64(1, 1_700_000_000) }
+        for i in 0 ..< 700 {
+            var k = ProtoEncoder()
+            k.lengthDelimited(1, (0 ..< (i % 97 == 5 ? 15 : 16)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }) // some too short
+            k.int32(2, i % 50 == 3 ? -1 : Int32(i % 8))                   // some need protobuf-c
+            k.int32(3, Int32(2_650_000 + i))
+            if i % 11 == 0 { k.int32(4, i % 22 == 0 ? 200 : 72) }          // some invalid periods
+            k.int32(5, Int32(i % 6))
+            if i % 3 == 0 { k.sint32(6, Int32(i % 29) - 14) }
+            let list: UInt64 = i % 9 == 4 ? 8 : 7
+            switch i % 41 {
+            case 6: add { $0.lengthDelimited(99, [1]) }                   // an unknown field
+            case 7: body += longForm(list, k.bytes, tagBytes: true)
+            case 8: body += longForm(list, k.bytes, tagBytes: false)
+            default: break
+            }
+            if i % 41 != 7 && i % 41 != 8 { add { $0.lengthDelimited(list, k.bytes) } }
+        }
+        add { $0.varint(4, 1) }
+        add { $0.varint(5, 1) }
+        return ExportFormat.header + body
+    }
+
+    /// The valid keys of a list, field by field.
+    func reference(_ bin: [UInt8], _ list: KeyList) throws -> [ExposureKey] {
+        let decoder = try MessageDecoder()
+        return try bin.withUnsafeBytes { b in
+            let body = try ExportFormat.body(b)
+            var wire = ProtoWire(body)
+            var out: [ExposureKey] = []
+            while let f = try wire.next() {
+                guard f.number == ExportFormat.fieldNumber(of: list), f.wireType == .lengthDelimited else { continue }
+                if case .valid(let k) = try decoder.key(UnsafeRawBufferPointer(rebasing: body[f.payload])) { out.append(k) }
+            }
+            return out
+        }
+    }
+
+    @Test func scanAndCursorsAgreeWithAFieldByFieldReading() throws {
+        let bin = mixedExport()
+        let keys = try reference(bin, .keys), revised = try reference(bin, .revisedKeys)
+        #expect(keys.count > 500 && revised.count > 50)
+        let file = try KeyFile(bytes: bin, options: KeyFileOptions(verify: false))
+        #expect(file.metadata.keyCount == UInt64(keys.count))
+        #expect(file.metadata.revisedKeyCount == UInt64(revised.count))
+        #expect(file.metadata.invalidKeyCount > 0)
+        #expect(file.metadata.batchNum == 1 && file.metadata.startTimestamp == 1_700_000_000)
+        for (list, expected) in [(KeyList.keys, keys), (.revisedKeys, revised)] {
+            for step in [1, 7, 127, 128, 129, 1000] {
+                var cursor = KeyCursor(list: list), got: [ExposureKey] = []
+                while try file.read(&cursor, maxCount: step, { got.append($0) }) > 0 {}
+                #expect(got == expected, "\(list) in steps of \(step)")
+                #expect(cursor.index == UInt64(expected.count))
+            }
+        }
+    }
+}

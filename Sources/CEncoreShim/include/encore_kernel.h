@@ -14,13 +14,24 @@ typedef struct enc_rpi_index enc_rpi_index;
 enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count);
 void enc_rpi_index_free(enc_rpi_index *index);
 
+/* What the kernel may use: the CPU's SHA extensions for HKDF, AES-NI or
+ * VAES for AES; without them, OpenSSL. */
+#define ENC_KERNEL_SHA_NI 1
+#define ENC_KERNEL_AES_NI 2
+#define ENC_KERNEL_VAES 4
+#define ENC_KERNEL_ALL 7
+/* The ENC_KERNEL_* this CPU has. */
+int enc_kernel_features(void);
+
 /* Per-thread crypto state. */
 typedef struct enc_rpi_ctx enc_rpi_ctx;
+/* With everything the CPU has. */
 enc_rpi_ctx *enc_rpi_ctx_new(void);
-/* With allow_fast 0, always the portable (OpenSSL) path: for tests. */
-enc_rpi_ctx *enc_rpi_ctx_new_mode(int allow_fast);
-/* 1 when the context uses the CPU's AES instructions. */
-int enc_rpi_ctx_is_fast(const enc_rpi_ctx *ctx);
+/* With what `allowed` (ENC_KERNEL_*) and the CPU both have: tests run every
+ * path (0: OpenSSL only). */
+enc_rpi_ctx *enc_rpi_ctx_new_mode(int allowed);
+/* The ENC_KERNEL_* the context uses. */
+int enc_rpi_ctx_features(const enc_rpi_ctx *ctx);
 void enc_rpi_ctx_free(enc_rpi_ctx *ctx);
 
 /* RPIK of a TEK into out[16]. Returns 0 on success. */
@@ -30,14 +41,21 @@ int enc_rpik(enc_rpi_ctx *ctx, const uint8_t tek[16], uint8_t out[16]);
  * (count <= 144). Returns 0 on success. */
 int enc_rpis(enc_rpi_ctx *ctx, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out);
 
-/* One hit: interval offset j (0-based from start) and the index of the
- * heard RPI (every observation with that RPI is then a candidate). */
-typedef struct enc_rpi_hit { uint32_t interval_offset; uint32_t rpi_index; } enc_rpi_hit;
+/* One key to match: the RPIs of intervals start ..< start + count
+ * (count <= 144) are derived from the TEK and looked up. */
+typedef struct enc_match_job { uint8_t tek[16]; uint32_t start; uint32_t count; } enc_match_job;
 
-/* Derives the key's RPIs for intervals start ..< start+count and looks each
- * up; writes up to max_hits hits and returns how many there were (which may
- * exceed max_hits), or -1 on a crypto failure. */
-int enc_match_key(enc_rpi_ctx *ctx, const enc_rpi_index *index, const uint8_t tek[16],
-                  uint32_t start, uint32_t count, enc_rpi_hit *hits, uint32_t max_hits);
+/* One hit: job (index into the jobs), interval offset j (0-based from the
+ * job's start) and the index of the heard RPI (every observation with that
+ * RPI is then a candidate). */
+typedef struct enc_rpi_hit { uint32_t job; uint32_t interval_offset; uint32_t rpi_index; } enc_rpi_hit;
+
+/* Derives and looks up the RPIs of n keys (several at a time, which is what
+ * makes HKDF fast); writes up to max_hits hits in job order and returns how
+ * many there were (more than max_hits means: call again with room for
+ * them), or -1 on a crypto failure or a count over 144. With a NULL index
+ * the RPIs are only derived (for benchmarks). */
+int64_t enc_match_keys(enc_rpi_ctx *ctx, const enc_rpi_index *index, const enc_match_job *jobs, size_t n,
+                       enc_rpi_hit *hits, size_t max_hits);
 
 #endif

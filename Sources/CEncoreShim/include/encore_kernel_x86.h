@@ -1,4 +1,5 @@
-/* Private: the matching kernel's AES with x86-64 AES-NI. */
+/* Private: the matching kernel's crypto with x86-64 instructions (AES-NI,
+ * VAES, SHA-NI), each checked at run time by the kernel before use. */
 #ifndef ENCORE_KERNEL_X86_H
 #define ENCORE_KERNEL_X86_H
 
@@ -6,7 +7,26 @@
 
 /* 1 when this CPU has AES-NI, SSE4.1 and SSSE3. */
 int enc_x86_supported(void);
-/* The RPIs of intervals start ..< start + count (count <= 144). */
-void enc_x86_rpis(const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out);
+/* 1 when it also has VAES and AVX2, and the OS saves the ymm registers. */
+int enc_x86_vaes_supported(void);
+
+/* RPIs are derived in chunks of this many intervals. */
+#define ENC_RPI_CHUNK 16
+/* The AES-128 key schedule of an RPIK (11 round keys). */
+void enc_x86_aes_expand(const uint8_t rpik[16], uint8_t schedule[11 * 16]);
+/* The RPIs of intervals first ..< first + ENC_RPI_CHUNK into out, with
+ * AES-NI or with VAES. */
+void enc_x86_rpi_chunk(const uint8_t schedule[11 * 16], uint32_t first, uint8_t *out);
+void enc_x86_rpi_chunk_vaes(const uint8_t schedule[11 * 16], uint32_t first, uint8_t *out);
+
+/* Keys whose RPIKs enc_x86_rpiks derives in one call. */
+#define ENC_HKDF_LANES 4
+/* 1 when this CPU has the SHA extensions (and what enc_x86_supported needs). */
+int enc_x86_sha_supported(void);
+/* Fills the HMAC pad states of HKDF's empty salt, for enc_x86_rpiks. */
+void enc_x86_hkdf_prepare(uint32_t salt_pads[16]);
+/* The RPIKs of ENC_HKDF_LANES TEKs (16 bytes each). */
+void enc_x86_rpiks(const uint32_t salt_pads[16], const uint8_t *const teks[ENC_HKDF_LANES],
+                   uint8_t rpiks[ENC_HKDF_LANES][16]);
 
 #endif

@@ -34,4 +34,28 @@ typedef struct enc_key_fields {
  * when protobuf-c must decide (out is then unspecified). */
 int enc_key_decode_plain(const uint8_t *bytes, size_t len, enc_key_fields *out);
 
+/* 1 when the fields make a valid key: 16 bytes of key data, a rolling
+ * period (144 when absent) of 1...144 and a known report type (0...5). */
+int enc_key_is_valid(const enc_key_fields *key);
+
+/* One key field of export.bin's outer message, found by enc_export_keys. */
+typedef struct enc_key_item {
+    enc_key_fields fields;   /* when plain */
+    uint32_t list;           /* field number: 7 keys, 8 revised keys */
+    uint32_t plain;          /* 1: fields hold the key; 0: protobuf-c must decode the payload */
+    uint32_t valid;          /* when plain: enc_key_is_valid(&fields) */
+    size_t payload, length;  /* the message's bytes within the body */
+    size_t end;              /* offset just after the field */
+} enc_key_item;
+
+/* Walks the key fields (7 and 8, length-delimited) of export.bin's outer
+ * message (the protobuf after the header) from *offset on, decoding those
+ * of the lists in `lists` (bit 1 << 7 for keys, 1 << 8 for revised keys)
+ * into items and stepping over the others. Stops at the end of the body,
+ * after max items, or before any field it does not step over itself (any
+ * other field, an unusual tag or length, a length past the end), which the
+ * caller then reads. *offset is left after the last field walked. Returns
+ * the number of items written. The hot loop of reading millions of keys. */
+size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max);
+
 #endif

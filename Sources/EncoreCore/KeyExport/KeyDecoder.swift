@@ -40,19 +40,27 @@ final class MessageDecoder {
         return Self.key(fields)
     }
 
-    /// The key rules, applied to the fields whichever decoder read them.
+    /// The key rules (enc_key_is_valid), applied to the fields whichever
+    /// decoder read them.
     static func key(_ k: enc_key_fields) -> KeyResult {
-        guard k.has_key_data != 0, k.key_data_len == 16 else { return .invalid }
-        let period = k.has_rolling_period != 0 ? k.rolling_period : 144
-        guard (1 ... 144).contains(period) else { return .invalid }
-        guard let reportType = ReportType(rawValue: k.has_report_type != 0 ? k.report_type : 0) else { return .invalid }
+        var k = k
+        guard enc_key_is_valid(&k) != 0, let reportType = ReportType(rawValue: k.has_report_type != 0 ? k.report_type : 0) else {
+            return .invalid
+        }
         return .valid(ExposureKey(
             keyData: withUnsafeBytes(of: k.key_data) { KeyData($0) },
             transmissionRiskLevel: k.has_transmission_risk_level != 0 ? k.transmission_risk_level : 0,
             rollingStartIntervalNumber: k.has_rolling_start_interval_number != 0 ? k.rolling_start_interval_number : 0,
-            rollingPeriod: period,
+            rollingPeriod: k.has_rolling_period != 0 ? k.rolling_period : 144,
             reportType: reportType,
             daysSinceOnsetOfSymptoms: k.has_days_since_onset_of_symptoms != 0 ? k.days_since_onset_of_symptoms : nil))
+    }
+
+    /// A key the C walker found: decoded already when plain, else by
+    /// protobuf-c from its payload in `body`.
+    func key(_ item: enc_key_item, in body: UnsafeRawBufferPointer) throws -> KeyResult {
+        if item.plain != 0 { return item.valid != 0 ? Self.key(item.fields) : .invalid }
+        return try key(UnsafeRawBufferPointer(rebasing: body[item.payload ..< item.payload + item.length]))
     }
 
     func signatureInfo(_ bytes: UnsafeRawBufferPointer) throws -> SignatureInfo {

@@ -7,14 +7,23 @@ struct KeyMatch {
     var exposuresV1: [ExposureV1]
 }
 
-/// Matches single keys against an ObservationSet. One per thread: it owns
-/// the kernel's crypto state.
+/// A key that passed the cheap filters, and the intervals of its validity
+/// whose RPIs can match a sighting (the only ones derived).
+struct MatchCandidate {
+    var key: ExposureKey
+    var infectiousness: Infectiousness
+    var intervals: Range<Int64>
+}
+
+/// Matches keys against an ObservationSet, a batch at a time. One per
+/// thread: it owns the kernel's crypto state and buffers.
 final class KeyMatcher {
     private let ctx: OpaquePointer
     private let set: ObservationSet
     private let options: MatchingOptions
     private let v1: V1Configuration
-    private var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 144)
+    private var jobs: [enc_match_job] = []
+    private var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1024)
 
     init(set: ObservationSet, options: MatchingOptions, v1: V1Configuration) throws {
         guard let c = enc_rpi_ctx_new() else { throw EncoreError(.outOfMemory, "cannot allocate matching crypto state") }
@@ -26,25 +35,53 @@ final class KeyMatcher {
 
     deinit { enc_rpi_ctx_free(ctx) }
 
-    /// The key's match, or nil when nothing it broadcast was heard (within
-    /// the drift, TX-power and replay rules).
-    func match(_ key: ExposureKey, infectiousness: Infectiousness) throws -> KeyMatch? {
-        let start = UInt32(bitPattern: key.rollingStartIntervalNumber)
-        let count = UInt32(key.rollingPeriod)
-        let found = key.keyData.withUnsafeBytes { tek in
-            hits.withUnsafeMutableBufferPointer { buf in
-                enc_match_key(ctx, set.index, tek.baseAddress?.assumingMemoryBound(to: UInt8.self), start, count,
-                              buf.baseAddress, UInt32(buf.count))
-            }
+    /// The matches of a batch, as (position in `candidates`, match), for
+    /// the keys of which something broadcast was heard (within the drift,
+    /// TX-power and replay rules).
+    func match(_ candidates: ArraySlice<MatchCandidate>) throws -> [(Int, KeyMatch)] {
+        jobs.removeAll(keepingCapacity: true)
+        for c in candidates {
+            var job = enc_match_job()
+            c.key.keyData.withUnsafeBytes { tek in withUnsafeMutableBytes(of: &job.tek) { $0.copyMemory(from: tek) } }
+            job.start = UInt32(truncatingIfNeeded: c.intervals.lowerBound) // the ENIN's bits, as the RPI holds them
+            job.count = UInt32(clamping: c.intervals.count)                // ≤ 144: within the key's validity
+            jobs.append(job)
         }
-        guard found >= 0 else { throw EncoreError(.internalError, "libcrypto failed while deriving RPIs") }
-        guard found > 0 else { return nil }
+        var found = try runKernel()
+        if found > hits.count {
+            hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: found)
+            found = try runKernel()
+        }
+        // Hits come in job order: each run of one job's hits is one key.
+        var out: [(Int, KeyMatch)] = []
+        var i = 0
+        while i < found {
+            let job = Int(hits[i].job)
+            var end = i + 1
+            while end < found && Int(hits[end].job) == job { end += 1 }
+            let c = candidates[candidates.startIndex + job]
+            if let m = try keyMatch(c, hits: hits[i ..< end]) { out.append((candidates.startIndex + job, m)) }
+            i = end
+        }
+        return out
+    }
 
+    private func runKernel() throws -> Int {
+        let n = jobs.withUnsafeBufferPointer { j in
+            hits.withUnsafeMutableBufferPointer { h in enc_match_keys(ctx, set.index, j.baseAddress, j.count, h.baseAddress, h.count) }
+        }
+        guard n >= 0, let found = Int(exactly: n) else { throw EncoreError(.internalError, "libcrypto failed while deriving RPIs") }
+        return found
+    }
+
+    /// The key's match from its RPIs that were heard, or nil when no
+    /// sighting of them passes the drift, TX-power and replay rules.
+    private func keyMatch(_ c: MatchCandidate, hits: ArraySlice<enc_rpi_hit>) throws -> KeyMatch? {
         // Sightings of the derived RPIs within the drift of their interval.
         let drift = options.driftIntervals * ENInterval.seconds
         var candidates: [Observation] = []
-        for h in hits.prefix(min(Int(found), hits.count)) {
-            let j = Int64(start) + Int64(h.interval_offset)
+        for h in hits {
+            let j = c.intervals.lowerBound + Int64(h.interval_offset)
             let lower = j * ENInterval.seconds - drift, upper = (j + 1) * ENInterval.seconds + drift
             for i in set.sightings(ofRPIAt: Int(h.rpi_index)) {
                 let o = set.observations[i]
@@ -54,6 +91,7 @@ final class KeyMatcher {
         guard !candidates.isEmpty else { return nil }
 
         // Decrypt the metadata; keep plausible TX power; guard against replay.
+        let key = c.key
         let aemk = try ENCrypto.aemk(tek: key.keyData)
         var firstSeen: [KeyData: Int64] = [:]
         for o in candidates { firstSeen[o.rpi] = min(firstSeen[o.rpi] ?? .max, o.time) }
@@ -71,7 +109,7 @@ final class KeyMatcher {
 
         let instances = WindowBuilder.scanInstances(sightings, gap: options.scanInstanceGapSeconds)
         let reportType = key.reportType == .unknown ? options.reportTypeWhenMissing : key.reportType
-        return KeyMatch(windows: WindowBuilder.windows(instances, reportType: reportType, infectiousness: infectiousness,
+        return KeyMatch(windows: WindowBuilder.windows(instances, reportType: reportType, infectiousness: c.infectiousness,
                                                        windowSeconds: options.windowSeconds),
                         exposuresV1: V1Scoring.exposures(instances.map(\.0), transmissionRiskLevel: key.transmissionRiskLevel,
                                                          now: options.now, config: v1))

@@ -161,81 +161,80 @@ public enum Matcher {
     /// left, spread over the matchers (one per thread).
     static func matchBatch(_ batch: [ExposureKey], set: ObservationSet, options: MatchingOptions, matchers: [KeyMatcher],
                            stats: inout MatchStatistics) throws -> [(KeyData, KeyMatch)] {
+        let work = candidates(batch, set: set, options: options, stats: &stats)
+        guard !work.isEmpty else { return [] }
+        let found: [(Int, KeyMatch)]
+        if matchers.count == 1 {
+            found = try matchers[0].match(work[...])
+        } else {
+            found = try SliceJob(work: work, matchers: matchers).run()
+        }
+        return found.map { (work[$0.0].key.keyData, $0.1) }
+    }
+
+    /// The keys of a batch that can match, each with the intervals to
+    /// derive; the others are counted by why they were skipped.
+    static func candidates(_ batch: [ExposureKey], set: ObservationSet, options: MatchingOptions,
+                           stats: inout MatchStatistics) -> [MatchCandidate] {
         let oldest = options.now - options.maxKeyAgeDays * WindowBuilder.day
-        let drift = options.driftIntervals * ENInterval.seconds
         let infectiousnessOf = options.infectiousnessTable()
-        var work: [(ExposureKey, Infectiousness)] = []
+        var work: [MatchCandidate] = []
         for key in batch {
             stats.keys += 1
             if key.reportType == .revoked { stats.skippedRevoked += 1; continue }
-            let start = Int64(key.rollingStartIntervalNumber) * ENInterval.seconds
-            let end = start + Int64(key.rollingPeriod) * ENInterval.seconds
-            if end < oldest { stats.skippedOld += 1; continue }
+            let start = Int64(key.rollingStartIntervalNumber), end = start + Int64(key.rollingPeriod)
+            if end * ENInterval.seconds < oldest { stats.skippedOld += 1; continue }
             let infectiousness = infectiousnessOf(key.daysSinceOnsetOfSymptoms)
             if infectiousness == .none { stats.skippedNotInfectious += 1; continue }
-            // Validity ± drift is whole intervals: the O(1) test is exact.
-            let driftIntervals = drift / ENInterval.seconds
-            if !set.hasObservation(fromInterval: Int64(key.rollingStartIntervalNumber) - driftIntervals,
-                                   toInterval: Int64(key.rollingStartIntervalNumber) + Int64(key.rollingPeriod) + driftIntervals) {
+            guard let intervals = set.intervalsToDerive(start: start, end: end, drift: options.driftIntervals) else {
                 stats.skippedNoSightings += 1
                 continue
             }
-            work.append((key, infectiousness))
+            work.append(MatchCandidate(key: key, infectiousness: infectiousness, intervals: intervals))
         }
         stats.derived += work.count
-        guard !work.isEmpty else { return [] }
-
-        let job = BatchJob(work: work, matchers: matchers)
-        DispatchQueue.concurrentPerform(iterations: matchers.count) { job.run(thread: $0) }
-        let results = try job.collect()
-        return zip(work, results).compactMap { w, r in r.map { (w.0.keyData, $0) } }
+        return work
     }
 }
 
-/// One batch spread over the threads. Thread t handles keys t, t + T,
-/// t + 2T, ... with matchers[t] and writes only their result slots and its
-/// own failure slot, so the hot loop needs no locks.
-final class BatchJob: @unchecked Sendable {
-    // @unchecked: the slot discipline above; buffers are read after all
+/// One batch spread over the threads: thread t matches the t-th of as many
+/// contiguous slices with matchers[t], writing only its own slots, so no
+/// locks are needed.
+final class SliceJob: @unchecked Sendable {
+    // @unchecked: the slot discipline above; slots are read after all
     // threads have finished (concurrentPerform returns).
-    private let work: [(ExposureKey, Infectiousness)]
+    private let work: [MatchCandidate]
     private let matchers: [KeyMatcher]
-    private let results: UnsafeMutableBufferPointer<KeyMatch?>
-    private let failures: UnsafeMutableBufferPointer<EncoreError?>
+    private let slots: UnsafeMutableBufferPointer<Result<[(Int, KeyMatch)], EncoreError>?>
 
-    init(work: [(ExposureKey, Infectiousness)], matchers: [KeyMatcher]) {
+    init(work: [MatchCandidate], matchers: [KeyMatcher]) {
         self.work = work
         self.matchers = matchers
-        results = .allocate(capacity: work.count)
-        results.initialize(repeating: nil)
-        failures = .allocate(capacity: matchers.count)
-        failures.initialize(repeating: nil)
+        slots = .allocate(capacity: matchers.count)
+        slots.initialize(repeating: nil)
     }
 
-    deinit {
-        results.deinitialize().deallocate()
-        failures.deinitialize().deallocate()
-    }
+    deinit { slots.deinitialize().deallocate() }
 
-    func run(thread t: Int) {
-        var i = t
-        while i < work.count {
+    func run() throws -> [(Int, KeyMatch)] {
+        let n = matchers.count
+        DispatchQueue.concurrentPerform(iterations: n) { t in
+            let slice = work[work.count * t / n ..< work.count * (t + 1) / n]
             do {
-                results[i] = try matchers[t].match(work[i].0, infectiousness: work[i].1)
-            } catch let e as EncoreError {
-                failures[t] = e
-                return
+                slots[t] = .success(try matchers[t].match(slice))
             } catch {
-                failures[t] = EncoreError(.internalError, "\(error)")
-                return
+                slots[t] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
             }
-            i += matchers.count
         }
-    }
-
-    func collect() throws -> [KeyMatch?] {
-        if let failure = failures.compactMap({ $0 }).first { throw failure }
-        return Array(results)
+        var out: [(Int, KeyMatch)] = []
+        for slot in slots {
+            switch slot {
+            case .success(let found)?: out += found
+            case .failure(let e)?: throw e
+            case nil: throw EncoreError(.internalError, "a slice was not matched")
+            }
+        }
+        return out
     }
 }
 
