@@ -62,7 +62,8 @@ int enc_key_is_valid(const enc_key_fields *k) {
     return k->has_key_data && k->key_data_len == 16 && period >= 1 && period <= 144 && report >= 0 && report <= 5;
 }
 
-size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max) {
+size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max,
+                       uint64_t stepped[2]) {
     size_t i = *offset, n = 0;
     while (i < len && n < max) {
         uint8_t tag = body[i];
@@ -80,6 +81,8 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned
             item->end = end;
             item->plain = (uint32_t)enc_key_decode_plain(body + payload, length, &item->fields);
             item->valid = item->plain && enc_key_is_valid(&item->fields);
+        } else {
+            stepped[list - 7]++;
         }
         i = end;
     }

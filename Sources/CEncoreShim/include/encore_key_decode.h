@@ -51,11 +51,13 @@ typedef struct enc_key_item {
 /* Walks the key fields (7 and 8, length-delimited) of export.bin's outer
  * message (the protobuf after the header) from *offset on, decoding those
  * of the lists in `lists` (bit 1 << 7 for keys, 1 << 8 for revised keys)
- * into items and stepping over the others. Stops at the end of the body,
+ * into items and stepping over the others, which it counts in stepped[0]
+ * (keys) and stepped[1] (revised keys). Stops at the end of the body,
  * after max items, or before any field it does not step over itself (any
  * other field, an unusual tag or length, a length past the end), which the
  * caller then reads. *offset is left after the last field walked. Returns
  * the number of items written. The hot loop of reading millions of keys. */
-size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max);
+size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max,
+                       uint64_t stepped[2]);
 
 #endif

@@ -7,55 +7,65 @@ public enum ExportReader {
     /// How often (in keys, about 120 KB) the checking pass reports progress.
     static let progressInterval: UInt64 = 4096
 
+    /// What the scan does with the keys.
+    enum KeyCheck {
+        /// Decodes and checks every key: the counts are of valid keys.
+        case decode
+        /// Steps over them: the counts are of key fields, and each key is
+        /// checked when it is read (for a reader that reads every key
+        /// anyway, such as matching).
+        case countFields
+    }
+
     /// Checks every field of export.bin and returns its metadata and counts.
-    /// Key fields are walked and decoded by C (enc_export_keys) a batch at a
-    /// time; every other field, and any key field it leaves, by ProtoWire.
     public static func scan(_ bin: UnsafeRawBufferPointer, progress: ProgressHandler? = nil) throws -> ExportMetadata {
+        try scan(bin, progress: progress, keys: .decode)
+    }
+
+    static func scan(_ bin: UnsafeRawBufferPointer, progress: ProgressHandler?, keys: KeyCheck) throws -> ExportMetadata {
         let body = try ExportFormat.body(bin)
         let header = UInt64(ExportFormat.header.count), total = UInt64(bin.count)
         var meta = ExportMetadata()
         let decoder = try MessageDecoder()
         var seen: UInt64 = 0, nextReport = progressInterval
-        func count(_ key: MessageDecoder.KeyResult, list: ExportFormat.Field) {
+        func count(_ key: MessageDecoder.KeyResult?, list: UInt64) {
             switch key {
-            case .valid: if list == .keys { meta.keyCount += 1 } else { meta.revisedKeyCount += 1 }
-            case .invalid: meta.invalidKeyCount += 1
+            case .valid?, nil: if list == ExportFormat.Field.keys.rawValue { meta.keyCount += 1 } else { meta.revisedKeyCount += 1 }
+            case .invalid?: meta.invalidKeyCount += 1
             }
             seen += 1
         }
         try withKeyItems { items in
-            var offset = 0
-            while offset < body.count {
-                let n = walkKeys(body, &offset, lists: allLists, into: items)
-                for item in items.prefix(n) {
-                    count(try decoder.key(item, in: body), list: item.list == 7 ? .keys : .revisedKeys)
+            var walker = BodyWalker(body, lists: keys == .decode ? BodyWalker.allLists : 0)
+            while let event = try walker.next(into: items) {
+                switch event {
+                case .keys(let n):
+                    for item in items.prefix(n) { count(try decoder.key(item, in: body), list: UInt64(item.list)) }
+                case .field(let f):
+                    guard let field = ExportFormat.Field(rawValue: f.number) else { continue } // unknown: skipped
+                    try check(f, field)
+                    let payload = UnsafeRawBufferPointer(rebasing: body[f.payload])
+                    switch field {
+                    case .startTimestamp: meta.startTimestamp = f.value
+                    case .endTimestamp: meta.endTimestamp = f.value
+                    case .region: meta.region = String(decoding: payload, as: UTF8.self)
+                    case .batchNum: meta.batchNum = Int32(truncatingIfNeeded: f.value)
+                    case .batchSize: meta.batchSize = Int32(truncatingIfNeeded: f.value)
+                    case .signatureInfos:
+                        guard meta.signatureInfos.count < SignatureFile.maxSignatures else {
+                            throw EncoreError(.exportMalformed, "export.bin holds more than \(SignatureFile.maxSignatures) signature infos")
+                        }
+                        meta.signatureInfos.append(try decoder.signatureInfo(payload))
+                    case .keys, .revisedKeys: count(keys == .decode ? try decoder.key(payload) : nil, list: f.number)
+                    }
                 }
                 if seen >= nextReport {
-                    try progress.report(header + UInt64(offset), of: total)
+                    try progress.report(header + UInt64(walker.offset), of: total)
                     nextReport = seen + progressInterval
                 }
-                if n == items.count || offset >= body.count { continue }
-                // A field the walker leaves to ProtoWire.
-                var wire = ProtoWire(body, offset: offset)
-                guard let f = try wire.next() else { break }
-                offset = wire.offset
-                guard let field = ExportFormat.Field(rawValue: f.number) else { continue } // unknown: skipped
-                try check(f, field)
-                let payload = UnsafeRawBufferPointer(rebasing: body[f.payload])
-                switch field {
-                case .startTimestamp: meta.startTimestamp = f.value
-                case .endTimestamp: meta.endTimestamp = f.value
-                case .region: meta.region = String(decoding: payload, as: UTF8.self)
-                case .batchNum: meta.batchNum = Int32(truncatingIfNeeded: f.value)
-                case .batchSize: meta.batchSize = Int32(truncatingIfNeeded: f.value)
-                case .signatureInfos:
-                    guard meta.signatureInfos.count < SignatureFile.maxSignatures else {
-                        throw EncoreError(.exportMalformed, "export.bin holds more than \(SignatureFile.maxSignatures) signature infos")
-                    }
-                    meta.signatureInfos.append(try decoder.signatureInfo(payload))
-                case .keys, .revisedKeys: count(try decoder.key(payload), list: field)
-                }
             }
+            meta.keyCount += walker.stepped.0
+            meta.revisedKeyCount += walker.stepped.1
         }
         try progress.report(total, of: total)
         return meta
@@ -64,20 +74,12 @@ public enum ExportReader {
     /// Key items the C walker fills per call: a few thousand bytes, so a
     /// batch stays in the cache.
     static let keyItemBatch = 128
-    static let allLists = UInt32(1 << 7 | 1 << 8)
 
     static func withKeyItems<R>(_ body: (UnsafeMutableBufferPointer<enc_key_item>) throws -> R) rethrows -> R {
         try withUnsafeTemporaryAllocation(of: enc_key_item.self, capacity: keyItemBatch) { items in
             items.initialize(repeating: enc_key_item())
             return try body(items)
         }
-    }
-
-    /// enc_export_keys over `body` from `offset`; returns the items written.
-    static func walkKeys(_ body: UnsafeRawBufferPointer, _ offset: inout Int, lists: UInt32,
-                         into items: UnsafeMutableBufferPointer<enc_key_item>) -> Int {
-        guard let base = body.baseAddress, offset < body.count else { return 0 }
-        return enc_export_keys(base.assumingMemoryBound(to: UInt8.self), body.count, &offset, lists, items.baseAddress, items.count)
     }
 
     /// Known fields must have their declared wire type.
@@ -104,6 +106,52 @@ public struct KeyCursor: Sendable, Equatable {
     public init(list: KeyList) { self.list = list }
 }
 
+/// Walks the fields of export.bin's protobuf body: runs of key fields
+/// through C (enc_export_keys), which decodes those of the wanted lists
+/// into items and steps over the others; every other field, and any key
+/// field in a form the C walker leaves, through ProtoWire.
+struct BodyWalker {
+    static let allLists = UInt32(1 << 7 | 1 << 8)
+
+    enum Event {
+        /// items[0 ..< n] hold key fields of the wanted lists.
+        case keys(Int)
+        case field(ProtoWire.Field)
+    }
+
+    let body: UnsafeRawBufferPointer
+    let lists: UInt32
+    private(set) var offset: Int
+    /// Key fields stepped over: keys, revised keys.
+    private(set) var stepped: (UInt64, UInt64) = (0, 0)
+
+    init(_ body: UnsafeRawBufferPointer, lists: UInt32, offset: Int = 0) {
+        self.body = body
+        self.lists = lists
+        self.offset = offset
+    }
+
+    mutating func next(into items: UnsafeMutableBufferPointer<enc_key_item>) throws -> Event? {
+        while let base = body.baseAddress, offset < body.count {
+            let start = offset
+            var counts: (UInt64, UInt64) = (0, 0)
+            let n = withUnsafeMutableBytes(of: &counts) { c in
+                enc_export_keys(base.assumingMemoryBound(to: UInt8.self), body.count, &offset, lists, items.baseAddress, items.count,
+                                c.baseAddress?.assumingMemoryBound(to: UInt64.self))
+            }
+            stepped.0 += counts.0
+            stepped.1 += counts.1
+            if n > 0 { return .keys(n) }
+            if offset > start { continue } // only stepped over keys of other lists
+            var wire = ProtoWire(body, offset: offset)
+            guard let f = try wire.next() else { return nil }
+            offset = wire.offset
+            return .field(f)
+        }
+        return nil
+    }
+}
+
 extension ExportReader {
     /// Delivers up to `maxCount` valid keys from the cursor on and advances
     /// it; returns how many were delivered (fewer only at the end).
@@ -119,27 +167,55 @@ extension ExportReader {
             cursor.index += 1
         }
         try withKeyItems { items in
-            while delivered < maxCount && cursor.offset < protobuf.count {
-                var offset = cursor.offset
-                let n = walkKeys(protobuf, &offset, lists: UInt32(1) << UInt32(wanted), into: items)
-                if n == 0 && offset == cursor.offset {
-                    // A field the walker leaves to ProtoWire (the scan checked them all).
-                    var wire = ProtoWire(protobuf, offset: cursor.offset)
-                    guard let f = try wire.next() else { break }
+            var walker = BodyWalker(protobuf, lists: UInt32(1) << UInt32(wanted), offset: cursor.offset)
+            while delivered < maxCount, let event = try walker.next(into: items) {
+                switch event {
+                case .keys(let n):
+                    for item in items.prefix(n) {
+                        try deliver(try decoder.key(item, in: protobuf))
+                        if delivered == maxCount {
+                            cursor.offset = item.end
+                            return
+                        }
+                    }
+                case .field(let f):
+                    // The scan checked every field; other fields are skipped.
                     if f.number == wanted, f.wireType == .lengthDelimited {
                         try deliver(try decoder.key(UnsafeRawBufferPointer(rebasing: protobuf[f.payload])))
                     }
-                    cursor.offset = wire.offset
-                    continue
                 }
-                for item in items.prefix(n) {
-                    try deliver(try decoder.key(item, in: protobuf))
-                    cursor.offset = item.end
-                    if delivered == maxCount { return }
-                }
-                cursor.offset = offset // past the other list's keys after the last item
+                cursor.offset = walker.offset
             }
         }
         return delivered
+    }
+
+    /// Calls `body` with every valid key of both lists in file order,
+    /// checking each (for a file scanned with `.countFields`); returns how
+    /// many key fields there were, valid or not.
+    static func forEachKey(_ bin: UnsafeRawBufferPointer, decoder: MessageDecoder,
+                           _ body: (KeyList, ExposureKey) throws -> Void) throws -> UInt64 {
+        let protobuf = try ExportFormat.body(bin)
+        var fields: UInt64 = 0
+        func deliver(_ key: MessageDecoder.KeyResult, list: UInt64) throws {
+            fields += 1
+            guard case .valid(let k) = key else { return }
+            try body(list == ExportFormat.Field.keys.rawValue ? .keys : .revisedKeys, k)
+        }
+        try withKeyItems { items in
+            var walker = BodyWalker(protobuf, lists: BodyWalker.allLists)
+            while let event = try walker.next(into: items) {
+                switch event {
+                case .keys(let n):
+                    for item in items.prefix(n) { try deliver(try decoder.key(item, in: protobuf), list: UInt64(item.list)) }
+                case .field(let f):
+                    if f.number == ExportFormat.Field.keys.rawValue || f.number == ExportFormat.Field.revisedKeys.rawValue,
+                       f.wireType == .lengthDelimited {
+                        try deliver(try decoder.key(UnsafeRawBufferPointer(rebasing: protobuf[f.payload])), list: f.number)
+                    }
+                }
+            }
+        }
+        return fields
     }
 }

@@ -48,23 +48,34 @@ public final class KeyFile: Sendable {
     }
 
     public convenience init(bytes: [UInt8], options: KeyFileOptions = KeyFileOptions()) throws {
+        try self.init(bytes: bytes, options: options, keys: .decode)
+    }
+
+    convenience init(bytes: [UInt8], options: KeyFileOptions, keys: ExportReader.KeyCheck) throws {
         let members = try bytes.withUnsafeBytes { try KeyFile.members(of: $0, limits: options.limits) }
-        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options)
+        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options, keys: keys)
     }
 
     /// Opens a key file from a path. Files larger than the total size limit
     /// (plus room for zip headers) are refused before they are read.
     public convenience init(path: String, options: KeyFileOptions = KeyFileOptions()) throws {
+        try self.init(path: path, options: options, keys: .decode)
+    }
+
+    /// With `keys: .countFields` the keys are not decoded at open but when
+    /// read (`forEachKeyInFileOrder`), and the metadata counts key fields,
+    /// not valid keys: for a reader that reads every key once anyway.
+    convenience init(path: String, options: KeyFileOptions, keys: ExportReader.KeyCheck) throws {
         let slack: UInt64 = 1 << 20
         let maxFile = options.limits.maxTotalSize > UInt64.max - slack ? UInt64.max : options.limits.maxTotalSize + slack
         // The file's bytes are released once the members are out of them,
         // before export.bin is checked: peak memory is not zip + export.bin.
         let members = try KeyFile.members(of: FileReader.read(path: path, maxSize: maxFile), limits: options.limits)
-        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options)
+        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options, keys: keys)
     }
 
-    private init(bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool, options: KeyFileOptions) throws {
-        let metadata = try ExportReader.scan(bin.buffer, progress: options.progress)
+    private init(bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool, options: KeyFileOptions, keys: ExportReader.KeyCheck = .decode) throws {
+        let metadata = try ExportReader.scan(bin.buffer, progress: options.progress, keys: keys)
         switch options.verification {
         case .require:
             let outcome = try SignatureVerifier.verify(exportBin: bin.buffer, metadata: metadata,
@@ -135,6 +146,12 @@ public final class KeyFile: Sendable {
     public func forEachKey(in list: KeyList, _ body: (ExposureKey) throws -> Void) throws {
         var cursor = KeyCursor(list: list)
         _ = try read(&cursor, maxCount: Int.max, body)
+    }
+
+    /// Calls `body` with every valid key of both lists in file order,
+    /// checking each as it is read; returns how many key fields there were.
+    func forEachKeyInFileOrder(_ body: (KeyList, ExposureKey) throws -> Void) throws -> UInt64 {
+        try ExportReader.forEachKey(exportBin.buffer, decoder: try MessageDecoder(), body)
     }
 
     /// All valid keys of a list (convenient for small files and tests).

@@ -9,10 +9,10 @@ public enum KeyFileSource: Sendable {
     case path(String)
     case bytes([UInt8])
 
-    func open(_ options: KeyFileOptions) throws -> KeyFile {
+    func open(_ options: KeyFileOptions, keys: ExportReader.KeyCheck = .decode) throws -> KeyFile {
         switch self {
-        case .path(let p): return try KeyFile(path: p, options: options)
-        case .bytes(let b): return try KeyFile(bytes: b, options: options)
+        case .path(let p): return try KeyFile(path: p, options: options, keys: keys)
+        case .bytes(let b): return try KeyFile(bytes: b, options: options, keys: keys)
         }
     }
 }
@@ -107,29 +107,41 @@ public enum Matcher {
 
     static func processFile(_ source: KeyFileSource, keyFileOptions: KeyFileOptions, set: ObservationSet, options: MatchingOptions,
                             matchers: [KeyMatcher], counter: ProgressCounter) throws -> FileOutcome {
-        let file = try source.open(keyFileOptions)
+        // Keys are decoded once, here, not also when the file is opened: a
+        // malformed key fails the match as it would have failed the open.
+        let file = try source.open(keyFileOptions, keys: .countFields)
         var out = FileOutcome()
         out.stats.files = 1
         out.stats.newestFileEnd = file.metadata.endTimestamp.flatMap { Int64(exactly: $0) }
         counter.addKnown(file.metadata.keyCount + file.metadata.revisedKeyCount)
-        // A file's own main entry of a revised key is superseded.
         var revisedHere: Set<KeyData> = []
-        try file.forEachKey(in: .revisedKeys) { revisedHere.insert($0.keyData) }
-        out.revised = Array(revisedHere)
-        for list in [KeyList.revisedKeys, .keys] {
-            var cursor = KeyCursor(list: list)
-            var batch: [ExposureKey] = []
-            batch.reserveCapacity(batchSize)
-            while true {
-                batch.removeAll(keepingCapacity: true)
-                let n = try file.read(&cursor, maxCount: batchSize) { batch.append($0) }
-                if n == 0 { break }
-                if list == .keys && !revisedHere.isEmpty { batch.removeAll { revisedHere.contains($0.keyData) } }
-                let found = try matchBatch(batch, set: set, options: options, matchers: matchers, stats: &out.stats)
-                if list == .keys { out.mainMatches += found } else { out.revisedMatches += found }
-                try counter.addDone(UInt64(n))
+        var main: [ExposureKey] = [], revised: [ExposureKey] = []
+        main.reserveCapacity(batchSize)
+        var reported: UInt64 = 0
+        func flush(_ batch: inout [ExposureKey], _ list: KeyList) throws {
+            guard !batch.isEmpty else { return }
+            let found = try matchBatch(batch, set: set, options: options, matchers: matchers, stats: &out.stats)
+            if list == .keys { out.mainMatches += found } else { out.revisedMatches += found }
+            try counter.addDone(UInt64(batch.count))
+            reported += UInt64(batch.count)
+            batch.removeAll(keepingCapacity: true)
+        }
+        let fields = try file.forEachKeyInFileOrder { list, key in
+            if list == .keys {
+                main.append(key)
+                if main.count >= batchSize { try flush(&main, .keys) }
+            } else {
+                revisedHere.insert(key.keyData)
+                revised.append(key)
+                if revised.count >= batchSize { try flush(&revised, .revisedKeys) }
             }
         }
+        try flush(&revised, .revisedKeys)
+        try flush(&main, .keys)
+        if fields > reported { try counter.addDone(fields - reported) } // the invalid keys
+        // A file's own main entry of a revised key is superseded.
+        if !revisedHere.isEmpty { out.mainMatches.removeAll { revisedHere.contains($0.0) } }
+        out.revised = Array(revisedHere)
         return out
     }
 
