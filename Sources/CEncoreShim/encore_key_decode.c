@@ -5,7 +5,8 @@
 
 /* A varint of 1..5 bytes, truncated to 32 bits as protobuf-c's int32
  * parsing does; 0 when it is longer or runs past the end. */
-static size_t varint32(const uint8_t *p, size_t avail, uint32_t *value) {
+static inline size_t varint32(const uint8_t *p, size_t avail, uint32_t *value) {
+    if (avail > 0 && p[0] < 0x80) { *value = p[0]; return 1; }   /* the common case */
     uint64_t v = 0;
     for (size_t i = 0; i < 5 && i < avail; i++) {
         v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
@@ -15,15 +16,23 @@ static size_t varint32(const uint8_t *p, size_t avail, uint32_t *value) {
 }
 
 /* A length: a varint of 1..5 bytes whose value fits 32 bits, else 0. */
-static size_t length32(const uint8_t *p, size_t avail, uint32_t *value) {
+static inline size_t length32(const uint8_t *p, size_t avail, uint32_t *value) {
     size_t n = varint32(p, avail, value);
     return n == 5 && p[4] > 0x0f ? 0 : n;
 }
 
 int enc_key_decode_plain(const uint8_t *p, size_t len, enc_key_fields *out) {
-    memset(out, 0, sizeof *out);
+    *out = (enc_key_fields){0};
     unsigned seen = 0;
     size_t i = 0;
+    /* Real files start every key with its 16 bytes of key data. */
+    if (len >= 18 && p[0] == (1 << 3 | 2) && p[1] == 16) {
+        out->has_key_data = 1;
+        out->key_data_len = 16;
+        memcpy(out->key_data, p + 2, 16);
+        seen = 1u << 1;
+        i = 18;
+    }
     while (i < len) {
         uint8_t tag = p[i++];
         unsigned field = tag >> 3;
@@ -62,8 +71,17 @@ int enc_key_is_valid(const enc_key_fields *k) {
     return k->has_key_data && k->key_data_len == 16 && period >= 1 && period <= 144 && report >= 0 && report <= 5;
 }
 
-size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max,
-                       uint64_t stepped[2]) {
+/* Whether the prefilter drops a valid key: it cannot match. */
+static inline int dropped(const enc_key_walk *w, const enc_key_fields *k) {
+    if (w->sighted == NULL || (k->has_report_type && k->report_type == 5)) return 0;  /* REVOKED: counted by the caller */
+    int64_t start = k->has_rolling_start_interval_number ? k->rolling_start_interval_number : 0;
+    int64_t end = start + (k->has_rolling_period ? k->rolling_period : 144);
+    if (end * 600 < w->oldest) return 0;                                               /* too old: likewise */
+    int64_t lower, upper;
+    return !enc_sighted_range(w->sighted, start, end, w->drift, &lower, &upper);
+}
+
+size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_walk *walk, enc_key_item *items, size_t max) {
     size_t i = *offset, n = 0;
     while (i < len && n < max) {
         uint8_t tag = body[i];
@@ -73,16 +91,21 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned
         if (used == 0 || length > len - i - 1 - used) break;
         size_t payload = i + 1 + used, end = payload + length;
         unsigned list = tag >> 3;
-        if (lists & (1u << list)) {
-            enc_key_item *item = &items[n++];
-            item->list = list;
-            item->payload = payload;
-            item->length = length;
-            item->end = end;
+        if (walk->lists & (1u << list)) {
+            enc_key_item *item = &items[n];
             item->plain = (uint32_t)enc_key_decode_plain(body + payload, length, &item->fields);
             item->valid = item->plain && enc_key_is_valid(&item->fields);
+            if (item->valid && dropped(walk, &item->fields)) {
+                walk->dropped[list - 7]++;
+            } else {
+                item->list = list;
+                item->payload = payload;
+                item->length = length;
+                item->end = end;
+                n++;
+            }
         } else {
-            stepped[list - 7]++;
+            walk->stepped[list - 7]++;
         }
         i = end;
     }

@@ -33,7 +33,9 @@ enum MatchBench {
     }
 
     /// The children: `match-gen` writes the files, `match-rss` is the dense
-    /// end-to-end run whose peak RSS is measured, `match-relay` runs another
+    /// end-to-end run whose peak RSS is measured, `match-run sparse|dense`
+    /// repeats one user's end-to-end run --runs times (to profile it, e.g.
+    /// under `perf record`), `match-relay` runs another
     /// command as its own child and passes its report on (see measure()).
     static func child(_ args: Arguments) throws {
         switch args.command {
@@ -51,6 +53,19 @@ enum MatchBench {
                                       options: MatchingOptions(now: MatchData.now))
             print(RSS.report(keys: r.statistics.keys))
             print("matched=\(r.statistics.matchedKeys)\nwindows=\(r.windows.count)")
+        case "match-run":
+            guard let keys = args.keys?.first, let dir = args.dir, let user = args.positional.first,
+                  user == "sparse" || user == "dense" else { throw BenchError("match-run needs sparse|dense, --keys N and --dir DIR") }
+            let contacts = MatchData.contacts(total: keys)
+            let observations = try user == "sparse" ? MatchData.sparseUser(contacts.sparse) : MatchData.denseUser(contacts.dense)
+            let trust = try Generator.trustList(publicKeyPEM: Files.read(MatchData.publicKeyPath(dir)))
+            for run in 0 ..< args.runs {
+                let (seconds, _) = try timed {
+                    _ = try Matcher.match(observations: ObservationSet(observations), files: sources(dir),
+                                          keyFileOptions: KeyFileOptions(verify: true, trust: trust), options: MatchingOptions(now: MatchData.now))
+                }
+                print("run \(run): \(Format.ms(seconds))")
+            }
         case "match-relay":
             // Everything after "match-relay", verbatim.
             print(try Child.run(Array(CommandLine.arguments.dropFirst(2))), terminator: "")

@@ -171,7 +171,7 @@ func main() -> Int32 {
             return try MatchBench.command(args) ? 0 : 1
         case "risk":
             return try RiskBench.run().ok ? 0 : 1
-        case "match-gen", "match-rss", "match-relay":
+        case "match-gen", "match-rss", "match-run", "match-relay":
             try MatchBench.child(args)
         default:
             throw BenchError("unknown command \(args.command)\n\(usage)")

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "encore_sighted.h"
+
 /* The fields of one TemporaryExposureKey as they are on the wire; has_* is
  * 1 when the field was present, and absent fields read 0. key_data holds the bytes only when
  * key_data_len is 16 (any other length makes the key invalid). */
@@ -48,16 +50,28 @@ typedef struct enc_key_item {
     size_t end;              /* offset just after the field */
 } enc_key_item;
 
+/* What enc_export_keys decodes, and what it counted. */
+typedef struct enc_key_walk {
+    unsigned lists;              /* decode the lists 1 << 7 (keys), 1 << 8 (revised keys) */
+    /* When set, a matching prefilter: a valid key that is not REVOKED, ends
+     * at or after `oldest` (unix seconds) and has no sighting within
+     * `drift` intervals of its validity is dropped (cannot match). */
+    const enc_sighted *sighted;
+    int64_t drift;
+    int64_t oldest;
+    uint64_t stepped[2];         /* key fields of the other lists: keys, revised keys */
+    uint64_t dropped[2];         /* keys the prefilter dropped: keys, revised keys */
+} enc_key_walk;
+
 /* Walks the key fields (7 and 8, length-delimited) of export.bin's outer
  * message (the protobuf after the header) from *offset on, decoding those
- * of the lists in `lists` (bit 1 << 7 for keys, 1 << 8 for revised keys)
- * into items and stepping over the others, which it counts in stepped[0]
- * (keys) and stepped[1] (revised keys). Stops at the end of the body,
- * after max items, or before any field it does not step over itself (any
- * other field, an unusual tag or length, a length past the end), which the
- * caller then reads. *offset is left after the last field walked. Returns
- * the number of items written. The hot loop of reading millions of keys. */
-size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, unsigned lists, enc_key_item *items, size_t max,
-                       uint64_t stepped[2]);
+ * of walk->lists into items (except those the prefilter drops) and
+ * stepping over the others, counting both in *walk. Stops at the end of the
+ * body, after max items, or before any field it does not step over itself
+ * (any other field, an unusual tag or length, a length past the end), which
+ * the caller then reads. *offset is left after the last field walked.
+ * Returns the number of items written. The hot loop of reading millions of
+ * keys. */
+size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_walk *walk, enc_key_item *items, size_t max);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "encore_kernel.h"
 #include "encore_key_decode.h"
+#include "encore_sighted.h"
 
 /* Thread-local text of the last failure on the calling thread. */
 void enc_shim_set_error(const char *message);

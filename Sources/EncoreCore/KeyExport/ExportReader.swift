@@ -120,29 +120,31 @@ struct BodyWalker {
     }
 
     let body: UnsafeRawBufferPointer
-    let lists: UInt32
     private(set) var offset: Int
-    /// Key fields stepped over: keys, revised keys.
-    private(set) var stepped: (UInt64, UInt64) = (0, 0)
+    /// What the C walker decodes, drops and counts.
+    private(set) var walk: enc_key_walk
 
-    init(_ body: UnsafeRawBufferPointer, lists: UInt32, offset: Int = 0) {
+    init(_ body: UnsafeRawBufferPointer, lists: UInt32, offset: Int = 0, prefilter: KeyPrefilter? = nil) {
         self.body = body
-        self.lists = lists
         self.offset = offset
+        walk = enc_key_walk()
+        walk.lists = lists
+        if let prefilter {
+            walk.sighted = prefilter.sighted
+            walk.drift = prefilter.drift
+            walk.oldest = prefilter.oldest
+        }
     }
+
+    /// Key fields stepped over: keys, revised keys.
+    var stepped: (UInt64, UInt64) { walk.stepped }
 
     mutating func next(into items: UnsafeMutableBufferPointer<enc_key_item>) throws -> Event? {
         while let base = body.baseAddress, offset < body.count {
             let start = offset
-            var counts: (UInt64, UInt64) = (0, 0)
-            let n = withUnsafeMutableBytes(of: &counts) { c in
-                enc_export_keys(base.assumingMemoryBound(to: UInt8.self), body.count, &offset, lists, items.baseAddress, items.count,
-                                c.baseAddress?.assumingMemoryBound(to: UInt64.self))
-            }
-            stepped.0 += counts.0
-            stepped.1 += counts.1
+            let n = enc_export_keys(base.assumingMemoryBound(to: UInt8.self), body.count, &offset, &walk, items.baseAddress, items.count)
             if n > 0 { return .keys(n) }
-            if offset > start { continue } // only stepped over keys of other lists
+            if offset > start { continue } // only stepped over or dropped keys
             var wire = ProtoWire(body, offset: offset)
             guard let f = try wire.next() else { return nil }
             offset = wire.offset
@@ -150,6 +152,14 @@ struct BodyWalker {
         }
         return nil
     }
+}
+
+/// Matching's test of which keys cannot match (see enc_key_walk): keys it
+/// drops never reach Swift.
+struct KeyPrefilter {
+    let sighted: OpaquePointer
+    let drift: Int64
+    let oldest: Int64
 }
 
 extension ExportReader {
@@ -191,19 +201,20 @@ extension ExportReader {
     }
 
     /// Calls `body` with every valid key of both lists in file order,
-    /// checking each (for a file scanned with `.countFields`); returns how
-    /// many key fields there were, valid or not.
-    static func forEachKey(_ bin: UnsafeRawBufferPointer, decoder: MessageDecoder,
-                           _ body: (KeyList, ExposureKey) throws -> Void) throws -> UInt64 {
+    /// checking each (for a file scanned with `.countFields`), except those
+    /// the prefilter drops; returns how many key fields there were, valid
+    /// or not, and how many were dropped.
+    static func forEachKey(_ bin: UnsafeRawBufferPointer, decoder: MessageDecoder, prefilter: KeyPrefilter?,
+                           _ body: (KeyList, ExposureKey) throws -> Void) throws -> (fields: UInt64, dropped: UInt64) {
         let protobuf = try ExportFormat.body(bin)
-        var fields: UInt64 = 0
+        var delivered: UInt64 = 0
         func deliver(_ key: MessageDecoder.KeyResult, list: UInt64) throws {
-            fields += 1
+            delivered += 1
             guard case .valid(let k) = key else { return }
             try body(list == ExportFormat.Field.keys.rawValue ? .keys : .revisedKeys, k)
         }
-        try withKeyItems { items in
-            var walker = BodyWalker(protobuf, lists: BodyWalker.allLists)
+        return try withKeyItems { items in
+            var walker = BodyWalker(protobuf, lists: BodyWalker.allLists, prefilter: prefilter)
             while let event = try walker.next(into: items) {
                 switch event {
                 case .keys(let n):
@@ -215,7 +226,8 @@ extension ExportReader {
                     }
                 }
             }
+            let dropped = walker.walk.dropped.0 + walker.walk.dropped.1
+            return (delivered + dropped, dropped)
         }
-        return fields
     }
 }

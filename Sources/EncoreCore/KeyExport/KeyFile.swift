@@ -149,9 +149,11 @@ public final class KeyFile: Sendable {
     }
 
     /// Calls `body` with every valid key of both lists in file order,
-    /// checking each as it is read; returns how many key fields there were.
-    func forEachKeyInFileOrder(_ body: (KeyList, ExposureKey) throws -> Void) throws -> UInt64 {
-        try ExportReader.forEachKey(exportBin.buffer, decoder: try MessageDecoder(), body)
+    /// checking each as it is read, except those `prefilter` drops; returns
+    /// how many key fields there were and how many were dropped.
+    func forEachKeyInFileOrder(prefilter: KeyPrefilter? = nil,
+                               _ body: (KeyList, ExposureKey) throws -> Void) throws -> (fields: UInt64, dropped: UInt64) {
+        try ExportReader.forEachKey(exportBin.buffer, decoder: try MessageDecoder(), prefilter: prefilter, body)
     }
 
     /// All valid keys of a list (convenient for small files and tests).

@@ -114,31 +114,38 @@ public enum Matcher {
         out.stats.files = 1
         out.stats.newestFileEnd = file.metadata.endTimestamp.flatMap { Int64(exactly: $0) }
         counter.addKnown(file.metadata.keyCount + file.metadata.revisedKeyCount)
+        let filter = KeyFilter(set: set, options: options)
         var revisedHere: Set<KeyData> = []
-        var main: [ExposureKey] = [], revised: [ExposureKey] = []
-        main.reserveCapacity(batchSize)
-        var reported: UInt64 = 0
-        func flush(_ batch: inout [ExposureKey], _ list: KeyList) throws {
+        var main: [MatchCandidate] = [], revised: [MatchCandidate] = []
+        var read: UInt64 = 0, reported: UInt64 = 0
+        func flush(_ batch: inout [MatchCandidate], _ list: KeyList) throws {
             guard !batch.isEmpty else { return }
-            let found = try matchBatch(batch, set: set, options: options, matchers: matchers, stats: &out.stats)
+            let found = try matchBatch(batch, matchers: matchers)
             if list == .keys { out.mainMatches += found } else { out.revisedMatches += found }
-            try counter.addDone(UInt64(batch.count))
-            reported += UInt64(batch.count)
             batch.removeAll(keepingCapacity: true)
         }
-        let fields = try file.forEachKeyInFileOrder { list, key in
-            if list == .keys {
-                main.append(key)
-                if main.count >= batchSize { try flush(&main, .keys) }
-            } else {
-                revisedHere.insert(key.keyData)
-                revised.append(key)
-                if revised.count >= batchSize { try flush(&revised, .revisedKeys) }
+        let (fields, dropped) = try file.forEachKeyInFileOrder(prefilter: filter.prefilter) { list, key in
+            if list == .revisedKeys { revisedHere.insert(key.keyData) }
+            if let c = filter.candidate(key, stats: &out.stats) {
+                if list == .keys {
+                    main.append(c)
+                    if main.count >= batchSize { try flush(&main, .keys) }
+                } else {
+                    revised.append(c)
+                    if revised.count >= batchSize { try flush(&revised, .revisedKeys) }
+                }
+            }
+            read += 1
+            if read - reported >= UInt64(batchSize) {
+                try counter.addDone(read - reported)
+                reported = read
             }
         }
         try flush(&revised, .revisedKeys)
         try flush(&main, .keys)
-        if fields > reported { try counter.addDone(fields - reported) } // the invalid keys
+        out.stats.keys += Int(clamping: dropped)
+        out.stats.skippedNoSightings += Int(clamping: dropped)
+        if fields > reported { try counter.addDone(fields - reported) } // the rest, and the invalid keys
         // A file's own main entry of a revised key is superseded.
         if !revisedHere.isEmpty { out.mainMatches.removeAll { revisedHere.contains($0.0) } }
         out.revised = Array(revisedHere)
@@ -169,43 +176,47 @@ public enum Matcher {
                            summaryV1: V1Scoring.summary(exposures, matchedKeys: matches.count, now: now), statistics: stats)
     }
 
-    /// Filters a batch cheaply, then derives and looks up RPIs of the keys
-    /// left, spread over the matchers (one per thread).
-    static func matchBatch(_ batch: [ExposureKey], set: ObservationSet, options: MatchingOptions, matchers: [KeyMatcher],
-                           stats: inout MatchStatistics) throws -> [(KeyData, KeyMatch)] {
-        let work = candidates(batch, set: set, options: options, stats: &stats)
-        guard !work.isEmpty else { return [] }
-        let found: [(Int, KeyMatch)]
-        if matchers.count == 1 {
-            found = try matchers[0].match(work[...])
-        } else {
-            found = try SliceJob(work: work, matchers: matchers).run()
-        }
+    /// Derives and looks up the RPIs of a batch of candidates, spread over
+    /// the matchers (one per thread).
+    static func matchBatch(_ work: [MatchCandidate], matchers: [KeyMatcher]) throws -> [(KeyData, KeyMatch)] {
+        let found = matchers.count == 1 ? try matchers[0].match(work[...]) : try SliceJob(work: work, matchers: matchers).run()
         return found.map { (work[$0.0].key.keyData, $0.1) }
     }
+}
 
-    /// The keys of a batch that can match, each with the intervals to
-    /// derive; the others are counted by why they were skipped.
-    static func candidates(_ batch: [ExposureKey], set: ObservationSet, options: MatchingOptions,
-                           stats: inout MatchStatistics) -> [MatchCandidate] {
-        let oldest = options.now - options.maxKeyAgeDays * WindowBuilder.day
-        let infectiousnessOf = options.infectiousnessTable()
-        var work: [MatchCandidate] = []
-        for key in batch {
-            stats.keys += 1
-            if key.reportType == .revoked { stats.skippedRevoked += 1; continue }
-            let start = Int64(key.rollingStartIntervalNumber), end = start + Int64(key.rollingPeriod)
-            if end * ENInterval.seconds < oldest { stats.skippedOld += 1; continue }
-            let infectiousness = infectiousnessOf(key.daysSinceOnsetOfSymptoms)
-            if infectiousness == .none { stats.skippedNotInfectious += 1; continue }
-            guard let intervals = set.intervalsToDerive(start: start, end: end, drift: options.driftIntervals) else {
-                stats.skippedNoSightings += 1
-                continue
-            }
-            work.append(MatchCandidate(key: key, infectiousness: infectiousness, intervals: intervals))
+/// The cheap tests a key passes before any crypto, as each key is read.
+struct KeyFilter {
+    let set: ObservationSet
+    let oldest: Int64
+    let drift: Int64
+    let infectiousnessOf: InfectiousnessTable
+
+    init(set: ObservationSet, options: MatchingOptions) {
+        self.set = set
+        oldest = options.now - options.maxKeyAgeDays * WindowBuilder.day
+        drift = options.driftIntervals
+        infectiousnessOf = options.infectiousnessTable()
+    }
+
+    /// The same test of sightings in C, applied as keys are read, so most
+    /// keys of a sparse user never become Swift values.
+    var prefilter: KeyPrefilter { KeyPrefilter(sighted: set.sighted.pointer, drift: drift, oldest: oldest) }
+
+    /// The key with the intervals to derive, or nil when it cannot match
+    /// (counted in `stats` by the first reason in this order).
+    func candidate(_ key: ExposureKey, stats: inout MatchStatistics) -> MatchCandidate? {
+        stats.keys += 1
+        if key.reportType == .revoked { stats.skippedRevoked += 1; return nil }
+        let start = Int64(key.rollingStartIntervalNumber), end = start + Int64(key.rollingPeriod)
+        if end * ENInterval.seconds < oldest { stats.skippedOld += 1; return nil }
+        guard let intervals = set.intervalsToDerive(start: start, end: end, drift: drift) else {
+            stats.skippedNoSightings += 1
+            return nil
         }
-        stats.derived += work.count
-        return work
+        let infectiousness = infectiousnessOf(key.daysSinceOnsetOfSymptoms)
+        if infectiousness == .none { stats.skippedNotInfectious += 1; return nil }
+        stats.derived += 1
+        return MatchCandidate(key: key, infectiousness: infectiousness, intervals: intervals)
     }
 }
 
