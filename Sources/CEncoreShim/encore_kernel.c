@@ -4,6 +4,8 @@
 #include "encore_kernel.h"
 #include "encore_kernel_x86.h"
 
+_Static_assert(ENC_AES_LANES == ENC_HKDF_LANES, "one AES key schedule per HKDF lane");
+
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
@@ -197,16 +199,16 @@ static inline void look_up(const enc_rpi_ctx *c, lookup *to, uint32_t first, uin
 }
 
 /* Derives the RPIs of intervals start ..< start + count (count <= 144) into
- * c->out and looks them up. With the CPU's AES a chunk's RPIs are looked up
- * once the next chunk is under way, so the look-ups overlap the AES. */
-static inline int derive(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t count, lookup *to) {
+ * c->out and looks them up; `schedule` is the RPIK's AES key schedule when
+ * the context uses the CPU's AES. With it a chunk's RPIs are looked up once
+ * the next chunk is under way, so the look-ups overlap the AES. */
+static inline int derive(enc_rpi_ctx *c, const uint8_t rpik[16], const uint8_t schedule[11 * 16], uint32_t start, uint32_t count,
+                         lookup *to) {
     if (!(c->features & (ENC_KERNEL_AES_NI | ENC_KERNEL_VAES))) {
         if (evp_rpis(c, rpik, start, count) != 0) return -1;
         look_up(c, to, 0, count);
         return 0;
     }
-    uint8_t schedule[11 * 16];
-    enc_x86_aes_expand(rpik, schedule);
     const int vaes = c->features & ENC_KERNEL_VAES;
     const uint32_t chunks = (count + ENC_RPI_CHUNK - 1) / ENC_RPI_CHUNK;   /* c->out holds 144 = 9 chunks */
     for (uint32_t k = 0; k < chunks; k++) {
@@ -219,9 +221,18 @@ static inline int derive(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start,
     return 0;
 }
 
+/* The AES key schedules of up to ENC_AES_LANES RPIKs, when the context
+ * uses the CPU's AES. */
+static inline void schedules(const enc_rpi_ctx *c, uint8_t rpik[][16], uint8_t out[ENC_AES_LANES][11 * 16]) {
+    if (c->features & (ENC_KERNEL_AES_NI | ENC_KERNEL_VAES)) enc_x86_aes_expand((const uint8_t(*)[16])rpik, out);
+}
+
 int enc_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out) {
     lookup none = {0};
-    if (count > 144 || derive(c, rpik, start, count, &none) != 0) return -1;
+    uint8_t keys[ENC_AES_LANES][16] = {{0}}, schedule[ENC_AES_LANES][11 * 16];
+    memcpy(keys[0], rpik, 16);
+    schedules(c, keys, schedule);
+    if (count > 144 || derive(c, rpik, schedule[0], start, count, &none) != 0) return -1;
     memcpy(out, c->out, 16 * (size_t)count);
     return 0;
 }
@@ -232,15 +243,16 @@ int64_t enc_match_keys(enc_rpi_ctx *c, const enc_rpi_index *index, const enc_mat
     for (size_t i = 0; i < n; i += ENC_HKDF_LANES) {
         size_t m = n - i < ENC_HKDF_LANES ? n - i : ENC_HKDF_LANES;
         const uint8_t *teks[ENC_HKDF_LANES];
-        uint8_t rpik[ENC_HKDF_LANES][16];
+        uint8_t rpik[ENC_HKDF_LANES][16] = {{0}}, schedule[ENC_AES_LANES][11 * 16];  /* lanes past m: unused */
         for (size_t l = 0; l < m; l++) {
             if (jobs[i + l].count > 144 || i + l > UINT32_MAX) return -1;
             teks[l] = jobs[i + l].tek;
         }
         rpiks(c, teks, m, rpik);
+        schedules(c, rpik, schedule);
         for (size_t l = 0; l < m; l++) {
             to.job = (uint32_t)(i + l);
-            if (derive(c, rpik[l], jobs[i + l].start, jobs[i + l].count, &to) != 0) return -1;
+            if (derive(c, rpik[l], schedule[l], jobs[i + l].start, jobs[i + l].count, &to) != 0) return -1;
         }
     }
     return to.found;

@@ -12,8 +12,9 @@ int enc_x86_vaes_supported(void);
 
 /* RPIs are derived in chunks of this many intervals. */
 #define ENC_RPI_CHUNK 16
-/* The AES-128 key schedule of an RPIK (11 round keys). */
-void enc_x86_aes_expand(const uint8_t rpik[16], uint8_t schedule[11 * 16]);
+/* The AES-128 key schedules (11 round keys) of ENC_AES_LANES RPIKs. */
+#define ENC_AES_LANES 4
+void enc_x86_aes_expand(const uint8_t rpiks[ENC_AES_LANES][16], uint8_t schedules[ENC_AES_LANES][11 * 16]);
 /* The RPIs of intervals first ..< first + ENC_RPI_CHUNK into out, with
  * AES-NI or with VAES. */
 void enc_x86_rpi_chunk(const uint8_t schedule[11 * 16], uint32_t first, uint8_t *out);
