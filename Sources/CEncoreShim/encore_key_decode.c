@@ -4,11 +4,24 @@
 #include <string.h>
 
 /* A varint of 1..5 bytes, truncated to 32 bits as protobuf-c's int32
- * parsing does; 0 when it is longer or runs past the end. */
+ * parsing does; 0 when it is longer or runs past the end. Unrolled: keys
+ * hold 1-, 2- and 4-byte varints, each the same length in every key. */
 static inline size_t varint32(const uint8_t *p, size_t avail, uint32_t *value) {
-    if (avail > 0 && p[0] < 0x80) { *value = p[0]; return 1; }   /* the common case */
+    if (avail >= 5) {
+        uint32_t v = p[0];
+        if (v < 0x80) { *value = v; return 1; }
+        v = (v & 0x7f) | (uint32_t)p[1] << 7;
+        if (p[1] < 0x80) { *value = v; return 2; }
+        v = (v & 0x3fff) | (uint32_t)p[2] << 14;
+        if (p[2] < 0x80) { *value = v; return 3; }
+        v = (v & 0x1fffff) | (uint32_t)p[3] << 21;
+        if (p[3] < 0x80) { *value = v; return 4; }
+        v = (v & 0xfffffff) | (uint32_t)p[4] << 28;   /* the top bits of p[4] fall off, as in protobuf-c */
+        if (p[4] < 0x80) { *value = v; return 5; }
+        return 0;
+    }
     uint64_t v = 0;
-    for (size_t i = 0; i < 5 && i < avail; i++) {
+    for (size_t i = 0; i < avail; i++) {
         v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
         if (!(p[i] & 0x80)) { *value = (uint32_t)v; return i + 1; }
     }
@@ -92,17 +105,20 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_
         size_t payload = i + 1 + used, end = payload + length;
         unsigned list = tag >> 3;
         if (walk->lists & (1u << list)) {
-            enc_key_item *item = &items[n];
-            item->plain = (uint32_t)enc_key_decode_plain(body + payload, length, &item->fields);
-            item->valid = item->plain && enc_key_is_valid(&item->fields);
-            if (item->valid && dropped(walk, &item->fields)) {
+            enc_key_fields fields;
+            uint32_t plain = (uint32_t)enc_key_decode_plain(body + payload, length, &fields);
+            uint32_t valid = plain && enc_key_is_valid(&fields);
+            if (valid && dropped(walk, &fields)) {
                 walk->dropped[list - 7]++;
             } else {
+                enc_key_item *item = &items[n++];
+                item->fields = fields;
                 item->list = list;
+                item->plain = plain;
+                item->valid = valid;
                 item->payload = payload;
                 item->length = length;
                 item->end = end;
-                n++;
             }
         } else {
             walk->stepped[list - 7]++;

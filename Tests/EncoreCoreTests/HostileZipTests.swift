@@ -557,3 +557,46 @@ struct HostileZip {
         for i in 0 ..< 4 { b.append(UInt8(truncatingIfNeeded: v >> UInt32(8 * i))) }
     }
 }
+
+/// export.bin's CRC when the signature is required: a signature that
+/// verifies proves the bytes, so the CRC is checked only when something
+/// fails, and damage is still reported as a CRC error.
+@Suite struct DeferredCRCTests {
+    /// The Google sample with the central directory's CRC of export.bin changed.
+    func wrongCRC() throws -> [UInt8] {
+        var bytes = try TestData.bytes("exports/google-sample/sample_diagnosis_key_file.zip")
+        let name = Array("export.bin".utf8)
+        let central: [UInt8] = [0x50, 0x4b, 0x01, 0x02]
+        func isEntry(_ i: Int) -> Bool {
+            Array(bytes[i ..< i + 4]) == central && Array(bytes[i + 46 ..< i + 46 + name.count]) == name
+        }
+        let at = try #require((0 ..< bytes.count - 46 - name.count).first(where: isEntry))
+        bytes[at + 16] ^= 0x01
+        return bytes
+    }
+
+    @Test func aVerifiedFileNeedsNoCRC() throws {
+        let trust = try TestData.sampleTrust()
+        let f = try KeyFile(bytes: try wrongCRC(), options: KeyFileOptions(trust: trust))
+        #expect(f.signature.status == .verified)
+        #expect(try f.keys().count == (try KeyFile(bytes: try TestData.bytes("exports/google-sample/sample_diagnosis_key_file.zip"),
+                                                   options: KeyFileOptions(trust: trust)).keys().count))
+    }
+
+    @Test func withoutVerificationTheCRCIsChecked() throws {
+        for options in [KeyFileOptions(verify: false), KeyFileOptions(verification: .report, trust: try TestData.sampleTrust())] {
+            #expect(kind { try KeyFile(bytes: try wrongCRC(), options: options) } == .zipCRC)
+        }
+    }
+
+    @Test func anUntrustedFileWithAWrongCRCIsReportedAsACRCError() throws {
+        // No trusted key: verification fails, so the CRC decides the status.
+        #expect(kind { try KeyFile(bytes: try wrongCRC(), options: KeyFileOptions()) } == .zipCRC)
+        let sample = try TestData.bytes("exports/google-sample/sample_diagnosis_key_file.zip")
+        #expect(kind { try KeyFile(bytes: sample, options: KeyFileOptions()) } != .zipCRC)
+    }
+
+    func kind(_ body: () throws -> KeyFile) -> EncoreError.Kind? {
+        do { _ = try body(); return nil } catch let e as EncoreError { return e.kind } catch { return .internalError }
+    }
+}

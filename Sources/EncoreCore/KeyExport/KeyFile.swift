@@ -43,8 +43,8 @@ public final class KeyFile: Sendable {
     /// Opens a key file from its bytes: a zip with export.bin (+ export.sig),
     /// or a bare export.bin (which has no signature).
     public convenience init(bytes: UnsafeRawBufferPointer, options: KeyFileOptions = KeyFileOptions()) throws {
-        let members = try KeyFile.members(of: bytes, limits: options.limits)
-        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options)
+        let members = try KeyFile.members(of: bytes, options: options)
+        try self.init(members, options: options)
     }
 
     public convenience init(bytes: [UInt8], options: KeyFileOptions = KeyFileOptions()) throws {
@@ -52,8 +52,8 @@ public final class KeyFile: Sendable {
     }
 
     convenience init(bytes: [UInt8], options: KeyFileOptions, keys: ExportReader.KeyCheck) throws {
-        let members = try bytes.withUnsafeBytes { try KeyFile.members(of: $0, limits: options.limits) }
-        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options, keys: keys)
+        let members = try bytes.withUnsafeBytes { try KeyFile.members(of: $0, options: options) }
+        try self.init(members, options: options, keys: keys)
     }
 
     /// Opens a key file from a path. Files larger than the total size limit
@@ -70,57 +70,74 @@ public final class KeyFile: Sendable {
         let maxFile = options.limits.maxTotalSize > UInt64.max - slack ? UInt64.max : options.limits.maxTotalSize + slack
         // The file's bytes are released once the members are out of them,
         // before export.bin is checked: peak memory is not zip + export.bin.
-        let members = try KeyFile.members(of: FileReader.read(path: path, maxSize: maxFile), limits: options.limits)
-        try self.init(bin: members.bin, sig: members.sig, isZip: members.isZip, options: options, keys: keys)
+        let members = try KeyFile.members(of: FileReader.read(path: path, maxSize: maxFile), options: options)
+        try self.init(members, options: options, keys: keys)
     }
 
-    private init(bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool, options: KeyFileOptions, keys: ExportReader.KeyCheck = .decode) throws {
-        let metadata = try ExportReader.scan(bin.buffer, progress: options.progress, keys: keys)
-        switch options.verification {
-        case .require:
-            let outcome = try SignatureVerifier.verify(exportBin: bin.buffer, metadata: metadata,
-                                                       signatures: try sig.map { try SignatureFile.parse($0.buffer) } ?? [],
-                                                       trust: options.trust)
-            if let error = outcome.error { throw error }
-            self.signature = outcome
-        case .report:
-            self.signature = SignatureVerifier.report(exportBin: bin.buffer, metadata: metadata, sig: sig, trust: options.trust)
-        case .skip:
-            // An unverified file may carry an unreadable export.sig.
-            let first = sig.flatMap { try? SignatureFile.parse($0.buffer) }?.first?.info
-            self.signature = SignatureOutcome(status: .skipped, keyID: first?.verificationKeyID, keyVersion: first?.verificationKeyVersion,
-                                              reason: "verification was turned off")
+    private init(_ members: Members, options: KeyFileOptions, keys: ExportReader.KeyCheck = .decode) throws {
+        let bin = members.bin, sig = members.sig
+        do {
+            let metadata = try ExportReader.scan(bin.buffer, progress: options.progress, keys: keys)
+            switch options.verification {
+            case .require:
+                let outcome = try SignatureVerifier.verify(exportBin: bin.buffer, metadata: metadata,
+                                                           signatures: try sig.map { try SignatureFile.parse($0.buffer) } ?? [],
+                                                           trust: options.trust)
+                if let error = outcome.error { throw error }
+                self.signature = outcome
+            case .report:
+                self.signature = SignatureVerifier.report(exportBin: bin.buffer, metadata: metadata, sig: sig, trust: options.trust)
+            case .skip:
+                // An unverified file may carry an unreadable export.sig.
+                let first = sig.flatMap { try? SignatureFile.parse($0.buffer) }?.first?.info
+                self.signature = SignatureOutcome(status: .skipped, keyID: first?.verificationKeyID, keyVersion: first?.verificationKeyVersion,
+                                                  reason: "verification was turned off")
+            }
+            self.metadata = metadata
+        } catch let e as EncoreError where e.kind != .cancelled {
+            // A damaged export.bin whose CRC was deferred is reported as
+            // damaged, as if the CRC had been checked first.
+            try members.binCRC?.check(bin.buffer)
+            throw e
         }
-        self.metadata = metadata
-        self.isZip = isZip
+        self.isZip = members.isZip
         self.exportBin = bin
+    }
+
+    /// What opening found in a file: export.bin, export.sig, and export.bin's
+    /// CRC check when it was deferred (only when the signature is required:
+    /// see KeyFileArchive.extract).
+    private struct Members {
+        var bin: OwnedBytes
+        var sig: OwnedBytes?
+        var isZip: Bool
+        var binCRC: KeyFileArchive.CRCCheck?
     }
 
     /// The members of a file read into memory; a bare export.bin is used as
     /// it is, without a copy.
-    private static func members(of file: OwnedBytes, limits: ZipLimits) throws -> (bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool) {
+    private static func members(of file: OwnedBytes, options: KeyFileOptions) throws -> Members {
         if ExportFormat.looksLikeExport(file.buffer) {
-            guard UInt64(file.count) <= limits.maxMemberSize else {
-                throw EncoreError(.zipLimit, "export.bin of \(file.count) bytes is larger than the member limit of \(limits.maxMemberSize)")
+            guard UInt64(file.count) <= options.limits.maxMemberSize else {
+                throw EncoreError(.zipLimit, "export.bin of \(file.count) bytes is larger than the member limit of \(options.limits.maxMemberSize)")
             }
-            return (file, nil, false)
+            return Members(bin: file, sig: nil, isZip: false)
         }
-        return try members(of: file.buffer, limits: limits)
+        return try members(of: file.buffer, options: options)
     }
 
     /// export.bin and export.sig of a zip, or the bytes of a bare export.bin.
-    private static func members(of bytes: UnsafeRawBufferPointer, limits: ZipLimits) throws
-        -> (bin: OwnedBytes, sig: OwnedBytes?, isZip: Bool)
-    {
+    private static func members(of bytes: UnsafeRawBufferPointer, options: KeyFileOptions) throws -> Members {
+        let limits = options.limits
         if ExportFormat.looksLikeExport(bytes) {
             guard UInt64(bytes.count) <= limits.maxMemberSize else {
                 throw EncoreError(.zipLimit, "export.bin of \(bytes.count) bytes is larger than the member limit of \(limits.maxMemberSize)")
             }
-            return (try OwnedBytes(copying: bytes), nil, false)
+            return Members(bin: try OwnedBytes(copying: bytes), sig: nil, isZip: false)
         }
         do {
-            let archive = try KeyFileArchive.extract(bytes, limits: limits)
-            return (archive.exportBin, archive.exportSig, true)
+            let archive = try KeyFileArchive.extract(bytes, limits: limits, deferBinCRC: options.verification == .require)
+            return Members(bin: archive.exportBin, sig: archive.exportSig, isZip: true, binCRC: archive.binCRC)
         } catch let e as EncoreError where e.kind == .zipTruncated && !ZipDirectory.looksLikeZip(bytes) {
             // Cannot even be found to be a zip: "not a zip". One that starts
             // like a zip but breaks off keeps its more precise status.

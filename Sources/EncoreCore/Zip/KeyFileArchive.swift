@@ -1,22 +1,50 @@
 import CZlib
 
 /// The members of a key-file zip: exactly `export.bin` and optionally
-/// `export.sig`, each decompressed, size-checked and CRC-checked.
+/// `export.sig`, each decompressed, size-checked and CRC-checked (export.bin's
+/// CRC perhaps later: see `deferBinCRC`).
 struct KeyFileArchive {
     var exportBin: OwnedBytes
     var exportSig: OwnedBytes?
+    /// export.bin's CRC check when it was deferred.
+    var binCRC: CRCCheck?
+
+    /// A member's CRC-32 against what the directory says.
+    struct CRCCheck {
+        let name: String
+        let expected: UInt32
+
+        func check(_ bytes: UnsafeRawBufferPointer) throws {
+            let crc = crc32Of(bytes)
+            guard crc == expected else {
+                throw EncoreError(.zipCRC, "\(name): CRC-32 is \(hex32(crc)), the directory says \(hex32(expected))")
+            }
+        }
+    }
 
     static let binName = Array("export.bin".utf8)
     static let sigName = Array("export.sig".utf8)
 
-    static func extract(_ zip: UnsafeRawBufferPointer, limits: ZipLimits) throws -> KeyFileArchive {
+    /// With `deferBinCRC` export.bin's CRC is left to the caller (binCRC):
+    /// one whose signature will be verified needs it only when that fails,
+    /// to report damage as a CRC error; a signature that verifies proves
+    /// the bytes already, and the CRC would cost a pass over them.
+    static func extract(_ zip: UnsafeRawBufferPointer, limits: ZipLimits, deferBinCRC: Bool = false) throws -> KeyFileArchive {
         let (entries, directoryOffset) = try ZipDirectory.read(zip)
         let bin = try checkMembers(entries)
         try checkLimits(entries, limits)
         let sig = entries.first { $0.name == sigName }
+        let binCRC = CRCCheck(name: bin.nameText, expected: bin.crc32)
+        let binBytes = try extract(bin, from: zip, before: directoryOffset)
+        if !deferBinCRC { try binCRC.check(binBytes.buffer) }
         return KeyFileArchive(
-            exportBin: try extract(bin, from: zip, before: directoryOffset),
-            exportSig: try sig.map { try extract($0, from: zip, before: directoryOffset) })
+            exportBin: binBytes,
+            exportSig: try sig.map { e in
+                let bytes = try extract(e, from: zip, before: directoryOffset)
+                try CRCCheck(name: e.nameText, expected: e.crc32).check(bytes.buffer)
+                return bytes
+            },
+            binCRC: deferBinCRC ? binCRC : nil)
     }
 
     /// Exactly export.bin and at most one export.sig; returns export.bin.
@@ -87,10 +115,6 @@ struct KeyFileArchive {
             }
         } else {
             try Inflater.inflate(data, into: out.mutableBuffer, name: e.nameText)
-        }
-        let crc = crc32Of(out.buffer)
-        guard crc == e.crc32 else {
-            throw EncoreError(.zipCRC, "\(e.nameText): CRC-32 is \(hex32(crc)), the directory says \(hex32(e.crc32))")
         }
         return out
     }
