@@ -34,47 +34,43 @@ static inline size_t length32(const uint8_t *p, size_t avail, uint32_t *value) {
     return n == 5 && p[4] > 0x0f ? 0 : n;
 }
 
+/* One optional varint field with tag `tag` at p[*i], if it is there. */
+static inline int field32(const uint8_t *p, size_t len, size_t *i, uint8_t tag, uint8_t *has, int32_t *value) {
+    if (*i >= len || p[*i] != tag) return 1;
+    uint32_t v;
+    size_t n = varint32(p + *i + 1, len - *i - 1, &v);
+    if (n == 0) return 0;
+    *i += 1 + n;
+    *has = 1;
+    *value = (int32_t)v;
+    return 1;
+}
+
 int enc_key_decode_plain(const uint8_t *p, size_t len, enc_key_fields *out) {
+    /* The fields in ascending order, each at most once: a straight line
+     * whose branches go the same way for every key of a real file. Other
+     * orders are left to protobuf-c. */
     *out = (enc_key_fields){0};
-    unsigned seen = 0;
     size_t i = 0;
-    /* Real files start every key with its 16 bytes of key data. */
-    if (len >= 18 && p[0] == (1 << 3 | 2) && p[1] == 16) {
+    if (len > 0 && p[0] == (1 << 3 | 2)) {
+        uint32_t n;
+        size_t used = length32(p + 1, len - 1, &n);
+        if (used == 0 || n > len - 1 - used) return 0;
         out->has_key_data = 1;
-        out->key_data_len = 16;
-        memcpy(out->key_data, p + 2, 16);
-        seen = 1u << 1;
-        i = 18;
+        out->key_data_len = n;
+        if (n == 16) memcpy(out->key_data, p + 1 + used, 16);
+        i = 1 + used + n;
     }
-    while (i < len) {
-        uint8_t tag = p[i++];
-        unsigned field = tag >> 3;
-        if (field < 1 || field > 6 || (seen >> field) & 1) return 0;
-        seen |= 1u << field;
-        uint32_t v;
-        size_t n = field == 1 ? length32(p + i, len - i, &v) : varint32(p + i, len - i, &v);
-        if (n == 0) return 0;
-        i += n;
-        if (field == 1) {
-            if ((tag & 7) != 2 || v > len - i) return 0;
-            out->has_key_data = 1;
-            out->key_data_len = v;
-            if (v == 16) memcpy(out->key_data, p + i, 16);
-            i += v;
-            continue;
-        }
-        if ((tag & 7) != 0) return 0;
-        switch (field) {
-        case 2: out->has_transmission_risk_level = 1; out->transmission_risk_level = (int32_t)v; break;
-        case 3: out->has_rolling_start_interval_number = 1; out->rolling_start_interval_number = (int32_t)v; break;
-        case 4: out->has_rolling_period = 1; out->rolling_period = (int32_t)v; break;
-        case 5: out->has_report_type = 1; out->report_type = (int32_t)v; break;
-        default: /* 6: sint32, zigzag */
-            out->has_days_since_onset_of_symptoms = 1;
-            out->days_since_onset_of_symptoms = (int32_t)((v >> 1) ^ (0u - (v & 1)));
-            break;
-        }
+    int32_t dsos = 0;
+    if (!field32(p, len, &i, 2 << 3, &out->has_transmission_risk_level, &out->transmission_risk_level) ||
+        !field32(p, len, &i, 3 << 3, &out->has_rolling_start_interval_number, &out->rolling_start_interval_number) ||
+        !field32(p, len, &i, 4 << 3, &out->has_rolling_period, &out->rolling_period) ||
+        !field32(p, len, &i, 5 << 3, &out->has_report_type, &out->report_type) ||
+        !field32(p, len, &i, 6 << 3, &out->has_days_since_onset_of_symptoms, &dsos) || i != len) {
+        return 0;
     }
+    uint32_t z = (uint32_t)dsos;
+    out->days_since_onset_of_symptoms = (int32_t)((z >> 1) ^ (0u - (z & 1)));  /* sint32: zigzag */
     return 1;
 }
 
@@ -105,20 +101,18 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_
         size_t payload = i + 1 + used, end = payload + length;
         unsigned list = tag >> 3;
         if (walk->lists & (1u << list)) {
-            enc_key_fields fields;
-            uint32_t plain = (uint32_t)enc_key_decode_plain(body + payload, length, &fields);
-            uint32_t valid = plain && enc_key_is_valid(&fields);
-            if (valid && dropped(walk, &fields)) {
+            /* Decoded into the next slot, which a dropped key leaves free. */
+            enc_key_item *item = &items[n];
+            item->plain = (uint32_t)enc_key_decode_plain(body + payload, length, &item->fields);
+            item->valid = item->plain && enc_key_is_valid(&item->fields);
+            if (item->valid && dropped(walk, &item->fields)) {
                 walk->dropped[list - 7]++;
             } else {
-                enc_key_item *item = &items[n++];
-                item->fields = fields;
                 item->list = list;
-                item->plain = plain;
-                item->valid = valid;
                 item->payload = payload;
                 item->length = length;
                 item->end = end;
+                n++;
             }
         } else {
             walk->stepped[list - 7]++;
