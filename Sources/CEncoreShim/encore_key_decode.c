@@ -81,13 +81,19 @@ int enc_key_is_valid(const enc_key_fields *k) {
 }
 
 /* Whether the prefilter drops a valid key: it cannot match. */
-static inline int dropped(const enc_key_walk *w, const enc_key_fields *k) {
+static inline int dropped(enc_key_walk *w, const enc_key_fields *k) {
     if (w->sighted == NULL || (k->has_report_type && k->report_type == 5)) return 0;  /* REVOKED: counted by the caller */
     int64_t start = k->has_rolling_start_interval_number ? k->rolling_start_interval_number : 0;
     int64_t end = start + (k->has_rolling_period ? k->rolling_period : 144);
-    if (end * 600 < w->oldest) return 0;                                               /* too old: likewise */
+    if (w->last_known && start == w->last_start && end == w->last_end) return w->last_dropped;
     int64_t lower, upper;
-    return !enc_sighted_range(w->sighted, start, end, w->drift, &lower, &upper);
+    int drop = end * 600 >= w->oldest                                                   /* too old: left to the caller */
+               && !enc_sighted_range(w->sighted, start, end, w->drift, &lower, &upper);
+    w->last_known = 1;
+    w->last_start = start;
+    w->last_end = end;
+    w->last_dropped = drop;
+    return drop;
 }
 
 size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_walk *walk, enc_key_item *items, size_t max) {

@@ -1,7 +1,8 @@
 /* A fast decoder for the plain form of a TemporaryExposureKey message, the
- * form every real key file uses: fields 1-6 each at most once, with their
- * declared wire types and varints of at most 5 bytes. Anything else (unknown
- * or repeated fields, long varints, negative int32s) is left to protobuf-c,
+ * form every real key file uses: fields 1-6 each at most once and in
+ * ascending order, with their declared wire types and varints of at most 5
+ * bytes. Anything else (other orders, unknown or repeated fields, long
+ * varints, negative int32s) is left to protobuf-c,
  * which stays the authority on the format: the fast path only ever agrees
  * with it, and a differential test holds it to that. Protobuf-c's unpacking
  * costs about ten times as much per key, which matters for millions of keys. */
@@ -61,6 +62,9 @@ typedef struct enc_key_walk {
     int64_t oldest;
     uint64_t stepped[2];         /* key fields of the other lists: keys, revised keys */
     uint64_t dropped[2];         /* keys the prefilter dropped: keys, revised keys */
+    /* The prefilter's last answer: keys of a file share a few validities. */
+    int64_t last_start, last_end;
+    int last_known, last_dropped;
 } enc_key_walk;
 
 /* Walks the key fields (7 and 8, length-delimited) of export.bin's outer
