@@ -361,7 +361,10 @@ typedef struct encore_summary_v1 {
     int32_t attenuation_durations[3];
 } encore_summary_v1;
 
-/* What matching did: sizes of the result's lists and the fate of the keys. */
+/* What matching did: sizes of the result's lists and the fate of the keys.
+ * `keys` counts the valid keys read; each is counted once more, under the
+ * first of: REVOKED, too old, no sighting within its validity +- drift, not
+ * infectious; else as derived. */
 typedef struct encore_match_stats {
     uint64_t windows;
     uint64_t scan_instances;

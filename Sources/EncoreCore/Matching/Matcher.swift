@@ -17,7 +17,10 @@ public enum KeyFileSource: Sendable {
     }
 }
 
-/// Counts of what matching did with the keys, for tests and benchmarks.
+/// Counts of what matching did with the keys, for tests and benchmarks:
+/// every valid key read is counted in `keys`, and once more under the first
+/// reason it was skipped (revoked, old, no sightings, not infectious) or as
+/// derived.
 public struct MatchStatistics: Equatable, Sendable {
     public var files = 0
     public var keys = 0
