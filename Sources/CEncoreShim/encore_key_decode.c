@@ -99,7 +99,7 @@ static inline int dropped(enc_key_walk *w, const enc_key_fields *k) {
 size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_walk *walk, enc_key_item *items, size_t max) {
     /* Counts in locals: an increment in memory per key would chain every
      * iteration to the one before through a store and a load. */
-    uint64_t stepped[2] = {0, 0}, dropped_keys[2] = {0, 0};
+    uint64_t stepped[2] = {0, 0}, dropped_keys = 0;
     size_t i = *offset, n = 0;
     while (i < len && n < max) {
         uint8_t tag = body[i];
@@ -114,8 +114,8 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_
             enc_key_item *item = &items[n];
             item->plain = (uint32_t)enc_key_decode_plain(body + payload, length, &item->fields);
             item->valid = item->plain && enc_key_is_valid(&item->fields);
-            if (item->valid && dropped(walk, &item->fields)) {
-                dropped_keys[list - 7]++;
+            if (item->valid && list == 7 && dropped(walk, &item->fields)) {
+                dropped_keys++;
             } else {
                 item->list = list;
                 item->payload = payload;
@@ -129,9 +129,8 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_
         i = end;
     }
     *offset = i;
-    for (int l = 0; l < 2; l++) {
-        walk->stepped[l] += stepped[l];
-        walk->dropped[l] += dropped_keys[l];
-    }
+    walk->stepped[0] += stepped[0];
+    walk->stepped[1] += stepped[1];
+    walk->dropped += dropped_keys;
     return n;
 }

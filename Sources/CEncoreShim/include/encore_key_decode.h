@@ -54,14 +54,16 @@ typedef struct enc_key_item {
 /* What enc_export_keys decodes, and what it counted. */
 typedef struct enc_key_walk {
     unsigned lists;              /* decode the lists 1 << 7 (keys), 1 << 8 (revised keys) */
-    /* When set, a matching prefilter: a valid key that is not REVOKED, ends
-     * at or after `oldest` (unix seconds) and has no sighting within
-     * `drift` intervals of its validity is dropped (cannot match). */
+    /* When set, a matching prefilter: a valid key of the keys list (revised
+     * keys always reach the caller, which must know every revision) that is
+     * not REVOKED, ends at or after `oldest` (unix seconds) and has no
+     * sighting within `drift` intervals of its validity is dropped: it
+     * cannot match. */
     const enc_sighted *sighted;
     int64_t drift;
     int64_t oldest;
     uint64_t stepped[2];         /* key fields of the other lists: keys, revised keys */
-    uint64_t dropped[2];         /* keys the prefilter dropped: keys, revised keys */
+    uint64_t dropped;            /* keys the prefilter dropped */
     /* The prefilter's last answer: keys of a file share a few validities. */
     int64_t last_start, last_end;
     int last_known, last_dropped;

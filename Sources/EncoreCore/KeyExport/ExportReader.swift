@@ -226,7 +226,7 @@ extension ExportReader {
                     }
                 }
             }
-            let dropped = walker.walk.dropped.0 + walker.walk.dropped.1
+            let dropped = walker.walk.dropped
             return (delivered + dropped, dropped)
         }
     }
