@@ -33,7 +33,7 @@ typedef struct { __m128i abef, cdgh; } state;
 /* A message block as 16 native 32-bit words, four per register. */
 typedef struct { __m128i w[4]; } block;
 
-/* Compresses one block into each of n states: the rounds of all lanes are
+/* Compresses one block into each of the LANES states: the rounds of all lanes are
  * interleaved (the loops over lanes are unrolled by the compiler). */
 #define LANES ENC_HKDF_LANES
 TARGET static inline void compress(state *s, const block *b) {

@@ -4,12 +4,12 @@
 #include "encore_kernel.h"
 #include "encore_kernel_x86.h"
 
-_Static_assert(ENC_AES_LANES == ENC_HKDF_LANES, "one AES key schedule per HKDF lane");
-
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(ENC_AES_LANES == ENC_HKDF_LANES, "one AES key schedule per HKDF lane");
 
 /* ---- RPI index: open addressing on the first 8 bytes (RPIs are random) -- */
 

@@ -1,7 +1,8 @@
 /* The hot loop of exposure matching, in C for the speed of the crypto:
- * TEK -> RPIK (HKDF-SHA256 with precomputed HMAC pad states) -> RPIs (one
- * AES-128-ECB call), each RPI looked up in an open-addressing index of the
- * heard RPIs. Private to libencore. */
+ * TEK -> RPIK (HKDF-SHA256, four keys at a time with the CPU's SHA
+ * extensions, else OpenSSL with precomputed HMAC pad states) -> RPIs
+ * (AES-128 with VAES or AES-NI, else OpenSSL's AES-ECB), each RPI looked up
+ * in an open-addressing index of the heard RPIs. Private to libencore. */
 #ifndef ENCORE_KERNEL_H
 #define ENCORE_KERNEL_H
 
