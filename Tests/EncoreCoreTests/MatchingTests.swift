@@ -266,6 +266,39 @@ struct Contact {
         #expect(one.statistics.files == 4 && four.statistics.files == 4 && one.statistics.keys == four.statistics.keys)
     }
 
+    /// Files with many candidates: their batches queue up beyond the
+    /// queue's limit (so readers match some themselves) and threads out of
+    /// files match the rest; the result is the same for any thread count.
+    @Test func queuedBatchesAreAllMatchedWhateverTheThreads() throws {
+        let signer = try PrivateKey()
+        let contacts = (0 ..< 6).map { Contact(seed: 900 + $0, day: MatchingTests.day) }
+        var sightings: [Observation] = []
+        for (i, c) in contacts.enumerated() {
+            sightings.append(try c.sighting(sentAt: MatchingTests.midnight + Int64(i) * 3600, rssi: -60,
+                                            previousScan: MatchingTests.midnight + Int64(i) * 3600 - 240))
+        }
+        // Strangers valid on the same day: candidates that match nothing.
+        func stranger(_ i: Int) -> ExposureKey {
+            var k = Fixtures.key(800_000 + i, dsos: 1)
+            k.rollingStartIntervalNumber = contacts[0].key.rollingStartIntervalNumber
+            return k
+        }
+        let files = try (0 ..< 6).map { f in
+            try Self.file([contacts[f].key] + (0 ..< 5000).map { stranger(5000 * f + $0) }, signer: signer)
+        }
+        let set = try ObservationSet(sightings)
+        func run(_ threads: Int) throws -> MatchResult {
+            try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+                              options: MatchingOptions(now: MatchingTests.now), threads: threads)
+        }
+        let one = try run(1)
+        #expect(one.windows.count == 6 && one.statistics.derived == 6 * 5001)
+        for threads in [2, 3, 8] {
+            let r = try run(threads)
+            #expect(r.windows == one.windows && r.summaryV1 == one.summaryV1 && r.statistics == one.statistics, "\(threads) threads")
+        }
+    }
+
     @Test func aBadFileAmongGoodOnesFailsTheRunWithItsOwnError() throws {
         let signer = try PrivateKey()
         let good = try Self.file((0 ..< 100).map { Fixtures.key($0, dsos: 1) }, signer: signer)

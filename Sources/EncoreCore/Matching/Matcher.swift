@@ -61,9 +61,12 @@ public struct MatchResult: Sendable {
 /// Matches heard sightings against published keys, as the Exposure
 /// Notification framework does on a phone.
 public enum Matcher {
-    /// Keys read and filtered per batch before the crypto is spread over
-    /// the cores; progress is reported per batch.
+    /// Progress is reported every this many keys read.
     static let batchSize = 8192
+    /// Candidates (keys that passed the filters) per batch of crypto: small
+    /// enough to spread a file's crypto over the cores at its end, large
+    /// enough that the kernel's call and a batch's bookkeeping do not count.
+    static let candidateBatch = 2048
 
     /// Opens the files (each checked and verified as the key file options
     /// say), streams their keys, and matches them. With several files each
@@ -78,29 +81,38 @@ public enum Matcher {
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, options: options, v1: v1) }
         let counter = ProgressCounter(progress)
+        let results = BatchResults(files: files.count)
         let outcomes: [FileOutcome]
         if files.count >= 2 && threadCount >= 2 {
             // Whole files per thread: reading, inflating, verifying and
-            // decoding run in parallel too, not only the crypto.
-            outcomes = try FileJob(files: files, matchers: matchers) { source, matcher in
+            // decoding run in parallel too, not only the crypto. Candidate
+            // batches go through a shared queue, so a thread out of files
+            // helps with the crypto of a file heavy with candidates.
+            let shared = SharedBatches(limit: 2 * threadCount, results: results)
+            outcomes = try FileJob(files: files, matchers: matchers, shared: shared) { index, source, matcher in
                 do {
-                    return try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, matchers: [matcher], counter: counter)
+                    return try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, work in
+                        try shared.push(SharedBatches.Pending(file: index, list: list, work: work), helping: matcher)
+                    }
                 } catch {
                     counter.stop() // the other threads stop at their next batch
                     throw error
                 }
             }.run()
         } else {
-            // One file: its batches are spread over the threads instead.
-            outcomes = try files.map {
-                try processFile($0, keyFileOptions: keyFileOptions, set: set, options: options, matchers: matchers, counter: counter)
+            // One file at a time: its batches are spread over the threads.
+            outcomes = try files.enumerated().map { index, source in
+                try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, work in
+                    results.record(file: index, list: list, try matchBatch(work, matchers: matchers))
+                }
             }
         }
-        return merge(outcomes, now: options.now)
+        return merge(results.attach(to: outcomes), now: options.now)
     }
 
     /// What one file contributed, merged in file order afterwards so that
-    /// revisions keep their meaning whatever thread read which file.
+    /// revisions keep their meaning whatever thread read which file (the
+    /// matches are attached from BatchResults after all threads are done).
     struct FileOutcome {
         var revised: [KeyData] = []
         var revisedMatches: [(KeyData, KeyMatch)] = []
@@ -108,8 +120,10 @@ public enum Matcher {
         var stats = MatchStatistics()
     }
 
+    /// Reads a file's keys and hands its candidates to `sink` in batches
+    /// (the matches are recorded wherever the sink has them matched).
     static func processFile(_ source: KeyFileSource, keyFileOptions: KeyFileOptions, set: ObservationSet, options: MatchingOptions,
-                            matchers: [KeyMatcher], counter: ProgressCounter) throws -> FileOutcome {
+                            counter: ProgressCounter, sink: (KeyList, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
         // Keys are decoded once, here, not also when the file is opened: a
         // malformed key fails the match as it would have failed the open.
         let file = try source.open(keyFileOptions, keys: .countFields)
@@ -123,8 +137,7 @@ public enum Matcher {
         var read: UInt64 = 0, reported: UInt64 = 0
         func flush(_ batch: inout [MatchCandidate], _ list: KeyList) throws {
             guard !batch.isEmpty else { return }
-            let found = try matchBatch(batch, matchers: matchers)
-            if list == .keys { out.mainMatches += found } else { out.revisedMatches += found }
+            try sink(list, batch)
             batch.removeAll(keepingCapacity: true)
         }
         let (fields, dropped) = try file.forEachKeyInFileOrder(prefilter: filter.prefilter) { list, key in
@@ -132,10 +145,10 @@ public enum Matcher {
             if let c = filter.candidate(key, stats: &out.stats) {
                 if list == .keys {
                     main.append(c)
-                    if main.count >= batchSize { try flush(&main, .keys) }
+                    if main.count >= candidateBatch { try flush(&main, .keys) }
                 } else {
                     revised.append(c)
-                    if revised.count >= batchSize { try flush(&revised, .revisedKeys) }
+                    if revised.count >= candidateBatch { try flush(&revised, .revisedKeys) }
                 }
             }
             read += 1
@@ -149,8 +162,7 @@ public enum Matcher {
         out.stats.keys += Int(clamping: dropped)
         out.stats.skippedNoSightings += Int(clamping: dropped)
         if fields > reported { try counter.addDone(fields - reported) } // the rest, and the invalid keys
-        // A file's own main entry of a revised key is superseded.
-        if !revisedHere.isEmpty { out.mainMatches.removeAll { revisedHere.contains($0.0) } }
+        // Main entries of keys revised in this file are dropped by merge().
         out.revised = Array(revisedHere)
         return out
     }
@@ -220,125 +232,5 @@ struct KeyFilter {
         if infectiousness == .none { stats.skippedNotInfectious += 1; return nil }
         stats.derived += 1
         return MatchCandidate(key: key, infectiousness: infectiousness, intervals: intervals)
-    }
-}
-
-/// One batch spread over the threads: thread t matches the t-th of as many
-/// contiguous slices with matchers[t], writing only its own slots, so no
-/// locks are needed.
-final class SliceJob: @unchecked Sendable {
-    // @unchecked: the slot discipline above; slots are read after all
-    // threads have finished (concurrentPerform returns).
-    private let work: [MatchCandidate]
-    private let matchers: [KeyMatcher]
-    private let slots: UnsafeMutableBufferPointer<Result<[(Int, KeyMatch)], EncoreError>?>
-
-    init(work: [MatchCandidate], matchers: [KeyMatcher]) {
-        self.work = work
-        self.matchers = matchers
-        slots = .allocate(capacity: matchers.count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit { slots.deinitialize().deallocate() }
-
-    func run() throws -> [(Int, KeyMatch)] {
-        let n = matchers.count
-        DispatchQueue.concurrentPerform(iterations: n) { t in
-            let slice = work[work.count * t / n ..< work.count * (t + 1) / n]
-            do {
-                slots[t] = .success(try matchers[t].match(slice))
-            } catch {
-                slots[t] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
-            }
-        }
-        var out: [(Int, KeyMatch)] = []
-        for slot in slots {
-            switch slot {
-            case .success(let found)?: out += found
-            case .failure(let e)?: throw e
-            case nil: throw EncoreError(.internalError, "a slice was not matched")
-            }
-        }
-        return out
-    }
-}
-
-/// Progress shared by the threads: counts under a lock, the handler called
-/// one call at a time, and cancellation seen by every thread.
-final class ProgressCounter: @unchecked Sendable {
-    // @unchecked: the handler and counts are only touched inside `state`.
-    private let handler: ProgressHandler?
-    private let state = Mutex<(known: UInt64, done: UInt64, stopped: Bool)>((0, 0, false))
-
-    init(_ handler: ProgressHandler?) { self.handler = handler }
-
-    func addKnown(_ n: UInt64) { state.withLock { $0.known += n } }
-
-    /// Adds keys done and reports; throws `.cancelled` once any thread's
-    /// report was refused, or the run stopped on an error.
-    func addDone(_ n: UInt64) throws {
-        let go = state.withLock { s -> Bool in
-            guard !s.stopped else { return false }
-            s.done += n
-            if let handler, !handler(s.done, s.known) { s.stopped = true }
-            return !s.stopped
-        }
-        if !go { throw EncoreError(.cancelled, "cancelled by the progress callback") }
-    }
-
-    /// Tells the other threads to stop (after an error).
-    func stop() { state.withLock { $0.stopped = true } }
-}
-
-/// Files spread over the threads: each takes the next file from a shared
-/// counter and processes it whole with its own matcher.
-final class FileJob: @unchecked Sendable {
-    // @unchecked: each slot is written by the one thread that took its
-    // file, and read after concurrentPerform has returned.
-    private let files: [KeyFileSource]
-    private let matchers: [KeyMatcher]
-    private let body: (KeyFileSource, KeyMatcher) throws -> Matcher.FileOutcome
-    private let next = Atomic<Int>(0)
-    private let failed = Atomic<Bool>(false)
-    private let slots: UnsafeMutableBufferPointer<Result<Matcher.FileOutcome, EncoreError>?>
-
-    init(files: [KeyFileSource], matchers: [KeyMatcher], _ body: @escaping (KeyFileSource, KeyMatcher) throws -> Matcher.FileOutcome) {
-        self.files = files
-        self.matchers = matchers
-        self.body = body
-        slots = .allocate(capacity: files.count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit { slots.deinitialize().deallocate() }
-
-    func run() throws -> [Matcher.FileOutcome] {
-        DispatchQueue.concurrentPerform(iterations: matchers.count) { t in
-            while !failed.load(ordering: .relaxed) {
-                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard i < files.count else { return }
-                do {
-                    slots[i] = .success(try body(files[i], matchers[t]))
-                } catch {
-                    slots[i] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
-                    failed.store(true, ordering: .relaxed)
-                }
-            }
-        }
-        // The first failure in file order (a cancellation elsewhere may have
-        // been caused by it), else every file's outcome.
-        var out: [Matcher.FileOutcome] = []
-        var firstFailure: EncoreError?
-        for slot in slots {
-            switch slot {
-            case .success(let o)?: out.append(o)
-            case .failure(let e)?: if firstFailure == nil || firstFailure?.kind == .cancelled { firstFailure = e }
-            case nil: break
-            }
-        }
-        if let firstFailure { throw firstFailure }
-        guard out.count == files.count else { throw EncoreError(.internalError, "a file was not processed") }
-        return out
     }
 }

@@ -1,0 +1,228 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One batch spread over the threads: thread t matches the t-th of as many
+/// contiguous slices with matchers[t], writing only its own slots, so no
+/// locks are needed.
+final class SliceJob: @unchecked Sendable {
+    // @unchecked: the slot discipline above; slots are read after all
+    // threads have finished (concurrentPerform returns).
+    private let work: [MatchCandidate]
+    private let matchers: [KeyMatcher]
+    private let slots: UnsafeMutableBufferPointer<Result<[(Int, KeyMatch)], EncoreError>?>
+
+    init(work: [MatchCandidate], matchers: [KeyMatcher]) {
+        self.work = work
+        self.matchers = matchers
+        slots = .allocate(capacity: matchers.count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit { slots.deinitialize().deallocate() }
+
+    func run() throws -> [(Int, KeyMatch)] {
+        let n = matchers.count
+        DispatchQueue.concurrentPerform(iterations: n) { t in
+            let slice = work[work.count * t / n ..< work.count * (t + 1) / n]
+            do {
+                slots[t] = .success(try matchers[t].match(slice))
+            } catch {
+                slots[t] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
+            }
+        }
+        var out: [(Int, KeyMatch)] = []
+        for slot in slots {
+            switch slot {
+            case .success(let found)?: out += found
+            case .failure(let e)?: throw e
+            case nil: throw EncoreError(.internalError, "a slice was not matched")
+            }
+        }
+        return out
+    }
+}
+
+/// Progress shared by the threads: counts under a lock, the handler called
+/// one call at a time, and cancellation seen by every thread.
+final class ProgressCounter: @unchecked Sendable {
+    // @unchecked: the handler and counts are only touched inside `state`.
+    private let handler: ProgressHandler?
+    private let state = Mutex<(known: UInt64, done: UInt64, stopped: Bool)>((0, 0, false))
+
+    init(_ handler: ProgressHandler?) { self.handler = handler }
+
+    func addKnown(_ n: UInt64) { state.withLock { $0.known += n } }
+
+    /// Adds keys done and reports; throws `.cancelled` once any thread's
+    /// report was refused, or the run stopped on an error.
+    func addDone(_ n: UInt64) throws {
+        let go = state.withLock { s -> Bool in
+            guard !s.stopped else { return false }
+            s.done += n
+            if let handler, !handler(s.done, s.known) { s.stopped = true }
+            return !s.stopped
+        }
+        if !go { throw EncoreError(.cancelled, "cancelled by the progress callback") }
+    }
+
+    /// Tells the other threads to stop (after an error).
+    func stop() { state.withLock { $0.stopped = true } }
+}
+
+/// Files spread over the threads: each takes the next file from a shared
+/// counter and reads it whole with its own matcher; a thread out of files
+/// then helps with the queued candidate batches until every file is read.
+final class FileJob: @unchecked Sendable {
+    // @unchecked: each slot is written by the one thread that took its
+    // file, and read after concurrentPerform has returned.
+    private let files: [KeyFileSource]
+    private let matchers: [KeyMatcher]
+    private let shared: SharedBatches
+    private let body: (Int, KeyFileSource, KeyMatcher) throws -> Matcher.FileOutcome
+    private let next = Atomic<Int>(0)
+    /// Threads between taking a file and finishing it (counted before
+    /// the take, so "all taken and none active" means every file is read).
+    private let active = Atomic<Int>(0)
+    private let failed = Atomic<Bool>(false)
+    private let slots: UnsafeMutableBufferPointer<Result<Matcher.FileOutcome, EncoreError>?>
+
+    init(files: [KeyFileSource], matchers: [KeyMatcher], shared: SharedBatches,
+         _ body: @escaping (Int, KeyFileSource, KeyMatcher) throws -> Matcher.FileOutcome) {
+        self.files = files
+        self.matchers = matchers
+        self.shared = shared
+        self.body = body
+        slots = .allocate(capacity: files.count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit { slots.deinitialize().deallocate() }
+
+    private var allRead: Bool { next.load(ordering: .acquiring) >= files.count && active.load(ordering: .acquiring) == 0 }
+
+    func run() throws -> [Matcher.FileOutcome] {
+        // Iterations may run one after another (more matchers than cores):
+        // a thread waits in drain() only while some file is being read.
+        DispatchQueue.concurrentPerform(iterations: matchers.count) { t in
+            while !failed.load(ordering: .relaxed) {
+                active.wrappingAdd(1, ordering: .acquiringAndReleasing)
+                defer { active.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+                let i = next.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
+                guard i < files.count else { break }
+                do {
+                    slots[i] = .success(try body(i, files[i], matchers[t]))
+                } catch {
+                    slots[i] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
+                    failed.store(true, ordering: .relaxed)
+                }
+            }
+            shared.drain(with: matchers[t]) { allRead || failed.load(ordering: .relaxed) }
+        }
+        // Every thread is done: whatever is still queued is matched here.
+        if !failed.load(ordering: .relaxed), let matcher = matchers.first { shared.drain(with: matcher) { true } }
+        // The first failure in file order (a cancellation elsewhere may have
+        // been caused by it), else a failed batch, else every file's outcome.
+        var out: [Matcher.FileOutcome] = []
+        var firstFailure: EncoreError?
+        for slot in slots {
+            switch slot {
+            case .success(let o)?: out.append(o)
+            case .failure(let e)?: if firstFailure == nil || firstFailure?.kind == .cancelled { firstFailure = e }
+            case nil: break
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        if let e = shared.failure { throw e }
+        guard out.count == files.count else { throw EncoreError(.internalError, "a file was not processed") }
+        return out
+    }
+}
+
+/// Candidate batches queued by the threads reading files, matched by
+/// whichever thread is free: the reader itself when the queue is full (so
+/// memory stays bounded), else a thread out of files.
+final class SharedBatches: @unchecked Sendable {
+    // @unchecked: the queue and the failure are only touched under their locks.
+    struct Pending {
+        let file: Int
+        let list: KeyList
+        let work: [MatchCandidate]
+    }
+
+    private let limit: Int
+    private let results: BatchResults
+    private let queue = Mutex<[Pending]>([])
+    private let firstFailure = Mutex<EncoreError?>(nil)
+
+    init(limit: Int, results: BatchResults) {
+        self.limit = limit
+        self.results = results
+    }
+
+    var failure: EncoreError? { firstFailure.withLock { $0 } }
+
+    /// Queues a batch; while the queue is over its limit, the caller
+    /// matches the oldest batches itself with its own matcher.
+    func push(_ batch: Pending, helping matcher: KeyMatcher) throws {
+        queue.withLock { $0.append(batch) }
+        while let p = popIfOver(limit) { try match(p, with: matcher) }
+    }
+
+    /// Matches queued batches with `matcher` until `done()` says no more
+    /// will come and the queue is empty. A failure is kept for run() and
+    /// ends the drain.
+    func drain(with matcher: KeyMatcher, until done: () -> Bool) {
+        while true {
+            let finished = done() // read before popping: nothing is pushed after it turns true
+            if let p = popIfOver(0) {
+                do { try match(p, with: matcher) } catch {
+                    let e = error as? EncoreError ?? EncoreError(.internalError, "\(error)")
+                    firstFailure.withLock { if $0 == nil { $0 = e } }
+                    return
+                }
+            } else if finished || failure != nil {
+                return
+            } else {
+                usleep(50) // another thread is still reading a file
+            }
+        }
+    }
+
+    private func popIfOver(_ n: Int) -> Pending? {
+        queue.withLock { q in q.count > n ? q.removeFirst() : nil }
+    }
+
+    private func match(_ p: Pending, with matcher: KeyMatcher) throws {
+        let found = try matcher.match(p.work[...]).map { (p.work[$0.0].key.keyData, $0.1) }
+        results.record(file: p.file, list: p.list, found)
+    }
+}
+
+/// The matches of every file, recorded by whichever thread matched them.
+final class BatchResults: @unchecked Sendable {
+    // @unchecked: only touched under the lock.
+    private let byFile: Mutex<[(main: [(KeyData, KeyMatch)], revised: [(KeyData, KeyMatch)])]>
+
+    init(files: Int) { byFile = Mutex(Array(repeating: ([], []), count: files)) }
+
+    func record(file: Int, list: KeyList, _ found: [(KeyData, KeyMatch)]) {
+        guard !found.isEmpty else { return }
+        byFile.withLock { all in
+            if list == .keys { all[file].main += found } else { all[file].revised += found }
+        }
+    }
+
+    func attach(to outcomes: [Matcher.FileOutcome]) -> [Matcher.FileOutcome] {
+        byFile.withLock { all in
+            outcomes.enumerated().map { i, o in
+                var o = o
+                o.mainMatches = all[i].main
+                o.revisedMatches = all[i].revised
+                return o
+            }
+        }
+    }
+}
