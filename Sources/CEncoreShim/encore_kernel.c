@@ -24,11 +24,12 @@ struct enc_rpi_index {
     uint64_t *hi;       /* ...unless used[] says otherwise */
     uint32_t *value;
     uint8_t *used;
+    uint32_t count;     /* distinct RPIs */
 };
 
 static uint64_t load64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count) {
+enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count, uint32_t *ids) {
     enc_rpi_index *x = calloc(1, sizeof *x);
     if (x == NULL) return NULL;
     uint64_t size = 16;
@@ -47,12 +48,15 @@ enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count) {
         uint64_t lo = load64(rpis + 16 * (size_t)i), hi = load64(rpis + 16 * (size_t)i + 8);
         uint64_t s = (lo ^ (lo >> 29)) & x->mask;
         while (x->used[s] && !(x->lo[s] == lo && x->hi[s] == hi)) s = (s + 1) & x->mask;
-        if (!x->used[s]) { x->used[s] = 1; x->lo[s] = lo; x->hi[s] = hi; x->value[s] = i; }
+        if (!x->used[s]) { x->used[s] = 1; x->lo[s] = lo; x->hi[s] = hi; x->value[s] = x->count++; }
+        if (ids) ids[i] = x->value[s];
         uint64_t f = lo >> x->filter_shift;
         x->filter[f >> 6] |= (uint64_t)1 << (f & 63);
     }
     return x;
 }
+
+uint32_t enc_rpi_index_count(const enc_rpi_index *x) { return x->count; }
 
 void enc_rpi_index_free(enc_rpi_index *x) {
     if (x == NULL) return;

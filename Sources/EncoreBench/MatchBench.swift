@@ -538,7 +538,7 @@ final class KernelIndex: @unchecked Sendable {
         var seen = Set<KeyData>()
         var flat: [UInt8] = []
         for o in observations where seen.insert(o.rpi).inserted { o.rpi.withUnsafeBytes { flat += $0 } }
-        guard let p = flat.withUnsafeBufferPointer({ enc_rpi_index_new($0.baseAddress, UInt32(seen.count)) }) else {
+        guard let p = flat.withUnsafeBufferPointer({ enc_rpi_index_new($0.baseAddress, UInt32(seen.count), nil) }) else {
             throw BenchError("enc_rpi_index_new failed")
         }
         pointer = p

@@ -65,7 +65,7 @@ import Testing
             }
             for i in 0 ..< 500 { heard.append(Fixtures.key(90_000 + i).keyData) } // strangers
             let flat = heard.flatMap(\.bytes)
-            let index = try #require(flat.withUnsafeBufferPointer { enc_rpi_index_new($0.baseAddress, UInt32(heard.count)) })
+            let index = try #require(flat.withUnsafeBufferPointer { enc_rpi_index_new($0.baseAddress, UInt32(heard.count), nil) })
             defer { enc_rpi_index_free(index) }
             // Too small a hits buffer first: the count says how many there are.
             var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1)
@@ -79,10 +79,21 @@ import Testing
         }
     }
 
+    /// Repeated RPIs share an id, given in order of first occurrence.
+    @Test func theIndexNumbersDistinctRPIs() throws {
+        let a = Fixtures.key(1).keyData, b = Fixtures.key(2).keyData, c = Fixtures.key(3).keyData
+        let flat = [a, b, a, c, b].flatMap(\.bytes)
+        var ids = [UInt32](repeating: 99, count: 5)
+        let index = try #require(flat.withUnsafeBufferPointer { enc_rpi_index_new($0.baseAddress, 5, &ids) })
+        defer { enc_rpi_index_free(index) }
+        #expect(ids == [0, 1, 0, 2, 1])
+        #expect(enc_rpi_index_count(index) == 3)
+    }
+
     @Test func aCountOver144IsRefused() throws {
         let ctx = try #require(enc_rpi_ctx_new())
         defer { enc_rpi_ctx_free(ctx) }
-        let index = try #require(enc_rpi_index_new(nil, 0))
+        let index = try #require(enc_rpi_index_new(nil, 0, nil))
         defer { enc_rpi_index_free(index) }
         var job = enc_match_job()
         job.count = 145

@@ -9,10 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* An index of heard RPIs: rpi[i] (16 bytes each) -> i. Read-only after
- * building, so one index serves every thread. */
+/* An index of heard RPIs (16 bytes each), which may repeat: each distinct
+ * RPI gets an id, 0, 1, ... in order of first occurrence, written to
+ * ids[i] for rpis[i] when ids is not NULL (distinct RPIs get ids 0 ..<
+ * count). Read-only after building, so one index serves every thread. */
 typedef struct enc_rpi_index enc_rpi_index;
-enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count);
+enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count, uint32_t *ids);
+/* How many distinct RPIs the index holds. */
+uint32_t enc_rpi_index_count(const enc_rpi_index *index);
 void enc_rpi_index_free(enc_rpi_index *index);
 
 /* What the kernel may use: the CPU's SHA extensions for HKDF, AES-NI or

@@ -7,8 +7,8 @@ import CEncoreShim
 public final class ObservationSet: @unchecked Sendable {
     // @unchecked: immutable after init; the C index is only read.
     public let observations: [Observation]    // sorted by time
-    let uniqueRPIs: [KeyData]
-    /// observations of uniqueRPIs[i]: members[starts[i] ..< starts[i + 1]], by time.
+    /// observations of the heard RPI with id r (the C index's):
+    /// members[starts[r] ..< starts[r + 1]], by time.
     let starts: [Int]
     let members: [Int]
     let index: OpaquePointer
@@ -18,25 +18,37 @@ public final class ObservationSet: @unchecked Sendable {
 
     public init(_ observations: [Observation]) throws {
         let sorted = observations.sorted { ($0.time, $0.rssi) < ($1.time, $1.rssi) }
-        var byRPI: [KeyData: [Int]] = [:]
-        for (i, o) in sorted.enumerated() { byRPI[o.rpi, default: []].append(i) }
-        var rpis: [KeyData] = [], starts: [Int] = [0], members: [Int] = []
-        rpis.reserveCapacity(byRPI.count)
-        members.reserveCapacity(sorted.count)
-        for (rpi, list) in byRPI {
-            rpis.append(rpi)
-            members += list
-            starts.append(members.count)
+        guard let count = UInt32(exactly: sorted.count) else {
+            throw EncoreError(.invalidArgument, "too many sightings to match at once (\(sorted.count))")
         }
+        // The C index gives every sighting the id of its RPI; a counting
+        // sort by id then groups them (in time order within an RPI)
+        // without a dictionary of arrays.
         var flat = [UInt8]()
-        flat.reserveCapacity(rpis.count * 16)
-        for r in rpis { r.withUnsafeBytes { flat += $0 } }
-        guard let index = flat.withUnsafeBufferPointer({ enc_rpi_index_new($0.baseAddress, UInt32(rpis.count)) }) else {
+        flat.reserveCapacity(sorted.count * 16)
+        for o in sorted { o.rpi.withUnsafeBytes { flat += $0 } }
+        var ids = [UInt32](repeating: 0, count: sorted.count)
+        guard let index = flat.withUnsafeBufferPointer({ f in
+            ids.withUnsafeMutableBufferPointer { enc_rpi_index_new(f.baseAddress, count, $0.baseAddress) }
+        }) else {
             throw EncoreError(.outOfMemory, "cannot allocate the RPI index")
         }
-        self.sighted = try SightedIntervals(sortedTimes: sorted.map(\.time))
+        let distinct = Int(enc_rpi_index_count(index))
+        var starts = [Int](repeating: 0, count: distinct + 1)
+        for id in ids { starts[Int(id) + 1] += 1 }
+        for r in 0 ..< distinct { starts[r + 1] += starts[r] }
+        var fill = starts, members = [Int](repeating: 0, count: sorted.count)
+        for (i, id) in ids.enumerated() {
+            members[fill[Int(id)]] = i
+            fill[Int(id)] += 1
+        }
+        do {
+            self.sighted = try SightedIntervals(sortedTimes: sorted.map(\.time))
+        } catch {
+            enc_rpi_index_free(index)
+            throw error
+        }
         self.observations = sorted
-        self.uniqueRPIs = rpis
         self.starts = starts
         self.members = members
         self.index = index
