@@ -1,10 +1,8 @@
-import Dispatch
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where a key file comes from; files are opened one after another.
+/// Where a key file comes from.
 public enum KeyFileSource: Sendable {
     case path(String)
     case bytes([UInt8])
