@@ -159,4 +159,26 @@ import Testing
             }
         }
     }
+
+    /// A body that throws leaves the cursor at its key: reading on
+    /// delivers that key again and nothing twice.
+    @Test func aThrowingBodyLeavesTheCursorAtItsKey() throws {
+        let bin = mixedExport()
+        let expected = try reference(bin, .keys)
+        let file = try KeyFile(bytes: bin, options: KeyFileOptions(verify: false))
+        struct Stop: Error {}
+        for stopAt in [0, 4, 127, 128, 300] {
+            var cursor = KeyCursor(list: .keys), got: [ExposureKey] = []
+            do {
+                _ = try file.read(&cursor, maxCount: 1000) { key in
+                    if got.count == stopAt { throw Stop() }
+                    got.append(key)
+                }
+                Issue.record("the body should have thrown")
+            } catch is Stop {}
+            #expect(cursor.index == UInt64(stopAt))
+            while try file.read(&cursor, maxCount: 50, { got.append($0) }) > 0 {}
+            #expect(got == expected, "stopped at \(stopAt)")
+        }
+    }
 }

@@ -299,6 +299,29 @@ struct Contact {
         }
     }
 
+    /// A key listed twice in one file resolves as its later entry, even
+    /// when its two entries fall in batches that different threads match.
+    @Test func theLaterEntryOfAKeyListedTwiceWinsWhateverTheThreads() throws {
+        let signer = try PrivateKey()
+        let contact = Contact(seed: 950, day: MatchingTests.day)
+        let sightings = [try contact.sighting(sentAt: MatchingTests.midnight + 7200, rssi: -60, previousScan: MatchingTests.midnight + 6960)]
+        var later = contact.key
+        later.reportType = .recursive
+        let strangers = (0 ..< 3000).map { i -> ExposureKey in
+            var k = Fixtures.key(850_000 + i, dsos: 1)
+            k.rollingStartIntervalNumber = contact.key.rollingStartIntervalNumber
+            return k
+        }
+        let files = [try Self.file([contact.key] + strangers + [later], signer: signer),
+                     try Self.file(Array(strangers.prefix(10)), signer: signer)]
+        let set = try ObservationSet(sightings)
+        for threads in [1, 2, 8] {
+            let r = try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+                                      options: MatchingOptions(now: MatchingTests.now), threads: threads)
+            #expect(r.windows.map(\.reportType) == [.recursive], "\(threads) threads")
+        }
+    }
+
     @Test func aBadFileAmongGoodOnesFailsTheRunWithItsOwnError() throws {
         let signer = try PrivateKey()
         let good = try Self.file((0 ..< 100).map { Fixtures.key($0, dsos: 1) }, signer: signer)

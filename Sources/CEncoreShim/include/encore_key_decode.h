@@ -1,8 +1,8 @@
 /* A fast decoder for the plain form of a TemporaryExposureKey message, the
  * form every real key file uses: fields 1-6 each at most once and in
  * ascending order, with their declared wire types and varints of at most 5
- * bytes. Anything else (other orders, unknown or repeated fields, long
- * varints, negative int32s) is left to protobuf-c,
+ * bytes. Anything else (other orders, unknown or repeated fields, longer
+ * varints such as the ten bytes of a negative int32) is left to protobuf-c,
  * which stays the authority on the format: the fast path only ever agrees
  * with it, and a differential test holds it to that. Protobuf-c's unpacking
  * costs about ten times as much per key, which matters for millions of keys. */

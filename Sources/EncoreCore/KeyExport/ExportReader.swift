@@ -183,10 +183,8 @@ extension ExportReader {
                 case .keys(let n):
                     for item in items.prefix(n) {
                         try deliver(try decoder.key(item, in: protobuf))
-                        if delivered == maxCount {
-                            cursor.offset = item.end
-                            return
-                        }
+                        cursor.offset = item.end // per key: a throwing body leaves the cursor at its key
+                        if delivered == maxCount { return }
                     }
                 case .field(let f):
                     // The scan checked every field; other fields are skipped.

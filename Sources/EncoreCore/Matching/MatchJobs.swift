@@ -149,6 +149,7 @@ final class SharedBatches: @unchecked Sendable {
     struct Pending {
         let file: Int
         let list: KeyList
+        let seq: Int         // the batch's place in its file
         let work: [MatchCandidate]
     }
 
@@ -197,30 +198,32 @@ final class SharedBatches: @unchecked Sendable {
 
     private func match(_ p: Pending, with matcher: KeyMatcher) throws {
         let found = try matcher.match(p.work[...]).map { (p.work[$0.0].key.keyData, $0.1) }
-        results.record(file: p.file, list: p.list, found)
+        results.record(file: p.file, list: p.list, seq: p.seq, found)
     }
 }
 
-/// The matches of every file, recorded by whichever thread matched them.
+/// The matches of every file, recorded by whichever thread matched them,
+/// and put back in file order (a key listed twice in a file must resolve as
+/// its later entry, whatever thread finished first).
 final class BatchResults: @unchecked Sendable {
     // @unchecked: only touched under the lock.
-    private let byFile: Mutex<[(main: [(KeyData, KeyMatch)], revised: [(KeyData, KeyMatch)])]>
+    typealias Found = [(KeyData, KeyMatch)]
+    private let byFile: Mutex<[[(seq: Int, list: KeyList, found: Found)]]>
 
-    init(files: Int) { byFile = Mutex(Array(repeating: ([], []), count: files)) }
+    init(files: Int) { byFile = Mutex(Array(repeating: [], count: files)) }
 
-    func record(file: Int, list: KeyList, _ found: [(KeyData, KeyMatch)]) {
+    func record(file: Int, list: KeyList, seq: Int, _ found: Found) {
         guard !found.isEmpty else { return }
-        byFile.withLock { all in
-            if list == .keys { all[file].main += found } else { all[file].revised += found }
-        }
+        byFile.withLock { $0[file].append((seq, list, found)) }
     }
 
     func attach(to outcomes: [Matcher.FileOutcome]) -> [Matcher.FileOutcome] {
         byFile.withLock { all in
             outcomes.enumerated().map { i, o in
                 var o = o
-                o.mainMatches = all[i].main
-                o.revisedMatches = all[i].revised
+                for batch in all[i].sorted(by: { $0.seq < $1.seq }) {
+                    if batch.list == .keys { o.mainMatches += batch.found } else { o.revisedMatches += batch.found }
+                }
                 return o
             }
         }

@@ -89,8 +89,8 @@ public enum Matcher {
             let shared = SharedBatches(limit: 2 * threadCount, results: results)
             outcomes = try FileJob(files: files, matchers: matchers, shared: shared) { index, source, matcher in
                 do {
-                    return try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, work in
-                        try shared.push(SharedBatches.Pending(file: index, list: list, work: work), helping: matcher)
+                    return try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, seq, work in
+                        try shared.push(SharedBatches.Pending(file: index, list: list, seq: seq, work: work), helping: matcher)
                     }
                 } catch {
                     counter.stop() // the other threads stop at their next batch
@@ -100,8 +100,8 @@ public enum Matcher {
         } else {
             // One file at a time: its batches are spread over the threads.
             outcomes = try files.enumerated().map { index, source in
-                try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, work in
-                    results.record(file: index, list: list, try matchBatch(work, matchers: matchers))
+                try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, seq, work in
+                    results.record(file: index, list: list, seq: seq, try matchBatch(work, matchers: matchers))
                 }
             }
         }
@@ -118,10 +118,11 @@ public enum Matcher {
         var stats = MatchStatistics()
     }
 
-    /// Reads a file's keys and hands its candidates to `sink` in batches
-    /// (the matches are recorded wherever the sink has them matched).
+    /// Reads a file's keys and hands its candidates to `sink` in batches,
+    /// numbered in file order (the matches are recorded wherever the sink
+    /// has them matched, and put back in that order before merging).
     static func processFile(_ source: KeyFileSource, keyFileOptions: KeyFileOptions, set: ObservationSet, options: MatchingOptions,
-                            counter: ProgressCounter, sink: (KeyList, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
+                            counter: ProgressCounter, sink: (KeyList, Int, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
         // Keys are decoded once, here, not also when the file is opened: a
         // malformed key fails the match as it would have failed the open.
         let file = try source.open(keyFileOptions, keys: .countFields)
@@ -132,10 +133,11 @@ public enum Matcher {
         let filter = KeyFilter(set: set, options: options)
         var revisedHere: Set<KeyData> = []
         var main: [MatchCandidate] = [], revised: [MatchCandidate] = []
-        var read: UInt64 = 0, reported: UInt64 = 0
+        var read: UInt64 = 0, reported: UInt64 = 0, batches = 0
         func flush(_ batch: inout [MatchCandidate], _ list: KeyList) throws {
             guard !batch.isEmpty else { return }
-            try sink(list, batch)
+            try sink(list, batches, batch)
+            batches += 1
             batch.removeAll(keepingCapacity: true)
         }
         let (fields, dropped) = try file.forEachKeyInFileOrder(prefilter: filter.prefilter) { list, key in

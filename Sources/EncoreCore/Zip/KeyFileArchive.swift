@@ -37,14 +37,19 @@ struct KeyFileArchive {
         let binCRC = CRCCheck(name: bin.nameText, expected: bin.crc32)
         let binBytes = try extract(bin, from: zip, before: directoryOffset)
         if !deferBinCRC { try binCRC.check(binBytes.buffer) }
-        return KeyFileArchive(
-            exportBin: binBytes,
-            exportSig: try sig.map { e in
+        let sigBytes: OwnedBytes?
+        do {
+            sigBytes = try sig.map { e in
                 let bytes = try extract(e, from: zip, before: directoryOffset)
                 try CRCCheck(name: e.nameText, expected: e.crc32).check(bytes.buffer)
                 return bytes
-            },
-            binCRC: deferBinCRC ? binCRC : nil)
+            }
+        } catch {
+            // export.bin's damage is reported first, as without deferral.
+            if deferBinCRC { try binCRC.check(binBytes.buffer) }
+            throw error
+        }
+        return KeyFileArchive(exportBin: binBytes, exportSig: sigBytes, binCRC: deferBinCRC ? binCRC : nil)
     }
 
     /// Exactly export.bin and at most one export.sig; returns export.bin.
