@@ -125,14 +125,8 @@ enum StoreBench {
     /// Sightings as a scanner reports them: time order, a few per second,
     /// random RPIs and AEMs, a previous-scan time on most.
     static func makeObservations(_ n: Int) -> [Observation] {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 { // splitmix64
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var rng = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
+        func next() -> UInt64 { rng.next() }
         let t0: Int64 = 1_700_000_000
         return (0 ..< n).map { i in
             let words = (next(), next())

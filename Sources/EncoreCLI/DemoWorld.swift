@@ -18,12 +18,12 @@ struct DemoWorld {
 
     let today: Int64              // UTC day number of "now"
     let now: Int64
-    var rng: SplitMix
+    var rng: SplitMix64 // the demo is the same every run
 
     init(now: Int64, seed: UInt64 = 2020) {
         self.now = now
         today = now / 86_400
-        rng = SplitMix(seed: seed)
+        rng = SplitMix64(seed: seed)
     }
 
     mutating func people() -> [Person] {
@@ -93,18 +93,5 @@ struct DemoWorld {
             files.append((day, try ExportWriter.signedKeyFile(metadata: meta, keys: keys, signer: signer, info: info)))
         }
         return files
-    }
-}
-
-/// A small, fast, seeded generator: the demo is the same every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -44,22 +44,25 @@ final class MessageDecoder {
     /// decoder read them.
     static func key(_ k: enc_key_fields) -> KeyResult {
         var k = k
-        guard enc_key_is_valid(&k) != 0, let reportType = ReportType(rawValue: k.has_report_type != 0 ? k.report_type : 0) else {
-            return .invalid
-        }
-        return .valid(ExposureKey(
+        return enc_key_is_valid(&k) != 0 ? .valid(exposureKey(k)) : .invalid
+    }
+
+    /// The key of fields that passed the key rules (the report type is
+    /// then one of ReportType's).
+    static func exposureKey(_ k: enc_key_fields) -> ExposureKey {
+        ExposureKey(
             keyData: withUnsafeBytes(of: k.key_data) { KeyData($0) },
             transmissionRiskLevel: k.has_transmission_risk_level != 0 ? k.transmission_risk_level : 0,
             rollingStartIntervalNumber: k.has_rolling_start_interval_number != 0 ? k.rolling_start_interval_number : 0,
             rollingPeriod: k.has_rolling_period != 0 ? k.rolling_period : 144,
-            reportType: reportType,
-            daysSinceOnsetOfSymptoms: k.has_days_since_onset_of_symptoms != 0 ? k.days_since_onset_of_symptoms : nil))
+            reportType: ReportType(rawValue: k.has_report_type != 0 ? k.report_type : 0) ?? .unknown,
+            daysSinceOnsetOfSymptoms: k.has_days_since_onset_of_symptoms != 0 ? k.days_since_onset_of_symptoms : nil)
     }
 
-    /// A key the C walker found: decoded already when plain, else by
-    /// protobuf-c from its payload in `body`.
+    /// A key the C walker found: decoded and checked already when plain,
+    /// else decoded by protobuf-c from its payload in `body`.
     func key(_ item: enc_key_item, in body: UnsafeRawBufferPointer) throws -> KeyResult {
-        if item.plain != 0 { return item.valid != 0 ? Self.key(item.fields) : .invalid }
+        if item.plain != 0 { return item.valid != 0 ? .valid(Self.exposureKey(item.fields)) : .invalid }
         return try key(UnsafeRawBufferPointer(rebasing: body[item.payload ..< item.payload + item.length]))
     }
 
