@@ -322,6 +322,25 @@ struct Contact {
         }
     }
 
+    /// Matching opens files without decoding their keys, and decodes each
+    /// as it reads it: an undecodable key late in a file still fails the
+    /// run with EXPORT_MALFORMED, as opening the file would.
+    @Test func anUndecodableKeyFailsTheRunAsOpeningWould() throws {
+        let good = ExportWriter.exportBin(metadata: Fixtures.metadata(), keys: (0 ..< 300).map { Fixtures.key($0, dsos: 1) })
+        var broken = ProtoEncoder()
+        broken.lengthDelimited(7, [0x0a, 0x20, 0x01]) // key_data claims 32 bytes, 1 follows
+        let bad = KeyFileSource.bytes(good + broken.bytes)
+        let options = KeyFileOptions(verify: false)
+        #expect(kind { try KeyFile(bytes: good + broken.bytes, options: options) } == .exportMalformed)
+        let set = try ObservationSet([])
+        for threads in [1, 2] {
+            #expect(kind {
+                try Matcher.match(observations: set, files: [.bytes(good), bad], keyFileOptions: options,
+                                  options: MatchingOptions(now: MatchingTests.now), threads: threads)
+            } == .exportMalformed)
+        }
+    }
+
     @Test func aBadFileAmongGoodOnesFailsTheRunWithItsOwnError() throws {
         let signer = try PrivateKey()
         let good = try Self.file((0 ..< 100).map { Fixtures.key($0, dsos: 1) }, signer: signer)
