@@ -80,11 +80,11 @@ int enc_key_is_valid(const enc_key_fields *k) {
     return k->has_key_data && k->key_data_len == 16 && period >= 1 && period <= 144 && report >= 0 && report <= 5;
 }
 
-/* Whether the prefilter drops a valid key: it cannot match. */
-static inline int dropped(enc_key_walk *w, const enc_key_fields *k) {
-    if (w->sighted == NULL || (k->has_report_type && k->report_type == 5)) return 0;  /* REVOKED: counted by the caller */
-    int64_t start = k->has_rolling_start_interval_number ? k->rolling_start_interval_number : 0;
-    int64_t end = start + (k->has_rolling_period ? k->rolling_period : 144);
+/* Whether the prefilter drops a valid key of the given report type,
+ * rolling start and period: it cannot match. */
+static inline int dropped(enc_key_walk *w, int32_t report, int64_t start, int64_t period) {
+    if (w->sighted == NULL || report == 5) return 0;  /* REVOKED: counted by the caller */
+    int64_t end = start + period;
     if (w->last_known && start == w->last_start && end == w->last_end) return w->last_dropped;
     int64_t lower, upper;
     int drop = end * 600 >= w->oldest                                                   /* too old: left to the caller */
@@ -94,6 +94,98 @@ static inline int dropped(enc_key_walk *w, const enc_key_fields *k) {
     w->last_end = end;
     w->last_dropped = drop;
     return drop;
+}
+
+/* The same for decoded fields (absent fields take their defaults). */
+static inline int dropped_key(enc_key_walk *w, const enc_key_fields *k) {
+    return dropped(w, k->has_report_type ? k->report_type : 0, k->has_rolling_start_interval_number ? k->rolling_start_interval_number : 0,
+                   k->has_rolling_period ? k->rolling_period : 144);
+}
+
+/* A little-endian 64-bit load: byte k at bits 8k, whatever the machine's
+ * byte order, so that masks built byte by byte apply. */
+static inline uint64_t load_le64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* Whether a tail (16 bytes readable) has the shape's layout. */
+static inline int shape_fits(const enc_key_shape *shape, const uint8_t *tail) {
+    return (((load_le64(tail) & shape->mask[0]) ^ shape->expected[0]) |
+            ((load_le64(tail + 8) & shape->mask[1]) ^ shape->expected[1])) == 0;
+}
+
+/* The value of a varint whose bytes (at most five, the last without its
+ * continuation bit) are the low bytes of w, the rest zero: its 7-bit
+ * groups packed together, bits past 32 falling off as in varint32. */
+static inline uint32_t varint_bytes(uint64_t w) {
+    return (uint32_t)((w & 0x7f) | (w >> 1 & 0x7f << 7) | (w >> 2 & 0x7f << 14) | (w >> 3 & 0x7fu << 21) |
+                      (w >> 4 & (uint64_t)0x7f << 28));
+}
+
+/* Field f (2..6) of a tail that fits the shape, as a varint32 (0 when
+ * absent); 8 bytes from the field's offset must be readable. */
+static inline uint32_t shaped_field(const enc_key_shape *shape, const uint8_t *tail, int f) {
+    return varint_bytes(load_le64(tail + shape->at[f]) & shape->bytes[f]);
+}
+
+/* The fields of a message whose tail fits a learned shape: what
+ * enc_key_decode_plain would read, without deciding anything. */
+static inline void read_shaped(const enc_key_shape *shape, const uint8_t *message, enc_key_fields *out) {
+    uint32_t v[7];
+    for (int f = 2; f <= 6; f++) v[f] = shaped_field(shape, message + 18, f);
+    memcpy(out->key_data, message + 2, 16);
+    out->key_data_len = 16;
+    out->has_key_data = 1;
+    out->has_transmission_risk_level = shape->bytes[2] != 0;
+    out->transmission_risk_level = (int32_t)v[2];
+    out->has_rolling_start_interval_number = shape->bytes[3] != 0;
+    out->rolling_start_interval_number = (int32_t)v[3];
+    out->has_rolling_period = shape->bytes[4] != 0;
+    out->rolling_period = (int32_t)v[4];
+    out->has_report_type = shape->bytes[5] != 0;
+    out->report_type = (int32_t)v[5];
+    out->has_days_since_onset_of_symptoms = shape->bytes[6] != 0;
+    out->days_since_onset_of_symptoms = (int32_t)((v[6] >> 1) ^ (0u - (v[6] & 1)));  /* sint32: zigzag */
+}
+
+/* Records the layout of a message enc_key_decode_plain accepted, when its
+ * key data comes first and is 16 bytes long: every decision that decoder
+ * made rests on the tail's tag bytes and the continuation bits of its
+ * varints, which the shape keeps. */
+static void learn_shape(enc_key_shape *shape, const uint8_t *message, size_t length) {
+    if (message[0] != (1 << 3 | 2) || message[1] != 16) return;
+    enc_key_shape learned = {0};
+    const uint8_t *tail = message + 18;
+    size_t tail_len = length - 18, i = 0;
+    uint8_t mask[ENC_KEY_SHAPE_TAIL] = {0}, expected[ENC_KEY_SHAPE_TAIL] = {0};
+    while (i < tail_len) {
+        unsigned field = tail[i] >> 3;
+        if (field < 2 || field > 6 || (tail[i] & 7) != 0) return;  /* cannot be: the decoder accepted it */
+        mask[i] = 0xff;
+        expected[i] = tail[i];
+        size_t at = ++i;
+        while (i < tail_len && (tail[i] & 0x80)) {
+            mask[i] = 0x80;
+            expected[i] = 0x80;
+            i++;
+        }
+        if (i == tail_len || i - at >= 5) return;
+        mask[i] = 0x80;  /* the varint's last byte: no continuation */
+        i++;
+        learned.at[field] = (uint8_t)at;
+        learned.bytes[field] = ~(uint64_t)0 >> (64 - 8 * (i - at));
+    }
+    learned.mask[0] = load_le64(mask);
+    learned.mask[1] = load_le64(mask + 8);
+    learned.expected[0] = load_le64(expected);
+    learned.expected[1] = load_le64(expected + 8);
+    learned.known = 1;
+    *shape = learned;
 }
 
 size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_walk *walk, enc_key_item *items, size_t max) {
@@ -112,17 +204,34 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_
         if (walk->lists & (1u << list)) {
             /* Decoded into the next slot, which a dropped key leaves free. */
             enc_key_item *item = &items[n];
-            item->plain = (uint32_t)enc_key_decode_plain(body + payload, length, &item->fields);
-            item->valid = item->plain && enc_key_is_valid(&item->fields);
-            if (item->valid && list == 7 && dropped(walk, &item->fields)) {
-                dropped_keys++;
+            const uint8_t *message = body + payload;
+            enc_key_shape *shape = length >= 18 && length - 18 <= ENC_KEY_SHAPE_TAIL ? &walk->shapes[length - 18] : NULL;
+            /* A known layout (read_shaped loads 8 bytes at a field's offset,
+             * up to 24 past the tail's start: the body must hold them). The
+             * prefilter needs three fields only: most keys of a sparse user
+             * are dropped on them, without decoding the rest. */
+            if (shape != NULL && shape->known && len - payload >= 18 + ENC_KEY_SHAPE_TAIL + 8 &&
+                message[0] == (1 << 3 | 2) && message[1] == 16 && shape_fits(shape, message + 18)) {
+                const uint8_t *tail = message + 18;
+                int32_t start = (int32_t)shaped_field(shape, tail, 3);
+                int32_t period = shape->bytes[4] ? (int32_t)shaped_field(shape, tail, 4) : 144;
+                int32_t report = (int32_t)shaped_field(shape, tail, 5);
+                int valid = period >= 1 && period <= 144 && report >= 0 && report <= 5;
+                if (valid && list == 7 && dropped(walk, report, start, period)) { dropped_keys++; i = end; continue; }
+                read_shaped(shape, message, &item->fields);
+                item->plain = 1;
+                item->valid = (uint32_t)valid;
             } else {
-                item->list = list;
-                item->payload = payload;
-                item->length = length;
-                item->end = end;
-                n++;
+                item->plain = (uint32_t)enc_key_decode_plain(message, length, &item->fields);
+                if (shape != NULL && item->plain) learn_shape(shape, message, length);
+                item->valid = item->plain && enc_key_is_valid(&item->fields);
+                if (item->valid && list == 7 && dropped_key(walk, &item->fields)) { dropped_keys++; i = end; continue; }
             }
+            item->list = list;
+            item->payload = payload;
+            item->length = length;
+            item->end = end;
+            n++;
         } else {
             stepped[list - 7]++;
         }

@@ -51,6 +51,22 @@ typedef struct enc_key_item {
     size_t end;              /* offset just after the field */
 } enc_key_item;
 
+/* The layout of a plain key message whose key data (16 bytes) comes first
+ * and whose other fields take at most ENC_KEY_SHAPE_TAIL bytes: which bytes
+ * of that tail are tags (and their values) and which are varint bytes
+ * (and whether each continues). A message of the same length whose tail
+ * has the same tags and the same continuation bits parses the same way, so
+ * its fields are read from the known places without parsing: real files
+ * hold a handful of layouts (the varints' lengths vary little). */
+#define ENC_KEY_SHAPE_TAIL 16
+typedef struct enc_key_shape {
+    uint64_t mask[2];      /* 0xff over tag bytes, 0x80 over varint bytes, 0 past the tail (little-endian) */
+    uint64_t expected[2];  /* the tail's bytes under mask */
+    uint64_t bytes[7];     /* fields 2..6: a mask over the value's bytes (0: absent) */
+    uint8_t at[7];         /* fields 2..6: the value's offset in the tail */
+    uint8_t known;         /* 0: no layout learned for this length yet */
+} enc_key_shape;
+
 /* What enc_export_keys decodes, and what it counted. */
 typedef struct enc_key_walk {
     unsigned lists;              /* decode the lists 1 << 7 (keys), 1 << 8 (revised keys) */
@@ -67,6 +83,9 @@ typedef struct enc_key_walk {
     /* The prefilter's last answer: keys of a file share a few validities. */
     int64_t last_start, last_end;
     int last_known, last_dropped;
+    /* Layouts learned from the keys decoded so far, by message length
+     * (18 + tail length). */
+    enc_key_shape shapes[ENC_KEY_SHAPE_TAIL + 1];
 } enc_key_walk;
 
 /* Walks the key fields (7 and 8, length-delimited) of export.bin's outer
