@@ -114,6 +114,21 @@ int enc_kernel_features(void) {
     return f;
 }
 
+void enc_sha256_pair(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len, uint8_t a_digest[32], uint8_t b_digest[32]) {
+    if (enc_x86_sha_supported()) {
+        const uint8_t *data[2] = {a, b};
+        const size_t len[2] = {a_len, b_len};
+        uint8_t digest[2][32];
+        enc_x86_sha256_pair(data, len, digest);
+        memcpy(a_digest, digest[0], 32);
+        memcpy(b_digest, digest[1], 32);
+        return;
+    }
+    static const uint8_t none = 0;
+    SHA256(a_len > 0 ? a : &none, a_len, a_digest);
+    SHA256(b_len > 0 ? b : &none, b_len, b_digest);
+}
+
 enc_rpi_ctx *enc_rpi_ctx_new(void) { return enc_rpi_ctx_new_mode(ENC_KERNEL_ALL); }
 
 enc_rpi_ctx *enc_rpi_ctx_new_mode(int allowed) {

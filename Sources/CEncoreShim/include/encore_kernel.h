@@ -28,6 +28,11 @@ void enc_rpi_index_free(enc_rpi_index *index);
 /* The ENC_KERNEL_* this CPU has. */
 int enc_kernel_features(void);
 
+/* The SHA-256 digests of two messages (either may be NULL when its length
+ * is 0): side by side with the CPU's SHA extensions, about 1.5 times as
+ * fast as one after the other, which is what it does without them. */
+void enc_sha256_pair(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len, uint8_t a_digest[32], uint8_t b_digest[32]);
+
 /* Per-thread crypto state. */
 typedef struct enc_rpi_ctx enc_rpi_ctx;
 /* With everything the CPU has. */

@@ -3,6 +3,7 @@
 #ifndef ENCORE_KERNEL_X86_H
 #define ENCORE_KERNEL_X86_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* 1 when this CPU has AES-NI, SSE4.1 and SSSE3. */
@@ -29,5 +30,8 @@ void enc_x86_hkdf_prepare(uint32_t salt_pads[16]);
 /* The RPIKs of ENC_HKDF_LANES TEKs (16 bytes each). */
 void enc_x86_rpiks(const uint32_t salt_pads[16], const uint8_t *const teks[ENC_HKDF_LANES],
                    uint8_t rpiks[ENC_HKDF_LANES][16]);
+
+/* The SHA-256 digests of two messages, hashed side by side (SHA-NI). */
+void enc_x86_sha256_pair(const uint8_t *const data[2], const size_t len[2], uint8_t digest[2][32]);
 
 #endif
