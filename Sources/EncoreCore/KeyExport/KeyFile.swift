@@ -16,6 +16,9 @@ public struct KeyFileOptions {
     public var limits: ZipLimits = .default
     /// Called while export.bin is checked (bytes done of total); may cancel.
     public var progress: ProgressHandler?
+    /// Where the file's large buffers come from and go back to (matching
+    /// reuses them from file to file); nil: malloc.
+    var buffers: BufferPool?
 
     public init(verify: Bool = true, trust: TrustList? = nil, limits: ZipLimits = .default, progress: ProgressHandler? = nil) {
         self.init(verification: verify ? .require : .skip, trust: trust, limits: limits, progress: progress)
@@ -66,15 +69,12 @@ public final class KeyFile: Sendable {
     /// read (`forEachKeyInFileOrder`), and the metadata counts key fields,
     /// not valid keys: for a reader that reads every key once anyway.
     convenience init(path: String, options: KeyFileOptions, keys: ExportReader.KeyCheck) throws {
-        let slack: UInt64 = 1 << 20
-        let maxFile = options.limits.maxTotalSize > UInt64.max - slack ? UInt64.max : options.limits.maxTotalSize + slack
-        // The file's bytes are released once the members are out of them,
-        // before export.bin is checked: peak memory is not zip + export.bin.
-        let members = try KeyFile.members(of: FileReader.read(path: path, maxSize: maxFile), options: options)
-        try self.init(members, options: options, keys: keys)
+        try self.init(KeyFile.members(path: path, options: options), options: options, keys: keys)
     }
 
-    private init(_ members: Members, options: KeyFileOptions, keys: ExportReader.KeyCheck = .decode) throws {
+    /// Checks the members; `sha256` is export.bin's digest when the caller
+    /// has it already (see KeyFile.open(_:options:keys:)).
+    init(_ members: Members, options: KeyFileOptions, keys: ExportReader.KeyCheck = .decode, sha256: [UInt8]? = nil) throws {
         let bin = members.bin, sig = members.sig
         do {
             let metadata = try ExportReader.scan(bin.buffer, progress: options.progress, keys: keys)
@@ -82,7 +82,7 @@ public final class KeyFile: Sendable {
             case .require:
                 let outcome = try SignatureVerifier.verify(exportBin: bin.buffer, metadata: metadata,
                                                            signatures: try sig.map { try SignatureFile.parse($0.buffer) } ?? [],
-                                                           trust: options.trust)
+                                                           trust: options.trust, sha256: sha256)
                 if let error = outcome.error { throw error }
                 self.signature = outcome
             case .report:
@@ -107,11 +107,21 @@ public final class KeyFile: Sendable {
     /// What opening found in a file: export.bin, export.sig, and export.bin's
     /// CRC check when it was deferred (only when the signature is required:
     /// see KeyFileArchive.extract).
-    private struct Members {
+    struct Members {
         var bin: OwnedBytes
         var sig: OwnedBytes?
         var isZip: Bool
         var binCRC: KeyFileArchive.CRCCheck?
+    }
+
+    /// The members of a file read from a path. Files larger than the total
+    /// size limit (plus room for zip headers) are refused before they are
+    /// read; the file's bytes are released once the members are out of
+    /// them, before export.bin is checked: peak memory is not zip + export.bin.
+    static func members(path: String, options: KeyFileOptions) throws -> Members {
+        let slack: UInt64 = 1 << 20
+        let maxFile = options.limits.maxTotalSize > UInt64.max - slack ? UInt64.max : options.limits.maxTotalSize + slack
+        return try members(of: FileReader.read(path: path, maxSize: maxFile, pool: options.buffers), options: options)
     }
 
     /// The members of a file read into memory; a bare export.bin is used as
@@ -127,7 +137,7 @@ public final class KeyFile: Sendable {
     }
 
     /// export.bin and export.sig of a zip, or the bytes of a bare export.bin.
-    private static func members(of bytes: UnsafeRawBufferPointer, options: KeyFileOptions) throws -> Members {
+    static func members(of bytes: UnsafeRawBufferPointer, options: KeyFileOptions) throws -> Members {
         let limits = options.limits
         if ExportFormat.looksLikeExport(bytes) {
             guard UInt64(bytes.count) <= limits.maxMemberSize else {
@@ -136,7 +146,7 @@ public final class KeyFile: Sendable {
             return Members(bin: try OwnedBytes(copying: bytes), sig: nil, isZip: false)
         }
         do {
-            let archive = try KeyFileArchive.extract(bytes, limits: limits, deferBinCRC: options.verification == .require)
+            let archive = try KeyFileArchive.extract(bytes, limits: limits, deferBinCRC: options.verification == .require, pool: options.buffers)
             return Members(bin: archive.exportBin, sig: archive.exportSig, isZip: true, binCRC: archive.binCRC)
         } catch let e as EncoreError where e.kind == .zipTruncated && !ZipDirectory.looksLikeZip(bytes) {
             // Cannot even be found to be a zip: "not a zip". One that starts

@@ -72,28 +72,36 @@ final class ProgressCounter: @unchecked Sendable {
     func stop() { state.withLock { $0.stopped = true } }
 }
 
-/// Files spread over the threads: each takes the next file from a shared
-/// counter and reads it whole with its own matcher; a thread out of files
-/// then helps with the queued candidate batches until every file is read.
+/// Files spread over the threads: each takes the next files from a shared
+/// counter (two at a time while at least two per thread remain, so that
+/// their export.bin are hashed side by side, then one at a time, so that
+/// the threads finish together), opens them and reads each whole with its
+/// own matcher; a thread out of files then helps with the queued candidate
+/// batches until every file is read.
 final class FileJob: @unchecked Sendable {
     // @unchecked: each slot is written by the one thread that took its
     // file, and read after concurrentPerform has returned.
+    typealias Body = (Int, Result<KeyFile, any Error>, KeyMatcher) throws -> Matcher.FileOutcome
     private let files: [KeyFileSource]
     private let matchers: [KeyMatcher]
     private let shared: SharedBatches
-    private let body: (Int, KeyFileSource, KeyMatcher) throws -> Matcher.FileOutcome
+    private let open: ([KeyFileSource]) -> [Result<KeyFile, any Error>]
+    private let body: Body
     private let next = Atomic<Int>(0)
-    /// Threads between taking a file and finishing it (counted before
+    /// Threads between taking files and finishing them (counted before
     /// the take, so "all taken and none active" means every file is read).
     private let active = Atomic<Int>(0)
     private let failed = Atomic<Bool>(false)
     private let slots: UnsafeMutableBufferPointer<Result<Matcher.FileOutcome, EncoreError>?>
 
+    /// `open` opens one or two files; `body` reads one (and is where an
+    /// opening error surfaces, as the file's failure).
     init(files: [KeyFileSource], matchers: [KeyMatcher], shared: SharedBatches,
-         _ body: @escaping (Int, KeyFileSource, KeyMatcher) throws -> Matcher.FileOutcome) {
+         open: @escaping ([KeyFileSource]) -> [Result<KeyFile, any Error>], _ body: @escaping Body) {
         self.files = files
         self.matchers = matchers
         self.shared = shared
+        self.open = open
         self.body = body
         slots = .allocate(capacity: files.count)
         slots.initialize(repeating: nil)
@@ -103,6 +111,18 @@ final class FileJob: @unchecked Sendable {
 
     private var allRead: Bool { next.load(ordering: .acquiring) >= files.count && active.load(ordering: .acquiring) == 0 }
 
+    /// The next files to read: two while at least two per thread remain.
+    private func take() -> Range<Int>? {
+        var current = next.load(ordering: .relaxed)
+        while current < files.count {
+            let n = files.count - current >= 2 * matchers.count ? 2 : 1
+            let (exchanged, original) = next.compareExchange(expected: current, desired: current + n, ordering: .acquiringAndReleasing)
+            if exchanged { return current ..< current + n }
+            current = original
+        }
+        return nil
+    }
+
     func run() throws -> [Matcher.FileOutcome] {
         // Iterations may run one after another (more matchers than cores):
         // a thread waits in drain() only while some file is being read.
@@ -110,13 +130,14 @@ final class FileJob: @unchecked Sendable {
             while !failed.load(ordering: .relaxed) {
                 active.wrappingAdd(1, ordering: .acquiringAndReleasing)
                 defer { active.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
-                let i = next.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
-                guard i < files.count else { break }
-                do {
-                    slots[i] = .success(try body(i, files[i], matchers[t]))
-                } catch {
-                    slots[i] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
-                    failed.store(true, ordering: .relaxed)
+                guard let taken = take() else { break }
+                for (i, file) in zip(taken, open(Array(files[taken]))) where !failed.load(ordering: .relaxed) {
+                    do {
+                        slots[i] = .success(try body(i, file, matchers[t]))
+                    } catch {
+                        slots[i] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
+                        failed.store(true, ordering: .relaxed)
+                    }
                 }
             }
             shared.drain(with: matchers[t]) { allRead || failed.load(ordering: .relaxed) }

@@ -6,13 +6,6 @@ import Glibc
 public enum KeyFileSource: Sendable {
     case path(String)
     case bytes([UInt8])
-
-    func open(_ options: KeyFileOptions, keys: ExportReader.KeyCheck = .decode) throws -> KeyFile {
-        switch self {
-        case .path(let p): return try KeyFile(path: p, options: options, keys: keys)
-        case .bytes(let b): return try KeyFile(bytes: b, options: options, keys: keys)
-        }
-    }
 }
 
 /// Counts of what matching did with the keys, for tests and benchmarks:
@@ -68,8 +61,9 @@ public enum Matcher {
 
     /// Opens the files (each checked and verified as the key file options
     /// say), streams their keys, and matches them. With several files each
-    /// thread takes whole files; memory holds one file and one batch per
-    /// thread, not all keys. Progress counts keys: done of those in the files
+    /// thread takes whole files; memory holds two files and one batch per
+    /// thread, not all keys (and up to 24 MB of file buffers are kept for
+    /// the next files and runs: BufferPool.shared). Progress counts keys: done of those in the files
     /// opened so far (the total grows as files open); it is called from the
     /// worker threads, one call at a time; returning false cancels.
     public static func match(observations set: ObservationSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
@@ -79,6 +73,11 @@ public enum Matcher {
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, options: options, v1: v1) }
         let counter = ProgressCounter(progress)
+        // Keys are decoded once, in processFile, not also when the file is
+        // opened: a malformed key fails the match as it would have failed the open.
+        var fileOptions = keyFileOptions
+        fileOptions.buffers = .shared
+        let open = { [fileOptions] (sources: [KeyFileSource]) in KeyFile.open(sources, options: fileOptions, keys: .countFields) }
         let results = BatchResults(files: files.count)
         let outcomes: [FileOutcome]
         if files.count >= 2 && threadCount >= 2 {
@@ -87,9 +86,9 @@ public enum Matcher {
             // batches go through a shared queue, so a thread out of files
             // helps with the crypto of a file heavy with candidates.
             let shared = SharedBatches(limit: 2 * threadCount, results: results)
-            outcomes = try FileJob(files: files, matchers: matchers, shared: shared) { index, source, matcher in
+            outcomes = try FileJob(files: files, matchers: matchers, shared: shared, open: open) { index, file, matcher in
                 do {
-                    return try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, seq, work in
+                    return try processFile(file.get(), set: set, options: options, counter: counter) { list, seq, work in
                         try shared.push(SharedBatches.Pending(file: index, list: list, seq: seq, work: work), helping: matcher)
                     }
                 } catch {
@@ -98,12 +97,18 @@ public enum Matcher {
                 }
             }.run()
         } else {
-            // One file at a time: its batches are spread over the threads.
-            outcomes = try files.enumerated().map { index, source in
-                try processFile(source, keyFileOptions: keyFileOptions, set: set, options: options, counter: counter) { list, seq, work in
-                    results.record(file: index, list: list, seq: seq, try matchBatch(work, matchers: matchers))
+            // One file at a time (opened two at a time, see KeyFile.open):
+            // its batches are spread over the threads.
+            var out: [FileOutcome] = []
+            for first in stride(from: 0, to: files.count, by: 2) {
+                let group = first ..< min(first + 2, files.count)
+                for (index, file) in zip(group, open(Array(files[group]))) {
+                    out.append(try processFile(file.get(), set: set, options: options, counter: counter) { list, seq, work in
+                        results.record(file: index, list: list, seq: seq, try matchBatch(work, matchers: matchers))
+                    })
                 }
             }
+            outcomes = out
         }
         return merge(results.attach(to: outcomes), now: options.now)
     }
@@ -121,11 +126,8 @@ public enum Matcher {
     /// Reads a file's keys and hands its candidates to `sink` in batches,
     /// numbered in file order (the matches are recorded wherever the sink
     /// has them matched, and put back in that order before merging).
-    static func processFile(_ source: KeyFileSource, keyFileOptions: KeyFileOptions, set: ObservationSet, options: MatchingOptions,
+    static func processFile(_ file: KeyFile, set: ObservationSet, options: MatchingOptions,
                             counter: ProgressCounter, sink: (KeyList, Int, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
-        // Keys are decoded once, here, not also when the file is opened: a
-        // malformed key fails the match as it would have failed the open.
-        let file = try source.open(keyFileOptions, keys: .countFields)
         var out = FileOutcome()
         out.stats.files = 1
         out.stats.newestFileEnd = file.metadata.endTimestamp.flatMap { Int64(exactly: $0) }

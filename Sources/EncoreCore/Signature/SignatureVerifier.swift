@@ -53,13 +53,15 @@ enum SignatureVerifier {
         }
     }
 
+    /// `sha256`: export.bin's SHA-256 digest, when the caller has it.
     static func verify(exportBin: UnsafeRawBufferPointer, metadata: ExportMetadata,
-                       signatures: [FileSignature], trust: TrustList?) throws -> SignatureOutcome {
+                       signatures: [FileSignature], trust: TrustList?, sha256: [UInt8]? = nil) throws -> SignatureOutcome {
         guard let first = signatures.first else {
             return SignatureOutcome(status: .unsigned, reason: "the file carries no signature")
         }
         try checkBatch(metadata: metadata, signatures: signatures)
         var digests: [DigestAlgorithm: [UInt8]] = [:]
+        digests[.sha256] = sha256
         var failure: SignatureOutcome?
         for s in signatures {
             let id = s.info.verificationKeyID ?? "", version = s.info.verificationKeyVersion ?? ""

@@ -6,6 +6,10 @@ import Glibc
 /// `maxSize` before allocating anything.
 public enum FileReader {
     public static func read(path: String, maxSize: UInt64) throws -> OwnedBytes {
+        try read(path: path, maxSize: maxSize, pool: nil)
+    }
+
+    static func read(path: String, maxSize: UInt64, pool: BufferPool?) throws -> OwnedBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw EncoreError(.io, "cannot open \(path): \(errnoText())") }
         defer { close(fd) }
@@ -16,7 +20,7 @@ public enum FileReader {
         guard size <= maxSize, let count = Int(exactly: size) else {
             throw EncoreError(.zipLimit, "\(path) is \(size) bytes, more than the limit of \(maxSize)")
         }
-        let bytes = try OwnedBytes(uninitializedCount: count)
+        let bytes = try OwnedBytes(uninitializedCount: count, pool: pool)
         let out = bytes.mutableBuffer
         var done = 0
         while done < count {

@@ -10,14 +10,27 @@ public final class OwnedBytes: @unchecked Sendable {
     // the buffer is shared; afterwards it is read-only.
     public let count: Int
     private let base: UnsafeMutableRawPointer
+    /// Where the memory goes back to, if anywhere, and how much there is.
+    private let pool: BufferPool?
+    private let capacity: Int
 
     /// Allocates `count` uninitialised bytes, or throws `.outOfMemory`.
-    public init(uninitializedCount count: Int) throws {
-        guard count >= 0, let p = malloc(max(count, 1)) else {
-            throw EncoreError(.outOfMemory, "cannot allocate \(count) bytes")
+    public convenience init(uninitializedCount count: Int) throws {
+        try self.init(uninitializedCount: count, pool: nil)
+    }
+
+    /// The same, reusing a buffer of `pool` (and giving it back) when there is one.
+    init(uninitializedCount count: Int, pool: BufferPool?) throws {
+        guard count >= 0 else { throw EncoreError(.outOfMemory, "cannot allocate \(count) bytes") }
+        if let kept = pool?.take(count) {
+            (base, capacity) = (kept.base, kept.capacity)
+        } else {
+            let size = pool == nil ? max(count, 1) : BufferPool.capacity(for: count)
+            guard let p = malloc(size) else { throw EncoreError(.outOfMemory, "cannot allocate \(count) bytes") }
+            (base, capacity) = (p, size)
         }
-        self.base = p
         self.count = count
+        self.pool = pool
     }
 
     public convenience init(copying source: UnsafeRawBufferPointer) throws {
@@ -31,7 +44,9 @@ public final class OwnedBytes: @unchecked Sendable {
         try bytes.withUnsafeBytes { try OwnedBytes(copying: $0) }
     }
 
-    deinit { free(base) }
+    deinit {
+        if let pool { pool.give(base, capacity: capacity) } else { free(base) }
+    }
 
     /// The memory, valid only while this object is alive: internal, since a
     /// caller holding only the pointer may see the object freed under it

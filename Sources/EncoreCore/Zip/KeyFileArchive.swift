@@ -29,13 +29,13 @@ struct KeyFileArchive {
     /// one whose signature will be verified needs it only when that fails,
     /// to report damage as a CRC error; a signature that verifies proves
     /// the bytes already, and the CRC would cost a pass over them.
-    static func extract(_ zip: UnsafeRawBufferPointer, limits: ZipLimits, deferBinCRC: Bool = false) throws -> KeyFileArchive {
+    static func extract(_ zip: UnsafeRawBufferPointer, limits: ZipLimits, deferBinCRC: Bool = false, pool: BufferPool? = nil) throws -> KeyFileArchive {
         let (entries, directoryOffset) = try ZipDirectory.read(zip)
         let bin = try checkMembers(entries)
         try checkLimits(entries, limits)
         let sig = entries.first { $0.name == sigName }
         let binCRC = CRCCheck(name: bin.nameText, expected: bin.crc32)
-        let binBytes = try extract(bin, from: zip, before: directoryOffset)
+        let binBytes = try extract(bin, from: zip, before: directoryOffset, pool: pool)
         if !deferBinCRC { try binCRC.check(binBytes.buffer) }
         let sigBytes: OwnedBytes?
         do {
@@ -86,7 +86,7 @@ struct KeyFileArchive {
         }
     }
 
-    private static func extract(_ e: ZipEntry, from zip: UnsafeRawBufferPointer, before directoryOffset: Int) throws -> OwnedBytes {
+    private static func extract(_ e: ZipEntry, from zip: UnsafeRawBufferPointer, before directoryOffset: Int, pool: BufferPool? = nil) throws -> OwnedBytes {
         if e.flags & 0x0001 != 0 || e.flags & 0x0040 != 0 {
             throw EncoreError(.zipUnsupported, "\(e.nameText) is encrypted")
         }
@@ -110,7 +110,7 @@ struct KeyFileArchive {
             throw EncoreError(.zipCorrupt, "\(e.nameText): data overlaps the central directory")
         }
 
-        let out = try OwnedBytes(uninitializedCount: Int(e.uncompressedSize))
+        let out = try OwnedBytes(uninitializedCount: Int(e.uncompressedSize), pool: pool)
         if e.method == 0 {
             guard e.compressedSize == e.uncompressedSize else {
                 throw EncoreError(.zipCorrupt, "\(e.nameText) is stored but its sizes differ (\(e.compressedSize) vs \(e.uncompressedSize))")
