@@ -213,17 +213,39 @@ size_t enc_export_keys(const uint8_t *body, size_t len, size_t *offset, enc_key_
             if (shape != NULL && shape->known && len - payload >= 18 + ENC_KEY_SHAPE_TAIL + 8 &&
                 message[0] == (1 << 3 | 2) && message[1] == 16 && shape_fits(shape, message + 18)) {
                 const uint8_t *tail = message + 18;
+                /* Dropped like the last dropped key of this layout when its
+                 * start and period bytes are that key's and its report type
+                 * is a plain 0..4: no varint decoded. */
+                uint64_t raw_start = load_le64(tail + shape->at[3]) & shape->bytes[3];
+                uint64_t raw_period = load_le64(tail + shape->at[4]) & shape->bytes[4];
+                uint64_t raw_report = load_le64(tail + shape->at[5]) & shape->bytes[5];
+                if (list == 7 && raw_report < 5 && walk->drop_shape == shape && raw_start == walk->drop_raw[0] &&
+                    raw_period == walk->drop_raw[1]) {
+                    dropped_keys++;
+                    i = end;
+                    continue;
+                }
                 int32_t start = (int32_t)shaped_field(shape, tail, 3);
                 int32_t period = shape->bytes[4] ? (int32_t)shaped_field(shape, tail, 4) : 144;
                 int32_t report = (int32_t)shaped_field(shape, tail, 5);
                 int valid = period >= 1 && period <= 144 && report >= 0 && report <= 5;
-                if (valid && list == 7 && dropped(walk, report, start, period)) { dropped_keys++; i = end; continue; }
+                if (valid && list == 7 && dropped(walk, report, start, period)) {
+                    walk->drop_shape = shape;
+                    walk->drop_raw[0] = raw_start;
+                    walk->drop_raw[1] = raw_period;
+                    dropped_keys++;
+                    i = end;
+                    continue;
+                }
                 read_shaped(shape, message, &item->fields);
                 item->plain = 1;
                 item->valid = (uint32_t)valid;
             } else {
                 item->plain = (uint32_t)enc_key_decode_plain(message, length, &item->fields);
-                if (shape != NULL && item->plain) learn_shape(shape, message, length);
+                if (shape != NULL && item->plain) {
+                    learn_shape(shape, message, length);
+                    if (walk->drop_shape == shape) walk->drop_shape = NULL;  /* its bytes meant the old layout */
+                }
                 item->valid = item->plain && enc_key_is_valid(&item->fields);
                 if (item->valid && list == 7 && dropped_key(walk, &item->fields)) { dropped_keys++; i = end; continue; }
             }

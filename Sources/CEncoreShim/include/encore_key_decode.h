@@ -86,6 +86,10 @@ typedef struct enc_key_walk {
     /* Layouts learned from the keys decoded so far, by message length
      * (18 + tail length). */
     enc_key_shape shapes[ENC_KEY_SHAPE_TAIL + 1];
+    /* The last key dropped through a shape: the shape, and the bytes of
+     * its rolling start and period as they are in the tail. */
+    const enc_key_shape *drop_shape;
+    uint64_t drop_raw[2];
 } enc_key_walk;
 
 /* Walks the key fields (7 and 8, length-delimited) of export.bin's outer
