@@ -9,6 +9,8 @@
 // full. Any EncoreError is an expected outcome; a crash, a sanitizer report,
 // a leak or an out-of-memory is a finding.
 
+import CEncoreShim
+
 /// The published keys of the signed samples under Tests/data/exports
 /// (google-sample 310/v1 and en-server some_id/1): public keys, embedded so
 /// that the fuzzer binary reproduces a crasher without the source tree.
@@ -73,6 +75,47 @@ private func exercise(_ input: UnsafeRawBufferPointer, _ options: KeyFileOptions
     }
     if chunked != file.count(of: .keys) {
         fatalError("chunked reading delivered \(chunked) keys, the metadata counts \(file.count(of: .keys))")
+    }
+    checkPrefilter(file)
+}
+
+/// Matching's prefilter (the C walker's shortcuts included) may drop only
+/// keys its rule drops: valid keys of the main list, not revoked, not too
+/// old, with no sighted interval within their validity ± the drift. (It
+/// need not drop them all: keys the walker leaves to protobuf-c pass, and
+/// matching's own filter skips them later.) The sighting is placed in the
+/// first key's validity, so that mutated samples have keys on both sides.
+private func checkPrefilter(_ file: KeyFile) {
+    var all: [(KeyList, ExposureKey)] = [], kept: [(KeyList, ExposureKey)] = []
+    do {
+        let plain = try file.forEachKeyInFileOrder { all.append(($0, $1)) }
+        guard let first = all.first(where: { $0.0 == .keys })?.1 else { return }
+        let interval = Int64(first.rollingStartIntervalNumber) + 72, drift: Int64 = 12, oldest = (interval - 3 * 144) * 600
+        let sighted = try SightedIntervals(sortedTimes: [interval * 600])
+        let filtered = try withExtendedLifetime(sighted) {
+            try file.forEachKeyInFileOrder(prefilter: KeyPrefilter(sighted: sighted.pointer, drift: drift, oldest: oldest)) { kept.append(($0, $1)) }
+        }
+        func droppable(_ list: KeyList, _ k: ExposureKey) -> Bool {
+            guard list == .keys, k.reportType != .revoked else { return false }
+            let start = Int64(k.rollingStartIntervalNumber), end = start + Int64(k.rollingPeriod)
+            var lower: Int64 = 0, upper: Int64 = 0
+            return end * 600 >= oldest && withExtendedLifetime(sighted) { enc_sighted_range(sighted.pointer, start, end, drift, &lower, &upper) } == 0
+        }
+        // kept is `all` less some droppable keys, in the same order.
+        var next = 0
+        for (list, k) in all {
+            if next < kept.count, kept[next].0 == list, kept[next].1 == k {
+                next += 1
+            } else if !droppable(list, k) {
+                fatalError("the prefilter dropped a key its rule keeps: \(k) of \(list)")
+            }
+        }
+        guard next == kept.count else { fatalError("the prefilter delivered keys the file does not hold, or out of order") }
+        guard filtered.fields == plain.fields, filtered.dropped == UInt64(all.count - kept.count) else {
+            fatalError("the prefilter's counts disagree: \(filtered) against \(plain) and \(all.count - kept.count) dropped")
+        }
+    } catch {
+        fatalError("reading an opened file with the prefilter failed: \(error)")
     }
 }
 

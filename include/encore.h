@@ -617,8 +617,10 @@ encore_status encore_match_options_init(encore_match_options *options, size_t st
  * (paths or bytes), opened one after another and checked as
  * options->keyfile_options says (by default a trusted signature is
  * required). Memory does not grow with the number of keys; every core is
- * used. The store is only read, so a cancelled run changes nothing. On
- * success *out is a result for encore_match_result_free(). */
+ * used, each thread holding up to two files. Up to 24 MB of freed file
+ * buffers are kept for the next files and calls. The store is only read,
+ * so a cancelled run changes nothing. On success *out is a result for
+ * encore_match_result_free(). */
 encore_status encore_match(encore_store *store, const encore_key_source *sources, size_t count, const encore_match_options *options, encore_match_result **out);
 
 /* Releases a match result; NULL does nothing. */

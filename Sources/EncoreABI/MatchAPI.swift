@@ -132,8 +132,10 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
 /// (paths or bytes), opened one after another and checked as
 /// options->keyfile_options says (by default a trusted signature is
 /// required). Memory does not grow with the number of keys; every core is
-/// used. The store is only read, so a cancelled run changes nothing. On
-/// success *out is a result for encore_match_result_free().
+/// used, each thread holding up to two files. Up to 24 MB of freed file
+/// buffers are kept for the next files and calls. The store is only read,
+/// so a cancelled run changes nothing. On success *out is a result for
+/// encore_match_result_free().
 @c public func encore_match(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ count: Int, _ options: UnsafePointer<encore_match_options>?, _ out: UnsafeMutablePointer<encore_match_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")

@@ -62,10 +62,11 @@ public enum Matcher {
     /// Opens the files (each checked and verified as the key file options
     /// say), streams their keys, and matches them. With several files each
     /// thread takes whole files; memory holds two files and one batch per
-    /// thread, not all keys (and up to 24 MB of file buffers are kept for
-    /// the next files and runs: BufferPool.shared). Progress counts keys: done of those in the files
-    /// opened so far (the total grows as files open); it is called from the
-    /// worker threads, one call at a time; returning false cancels.
+    /// thread, not all keys (and up to 24 MB of freed file buffers are kept
+    /// for the next files and runs: BufferPool.shared). Progress counts
+    /// keys: done of those in the files opened so far (the total grows as
+    /// files open); it is called from the worker threads, one call at a
+    /// time; returning false cancels.
     public static func match(observations set: ObservationSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
                              options: MatchingOptions, v1: V1Configuration = .cwa, threads: Int = 0,
                              progress: ProgressHandler? = nil) throws -> MatchResult {
