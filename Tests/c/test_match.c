@@ -1,0 +1,538 @@
+/* C tests of own keys, matching, the risk calculation and the exposure check
+ * through the C API: device A advertises, device B hears it, A's keys are
+ * published in an export.bin written here by hand, B finds the encounter.
+ * The expected windows are computed from the scenario in this file. Also the
+ * argument checks and status codes, out-parameters left alone on failure,
+ * progress and cancelling, chunked copying and matching from several
+ * threads. Built with -Werror and run under valgrind by scripts/test-c.sh. */
+#include "check.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DAY 86400
+/* 09:00 UTC of day 19 000 since the epoch. */
+static const int64_t T0 = (int64_t)19000 * DAY + 9 * 3600;
+#define SCANS 5
+#define SCAN_GAP 300
+#define TX_POWER (-10)
+#define RSSI (-70)
+
+static char dir[256];
+static char path_a[512];
+static char path_b[512];
+
+static encore_store *open_store(const char *path, uint8_t seed) {
+    uint8_t raw[32];
+    for (int i = 0; i < 32; i++) raw[i] = (uint8_t)(seed + i);
+    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store *store = NULL;
+    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
+    return store;
+}
+
+/* ---- export.bin by hand (protobuf wire format) ---- */
+
+typedef struct {
+    uint8_t bytes[4096];
+    size_t length;
+} buffer;
+
+static void put_byte(buffer *b, uint8_t v) {
+    if (b->length < sizeof b->bytes) b->bytes[b->length++] = v;
+}
+
+static void put_varint(buffer *b, uint64_t v) {
+    while (v >= 0x80) {
+        put_byte(b, (uint8_t)(v | 0x80));
+        v >>= 7;
+    }
+    put_byte(b, (uint8_t)v);
+}
+
+static void put_varint_field(buffer *b, unsigned field, uint64_t v) {
+    put_varint(b, (uint64_t)field << 3);
+    put_varint(b, v);
+}
+
+static void put_bytes_field(buffer *b, unsigned field, const uint8_t *data, size_t length) {
+    put_varint(b, (uint64_t)field << 3 | 2);
+    put_varint(b, length);
+    for (size_t i = 0; i < length; i++) put_byte(b, data[i]);
+}
+
+static void put_fixed64_field(buffer *b, unsigned field, uint64_t v) {
+    put_varint(b, (uint64_t)field << 3 | 1);
+    for (int i = 0; i < 8; i++) put_byte(b, (uint8_t)(v >> (8 * i)));
+}
+
+/* A TemporaryExposureKey: TRL 6, days since onset 2 (zigzag 4). */
+static void put_key(buffer *file, const uint8_t data[16], int32_t start, int32_t period, int32_t report_type) {
+    buffer key = {{0}, 0};
+    put_bytes_field(&key, 1, data, 16);
+    put_varint_field(&key, 2, 6);
+    put_varint_field(&key, 3, (uint64_t)start);
+    put_varint_field(&key, 4, (uint64_t)period);
+    put_varint_field(&key, 5, (uint64_t)report_type);
+    put_varint_field(&key, 6, 4);
+    put_bytes_field(file, 7, key.bytes, key.length);
+}
+
+/* A's published key plus two keys that must not cost any crypto: one with
+ * no sighting near its validity, one REVOKED. */
+static buffer published_file(const encore_key *a_key) {
+    static const uint8_t other[16] = {0xA5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    buffer b = {{0}, 0};
+    memcpy(b.bytes, "EK Export v1    ", 16);
+    b.length = 16;
+    put_fixed64_field(&b, 1, (uint64_t)(T0 - DAY));
+    put_fixed64_field(&b, 2, (uint64_t)(T0 + DAY));
+    put_bytes_field(&b, 3, (const uint8_t *)"DE", 2);
+    put_varint_field(&b, 4, 1);
+    put_varint_field(&b, 5, 1);
+    put_key(&b, a_key->key_data, a_key->rolling_start_interval_number, a_key->rolling_period, ENCORE_REPORT_CONFIRMED_TEST);
+    put_key(&b, other, a_key->rolling_start_interval_number - 3 * 144, 144, ENCORE_REPORT_CONFIRMED_TEST);
+    put_key(&b, other, a_key->rolling_start_interval_number, 144, ENCORE_REPORT_REVOKED);
+    return b;
+}
+
+/* ---- the scenario ---- */
+
+/* B hears A's advertisement SCANS times, SCAN_GAP seconds apart. */
+static void hear(encore_store *a, encore_store *b) {
+    encore_observation heard[SCANS];
+    memset(heard, 0, sizeof heard);
+    for (int i = 0; i < SCANS; i++) {
+        uint8_t payload[20];
+        int64_t t = T0 + (int64_t)i * SCAN_GAP;
+        CHECK(encore_advertisement(a, t, TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
+        heard[i].time = t;
+        heard[i].prev_scan = t - SCAN_GAP;
+        heard[i].has_prev_scan = 1;
+        heard[i].rssi = RSSI;
+        memcpy(heard[i].rpi, payload, 16);
+        memcpy(heard[i].aem, payload + 16, 4);
+    }
+    size_t added = 0;
+    CHECK(encore_store_add_observations(b, heard, SCANS, &added) == ENCORE_OK && added == SCANS);
+}
+
+static encore_key a_published_key(encore_store *a) {
+    encore_key keys[2];
+    size_t copied = 0;
+    memset(keys, 0, sizeof keys);
+    CHECK(encore_store_copy_own_key_history(a, T0, 14, 0, keys, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(keys[0].rolling_start_interval_number == (int32_t)((T0 - T0 % DAY) / 600));
+    return keys[0];
+}
+
+static encore_match_options unverified_options(int64_t now, encore_keyfile_options *keyfile) {
+    encore_match_options o;
+    CHECK(encore_keyfile_options_init(keyfile, sizeof *keyfile) == ENCORE_OK);
+    keyfile->verify = ENCORE_VERIFY_SKIP;
+    CHECK(encore_match_options_init(&o, sizeof o, now) == ENCORE_OK);
+    o.keyfile_options = keyfile;
+    return o;
+}
+
+/* The one window the scenario makes, and its v1 exposure. */
+static void check_result(encore_match_result *r) {
+    encore_match_stats s;
+    CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
+    CHECK(s.files == 1 && s.keys == 3 && s.matched_keys == 1 && s.derived == 1);
+    CHECK(s.skipped_no_sightings == 1 && s.skipped_revoked == 1 && s.skipped_old == 0);
+    CHECK(s.windows == 1 && s.scan_instances == SCANS && s.exposures_v1 == 1);
+
+    encore_exposure_window w[2];
+    size_t copied = 99;
+    CHECK(encore_match_result_copy_windows(r, 0, w, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(w[0].date == T0 - T0 % DAY);
+    CHECK(w[0].report_type == ENCORE_REPORT_CONFIRMED_TEST);
+    CHECK(w[0].infectiousness == ENCORE_INFECTIOUSNESS_HIGH); /* CWA: dsos 2 is HIGH */
+    CHECK(w[0].calibration_confidence == 0);
+    CHECK(w[0].first_scan_instance == 0 && w[0].scan_instance_count == SCANS);
+
+    encore_scan_instance si[SCANS];
+    CHECK(encore_match_result_copy_scan_instances(r, 0, si, SCANS, &copied) == ENCORE_OK && copied == SCANS);
+    for (int i = 0; i < SCANS; i++) {
+        CHECK(si[i].min_attenuation == TX_POWER - RSSI && si[i].typical_attenuation == TX_POWER - RSSI);
+        CHECK(si[i].seconds_since_last_scan == SCAN_GAP);
+    }
+
+    encore_exposure_v1 e;
+    CHECK(encore_match_result_copy_exposures_v1(r, 0, &e, 1, &copied) == ENCORE_OK && copied == 1);
+    CHECK(e.date == T0 - T0 % DAY && e.transmission_risk_level == 6);
+    CHECK(e.duration_seconds == SCANS * SCAN_GAP);
+    encore_summary_v1 v1;
+    CHECK(encore_match_result_get_summary_v1(r, &v1) == ENCORE_OK);
+    CHECK(v1.matched_key_count == 1 && v1.days_since_last_exposure == 1);
+    CHECK(v1.maximum_risk_score == e.total_risk_score);
+}
+
+static void test_match(encore_store *b, const buffer *file) {
+    encore_keyfile_options kf;
+    encore_match_options o = unverified_options(T0 + DAY, &kf);
+    encore_key_source src = {NULL, file->bytes, file->length};
+    encore_match_result *r = NULL;
+    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    if (r == NULL) return;
+    check_result(r);
+
+    /* Chunked copying: the end is an empty copy, past it is out of range. */
+    encore_exposure_window w;
+    size_t copied = 99;
+    CHECK(encore_match_result_copy_windows(r, 1, &w, 1, &copied) == ENCORE_OK && copied == 0);
+    copied = 99;
+    CHECK(encore_match_result_copy_windows(r, 2, &w, 1, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    encore_scan_instance si;
+    CHECK(encore_match_result_copy_scan_instances(r, 4, &si, 1, &copied) == ENCORE_OK && copied == 1);
+    CHECK(si.seconds_since_last_scan == SCAN_GAP);
+    CHECK(encore_match_result_copy_windows(r, 0, NULL, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match_result_copy_windows(r, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_match_result_get_stats(r, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match_result_get_stats(NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_match_result_free(r);
+    encore_match_result_free(NULL);
+
+    /* The same file from a path. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/export.bin", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        CHECK(fwrite(file->bytes, 1, file->length, f) == file->length);
+        fclose(f);
+        encore_key_source by_path = {path, NULL, 0};
+        r = NULL;
+        CHECK(encore_match(b, &by_path, 1, &o, &r) == ENCORE_OK && r != NULL);
+        if (r != NULL) check_result(r);
+        encore_match_result_free(r);
+        unlink(path);
+    }
+
+    /* Keys older than 14 days take no part. */
+    o.now = T0 + 20 * DAY;
+    r = NULL;
+    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    encore_match_stats s;
+    if (r != NULL) {
+        CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
+        CHECK(s.keys == 3 && s.skipped_revoked == 1 && s.skipped_old == 2 && s.windows == 0 && s.matched_keys == 0);
+    }
+    encore_match_result_free(r);
+
+    /* No files: an empty result. */
+    o.now = T0 + DAY;
+    r = NULL;
+    CHECK(encore_match(b, NULL, 0, &o, &r) == ENCORE_OK && r != NULL);
+    if (r != NULL) {
+        CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
+        CHECK(s.files == 0 && s.keys == 0 && s.windows == 0);
+    }
+    encore_match_result_free(r);
+}
+
+/* Every failure has its status and leaves *out alone. */
+static void test_match_errors(encore_store *b, const buffer *file) {
+    encore_match_result *const sentinel = (encore_match_result *)&dir;
+    encore_match_result *r = sentinel;
+    encore_keyfile_options kf;
+    encore_match_options o = unverified_options(T0 + DAY, &kf);
+    encore_key_source src = {NULL, file->bytes, file->length};
+
+    CHECK(encore_match(NULL, &src, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match(b, &src, 1, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match(b, NULL, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match(b, &src, 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(strlen(encore_last_error_message()) > 0);
+
+    encore_key_source nothing = {NULL, NULL, 5};
+    CHECK(encore_match(b, &nothing, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+
+    encore_match_options bad = o;
+    bad.struct_size = 8;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    bad = o;
+    bad.reserved = 1;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    bad = o;
+    bad.tx_power_min = 30;
+    bad.tx_power_max = 20;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    bad = o;
+    bad.infectiousness_by_dsos[3] = 7;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_options_init(&bad, 4, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match_options_init(NULL, sizeof bad, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+
+    /* By default a file must carry a trusted signature. */
+    encore_match_options defaults;
+    CHECK(encore_match_options_init(&defaults, sizeof defaults, T0 + DAY) == ENCORE_OK);
+    CHECK(encore_match(b, &src, 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
+
+    /* Broken files: each has its own status. */
+    encore_key_source header_only = {NULL, file->bytes, 10};
+    CHECK(encore_match(b, &header_only, 1, &o, &r) == ENCORE_ERR_EXPORT_HEADER && r == sentinel);
+    buffer cut = *file;
+    cut.length -= 7; /* inside the last key */
+    encore_key_source truncated = {NULL, cut.bytes, cut.length};
+    CHECK(encore_match(b, &truncated, 1, &o, &r) == ENCORE_ERR_EXPORT_MALFORMED && r == sentinel);
+    static const uint8_t zip_start[] = {'P', 'K', 3, 4, 0, 0};
+    encore_key_source zip = {NULL, zip_start, sizeof zip_start};
+    CHECK(encore_match(b, &zip, 1, &o, &r) == ENCORE_ERR_ZIP_TRUNCATED && r == sentinel);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/no-such-file.zip", dir);
+    encore_key_source absent = {missing, NULL, 0};
+    CHECK(encore_match(b, &absent, 1, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    /* One bad file among good ones fails the whole call. */
+    encore_key_source mixed[3] = {src, absent, src};
+    CHECK(encore_match(b, mixed, 3, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+}
+
+typedef struct {
+    int calls;
+    uint64_t last_done;
+    uint64_t last_total;
+    int cancel_after;
+} progress_log;
+
+static int32_t on_progress(void *context, uint64_t done, uint64_t total) {
+    progress_log *log = context;
+    log->calls++;
+    log->last_done = done;
+    log->last_total = total;
+    return log->cancel_after > 0 && log->calls >= log->cancel_after;
+}
+
+static void test_progress_and_cancel(encore_store *b, const buffer *file) {
+    encore_keyfile_options kf;
+    encore_match_options o = unverified_options(T0 + DAY, &kf);
+    encore_key_source src = {NULL, file->bytes, file->length};
+    progress_log log = {0, 0, 0, 0};
+    o.progress = on_progress;
+    o.progress_context = &log;
+    encore_match_result *r = NULL;
+    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(log.calls >= 1 && log.last_done == 3 && log.last_total == 3);
+    encore_match_result_free(r);
+
+    log = (progress_log){0, 0, 0, 1};
+    encore_match_result *const sentinel = (encore_match_result *)&dir;
+    r = sentinel;
+    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_ERR_CANCELLED && r == sentinel && log.calls == 1);
+}
+
+/* The risk of the match, and the exposure check that stores it. */
+static void test_risk_and_check(encore_store *b, const buffer *file) {
+    encore_risk_config *config = NULL;
+    CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK && config != NULL);
+    encore_keyfile_options kf;
+    encore_match_options o = unverified_options(T0 + DAY + 3600, &kf);
+    encore_key_source src = {NULL, file->bytes, file->length};
+
+    encore_match_result *r = NULL;
+    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK);
+    encore_risk_assessment *assessment = NULL;
+    CHECK(encore_risk_calculate_match(config, r, o.now, &assessment) == ENCORE_OK);
+    encore_risk_summary rs;
+    CHECK(encore_risk_assessment_get_summary(assessment, &rs) == ENCORE_OK);
+    /* 25 minutes at 60 dB, HIGH infectiousness, confirmed test: CWA's HIGH. */
+    CHECK(rs.total_risk_level == ENCORE_RISK_HIGH && rs.number_of_days_with_high_risk == 1);
+    CHECK(rs.has_most_recent_date_with_high_risk == 1 && rs.most_recent_date_with_high_risk == T0 - T0 % DAY);
+    CHECK(rs.calculated_at == o.now && rs.day_count == 1);
+    encore_day_risk day;
+    size_t copied = 0;
+    CHECK(encore_risk_assessment_copy_days(assessment, 0, &day, 1, &copied) == ENCORE_OK && copied == 1);
+    CHECK(day.date == T0 - T0 % DAY && day.risk_level == ENCORE_RISK_HIGH);
+    encore_risk_assessment_free(assessment);
+
+    /* The same from the windows themselves; a scan instance range past the
+     * instances given is refused. */
+    encore_exposure_window w;
+    encore_scan_instance si[SCANS];
+    CHECK(encore_match_result_copy_windows(r, 0, &w, 1, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_match_result_copy_scan_instances(r, 0, si, SCANS, &copied) == ENCORE_OK && copied == SCANS);
+    assessment = NULL;
+    CHECK(encore_risk_calculate(config, &w, 1, si, SCANS, o.now, &assessment) == ENCORE_OK);
+    CHECK(encore_risk_assessment_get_summary(assessment, &rs) == ENCORE_OK && rs.total_risk_level == ENCORE_RISK_HIGH);
+    encore_risk_assessment_free(assessment);
+    encore_risk_assessment *const sentinel = (encore_risk_assessment *)&dir;
+    assessment = sentinel;
+    CHECK(encore_risk_calculate(config, &w, 1, si, SCANS - 1, o.now, &assessment) != ENCORE_OK && assessment == sentinel);
+    CHECK(encore_risk_calculate(NULL, &w, 1, si, SCANS, o.now, &assessment) == ENCORE_ERR_INVALID_ARGUMENT);
+    static const char bad_json[] = "{\"minutesAtAttenuationFilters\": 3}";
+    encore_risk_config *bad = NULL;
+    CHECK(encore_risk_config_new_json((const uint8_t *)bad_json, sizeof bad_json - 1, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
+    encore_match_result_free(r);
+
+    /* A cancelled check stores nothing. */
+    uint64_t before = 0, after = 0;
+    CHECK(encore_store_count_risk_results(b, 0, INT64_MAX, &before) == ENCORE_OK);
+    progress_log log = {0, 0, 0, 1};
+    encore_match_options cancelling = o;
+    cancelling.progress = on_progress;
+    cancelling.progress_context = &log;
+    encore_check_result *check = NULL;
+    CHECK(encore_exposure_check(b, &src, 1, config, &cancelling, NULL, &check) == ENCORE_ERR_CANCELLED && check == NULL);
+    CHECK(encore_store_count_risk_results(b, 0, INT64_MAX, &after) == ENCORE_OK && after == before);
+
+    /* With tracing switched on three days before: HIGH, stored, notified. */
+    CHECK(encore_store_add_tracing_event(b, T0 - 3 * DAY, 1) == ENCORE_OK);
+    CHECK(encore_exposure_check(b, &src, 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
+    encore_check_summary cs;
+    CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
+    CHECK(cs.status == ENCORE_CHECK_HIGH && cs.notification_due == 1 && cs.window_count == 1);
+    CHECK(cs.has_newest_keys == 1 && cs.newest_keys == T0 + DAY && cs.calculated_at == o.now);
+    CHECK(cs.has_stored_result == 1);
+    encore_risk_assessment *from_check = NULL;
+    CHECK(encore_check_result_get_assessment(check, &from_check) == ENCORE_OK);
+    CHECK(encore_risk_assessment_get_summary(from_check, &rs) == ENCORE_OK && rs.number_of_days_with_high_risk == 1);
+    encore_risk_assessment_free(from_check);
+    encore_risk_result last;
+    CHECK(encore_store_get_last_risk_result(b, &last, NULL) == ENCORE_OK);
+    CHECK(last.id == cs.stored_result_id && last.level == ENCORE_CHECK_HIGH && last.time == o.now);
+    encore_check_result_free(check);
+
+    /* An hour later: still HIGH, so no new notification. */
+    o.now += 3600;
+    check = NULL;
+    CHECK(encore_exposure_check(b, &src, 1, config, &o, NULL, &check) == ENCORE_OK);
+    CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
+    CHECK(cs.status == ENCORE_CHECK_HIGH && cs.notification_due == 0 && cs.stored_result_id > last.id);
+    encore_check_result_free(check);
+
+    /* The check's own arguments are checked. */
+    encore_check_options co;
+    CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
+    co.reserved = 1;
+    check = NULL;
+    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    encore_check_result_free(NULL);
+    encore_risk_config_free(config);
+    encore_risk_config_free(NULL);
+}
+
+/* A real signed file (Google's sample, 140 keys) through matching with
+ * verification required: verified, every key read, none heard. */
+static void test_signed_sample(encore_store *b) {
+    const char *data = getenv("ENCORE_TEST_DATA");
+    char pem_path[4096], zip_path[4096];
+    snprintf(pem_path, sizeof pem_path, "%s/exports/google-sample/public_310-v1.pem", data != NULL ? data : "Tests/data");
+    snprintf(zip_path, sizeof zip_path, "%s/exports/google-sample/sample_diagnosis_key_file.zip", data != NULL ? data : "Tests/data");
+    uint8_t pem[4096];
+    size_t pem_len = 0;
+    FILE *f = fopen(pem_path, "rb");
+    CHECK(f != NULL);
+    if (f == NULL) return;
+    pem_len = fread(pem, 1, sizeof pem, f);
+    fclose(f);
+
+    encore_trust *trust = NULL;
+    CHECK(encore_trust_new(&trust) == ENCORE_OK);
+    encore_keyfile_options kf;
+    CHECK(encore_keyfile_options_init(&kf, sizeof kf) == ENCORE_OK);
+    kf.trust = trust;
+    encore_match_options o;
+    CHECK(encore_match_options_init(&o, sizeof o, T0) == ENCORE_OK);
+    o.keyfile_options = &kf;
+    encore_key_source src = {zip_path, NULL, 0};
+    encore_match_result *r = NULL;
+    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
+    CHECK(encore_trust_add_key(trust, "310", "v1", pem, pem_len) == ENCORE_OK);
+    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    encore_match_stats s;
+    CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
+    CHECK(s.files == 1 && s.keys == 140 && s.matched_keys == 0 && s.windows == 0);
+    CHECK(s.skipped_old + s.skipped_revoked + s.skipped_not_infectious + s.skipped_no_sightings + s.derived == 140);
+    CHECK(s.derived == 0); /* B's sightings are years away from 2020's keys */
+    encore_match_result_free(r);
+    encore_trust_free(trust);
+}
+
+/* Several threads match against one store at once, each seeing the whole
+ * result. Each passes the file twice: a key published twice is one key
+ * matched and one window. */
+typedef struct {
+    encore_store *store;
+    const buffer *file;
+    int ok;
+} thread_job;
+
+static void *match_in_thread(void *arg) {
+    thread_job *job = arg;
+    encore_keyfile_options kf;
+    encore_keyfile_options_init(&kf, sizeof kf);
+    kf.verify = ENCORE_VERIFY_SKIP;
+    encore_match_options o;
+    encore_match_options_init(&o, sizeof o, T0 + DAY);
+    o.keyfile_options = &kf;
+    o.threads = 2;
+    encore_key_source src[2] = {{NULL, job->file->bytes, job->file->length}, {NULL, job->file->bytes, job->file->length}};
+    job->ok = 1;
+    for (int round = 0; round < 3; round++) {
+        encore_match_result *r = NULL;
+        encore_match_stats s;
+        if (encore_match(job->store, src, 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
+            s.files != 2 || s.keys != 6 || s.matched_keys != 1 || s.windows != 1)
+            job->ok = 0;
+        encore_match_result_free(r);
+    }
+    return NULL;
+}
+
+static void test_threads(encore_store *b, const buffer *file) {
+    enum { THREADS = 4 };
+    pthread_t threads[THREADS];
+    thread_job jobs[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        jobs[i] = (thread_job){b, file, 0};
+        CHECK(pthread_create(&threads[i], NULL, match_in_thread, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(jobs[i].ok == 1);
+    }
+}
+
+static void remove_store_files(const char *path) {
+    const char *suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char file[600];
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
+        unlink(file);
+    }
+}
+
+int main(void) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/encore-c-match-XXXXXX", tmp != NULL && tmp[0] != 0 ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(path_a, sizeof path_a, "%s/a.db", dir);
+    snprintf(path_b, sizeof path_b, "%s/b.db", dir);
+    encore_store *a = open_store(path_a, 1);
+    encore_store *b = open_store(path_b, 2);
+    if (a != NULL && b != NULL) {
+        hear(a, b);
+        encore_key key = a_published_key(a);
+        buffer file = published_file(&key);
+        test_match(b, &file);
+        test_match_errors(b, &file);
+        test_progress_and_cancel(b, &file);
+        test_signed_sample(b);
+        test_threads(b, &file);
+        test_risk_and_check(b, &file);
+    }
+    encore_store_close(a);
+    encore_store_close(b);
+    remove_store_files(path_a);
+    remove_store_files(path_b);
+    rmdir(dir);
+    return check_report();
+}
