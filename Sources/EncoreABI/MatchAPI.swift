@@ -129,10 +129,11 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
 }
 
 /// Matches the store's sightings against the keys of `count` key files
-/// (paths or bytes), opened one after another and checked as
-/// options->keyfile_options says (by default a trusted signature is
-/// required). Memory does not grow with the number of keys; every core is
-/// used, each thread holding up to two files. Up to 24 MB of freed file
+/// (paths or bytes), each checked as options->keyfile_options says (by
+/// default a trusted signature is required); any file that fails fails the
+/// call with its status. Files are streamed, not gathered: every core is
+/// used, each thread holding at most two files at a time, so memory does
+/// not grow with the number of files or keys. Up to 24 MB of freed file
 /// buffers are kept for the next files and calls. The store is only read,
 /// so a cancelled run changes nothing. On success *out is a result for
 /// encore_match_result_free().
