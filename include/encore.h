@@ -7,7 +7,9 @@
  * Conventions: every fallible function returns encore_status (ENCORE_OK is 0) and
  * writes its out-parameters only on success; encore_last_error_message() explains
  * a failure on the calling thread. Memory and handles the library returns are
- * released by the library's own _free functions, which accept NULL.
+ * released by the library's own _free functions, which accept NULL. Strings
+ * passed in (paths, names, key ids) are NUL-terminated UTF-8; a string that is
+ * not valid UTF-8 is refused with ENCORE_ERR_INVALID_ARGUMENT, never repaired.
  */
 #ifndef ENCORE_H
 #define ENCORE_H

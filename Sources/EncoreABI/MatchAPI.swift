@@ -160,7 +160,7 @@ func keySources(_ sources: UnsafePointer<encore_key_source>?, _ count: Int) thro
             guard src.data == nil, src.length == 0 else {
                 throw EncoreError(.invalidArgument, "sources[\(i)]: give a path or data, not both")
             }
-            files.append(.path(String(cString: path)))
+            files.append(.path(try text(path, "sources[\(i)].path")))
         } else {
             files.append(.bytes(Array(try buffer(src.data, src.length, "sources[\(i)].data"))))
         }

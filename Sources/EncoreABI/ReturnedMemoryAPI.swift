@@ -73,15 +73,6 @@ final class StringList: @unchecked Sendable {
     }
 }
 
-/// A caller's NUL-terminated string, which must be valid UTF-8 (text() of
-/// Status.swift would silently repair it).
-func utf8Text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> String {
-    guard let s = String(validatingCString: try required(pointer, name)) else {
-        throw EncoreError(.invalidArgument, "\(name) is not valid UTF-8")
-    }
-    return s
-}
-
 /// A caller's array capacity or count of `T`s: not "negative" (a huge
 /// size_t) and not beyond what memory can hold.
 func checkedCount<T>(_ n: Int, of type: T.Type, _ name: String) throws {

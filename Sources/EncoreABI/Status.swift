@@ -103,7 +103,12 @@ func buffer(_ pointer: UnsafePointer<UInt8>?, _ length: Int, _ name: String) thr
     return UnsafeRawBufferPointer(start: pointer, count: length)
 }
 
-/// A caller's NUL-terminated UTF-8 string.
+/// A caller's NUL-terminated string, which must be valid UTF-8: repairing
+/// it (as String(cString:) does) would turn a path into another file's
+/// name, or a name into another name.
 func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> String {
-    String(cString: try required(pointer, name))
+    guard let s = String(validatingCString: try required(pointer, name)) else {
+        throw EncoreError(.invalidArgument, "\(name) is not valid UTF-8")
+    }
+    return s
 }

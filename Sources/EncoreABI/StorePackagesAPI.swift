@@ -17,8 +17,8 @@ import EncoreCore
 @c public func encore_store_put_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ downloaded: Int64) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
-        let etag = try etag.map { try utf8Text($0, "etag") }
+        let region = try text(region, "region"), identifier = try text(identifier, "identifier")
+        let etag = try etag.map { try text($0, "etag") }
         let bytes = try buffer(content, content_len, "content")
         try s.putKeyPackage(region: region, identifier: identifier, etag: etag, content: bytes, downloaded: downloaded)
     }
@@ -30,8 +30,8 @@ import EncoreCore
 @c public func encore_store_has_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ has: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
-        let etag = try etag.map { try utf8Text($0, "etag") }
+        let region = try text(region, "region"), identifier = try text(identifier, "identifier")
+        let etag = try etag.map { try text($0, "etag") }
         let out = try required(has, "has")
         out.pointee = try s.hasKeyPackage(region: region, identifier: identifier, etag: etag) ? 1 : 0
     }
@@ -45,7 +45,7 @@ import EncoreCore
 @c public func encore_store_get_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ content: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let out = try required(content, "content")
         out.pointee = try s.withKeyPackageContent(region: region, identifier: identifier) { try LibraryBytes.make(copying: $0) }
     }
@@ -58,7 +58,7 @@ import EncoreCore
 @c public func encore_store_get_package_info(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ info: UnsafeMutablePointer<encore_package_info>?, _ etag: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let out = try required(info, "info")
         guard let p = try s.keyPackageInfo(region: region, identifier: identifier) else {
             throw EncoreError(.notFound, "no key package \(identifier) of region \(region) in the store")
@@ -79,7 +79,7 @@ import EncoreCore
 @c public func encore_store_list_packages(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let region = try utf8Text(region, "region")
+        let region = try text(region, "region")
         let out = try required(out, "out")
         let list = try StringList(s.keyPackageIdentifiers(region: region))
         out.pointee = retainedHandle(list)
@@ -91,7 +91,7 @@ import EncoreCore
 @c public func encore_store_remove_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ removed: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let region = try utf8Text(region, "region"), identifier = try utf8Text(identifier, "identifier")
+        let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let r = try s.removeKeyPackage(region: region, identifier: identifier)
         removed?.pointee = r ? 1 : 0
     }
@@ -104,13 +104,13 @@ import EncoreCore
 @c public func encore_store_missing_packages(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ available: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let region = try utf8Text(region, "region")
+        let region = try text(region, "region")
         try checkedCount(count, of: UnsafePointer<CChar>?.self, "count")
         if count > 0 { _ = try required(available, "available") }
         let out = try required(out, "out")
         var ids: [String] = [] // not reserved up front: `count` is only the caller's word
         if let available {
-            for i in 0 ..< count { ids.append(try utf8Text(available[i], "available[\(i)]")) }
+            for i in 0 ..< count { ids.append(try text(available[i], "available[\(i)]")) }
         }
         let list = try StringList(s.missingKeyPackages(region: region, available: ids))
         out.pointee = retainedHandle(list)

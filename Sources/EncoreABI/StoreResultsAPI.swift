@@ -7,7 +7,7 @@ import EncoreCore
 @c public func encore_store_add_risk_result(_ store: encore_store_ptr?, _ time: Int64, _ level: Int32, _ document: UnsafePointer<CChar>?, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let doc = try utf8Text(document, "document")
+        let doc = try text(document, "document")
         let n = try s.addRiskResult(time: time, level: level, document: doc)
         id?.pointee = n
     }

@@ -10,7 +10,7 @@ import EncoreCore
 @c public func encore_store_set_setting_int64(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: Int64) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try s.setSetting(try utf8Text(name, "name"), to: .integer(value))
+        try s.setSetting(try text(name, "name"), to: .integer(value))
     }
 }
 
@@ -20,7 +20,7 @@ import EncoreCore
 @c public func encore_store_get_setting_int64(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try utf8Text(name, "name")
+        let name = try text(name, "name")
         let out = try required(value, "value")
         out.pointee = try s.integerSetting(name)
     }
@@ -30,7 +30,7 @@ import EncoreCore
 @c public func encore_store_set_setting_double(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: Double) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try s.setSetting(try utf8Text(name, "name"), to: .double(value))
+        try s.setSetting(try text(name, "name"), to: .double(value))
     }
 }
 
@@ -38,7 +38,7 @@ import EncoreCore
 @c public func encore_store_get_setting_double(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<Double>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try utf8Text(name, "name")
+        let name = try text(name, "name")
         let out = try required(value, "value")
         out.pointee = try s.doubleSetting(name)
     }
@@ -48,8 +48,8 @@ import EncoreCore
 @c public func encore_store_set_setting_text(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try utf8Text(name, "name")
-        try s.setSetting(name, to: .text(try utf8Text(value, "value")))
+        let name = try text(name, "name")
+        try s.setSetting(name, to: .text(try text(value, "value")))
     }
 }
 
@@ -58,7 +58,7 @@ import EncoreCore
 @c public func encore_store_get_setting_text(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try utf8Text(name, "name")
+        let name = try text(name, "name")
         let out = try required(value, "value")
         out.pointee = try s.withSettingBytes(name, .text) { try LibraryBytes.make(copying: $0) }
     }
@@ -68,7 +68,7 @@ import EncoreCore
 @c public func encore_store_set_setting_blob(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<UInt8>?, _ length: Int) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try utf8Text(name, "name")
+        let name = try text(name, "name")
         try s.setSetting(name, blob: try buffer(value, length, "value"))
     }
 }
@@ -78,7 +78,7 @@ import EncoreCore
 @c public func encore_store_get_setting_blob(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try utf8Text(name, "name")
+        let name = try text(name, "name")
         let out = try required(value, "value")
         out.pointee = try s.withSettingBytes(name, .blob) { try LibraryBytes.make(copying: $0) }
     }
@@ -89,7 +89,7 @@ import EncoreCore
 @c public func encore_store_get_setting_type(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ type: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try utf8Text(name, "name")
+        let name = try text(name, "name")
         let out = try required(type, "type")
         guard let t = try s.settingType(name) else { throw EncoreError(.notFound, "no setting named '\(name)'") }
         out.pointee = t.rawValue
@@ -101,7 +101,7 @@ import EncoreCore
 @c public func encore_store_delete_setting(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ deleted: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let d = try s.deleteSetting(try utf8Text(name, "name"))
+        let d = try s.deleteSetting(try text(name, "name"))
         deleted?.pointee = d ? 1 : 0
     }
 }

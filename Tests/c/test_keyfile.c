@@ -163,6 +163,7 @@ static void test_bad_arguments(void) {
     CHECK(encore_keyfile_open_path(NULL, NULL, &f) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_open_path("/nonexistent/file.zip", NULL, &f) == ENCORE_ERR_IO);
     CHECK(encore_keyfile_open_path("/", NULL, &f) == ENCORE_ERR_IO);
+    CHECK(encore_keyfile_open_path("/tmp/caf\xe9.zip", NULL, &f) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(f == NULL);
     const uint8_t junk[] = "this is not a key file at all";
     CHECK(encore_keyfile_open_bytes(junk, sizeof junk, NULL, &f) == ENCORE_ERR_ZIP_NOT_ZIP);
@@ -185,6 +186,8 @@ static void test_bad_arguments(void) {
     CHECK(encore_trust_add_key(trust, "a", "1", (const uint8_t *)"garbage", 7) == ENCORE_ERR_KEY_FORMAT);
     CHECK(encore_trust_add_key(trust, NULL, "1", (const uint8_t *)"garbage", 7) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_trust_add_key(NULL, "a", "1", (const uint8_t *)"garbage", 7) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_trust_add_key(trust, "a", "\xff", (const uint8_t *)"garbage", 7) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "key_version is not valid UTF-8") != NULL);
     encore_trust_free(trust);
 
     /* Freeing NULL does nothing. */

@@ -249,6 +249,8 @@ static void test_match_errors(encore_store *b, const buffer *file) {
     CHECK(encore_match(b, &src, 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(strlen(encore_last_error_message()) > 0);
 
+    encore_key_source latin1 = {"caf\xe9.zip", NULL, 0};
+    CHECK(encore_match(b, &latin1, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     encore_key_source nothing = {NULL, NULL, 5};
     CHECK(encore_match(b, &nothing, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
 

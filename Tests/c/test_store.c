@@ -360,6 +360,14 @@ static void test_create_forbidden(void) {
     CHECK(!exists(db));
     /* In a directory that does not exist, with creation allowed. */
     CHECK(encore_store_open(path_in_dir("no/such/dir.db"), &k, NULL, &s) != ENCORE_OK && s == NULL);
+    /* A path that is not UTF-8 is refused, not repaired into another
+     * file's name (U+FFFD for the stray byte). */
+    char latin1[8300], repaired[8300];
+    snprintf(latin1, sizeof latin1, "%s", path_in_dir("caf\xe9.db"));
+    snprintf(repaired, sizeof repaired, "%s", path_in_dir("caf\xef\xbf\xbd.db"));
+    CHECK(encore_store_open(latin1, &k, NULL, &s) == ENCORE_ERR_INVALID_ARGUMENT && s == NULL);
+    CHECK(strstr(encore_last_error_message(), "UTF-8") != NULL);
+    CHECK(!exists(latin1) && !exists(repaired));
 }
 
 #define BULK 8000
