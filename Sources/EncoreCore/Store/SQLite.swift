@@ -82,9 +82,13 @@ final class Connection {
 }
 
 /// A prepared statement: bind by 1-based index, step, read columns.
+/// Binding does not throw, so that binds chain; a bind SQLite refuses (a
+/// value over its length limit) is kept and thrown by the next step(), so
+/// that no statement runs with a parameter silently left NULL or cut short.
 final class Statement {
     let handle: OpaquePointer
     private unowned let connection: Connection
+    private var bindFailure: EncoreError?
 
     init(_ handle: OpaquePointer, connection: Connection) {
         self.handle = handle
@@ -96,26 +100,40 @@ final class Statement {
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        bindFailure = nil
+    }
+
+    private func bound(_ rc: Int32, _ i: Int32) {
+        if rc != SQLITE_OK, bindFailure == nil {
+            bindFailure = connection.error(rc, "parameter \(i) of " + String(cString: sqlite3_sql(handle)))
+        }
     }
 
     @discardableResult
-    func bind(_ i: Int32, _ v: Int64) -> Statement { sqlite3_bind_int64(handle, i, v); return self }
+    func bind(_ i: Int32, _ v: Int64) -> Statement { bound(sqlite3_bind_int64(handle, i, v), i); return self }
     @discardableResult
-    func bind(_ i: Int32, _ v: Double) -> Statement { sqlite3_bind_double(handle, i, v); return self }
+    func bind(_ i: Int32, _ v: Double) -> Statement { bound(sqlite3_bind_double(handle, i, v), i); return self }
     @discardableResult
     func bind(_ i: Int32, _ v: Int64?) -> Statement {
-        if let v { sqlite3_bind_int64(handle, i, v) } else { sqlite3_bind_null(handle, i) }
-        return self
+        guard let v else { bound(sqlite3_bind_null(handle, i), i); return self }
+        return bind(i, v)
     }
+    /// Text with its length, so that a NUL inside is stored, not an end.
     @discardableResult
     func bind(_ i: Int32, text: String?) -> Statement {
-        if let text { sqlite3_bind_text(handle, i, text, -1, transient) } else { sqlite3_bind_null(handle, i) }
+        guard var text else { bound(sqlite3_bind_null(handle, i), i); return self }
+        text.withUTF8 { utf8 in
+            // A zero-length text, not NULL, for an empty string.
+            let p = UnsafeRawPointer(utf8.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)
+            bound(sqlite3_bind_text64(handle, i, p?.assumingMemoryBound(to: CChar.self), UInt64(utf8.count), transient, UInt8(SQLITE_UTF8)), i)
+        }
         return self
     }
     @discardableResult
     func bind(_ i: Int32, blob: UnsafeRawBufferPointer) -> Statement {
         // A zero-length blob, not NULL, for an empty buffer.
-        sqlite3_bind_blob(handle, i, blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(clamping: blob.count), transient)
+        let p = blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+        bound(sqlite3_bind_blob64(handle, i, p, UInt64(blob.count), transient), i)
         return self
     }
     @discardableResult
@@ -123,6 +141,10 @@ final class Statement {
 
     /// Steps once: true when a row is ready, false when done.
     func step() throws -> Bool {
+        if let bindFailure {
+            reset()
+            throw bindFailure
+        }
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true

@@ -36,8 +36,8 @@ public enum SettingValue: Equatable, Sendable {
 }
 
 /// Checks for the text the store tables keep: names, identifiers, ETags and
-/// documents. SQLite is handed NUL-terminated text, so a NUL inside would
-/// silently cut the value short: it is refused instead.
+/// documents. The C API hands text out as C strings, where a NUL inside
+/// would silently cut the value short: it is refused on the way in.
 enum StoreText {
     /// The longest name, region, identifier or ETag, in UTF-8 bytes.
     static let maxNameBytes = 1024
