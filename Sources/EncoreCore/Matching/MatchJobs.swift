@@ -1,8 +1,5 @@
 import Dispatch
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One batch spread over the threads: thread t matches the t-th of as many
 /// contiguous slices with matchers[t], writing only its own slots, so no
@@ -125,11 +122,15 @@ final class FileJob: @unchecked Sendable {
 
     func run() throws -> [Matcher.FileOutcome] {
         // Iterations may run one after another (more matchers than cores):
-        // a thread waits in drain() only while some file is being read.
+        // a thread sleeps in drain() only while some file is being read,
+        // and the reader wakes it when it is done.
         DispatchQueue.concurrentPerform(iterations: matchers.count) { t in
             while !failed.load(ordering: .relaxed) {
                 active.wrappingAdd(1, ordering: .acquiringAndReleasing)
-                defer { active.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+                defer {
+                    active.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+                    shared.readersChanged() // a thread in drain() may now be done
+                }
                 guard let taken = take() else { break }
                 for (i, file) in zip(taken, open(Array(files[taken]))) where !failed.load(ordering: .relaxed) {
                     do {
@@ -166,7 +167,7 @@ final class FileJob: @unchecked Sendable {
 /// whichever thread is free: the reader itself when the queue is full (so
 /// memory stays bounded), else a thread out of files.
 final class SharedBatches: @unchecked Sendable {
-    // @unchecked: the queue and the failure are only touched under their locks.
+    // @unchecked: the queue and the failure are only touched under `lock`.
     struct Pending {
         let file: Int
         let list: KeyList
@@ -176,45 +177,58 @@ final class SharedBatches: @unchecked Sendable {
 
     private let limit: Int
     private let results: BatchResults
-    private let queue = Mutex<[Pending]>([])
-    private let firstFailure = Mutex<EncoreError?>(nil)
+    private let lock = ConditionLock()
+    private var queue: [Pending] = []
+    private var firstFailure: EncoreError?
 
     init(limit: Int, results: BatchResults) {
         self.limit = limit
         self.results = results
     }
 
-    var failure: EncoreError? { firstFailure.withLock { $0 } }
+    var failure: EncoreError? { lock.locked { firstFailure } }
 
     /// Queues a batch; while the queue is over its limit, the caller
     /// matches the oldest batches itself with its own matcher.
     func push(_ batch: Pending, helping matcher: KeyMatcher) throws {
-        queue.withLock { $0.append(batch) }
+        lock.locked {
+            queue.append(batch)
+            lock.wakeAll()
+        }
         while let p = popIfOver(limit) { try match(p, with: matcher) }
     }
 
+    /// Wakes the threads waiting in drain() to test their `done` again:
+    /// the readers call it when they finish files.
+    func readersChanged() { lock.locked { lock.wakeAll() } }
+
     /// Matches queued batches with `matcher` until `done()` says no more
-    /// will come and the queue is empty. A failure is kept for run() and
-    /// ends the drain.
+    /// will come and the queue is empty, sleeping while the queue is empty
+    /// and another thread is still reading a file. A failure is kept for
+    /// run() and ends every drain.
     func drain(with matcher: KeyMatcher, until done: () -> Bool) {
         while true {
-            let finished = done() // read before popping: nothing is pushed after it turns true
-            if let p = popIfOver(0) {
-                do { try match(p, with: matcher) } catch {
-                    let e = error as? EncoreError ?? EncoreError(.internalError, "\(error)")
-                    firstFailure.withLock { if $0 == nil { $0 = e } }
-                    return
+            let next: Pending? = lock.locked {
+                // done() is read under the lock after the queue was seen
+                // empty: a reader pushes its last batch before it counts
+                // itself finished, so nothing can be left behind.
+                while queue.isEmpty, firstFailure == nil, !done() { lock.wait() }
+                return firstFailure == nil && !queue.isEmpty ? queue.removeFirst() : nil
+            }
+            guard let next else { return }
+            do { try match(next, with: matcher) } catch {
+                let e = error as? EncoreError ?? EncoreError(.internalError, "\(error)")
+                lock.locked {
+                    if firstFailure == nil { firstFailure = e }
+                    lock.wakeAll()
                 }
-            } else if finished || failure != nil {
                 return
-            } else {
-                usleep(50) // another thread is still reading a file
             }
         }
     }
 
     private func popIfOver(_ n: Int) -> Pending? {
-        queue.withLock { q in q.count > n ? q.removeFirst() : nil }
+        lock.locked { queue.count > n ? queue.removeFirst() : nil }
     }
 
     private func match(_ p: Pending, with matcher: KeyMatcher) throws {
