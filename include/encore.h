@@ -166,7 +166,7 @@ typedef struct encore_keyfile_info {
 typedef struct encore_store encore_store;
 
 /* How a store is encrypted. */
-#define ENCORE_KEY_PASSPHRASE 0  /* any bytes but the raw-key form x'...'; SQLCipher derives the key (slow on purpose) */
+#define ENCORE_KEY_PASSPHRASE 0  /* 1 byte to 1 MiB, any but the raw-key form x'...'; SQLCipher derives the key (slow on purpose) */
 #define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
 
 typedef struct encore_store_key {
@@ -305,8 +305,8 @@ typedef struct encore_v1_config {
  * the Apple/Google constants and CWA's choices. */
 typedef struct encore_match_options {
     uint32_t struct_size;                     /* set by _init */
-    uint32_t threads;                         /* 0 (default): one per core */
-    int64_t now;                              /* unix seconds */
+    uint32_t threads;                         /* 0 (default): one per core; at most 256 */
+    int64_t now;                              /* unix seconds, not negative */
     int32_t drift_intervals;                  /* tolerated clock drift, 10-minute intervals (12) */
     int32_t tx_power_min;                     /* plausible TX power, dBm (-60) */
     int32_t tx_power_max;                     /* (20) */
@@ -433,7 +433,7 @@ typedef struct encore_check_options {
     uint32_t struct_size;                 /* set by _init */
     uint32_t reserved;                    /* must be 0 */
     int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
-    int64_t tracing_days;                 /* the period tracing time is counted in (14) */
+    int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
     int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
 } encore_check_options;
 
@@ -659,11 +659,12 @@ void encore_risk_config_free(encore_risk_config *config);
 
 /* Calculates the risk of `window_count` exposure windows whose scan
  * instances are instances[first_scan_instance ..< + scan_instance_count]
- * (the layout encore_match() results have). On success *out is an
- * assessment for encore_risk_assessment_free(). */
+ * (the layout encore_match() results have), at `now` (unix seconds, not
+ * negative). On success *out is an assessment for encore_risk_assessment_free(). */
 encore_status encore_risk_calculate(encore_risk_config *config, const encore_exposure_window *windows, size_t window_count, const encore_scan_instance *instances, size_t instance_count, int64_t now, encore_risk_assessment **out);
 
-/* Calculates the risk of a match result's windows. */
+/* Calculates the risk of a match result's windows at `now` (unix seconds,
+ * not negative). */
 encore_status encore_risk_calculate_match(encore_risk_config *config, encore_match_result *result, int64_t now, encore_risk_assessment **out);
 
 /* Releases an assessment; NULL does nothing. */

@@ -43,24 +43,25 @@ final class RiskAssessmentHandle: Sendable {
 
 /// Calculates the risk of `window_count` exposure windows whose scan
 /// instances are instances[first_scan_instance ..< + scan_instance_count]
-/// (the layout encore_match() results have). On success *out is an
-/// assessment for encore_risk_assessment_free().
+/// (the layout encore_match() results have), at `now` (unix seconds, not
+/// negative). On success *out is an assessment for encore_risk_assessment_free().
 @c public func encore_risk_calculate(_ config: encore_risk_config_ptr?, _ windows: UnsafePointer<encore_exposure_window>?, _ window_count: Int, _ instances: UnsafePointer<encore_scan_instance>?, _ instance_count: Int, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
     guarded {
         let c = try borrow(config, as: RiskConfigHandle.self, "config")
         let out = try required(out, "out")
         let list = try exposureWindows(windows, window_count, instances, instance_count)
-        out.pointee = retainedHandle(RiskAssessmentHandle(RiskCalculation.calculate(list, configuration: c.configuration, now: now)))
+        out.pointee = retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(list, configuration: c.configuration, now: now)))
     }
 }
 
-/// Calculates the risk of a match result's windows.
+/// Calculates the risk of a match result's windows at `now` (unix seconds,
+/// not negative).
 @c public func encore_risk_calculate_match(_ config: encore_risk_config_ptr?, _ result: encore_match_result_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
     guarded {
         let c = try borrow(config, as: RiskConfigHandle.self, "config")
         let r = try borrow(result, as: MatchResultHandle.self, "result")
         let out = try required(out, "out")
-        out.pointee = retainedHandle(RiskAssessmentHandle(RiskCalculation.calculate(r.source.windows, configuration: c.configuration, now: now)))
+        out.pointee = retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(r.source.windows, configuration: c.configuration, now: now)))
     }
 }
 

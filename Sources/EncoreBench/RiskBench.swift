@@ -20,7 +20,7 @@ enum RiskBench {
         var calc = Samples(), base = Samples()
         var sink = 0
         for _ in 0 ..< runs {
-            calc.add(Timing.time { sink &+= RiskCalculation.calculate(windows, configuration: config, now: now).days.count })
+            calc.add(try Timing.time { sink &+= try RiskCalculation.calculate(windows, configuration: config, now: now).days.count })
             base.add(Timing.time { sink &+= windows.reduce(0) { $0 &+ $1.scanInstances.reduce(0) { $0 &+ $1.secondsSinceLastScan } } })
         }
         let ms = calc.median * 1000

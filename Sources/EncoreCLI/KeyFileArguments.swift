@@ -15,8 +15,7 @@ struct KeyFileArguments: ParsableArguments {
     @Flag(name: .customLong("no-verify"), help: "Do not check the files' signatures.")
     var noVerify = false
 
-    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
-    var now: Int64?
+    @OptionGroup var clock: NowArgument
 
     @Argument(help: ArgumentHelp("Key files (zip or bare export.bin).", valueName: "file"))
     var files: [String]
@@ -26,7 +25,7 @@ struct KeyFileArguments: ParsableArguments {
     }
 
     var sources: [KeyFileSource] { files.map { .path($0) } }
-    var matching: MatchingOptions { MatchingOptions(now: now ?? Int64(time(nil))) }
+    var matching: MatchingOptions { MatchingOptions(now: clock.value) }
 
     func keyFileOptions() throws -> KeyFileOptions {
         KeyFileOptions(verify: !noVerify, trust: try TrustArgument.trustList(trust))

@@ -25,8 +25,7 @@ struct KeysAdvertise: ParsableCommand {
 
     @OptionGroup var store: StoreArguments
 
-    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
-    var now: Int64?
+    @OptionGroup var clock: NowArgument
 
     @Option(name: .customLong("tx-power"), parsing: .unconditional, help: ArgumentHelp("The transmit power in dBm put in the metadata (default 0).", valueName: "dbm"))
     var txPower: Int8 = 0
@@ -34,7 +33,7 @@ struct KeysAdvertise: ParsableCommand {
     func run() throws {
         let s = try store.open()
         do {
-            Output.write(Hex.encode(try s.advertisement(now: now ?? Int64(time(nil)), txPower: txPower)) + "\n")
+            Output.write(Hex.encode(try s.advertisement(now: clock.value, txPower: txPower)) + "\n")
         } catch {
             throw store.fail(error)
         }

@@ -27,8 +27,7 @@ struct Risk: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The exposure windows (JSON).", valueName: "file"))
     var windows: String
 
-    @Option(name: .long, help: ArgumentHelp("\"Now\" as unix seconds (default: the current time).", valueName: "unix-seconds"))
-    var now: Int64?
+    @OptionGroup var clock: NowArgument
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
@@ -53,7 +52,7 @@ struct Risk: ParsableCommand {
     }
 
     func run() throws {
-        let now = self.now ?? Int64(time(nil))
+        let now = clock.value
         let configuration = try Risk.loadConfiguration(config)
         let list: [ExposureWindow]
         do {
@@ -63,7 +62,7 @@ struct Risk: ParsableCommand {
             Output.fail(windows, e.message)
             throw ExitCode(EncoreExit.failure)
         }
-        let a = RiskCalculation.calculate(list, configuration: configuration, now: now)
+        let a = try RiskCalculation.calculate(list, configuration: configuration, now: now) // now is checked by NowArgument
         Output.write(json ? JSONWriter.render(RiskReport.json(a)) + "\n" : RiskReport.text(a))
     }
 }

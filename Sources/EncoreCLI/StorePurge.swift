@@ -26,8 +26,7 @@ struct StorePurge: ParsableCommand {
 
     @OptionGroup var store: StoreArguments
 
-    @Option(name: .long, help: ArgumentHelp("The current time in seconds since 1970-01-01T00:00:00Z (default: the system clock).", valueName: "unix-seconds"))
-    var now: Int64?
+    @OptionGroup var clock: NowArgument
 
     @Option(name: .customLong("max-age-days"), help: ArgumentHelp("Keep what is at most this many days old.", valueName: "n"))
     var maxAgeDays: Int64 = 14
@@ -37,14 +36,14 @@ struct StorePurge: ParsableCommand {
 
     func validate() throws {
         guard maxAgeDays >= 0 else { throw ValidationError("--max-age-days must not be negative") }
-        let (seconds, overflow) = maxAgeDays.multipliedReportingOverflow(by: Self.secondsPerDay)
-        guard !overflow, !(now ?? 0).subtractingReportingOverflow(seconds).overflow else {
+        // --now is not negative, so the cut-off (now - age) cannot overflow once the age fits.
+        guard !maxAgeDays.multipliedReportingOverflow(by: Self.secondsPerDay).overflow else {
             throw ValidationError("--max-age-days \(maxAgeDays) is too large")
         }
     }
 
     func run() throws {
-        let now = self.now ?? Int64(time(nil))
+        let now = clock.value
         let maxAge = maxAgeDays * Self.secondsPerDay
         let opened = try store.open()
         let counts: PurgeCounts

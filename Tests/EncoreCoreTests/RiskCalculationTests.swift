@@ -29,7 +29,7 @@ import Testing
         let config = try RiskConfiguration(file.member("defaultRiskCalculationConfiguration"))
         let t = try file.array("testCases")[c.index]
         let windows = try WindowsJSON.windows(t.member("exposureWindows"), now: Self.now)
-        let r = RiskCalculation.calculate(windows, configuration: config, now: Self.now)
+        let r = try RiskCalculation.calculate(windows, configuration: config, now: Self.now)
         let midnight = WindowBuilder.utcMidnight(Self.now)
         func age(_ d: Int64?) -> Int? { d.map { Int((midnight - $0) / 86_400) } }
         func expected(_ key: String) throws -> Int? { try t.optionalMember(key)?.integer() }

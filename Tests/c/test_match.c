@@ -6,6 +6,7 @@
  * progress and cancelling, chunked copying and matching from several
  * threads. Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
+#include "scratch.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -267,6 +268,24 @@ static void test_match_errors(encore_store *b, const buffer *file) {
     bad = o;
     bad.infectiousness_by_dsos[3] = 7;
     CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    /* Times and counts at the ends of their types are refused, not trapped on. */
+    const int64_t bad_nows[] = {INT64_MIN, INT64_MIN + 300000, -1};
+    for (size_t i = 0; i < sizeof bad_nows / sizeof bad_nows[0]; i++) {
+        bad = o;
+        bad.now = bad_nows[i];
+        CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    }
+    bad = o;
+    bad.max_key_age_days = INT32_MIN;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    bad.max_key_age_days = o.max_key_age_days;
+    bad.drift_intervals = -1;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    bad = o;
+    bad.threads = UINT32_MAX;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    bad.threads = 257;
+    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(encore_match_options_init(&bad, 4, 0) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_match_options_init(NULL, sizeof bad, 0) == ENCORE_ERR_INVALID_ARGUMENT);
 
@@ -365,9 +384,19 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     assessment = sentinel;
     CHECK(encore_risk_calculate(config, &w, 1, si, SCANS - 1, o.now, &assessment) != ENCORE_OK && assessment == sentinel);
     CHECK(encore_risk_calculate(NULL, &w, 1, si, SCANS, o.now, &assessment) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_risk_calculate(config, NULL, 0, NULL, 0, INT64_MIN, &assessment) == ENCORE_ERR_INVALID_ARGUMENT && assessment == sentinel);
+    CHECK(encore_risk_calculate_match(config, r, -1, &assessment) == ENCORE_ERR_INVALID_ARGUMENT && assessment == sentinel);
     static const char bad_json[] = "{\"minutesAtAttenuationFilters\": 3}";
     encore_risk_config *bad = NULL;
     CHECK(encore_risk_config_new_json((const uint8_t *)bad_json, sizeof bad_json - 1, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
+    /* Offsets are int32 in CWA's protobuf: larger ones would overflow their sum. */
+    static const char huge_offset[] = "{\"minutesAtAttenuationWeights\": [], \"normalizedTimePerEWToRiskLevelMapping\": [],"
+        "\"normalizedTimePerDayToRiskLevelMapping\": [], \"transmissionRiskValueMapping\": [], \"trlEncoding\": {"
+        "\"infectiousnessOffsetStandard\": 9000000000000000000, \"infectiousnessOffsetHigh\": 0, \"reportTypeOffsetRecursive\": 0,"
+        "\"reportTypeOffsetSelfReport\": 0, \"reportTypeOffsetConfirmedClinicalDiagnosis\": 0,"
+        "\"reportTypeOffsetConfirmedTest\": 9000000000000000000}}";
+    CHECK(encore_risk_config_new_json((const uint8_t *)huge_offset, sizeof huge_offset - 1, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
+    CHECK(strstr(encore_last_error_message(), "trlEncoding.infectiousnessOffsetStandard") != NULL);
     encore_match_result_free(r);
 
     /* A cancelled check stores nothing. */
@@ -412,6 +441,15 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     co.reserved = 1;
     check = NULL;
     CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
+    co.tracing_days = INT64_MAX;
+    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    co.tracing_days = 14;
+    co.maximum_key_age_seconds = INT64_MIN;
+    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    encore_match_options before_time = o;
+    before_time.now = INT64_MIN;
+    CHECK(encore_exposure_check(b, &src, 1, config, &before_time, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     CHECK(encore_exposure_check(b, &src, 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     encore_check_result_free(NULL);
     encore_risk_config_free(config);
@@ -500,22 +538,8 @@ static void test_threads(encore_store *b, const buffer *file) {
     }
 }
 
-static void remove_store_files(const char *path) {
-    const char *suffixes[] = {"", "-wal", "-shm", "-journal"};
-    char file[600];
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
-        unlink(file);
-    }
-}
-
 int main(void) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/encore-c-match-XXXXXX", tmp != NULL && tmp[0] != 0 ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (scratch_dir_make(dir, sizeof dir, "c-match") != 0) return 1;
     snprintf(path_a, sizeof path_a, "%s/a.db", dir);
     snprintf(path_b, sizeof path_b, "%s/b.db", dir);
     encore_store *a = open_store(path_a, 1);
@@ -533,8 +557,6 @@ int main(void) {
     }
     encore_store_close(a);
     encore_store_close(b);
-    remove_store_files(path_a);
-    remove_store_files(path_b);
-    rmdir(dir);
+    scratch_dir_remove(dir);
     return check_report();
 }

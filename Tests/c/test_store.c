@@ -7,6 +7,7 @@
  * Crashes, plaintext at rest, other processes and the sqlcipher tool are
  * tested in Tests/store (scripts/test-store.sh). */
 #include "check.h"
+#include "scratch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -115,20 +116,6 @@ static int same_as(const char *db, const struct snapshot *before) {
     }
     free_snapshot(&now);
     return same;
-}
-
-static void remove_dir(void) {
-    DIR *d = opendir(dir);
-    if (d != NULL) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-            const char *p = path_in_dir(e->d_name);
-            if (rmdir(p) != 0) unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
 }
 
 /* ---- keys, options, observations ---------------------------------------- */
@@ -242,6 +229,17 @@ static void test_create_and_reopen(void) {
     encore_store_key empty = passphrase("");
     CHECK(encore_store_open(path_in_dir("empty-pass.db"), &empty, NULL, &w) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(!exists(path_in_dir("empty-pass.db")));
+    /* Nor is one longer than 1 MiB (a mistake, and SQLCipher takes an int length). */
+    const size_t long_length = ((size_t)1 << 20) + 1;
+    uint8_t *long_bytes = malloc(long_length);
+    if (long_bytes != NULL) {
+        memset(long_bytes, 'a', long_length);
+        encore_store_key long_key = raw(long_bytes, long_length);
+        long_key.kind = ENCORE_KEY_PASSPHRASE;
+        CHECK(encore_store_open(path_in_dir("long-pass.db"), &long_key, NULL, &w) == ENCORE_ERR_INVALID_ARGUMENT && w == NULL);
+        CHECK(!exists(path_in_dir("long-pass.db")));
+        free(long_bytes);
+    }
     /* A passphrase may hold any bytes, NUL too. */
     static const uint8_t odd[5] = {0, 0xff, 'a', 0, 0x80};
     encore_store_key odd_key = raw(odd, sizeof odd);
@@ -720,12 +718,7 @@ static void test_threads(void) {
 }
 
 int main(void) {
-    const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/encore-test-store.XXXXXX", base != NULL && *base != '\0' ? base : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        fprintf(stderr, "cannot create a directory from %s: %s\n", dir, strerror(errno));
-        return 1;
-    }
+    if (scratch_dir_make(dir, sizeof dir, "test-store") != 0) return 1;
     test_create_and_reopen();
     test_wrong_key_leaves_files_alone();
     test_not_a_database();
@@ -737,6 +730,6 @@ int main(void) {
     test_purge();
     test_bad_arguments();
     test_threads();
-    remove_dir();
+    scratch_dir_remove(dir);
     return check_report();
 }

@@ -4,6 +4,7 @@
  * reopening and threads. Built with -Werror and run under valgrind by
  * scripts/test-c.sh. */
 #include "check.h"
+#include "scratch.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -424,23 +425,8 @@ static void test_threads(encore_store *s) {
     CHECK(encore_store_count_tracing_events(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
 }
 
-static void remove_store_files(void) {
-    const char *suffixes[] = {"", "-wal", "-shm", "-journal"};
-    char path[600];
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(path, sizeof path, "%s%s", db_path, suffixes[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-}
-
 int main(void) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/encore-c-store-XXXXXX", tmp != NULL && tmp[0] != 0 ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (scratch_dir_make(dir, sizeof dir, "c-store") != 0) return 1;
     snprintf(db_path, sizeof db_path, "%s/store.db", dir);
     test_memory_helpers();
     encore_store *s = open_store();
@@ -454,6 +440,6 @@ int main(void) {
         test_threads(s);
     }
     encore_store_close(s);
-    remove_store_files();
+    scratch_dir_remove(dir);
     return check_report();
 }

@@ -104,3 +104,7 @@ def test_detect_refuses_unsigned_files_and_needs_a_key(tmp_path):
     assert r.returncode == 1 and "not signed" in r.stderr and len(r.stderr.splitlines()) == 1
     assert run("detect", "--db", db, keys, env_key=False).returncode == 2
     assert run("detect", "--db", db).returncode == 2
+    # Times before 1970 are refused as arguments, not carried into the matching.
+    for now in ["-1", str(-2 ** 63)]:
+        r = run("detect", "--db", db, "--no-verify", f"--now={now}", keys)
+        assert r.returncode == 2 and "--now must not be negative" in r.stderr

@@ -409,7 +409,7 @@ def test_purge_defaults_to_the_clock(tmp_path, db):
 
 @pytest.mark.parametrize("args", [
     ["--max-age-days", "-1"], ["--max-age-days", "x"], ["--now", "yesterday"],
-    ["--max-age-days", str(2 ** 62)], ["--now", str(-2 ** 63), "--max-age-days", "1"],
+    ["--max-age-days", str(2 ** 62)], ["--now", str(-2 ** 63), "--max-age-days", "1"], ["--now=-1"],
 ])
 def test_purge_bad_arguments(db, args):
     assert_failure(run("store", "purge", "--db", db, *args), 2)

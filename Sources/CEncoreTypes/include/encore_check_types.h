@@ -22,7 +22,7 @@ typedef struct encore_check_options {
     uint32_t struct_size;                 /* set by _init */
     uint32_t reserved;                    /* must be 0 */
     int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
-    int64_t tracing_days;                 /* the period tracing time is counted in (14) */
+    int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
     int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
 } encore_check_options;
 

@@ -41,8 +41,8 @@ typedef struct encore_v1_config {
  * the Apple/Google constants and CWA's choices. */
 typedef struct encore_match_options {
     uint32_t struct_size;                     /* set by _init */
-    uint32_t threads;                         /* 0 (default): one per core */
-    int64_t now;                              /* unix seconds */
+    uint32_t threads;                         /* 0 (default): one per core; at most 256 */
+    int64_t now;                              /* unix seconds, not negative */
     int32_t drift_intervals;                  /* tolerated clock drift, 10-minute intervals (12) */
     int32_t tx_power_min;                     /* plausible TX power, dBm (-60) */
     int32_t tx_power_max;                     /* (20) */

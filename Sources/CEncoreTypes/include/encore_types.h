@@ -162,7 +162,7 @@ typedef struct encore_keyfile_info {
 typedef struct encore_store encore_store;
 
 /* How a store is encrypted. */
-#define ENCORE_KEY_PASSPHRASE 0  /* any bytes but the raw-key form x'...'; SQLCipher derives the key (slow on purpose) */
+#define ENCORE_KEY_PASSPHRASE 0  /* 1 byte to 1 MiB, any but the raw-key form x'...'; SQLCipher derives the key (slow on purpose) */
 #define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
 
 typedef struct encore_store_key {

@@ -26,6 +26,12 @@ public struct CheckOptions: Sendable {
     /// make a LOW or UNKNOWN result OUTDATED.
     public var maximumKeyAgeSeconds: Int64 = 48 * 3600
     public init() {}
+
+    func validate() throws {
+        guard minimumTracingSeconds >= 0, tracingDays >= 0, tracingDays <= 3650, maximumKeyAgeSeconds >= 0 else {
+            throw EncoreError(.invalidArgument, "check options out of range (tracing days 0...3650, seconds not negative)")
+        }
+    }
 }
 
 /// The outcome of one exposure check.
@@ -60,22 +66,24 @@ extension Store {
                               risk: RiskConfiguration, v1: V1Configuration = .cwa, riskV1: RiskV1Configuration = .cwa,
                               options: CheckOptions = CheckOptions(), threads: Int = 0,
                               progress: ProgressHandler? = nil) throws -> CheckResult {
+        try matching.validate()
+        try options.validate()
         let now = matching.now
         // A clock before the last result is not plausible: say so, store nothing.
         if let last = try lastRiskResult(), last.time > now {
-            return CheckResult(status: .outdated, assessment: RiskCalculation.calculate([], configuration: risk, now: now),
+            return CheckResult(status: .outdated, assessment: try RiskCalculation.calculate([], configuration: risk, now: now),
                                summaryV1: ExposureSummaryV1(), riskV1: (0, nil), windows: [], activeTracingSeconds: 0,
                                newestKeys: nil, notificationDue: false, storedResultID: nil, statistics: MatchStatistics(), calculatedAt: now)
         }
         let match = try Matcher.match(observations: observationSet(for: matching), files: files, keyFileOptions: keyFileOptions,
                                       options: matching, v1: v1, threads: threads, progress: progress)
-        let assessment = RiskCalculation.calculate(match.windows, configuration: risk, now: now)
+        let assessment = try RiskCalculation.calculate(match.windows, configuration: risk, now: now)
         let tracing = try activeTracingSeconds(from: now - options.tracingDays * WindowBuilder.day, to: now)
         let newest = [try newestKeyPackageDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
 
         var status: CheckStatus = assessment.totalRiskLevel == .high ? .high : .low
         if status == .low && tracing < options.minimumTracingSeconds { status = .unknown }
-        if status != .high && (newest.map { now - $0 > options.maximumKeyAgeSeconds } ?? true) { status = .outdated }
+        if status != .high && (newest.map { $0 < now - options.maximumKeyAgeSeconds } ?? true) { status = .outdated }
 
         var result = CheckResult(status: status, assessment: assessment, summaryV1: match.summaryV1, riskV1: RiskV1.score(match.summaryV1, riskV1),
                                  windows: match.windows, activeTracingSeconds: tracing, newestKeys: newest,

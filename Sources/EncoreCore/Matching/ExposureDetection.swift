@@ -3,6 +3,7 @@ extension Store {
     /// match at `options.now`: from the start of the oldest such key's
     /// validity, less the drift.
     public func observationSet(for options: MatchingOptions) throws -> ObservationSet {
+        try options.validate()
         let from = WindowBuilder.utcMidnight(options.now) - (options.maxKeyAgeDays + 1) * WindowBuilder.day
             - options.driftIntervals * ENInterval.seconds
         return try ObservationSet(observations(from: from))

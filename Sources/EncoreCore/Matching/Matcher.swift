@@ -52,6 +52,8 @@ public struct MatchResult: Sendable {
 /// Matches heard sightings against published keys, as the Exposure
 /// Notification framework does on a phone.
 public enum Matcher {
+    /// The most threads a match may be asked for (each holds a matcher and buffers).
+    public static let maxThreads = 256
     /// Progress is reported every this many keys read.
     static let batchSize = 8192
     /// Candidates (keys that passed the filters) per batch of crypto: small
@@ -71,6 +73,9 @@ public enum Matcher {
                              options: MatchingOptions, v1: V1Configuration = .cwa, threads: Int = 0,
                              progress: ProgressHandler? = nil) throws -> MatchResult {
         try options.validate()
+        guard threads >= 0, threads <= Matcher.maxThreads else {
+            throw EncoreError(.invalidArgument, "matching: \(threads) threads asked for; 0 (one per core) to \(Matcher.maxThreads)")
+        }
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, options: options, v1: v1) }
         let counter = ProgressCounter(progress)

@@ -82,16 +82,17 @@ public struct RiskConfiguration: Equatable, Sendable {
         normalizedTimePerEWToRiskLevelMapping = try mappings("normalizedTimePerEWToRiskLevelMapping")
         normalizedTimePerDayToRiskLevelMapping = try mappings("normalizedTimePerDayToRiskLevelMapping")
         let t = try r.member("trlEncoding")
+        // int32 in CWA's protobuf; the bound also keeps offset sums from overflowing.
+        func offset(_ key: String) throws -> Int { try t.integer(key, in: Int(Int32.min) ... Int(Int32.max)) }
         trlEncoding = TRLEncoding(
-            infectiousnessOffsetStandard: try t.integer("infectiousnessOffsetStandard"), infectiousnessOffsetHigh: try t.integer("infectiousnessOffsetHigh"),
-            reportTypeOffsetRecursive: try t.integer("reportTypeOffsetRecursive"), reportTypeOffsetSelfReport: try t.integer("reportTypeOffsetSelfReport"),
-            reportTypeOffsetConfirmedClinicalDiagnosis: try t.integer("reportTypeOffsetConfirmedClinicalDiagnosis"),
-            reportTypeOffsetConfirmedTest: try t.integer("reportTypeOffsetConfirmedTest"))
+            infectiousnessOffsetStandard: try offset("infectiousnessOffsetStandard"), infectiousnessOffsetHigh: try offset("infectiousnessOffsetHigh"),
+            reportTypeOffsetRecursive: try offset("reportTypeOffsetRecursive"), reportTypeOffsetSelfReport: try offset("reportTypeOffsetSelfReport"),
+            reportTypeOffsetConfirmedClinicalDiagnosis: try offset("reportTypeOffsetConfirmedClinicalDiagnosis"),
+            reportTypeOffsetConfirmedTest: try offset("reportTypeOffsetConfirmedTest"))
         transmissionRiskValueMapping = try r.array("transmissionRiskValueMapping").map {
             (try $0.integer("transmissionRiskLevel"), try $0.number("transmissionRiskValue"))
         }
-        let age = try r.optionalMember("maxEncounterAgeInDays")?.integer() ?? 0
-        guard age >= 0, age <= 3650 else { throw r.fail("must be 0...3650", at: "maxEncounterAgeInDays") }
+        let age = try r.optionalMember("maxEncounterAgeInDays")?.integer(in: 0 ... 3650) ?? 0
         maxEncounterAgeInDays = age == 0 ? 14 : age
     }
 

@@ -5,7 +5,8 @@
 /// (`minAttenuation`, `typicalAttenuation`, `secondsSinceLastScan`).
 public enum WindowsJSON {
     public static func windows(_ r: JSONReader, now: Int64) throws -> [ExposureWindow] {
-        try r.array().map { try window($0, now: now) }
+        guard now >= 0 else { throw EncoreError(.invalidArgument, "exposure windows: now (\(now)) must not be negative") }
+        return try r.array().map { try window($0, now: now) }
     }
 
     public static func windows(json bytes: [UInt8], now: Int64) throws -> [ExposureWindow] {
@@ -15,8 +16,7 @@ public enum WindowsJSON {
     static func window(_ w: JSONReader, now: Int64) throws -> ExposureWindow {
         let date: Int64
         if let age = try w.optionalMember("ageInDays") {
-            let days = try age.integer()
-            guard (0 ... 3650).contains(days) else { throw age.fail("must be 0...3650") }
+            let days = try age.integer(in: 0 ... 3650)
             date = WindowBuilder.utcMidnight(now) - Int64(days) * WindowBuilder.day
         } else if let d = try w.optionalMember("date") {
             let seconds = try d.integer()
@@ -31,8 +31,7 @@ public enum WindowsJSON {
         guard let infectiousness = Infectiousness(rawValue: Int32(clamping: try infectiousnessField.integer())) else {
             throw infectiousnessField.fail("must be 0...2")
         }
-        let confidence = try w.integer("calibrationConfidence")
-        guard (0 ... 3).contains(confidence) else { throw try w.member("calibrationConfidence").fail("must be 0...3") }
+        let confidence = try w.integer("calibrationConfidence", in: 0 ... 3)
         let instances = try w.array("scanInstances").map { s -> ScanInstance in
             let minimum = try s.integer("minAttenuation"), typical = try s.integer("typicalAttenuation")
             let seconds = try s.integer("secondsSinceLastScan")

@@ -6,12 +6,19 @@ public enum StoreKey: Sendable {
 
     public static func passphrase(_ text: String) -> StoreKey { .passphrase(Array(text.utf8)) }
 
+    /// The longest passphrase taken (1 MiB).
+    public static let maxPassphraseBytes = 1 << 20
+
     /// The bytes handed to sqlite3_key: the passphrase itself, or SQLCipher's
     /// raw-key form x'<64 hex digits>'.
     func sqlcipherKey() throws -> [UInt8] {
         switch self {
         case .passphrase(let p):
             guard !p.isEmpty else { throw EncoreError(.invalidArgument, "the store passphrase must not be empty") }
+            // Far above any real passphrase, and far below the 2 GiB SQLCipher's int length can carry.
+            guard p.count <= StoreKey.maxPassphraseBytes else {
+                throw EncoreError(.invalidArgument, "the store passphrase has \(p.count) bytes; at most \(StoreKey.maxPassphraseBytes) are allowed")
+            }
             // SQLCipher reads x'...' as a raw key (and salt), not a passphrase.
             guard !(p.count >= 3 && p.starts(with: Array("x'".utf8)) && p.last == UInt8(ascii: "'")) else {
                 throw EncoreError(.invalidArgument, "a passphrase of the form x'...' would be taken as a raw key: use a raw key instead")

@@ -38,6 +38,13 @@ public struct JSONReader: Sendable {
         return i
     }
 
+    /// A whole number within `range`, else an error naming the range.
+    public func integer(in range: ClosedRange<Int>) throws -> Int {
+        let i = try integer()
+        guard range.contains(i) else { throw fail("must be \(range.lowerBound)...\(range.upperBound)") }
+        return i
+    }
+
     public func bool() throws -> Bool {
         guard case .bool(let b) = value else { throw fail("expected true or false") }
         return b
@@ -55,6 +62,7 @@ public struct JSONReader: Sendable {
 
     public func number(_ key: String) throws -> Double { try member(key).number() }
     public func integer(_ key: String) throws -> Int { try member(key).integer() }
+    public func integer(_ key: String, in range: ClosedRange<Int>) throws -> Int { try member(key).integer(in: range) }
     public func array(_ key: String) throws -> [JSONReader] { try member(key).array() }
     /// An array that may be left out (empty then).
     public func optionalArray(_ key: String) throws -> [JSONReader] { try optionalMember(key)?.array() ?? [] }
