@@ -11,14 +11,35 @@
 
 _Static_assert(ENC_AES_LANES == ENC_HKDF_LANES, "one AES key schedule per HKDF lane");
 
+/* ---- Prefilter: one bit per RPI ---------------------------------------- */
+
+/* Bit (lo >> shift) is set for every RPI held, lo being its first 8 bytes.
+ * At about 32 bits per RPI almost every derived RPI is rejected by one
+ * well-predicted bit test, before the table's unpredictable probing. */
+typedef struct { uint64_t *bits; unsigned shift; } bit_filter;
+
+static int filter_init(bit_filter *f, uint64_t rpis) {
+    unsigned bits = 12;                              /* at least 4096 bits */
+    while (bits < 24 && ((uint64_t)1 << bits) < rpis * 32) bits++;
+    f->shift = 64 - bits;
+    f->bits = calloc(((size_t)1 << bits) / 64, sizeof(uint64_t));
+    return f->bits != NULL;
+}
+
+static void filter_add(bit_filter *f, uint64_t lo) {
+    uint64_t b = lo >> f->shift;
+    f->bits[b >> 6] |= (uint64_t)1 << (b & 63);
+}
+
+static int filter_may_hold(const bit_filter *f, uint64_t lo) {
+    uint64_t b = lo >> f->shift;
+    return (f->bits[b >> 6] >> (b & 63)) & 1;
+}
+
 /* ---- RPI index: open addressing on the first 8 bytes (RPIs are random) -- */
 
 struct enc_rpi_index {
-    /* A prefilter: bit (lo >> filter_shift) is set for every heard RPI. At
-     * about 32 bits per RPI almost every derived RPI is rejected by one
-     * well-predicted bit test, before the table's unpredictable probing. */
-    uint64_t *filter;
-    unsigned filter_shift;
+    bit_filter filter;
     uint64_t mask;
     uint64_t *lo;       /* first 8 bytes of the RPI, 0 marks an empty slot... */
     uint64_t *hi;       /* ...unless used[] says otherwise */
@@ -39,19 +60,14 @@ enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count, uint32_t *
     x->hi = calloc(size, sizeof(uint64_t));
     x->value = calloc(size, sizeof(uint32_t));
     x->used = calloc(size, 1);
-    unsigned filter_bits = 12;                       /* at least 4096 bits */
-    while (filter_bits < 24 && ((uint64_t)1 << filter_bits) < (uint64_t)count * 32) filter_bits++;
-    x->filter_shift = 64 - filter_bits;
-    x->filter = calloc(((size_t)1 << filter_bits) / 64, sizeof(uint64_t));
-    if (!x->lo || !x->hi || !x->value || !x->used || !x->filter) { enc_rpi_index_free(x); return NULL; }
+    if (!x->lo || !x->hi || !x->value || !x->used || !filter_init(&x->filter, count)) { enc_rpi_index_free(x); return NULL; }
     for (uint32_t i = 0; i < count; i++) {
         uint64_t lo = load64(rpis + 16 * (size_t)i), hi = load64(rpis + 16 * (size_t)i + 8);
         uint64_t s = (lo ^ (lo >> 29)) & x->mask;
         while (x->used[s] && !(x->lo[s] == lo && x->hi[s] == hi)) s = (s + 1) & x->mask;
         if (!x->used[s]) { x->used[s] = 1; x->lo[s] = lo; x->hi[s] = hi; x->value[s] = x->count++; }
         if (ids) ids[i] = x->value[s];
-        uint64_t f = lo >> x->filter_shift;
-        x->filter[f >> 6] |= (uint64_t)1 << (f & 63);
+        filter_add(&x->filter, lo);
     }
     return x;
 }
@@ -60,19 +76,99 @@ uint32_t enc_rpi_index_count(const enc_rpi_index *x) { return x->count; }
 
 void enc_rpi_index_free(enc_rpi_index *x) {
     if (x == NULL) return;
-    free(x->lo); free(x->hi); free(x->value); free(x->used); free(x->filter); free(x);
+    free(x->lo); free(x->hi); free(x->value); free(x->used); free(x->filter.bits); free(x);
 }
 
-static int index_find(const enc_rpi_index *x, const uint8_t *rpi, uint32_t *value) {
+/* The table's look-up, after a filter said the RPI may be there. */
+static int index_probe(const enc_rpi_index *x, const uint8_t *rpi, uint32_t *value) {
     uint64_t lo = load64(rpi), hi = load64(rpi + 8);
-    uint64_t f = lo >> x->filter_shift;
-    if (!((x->filter[f >> 6] >> (f & 63)) & 1)) return 0;
     uint64_t s = (lo ^ (lo >> 29)) & x->mask;
     while (x->used[s]) {
         if (x->lo[s] == lo && x->hi[s] == hi) { *value = x->value[s]; return 1; }
         s = (s + 1) & x->mask;
     }
     return 0;
+}
+
+/* ---- Day filters: the index's filter cut by day (see encore_kernel.h) --- */
+
+/* Days, not more: a store spanning more gets no day filters. */
+#define ENC_MAX_DAYS 4096
+
+struct enc_day_filters {
+    int64_t first;          /* the day of day[0] */
+    uint32_t n;
+    bit_filter *day;
+};
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
+
+/* The days whose filters hold a sighting of interval v: those b with
+ * 144*b - margin <= v < 144*b + 288 + margin. */
+static void days_of(int64_t v, int64_t margin, int64_t *lo, int64_t *hi) {
+    *lo = floor_div(v - 288 - margin, 144) + 1;
+    *hi = floor_div(v + margin, 144);
+}
+
+void enc_day_filters_free(enc_day_filters *d) {
+    if (d == NULL) return;
+    if (d->day != NULL) for (uint32_t i = 0; i < d->n; i++) free(d->day[i].bits);
+    free(d->day);
+    free(d);
+}
+
+enc_day_filters *enc_day_filters_new(const enc_rpi_index *x, const uint8_t *rpis, const int64_t *intervals, uint32_t count,
+                                     int64_t drift) {
+    if (x == NULL || count == 0 || rpis == NULL || intervals == NULL || drift < 0 || drift > 144) return NULL;
+    for (uint32_t i = 0; i < count; i++) {
+        if (intervals[i] < 0 || intervals[i] > (int64_t)UINT32_MAX - 1024) return NULL;   /* jobs carry 32-bit starts */
+        if (i > 0 && intervals[i] < intervals[i - 1]) return NULL;
+    }
+    const int64_t margin = drift + 1;   /* a filter may hold more than needed, never less */
+    int64_t first, last, unused;
+    days_of(intervals[0], margin, &first, &unused);
+    days_of(intervals[count - 1], margin, &unused, &last);
+    if (last - first + 1 > ENC_MAX_DAYS) return NULL;
+    enc_day_filters *d = calloc(1, sizeof *d);
+    uint32_t *rpis_in_day = d ? calloc((size_t)(last - first + 1), sizeof(uint32_t)) : NULL;
+    int64_t *counted_up_to = rpis_in_day ? malloc((size_t)(x->count ? x->count : 1) * sizeof(int64_t)) : NULL;
+    if (counted_up_to == NULL) { free(rpis_in_day); enc_day_filters_free(d); return NULL; }
+    d->first = first;
+    d->n = (uint32_t)(last - first + 1);
+    /* Distinct RPIs per day size its filter: intervals ascend, so a day
+     * range never goes back and each (RPI, day) is counted once. */
+    for (uint32_t r = 0; r < x->count; r++) counted_up_to[r] = first - 1;
+    int ok = 1;
+    for (uint32_t i = 0; i < count && ok; i++) {
+        uint32_t id;
+        if (!index_probe(x, rpis + 16 * (size_t)i, &id)) { ok = 0; break; }   /* not the index's sightings */
+        int64_t lo, hi;
+        days_of(intervals[i], margin, &lo, &hi);
+        for (int64_t b = lo > counted_up_to[id] + 1 ? lo : counted_up_to[id] + 1; b <= hi; b++) rpis_in_day[b - first]++;
+        if (hi > counted_up_to[id]) counted_up_to[id] = hi;
+    }
+    free(counted_up_to);
+    d->day = ok ? calloc(d->n, sizeof(bit_filter)) : NULL;
+    for (uint32_t b = 0; d->day != NULL && b < d->n; b++) {
+        if (!filter_init(&d->day[b], rpis_in_day[b])) ok = 0;
+    }
+    free(rpis_in_day);
+    if (!ok || d->day == NULL) { enc_day_filters_free(d); return NULL; }
+    for (uint32_t i = 0; i < count; i++) {
+        int64_t lo, hi;
+        days_of(intervals[i], margin, &lo, &hi);
+        for (int64_t b = lo; b <= hi; b++) filter_add(&d->day[b - first], load64(rpis + 16 * (size_t)i));
+    }
+    return d;
+}
+
+/* The filter for a job starting at interval `start`: its day's, NULL when
+ * no sighting is near that day (nothing can match), or the index's own
+ * when there are no day filters. */
+static const bit_filter *filter_for(const enc_rpi_index *x, const enc_day_filters *d, uint32_t start) {
+    if (d == NULL) return &x->filter;
+    int64_t b = (int64_t)(start / 144) - d->first;
+    return b >= 0 && b < (int64_t)d->n ? &d->day[b] : NULL;
 }
 
 /* ---- HKDF-SHA256 and AES-128: the CPU's instructions or OpenSSL --------- */
@@ -197,9 +293,11 @@ static int evp_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint
     return 0;
 }
 
-/* Where look-ups of derived RPIs go (index NULL: none). */
+/* Where look-ups of derived RPIs go (index NULL: none), and the filter
+ * that screens them (NULL: nothing can match). */
 typedef struct {
     const enc_rpi_index *index;
+    const bit_filter *filter;
     uint32_t job;
     enc_rpi_hit *hits;
     size_t max_hits;
@@ -207,10 +305,10 @@ typedef struct {
 } lookup;
 
 static inline void look_up(const enc_rpi_ctx *c, lookup *to, uint32_t first, uint32_t count) {
-    if (to->index == NULL) return;
+    if (to->index == NULL || to->filter == NULL) return;
     for (uint32_t j = first; j < first + count; j++) {
         uint32_t v;
-        if (index_find(to->index, c->out + 16 * j, &v)) {
+        if (filter_may_hold(to->filter, load64(c->out + 16 * j)) && index_probe(to->index, c->out + 16 * j, &v)) {
             if ((size_t)to->found < to->max_hits) to->hits[to->found] = (enc_rpi_hit){to->job, j, v};
             to->found++;
         }
@@ -256,9 +354,9 @@ int enc_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint32_t co
     return 0;
 }
 
-int64_t enc_match_keys(enc_rpi_ctx *c, const enc_rpi_index *index, const enc_match_job *jobs, size_t n,
-                       enc_rpi_hit *hits, size_t max_hits) {
-    lookup to = {index, 0, hits, max_hits, 0};
+int64_t enc_match_keys(enc_rpi_ctx *c, const enc_rpi_index *index, const enc_day_filters *days, const enc_match_job *jobs,
+                       size_t n, enc_rpi_hit *hits, size_t max_hits) {
+    lookup to = {index, NULL, 0, hits, max_hits, 0};
     for (size_t i = 0; i < n; i += ENC_HKDF_LANES) {
         size_t m = n - i < ENC_HKDF_LANES ? n - i : ENC_HKDF_LANES;
         const uint8_t *teks[ENC_HKDF_LANES];
@@ -271,6 +369,7 @@ int64_t enc_match_keys(enc_rpi_ctx *c, const enc_rpi_index *index, const enc_mat
         schedules(c, rpik, schedule);
         for (size_t l = 0; l < m; l++) {
             to.job = (uint32_t)(i + l);
+            if (index != NULL) to.filter = filter_for(index, days, jobs[i + l].start);
             if (derive(c, rpik[l], schedule[l], jobs[i + l].start, jobs[i + l].count, &to) != 0) return -1;
         }
     }

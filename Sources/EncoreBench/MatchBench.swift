@@ -285,7 +285,8 @@ enum MatchBench {
               matching alone:    Matcher.match of the dense user over the 14 export.bin already in memory, bare (no zip, no \
             inflate), verification off: decode + filter + derive + look-up + windows; ObservationSet built beforehand
               kernel alone:      enc_match_keys (HKDF + 144 AES blocks + 144 look-ups a key) on keys decoded beforehand, \
-            against the dense user's RPI index, keys split in contiguous slices as the engine does
+            against the dense user's RPI index screened by its whole filter (the engine screens by day filters, \
+            which is faster), keys split in contiguous slices as the engine does
               kernel crypto:     enc_match_keys without an index (HKDF + AES, no look-up), 1 thread: the floor's work through the kernel's code
               ObservationSet:    building the dense user's (sort by time, group by RPI, the kernel's index); part of end-to-end
             """)
@@ -517,7 +518,7 @@ final class KernelJob: @unchecked Sendable {
         let slice = jobs.count * t / threads ..< jobs.count * (t + 1) / threads
         let f = jobs.withUnsafeBufferPointer { j in
             hits.withUnsafeMutableBufferPointer { h in
-                enc_match_keys(contexts[t], index, j.baseAddress.map { $0 + slice.lowerBound }, slice.count, h.baseAddress, h.count)
+                enc_match_keys(contexts[t], index, nil, j.baseAddress.map { $0 + slice.lowerBound }, slice.count, h.baseAddress, h.count)
             }
         }
         found[t] = Int(f)

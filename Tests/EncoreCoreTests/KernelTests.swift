@@ -69,10 +69,10 @@ import Testing
             defer { enc_rpi_index_free(index) }
             // Too small a hits buffer first: the count says how many there are.
             var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1)
-            let needed = enc_match_keys(ctx, index, jobs, jobs.count, &hits, hits.count)
+            let needed = enc_match_keys(ctx, index, nil, jobs, jobs.count, &hits, hits.count)
             #expect(needed == Int64(expected.count), "n \(n)")
             hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: max(1, Int(needed)))
-            let found = enc_match_keys(ctx, index, jobs, jobs.count, &hits, hits.count)
+            let found = enc_match_keys(ctx, index, nil, jobs, jobs.count, &hits, hits.count)
             #expect(found == needed)
             let got = hits.prefix(Int(found)).map { ($0.job, $0.interval_offset, heard[Int($0.rpi_index)]) }
             #expect(got.elementsEqual(expected) { $0 == $1 }, "n \(n): \(got.map { ($0.0, $0.1) }) vs \(expected.map { ($0.0, $0.1) })")
@@ -98,7 +98,7 @@ import Testing
         var job = enc_match_job()
         job.count = 145
         var hit = enc_rpi_hit()
-        #expect(enc_match_keys(ctx, index, [job], 1, &hit, 1) == -1)
+        #expect(enc_match_keys(ctx, index, nil, [job], 1, &hit, 1) == -1)
     }
 
     @Test func theCPUsInstructionsAreUsedWhereItHasThem() throws {

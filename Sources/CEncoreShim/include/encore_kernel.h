@@ -19,6 +19,21 @@ enc_rpi_index *enc_rpi_index_new(const uint8_t *rpis, uint32_t count, uint32_t *
 uint32_t enc_rpi_index_count(const enc_rpi_index *index);
 void enc_rpi_index_free(enc_rpi_index *index);
 
+/* Per-day prefilters over an index's RPIs: filter b holds the RPIs heard
+ * within `drift` intervals of intervals 144*b ..< 144*b + 288, all a key
+ * whose derivation starts in day b can need. A day's filter is a fraction
+ * of the whole index's, small enough to stay in the L1 cache, where the
+ * whole filter of a dense store (tens of thousands of RPIs) does not.
+ * `rpis` and `intervals` (floor(time / 600)) are the sightings the index
+ * was built from, intervals ascending. NULL when the sightings span too
+ * many days (or intervals beyond 32 bits, or are not ascending) or memory
+ * is short: the kernel then uses the index's own filter, with the same
+ * hits. Read-only after building. */
+typedef struct enc_day_filters enc_day_filters;
+enc_day_filters *enc_day_filters_new(const enc_rpi_index *index, const uint8_t *rpis, const int64_t *intervals, uint32_t count,
+                                     int64_t drift);
+void enc_day_filters_free(enc_day_filters *days);
+
 /* What the kernel may use: the CPU's SHA extensions for HKDF, AES-NI or
  * VAES for AES; without them, OpenSSL. */
 #define ENC_KERNEL_SHA_NI 1
@@ -64,8 +79,10 @@ typedef struct enc_rpi_hit { uint32_t job; uint32_t interval_offset; uint32_t rp
  * makes HKDF fast); writes up to max_hits hits in job order and returns how
  * many there were (more than max_hits means: call again with room for
  * them), or -1 on a crypto failure or a count over 144. With a NULL index
- * the RPIs are only derived (for benchmarks). */
-int64_t enc_match_keys(enc_rpi_ctx *ctx, const enc_rpi_index *index, const enc_match_job *jobs, size_t n,
-                       enc_rpi_hit *hits, size_t max_hits);
+ * the RPIs are only derived (for benchmarks). `days` (may be NULL) are the
+ * index's day filters, built with at least the drift the hits are checked
+ * with: the hits are the same with or without them, only faster. */
+int64_t enc_match_keys(enc_rpi_ctx *ctx, const enc_rpi_index *index, const enc_day_filters *days, const enc_match_job *jobs,
+                       size_t n, enc_rpi_hit *hits, size_t max_hits);
 
 #endif

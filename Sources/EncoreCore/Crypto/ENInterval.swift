@@ -10,6 +10,9 @@ public enum ENInterval {
         return UInt32(exactly: t / seconds)
     }
 
+    /// floor(t / 600) for any Int64 (the interval a time falls in).
+    public static func floor(_ t: Int64) -> Int64 { t / seconds - (t % seconds < 0 ? 1 : 0) }
+
     /// The first interval of the UTC day containing `interval`.
     public static func dayStart(_ interval: UInt32) -> UInt32 {
         interval - interval % rollingPeriod

@@ -20,15 +20,18 @@ struct MatchCandidate {
 final class KeyMatcher {
     private let ctx: OpaquePointer
     private let set: ObservationSet
+    private let days: DayFilters
     private let options: MatchingOptions
     private let v1: V1Configuration
     private var jobs: [enc_match_job] = []
     private var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1024)
 
-    init(set: ObservationSet, options: MatchingOptions, v1: V1Configuration) throws {
+    /// `days`: the set's day filters for `options`' drift (shared by the threads).
+    init(set: ObservationSet, days: DayFilters, options: MatchingOptions, v1: V1Configuration) throws {
         guard let c = enc_rpi_ctx_new() else { throw EncoreError(.outOfMemory, "cannot allocate matching crypto state") }
         ctx = c
         self.set = set
+        self.days = days
         self.options = options
         self.v1 = v1
     }
@@ -68,7 +71,7 @@ final class KeyMatcher {
 
     private func runKernel() throws -> Int {
         let n = jobs.withUnsafeBufferPointer { j in
-            hits.withUnsafeMutableBufferPointer { h in enc_match_keys(ctx, set.index, j.baseAddress, j.count, h.baseAddress, h.count) }
+            hits.withUnsafeMutableBufferPointer { h in enc_match_keys(ctx, set.index, days.pointer, j.baseAddress, j.count, h.baseAddress, h.count) }
         }
         guard n >= 0, let found = Int(exactly: n) else { throw EncoreError(.internalError, "libcrypto failed while deriving RPIs") }
         return found

@@ -77,7 +77,8 @@ public enum Matcher {
             throw EncoreError(.invalidArgument, "matching: \(threads) threads asked for; 0 (one per core) to \(Matcher.maxThreads)")
         }
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, options: options, v1: v1) }
+        let days = set.dayFilters(drift: options.driftIntervals)
+        let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, days: days, options: options, v1: v1) }
         let counter = ProgressCounter(progress)
         // Keys are decoded once, in processFile, not also when the file is
         // opened: a malformed key fails the match as it would have failed the open.

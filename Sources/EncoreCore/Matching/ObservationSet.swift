@@ -67,6 +67,30 @@ public final class ObservationSet: @unchecked Sendable {
     }
 
     func sightings(ofRPIAt i: Int) -> ArraySlice<Int> { members[starts[i] ..< starts[i + 1]] }
+
+    /// The index's filter cut by day for one drift (enc_day_filters): a
+    /// faster screen of derived RPIs, with the same hits.
+    func dayFilters(drift: Int64) -> DayFilters {
+        var flat = [UInt8]()
+        flat.reserveCapacity(observations.count * 16)
+        for o in observations { o.rpi.withUnsafeBytes { flat += $0 } }
+        let intervals = observations.map { ENInterval.floor($0.time) }
+        let pointer = flat.withUnsafeBufferPointer { f in
+            intervals.withUnsafeBufferPointer { enc_day_filters_new(index, f.baseAddress, $0.baseAddress, UInt32(clamping: observations.count), drift) }
+        }
+        return DayFilters(pointer)
+    }
+}
+
+/// Day filters of an observation set, or none (nil pointer: the kernel uses
+/// the index's own filter). Read-only, shared by every thread.
+final class DayFilters: @unchecked Sendable {
+    // @unchecked: the C object is read-only after init.
+    let pointer: OpaquePointer?
+
+    init(_ pointer: OpaquePointer?) { self.pointer = pointer }
+
+    deinit { enc_day_filters_free(pointer) }
 }
 
 /// The distinct intervals that hold a sighting (enc_sighted, shared with
@@ -78,7 +102,7 @@ final class SightedIntervals: @unchecked Sendable {
     init(sortedTimes: [Int64]) throws {
         var distinct: [Int64] = []
         for t in sortedTimes {
-            let i = t / ENInterval.seconds - (t % ENInterval.seconds < 0 ? 1 : 0)   // floor, for any Int64
+            let i = ENInterval.floor(t)
             if distinct.last != i { distinct.append(i) }
         }
         guard let p = distinct.withUnsafeBufferPointer({ enc_sighted_new($0.baseAddress, $0.count) }) else {
