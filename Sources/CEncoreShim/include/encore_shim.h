@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <protobuf-c/protobuf-c.h>
 
+#include "encore_crc32.h"
 #include "encore_kernel.h"
 #include "encore_key_decode.h"
 #include "encore_sighted.h"

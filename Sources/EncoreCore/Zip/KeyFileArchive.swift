@@ -1,3 +1,4 @@
+import CEncoreShim
 import CZlib
 
 /// The members of a key-file zip: exactly `export.bin` and optionally
@@ -124,10 +125,12 @@ struct KeyFileArchive {
         return out
     }
 
-    private static func crc32Of(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var crc = CZlib.crc32(0, nil, 0)
-        var offset = 0
+    /// Carry-less multiplication for the bulk where the CPU has it, zlib for the rest.
+    static func crc32Of(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         let base = bytes.baseAddress?.assumingMemoryBound(to: Bytef.self)
+        var bulk: UInt32 = 0
+        var offset = enc_crc32_bulk(&bulk, base, bytes.count)
+        var crc = uLong(bulk)
         while offset < bytes.count {
             let n = min(bytes.count - offset, 1 << 30)
             crc = CZlib.crc32(crc, base.map { $0 + offset }, uInt(n))
