@@ -5,18 +5,12 @@
  * 32 bits, and the last step is a Barrett reduction. The constants are
  * x^k mod P for the distances folded, bit-reflected, and floor(x^64 / P). */
 #include "encore_crc32.h"
+#include "encore_kernel_x86.h"
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 
 #define TARGET __attribute__((target("pclmul,sse4.1")))
-
-static int pclmul_supported(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    return ((c >> 1) & 1) && ((c >> 19) & 1);   /* PCLMULQDQ, SSE4.1 */
-}
 
 /* a·k.lo ⊕ a·k.hi (each 64×64 → 128 carry-less), folded onto next. */
 TARGET static inline __m128i fold(__m128i a, __m128i k, __m128i next) {
@@ -61,10 +55,7 @@ TARGET static uint32_t crc32_fold(uint32_t crc, const uint8_t *p, size_t len) {
 }
 
 size_t enc_crc32_bulk(uint32_t *crc, const uint8_t *data, size_t len) {
-    static int supported = -1;   /* cpuid once: it traps to the hypervisor in a VM */
-    int s = __atomic_load_n(&supported, __ATOMIC_RELAXED);
-    if (s < 0) __atomic_store_n(&supported, s = pclmul_supported(), __ATOMIC_RELAXED);
-    if (!s || len < 64) return 0;
+    if (len < 64 || !enc_x86_pclmul_supported()) return 0;
     size_t n = len & ~(size_t)15;
     *crc = ~crc32_fold(~*crc, data, n);
     return n;

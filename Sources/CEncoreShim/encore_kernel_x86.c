@@ -20,6 +20,12 @@ int enc_x86_supported(void) {
     return aes && sse41 && ssse3;
 }
 
+int enc_x86_pclmul_supported(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    return ((c >> 1) & 1) && ((c >> 19) & 1);
+}
+
 /* ---- AES-128 ---------------------------------------------------------- */
 
 /* The AES-128 key schedules of ENC_AES_LANES RPIKs, expanded side by side.
@@ -96,6 +102,7 @@ int enc_x86_vaes_supported(void) {
 #else
 int enc_x86_supported(void) { return 0; }
 int enc_x86_vaes_supported(void) { return 0; }
+int enc_x86_pclmul_supported(void) { return 0; }
 void enc_x86_aes_expand(const uint8_t rpiks[ENC_AES_LANES][16], uint8_t schedules[ENC_AES_LANES][11 * 16]) {
     (void)rpiks; (void)schedules;
 }

@@ -10,6 +10,8 @@
 int enc_x86_supported(void);
 /* 1 when it also has VAES and AVX2, and the OS saves the ymm registers. */
 int enc_x86_vaes_supported(void);
+/* 1 when this CPU has PCLMULQDQ and SSE4.1 (the CRC-32 of encore_crc32.h). */
+int enc_x86_pclmul_supported(void);
 
 /* RPIs are derived in chunks of this many intervals. */
 #define ENC_RPI_CHUNK 16

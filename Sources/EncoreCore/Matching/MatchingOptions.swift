@@ -52,10 +52,9 @@ public struct MatchingOptions: Sendable {
                             whenMissing: infectiousnessWhenDaysSinceOnsetMissing, map: infectiousnessForDaysSinceOnset)
     }
 
-    /// Checked before any time arithmetic: with `now` not negative and the
-    /// spans bounded, no window or age computation can overflow.
+    /// Checked before any time arithmetic (see UnixTime).
     func validate() throws {
-        guard now >= 0 else { throw EncoreError(.invalidArgument, "matching: now (\(now)) must not be negative") }
+        try UnixTime.checkNow(now, "matching")
         guard driftIntervals >= 0, driftIntervals <= 144, replaySeconds >= 0, maxKeyAgeDays >= 0, maxKeyAgeDays <= 3650,
               scanInstanceGapSeconds >= 0, windowSeconds > 0 else {
             throw EncoreError(.invalidArgument, "matching options out of range (drift 0...144 intervals, ages and gaps not negative)")

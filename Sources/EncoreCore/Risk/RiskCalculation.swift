@@ -38,7 +38,7 @@ public enum RiskCalculation {
     }
 
     public static func calculate(_ windows: [ExposureWindow], configuration c: RiskConfiguration, now: Int64) throws -> RiskAssessment {
-        guard now >= 0 else { throw EncoreError(.invalidArgument, "risk calculation: now (\(now)) must not be negative") }
+        try UnixTime.checkNow(now, "risk calculation")
         let oldest = WindowBuilder.utcMidnight(now) - Int64(c.maxEncounterAgeInDays) * WindowBuilder.day
         var byDate: [Int64: [WindowRisk]] = [:]
         for w in windows where w.date >= oldest {

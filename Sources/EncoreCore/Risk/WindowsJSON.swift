@@ -5,7 +5,7 @@
 /// (`minAttenuation`, `typicalAttenuation`, `secondsSinceLastScan`).
 public enum WindowsJSON {
     public static func windows(_ r: JSONReader, now: Int64) throws -> [ExposureWindow] {
-        guard now >= 0 else { throw EncoreError(.invalidArgument, "exposure windows: now (\(now)) must not be negative") }
+        try UnixTime.checkNow(now, "exposure windows")
         return try r.array().map { try window($0, now: now) }
     }
 
