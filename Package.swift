@@ -21,22 +21,25 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // System libraries (Debian: libprotobuf-c-dev, zlib1g-dev, libssl-dev, libsqlcipher-dev).
+        // System libraries (Debian: libprotobuf-c-dev, zlib1g-dev, libssl-dev).
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSQLCipher", pkgConfig: "sqlcipher", providers: [.apt(["libsqlcipher-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
         .target(name: "CEncoreProto", dependencies: ["CProtobufC"]),
         // Private C helpers: thread-local error text, protobuf-c arena, the
         // matching kernel (RPI derivation and look-up at the speed of the crypto).
         .target(name: "CEncoreShim", dependencies: ["CProtobufC", "CCrypto"]),
+        // SQLCipher (Debian: libsqlcipher0, headers from libsqlcipher-dev),
+        // loaded privately with dlopen and never linked, so that a host's own
+        // SQLite cannot take its calls (see include/encore_sql.h).
+        .target(name: "CEncoreSQL"),
         // The public C types (copied into include/encore.h).
         .target(name: "CEncoreTypes"),
 
         // The core: plain Swift, no knowledge of C callers.
-        .target(name: "EncoreCore", dependencies: ["CEncoreProto", "CEncoreShim", "CZlib", "CCrypto", "CProtobufC", "CSQLCipher"]),
+        .target(name: "EncoreCore", dependencies: ["CEncoreProto", "CEncoreShim", "CZlib", "CCrypto", "CProtobufC", "CEncoreSQL"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",

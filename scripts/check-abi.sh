@@ -42,3 +42,15 @@ if readelf -d "$lib" | grep -E 'RUNPATH|RPATH' | grep -qiE 'swift|toolchain|/opt
     echo "check-abi: $lib has a run path into the toolchain" >&2; exit 1
 fi
 echo "library: SONAME $soname, no Swift runtime dependency, no toolchain run path"
+
+# SQLCipher is loaded privately (Sources/CEncoreSQL): never a dependency,
+# and no sqlite3_* reference the dynamic linker could bind to another SQLite.
+if readelf -d "$lib" | grep NEEDED | grep -qiE 'sqlite|sqlcipher'; then
+    echo "check-abi: $lib links SQLite or SQLCipher; it must load SQLCipher privately:" >&2
+    readelf -d "$lib" | grep NEEDED >&2; exit 1
+fi
+if nm -D --undefined-only "$lib" | grep -q 'sqlite3_'; then
+    echo "check-abi: $lib references sqlite3_* symbols through the dynamic linker:" >&2
+    nm -D --undefined-only "$lib" | grep 'sqlite3_' >&2; exit 1
+fi
+echo "library: no SQLite dependency and no sqlite3_* reference (SQLCipher is loaded privately)"

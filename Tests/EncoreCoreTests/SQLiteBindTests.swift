@@ -1,4 +1,4 @@
-import CSQLCipher
+import CEncoreSQL
 import Testing
 @testable import EncoreCore
 
@@ -37,7 +37,7 @@ import Testing
     @Test func aRefusedBindFailsTheStepAndInsertsNothing() throws {
         let dir = TempDir()
         let c = try connection(dir)
-        sqlite3_limit(c.db, SQLITE_LIMIT_LENGTH, 100)
+        enc_sql_limit(c.db, ENC_SQL_LIMIT_LENGTH, 100)
         let insert = "INSERT INTO t VALUES (?)"
         let blob = #expect(throws: EncoreError.self) { try c.prepare(insert).bind(1, blob: [UInt8](repeating: 7, count: 101)).run() }
         let text = #expect(throws: EncoreError.self) { try c.prepare(insert).bind(1, text: String(repeating: "x", count: 101)).run() }

@@ -1,5 +1,5 @@
 import CCrypto
-import CSQLCipher
+import CEncoreSQL
 
 /// What the key package cache knows about one package, without its content.
 public struct KeyPackageInfo: Equatable, Sendable {
@@ -186,8 +186,8 @@ extension Statement {
     /// statement steps or resets. column_blob first, then column_bytes: a
     /// stored blob or text read as a blob is not converted.
     func columnBytes(_ c: Int32) throws -> UnsafeRawBufferPointer {
-        let p = sqlite3_column_blob(handle, c)
-        let n = Int(sqlite3_column_bytes(handle, c))
+        let p = enc_sql_column_blob(handle, c)
+        let n = Int(enc_sql_column_bytes(handle, c))
         guard n > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         guard let p else { throw EncoreError(.outOfMemory, "store: SQLite could not hand out a value of \(n) bytes") }
         return UnsafeRawBufferPointer(start: p, count: n)

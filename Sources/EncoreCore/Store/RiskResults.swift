@@ -1,4 +1,4 @@
-import CSQLCipher
+import CEncoreSQL
 
 /// One stored risk calculation: when, the level, and the host's document
 /// describing it (UTF-8 text, e.g. JSON).
@@ -30,7 +30,7 @@ extension Store {
             let s = try c.prepare("INSERT INTO risk_results (time, level, document) VALUES (?, ?, ?)")
             s.bind(1, time).bind(2, Int64(level)).bind(3, text: document)
             try s.run()
-            return sqlite3_last_insert_rowid(c.db)
+            return enc_sql_last_insert_rowid(c.db)
         }
     }
 

@@ -1,7 +1,4 @@
-import CSQLCipher
-
-/// SQLITE_TRANSIENT: SQLite copies bound blobs and text before returning.
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+import CEncoreSQL
 
 /// One SQLCipher connection with a cache of prepared statements. Not
 /// thread-safe by itself: `Store` serialises access to it.
@@ -10,27 +7,31 @@ final class Connection {
     private var statements: [String: Statement] = [:]
 
     init(path: String, create: Bool, readOnly: Bool = false) throws {
+        // SQLCipher is loaded privately, once (CEncoreSQL explains why).
+        guard enc_sql_load() == 0 else {
+            throw EncoreError(.storeFailed, enc_sql_load_error().map { String(cString: $0) } ?? "cannot load SQLCipher")
+        }
         var handle: OpaquePointer?
-        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        let flags = access | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
-        guard rc == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(rc)"
-            sqlite3_close_v2(handle)
+        let access = readOnly ? ENC_SQL_OPEN_READONLY : ENC_SQL_OPEN_READWRITE | (create ? ENC_SQL_OPEN_CREATE : 0)
+        let flags = access | ENC_SQL_OPEN_NOMUTEX
+        let rc = enc_sql_open(path, flags, &handle)
+        guard rc == ENC_SQL_OK, let handle else {
+            let message = handle.map { String(cString: enc_sql_errmsg($0)) } ?? "error \(rc)"
+            enc_sql_close(handle)
             throw EncoreError(.io, "cannot open the store at \(path): \(message)")
         }
         db = handle
-        sqlite3_extended_result_codes(db, 1)
+        enc_sql_extended_result_codes(db, 1)
     }
 
     deinit {
         statements.removeAll() // finalise before closing
-        sqlite3_close_v2(db)
+        enc_sql_close(db)
     }
 
     func exec(_ sql: String) throws {
-        let rc = sqlite3_exec(db, sql, nil, nil, nil)
-        guard rc == SQLITE_OK else { throw error(rc, sql) }
+        let rc = enc_sql_exec(db, sql)
+        guard rc == ENC_SQL_OK else { throw error(rc, sql) }
     }
 
     /// A prepared statement, reset and with its bindings cleared.
@@ -40,8 +41,8 @@ final class Connection {
             return s
         }
         var stmt: OpaquePointer?
-        let rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
-        guard rc == SQLITE_OK, let stmt else { throw error(rc, sql) }
+        let rc = enc_sql_prepare(db, sql, &stmt)
+        guard rc == ENC_SQL_OK, let stmt else { throw error(rc, sql) }
         let s = Statement(stmt, connection: self)
         statements[sql] = s
         return s
@@ -60,22 +61,22 @@ final class Connection {
             try exec("COMMIT")
             return result
         } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            _ = enc_sql_exec(db, "ROLLBACK")
             throw error
         }
     }
 
-    var changes: Int { Int(sqlite3_changes(db)) }
+    var changes: Int { Int(enc_sql_changes(db)) }
 
     /// The error for a SQLite result code, with SQLite's message.
     func error(_ rc: Int32, _ context: String) -> EncoreError {
-        let message = String(cString: sqlite3_errmsg(db))
+        let message = String(cString: enc_sql_errmsg(db))
         let what = "store: \(message) (\(context.prefix(60)))"
         switch rc & 0xff {
-        case SQLITE_BUSY, SQLITE_LOCKED: return EncoreError(.storeBusy, what)
-        case SQLITE_NOTADB, SQLITE_CORRUPT: return EncoreError(.storeNotDatabase, what)
-        case SQLITE_NOMEM: return EncoreError(.outOfMemory, what)
-        case SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_RANGE, SQLITE_TOOBIG: return EncoreError(.invalidArgument, what)
+        case ENC_SQL_BUSY, ENC_SQL_LOCKED: return EncoreError(.storeBusy, what)
+        case ENC_SQL_NOTADB, ENC_SQL_CORRUPT: return EncoreError(.storeNotDatabase, what)
+        case ENC_SQL_NOMEM: return EncoreError(.outOfMemory, what)
+        case ENC_SQL_CONSTRAINT, ENC_SQL_MISMATCH, ENC_SQL_RANGE, ENC_SQL_TOOBIG: return EncoreError(.invalidArgument, what)
         default: return EncoreError(.storeFailed, what)
         }
     }
@@ -95,37 +96,37 @@ final class Statement {
         self.connection = connection
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { enc_sql_finalize(handle) }
 
     func reset() {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        enc_sql_reset(handle)
+        enc_sql_clear_bindings(handle)
         bindFailure = nil
     }
 
     private func bound(_ rc: Int32, _ i: Int32) {
-        if rc != SQLITE_OK, bindFailure == nil {
-            bindFailure = connection.error(rc, "parameter \(i) of " + String(cString: sqlite3_sql(handle)))
+        if rc != ENC_SQL_OK, bindFailure == nil {
+            bindFailure = connection.error(rc, "parameter \(i) of " + String(cString: enc_sql_sql(handle)))
         }
     }
 
     @discardableResult
-    func bind(_ i: Int32, _ v: Int64) -> Statement { bound(sqlite3_bind_int64(handle, i, v), i); return self }
+    func bind(_ i: Int32, _ v: Int64) -> Statement { bound(enc_sql_bind_int64(handle, i, v), i); return self }
     @discardableResult
-    func bind(_ i: Int32, _ v: Double) -> Statement { bound(sqlite3_bind_double(handle, i, v), i); return self }
+    func bind(_ i: Int32, _ v: Double) -> Statement { bound(enc_sql_bind_double(handle, i, v), i); return self }
     @discardableResult
     func bind(_ i: Int32, _ v: Int64?) -> Statement {
-        guard let v else { bound(sqlite3_bind_null(handle, i), i); return self }
+        guard let v else { bound(enc_sql_bind_null(handle, i), i); return self }
         return bind(i, v)
     }
     /// Text with its length, so that a NUL inside is stored, not an end.
     @discardableResult
     func bind(_ i: Int32, text: String?) -> Statement {
-        guard var text else { bound(sqlite3_bind_null(handle, i), i); return self }
+        guard var text else { bound(enc_sql_bind_null(handle, i), i); return self }
         text.withUTF8 { utf8 in
             // A zero-length text, not NULL, for an empty string.
             let p = UnsafeRawPointer(utf8.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)
-            bound(sqlite3_bind_text64(handle, i, p?.assumingMemoryBound(to: CChar.self), UInt64(utf8.count), transient, UInt8(SQLITE_UTF8)), i)
+            bound(enc_sql_bind_text(handle, i, p?.assumingMemoryBound(to: CChar.self), UInt64(utf8.count)), i)
         }
         return self
     }
@@ -133,7 +134,7 @@ final class Statement {
     func bind(_ i: Int32, blob: UnsafeRawBufferPointer) -> Statement {
         // A zero-length blob, not NULL, for an empty buffer.
         let p = blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
-        bound(sqlite3_bind_blob64(handle, i, p, UInt64(blob.count), transient), i)
+        bound(enc_sql_bind_blob(handle, i, p, UInt64(blob.count)), i)
         return self
     }
     @discardableResult
@@ -145,49 +146,49 @@ final class Statement {
             reset()
             throw bindFailure
         }
-        let rc = sqlite3_step(handle)
+        let rc = enc_sql_step(handle)
         switch rc {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
+        case ENC_SQL_ROW: return true
+        case ENC_SQL_DONE: return false
         default:
-            let e = connection.error(rc, String(cString: sqlite3_sql(handle)))
-            sqlite3_reset(handle)
+            let e = connection.error(rc, String(cString: enc_sql_sql(handle)))
+            enc_sql_reset(handle)
             throw e
         }
     }
 
     /// Steps a statement that returns no rows.
     func run() throws {
-        defer { sqlite3_reset(handle) }
+        defer { enc_sql_reset(handle) }
         _ = try step()
     }
 
     /// Reads the first row, if any, and resets: a statement left on a row
     /// would keep its read transaction (and other processes) waiting.
     func one<T>(_ read: (Statement) throws -> T) throws -> T? {
-        defer { sqlite3_reset(handle) }
+        defer { enc_sql_reset(handle) }
         return try step() ? read(self) : nil
     }
 
-    func isNull(_ c: Int32) -> Bool { sqlite3_column_type(handle, c) == SQLITE_NULL }
-    func int64(_ c: Int32) -> Int64 { sqlite3_column_int64(handle, c) }
-    func double(_ c: Int32) -> Double { sqlite3_column_double(handle, c) }
+    func isNull(_ c: Int32) -> Bool { enc_sql_column_type(handle, c) == ENC_SQL_NULL }
+    func int64(_ c: Int32) -> Int64 { enc_sql_column_int64(handle, c) }
+    func double(_ c: Int32) -> Double { enc_sql_column_double(handle, c) }
     func optionalInt64(_ c: Int32) -> Int64? { isNull(c) ? nil : int64(c) }
 
     func text(_ c: Int32) -> String? {
-        guard let p = sqlite3_column_text(handle, c) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, c))), as: UTF8.self)
+        guard let p = enc_sql_column_text(handle, c) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: p, count: Int(enc_sql_column_bytes(handle, c))), as: UTF8.self)
     }
 
     func blob(_ c: Int32) -> [UInt8] {
-        let n = Int(sqlite3_column_bytes(handle, c))
-        guard n > 0, let p = sqlite3_column_blob(handle, c) else { return [] }
+        let n = Int(enc_sql_column_bytes(handle, c))
+        guard n > 0, let p = enc_sql_column_blob(handle, c) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
 
     /// A column of exactly 16 bytes as key data; nil otherwise.
     func keyData(_ c: Int32) -> KeyData? {
-        guard sqlite3_column_bytes(handle, c) == 16, let p = sqlite3_column_blob(handle, c) else { return nil }
+        guard enc_sql_column_bytes(handle, c) == 16, let p = enc_sql_column_blob(handle, c) else { return nil }
         return KeyData(UnsafeRawBufferPointer(start: p, count: 16))
     }
 }

@@ -1,4 +1,4 @@
-import CSQLCipher
+import CEncoreSQL
 
 /// The type of a stored setting. The raw values are SQLite's storage
 /// classes, which the C API also uses (ENCORE_SETTING_*).
@@ -171,7 +171,7 @@ extension Store {
             let s = try c.prepare("SELECT name, value FROM settings WHERE name = ?")
             s.bind(1, text: name)
             return try s.one { s in
-                guard let type = SettingType(rawValue: sqlite3_column_type(s.handle, 1)) else {
+                guard let type = SettingType(rawValue: enc_sql_column_type(s.handle, 1)) else {
                     throw EncoreError(.storeNotDatabase, "store: setting '\(name)' holds a value of no known type")
                 }
                 return try body(type, s)

@@ -1,4 +1,4 @@
-import CSQLCipher
+import CEncoreSQL
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +52,7 @@ public final class Store: @unchecked Sendable {
         }
         let c = try Connection(path: path, create: options.create)
         let version = try Store.prove(keyBytes, on: c, path: path, fileSize: existing.size)
-        sqlite3_busy_timeout(c.db, options.busyTimeoutMilliseconds)
+        enc_sql_busy_timeout(c.db, options.busyTimeoutMilliseconds)
         // Durable commits, zeroed deletions, WAL for concurrent readers.
         try c.exec("PRAGMA secure_delete = ON")
         try c.exec("PRAGMA journal_mode = WAL")
@@ -79,10 +79,10 @@ public final class Store: @unchecked Sendable {
         try withConnection { c in
             try c.exec("PRAGMA wal_checkpoint(TRUNCATE)")
             try c.exec("PRAGMA journal_mode = DELETE")
-            let rc = keyBytes.withUnsafeBytes { sqlite3_rekey(c.db, $0.baseAddress, Int32($0.count)) }
-            let restored = sqlite3_exec(c.db, "PRAGMA journal_mode = WAL", nil, nil, nil)
-            guard rc == SQLITE_OK else { throw c.error(rc, "rekey") }
-            guard restored == SQLITE_OK else { throw c.error(restored, "PRAGMA journal_mode = WAL") }
+            let rc = keyBytes.withUnsafeBytes { enc_sql_rekey(c.db, $0.baseAddress, Int32($0.count)) }
+            let restored = enc_sql_exec(c.db, "PRAGMA journal_mode = WAL")
+            guard rc == ENC_SQL_OK else { throw c.error(rc, "rekey") }
+            guard restored == ENC_SQL_OK else { throw c.error(restored, "PRAGMA journal_mode = WAL") }
         }
     }
 
@@ -122,8 +122,8 @@ public final class Store: @unchecked Sendable {
     }
 
     private static func applyKey(_ key: [UInt8], to c: Connection) throws {
-        let rc = key.withUnsafeBytes { sqlite3_key(c.db, $0.baseAddress, Int32($0.count)) }
-        guard rc == SQLITE_OK else { throw c.error(rc, "sqlite3_key") }
+        let rc = key.withUnsafeBytes { enc_sql_key(c.db, $0.baseAddress, Int32($0.count)) }
+        guard rc == ENC_SQL_OK else { throw c.error(rc, "enc_sql_key") }
     }
 
     private static func migrate(_ c: Connection, from version: Int) throws {
