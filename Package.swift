@@ -38,8 +38,23 @@ let package = Package(
         // The public C types (copied into include/encore.h).
         .target(name: "CEncoreTypes"),
 
-        // The core: plain Swift, no knowledge of C callers.
-        .target(name: "EncoreCore", dependencies: ["CEncoreProto", "CEncoreShim", "CZlib", "CCrypto", "CProtobufC", "CEncoreSQL"]),
+        // The core: plain Swift, no knowledge of C callers, in layers that
+        // the compiler keeps apart (a target sees only the ones below it):
+        //   support → model → wire, crypto → key files, storage → matching
+        //   → risk → services; EncoreCore re-exports them all.
+        .target(name: "EncoreSupport"),
+        .target(name: "EncoreModel", dependencies: ["EncoreSupport"]),
+        .target(name: "EncoreWire", dependencies: ["EncoreSupport", "CZlib", "CProtobufC", "CEncoreShim"]),
+        .target(name: "EncoreCrypto", dependencies: ["EncoreModel", "CCrypto", "CEncoreShim"]),
+        .target(name: "EncoreKeyFiles", dependencies: ["EncoreModel", "EncoreWire", "EncoreCrypto", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
+        .target(name: "EncoreStorage", dependencies: ["EncoreModel", "CEncoreSQL", "CCrypto"]),
+        .target(name: "EncoreMatching", dependencies: ["EncoreKeyFiles", "CEncoreShim"]),
+        .target(name: "EncoreRisk", dependencies: ["EncoreModel"]),
+        .target(name: "EncoreServices", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreStorage", "CCrypto"]),
+        .target(name: "EncoreCore", dependencies: ["EncoreServices"]),
+        // What tests, the bench and the demo make (key files, signatures, a
+        // simulated user); nothing of it is in libencore.so.
+        .target(name: "EncoreFixtures", dependencies: ["EncoreCore", "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",
@@ -51,11 +66,11 @@ let package = Package(
         // runs without the toolchain.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreCore", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "CCrypto", "CZlib"]),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib"]),
 
-        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore"]),
+        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures"]),
     ]
 )

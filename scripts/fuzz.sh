@@ -5,7 +5,8 @@
 #
 # SwiftPM cannot build a -sanitize=fuzzer binary of one target here, so this
 # compiles directly: the C targets with clang (ASan + fuzzer coverage), the
-# EncoreCore sources plus fuzz/KeyFileFuzzer.swift with swiftc as one module.
+# core layers' sources (Sources/Encore{Support,...}, their imports of each
+# other removed) plus fuzz/KeyFileFuzzer.swift with swiftc as one module.
 # Output: build/fuzz/keyfile-fuzzer, corpus in build/fuzz/corpus (seeded with
 # the samples of Tests/data/exports), crashes in build/fuzz/artifacts.
 # Exits non-zero when the fuzzer finds a crash (or the build fails).
@@ -71,10 +72,19 @@ for name in "${c_targets[@]}"; do
     done < <(find "Sources/$name" -name '*.c' -print0 | sort -z)
 done
 
-echo "fuzz: compiling EncoreCore + fuzz/KeyFileFuzzer.swift"
-mapfile -t swift_sources < <(find Sources/EncoreCore -name '*.swift' | sort)
+echo "fuzz: compiling the core's layers + fuzz/KeyFileFuzzer.swift"
+# The layers the key file parser stands on, as one module: their imports of
+# each other would name modules that do not exist here.
+layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreMatching)
+rm -rf "$out/src" && mkdir -p "$out/src"
+for layer in "${layers[@]}"; do
+    for f in Sources/"$layer"/*.swift; do
+        sed -E '/^import (Encore[A-Za-z]+)$/d' "$f" > "$out/src/$layer-$(basename "$f")"
+    done
+done
+mapfile -t swift_sources < <(find "$out/src" -name '*.swift' | sort)
 "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g \
-    -module-name EncoreFuzz \
+    -module-name EncoreFuzz -package-name encore \
     "${include_flags[@]}" "${swift_module_flags[@]}" \
     -module-cache-path "$out/module-cache" \
     "${swift_sources[@]}" fuzz/KeyFileFuzzer.swift \

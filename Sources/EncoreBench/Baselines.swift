@@ -1,3 +1,4 @@
+import EncoreFixtures
 import CCrypto
 import EncoreCore
 #if canImport(CZlib)

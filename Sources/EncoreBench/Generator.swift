@@ -1,3 +1,4 @@
+import EncoreFixtures
 import EncoreCore
 
 /// xorshift64*: fast, deterministic, good enough for key material in a benchmark.

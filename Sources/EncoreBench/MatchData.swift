@@ -1,3 +1,4 @@
+import EncoreFixtures
 import EncoreCore
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import EncoreFixtures
 import ArgumentParser
 import EncoreCore
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import EncoreFixtures
 import EncoreCore
 
 /// The demo's simulated world: a user's 14 days of sightings (strangers

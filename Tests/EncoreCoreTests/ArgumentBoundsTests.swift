@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// Times, counts and offsets at the ends of their types: each is refused
 /// with INVALID_ARGUMENT or handled, and none traps (a trap would end the

@@ -1,7 +1,8 @@
 import CEncoreShim
 import CZlib
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// The zip CRC-32 with carry-less multiplication against zlib's: every
 /// length around the 64-byte fold and the 16-byte tail, at unaligned

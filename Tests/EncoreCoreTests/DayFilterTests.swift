@@ -1,6 +1,7 @@
 import CEncoreShim
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// enc_day_filters: the index's filter cut by day must screen out nothing a
 /// match within the drift needs, and must be left out (NULL) where it cannot

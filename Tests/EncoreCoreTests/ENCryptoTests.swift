@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// Tests/data/enf/test_vectors_v1.2.json: the published ENF v1.2 vectors
 /// (one TEK, its RPIK and AEMK, all 144 RPIs and AEMs).

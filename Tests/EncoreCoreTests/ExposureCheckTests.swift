@@ -1,5 +1,6 @@
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 @Suite struct ExposureCheckTests {
     static let day: UInt32 = 19_000

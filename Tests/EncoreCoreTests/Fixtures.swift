@@ -1,4 +1,5 @@
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// Builds key files for tests: deterministic keys, a signer, a trust list.
 enum Fixtures {

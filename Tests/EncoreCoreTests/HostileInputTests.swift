@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// Hostile inputs: every one must end in an EncoreError of the expected kind
 /// (or, where the damage happens to leave a valid file, open consistently) —

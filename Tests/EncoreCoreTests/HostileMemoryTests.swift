@@ -1,5 +1,6 @@
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 #if canImport(Glibc)
 import Glibc
 #endif

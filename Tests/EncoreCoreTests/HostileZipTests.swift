@@ -1,6 +1,7 @@
 import CZlib
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import CEncoreShim
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// The matching kernel's paths (SHA-NI or OpenSSL for HKDF; VAES, AES-NI or
 /// OpenSSL for AES) against ENCrypto (OpenSSL's EVP/HMAC).

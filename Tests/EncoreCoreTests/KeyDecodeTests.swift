@@ -1,7 +1,8 @@
 import CEncoreProto
 import CEncoreShim
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// The C fast path for plain TemporaryExposureKey messages against
 /// protobuf-c: whenever the fast path takes a message, both must read the

@@ -1,6 +1,7 @@
 import CEncoreShim
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// Matching opens key files two at a time and hashes their export.bin side
 /// by side (enc_sha256_pair), with buffers from a pool: the digests must be

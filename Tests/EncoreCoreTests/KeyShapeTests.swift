@@ -1,6 +1,7 @@
 import CEncoreShim
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// The C walker's shortcut for keys whose layout it has already seen
 /// (enc_key_shape) against decoding every key: on bodies whose layouts keep

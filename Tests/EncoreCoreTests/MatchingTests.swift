@@ -1,5 +1,6 @@
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// A simulated person whose device broadcast RPI ‖ AEM from its TEKs: the
 /// test turns its broadcasts into what the user's device heard.

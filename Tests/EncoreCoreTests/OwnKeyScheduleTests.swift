@@ -1,5 +1,6 @@
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 @Suite struct OwnKeyScheduleTests {
     let day: Int64 = 86_400

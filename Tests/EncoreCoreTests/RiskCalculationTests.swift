@@ -1,5 +1,6 @@
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// All cases of CWA's conformance file
 /// (Tests/data/cwa/android-exposure-windows-risk-calculation.json).
@@ -30,7 +31,7 @@ import Testing
         let t = try file.array("testCases")[c.index]
         let windows = try WindowsJSON.windows(t.member("exposureWindows"), now: Self.now)
         let r = try RiskCalculation.calculate(windows, configuration: config, now: Self.now)
-        let midnight = WindowBuilder.utcMidnight(Self.now)
+        let midnight = UnixTime.utcMidnight(Self.now)
         func age(_ d: Int64?) -> Int? { d.map { Int((midnight - $0) / 86_400) } }
         func expected(_ key: String) throws -> Int? { try t.optionalMember(key)?.integer() }
         #expect(Int(r.totalRiskLevel.rawValue) == (try expected("expTotalRiskLevel")))

@@ -1,6 +1,7 @@
 import CEncoreSQL
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// The statement layer under the store: text and blobs are bound with their
 /// lengths, and a bind SQLite refuses fails the step instead of running the

@@ -1,5 +1,6 @@
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// The facts of Tests/data/exports (copied from shared/vectors/exports/README.md).
 @Suite struct SampleFileTests {

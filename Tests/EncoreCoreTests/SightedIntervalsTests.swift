@@ -1,6 +1,7 @@
 import CEncoreShim
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// enc_sighted_range against a brute-force reading of its rule: interval j
 /// of a key is worth deriving when a sighting lies within `drift` intervals

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// The store's other tables: own keys, key packages, tracing history, risk
 /// results and settings.

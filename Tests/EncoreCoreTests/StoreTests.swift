@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 /// A fresh store path in a temporary directory, removed with the directory.
 final class TempDir {

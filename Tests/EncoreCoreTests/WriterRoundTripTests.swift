@@ -1,5 +1,6 @@
 import Testing
-@testable import EncoreCore
+import EncoreCore
+import EncoreFixtures
 
 @Suite struct WriterRoundTripTests {
     @Test func signedFileRoundTripsEveryField() throws {

@@ -1,0 +1,270 @@
+import Dispatch
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreModel
+import EncoreSupport
+import Synchronization
+
+/// One batch spread over the threads: thread t matches the t-th of as many
+/// contiguous slices with matchers[t], writing only its own slots, so no
+/// locks are needed.
+package final class SliceJob: @unchecked Sendable {
+    // @unchecked: the slot discipline above; slots are read after all
+    // threads have finished (concurrentPerform returns).
+    private let work: [MatchCandidate]
+    private let matchers: [KeyMatcher]
+    private let slots: UnsafeMutableBufferPointer<Result<[(Int, KeyMatch)], EncoreError>?>
+
+    package init(work: [MatchCandidate], matchers: [KeyMatcher]) {
+        self.work = work
+        self.matchers = matchers
+        slots = .allocate(capacity: matchers.count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit { slots.deinitialize().deallocate() }
+
+    package func run() throws -> [(Int, KeyMatch)] {
+        let n = matchers.count
+        DispatchQueue.concurrentPerform(iterations: n) { t in
+            let slice = work[work.count * t / n ..< work.count * (t + 1) / n]
+            do {
+                slots[t] = .success(try matchers[t].match(slice))
+            } catch {
+                slots[t] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
+            }
+        }
+        var out: [(Int, KeyMatch)] = []
+        for slot in slots {
+            switch slot {
+            case .success(let found)?: out += found
+            case .failure(let e)?: throw e
+            case nil: throw EncoreError(.internalError, "a slice was not matched")
+            }
+        }
+        return out
+    }
+}
+
+/// Progress shared by the threads: counts under a lock, the handler called
+/// one call at a time, and cancellation seen by every thread.
+package final class ProgressCounter: @unchecked Sendable {
+    // @unchecked: the handler and counts are only touched inside `state`.
+    private let handler: ProgressHandler?
+    private let state = Mutex<(known: UInt64, done: UInt64, stopped: Bool)>((0, 0, false))
+
+    package init(_ handler: ProgressHandler?) { self.handler = handler }
+
+    package func addKnown(_ n: UInt64) { state.withLock { $0.known += n } }
+
+    /// Adds keys done and reports; throws `.cancelled` once any thread's
+    /// report was refused, or the run stopped on an error.
+    package func addDone(_ n: UInt64) throws {
+        let go = state.withLock { s -> Bool in
+            guard !s.stopped else { return false }
+            s.done += n
+            if let handler, !handler(s.done, s.known) { s.stopped = true }
+            return !s.stopped
+        }
+        if !go { throw EncoreError(.cancelled, "cancelled by the progress callback") }
+    }
+
+    /// Tells the other threads to stop (after an error).
+    package func stop() { state.withLock { $0.stopped = true } }
+}
+
+/// Files spread over the threads: each takes the next files from a shared
+/// counter (two at a time while at least two per thread remain, so that
+/// their export.bin are hashed side by side, then one at a time, so that
+/// the threads finish together), opens them and reads each whole with its
+/// own matcher; a thread out of files then helps with the queued candidate
+/// batches until every file is read.
+package final class FileJob: @unchecked Sendable {
+    // @unchecked: each slot is written by the one thread that took its
+    // file, and read after concurrentPerform has returned.
+    package typealias Body = (Int, Result<KeyFile, any Error>, KeyMatcher) throws -> Matcher.FileOutcome
+    private let files: [KeyFileSource]
+    private let matchers: [KeyMatcher]
+    private let shared: SharedBatches
+    private let open: ([KeyFileSource]) -> [Result<KeyFile, any Error>]
+    private let body: Body
+    private let next = Atomic<Int>(0)
+    /// Threads between taking files and finishing them (counted before
+    /// the take, so "all taken and none active" means every file is read).
+    private let active = Atomic<Int>(0)
+    private let failed = Atomic<Bool>(false)
+    private let slots: UnsafeMutableBufferPointer<Result<Matcher.FileOutcome, EncoreError>?>
+
+    /// `open` opens one or two files; `body` reads one (and is where an
+    /// opening error surfaces, as the file's failure).
+    package init(files: [KeyFileSource], matchers: [KeyMatcher], shared: SharedBatches,
+         open: @escaping ([KeyFileSource]) -> [Result<KeyFile, any Error>], _ body: @escaping Body) {
+        self.files = files
+        self.matchers = matchers
+        self.shared = shared
+        self.open = open
+        self.body = body
+        slots = .allocate(capacity: files.count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit { slots.deinitialize().deallocate() }
+
+    private var allRead: Bool { next.load(ordering: .acquiring) >= files.count && active.load(ordering: .acquiring) == 0 }
+
+    /// The next files to read: two while at least two per thread remain.
+    private func take() -> Range<Int>? {
+        var current = next.load(ordering: .relaxed)
+        while current < files.count {
+            let n = files.count - current >= 2 * matchers.count ? 2 : 1
+            let (exchanged, original) = next.compareExchange(expected: current, desired: current + n, ordering: .acquiringAndReleasing)
+            if exchanged { return current ..< current + n }
+            current = original
+        }
+        return nil
+    }
+
+    package func run() throws -> [Matcher.FileOutcome] {
+        // Iterations may run one after another (more matchers than cores):
+        // a thread sleeps in drain() only while some file is being read,
+        // and the reader wakes it when it is done.
+        DispatchQueue.concurrentPerform(iterations: matchers.count) { t in
+            while !failed.load(ordering: .relaxed) {
+                active.wrappingAdd(1, ordering: .acquiringAndReleasing)
+                defer {
+                    active.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+                    shared.readersChanged() // a thread in drain() may now be done
+                }
+                guard let taken = take() else { break }
+                for (i, file) in zip(taken, open(Array(files[taken]))) where !failed.load(ordering: .relaxed) {
+                    do {
+                        slots[i] = .success(try body(i, file, matchers[t]))
+                    } catch {
+                        slots[i] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
+                        failed.store(true, ordering: .relaxed)
+                    }
+                }
+            }
+            shared.drain(with: matchers[t]) { allRead || failed.load(ordering: .relaxed) }
+        }
+        // Every thread is done: whatever is still queued is matched here.
+        if !failed.load(ordering: .relaxed), let matcher = matchers.first { shared.drain(with: matcher) { true } }
+        // The first failure in file order (a cancellation elsewhere may have
+        // been caused by it), else a failed batch, else every file's outcome.
+        var out: [Matcher.FileOutcome] = []
+        var firstFailure: EncoreError?
+        for slot in slots {
+            switch slot {
+            case .success(let o)?: out.append(o)
+            case .failure(let e)?: if firstFailure == nil || firstFailure?.kind == .cancelled { firstFailure = e }
+            case nil: break
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        if let e = shared.failure { throw e }
+        guard out.count == files.count else { throw EncoreError(.internalError, "a file was not processed") }
+        return out
+    }
+}
+
+/// Candidate batches queued by the threads reading files, matched by
+/// whichever thread is free: the reader itself when the queue is full (so
+/// memory stays bounded), else a thread out of files.
+package final class SharedBatches: @unchecked Sendable {
+    // @unchecked: the queue and the failure are only touched under `lock`.
+    package struct Pending {
+        package let file: Int
+        package let list: KeyList
+        package let seq: Int         // the batch's place in its file
+        package let work: [MatchCandidate]
+    }
+
+    private let limit: Int
+    private let results: BatchResults
+    private let lock = ConditionLock()
+    private var queue: [Pending] = []
+    private var firstFailure: EncoreError?
+
+    package init(limit: Int, results: BatchResults) {
+        self.limit = limit
+        self.results = results
+    }
+
+    package var failure: EncoreError? { lock.locked { firstFailure } }
+
+    /// Queues a batch; while the queue is over its limit, the caller
+    /// matches the oldest batches itself with its own matcher.
+    package func push(_ batch: Pending, helping matcher: KeyMatcher) throws {
+        lock.locked {
+            queue.append(batch)
+            lock.wakeAll()
+        }
+        while let p = popIfOver(limit) { try match(p, with: matcher) }
+    }
+
+    /// Wakes the threads waiting in drain() to test their `done` again:
+    /// the readers call it when they finish files.
+    package func readersChanged() { lock.locked { lock.wakeAll() } }
+
+    /// Matches queued batches with `matcher` until `done()` says no more
+    /// will come and the queue is empty, sleeping while the queue is empty
+    /// and another thread is still reading a file. A failure is kept for
+    /// run() and ends every drain.
+    package func drain(with matcher: KeyMatcher, until done: () -> Bool) {
+        while true {
+            let next: Pending? = lock.locked {
+                // done() is read under the lock after the queue was seen
+                // empty: a reader pushes its last batch before it counts
+                // itself finished, so nothing can be left behind.
+                while queue.isEmpty, firstFailure == nil, !done() { lock.wait() }
+                return firstFailure == nil && !queue.isEmpty ? queue.removeFirst() : nil
+            }
+            guard let next else { return }
+            do { try match(next, with: matcher) } catch {
+                let e = error as? EncoreError ?? EncoreError(.internalError, "\(error)")
+                lock.locked {
+                    if firstFailure == nil { firstFailure = e }
+                    lock.wakeAll()
+                }
+                return
+            }
+        }
+    }
+
+    private func popIfOver(_ n: Int) -> Pending? {
+        lock.locked { queue.count > n ? queue.removeFirst() : nil }
+    }
+
+    private func match(_ p: Pending, with matcher: KeyMatcher) throws {
+        let found = try matcher.match(p.work[...]).map { (p.work[$0.0].key.keyData, $0.1) }
+        results.record(file: p.file, list: p.list, seq: p.seq, found)
+    }
+}
+
+/// The matches of every file, recorded by whichever thread matched them,
+/// and put back in file order (a key listed twice in a file must resolve as
+/// its later entry, whatever thread finished first).
+package final class BatchResults: @unchecked Sendable {
+    // @unchecked: only touched under the lock.
+    package typealias Found = [(KeyData, KeyMatch)]
+    private let byFile: Mutex<[[(seq: Int, list: KeyList, found: Found)]]>
+
+    package init(files: Int) { byFile = Mutex(Array(repeating: [], count: files)) }
+
+    package func record(file: Int, list: KeyList, seq: Int, _ found: Found) {
+        guard !found.isEmpty else { return }
+        byFile.withLock { $0[file].append((seq, list, found)) }
+    }
+
+    package func attach(to outcomes: [Matcher.FileOutcome]) -> [Matcher.FileOutcome] {
+        byFile.withLock { all in
+            outcomes.enumerated().map { i, o in
+                var o = o
+                for batch in all[i].sorted(by: { $0.seq < $1.seq }) {
+                    if batch.list == .keys { o.mainMatches += batch.found } else { o.revisedMatches += batch.found }
+                }
+                return o
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import CEncoreSQL
+import EncoreModel
+import EncoreSupport
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What opening a store may be told.
+public struct StoreOptions: Sendable {
+    /// Create the file when it is missing (default); when false a missing
+    /// file is `.storeMissing`.
+    public var create: Bool = true
+    /// How long to wait for another process's lock before `.storeBusy`.
+    public var busyTimeoutMilliseconds: Int32 = 5000
+
+    public init(create: Bool = true, busyTimeoutMilliseconds: Int32 = 5000) {
+        self.create = create
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    }
+}
+
+/// The client's encrypted state: one SQLCipher database file (plus its WAL
+/// while open). Every method is safe to call from several threads: calls
+/// are serialised on the one connection. Two processes on one file wait for
+/// each other up to the busy timeout.
+public final class Store: @unchecked Sendable {
+    // @unchecked: `connection` is touched only inside `lock` (withConnection).
+    public let path: String
+    private let connection: Connection
+    private let lock = Mutex<Void>(())
+
+    public static var latestSchemaVersion: Int { Schema.latestVersion }
+
+    /// Opens (or creates) the store at `path`. A wrong key, a file that is
+    /// not a store, and a file from a newer encore are refused without
+    /// writing a byte to the file.
+    public init(path: String, key: StoreKey, options: StoreOptions = StoreOptions()) throws {
+        let keyBytes = try key.sqlcipherKey()
+        let existing = try StoreFile.inspect(path)
+        if !existing.exists && !options.create {
+            throw EncoreError(.storeMissing, "no store at \(path) (creating one was not allowed)")
+        }
+        if existing.isPlaintextSQLite {
+            throw EncoreError(.storeNotDatabase, "\(path) is an unencrypted SQLite database, not an encore store")
+        }
+        // A crash leaves a WAL behind, and the last connection to close
+        // checkpoints it into the file. A refused open must not be that
+        // connection, so with a WAL present the key and version are proven
+        // on a read-only connection first (it cannot checkpoint).
+        if existing.exists && StoreFile.hasWAL(path) {
+            let probe = try Connection(path: path, create: false, readOnly: true)
+            _ = try Store.prove(keyBytes, on: probe, path: path, fileSize: existing.size)
+        }
+        let c = try Connection(path: path, create: options.create)
+        let version = try Store.prove(keyBytes, on: c, path: path, fileSize: existing.size)
+        enc_sql_busy_timeout(c.db, options.busyTimeoutMilliseconds)
+        // Durable commits, zeroed deletions, WAL for concurrent readers.
+        try c.exec("PRAGMA secure_delete = ON")
+        try c.exec("PRAGMA journal_mode = WAL")
+        try c.exec("PRAGMA synchronous = FULL")
+        try c.exec("PRAGMA foreign_keys = ON")
+        try Store.migrate(c, from: Int(version))
+        self.path = path
+        self.connection = c
+    }
+
+    /// Runs `body` with the connection, one caller at a time.
+    package func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        try lock.withLock { _ in try body(connection) }
+    }
+
+    public var schemaVersion: Int {
+        get throws { try withConnection { Int(try $0.scalar("PRAGMA user_version") ?? 0) } }
+    }
+
+    /// Re-encrypts the store under a new key. WAL is left for the rewrite
+    /// (SQLCipher cannot rekey in WAL mode) and resumed afterwards.
+    public func rekey(to key: StoreKey) throws {
+        let keyBytes = try key.sqlcipherKey()
+        try withConnection { c in
+            try c.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+            try c.exec("PRAGMA journal_mode = DELETE")
+            let rc = keyBytes.withUnsafeBytes { enc_sql_rekey(c.db, $0.baseAddress, Int32($0.count)) }
+            let restored = enc_sql_exec(c.db, "PRAGMA journal_mode = WAL")
+            guard rc == ENC_SQL_OK else { throw c.error(rc, "rekey") }
+            guard restored == ENC_SQL_OK else { throw c.error(restored, "PRAGMA journal_mode = WAL") }
+        }
+    }
+
+    /// SQLite's integrity check: nil when the store is sound, else its findings.
+    public func integrityProblems() throws -> [String]? {
+        try withConnection { c in
+            let s = try c.prepare("PRAGMA integrity_check")
+            var lines: [String] = []
+            while try s.step() { lines.append(s.text(0) ?? "") }
+            return lines == ["ok"] ? nil : lines
+        }
+    }
+
+    /// Moves everything in the WAL into the database file and empties the WAL.
+    public func checkpoint() throws {
+        try withConnection { try $0.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    /// Keys a connection and reads the schema version: the first read
+    /// proves the key before anything is written. Returns the version.
+    private static func prove(_ key: [UInt8], on c: Connection, path: String, fileSize: Int64) throws -> Int64 {
+        try applyKey(key, to: c)
+        let version: Int64
+        do {
+            version = try c.scalar("PRAGMA user_version") ?? 0
+            _ = try c.scalar("SELECT count(*) FROM sqlite_master")
+        } catch let e as EncoreError where e.kind == .storeNotDatabase {
+            if fileSize % StoreFile.pageSize != 0 {
+                throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore store (its size is not a whole number of pages)")
+            }
+            throw EncoreError(.storeWrongKey, "wrong key for the store at \(path) (or the file is not an encore store)")
+        }
+        guard version <= Int64(Schema.latestVersion) else {
+            throw EncoreError(.storeTooNew, "the store at \(path) has schema version \(version); this encore knows up to \(Schema.latestVersion)")
+        }
+        return version
+    }
+
+    private static func applyKey(_ key: [UInt8], to c: Connection) throws {
+        let rc = key.withUnsafeBytes { enc_sql_key(c.db, $0.baseAddress, Int32($0.count)) }
+        guard rc == ENC_SQL_OK else { throw c.error(rc, "enc_sql_key") }
+    }
+
+    private static func migrate(_ c: Connection, from version: Int) throws {
+        var v = version
+        while v < Schema.latestVersion {
+            try c.transaction {
+                try c.exec(Schema.migrations[v])
+                try c.exec("PRAGMA user_version = \(v + 1)")
+            }
+            v += 1
+        }
+    }
+}
+
+/// What a store's file looks like before SQLCipher touches it.
+package enum StoreFile {
+    /// SQLCipher 3's default page size: a store's size is a multiple of it.
+    package static let pageSize: Int64 = 1024
+    package static let plaintextMagic = Array("SQLite format 3\0".utf8)
+
+    /// Whether a non-empty WAL lies beside the store (left by a crash, or
+    /// by another connection that has the store open).
+    package static func hasWAL(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path + "-wal", &st) == 0 && st.st_size > 0
+    }
+
+    package static func inspect(_ path: String) throws -> (exists: Bool, size: Int64, isPlaintextSQLite: Bool) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return (false, 0, false) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw EncoreError(.io, "\(path) is not a regular file") }
+        var head = [UInt8](repeating: 0, count: 16)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw EncoreError(.io, "cannot read \(path)") }
+        defer { close(fd) }
+        let n = read(fd, &head, 16)
+        return (true, Int64(st.st_size), n == 16 && head == plaintextMagic)
+    }
+}

@@ -1,0 +1,100 @@
+import EncoreModel
+import EncoreSupport
+
+/// Tracing (scanning and advertising) was switched on or off at `time`.
+public struct TracingEvent: Equatable, Hashable, Sendable {
+    /// Unix seconds.
+    public var time: Int64
+    public var active: Bool
+
+    public init(time: Int64, active: Bool) {
+        self.time = time
+        self.active = active
+    }
+}
+
+/// The tracing history: when tracing was switched on and off, so that a risk
+/// result can say how long tracing was active (the risk rules need 24 hours
+/// in the last 14 days). Events are kept as the host reports them; repeated
+/// "on" or "off" events do not change the state.
+extension Store {
+    /// Records that tracing was switched on (`active`) or off at `time`.
+    /// Events at the same time apply in the order they were added.
+    public func addTracingEvent(time: Int64, active: Bool) throws {
+        guard time >= 0 else { throw EncoreError(.invalidArgument, "tracing event: the time must not be negative") }
+        try withConnection { c in
+            let s = try c.prepare("INSERT INTO tracing_events (time, active) VALUES (?, ?)")
+            s.bind(1, time).bind(2, Int64(active ? 1 : 0))
+            try s.run()
+        }
+    }
+
+    public func addTracingEvent(_ event: TracingEvent) throws {
+        try addTracingEvent(time: event.time, active: event.active)
+    }
+
+    /// How many events have `from ≤ time < to`.
+    public func countTracingEvents(from: Int64 = .min, to: Int64 = .max) throws -> Int {
+        try withConnection { c in
+            let s = try c.prepare("SELECT count(*) FROM tracing_events WHERE time >= ? AND time < ?")
+            s.bind(1, from).bind(2, to)
+            return try s.one { Int($0.int64(0)) } ?? 0
+        }
+    }
+
+    /// Events with `from ≤ time < to` in time order (then the order they were
+    /// added), skipping `offset` and returning at most `limit`.
+    public func tracingEvents(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max) throws -> [TracingEvent] {
+        var out: [TracingEvent] = []
+        try forEachTracingEvent(from: from, to: to, offset: offset, limit: limit) { out.append($0) }
+        return out
+    }
+
+    /// Calls `body` with the events of tracingEvents(from:to:) (the
+    /// connection is held meanwhile: do not call the store from `body`).
+    public func forEachTracingEvent(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
+                                    _ body: (TracingEvent) throws -> Void) throws {
+        guard offset >= 0, limit >= 0 else { throw EncoreError(.invalidArgument, "offset and limit must not be negative") }
+        try withConnection { c in
+            try Store.eachTracingEvent(c, from: from, to: to, offset: offset, limit: limit, body)
+        }
+    }
+
+    /// Seconds tracing was active within [from, to): the last event before
+    /// `from` gives the state at `from` (off when there is none); an "on"
+    /// without a later "off" counts until `to`. Saturates at Int64.max.
+    public func activeTracingSeconds(from: Int64, to: Int64) throws -> Int64 {
+        guard from <= to else { throw EncoreError(.invalidArgument, "active tracing time: from (\(from)) is after to (\(to))") }
+        return try withConnection { c in
+            let before = try c.prepare("SELECT active FROM tracing_events WHERE time < ? ORDER BY time DESC, rowid DESC LIMIT 1")
+            before.bind(1, from)
+            var onSince: Int64? = try before.one { $0.int64(0) == 1 } == true ? from : nil
+            var total: Int64 = 0
+            func add(_ end: Int64, _ start: Int64) {
+                let (span, o1) = end.subtractingReportingOverflow(start)
+                let (sum, o2) = total.addingReportingOverflow(o1 ? .max : span)
+                total = o2 ? .max : sum
+            }
+            try Store.eachTracingEvent(c, from: from, to: to, offset: 0, limit: .max) { e in
+                if e.active {
+                    if onSince == nil { onSince = e.time }
+                } else if let start = onSince {
+                    add(e.time, start)
+                    onSince = nil
+                }
+            }
+            if let start = onSince { add(to, start) }
+            return total
+        }
+    }
+
+    private static func eachTracingEvent(_ c: Connection, from: Int64, to: Int64, offset: Int, limit: Int,
+                                         _ body: (TracingEvent) throws -> Void) throws {
+        let s = try c.prepare("SELECT time, active FROM tracing_events WHERE time >= ? AND time < ? ORDER BY time, rowid LIMIT ? OFFSET ?")
+        s.bind(1, from).bind(2, to).bind(3, Int64(clamping: limit)).bind(4, Int64(offset))
+        defer { s.reset() }
+        while try s.step() {
+            try body(TracingEvent(time: s.int64(0), active: s.int64(1) == 1))
+        }
+    }
+}
