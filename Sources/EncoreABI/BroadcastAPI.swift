@@ -8,7 +8,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let out = try required(key, "key")
-        out.pointee = encore_own_key(try s.currentOwnKey(now: now))
+        out.pointee = encore_own_key(try OwnKeySchedule(store: s).currentKey(now: now))
     }
 }
 
@@ -22,7 +22,7 @@ import EncoreCore
         guard let power = Int8(exactly: tx_power), let confidence = UInt8(exactly: calibration_confidence) else {
             throw EncoreError(.invalidArgument, "tx_power must be -128...127 and calibration_confidence 0...3")
         }
-        try write(s.advertisement(now: now, txPower: power, calibrationConfidence: confidence), to: out, out_len, "out")
+        try write(OwnKeySchedule(store: s).advertisement(now: now, txPower: power, calibrationConfidence: confidence), to: out, out_len, "out")
     }
 }
 
@@ -31,7 +31,7 @@ import EncoreCore
 /// `first` on, into out[0 ..< capacity]: what a positive user submits.
 @c public func encore_store_copy_own_key_history(_ store: encore_store_ptr?, _ now: Int64, _ days: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_key>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        let keys = try borrow(store, as: Store.self, "store").ownKeyHistory(now: now, days: Int(days))
+        let keys = try OwnKeySchedule(store: borrow(store, as: Store.self, "store")).keyHistory(now: now, days: Int(days))
         try copyOut(keys, first: first, out, capacity, copied) { encore_key($0) }
     }
 }

@@ -31,9 +31,7 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> Che
     guard let pointer else { return CheckOptions() }
     let o = pointer.pointee
     try checkStructSize(pointer, Int(o.struct_size), known: checkOptionsSize, "encore_check_options_init")
-    guard o.reserved == 0, o.minimum_tracing_seconds >= 0, (0 ... 3650).contains(o.tracing_days), o.maximum_key_age_seconds >= 0 else {
-        throw EncoreError(.invalidArgument, "check options out of range (times not negative, tracing_days 0...3650, reserved 0)")
-    }
+    guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "check options: reserved must be 0") }
     var c = CheckOptions()
     c.minimumTracingSeconds = o.minimum_tracing_seconds
     c.tracingDays = o.tracing_days
@@ -56,9 +54,9 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> Che
         let c = try borrow(config, as: RiskConfigHandle.self, "config")
         let out = try required(out, "out")
         let files = try keySources(sources, count)
-        let (matching, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
-        let result = try s.exposureCheck(files: files, keyFileOptions: keyFiles, matching: matching, risk: c.configuration, v1: v1,
-                                         options: checkOptions(check_options), threads: threads, progress: progress)
+        let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
+        let result = try ExposureCheck(store: s).run(files: files, keyFileOptions: keyFiles, matching: matching, risk: c.configuration,
+                                                     v1: v1, options: checkOptions(check_options), now: now, threads: threads, progress: progress)
         out.pointee = retainedHandle(CheckResultHandle(result))
     }
 }

@@ -58,13 +58,13 @@ let matchOptionsSize = MemoryLayout<encore_match_options>.size
     guarded {
         let out = try required(options, "options")
         try initStruct(out, struct_size, known: matchOptionsSize)
-        let d = MatchingOptions(now: now)
+        let d = MatchingOptions()
         var o = encore_match_options()
         o.struct_size = UInt32(struct_size)
         o.now = now
         o.drift_intervals = Int32(d.driftIntervals)
-        o.tx_power_min = Int32(d.txPowerRange.lowerBound)
-        o.tx_power_max = Int32(d.txPowerRange.upperBound)
+        o.tx_power_min = Int32(d.txPowerMinimum)
+        o.tx_power_max = Int32(d.txPowerMaximum)
         o.replay_seconds = Int32(d.replaySeconds)
         o.max_key_age_days = Int32(d.maxKeyAgeDays)
         o.report_type_when_missing = d.reportTypeWhenMissing.rawValue
@@ -80,20 +80,20 @@ let matchOptionsSize = MemoryLayout<encore_match_options>.size
 
 /// The core's matching parameters from the C options.
 func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
-    -> (MatchingOptions, KeyFileOptions, V1Configuration, Int, ProgressHandler?)
+    -> (MatchingOptions, now: Int64, KeyFileOptions, V1Configuration, threads: Int, ProgressHandler?)
 {
     let p = try required(pointer, "options")
     let o = p.pointee
     try checkStructSize(p, Int(o.struct_size), known: matchOptionsSize, "encore_match_options_init")
     guard o.reserved == 0, o.reserved2 == (0, 0, 0) else { throw EncoreError(.invalidArgument, "options: reserved fields must be 0") }
-    guard o.tx_power_min <= o.tx_power_max else { throw EncoreError(.invalidArgument, "options: tx_power_min is above tx_power_max") }
     guard let reportType = ReportType(rawValue: o.report_type_when_missing),
           let whenMissing = Infectiousness(rawValue: o.infectiousness_when_dsos_missing) else {
         throw EncoreError(.invalidArgument, "options: report_type_when_missing or infectiousness_when_dsos_missing out of range")
     }
-    var m = MatchingOptions(now: o.now)
+    var m = MatchingOptions()
     m.driftIntervals = Int64(o.drift_intervals)
-    m.txPowerRange = Int(o.tx_power_min) ... Int(o.tx_power_max)
+    m.txPowerMinimum = Int(o.tx_power_min)
+    m.txPowerMaximum = Int(o.tx_power_max)
     m.replaySeconds = Int64(o.replay_seconds)
     m.maxKeyAgeDays = Int64(o.max_key_age_days)
     m.reportTypeWhenMissing = reportType
@@ -113,7 +113,7 @@ func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
         let context = o.progress_context
         progress = { done, total in callback(context, done, total) == 0 }
     }
-    return (m, try keyFileOptions(o.keyfile_options), v1, Int(o.threads), progress)
+    return (m, o.now, try keyFileOptions(o.keyfile_options), v1, Int(o.threads), progress)
 }
 
 func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
@@ -142,9 +142,9 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
         let s = try borrow(store, as: Store.self, "store")
         let out = try required(out, "out")
         let files = try keySources(sources, count)
-        let (matching, keyFiles, v1, threads, progress) = try matchingParameters(options)
-        let result = try Matcher.match(observations: s.observationSet(for: matching), files: files, keyFileOptions: keyFiles,
-                                       options: matching, v1: v1, threads: threads, progress: progress)
+        let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(options)
+        let result = try ExposureDetection(store: s).match(files: files, keyFileOptions: keyFiles, options: matching, now: now,
+                                                           v1: v1, threads: threads, progress: progress)
         out.pointee = retainedHandle(MatchResultHandle(result))
     }
 }

@@ -50,7 +50,7 @@ enum MatchBench {
             let trust = try Generator.trustList(publicKeyPEM: Files.read(MatchData.publicKeyPath(dir)))
             let r = try Matcher.match(observations: ObservationSet(observations), files: sources(dir),
                                       keyFileOptions: KeyFileOptions(verify: true, trust: trust),
-                                      options: MatchingOptions(now: MatchData.now))
+                                      options: MatchingOptions(), now: MatchData.now)
             print(RSS.report(keys: r.statistics.keys))
             print("matched=\(r.statistics.matchedKeys)\nwindows=\(r.windows.count)")
         case "match-run":
@@ -62,7 +62,7 @@ enum MatchBench {
             for run in 0 ..< args.runs {
                 let (seconds, _) = try timed {
                     _ = try Matcher.match(observations: ObservationSet(observations), files: sources(dir),
-                                          keyFileOptions: KeyFileOptions(verify: true, trust: trust), options: MatchingOptions(now: MatchData.now))
+                                          keyFileOptions: KeyFileOptions(verify: true, trust: trust), options: MatchingOptions(), now: MatchData.now)
                 }
                 print("run \(run): \(Format.ms(seconds))")
             }
@@ -150,7 +150,7 @@ enum MatchBench {
         let trust = try Generator.trustList(publicKeyPEM: Files.read(MatchData.publicKeyPath(dir)))
         let verified = KeyFileOptions(verify: true, trust: trust)
         let unverified = KeyFileOptions(verify: false)
-        let options = MatchingOptions(now: MatchData.now)
+        let options = MatchingOptions()
         let paths = sources(dir)
         var bare: [KeyFileSource] = []
         let kernel = KernelKeys(capacity: total)
@@ -204,11 +204,11 @@ enum MatchBench {
             }
             (r[1], cpu[1]) = try timed {
                 denseResult = try Matcher.match(observations: ObservationSet(denseObservations), files: paths,
-                                                keyFileOptions: verified, options: options)
+                                                keyFileOptions: verified, options: options, now: MatchData.now)
             }
             (r[2], cpu[2]) = try timed {
                 sparseResult = try Matcher.match(observations: ObservationSet(sparseObservations), files: paths,
-                                                 keyFileOptions: verified, options: options)
+                                                 keyFileOptions: verified, options: options, now: MatchData.now)
             }
             var streamed = 0
             (r[3], cpu[3]) = try timed {
@@ -221,7 +221,7 @@ enum MatchBench {
             (r[8], cpu[8]) = try timed { set = try ObservationSet(denseObservations) }
             let denseSet = set!
             (r[4], cpu[4]) = try timed {
-                aloneResult = try Matcher.match(observations: denseSet, files: bare, keyFileOptions: unverified, options: options)
+                aloneResult = try Matcher.match(observations: denseSet, files: bare, keyFileOptions: unverified, options: options, now: MatchData.now)
             }
             var hits = (0, 0)
             (r[5], cpu[5]) = try timed { hits.0 = try kernel.match(denseIndex, threads: threads) }

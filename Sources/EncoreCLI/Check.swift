@@ -37,7 +37,8 @@ struct Check: ParsableCommand {
         let s = try store.open()
         let result: CheckResult
         do {
-            result = try s.exposureCheck(files: keyFiles.sources, keyFileOptions: options, matching: keyFiles.matching, risk: risk)
+            result = try ExposureCheck(store: s).run(files: keyFiles.sources, keyFileOptions: options, matching: MatchingOptions(), risk: risk,
+                                                   now: keyFiles.clock.value)
         } catch let e as EncoreError {
             Output.fail(keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)

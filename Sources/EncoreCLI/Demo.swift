@@ -81,9 +81,9 @@ struct Demo: ParsableCommand {
         Output.write("signed key files: \(paths.count) days, \(perDay * 14 + people.count) keys (the three people's among them), cached in the store\n\n")
 
         let bar = ProgressBar(label: "checking")
-        let result = try store.exposureCheck(files: paths.map { .path($0) }, keyFileOptions: KeyFileOptions(trust: trust),
-                                             matching: MatchingOptions(now: now), risk: risk,
-                                             progress: { done, total in bar.show(done, total); return true })
+        let result = try ExposureCheck(store: store).run(files: paths.map { .path($0) }, keyFileOptions: KeyFileOptions(trust: trust),
+                                                         matching: MatchingOptions(), risk: risk, now: now,
+                                                         progress: { done, total in bar.show(done, total); return true })
         bar.finish()
         let seconds = Clock.now() - started
         Output.write(DemoReport.text(result, seconds: seconds))

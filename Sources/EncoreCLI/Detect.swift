@@ -30,16 +30,15 @@ struct Detect: ParsableCommand {
     func run() throws {
         let fileOptions = try keyFiles.keyFileOptions()
         let s = try store.open()
-        let options = keyFiles.matching
+        let options = MatchingOptions(), now = keyFiles.clock.value
         let result: MatchResult
         do {
-            result = try Matcher.match(observations: s.observationSet(for: options), files: keyFiles.sources,
-                                       keyFileOptions: fileOptions, options: options)
+            result = try ExposureDetection(store: s).match(files: keyFiles.sources, keyFileOptions: fileOptions, options: options, now: now)
         } catch let e as EncoreError {
             Output.fail(keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)
         }
-        Output.write(json ? JSONWriter.render(DetectReport.json(result, now: options.now)) + "\n" : DetectReport.text(result))
+        Output.write(json ? JSONWriter.render(DetectReport.json(result, now: now)) + "\n" : DetectReport.text(result))
     }
 }
 

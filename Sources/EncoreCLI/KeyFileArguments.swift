@@ -25,7 +25,6 @@ struct KeyFileArguments: ParsableArguments {
     }
 
     var sources: [KeyFileSource] { files.map { .path($0) } }
-    var matching: MatchingOptions { MatchingOptions(now: clock.value) }
 
     func keyFileOptions() throws -> KeyFileOptions {
         KeyFileOptions(verify: !noVerify, trust: try TrustArgument.trustList(trust))

@@ -33,7 +33,7 @@ struct KeysAdvertise: ParsableCommand {
     func run() throws {
         let s = try store.open()
         do {
-            Output.write(Hex.encode(try s.advertisement(now: clock.value, txPower: txPower)) + "\n")
+            Output.write(Hex.encode(try OwnKeySchedule(store: s).advertisement(now: clock.value, txPower: txPower)) + "\n")
         } catch {
             throw store.fail(error)
         }

@@ -26,17 +26,19 @@ package final class KeyMatcher {
     private let set: ObservationSet
     private let days: DayFilters
     private let options: MatchingOptions
+    private let now: Int64
     private let v1: V1Configuration
     private var jobs: [enc_match_job] = []
     private var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1024)
 
     /// `days`: the set's day filters for `options`' drift (shared by the threads).
-    package init(set: ObservationSet, days: DayFilters, options: MatchingOptions, v1: V1Configuration) throws {
+    package init(set: ObservationSet, days: DayFilters, options: MatchingOptions, now: Int64, v1: V1Configuration) throws {
         guard let c = enc_rpi_ctx_new() else { throw EncoreError(.outOfMemory, "cannot allocate matching crypto state") }
         ctx = c
         self.set = set
         self.days = days
         self.options = options
+        self.now = now
         self.v1 = v1
     }
 
@@ -106,7 +108,7 @@ package final class KeyMatcher {
         for o in candidates {
             let metadata = try ENCrypto.aem(aemk: aemk, rpi: o.rpi, metadata: o.aemBytes)
             let txPower = Int(Int8(bitPattern: metadata[1]))
-            guard options.txPowerRange.contains(txPower) else { continue }
+            guard txPower >= options.txPowerMinimum, txPower <= options.txPowerMaximum else { continue }
             guard o.time - (firstSeen[o.rpi] ?? o.time) <= options.replaySeconds else { continue }
             sightings.append(MatchedSighting(time: o.time, previousScan: o.previousScan,
                                              attenuation: min(max(txPower - Int(o.rssi), 0), 255),
@@ -119,6 +121,6 @@ package final class KeyMatcher {
         return KeyMatch(windows: WindowBuilder.windows(instances, reportType: reportType, infectiousness: c.infectiousness,
                                                        windowSeconds: options.windowSeconds),
                         exposuresV1: V1Scoring.exposures(instances.map(\.0), transmissionRiskLevel: key.transmissionRiskLevel,
-                                                         now: options.now, config: v1))
+                                                         now: now, config: v1))
     }
 }

@@ -66,17 +66,32 @@ public enum Matcher {
     /// for the next files and runs: BufferPool.shared). Progress counts
     /// keys: done of those in the files opened so far (the total grows as
     /// files open); it is called from the worker threads, one call at a
-    /// time; returning false cancels.
+    /// time; returning false cancels. Keys whose validity ended more than
+    /// options.maxKeyAgeDays before `now` take no part.
     public static func match(observations set: ObservationSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
-                             options: MatchingOptions, v1: V1Configuration = .cwa, threads: Int = 0,
+                             options: MatchingOptions, now: Int64, v1: V1Configuration = .cwa, threads: Int = 0,
                              progress: ProgressHandler? = nil) throws -> MatchResult {
-        try options.validate()
+        try validate(options, now: now, threads: threads)
+        return try run(observations: set, files: files, keyFileOptions: keyFileOptions, options: options, now: now, v1: v1,
+                       threads: threads, progress: progress)
+    }
+
+    /// What match() checks before anything else; callers that checked
+    /// already (the exposure check) call run() directly.
+    package static func validate(_ options: MatchingOptions, now: Int64, threads: Int) throws {
+        try options.validate(now: now)
         guard threads >= 0, threads <= Matcher.maxThreads else {
             throw EncoreError(.invalidArgument, "matching: \(threads) threads asked for; 0 (one per core) to \(Matcher.maxThreads)")
         }
+    }
+
+    /// match() with arguments validate() accepted.
+    package static func run(observations set: ObservationSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
+                            options: MatchingOptions, now: Int64, v1: V1Configuration, threads: Int,
+                            progress: ProgressHandler?) throws -> MatchResult {
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let days = set.dayFilters(drift: options.driftIntervals)
-        let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, days: days, options: options, v1: v1) }
+        let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, days: days, options: options, now: now, v1: v1) }
         let counter = ProgressCounter(progress)
         // Keys are decoded once, in processFile, not also when the file is
         // opened: a malformed key fails the match as it would have failed the open.
@@ -93,7 +108,7 @@ public enum Matcher {
             let shared = SharedBatches(limit: 2 * threadCount, results: results)
             outcomes = try FileJob(files: files, matchers: matchers, shared: shared, open: open) { index, file, matcher in
                 do {
-                    return try processFile(file.get(), set: set, options: options, counter: counter) { list, seq, work in
+                    return try processFile(file.get(), set: set, options: options, now: now, counter: counter) { list, seq, work in
                         try shared.push(SharedBatches.Pending(file: index, list: list, seq: seq, work: work), helping: matcher)
                     }
                 } catch {
@@ -108,14 +123,14 @@ public enum Matcher {
             for first in stride(from: 0, to: files.count, by: 2) {
                 let group = first ..< min(first + 2, files.count)
                 for (index, file) in zip(group, open(Array(files[group]))) {
-                    out.append(try processFile(file.get(), set: set, options: options, counter: counter) { list, seq, work in
+                    out.append(try processFile(file.get(), set: set, options: options, now: now, counter: counter) { list, seq, work in
                         results.record(file: index, list: list, seq: seq, try matchBatch(work, matchers: matchers))
                     })
                 }
             }
             outcomes = out
         }
-        return merge(results.attach(to: outcomes), now: options.now)
+        return merge(results.attach(to: outcomes), now: now)
     }
 
     /// What one file contributed, merged in file order afterwards so that
@@ -131,13 +146,13 @@ public enum Matcher {
     /// Reads a file's keys and hands its candidates to `sink` in batches,
     /// numbered in file order (the matches are recorded wherever the sink
     /// has them matched, and put back in that order before merging).
-    package static func processFile(_ file: KeyFile, set: ObservationSet, options: MatchingOptions,
+    package static func processFile(_ file: KeyFile, set: ObservationSet, options: MatchingOptions, now: Int64,
                             counter: ProgressCounter, sink: (KeyList, Int, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
         var out = FileOutcome()
         out.stats.files = 1
         out.stats.newestFileEnd = file.metadata.endTimestamp.flatMap { Int64(exactly: $0) }
         counter.addKnown(file.metadata.keyCount + file.metadata.revisedKeyCount)
-        let filter = KeyFilter(set: set, options: options)
+        let filter = KeyFilter(set: set, options: options, now: now)
         var revisedHere: Set<KeyData> = []
         var main: [MatchCandidate] = [], revised: [MatchCandidate] = []
         var read: UInt64 = 0, reported: UInt64 = 0, batches = 0
@@ -213,9 +228,9 @@ package struct KeyFilter {
     package let drift: Int64
     package let infectiousnessOf: InfectiousnessTable
 
-    package init(set: ObservationSet, options: MatchingOptions) {
+    package init(set: ObservationSet, options: MatchingOptions, now: Int64) {
         self.set = set
-        oldest = options.now - options.maxKeyAgeDays * UnixTime.day
+        oldest = now - options.maxKeyAgeDays * UnixTime.day
         drift = options.driftIntervals
         infectiousnessOf = options.infectiousnessTable()
     }

@@ -7,16 +7,17 @@ import EncoreSupport
 /// defaults are the constants Apple's and Google's frameworks use, and CWA's
 /// choices where the framework leaves them to the app.
 public struct MatchingOptions: Sendable {
-    /// Unix seconds "now": keys whose validity ended more than
-    /// `maxKeyAgeDays` before it take no part.
-    public var now: Int64
     /// Clock drift tolerated on either side of an RPI's interval, in
     /// intervals of 10 minutes (12 = ±2 h).
     public var driftIntervals: Int64 = 12
-    /// TX power from the AEM must lie here (dBm), else the sighting is dropped.
-    public var txPowerRange: ClosedRange<Int> = -60 ... 20
+    /// TX power from the AEM must lie in minimum...maximum (dBm), else the
+    /// sighting is dropped.
+    public var txPowerMinimum = -60
+    public var txPowerMaximum = 20
     /// Sightings of one RPI more than this after its first are dropped.
     public var replaySeconds: Int64 = 20 * 60
+    /// Keys whose validity ended more than this many days before now take
+    /// no part.
     public var maxKeyAgeDays: Int64 = 14
     /// Sightings closer than this form one scan instance.
     public var scanInstanceGapSeconds: Int64 = 25
@@ -31,7 +32,7 @@ public struct MatchingOptions: Sendable {
     /// CWA's map as the spec gives it: 1 → STANDARD, 2 → HIGH.
     public static let cwaInfectiousness: [Int32: Infectiousness] = [1: .standard, 2: .high]
 
-    public init(now: Int64) { self.now = now }
+    public init() {}
 
     package func infectiousness(_ dsos: Int32?) -> Infectiousness {
         guard let dsos else { return infectiousnessWhenDaysSinceOnsetMissing }
@@ -44,12 +45,15 @@ public struct MatchingOptions: Sendable {
                             whenMissing: infectiousnessWhenDaysSinceOnsetMissing, map: infectiousnessForDaysSinceOnset)
     }
 
-    /// Checked before any time arithmetic (see UnixTime).
-    package func validate() throws {
+    /// Checked, with now, before any time arithmetic (see UnixTime).
+    package func validate(now: Int64) throws {
         try UnixTime.checkNow(now, "matching")
         guard driftIntervals >= 0, driftIntervals <= 144, replaySeconds >= 0, maxKeyAgeDays >= 0, maxKeyAgeDays <= 3650,
               scanInstanceGapSeconds >= 0, windowSeconds > 0 else {
             throw EncoreError(.invalidArgument, "matching options out of range (drift 0...144 intervals, ages and gaps not negative)")
+        }
+        guard txPowerMinimum <= txPowerMaximum else {
+            throw EncoreError(.invalidArgument, "matching options: the TX power minimum (\(txPowerMinimum)) is above the maximum (\(txPowerMaximum))")
         }
     }
 }

@@ -64,30 +64,40 @@ public struct CheckResult: Sendable {
     public var calculatedAt: Int64
 }
 
-extension Store {
-    /// The exposure check, the library's main job: match the store's
-    /// sightings against the key files, calculate the risk, apply the
-    /// tracing-time and freshness rules, store the result, and tell whether
-    /// a notification is due. Matching only reads the store, so a cancelled
+/// The exposure check, the library's main job, over a store: match the
+/// store's sightings against the key files, calculate the risk, apply the
+/// tracing-time and freshness rules, store the result, and tell whether a
+/// notification is due.
+public struct ExposureCheck: Sendable {
+    public let store: Store
+
+    public init(store: Store) { self.store = store }
+
+    /// The levels a notification compares: LOW and HIGH (UNKNOWN and
+    /// OUTDATED say nothing about exposure).
+    static let definitiveLevels = [CheckStatus.low.rawValue, CheckStatus.high.rawValue]
+
+    /// Runs the check at `now`, the one clock of the whole check: matching,
+    /// the risk calculation, the tracing and freshness rules and the stored
+    /// result all use it. Matching only reads the store, so a cancelled
     /// check (progress returned false) stores nothing.
-    public func exposureCheck(files: [KeyFileSource], keyFileOptions: KeyFileOptions, matching: MatchingOptions,
-                              risk: RiskConfiguration, v1: V1Configuration = .cwa, riskV1: RiskV1Configuration = .cwa,
-                              options: CheckOptions = CheckOptions(), threads: Int = 0,
-                              progress: ProgressHandler? = nil) throws -> CheckResult {
-        try matching.validate()
+    public func run(files: [KeyFileSource], keyFileOptions: KeyFileOptions, matching: MatchingOptions,
+                    risk: RiskConfiguration, v1: V1Configuration = .cwa, riskV1: RiskV1Configuration = .cwa,
+                    options: CheckOptions = CheckOptions(), now: Int64, threads: Int = 0,
+                    progress: ProgressHandler? = nil) throws -> CheckResult {
+        try Matcher.validate(matching, now: now, threads: threads)
         try options.validate()
-        let now = matching.now
         // A clock before the last result is not plausible: say so, store nothing.
-        if let last = try lastRiskResult(), last.time > now {
+        if let last = try store.lastRiskResult(), last.time > now {
             return CheckResult(status: .outdated, assessment: try RiskCalculation.calculate([], configuration: risk, now: now),
                                summaryV1: ExposureSummaryV1(), riskV1: (0, nil), windows: [], activeTracingSeconds: 0,
                                newestKeys: nil, notificationDue: false, storedResultID: nil, statistics: MatchStatistics(), calculatedAt: now)
         }
-        let match = try Matcher.match(observations: observationSet(for: matching), files: files, keyFileOptions: keyFileOptions,
-                                      options: matching, v1: v1, threads: threads, progress: progress)
+        let match = try ExposureDetection(store: store).match(validated: files, keyFileOptions: keyFileOptions, options: matching, now: now,
+                                                              v1: v1, threads: threads, progress: progress)
         let assessment = try RiskCalculation.calculate(match.windows, configuration: risk, now: now)
-        let tracing = try activeTracingSeconds(from: now - options.tracingDays * UnixTime.day, to: now)
-        let newest = [try newestKeyPackageDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
+        let tracing = try store.activeTracingSeconds(from: now - options.tracingDays * UnixTime.day, to: now)
+        let newest = [try store.newestKeyPackageDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
 
         var status: CheckStatus = assessment.totalRiskLevel == .high ? .high : .low
         if status == .low && tracing < options.minimumTracingSeconds { status = .unknown }
@@ -96,20 +106,12 @@ extension Store {
         var result = CheckResult(status: status, assessment: assessment, summaryV1: match.summaryV1, riskV1: RiskV1.score(match.summaryV1, riskV1),
                                  windows: match.windows, activeTracingSeconds: tracing, newestKeys: newest,
                                  notificationDue: false, storedResultID: nil, statistics: match.statistics, calculatedAt: now)
-        let previous = try lastDefinitiveLevel()
+        let previous = try store.lastRiskLevel(among: Self.definitiveLevels)
         if status == .low || status == .high {
             result.notificationDue = previous.map { $0 != status.rawValue } ?? (status == .high)
         }
-        result.storedResultID = try addRiskResult(time: now, level: status.rawValue, document: CheckDocument.json(result).rendered)
+        result.storedResultID = try store.addRiskResult(time: now, level: status.rawValue, document: CheckDocument.json(result).rendered)
         return result
-    }
-
-    /// The level of the last stored LOW or HIGH result.
-    package func lastDefinitiveLevel() throws -> Int32? {
-        try withConnection { c in
-            try c.prepare("SELECT level FROM risk_results WHERE level IN (1, 2) ORDER BY time DESC, id DESC LIMIT 1")
-                .one { Int32(clamping: $0.int64(0)) }
-        }
     }
 }
 

@@ -14,6 +14,35 @@ extension Store {
         }
     }
 
+    /// The own key whose rolling start is `rollingStart` and whose validity
+    /// holds `interval` (the newest such), or else the key `make()` returns,
+    /// stored: both in one transaction, so that callers racing at midnight
+    /// get the same key.
+    public func ownKey(rollingStart: Int32, covering interval: UInt32, orInsert make: () throws -> OwnKey) throws -> OwnKey {
+        try withConnection { c in
+            try c.transaction {
+                let find = try c.prepare("""
+                    SELECT key_data, rolling_start, rolling_period, created FROM own_keys
+                    WHERE rolling_start = ? AND rolling_start + rolling_period > ? ORDER BY created DESC LIMIT 1
+                    """)
+                find.bind(1, Int64(rollingStart)).bind(2, Int64(interval))
+                if let existing = try find.one({ s -> OwnKey? in
+                    guard let k = s.keyData(0) else { return nil }
+                    return OwnKey(keyData: k, rollingStartIntervalNumber: rollingStart, rollingPeriod: Int32(clamping: s.int64(2)), created: s.int64(3))
+                }), let key = existing {
+                    return key
+                }
+                let key = try make()
+                try key.validate()
+                let insert = try c.prepare("INSERT INTO own_keys (key_data, rolling_start, rolling_period, created) VALUES (?, ?, ?, ?)")
+                _ = key.keyData.withUnsafeBytes { insert.bind(1, blob: $0) }
+                insert.bind(2, Int64(key.rollingStartIntervalNumber)).bind(3, Int64(key.rollingPeriod)).bind(4, key.created)
+                try insert.run()
+                return key
+            }
+        }
+    }
+
     /// Stores the key fields of an exposure key as an own key made at `created`.
     public func putOwnKey(_ key: ExposureKey, created: Int64) throws {
         try putOwnKey(OwnKey(key, created: created))

@@ -45,6 +45,18 @@ extension Store {
         }
     }
 
+    /// The level of the newest result whose level is one of `levels`, nil
+    /// when there is none.
+    public func lastRiskLevel(among levels: [Int32]) throws -> Int32? {
+        guard !levels.isEmpty else { return nil }
+        return try withConnection { c in
+            let marks = Array(repeating: "?", count: levels.count).joined(separator: ", ")
+            let s = try c.prepare("SELECT level FROM risk_results WHERE level IN (\(marks)) ORDER BY time DESC, id DESC LIMIT 1")
+            for (i, level) in levels.enumerated() { s.bind(Int32(i + 1), Int64(level)) }
+            return try s.one { Int32(clamping: $0.int64(0)) }
+        }
+    }
+
     /// The result with `id`, nil when there is none (or it was purged).
     public func riskResult(id: Int64) throws -> RiskResult? {
         try withConnection { c in

@@ -12,17 +12,17 @@ import EncoreFixtures
         let dir = TempDir()
         let store = try Store(path: dir.file("s.db"), key: .raw([UInt8](repeating: 1, count: 32)))
         for now in [Int64.min, Int64.min + 300_000, -1] {
-            #expect(kind { try store.observationSet(for: MatchingOptions(now: now)) } == .invalidArgument)
-            #expect(kind { try MatchingTests.match([], keys: [], options: { $0.now = now }) } == .invalidArgument)
+            #expect(kind { try ExposureDetection(store: store).observationSet(options: MatchingOptions(), now: now) } == .invalidArgument)
+            #expect(kind { try MatchingTests.match([], keys: [], now: now) } == .invalidArgument)
             #expect(kind { try RiskCalculation.calculate([], configuration: risk, now: now) } == .invalidArgument)
             #expect(kind { try WindowsJSON.windows(json: Array(#"[{"ageInDays": 1}]"#.utf8), now: now) } == .invalidArgument)
-            #expect(kind { try store.exposureCheck(files: [], keyFileOptions: KeyFileOptions(verify: false),
-                                                   matching: MatchingOptions(now: now), risk: risk) } == .invalidArgument)
+            #expect(kind { try ExposureCheck(store: store).run(files: [], keyFileOptions: KeyFileOptions(verify: false),
+                                                               matching: MatchingOptions(), risk: risk, now: now) } == .invalidArgument)
         }
         #expect(try store.riskResults(offset: 0, limit: 10).isEmpty)
         // The largest time is fine: nothing is added to it.
         #expect(try RiskCalculation.calculate([], configuration: risk, now: .max).totalRiskLevel == .low)
-        #expect(try store.observationSet(for: MatchingOptions(now: .max)).count == 0)
+        #expect(try ExposureDetection(store: store).observationSet(options: MatchingOptions(), now: .max).count == 0)
     }
 
     @Test func checkOptionsOutOfRangeAreRefused() throws {
@@ -36,8 +36,8 @@ import EncoreFixtures
         for change in bad {
             var o = CheckOptions()
             change(&o)
-            #expect(kind { try store.exposureCheck(files: [], keyFileOptions: KeyFileOptions(verify: false),
-                                                   matching: MatchingOptions(now: 1_700_000_000), risk: risk, options: o) } == .invalidArgument)
+            #expect(kind { try ExposureCheck(store: store).run(files: [], keyFileOptions: KeyFileOptions(verify: false),
+                                                               matching: MatchingOptions(), risk: risk, options: o, now: 1_700_000_000) } == .invalidArgument)
         }
     }
 
@@ -48,8 +48,8 @@ import EncoreFixtures
         try store.addTracingEvent(time: 0, active: true)
         try store.putKeyPackage(region: "DE", identifier: "future", etag: nil, content: [1], downloaded: .max)
         for now: Int64 in [0, 2, 1_700_000_000] {
-            let r = try store.exposureCheck(files: [], keyFileOptions: KeyFileOptions(verify: false),
-                                            matching: MatchingOptions(now: now), risk: risk)
+            let r = try ExposureCheck(store: store).run(files: [], keyFileOptions: KeyFileOptions(verify: false),
+                                                        matching: MatchingOptions(), risk: risk, now: now)
             #expect(r.status != .outdated)
         }
     }

@@ -40,8 +40,8 @@ import EncoreFixtures
         }
 
         func check(at now: Int64 = ExposureCheckTests.now, progress: ProgressHandler? = nil) throws -> CheckResult {
-            try store.exposureCheck(files: [.bytes(file)], keyFileOptions: KeyFileOptions(trust: trust),
-                                    matching: MatchingOptions(now: now), risk: ExposureCheckTests.risk(), progress: progress)
+            try ExposureCheck(store: store).run(files: [.bytes(file)], keyFileOptions: KeyFileOptions(trust: trust),
+                                                matching: MatchingOptions(), risk: ExposureCheckTests.risk(), now: now, progress: progress)
         }
     }
 
@@ -71,9 +71,10 @@ import EncoreFixtures
         // Fifteen days later the encounter has aged out: LOW, a change.
         try s.store.addTracingEvent(time: Self.now, active: true)
         let later = Self.now + 15 * 86_400
-        let s2 = try s.store.exposureCheck(files: [.bytes(s.file)], keyFileOptions: KeyFileOptions(trust: s.trust),
-                                           matching: MatchingOptions(now: later), risk: Self.risk(), options: {
-                                               var o = CheckOptions(); o.maximumKeyAgeSeconds = 30 * 86_400; return o }())
+        let s2 = try ExposureCheck(store: s.store).run(files: [.bytes(s.file)], keyFileOptions: KeyFileOptions(trust: s.trust),
+                                                       matching: MatchingOptions(), risk: Self.risk(), options: {
+                                                           var o = CheckOptions(); o.maximumKeyAgeSeconds = 30 * 86_400; return o }(),
+                                                       now: later)
         #expect(s2.status == .low && s2.notificationDue)
     }
 

@@ -49,15 +49,15 @@ struct Contact {
     }
 
     static func match(_ sightings: [Observation], keys: [ExposureKey], revised: [ExposureKey] = [], threads: Int = 0,
-                      options: (inout MatchingOptions) -> Void = { _ in }) throws -> MatchResult {
+                      now: Int64 = MatchingTests.now, options: (inout MatchingOptions) -> Void = { _ in }) throws -> MatchResult {
         let signer = try PrivateKey()
         let others = (0 ..< 300).map { Fixtures.key(500_000 + $0, dsos: 1) }
         let zip = try ExportWriter.signedKeyFile(metadata: Fixtures.metadata(), keys: others + keys, revisedKeys: revised,
                                                  signer: signer, info: Fixtures.info())
-        var o = MatchingOptions(now: now)
+        var o = MatchingOptions()
         options(&o)
         return try Matcher.match(observations: ObservationSet(sightings + noise(500)), files: [.bytes(zip)],
-                                 keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: o, threads: threads)
+                                 keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: o, now: now, threads: threads)
     }
 
     @Test func anEncounterBecomesOneWindowWithItsScanInstances() throws {
@@ -218,10 +218,10 @@ struct Contact {
         let set = try ObservationSet([try c.sighting(sentAt: Self.midnight + 600, rssi: -70)])
         var seen: [(UInt64, UInt64)] = []
         _ = try Matcher.match(observations: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
-                              options: MatchingOptions(now: Self.now), progress: { seen.append(($0, $1)); return true })
+                              options: MatchingOptions(), now: Self.now, progress: { seen.append(($0, $1)); return true })
         #expect(seen.count >= 3 && seen.last.map { $0.0 == $0.1 && $0.1 == 20_001 } == true)
         #expect(kind { try Matcher.match(observations: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
-                                         options: MatchingOptions(now: Self.now), progress: { _, _ in false }) } == .cancelled)
+                                         options: MatchingOptions(), now: Self.now, progress: { _, _ in false }) } == .cancelled)
     }
 }
 
@@ -257,7 +257,7 @@ struct Contact {
         let set = try ObservationSet(sightings)
         func run(_ threads: Int) throws -> MatchResult {
             try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
-                              options: MatchingOptions(now: MatchingTests.now), threads: threads)
+                              options: MatchingOptions(), now: MatchingTests.now, threads: threads)
         }
         let one = try run(1), two = try run(2), four = try run(4)
         #expect(one.windows.count == 10)                                  // contacts 0 revoked, 2 moved
@@ -290,7 +290,7 @@ struct Contact {
         let set = try ObservationSet(sightings)
         func run(_ threads: Int) throws -> MatchResult {
             try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
-                              options: MatchingOptions(now: MatchingTests.now), threads: threads)
+                              options: MatchingOptions(), now: MatchingTests.now, threads: threads)
         }
         let one = try run(1)
         #expect(one.windows.count == 6 && one.statistics.derived == 6 * 5001)
@@ -318,7 +318,7 @@ struct Contact {
         let set = try ObservationSet(sightings)
         for threads in [1, 2, 8] {
             let r = try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
-                                      options: MatchingOptions(now: MatchingTests.now), threads: threads)
+                                      options: MatchingOptions(), now: MatchingTests.now, threads: threads)
             #expect(r.windows.map(\.reportType) == [.recursive], "\(threads) threads")
         }
     }
@@ -337,7 +337,7 @@ struct Contact {
         for threads in [1, 2] {
             #expect(kind {
                 try Matcher.match(observations: set, files: [.bytes(good), bad], keyFileOptions: options,
-                                  options: MatchingOptions(now: MatchingTests.now), threads: threads)
+                                  options: MatchingOptions(), now: MatchingTests.now, threads: threads)
             } == .exportMalformed)
         }
     }
@@ -350,7 +350,7 @@ struct Contact {
         for threads in [1, 2] {
             #expect(kind {
                 try Matcher.match(observations: set, files: [good, good, bad, good], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
-                                  options: MatchingOptions(now: MatchingTests.now), threads: threads)
+                                  options: MatchingOptions(), now: MatchingTests.now, threads: threads)
             } == .zipNotZip)
         }
     }
@@ -361,7 +361,7 @@ struct Contact {
         var calls = 0
         let result = kind {
             try Matcher.match(observations: ObservationSet([]), files: Array(repeating: f, count: 6),
-                              keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: MatchingOptions(now: MatchingTests.now),
+                              keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: MatchingOptions(), now: MatchingTests.now,
                               threads: 2, progress: { _, _ in calls += 1; return calls < 3 })
         }
         #expect(result == .cancelled)

@@ -1,0 +1,107 @@
+/*
+ * Base field Fp, p = 0x1a0111ea...ffffaaab (381 bits): the non-inline part
+ * (exponentiation, inversion, square roots, conversions).  Exponents here are
+ * fixed public constants, so square-and-multiply over their bits leaks
+ * nothing about the base.
+ */
+#include "internal.h"
+
+void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs) {
+    enc_fp acc = ENC_FP_ONE, base = *a;
+    size_t i = nlimbs * 64;
+    int started = 0;
+    while (i-- > 0) {
+        int bit = (int)((e[i / 64] >> (i % 64)) & 1);
+        if (started) enc_fp_sqr(&acc, &acc);
+        if (bit) {
+            enc_fp_mul(&acc, &acc, &base);
+            started = 1;
+        }
+    }
+    *r = acc;
+}
+
+/* Fermat: a^(p-2).  Constant time: the exponent is fixed. */
+void enc_fp_inv(enc_fp *r, const enc_fp *a) {
+    enc_fp_pow(r, a, ENC_FP_EXP_INV, 6);
+}
+
+/* p = 3 mod 4: a^((p+1)/4) is a square root whenever one exists.  This is
+ * also exactly the root mcl picks, which matters for the SvdW map. */
+int enc_fp_sqrt(enc_fp *r, const enc_fp *a) {
+    enc_fp y, y2;
+    enc_fp_pow(&y, a, ENC_FP_EXP_SQRT, 6);
+    enc_fp_sqr(&y2, &y);
+    *r = y;
+    return (int)(enc_fp_eq_mask(&y2, a) & 1);
+}
+
+int enc_fp_legendre(const enc_fp *a) {
+    enc_fp t;
+    enc_fp_pow(&t, a, ENC_FP_EXP_LEGENDRE, 6);
+    if (enc_fp_is_zero_mask(&t)) return 0;
+    return (enc_fp_eq_mask(&t, &ENC_FP_ONE) & 1) ? 1 : -1;
+}
+
+/* Leave Montgomery form: multiply by 1 via a plain reduction. */
+static void fp_to_canonical(uint64_t out[6], const enc_fp *a) {
+    uint64_t t[12] = {0};
+    enc_fp r;
+    memcpy(t, a->l, sizeof(a->l));
+    enc_fp_redc(&r, t);
+    memcpy(out, r.l, sizeof(r.l));
+}
+
+int enc_fp_is_odd(const enc_fp *a) {
+    uint64_t c[6];
+    fp_to_canonical(c, a);
+    return (int)(c[0] & 1);
+}
+
+void enc_fp_from_u64(enc_fp *r, uint64_t v) {
+    enc_fp t = {{v, 0, 0, 0, 0, 0}};
+    enc_fp_mul(r, &t, &ENC_FP_R2);
+}
+
+static void load_le(uint64_t out[6], const uint8_t in[48]) {
+    for (int i = 0; i < 6; i++) {
+        uint64_t w = 0;
+        for (int j = 7; j >= 0; j--) w = (w << 8) | in[8 * i + j];
+        out[i] = w;
+    }
+}
+
+/* all-ones if the 6-limb integer a is < p */
+static uint64_t lt_p_mask(const uint64_t a[6]) {
+    uint64_t br = 0;
+    for (int i = 0; i < 6; i++) {
+        enc_u128 x = (enc_u128)a[i] - ENC_FP_P.l[i] - br;
+        br = (uint64_t)(x >> 64) & 1;
+    }
+    return 0 - br;
+}
+
+int enc_fp_from_bytes(enc_fp *r, const uint8_t in[48]) {
+    enc_fp t;
+    load_le(t.l, in);
+    if (!(lt_p_mask(t.l) & 1)) return -1;
+    enc_fp_mul(r, &t, &ENC_FP_R2);
+    return 0;
+}
+
+void enc_fp_to_bytes(uint8_t out[48], const enc_fp *a) {
+    uint64_t c[6];
+    fp_to_canonical(c, a);
+    for (int i = 0; i < 48; i++) out[i] = (uint8_t)(c[i / 8] >> (8 * (i % 8)));
+}
+
+/* mcl's setArrayMask: keep the low 381 bits; if that is still >= p, keep
+ * only the low 380 bits (a plain mask, not a reduction). */
+void enc_fp_from_wide_bytes(enc_fp *r, const uint8_t in[48]) {
+    enc_fp t;
+    load_le(t.l, in);
+    t.l[5] &= (1ULL << 61) - 1;
+    uint64_t ge = ~lt_p_mask(t.l);
+    t.l[5] &= ~(ge & (1ULL << 60));
+    enc_fp_mul(r, &t, &ENC_FP_R2);
+}

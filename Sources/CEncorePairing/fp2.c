@@ -1,0 +1,134 @@
+/*
+ * Fp2 = Fp[i]/(i^2 + 1), elements a + b*i (mcl's Fp2).  Multiplication is
+ * Karatsuba with lazy reduction: three 768-bit products, two Montgomery
+ * reductions.
+ */
+#include "internal.h"
+
+void enc_fp2_add(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
+    enc_fp_add(&r->a, &a->a, &b->a);
+    enc_fp_add(&r->b, &a->b, &b->b);
+}
+
+void enc_fp2_sub(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
+    enc_fp_sub(&r->a, &a->a, &b->a);
+    enc_fp_sub(&r->b, &a->b, &b->b);
+}
+
+void enc_fp2_dbl(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp_add(&r->a, &a->a, &a->a);
+    enc_fp_add(&r->b, &a->b, &a->b);
+}
+
+void enc_fp2_neg(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp_neg(&r->a, &a->a);
+    enc_fp_neg(&r->b, &a->b);
+}
+
+void enc_fp2_conj(enc_fp2 *r, const enc_fp2 *a) {
+    r->a = a->a;
+    enc_fp_neg(&r->b, &a->b);
+}
+
+/* (a0 + a1 i)(b0 + b1 i) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) i */
+void enc_fp2_mul(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
+    uint64_t t0[12], t1[12], t2[12], sa[6], sb[6];
+    enc_fp_mul_wide(t0, a->a.l, b->a.l);
+    enc_fp_mul_wide(t1, a->b.l, b->b.l);
+    enc_fp_add_nr(sa, &a->a, &a->b);
+    enc_fp_add_nr(sb, &b->a, &b->b);
+    enc_fp_mul_wide(t2, sa, sb);
+    enc_wide_sub(t2, t2, t0);
+    enc_wide_sub(t2, t2, t1);
+    enc_wide_sub_mod(t0, t0, t1);
+    enc_fp_redc(&r->a, t0);
+    enc_fp_redc(&r->b, t2);
+}
+
+/* (a + bi)^2 = (a+b)(a-b) + 2ab i */
+void enc_fp2_sqr(enc_fp2 *r, const enc_fp2 *a) {
+    uint64_t t[12], s[6];
+    enc_fp d, ab;
+    enc_fp_add_nr(s, &a->a, &a->b);
+    enc_fp_sub(&d, &a->a, &a->b);
+    enc_fp_mul(&ab, &a->a, &a->b);
+    enc_fp_mul_wide(t, s, d.l);
+    enc_fp_redc(&r->a, t);
+    enc_fp_add(&r->b, &ab, &ab);
+}
+
+void enc_fp2_mul_fp(enc_fp2 *r, const enc_fp2 *a, const enc_fp *b) {
+    enc_fp_mul(&r->a, &a->a, b);
+    enc_fp_mul(&r->b, &a->b, b);
+}
+
+/* (a + bi)(1 + i) = (a - b) + (a + b) i */
+void enc_fp2_mul_xi(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp t;
+    enc_fp_sub(&t, &a->a, &a->b);
+    enc_fp_add(&r->b, &a->a, &a->b);
+    r->a = t;
+}
+
+/* 1/(a + bi) = (a - bi)/(a^2 + b^2); 0 maps to 0 */
+void enc_fp2_inv(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp n, t;
+    enc_fp_sqr(&n, &a->a);
+    enc_fp_sqr(&t, &a->b);
+    enc_fp_add(&n, &n, &t);
+    enc_fp_inv(&n, &n);
+    enc_fp_mul(&r->a, &a->a, &n);
+    enc_fp_mul(&t, &a->b, &n);
+    enc_fp_neg(&r->b, &t);
+}
+
+uint64_t enc_fp2_is_zero_mask(const enc_fp2 *a) {
+    return enc_fp_is_zero_mask(&a->a) & enc_fp_is_zero_mask(&a->b);
+}
+
+uint64_t enc_fp2_eq_mask(const enc_fp2 *a, const enc_fp2 *b) {
+    return enc_fp_eq_mask(&a->a, &b->a) & enc_fp_eq_mask(&a->b, &b->b);
+}
+
+void enc_fp2_zero(enc_fp2 *r) { memset(r, 0, sizeof(*r)); }
+
+void enc_fp2_one(enc_fp2 *r) {
+    r->a = ENC_FP_ONE;
+    memset(&r->b, 0, sizeof(r->b));
+}
+
+/* Public-exponent power, used only by the square root (parsing, VT). */
+static void fp2_pow(enc_fp2 *r, const enc_fp2 *a, const uint64_t e[6]) {
+    enc_fp2 acc, base = *a;
+    enc_fp2_one(&acc);
+    for (int i = 383; i >= 0; i--) {
+        enc_fp2_sqr(&acc, &acc);
+        if ((e[i / 64] >> (i % 64)) & 1) enc_fp2_mul(&acc, &acc, &base);
+    }
+    *r = acc;
+}
+
+/* Square root for p = 3 mod 4 (Adj and Rodriguez-Henriquez, "Square root
+ * computation over even extension fields", Alg. 9).  Which of the two roots
+ * comes out does not matter: callers fix the sign from the encoding. */
+int enc_fp2_sqrt(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp2 a1, alpha, x0, x, chk, minus_one, b;
+    fp2_pow(&a1, a, ENC_FP_EXP_SQRT2);
+    enc_fp2_mul(&x0, &a1, a);
+    enc_fp2_mul(&alpha, &a1, &x0);
+    enc_fp2_one(&minus_one);
+    enc_fp2_neg(&minus_one, &minus_one);
+    if (enc_fp2_eq_mask(&alpha, &minus_one)) {
+        /* x = i * x0 */
+        enc_fp_neg(&x.a, &x0.b);
+        x.b = x0.a;
+    } else {
+        enc_fp2_one(&b);
+        enc_fp2_add(&b, &b, &alpha);
+        fp2_pow(&b, &b, ENC_FP_EXP_LEGENDRE);
+        enc_fp2_mul(&x, &b, &x0);
+    }
+    enc_fp2_sqr(&chk, &x);
+    *r = x;
+    return (int)(enc_fp2_eq_mask(&chk, a) & 1);
+}

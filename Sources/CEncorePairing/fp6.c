@@ -1,0 +1,163 @@
+/*
+ * Fp6 = Fp2[v]/(v^3 - xi), xi = 1 + i, elements a + b v + c v^2 (mcl's Fp6).
+ */
+#include "internal.h"
+
+void enc_fp6_add(enc_fp6 *r, const enc_fp6 *x, const enc_fp6 *y) {
+    enc_fp2_add(&r->a, &x->a, &y->a);
+    enc_fp2_add(&r->b, &x->b, &y->b);
+    enc_fp2_add(&r->c, &x->c, &y->c);
+}
+
+void enc_fp6_sub(enc_fp6 *r, const enc_fp6 *x, const enc_fp6 *y) {
+    enc_fp2_sub(&r->a, &x->a, &y->a);
+    enc_fp2_sub(&r->b, &x->b, &y->b);
+    enc_fp2_sub(&r->c, &x->c, &y->c);
+}
+
+void enc_fp6_neg(enc_fp6 *r, const enc_fp6 *x) {
+    enc_fp2_neg(&r->a, &x->a);
+    enc_fp2_neg(&r->b, &x->b);
+    enc_fp2_neg(&r->c, &x->c);
+}
+
+void enc_fp6_zero(enc_fp6 *r) { memset(r, 0, sizeof(*r)); }
+
+void enc_fp6_one(enc_fp6 *r) {
+    enc_fp6_zero(r);
+    enc_fp2_one(&r->a);
+}
+
+/* Karatsuba over the cubic extension: 6 Fp2 multiplications. */
+void enc_fp6_mul(enc_fp6 *r, const enc_fp6 *x, const enc_fp6 *y) {
+    enc_fp2 t0, t1, t2, s, u, c0, c1, c2;
+    enc_fp2_mul(&t0, &x->a, &y->a);
+    enc_fp2_mul(&t1, &x->b, &y->b);
+    enc_fp2_mul(&t2, &x->c, &y->c);
+    /* c0 = t0 + xi((x1 + x2)(y1 + y2) - t1 - t2) */
+    enc_fp2_add(&s, &x->b, &x->c);
+    enc_fp2_add(&u, &y->b, &y->c);
+    enc_fp2_mul(&s, &s, &u);
+    enc_fp2_sub(&s, &s, &t1);
+    enc_fp2_sub(&s, &s, &t2);
+    enc_fp2_mul_xi(&s, &s);
+    enc_fp2_add(&c0, &s, &t0);
+    /* c1 = (x0 + x1)(y0 + y1) - t0 - t1 + xi t2 */
+    enc_fp2_add(&s, &x->a, &x->b);
+    enc_fp2_add(&u, &y->a, &y->b);
+    enc_fp2_mul(&s, &s, &u);
+    enc_fp2_sub(&s, &s, &t0);
+    enc_fp2_sub(&s, &s, &t1);
+    enc_fp2_mul_xi(&u, &t2);
+    enc_fp2_add(&c1, &s, &u);
+    /* c2 = (x0 + x2)(y0 + y2) - t0 - t2 + t1 */
+    enc_fp2_add(&s, &x->a, &x->c);
+    enc_fp2_add(&u, &y->a, &y->c);
+    enc_fp2_mul(&s, &s, &u);
+    enc_fp2_sub(&s, &s, &t0);
+    enc_fp2_sub(&s, &s, &t2);
+    enc_fp2_add(&c2, &s, &t1);
+    r->a = c0;
+    r->b = c1;
+    r->c = c2;
+}
+
+/* Chung-Hasan SQR2: 2 multiplications + 3 squarings in Fp2. */
+void enc_fp6_sqr(enc_fp6 *r, const enc_fp6 *x) {
+    enc_fp2 s0, s1, s2, s3, s4, t;
+    enc_fp2_sqr(&s0, &x->a);
+    enc_fp2_mul(&s1, &x->a, &x->b);
+    enc_fp2_dbl(&s1, &s1);
+    enc_fp2_sub(&t, &x->a, &x->b);
+    enc_fp2_add(&t, &t, &x->c);
+    enc_fp2_sqr(&s2, &t);
+    enc_fp2_mul(&s3, &x->b, &x->c);
+    enc_fp2_dbl(&s3, &s3);
+    enc_fp2_sqr(&s4, &x->c);
+    /* c2 = s1 + s2 + s3 - s0 - s4 */
+    enc_fp2_add(&t, &s1, &s2);
+    enc_fp2_add(&t, &t, &s3);
+    enc_fp2_sub(&t, &t, &s0);
+    enc_fp2_sub(&r->c, &t, &s4);
+    /* c0 = s0 + xi s3, c1 = s1 + xi s4 */
+    enc_fp2_mul_xi(&s3, &s3);
+    enc_fp2_add(&r->a, &s0, &s3);
+    enc_fp2_mul_xi(&s4, &s4);
+    enc_fp2_add(&r->b, &s1, &s4);
+}
+
+/* (a + b v + c v^2) v = xi c + a v + b v^2 */
+void enc_fp6_mul_v(enc_fp6 *r, const enc_fp6 *x) {
+    enc_fp2 t;
+    enc_fp2_mul_xi(&t, &x->c);
+    r->c = x->b;
+    r->b = x->a;
+    r->a = t;
+}
+
+/* x * (b0 + b1 v): 5 Fp2 multiplications */
+void enc_fp6_mul_01(enc_fp6 *r, const enc_fp6 *x, const enc_fp2 *b0, const enc_fp2 *b1) {
+    enc_fp2 t0, t1, s, u, c0, c1, c2;
+    enc_fp2_mul(&t0, &x->a, b0);
+    enc_fp2_mul(&t1, &x->b, b1);
+    /* c0 = xi((x1 + x2) b1 - t1) + t0 */
+    enc_fp2_add(&s, &x->b, &x->c);
+    enc_fp2_mul(&s, &s, b1);
+    enc_fp2_sub(&s, &s, &t1);
+    enc_fp2_mul_xi(&s, &s);
+    enc_fp2_add(&c0, &s, &t0);
+    /* c1 = (x0 + x1)(b0 + b1) - t0 - t1 */
+    enc_fp2_add(&s, &x->a, &x->b);
+    enc_fp2_add(&u, b0, b1);
+    enc_fp2_mul(&s, &s, &u);
+    enc_fp2_sub(&s, &s, &t0);
+    enc_fp2_sub(&c1, &s, &t1);
+    /* c2 = (x0 + x2) b0 - t0 + t1 */
+    enc_fp2_add(&s, &x->a, &x->c);
+    enc_fp2_mul(&s, &s, b0);
+    enc_fp2_sub(&s, &s, &t0);
+    enc_fp2_add(&c2, &s, &t1);
+    r->a = c0;
+    r->b = c1;
+    r->c = c2;
+}
+
+/* x * (b1 v) = xi x2 b1 + x0 b1 v + x1 b1 v^2 */
+void enc_fp6_mul_1(enc_fp6 *r, const enc_fp6 *x, const enc_fp2 *b1) {
+    enc_fp2 c0, c1, c2;
+    enc_fp2_mul(&c0, &x->c, b1);
+    enc_fp2_mul_xi(&c0, &c0);
+    enc_fp2_mul(&c1, &x->a, b1);
+    enc_fp2_mul(&c2, &x->b, b1);
+    r->a = c0;
+    r->b = c1;
+    r->c = c2;
+}
+
+/* Inverse through the norm to Fp2: one Fp2 inversion. */
+void enc_fp6_inv(enc_fp6 *r, const enc_fp6 *x) {
+    enc_fp2 A, B, C, t, f;
+    /* A = a^2 - xi bc, B = xi c^2 - ab, C = b^2 - ac */
+    enc_fp2_sqr(&A, &x->a);
+    enc_fp2_mul(&t, &x->b, &x->c);
+    enc_fp2_mul_xi(&t, &t);
+    enc_fp2_sub(&A, &A, &t);
+    enc_fp2_sqr(&B, &x->c);
+    enc_fp2_mul_xi(&B, &B);
+    enc_fp2_mul(&t, &x->a, &x->b);
+    enc_fp2_sub(&B, &B, &t);
+    enc_fp2_sqr(&C, &x->b);
+    enc_fp2_mul(&t, &x->a, &x->c);
+    enc_fp2_sub(&C, &C, &t);
+    /* F = aA + xi(cB + bC) */
+    enc_fp2_mul(&f, &x->c, &B);
+    enc_fp2_mul(&t, &x->b, &C);
+    enc_fp2_add(&f, &f, &t);
+    enc_fp2_mul_xi(&f, &f);
+    enc_fp2_mul(&t, &x->a, &A);
+    enc_fp2_add(&f, &f, &t);
+    enc_fp2_inv(&f, &f);
+    enc_fp2_mul(&r->a, &A, &f);
+    enc_fp2_mul(&r->b, &B, &f);
+    enc_fp2_mul(&r->c, &C, &f);
+}
