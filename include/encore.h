@@ -10,12 +10,27 @@
  * released by the library's own _free functions, which accept NULL. Strings
  * passed in (paths, names, key ids) are NUL-terminated UTF-8; a string that is
  * not valid UTF-8 is refused with ENCORE_ERR_INVALID_ARGUMENT, never repaired.
+ *
+ * Sections:
+ *   1. Version, status codes and memory the library hands out
+ *   2. Key files: trusted keys, opening, checking and reading diagnosis keys
+ *   3. The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings
+ *   4. Exposure Notification crypto and the device's own keys
+ *   5. Matching: sightings against published keys
+ *   6. Risk: CWA's risk calculation
+ *   7. The exposure check
  */
 #ifndef ENCORE_H
 #define ENCORE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== 1. Version, status codes and memory the library hands out ========== */
 
 /* Version of the library this header belongs to. encore_version() and
  * encore_version_number() return the same values at run time. */
@@ -75,6 +90,74 @@ typedef int32_t encore_status;
  * or one of another type, is undefined behaviour, and so is freeing a handle
  * while another thread still uses it. */
 
+/* Progress callback for long operations: `done` of `total` units (for key
+ * files: bytes of export.bin checked, header included; the last call has
+ * done == total). Return 0 to go on, anything else to cancel: the operation
+ * then fails with ENCORE_ERR_CANCELLED and has no effect. */
+typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t total);
+
+/* Output structs that may grow (encore_keyfile_info, encore_match_stats,
+ * encore_risk_summary, encore_check_summary) start with struct_size: set it
+ * to sizeof the struct before the call (ENCORE_OUTPUT_INIT does), so that
+ * the library writes only the fields the caller knows. Fields are only ever
+ * added at the end; a struct_size below the first version's size is
+ * ENCORE_ERR_INVALID_ARGUMENT. */
+#define ENCORE_OUTPUT_INIT(output) ((output).struct_size = (uint32_t)sizeof(output))
+
+/* Memory the library hands out (a general mechanism: store contents,
+ * documents and text values now, later features too). A function that
+ * returns bytes fills a caller's encore_bytes: `length` bytes at `data`,
+ * followed by one NUL byte that `length` does not count, so a text result is
+ * a C string as it is. On success `data` is never NULL, also for 0 bytes. The
+ * caller owns the memory until it passes the struct to encore_bytes_free(),
+ * which wipes and frees it and zeroes the struct; a zeroed struct may be
+ * passed again. Pass only structs the library filled (or zeroed ones), and
+ * do not free `data` with free(): it is not the start of an allocation. */
+typedef struct encore_bytes {
+    uint8_t *data;
+    size_t length;
+} encore_bytes;
+
+/* A list of strings the library hands out (a general mechanism: key package
+ * identifiers now, later features too). Read it with
+ * encore_string_list_count() and encore_string_list_get(); release it with
+ * encore_string_list_free(). Immutable: it may be read from several threads. */
+typedef struct encore_string_list encore_string_list;
+
+/* The library's version as "MAJOR.MINOR.PATCH"; equals ENCORE_VERSION_STRING
+ * of the header it was built with. The string is static. */
+const char *encore_version(void);
+
+/* The library's version as MAJOR*10000 + MINOR*100 + PATCH; equals
+ * ENCORE_VERSION_NUMBER of the header it was built with. */
+uint32_t encore_version_number(void);
+
+/* Explains the last failure of an encore function on the calling thread
+ * (never NULL; "" before any failure). Valid until the next failing call on
+ * the same thread. */
+const char *encore_last_error_message(void);
+
+/* The name of a status code ("ENCORE_ERR_ZIP_CRC"), or NULL for a number
+ * that is not a status. The string is static. */
+const char *encore_status_name(encore_status status);
+
+/* Wipes and frees memory the library handed out in *bytes, then zeroes
+ * *bytes. NULL, and a zeroed struct, do nothing. */
+void encore_bytes_free(encore_bytes *bytes);
+
+/* Writes the number of strings in a list to *count. */
+encore_status encore_string_list_count(encore_string_list *list, size_t *count);
+
+/* Writes string `index` of a list (UTF-8, NUL-terminated) to *item; it
+ * stays valid until the list is freed. An index past the end is
+ * ENCORE_ERR_OUT_OF_RANGE. */
+encore_status encore_string_list_get(encore_string_list *list, size_t index, const char **item);
+
+/* Releases a string list; NULL does nothing. Its strings become invalid. */
+void encore_string_list_free(encore_string_list *list);
+
+/* ==== 2. Key files: trusted keys, opening, checking and reading diagnosis keys ==== */
+
 /* A list of trusted public keys. Safe to use from several threads; adding
  * keys while a key file is being opened with the list is allowed. */
 typedef struct encore_trust encore_trust;
@@ -82,12 +165,6 @@ typedef struct encore_trust encore_trust;
 /* An opened, checked key file. Immutable after opening: every function on it
  * may be called from several threads at once. */
 typedef struct encore_keyfile encore_keyfile;
-
-/* Progress callback for long operations: `done` of `total` units (for key
- * files: bytes of export.bin checked, header included; the last call has
- * done == total). Return 0 to go on, anything else to cancel: the operation
- * then fails with ENCORE_ERR_CANCELLED and has no effect. */
-typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t total);
 
 /* How a key file's signature turned out. */
 #define ENCORE_SIGNATURE_VERIFIED 0   /* a trusted key verified a signature */
@@ -144,6 +221,8 @@ typedef struct encore_key {
 /* What a key file says about itself. The strings point into the key file
  * handle and stay valid until it is freed; a string is NULL when absent. */
 typedef struct encore_keyfile_info {
+    uint32_t struct_size;            /* sizeof(encore_keyfile_info), set by the caller */
+    uint32_t reserved;               /* 0 */
     uint64_t start_timestamp;        /* UTC seconds; 0 when absent */
     uint64_t end_timestamp;
     const char *region;
@@ -158,7 +237,54 @@ typedef struct encore_keyfile_info {
     const char *signature_key_version;
 } encore_keyfile_info;
 
-/* ---- Encrypted store ---------------------------------------------------- */
+/* Creates an empty trust list. Release it with encore_trust_free().
+ * Thread safety: a trust list may be used from several threads at once. */
+encore_status encore_trust_new(encore_trust **out);
+
+/* Releases a trust list; NULL does nothing. Key files opened with it do not
+ * need it any more. */
+void encore_trust_free(encore_trust *trust);
+
+/* Trusts an ECDSA P-256 public key under (key_id, key_version), the names a
+ * signature carries (SignatureInfo.verification_key_id/_version). `key` is a
+ * SubjectPublicKeyInfo as PEM text, base64 text or DER bytes, of `key_len`
+ * bytes. Adding the same id and version again replaces the key. */
+encore_status encore_trust_add_key(encore_trust *trust, const char *key_id, const char *key_version, const uint8_t *key, size_t key_len);
+
+/* Writes the number of keys in a trust list to *count. */
+encore_status encore_trust_count(encore_trust *trust, size_t *count);
+
+/* Writes the default options to *options, whose size the caller gives as
+ * `struct_size` (pass sizeof *options): verification required, no trusted
+ * keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress.
+ * Fields of a newer header that this library does not know are zeroed. */
+encore_status encore_keyfile_options_init(encore_keyfile_options *options, size_t struct_size);
+
+/* Opens a key file from memory: a zip with export.bin and optional
+ * export.sig, or a bare export.bin. `options` may be NULL (defaults: an
+ * unsigned or untrusted file is refused). The bytes are not needed after
+ * the call. On success *out is a new handle for encore_keyfile_free(). */
+encore_status encore_keyfile_open_bytes(const uint8_t *data, size_t len, const encore_keyfile_options *options, encore_keyfile **out);
+
+/* Opens a key file from a path, as encore_keyfile_open_bytes() does. */
+encore_status encore_keyfile_open_path(const char *path, const encore_keyfile_options *options, encore_keyfile **out);
+
+/* Releases a key file handle; NULL does nothing. Strings in its
+ * encore_keyfile_info become invalid. */
+void encore_keyfile_free(encore_keyfile *file);
+
+/* Writes what the file says about itself to *info. The strings in it point
+ * into the handle and live as long as it does. */
+encore_status encore_keyfile_get_info(encore_keyfile *file, encore_keyfile_info *info);
+
+/* Copies valid keys of a list (ENCORE_KEYS or ENCORE_REVISED_KEYS), from
+ * index `first` on, into out[0 ..< capacity]; *copied tells how many (fewer
+ * than capacity only at the end of the list). Reading a list in consecutive
+ * chunks costs one pass over the file. `first` past the end of the list is
+ * ENCORE_ERR_OUT_OF_RANGE; `first` equal to the count copies nothing. */
+encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
+
+/* ==== 3. The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings ==== */
 
 /* The client's encrypted state (a SQLCipher database file). Safe to use from
  * several threads at once: calls are serialised inside. Two processes on
@@ -205,28 +331,6 @@ typedef struct encore_observation {
     uint8_t reserved[2];      /* must be 0 */
 } encore_observation;
 
-/* ---- Store tables ---- */
-
-/* Memory the library hands out (a general mechanism: store contents,
- * documents and text values now, later features too). A function that
- * returns bytes fills a caller's encore_bytes: `length` bytes at `data`,
- * followed by one NUL byte that `length` does not count, so a text result is
- * a C string as it is. On success `data` is never NULL, also for 0 bytes. The
- * caller owns the memory until it passes the struct to encore_bytes_free(),
- * which wipes and frees it and zeroes the struct; a zeroed struct may be
- * passed again. Pass only structs the library filled (or zeroed ones), and
- * do not free `data` with free(): it is not the start of an allocation. */
-typedef struct encore_bytes {
-    uint8_t *data;
-    size_t length;
-} encore_bytes;
-
-/* A list of strings the library hands out (a general mechanism: key package
- * identifiers now, later features too). Read it with
- * encore_string_list_count() and encore_string_list_get(); release it with
- * encore_string_list_free(). Immutable: it may be read from several threads. */
-typedef struct encore_string_list encore_string_list;
-
 /* One of the device's own temporary exposure keys. */
 typedef struct encore_own_key {
     uint8_t key_data[16];
@@ -270,6 +374,228 @@ typedef struct encore_risk_result {
 #define ENCORE_SETTING_DOUBLE 2   /* double, never NaN */
 #define ENCORE_SETTING_TEXT 3     /* UTF-8 text without NUL */
 #define ENCORE_SETTING_BLOB 4     /* bytes */
+
+/* Writes the default store options to *options (pass sizeof *options):
+ * create a missing file, wait up to 5000 ms for another process's lock. */
+encore_status encore_store_options_init(encore_store_options *options, size_t struct_size);
+
+/* Opens the encrypted store at `path` (created when missing unless the
+ * options forbid it; `options` may be NULL). A wrong key gives
+ * ENCORE_ERR_STORE_WRONG_KEY, a file that is not a store
+ * ENCORE_ERR_STORE_NOT_DATABASE, a store of a newer encore
+ * ENCORE_ERR_STORE_TOO_NEW; in all three cases the file is not modified.
+ * Release the handle with encore_store_close(). */
+encore_status encore_store_open(const char *path, const encore_store_key *key, const encore_store_options *options, encore_store **out);
+
+/* Closes a store; NULL does nothing. Everything committed is on disk. */
+void encore_store_close(encore_store *store);
+
+/* Re-encrypts the store under a new key (passphrase or raw). */
+encore_status encore_store_rekey(encore_store *store, const encore_store_key *new_key);
+
+/* Writes the store's schema version to *version. */
+encore_status encore_store_schema_version(encore_store *store, uint32_t *version);
+
+/* Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
+ * ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message. */
+encore_status encore_store_check_integrity(encore_store *store);
+
+/* Deletes what is older than now - max_age_seconds (14 days:
+ * 1209600) from every table, keeping the newest risk result and the
+ * tracing state at the cut-off; freed bytes are zeroed. `counts` may be
+ * NULL. */
+encore_status encore_store_purge(encore_store *store, int64_t now, int64_t max_age_seconds, encore_purge_counts *counts);
+
+/* Adds `count` sightings in one transaction: all or, on any error, none.
+ * Sightings identical to stored ones are kept once; *added (may be NULL)
+ * tells how many were new. */
+encore_status encore_store_add_observations(encore_store *store, const encore_observation *observations, size_t count, size_t *added);
+
+/* Writes the number of sightings with from <= time < to to *count. */
+encore_status encore_store_count_observations(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+
+/* Copies sightings with from <= time < to, in time order, skipping the
+ * first `first`, into out[0 ..< capacity]; *copied tells how many. */
+encore_status encore_store_copy_observations(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_observation *out, size_t capacity, size_t *copied);
+
+/* Records that tracing was switched on (`active` 1) or off (0) at `time`
+ * (unix seconds, not negative). Events at the same time apply in the order
+ * they were added; repeating the current state changes nothing. */
+encore_status encore_store_add_tracing_event(encore_store *store, int64_t time, int32_t active);
+
+/* Writes the number of tracing events with from <= time < to to *count. */
+encore_status encore_store_count_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+
+/* Copies tracing events with from <= time < to, in time order (then the
+ * order they were added), skipping the first `first`, into
+ * out[0 ..< capacity]; *copied tells how many. */
+encore_status encore_store_copy_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_tracing_event *out, size_t capacity, size_t *copied);
+
+/* Writes the seconds tracing was active within [from, to) to *seconds:
+ * the last event before `from` gives the state at `from` (off when there is
+ * none), and an "on" without a later "off" counts until `to`. `from` after
+ * `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX. */
+encore_status encore_store_active_tracing_seconds(encore_store *store, int64_t from, int64_t to, int64_t *seconds);
+
+/* Stores one of the device's own temporary exposure keys (rolling start
+ * >= 0, rolling period 1..144, created >= 0); a key with the same key_data
+ * is replaced. */
+encore_status encore_store_put_own_key(encore_store *store, const encore_own_key *key);
+
+/* Writes the number of own keys whose rolling start interval is at least
+ * `since_interval` to *count (INT32_MIN or 0: all of them). */
+encore_status encore_store_count_own_keys(encore_store *store, int32_t since_interval, uint64_t *count);
+
+/* Copies own keys whose rolling start interval is at least `since_interval`,
+ * ordered by rolling start (then creation time, then key bytes), skipping
+ * the first `first`, into out[0 ..< capacity]; *copied tells how many
+ * (fewer than capacity only at the end). */
+encore_status encore_store_copy_own_keys(encore_store *store, int32_t since_interval, uint64_t first, encore_own_key *out, size_t capacity, size_t *copied);
+
+/* Writes the own key with the latest rolling start (the newest one made
+ * among equal starts) to *key; ENCORE_ERR_NOT_FOUND when there is none. */
+encore_status encore_store_get_latest_own_key(encore_store *store, encore_own_key *key);
+
+/* Stores a downloaded key package: `content` (`content_len` bytes, e.g. the
+ * zip file) of `region` under `identifier` ("2020-06-01", or
+ * "2020-06-01/hour/13" for an hour, in the CWA layout), with the server's
+ * `etag` (NULL when it sent none) and the unix time it was downloaded. A
+ * package with the same region and identifier is replaced (it was
+ * re-published with a new ETag). The library computes and keeps the
+ * content's SHA-256. Strings are UTF-8 of at most 1024 bytes; region and
+ * identifier must not be empty. */
+encore_status encore_store_put_package(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, int64_t downloaded);
+
+/* Writes 1 to *has when the package is cached, else 0. With an `etag` (not
+ * NULL), only a package stored with exactly that ETag counts: a host that
+ * gets 0 downloads the package (again). */
+encore_status encore_store_has_package(encore_store *store, const char *region, const char *identifier, const char *etag, int32_t *has);
+
+/* Copies a cached package's content into library-owned memory in *content
+ * (release it with encore_bytes_free()). The content is checked against the
+ * SHA-256 computed when it was stored: a mismatch is
+ * ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A package that is
+ * not cached is ENCORE_ERR_NOT_FOUND. */
+encore_status encore_store_get_package(encore_store *store, const char *region, const char *identifier, encore_bytes *content);
+
+/* Writes what is known about a cached package to *info and, when `etag` is
+ * not NULL, its ETag into library-owned memory in *etag (release it with
+ * encore_bytes_free(); "" when info->has_etag is 0). A package that is not
+ * cached is ENCORE_ERR_NOT_FOUND. */
+encore_status encore_store_get_package_info(encore_store *store, const char *region, const char *identifier, encore_package_info *info, encore_bytes *etag);
+
+/* Writes a new list of the identifiers of the cached packages of `region`,
+ * in byte order, to *out (release it with encore_string_list_free()). */
+encore_status encore_store_list_packages(encore_store *store, const char *region, encore_string_list **out);
+
+/* Removes a cached package. *removed (may be NULL) tells whether there was
+ * one: 1, or 0 when it was not cached (not an error). */
+encore_status encore_store_remove_package(encore_store *store, const char *region, const char *identifier, int32_t *removed);
+
+/* Of the `count` identifiers in `available` (what the server lists; the
+ * array is not modified), writes those not cached for `region` to *out as a
+ * new list, in the order given and each once: what the host still has to
+ * download. Release it with encore_string_list_free(). */
+encore_status encore_store_missing_packages(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
+
+/* Stores a risk result: the unix time of the calculation (not negative),
+ * the level and a document describing it (NUL-terminated UTF-8, e.g. JSON).
+ * *id (may be NULL) receives the store's number for it. */
+encore_status encore_store_add_risk_result(encore_store *store, int64_t time, int32_t level, const char *document, int64_t *id);
+
+/* Writes the newest risk result (latest time; the last added among equal
+ * times) to *result and its document into library-owned memory in
+ * *document (release it with encore_bytes_free()). Either may be NULL when
+ * not wanted. ENCORE_ERR_NOT_FOUND when the store holds no result. */
+encore_status encore_store_get_last_risk_result(encore_store *store, encore_risk_result *result, encore_bytes *document);
+
+/* Writes the risk result `id` to *result and its document to *document,
+ * as encore_store_get_last_risk_result() does. ENCORE_ERR_NOT_FOUND when
+ * there is no such result (or it was purged). */
+encore_status encore_store_get_risk_result(encore_store *store, int64_t id, encore_risk_result *result, encore_bytes *document);
+
+/* Writes the number of risk results with from <= time < to to *count. */
+encore_status encore_store_count_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+
+/* Copies risk results with from <= time < to, oldest first (by time, then
+ * id), skipping the first `first`, into out[0 ..< capacity] without their
+ * documents (read one with encore_store_get_risk_result()); *copied tells
+ * how many. */
+encore_status encore_store_copy_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_risk_result *out, size_t capacity, size_t *copied);
+
+/* Sets the setting `name` to an integer. */
+encore_status encore_store_set_setting_int64(encore_store *store, const char *name, int64_t value);
+
+/* Writes the integer setting `name` to *value. ENCORE_ERR_NOT_FOUND when
+ * there is no such setting; ENCORE_ERR_INVALID_ARGUMENT, naming the stored
+ * type, when it holds another type (so for every _get_setting_ function). */
+encore_status encore_store_get_setting_int64(encore_store *store, const char *name, int64_t *value);
+
+/* Sets the setting `name` to a double (NaN is ENCORE_ERR_INVALID_ARGUMENT). */
+encore_status encore_store_set_setting_double(encore_store *store, const char *name, double value);
+
+/* Writes the double setting `name` to *value. */
+encore_status encore_store_get_setting_double(encore_store *store, const char *name, double *value);
+
+/* Sets the setting `name` to text (NUL-terminated UTF-8). */
+encore_status encore_store_set_setting_text(encore_store *store, const char *name, const char *value);
+
+/* Copies the text setting `name` into library-owned memory in *value
+ * (NUL-terminated; release it with encore_bytes_free()). */
+encore_status encore_store_get_setting_text(encore_store *store, const char *name, encore_bytes *value);
+
+/* Sets the setting `name` to `length` bytes (NULL is allowed for 0 bytes). */
+encore_status encore_store_set_setting_blob(encore_store *store, const char *name, const uint8_t *value, size_t length);
+
+/* Copies the blob setting `name` into library-owned memory in *value
+ * (release it with encore_bytes_free()). */
+encore_status encore_store_get_setting_blob(encore_store *store, const char *name, encore_bytes *value);
+
+/* Writes the type of the setting `name` (ENCORE_SETTING_*) to *type;
+ * ENCORE_ERR_NOT_FOUND when there is no such setting. */
+encore_status encore_store_get_setting_type(encore_store *store, const char *name, int32_t *type);
+
+/* Deletes the setting `name`. *deleted (may be NULL) tells whether there
+ * was one: 1, or 0 when there was none (not an error). */
+encore_status encore_store_delete_setting(encore_store *store, const char *name, int32_t *deleted);
+
+/* Writes a new list of the names of all settings, in byte order, to *out
+ * (release it with encore_string_list_free()). */
+encore_status encore_store_list_settings(encore_store *store, encore_string_list **out);
+
+/* ==== 4. Exposure Notification crypto and the device's own keys ========== */
+
+/* RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16) into out[16]. */
+encore_status encore_en_rpik(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
+
+/* AEMK = HKDF-SHA256(TEK, no salt, "EN-AEMK", 16) into out[16]. */
+encore_status encore_en_aemk(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
+
+/* The RPIs of intervals start ..< start + count (count 1...144) under an
+ * RPIK, 16 bytes each, into out[16 * count]. */
+encore_status encore_en_rpis(const uint8_t *rpik, size_t rpik_len, uint32_t start_interval, uint32_t count, uint8_t *out, size_t out_len);
+
+/* AEM = AES-128-CTR(AEMK, IV = RPI, metadata) of `metadata_len` (≤ 16)
+ * bytes into out; decryption is the same call with the AEM as metadata. */
+encore_status encore_en_aem(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
+
+/* Writes the device's temporary exposure key valid at `now` to *key: the
+ * stored key of that UTC day, or a new one from the CSPRNG, made and
+ * stored atomically (callers racing at midnight get the same key). */
+encore_status encore_store_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
+
+/* Writes the 20 bytes to broadcast at `now` (BLE service data of UUID
+ * 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
+ * 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
+ * Makes today's key when there is none yet. */
+encore_status encore_advertisement(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
+
+/* Copies the device's own keys of the last `days` UTC days up to `now`
+ * (today's included, oldest first) in the key file form, from index
+ * `first` on, into out[0 ..< capacity]: what a positive user submits. */
+encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
+
+/* ==== 5. Matching: sightings against published keys ====================== */
 
 /* The outcome of encore_match(): exposure windows, v1 exposures and
  * summary, statistics. Immutable: safe to read from several threads. It
@@ -368,6 +694,8 @@ typedef struct encore_summary_v1 {
  * first of: REVOKED, too old, no sighting within its validity +- drift, not
  * infectious; else as derived. */
 typedef struct encore_match_stats {
+    uint32_t struct_size;            /* sizeof(encore_match_stats), set by the caller */
+    uint32_t reserved;               /* 0 */
     uint64_t windows;
     uint64_t scan_instances;
     uint64_t exposures_v1;
@@ -380,233 +708,6 @@ typedef struct encore_match_stats {
     uint64_t derived;                /* keys whose RPIs were derived */
     uint64_t matched_keys;
 } encore_match_stats;
-
-/* A parsed CWA risk calculation configuration (RiskCalculationParameters in
- * the JSON form of the conformance file). Immutable: thread-safe. */
-typedef struct encore_risk_config encore_risk_config;
-
-/* The outcome of a risk calculation. Immutable: thread-safe. */
-typedef struct encore_risk_assessment encore_risk_assessment;
-
-#define ENCORE_RISK_NONE 0   /* a day whose normalized time maps to no level */
-#define ENCORE_RISK_LOW 1
-#define ENCORE_RISK_HIGH 2
-
-/* The aggregate of an assessment. Dates are unix seconds of UTC midnights. */
-typedef struct encore_risk_summary {
-    int32_t total_risk_level;                    /* ENCORE_RISK_LOW or _HIGH */
-    int32_t has_most_recent_date_with_low_risk;  /* 1 when the date below is set */
-    int64_t most_recent_date_with_low_risk;
-    int32_t has_most_recent_date_with_high_risk;
-    int32_t reserved;
-    int64_t most_recent_date_with_high_risk;
-    int32_t number_of_days_with_low_risk;
-    int32_t number_of_days_with_high_risk;
-    int32_t total_minimum_distinct_encounters_with_low_risk;
-    int32_t total_minimum_distinct_encounters_with_high_risk;
-    int64_t calculated_at;                       /* the `now` of the calculation */
-    uint64_t day_count;                          /* days in encore_risk_assessment_copy_days() */
-} encore_risk_summary;
-
-/* The risk of one UTC day that had windows (newest first). */
-typedef struct encore_day_risk {
-    int64_t date;
-    int32_t risk_level;                          /* ENCORE_RISK_NONE, _LOW or _HIGH */
-    int32_t minimum_distinct_encounters_with_low_risk;
-    double normalized_time;                      /* rounded to one decimal */
-    int32_t minimum_distinct_encounters_with_high_risk;
-    int32_t reserved;
-} encore_day_risk;
-
-/* The outcome of encore_exposure_check(). Immutable: thread-safe. */
-typedef struct encore_check_result encore_check_result;
-
-/* What the exposure check tells the user (stored as the risk result's level). */
-#define ENCORE_CHECK_LOW 1
-#define ENCORE_CHECK_HIGH 2
-#define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
-#define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
-
-/* Options of the check besides matching: start from
- * encore_check_options_init(&options, sizeof options). */
-typedef struct encore_check_options {
-    uint32_t struct_size;                 /* set by _init */
-    uint32_t reserved;                    /* must be 0 */
-    int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
-    int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
-    int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
-} encore_check_options;
-
-typedef struct encore_check_summary {
-    int32_t status;                   /* ENCORE_CHECK_* */
-    int32_t notification_due;         /* 1: the level changed since the last LOW/HIGH result (or first HIGH) */
-    int64_t calculated_at;
-    int64_t active_tracing_seconds;
-    int32_t has_newest_keys;          /* 1 when newest_keys is set */
-    int32_t has_stored_result;        /* 0 when nothing was stored (clock went back) */
-    int64_t newest_keys;              /* newest package download or key file end, unix seconds */
-    int64_t stored_result_id;         /* the risk result stored by this check */
-    uint64_t window_count;
-    double v1_score;                  /* CWA v1 score from the v1 summary */
-    int32_t v1_level;                 /* ENCORE_RISK_NONE, _LOW or _HIGH */
-    int32_t reserved;
-} encore_check_summary;
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* The library's version as "MAJOR.MINOR.PATCH"; equals ENCORE_VERSION_STRING
- * of the header it was built with. The string is static. */
-const char *encore_version(void);
-
-/* The library's version as MAJOR*10000 + MINOR*100 + PATCH; equals
- * ENCORE_VERSION_NUMBER of the header it was built with. */
-uint32_t encore_version_number(void);
-
-/* Explains the last failure of an encore function on the calling thread
- * (never NULL; "" before any failure). Valid until the next failing call on
- * the same thread. */
-const char *encore_last_error_message(void);
-
-/* The name of a status code ("ENCORE_ERR_ZIP_CRC"), or NULL for a number
- * that is not a status. The string is static. */
-const char *encore_status_name(encore_status status);
-
-/* Wipes and frees memory the library handed out in *bytes, then zeroes
- * *bytes. NULL, and a zeroed struct, do nothing. */
-void encore_bytes_free(encore_bytes *bytes);
-
-/* Writes the number of strings in a list to *count. */
-encore_status encore_string_list_count(encore_string_list *list, size_t *count);
-
-/* Writes string `index` of a list (UTF-8, NUL-terminated) to *item; it
- * stays valid until the list is freed. An index past the end is
- * ENCORE_ERR_OUT_OF_RANGE. */
-encore_status encore_string_list_get(encore_string_list *list, size_t index, const char **item);
-
-/* Releases a string list; NULL does nothing. Its strings become invalid. */
-void encore_string_list_free(encore_string_list *list);
-
-/* Creates an empty trust list. Release it with encore_trust_free().
- * Thread safety: a trust list may be used from several threads at once. */
-encore_status encore_trust_new(encore_trust **out);
-
-/* Releases a trust list; NULL does nothing. Key files opened with it do not
- * need it any more. */
-void encore_trust_free(encore_trust *trust);
-
-/* Trusts an ECDSA P-256 public key under (key_id, key_version), the names a
- * signature carries (SignatureInfo.verification_key_id/_version). `key` is a
- * SubjectPublicKeyInfo as PEM text, base64 text or DER bytes, of `key_len`
- * bytes. Adding the same id and version again replaces the key. */
-encore_status encore_trust_add_key(encore_trust *trust, const char *key_id, const char *key_version, const uint8_t *key, size_t key_len);
-
-/* Writes the number of keys in a trust list to *count. */
-encore_status encore_trust_count(encore_trust *trust, size_t *count);
-
-/* RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16) into out[16]. */
-encore_status encore_en_rpik(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
-
-/* AEMK = HKDF-SHA256(TEK, no salt, "EN-AEMK", 16) into out[16]. */
-encore_status encore_en_aemk(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
-
-/* The RPIs of intervals start ..< start + count (count 1...144) under an
- * RPIK, 16 bytes each, into out[16 * count]. */
-encore_status encore_en_rpis(const uint8_t *rpik, size_t rpik_len, uint32_t start_interval, uint32_t count, uint8_t *out, size_t out_len);
-
-/* AEM = AES-128-CTR(AEMK, IV = RPI, metadata) of `metadata_len` (≤ 16)
- * bytes into out; decryption is the same call with the AEM as metadata. */
-encore_status encore_en_aem(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
-
-/* Writes the device's temporary exposure key valid at `now` to *key: the
- * stored key of that UTC day, or a new one from the CSPRNG, made and
- * stored atomically (callers racing at midnight get the same key). */
-encore_status encore_store_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
-
-/* Writes the 20 bytes to broadcast at `now` (BLE service data of UUID
- * 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
- * 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
- * Makes today's key when there is none yet. */
-encore_status encore_advertisement(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
-
-/* Copies the device's own keys of the last `days` UTC days up to `now`
- * (today's included, oldest first) in the key file form, from index
- * `first` on, into out[0 ..< capacity]: what a positive user submits. */
-encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
-
-/* Writes the default options to *options, whose size the caller gives as
- * `struct_size` (pass sizeof *options): verification required, no trusted
- * keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress.
- * Fields of a newer header that this library does not know are zeroed. */
-encore_status encore_keyfile_options_init(encore_keyfile_options *options, size_t struct_size);
-
-/* Opens a key file from memory: a zip with export.bin and optional
- * export.sig, or a bare export.bin. `options` may be NULL (defaults: an
- * unsigned or untrusted file is refused). The bytes are not needed after
- * the call. On success *out is a new handle for encore_keyfile_free(). */
-encore_status encore_keyfile_open_bytes(const uint8_t *data, size_t len, const encore_keyfile_options *options, encore_keyfile **out);
-
-/* Opens a key file from a path, as encore_keyfile_open_bytes() does. */
-encore_status encore_keyfile_open_path(const char *path, const encore_keyfile_options *options, encore_keyfile **out);
-
-/* Releases a key file handle; NULL does nothing. Strings in its
- * encore_keyfile_info become invalid. */
-void encore_keyfile_free(encore_keyfile *file);
-
-/* Writes what the file says about itself to *info. The strings in it point
- * into the handle and live as long as it does. */
-encore_status encore_keyfile_get_info(encore_keyfile *file, encore_keyfile_info *info);
-
-/* Copies valid keys of a list (ENCORE_KEYS or ENCORE_REVISED_KEYS), from
- * index `first` on, into out[0 ..< capacity]; *copied tells how many (fewer
- * than capacity only at the end of the list). Reading a list in consecutive
- * chunks costs one pass over the file. `first` past the end of the list is
- * ENCORE_ERR_OUT_OF_RANGE; `first` equal to the count copies nothing. */
-encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
-
-/* Writes the default store options to *options (pass sizeof *options):
- * create a missing file, wait up to 5000 ms for another process's lock. */
-encore_status encore_store_options_init(encore_store_options *options, size_t struct_size);
-
-/* Opens the encrypted store at `path` (created when missing unless the
- * options forbid it; `options` may be NULL). A wrong key gives
- * ENCORE_ERR_STORE_WRONG_KEY, a file that is not a store
- * ENCORE_ERR_STORE_NOT_DATABASE, a store of a newer encore
- * ENCORE_ERR_STORE_TOO_NEW; in all three cases the file is not modified.
- * Release the handle with encore_store_close(). */
-encore_status encore_store_open(const char *path, const encore_store_key *key, const encore_store_options *options, encore_store **out);
-
-/* Closes a store; NULL does nothing. Everything committed is on disk. */
-void encore_store_close(encore_store *store);
-
-/* Re-encrypts the store under a new key (passphrase or raw). */
-encore_status encore_store_rekey(encore_store *store, const encore_store_key *new_key);
-
-/* Writes the store's schema version to *version. */
-encore_status encore_store_schema_version(encore_store *store, uint32_t *version);
-
-/* Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
- * ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message. */
-encore_status encore_store_check_integrity(encore_store *store);
-
-/* Deletes what is older than now - max_age_seconds (14 days:
- * 1209600) from every table, keeping the newest risk result and the
- * tracing state at the cut-off; freed bytes are zeroed. `counts` may be
- * NULL. */
-encore_status encore_store_purge(encore_store *store, int64_t now, int64_t max_age_seconds, encore_purge_counts *counts);
-
-/* Adds `count` sightings in one transaction: all or, on any error, none.
- * Sightings identical to stored ones are kept once; *added (may be NULL)
- * tells how many were new. */
-encore_status encore_store_add_observations(encore_store *store, const encore_observation *observations, size_t count, size_t *added);
-
-/* Writes the number of sightings with from <= time < to to *count. */
-encore_status encore_store_count_observations(encore_store *store, int64_t from, int64_t to, uint64_t *count);
-
-/* Copies sightings with from <= time < to, in time order, skipping the
- * first `first`, into out[0 ..< capacity]; *copied tells how many. */
-encore_status encore_store_copy_observations(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_observation *out, size_t capacity, size_t *copied);
 
 /* Writes the default matching options for `now` to *options (pass sizeof
  * *options): drift 12 intervals, TX power -60...20 dBm, replay 1200 s,
@@ -644,6 +745,45 @@ encore_status encore_match_result_copy_scan_instances(encore_match_result *resul
 /* Copies ENF v1 exposures first ..< first + capacity (sorted by date). */
 encore_status encore_match_result_copy_exposures_v1(encore_match_result *result, uint64_t first, encore_exposure_v1 *out, size_t capacity, size_t *copied);
 
+/* ==== 6. Risk: CWA's risk calculation ==================================== */
+
+/* A parsed CWA risk calculation configuration (RiskCalculationParameters in
+ * the JSON form of the conformance file). Immutable: thread-safe. */
+typedef struct encore_risk_config encore_risk_config;
+
+/* The outcome of a risk calculation. Immutable: thread-safe. */
+typedef struct encore_risk_assessment encore_risk_assessment;
+
+#define ENCORE_RISK_NONE 0   /* a day whose normalized time maps to no level */
+#define ENCORE_RISK_LOW 1
+#define ENCORE_RISK_HIGH 2
+
+/* The aggregate of an assessment. Dates are unix seconds of UTC midnights. */
+typedef struct encore_risk_summary {
+    uint32_t struct_size;                        /* sizeof(encore_risk_summary), set by the caller */
+    int32_t total_risk_level;                    /* ENCORE_RISK_LOW or _HIGH */
+    int32_t has_most_recent_date_with_low_risk;  /* 1 when the date below is set */
+    int32_t has_most_recent_date_with_high_risk; /* 1 when the date below is set */
+    int64_t most_recent_date_with_low_risk;
+    int64_t most_recent_date_with_high_risk;
+    int32_t number_of_days_with_low_risk;
+    int32_t number_of_days_with_high_risk;
+    int32_t total_minimum_distinct_encounters_with_low_risk;
+    int32_t total_minimum_distinct_encounters_with_high_risk;
+    int64_t calculated_at;                       /* the `now` of the calculation */
+    uint64_t day_count;                          /* days in encore_risk_assessment_copy_days() */
+} encore_risk_summary;
+
+/* The risk of one UTC day that had windows (newest first). */
+typedef struct encore_day_risk {
+    int64_t date;
+    int32_t risk_level;                          /* ENCORE_RISK_NONE, _LOW or _HIGH */
+    int32_t minimum_distinct_encounters_with_low_risk;
+    double normalized_time;                      /* rounded to one decimal */
+    int32_t minimum_distinct_encounters_with_high_risk;
+    int32_t reserved;
+} encore_day_risk;
+
 /* Parses a risk calculation configuration from `len` bytes of JSON (the
  * form of the conformance file's defaultRiskCalculationConfiguration). A
  * malformed configuration is ENCORE_ERR_INVALID_ARGUMENT with a message
@@ -676,6 +816,42 @@ encore_status encore_risk_assessment_get_summary(encore_risk_assessment *assessm
 /* Copies per-day risks first ..< first + capacity (newest first). */
 encore_status encore_risk_assessment_copy_days(encore_risk_assessment *assessment, uint64_t first, encore_day_risk *out, size_t capacity, size_t *copied);
 
+/* ==== 7. The exposure check ============================================== */
+
+/* The outcome of encore_exposure_check(). Immutable: thread-safe. */
+typedef struct encore_check_result encore_check_result;
+
+/* What the exposure check tells the user (stored as the risk result's level). */
+#define ENCORE_CHECK_LOW 1
+#define ENCORE_CHECK_HIGH 2
+#define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
+#define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
+
+/* Options of the check besides matching: start from
+ * encore_check_options_init(&options, sizeof options). */
+typedef struct encore_check_options {
+    uint32_t struct_size;                 /* set by _init */
+    uint32_t reserved;                    /* must be 0 */
+    int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
+    int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
+    int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
+} encore_check_options;
+
+typedef struct encore_check_summary {
+    uint32_t struct_size;             /* sizeof(encore_check_summary), set by the caller */
+    int32_t status;                   /* ENCORE_CHECK_* */
+    int32_t notification_due;         /* 1: the level changed since the last LOW/HIGH result (or first HIGH) */
+    int32_t has_newest_keys;          /* 1 when newest_keys is set */
+    int32_t has_stored_result;        /* 0 when nothing was stored (clock went back) */
+    int32_t v1_level;                 /* ENCORE_RISK_NONE, _LOW or _HIGH */
+    int64_t calculated_at;
+    int64_t active_tracing_seconds;
+    int64_t newest_keys;              /* newest package download or key file end, unix seconds */
+    int64_t stored_result_id;         /* the risk result stored by this check */
+    uint64_t window_count;
+    double v1_score;                  /* CWA v1 score from the v1 summary */
+} encore_check_summary;
+
 /* Writes the default check options to *options (pass sizeof *options):
  * 24 h of tracing in 14 days, keys at most 48 h old. */
 encore_status encore_check_options_init(encore_check_options *options, size_t struct_size);
@@ -700,151 +876,6 @@ encore_status encore_check_result_get_summary(encore_check_result *result, encor
 /* Writes a new handle to the check's v2 risk assessment (per-day risks);
  * release it with encore_risk_assessment_free(). */
 encore_status encore_check_result_get_assessment(encore_check_result *result, encore_risk_assessment **out);
-
-/* Stores a downloaded key package: `content` (`content_len` bytes, e.g. the
- * zip file) of `region` under `identifier` ("2020-06-01", or
- * "2020-06-01/hour/13" for an hour, in the CWA layout), with the server's
- * `etag` (NULL when it sent none) and the unix time it was downloaded. A
- * package with the same region and identifier is replaced (it was
- * re-published with a new ETag). The library computes and keeps the
- * content's SHA-256. Strings are UTF-8 of at most 1024 bytes; region and
- * identifier must not be empty. */
-encore_status encore_store_put_package(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, int64_t downloaded);
-
-/* Writes 1 to *has when the package is cached, else 0. With an `etag` (not
- * NULL), only a package stored with exactly that ETag counts: a host that
- * gets 0 downloads the package (again). */
-encore_status encore_store_has_package(encore_store *store, const char *region, const char *identifier, const char *etag, int32_t *has);
-
-/* Copies a cached package's content into library-owned memory in *content
- * (release it with encore_bytes_free()). The content is checked against the
- * SHA-256 computed when it was stored: a mismatch is
- * ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A package that is
- * not cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_package(encore_store *store, const char *region, const char *identifier, encore_bytes *content);
-
-/* Writes what is known about a cached package to *info and, when `etag` is
- * not NULL, its ETag into library-owned memory in *etag (release it with
- * encore_bytes_free(); "" when info->has_etag is 0). A package that is not
- * cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_package_info(encore_store *store, const char *region, const char *identifier, encore_package_info *info, encore_bytes *etag);
-
-/* Writes a new list of the identifiers of the cached packages of `region`,
- * in byte order, to *out (release it with encore_string_list_free()). */
-encore_status encore_store_list_packages(encore_store *store, const char *region, encore_string_list **out);
-
-/* Removes a cached package. *removed (may be NULL) tells whether there was
- * one: 1, or 0 when it was not cached (not an error). */
-encore_status encore_store_remove_package(encore_store *store, const char *region, const char *identifier, int32_t *removed);
-
-/* Of the `count` identifiers in `available` (what the server lists; the
- * array is not modified), writes those not cached for `region` to *out as a
- * new list, in the order given and each once: what the host still has to
- * download. Release it with encore_string_list_free(). */
-encore_status encore_store_missing_packages(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
-
-/* Stores one of the device's own temporary exposure keys (rolling start
- * >= 0, rolling period 1..144, created >= 0); a key with the same key_data
- * is replaced. */
-encore_status encore_store_put_own_key(encore_store *store, const encore_own_key *key);
-
-/* Writes the number of own keys whose rolling start interval is at least
- * `since_interval` to *count (INT32_MIN or 0: all of them). */
-encore_status encore_store_count_own_keys(encore_store *store, int32_t since_interval, uint64_t *count);
-
-/* Copies own keys whose rolling start interval is at least `since_interval`,
- * ordered by rolling start (then creation time, then key bytes), skipping
- * the first `first`, into out[0 ..< capacity]; *copied tells how many
- * (fewer than capacity only at the end). */
-encore_status encore_store_copy_own_keys(encore_store *store, int32_t since_interval, uint64_t first, encore_own_key *out, size_t capacity, size_t *copied);
-
-/* Writes the own key with the latest rolling start (the newest one made
- * among equal starts) to *key; ENCORE_ERR_NOT_FOUND when there is none. */
-encore_status encore_store_get_latest_own_key(encore_store *store, encore_own_key *key);
-
-/* Records that tracing was switched on (`active` 1) or off (0) at `time`
- * (unix seconds, not negative). Events at the same time apply in the order
- * they were added; repeating the current state changes nothing. */
-encore_status encore_store_add_tracing_event(encore_store *store, int64_t time, int32_t active);
-
-/* Writes the number of tracing events with from <= time < to to *count. */
-encore_status encore_store_count_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t *count);
-
-/* Copies tracing events with from <= time < to, in time order (then the
- * order they were added), skipping the first `first`, into
- * out[0 ..< capacity]; *copied tells how many. */
-encore_status encore_store_copy_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_tracing_event *out, size_t capacity, size_t *copied);
-
-/* Writes the seconds tracing was active within [from, to) to *seconds:
- * the last event before `from` gives the state at `from` (off when there is
- * none), and an "on" without a later "off" counts until `to`. `from` after
- * `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX. */
-encore_status encore_store_active_tracing_seconds(encore_store *store, int64_t from, int64_t to, int64_t *seconds);
-
-/* Stores a risk result: the unix time of the calculation (not negative),
- * the level and a document describing it (NUL-terminated UTF-8, e.g. JSON).
- * *id (may be NULL) receives the store's number for it. */
-encore_status encore_store_add_risk_result(encore_store *store, int64_t time, int32_t level, const char *document, int64_t *id);
-
-/* Writes the newest risk result (latest time; the last added among equal
- * times) to *result and its document into library-owned memory in
- * *document (release it with encore_bytes_free()). Either may be NULL when
- * not wanted. ENCORE_ERR_NOT_FOUND when the store holds no result. */
-encore_status encore_store_get_last_risk_result(encore_store *store, encore_risk_result *result, encore_bytes *document);
-
-/* Writes the risk result `id` to *result and its document to *document,
- * as encore_store_get_last_risk_result() does. ENCORE_ERR_NOT_FOUND when
- * there is no such result (or it was purged). */
-encore_status encore_store_get_risk_result(encore_store *store, int64_t id, encore_risk_result *result, encore_bytes *document);
-
-/* Writes the number of risk results with from <= time < to to *count. */
-encore_status encore_store_count_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t *count);
-
-/* Copies risk results with from <= time < to, oldest first (by time, then
- * id), skipping the first `first`, into out[0 ..< capacity] without their
- * documents (read one with encore_store_get_risk_result()); *copied tells
- * how many. */
-encore_status encore_store_copy_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_risk_result *out, size_t capacity, size_t *copied);
-
-/* Sets the setting `name` to an integer. */
-encore_status encore_store_set_setting_int64(encore_store *store, const char *name, int64_t value);
-
-/* Writes the integer setting `name` to *value. ENCORE_ERR_NOT_FOUND when
- * there is no such setting; ENCORE_ERR_INVALID_ARGUMENT, naming the stored
- * type, when it holds another type (so for every _get_setting_ function). */
-encore_status encore_store_get_setting_int64(encore_store *store, const char *name, int64_t *value);
-
-/* Sets the setting `name` to a double (NaN is ENCORE_ERR_INVALID_ARGUMENT). */
-encore_status encore_store_set_setting_double(encore_store *store, const char *name, double value);
-
-/* Writes the double setting `name` to *value. */
-encore_status encore_store_get_setting_double(encore_store *store, const char *name, double *value);
-
-/* Sets the setting `name` to text (NUL-terminated UTF-8). */
-encore_status encore_store_set_setting_text(encore_store *store, const char *name, const char *value);
-
-/* Copies the text setting `name` into library-owned memory in *value
- * (NUL-terminated; release it with encore_bytes_free()). */
-encore_status encore_store_get_setting_text(encore_store *store, const char *name, encore_bytes *value);
-
-/* Sets the setting `name` to `length` bytes (NULL is allowed for 0 bytes). */
-encore_status encore_store_set_setting_blob(encore_store *store, const char *name, const uint8_t *value, size_t length);
-
-/* Copies the blob setting `name` into library-owned memory in *value
- * (release it with encore_bytes_free()). */
-encore_status encore_store_get_setting_blob(encore_store *store, const char *name, encore_bytes *value);
-
-/* Writes the type of the setting `name` (ENCORE_SETTING_*) to *type;
- * ENCORE_ERR_NOT_FOUND when there is no such setting. */
-encore_status encore_store_get_setting_type(encore_store *store, const char *name, int32_t *type);
-
-/* Deletes the setting `name`. *deleted (may be NULL) tells whether there
- * was one: 1, or 0 when there was none (not an error). */
-encore_status encore_store_delete_setting(encore_store *store, const char *name, int32_t *deleted);
-
-/* Writes a new list of the names of all settings, in byte order, to *out
- * (release it with encore_string_list_free()). */
-encore_status encore_store_list_settings(encore_store *store, encore_string_list **out);
 
 #ifdef __cplusplus
 }

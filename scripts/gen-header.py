@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Generates include/encore.h from the Swift @c declarations.
+"""Generates include/encore.h from the Swift @c declarations, and the
+status names the library returns from the same source.
 
-The header is the public C types (Sources/CEncoreTypes/include/encore_types.h,
-copied as they are) followed by one prototype per `@c public func` of
-Sources/EncoreABI, with its `///` doc comment. Swift types map to C types by
-the table below; handle aliases `<name>_ptr = OpaquePointer` map to `<name> *`.
-Anything the table does not know stops the generator, so a new type cannot
-slip into the header wrongly.
+The header has one section per topic (SECTIONS below): the topic's public C
+types (a header of Sources/CEncoreTypes/include, copied as it is), then one
+prototype per `@c public func` of the topic's Sources/EncoreABI files, with
+its `///` doc comment. Every ABI file belongs to exactly one section. Swift
+types map to C types by the table below; handle aliases `<name>_ptr =
+OpaquePointer` map to `<name> *`. Anything the table does not know stops the
+generator, so a new type cannot slip into the header wrongly.
 
-    scripts/gen-header.py            write include/encore.h
-    scripts/gen-header.py --check    fail if include/encore.h differs
+The names of the status codes (encore_status_name()) are generated from the
+ENCORE_OK / ENCORE_ERR_* defines into Sources/EncoreABI/StatusNames.swift.
+
+    scripts/gen-header.py            write include/encore.h and StatusNames.swift
+    scripts/gen-header.py --check    fail if either differs
     scripts/gen-header.py --list     print the declared function names
 """
 import pathlib
@@ -17,17 +22,30 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# The public C types, in this order (each later one may use the earlier).
-TYPES_HEADERS = [ROOT / "Sources/CEncoreTypes/include/encore_types.h",
-                 ROOT / "Sources/CEncoreTypes/include/encore_match_types.h",
-                 ROOT / "Sources/CEncoreTypes/include/encore_risk_types.h",
-                 ROOT / "Sources/CEncoreTypes/include/encore_check_types.h"]
+TYPES_DIR = ROOT / "Sources/CEncoreTypes/include"
 ABI_DIR = ROOT / "Sources/EncoreABI"
 OUTPUT = ROOT / "include/encore.h"
-# Files whose functions come first, in this order; the rest follow by name.
-FILE_ORDER = ["VersionAPI.swift", "ReturnedMemoryAPI.swift", "TrustAPI.swift", "CryptoAPI.swift", "BroadcastAPI.swift", "KeyFileAPI.swift", "StoreAPI.swift", "MatchAPI.swift", "RiskAPI.swift", "CheckAPI.swift",
-              "StorePackagesAPI.swift", "StoreOwnKeysAPI.swift", "StoreTracingAPI.swift", "StoreResultsAPI.swift",
-              "StoreSettingsAPI.swift"]
+STATUS_NAMES = ABI_DIR / "StatusNames.swift"
+# The header's sections, in order: (title, types header or None, ABI files
+# whose functions follow, in this order). Each types header may use the
+# earlier ones.
+SECTIONS = [
+    ("Version, status codes and memory the library hands out", "encore_types.h",
+     ["VersionAPI.swift", "ReturnedMemoryAPI.swift"]),
+    ("Key files: trusted keys, opening, checking and reading diagnosis keys", "encore_keyfile_types.h",
+     ["TrustAPI.swift", "KeyFileAPI.swift"]),
+    ("The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings",
+     "encore_store_types.h",
+     ["StoreAPI.swift", "StoreTracingAPI.swift", "StoreOwnKeysAPI.swift", "StorePackagesAPI.swift",
+      "StoreResultsAPI.swift", "StoreSettingsAPI.swift"]),
+    ("Exposure Notification crypto and the device's own keys", None, ["CryptoAPI.swift", "BroadcastAPI.swift"]),
+    ("Matching: sightings against published keys", "encore_match_types.h", ["MatchAPI.swift"]),
+    ("Risk: CWA's risk calculation", "encore_risk_types.h", ["RiskAPI.swift"]),
+    ("The exposure check", "encore_check_types.h", ["CheckAPI.swift"]),
+]
+# ABI files without @c functions (helpers of the C layer).
+HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift"}
+TYPES_HEADERS = [TYPES_DIR / t for _, t, _ in SECTIONS if t]
 
 SCALARS = {
     "Int8": "int8_t", "UInt8": "uint8_t", "Int16": "int16_t", "UInt16": "uint16_t",
@@ -88,43 +106,70 @@ def split_params(text):
     return params
 
 
-def declarations():
-    handles, decls = set(), []
-    files = sorted(ABI_DIR.glob("*.swift"), key=lambda f: (FILE_ORDER.index(f.name) if f.name in FILE_ORDER else len(FILE_ORDER), f.name))
+def parse_file(f, handles):
+    """The @c functions of one ABI file: (name, C return type, C args, doc)."""
+    src = f.read_text()
+    decls = []
+    for m in FUNC_RE.finditer(src):
+        name, params, ret = m.group(1), m.group(2), (m.group(3) or "Void")
+        if not name.startswith("encore_"):
+            fail(f"{f.name}: exported function {name} lacks the encore_ prefix")
+        args = []
+        for p in split_params(params):
+            pm = re.fullmatch(r"\s*_\s+(\w+)\s*:\s*(.+?)\s*", p, re.S)
+            if not pm:
+                fail(f"{f.name}: parameter '{p.strip()}' of {name} must be written '_ name: Type'")
+            ct = c_type(pm.group(2), handles)
+            args.append(f"{ct}{'' if ct.endswith('*') else ' '}{pm.group(1)}")
+        rt = c_type(ret, handles)
+        # The doc comment: the /// lines right above the @c line.
+        lines = src[: m.start()].rstrip("\n").split("\n")
+        doc = []
+        while lines and lines[-1].strip().startswith("///"):
+            doc.insert(0, lines.pop().strip()[3:].strip())
+        decls.append((name, rt, args or ["void"], doc))
+    return decls
+
+
+def sections():
+    """[(title, types header path or None, [declarations])] in header order."""
+    files = sorted(ABI_DIR.glob("*.swift"))
+    listed = [f for _, _, fs in SECTIONS for f in fs]
+    for f in files:
+        if f.name not in listed and f.name not in HELPER_FILES:
+            fail(f"Sources/EncoreABI/{f.name} is in no section of scripts/gen-header.py (SECTIONS)")
+    handles = set()
     for f in files:
         handles.update(ALIAS_RE.findall(f.read_text()))
+    out = []
+    for title, types, names in SECTIONS:
+        decls = []
+        for n in names:
+            path = ABI_DIR / n
+            if not path.exists():
+                fail(f"scripts/gen-header.py names {n}, which does not exist")
+            decls += parse_file(path, handles)
+        out.append((title, TYPES_DIR / types if types else None, decls))
     for f in files:
-        src = f.read_text()
-        for m in FUNC_RE.finditer(src):
-            name, params, ret = m.group(1), m.group(2), (m.group(3) or "Void")
-            if not name.startswith("encore_"):
-                fail(f"{f.name}: exported function {name} lacks the encore_ prefix")
-            args = []
-            for p in split_params(params):
-                pm = re.fullmatch(r"\s*_\s+(\w+)\s*:\s*(.+?)\s*", p, re.S)
-                if not pm:
-                    fail(f"{f.name}: parameter '{p.strip()}' of {name} must be written '_ name: Type'")
-                ct = c_type(pm.group(2), handles)
-                args.append(f"{ct}{'' if ct.endswith('*') else ' '}{pm.group(1)}")
-            rt = c_type(ret, handles)
-            # The doc comment: the /// lines right above the @c line.
-            lines = src[: m.start()].rstrip("\n").split("\n")
-            doc = []
-            while lines and lines[-1].strip().startswith("///"):
-                doc.insert(0, lines.pop().strip()[3:].strip())
-            decls.append((name, rt, args or ["void"], doc))
-    return handles, decls
+        if f.name in HELPER_FILES and FUNC_RE.search(f.read_text()):
+            fail(f"{f.name} declares @c functions but is listed as a helper file")
+    return out
+
+
+def declarations():
+    return [d for _, _, decls in sections() for d in decls]
 
 
 def header_body(path):
-    """A types header without its include guard and its own #includes of
-    other encore headers (they are concatenated here anyway)."""
+    """A types header without its include guard and its #includes."""
     text = path.read_text()
     guard = re.search(r"#ifndef (\w+)\n#define \1\n", text)
     if not guard:
         fail(f"{path.name} has no include guard")
     body = text[guard.end():].rsplit(f"#endif /* {guard.group(1)} */", 1)[0]
-    return re.sub(r'#include "encore_\w+\.h"\n', "", body)
+    # Its #includes: other encore headers are in the header anyway, and the
+    # standard ones are included once at its top.
+    return re.sub(r'#include [<"][\w./]+[>"]\n', "", body)
 
 
 def declared_types():
@@ -139,8 +184,6 @@ def declared_types():
 
 
 def render():
-    body = "".join(header_body(p) for p in TYPES_HEADERS)
-    _, decls = declarations()
     out = [
         "/*",
         " * encore.h: the C API of libencore (Exposure Notification core).",
@@ -154,37 +197,71 @@ def render():
         " * released by the library's own _free functions, which accept NULL. Strings",
         " * passed in (paths, names, key ids) are NUL-terminated UTF-8; a string that is",
         " * not valid UTF-8 is refused with ENCORE_ERR_INVALID_ARGUMENT, never repaired.",
+        " *",
+        " * Sections:",
+    ]
+    parts = sections()
+    out += [f" *   {i + 1}. {title}" for i, (title, _, _) in enumerate(parts)]
+    out += [
         " */",
         "#ifndef ENCORE_H",
         "#define ENCORE_H",
-        re.sub(r"\n{3,}", "\n\n", body).rstrip() + "\n",
+        "",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
         "#ifdef __cplusplus",
         'extern "C" {',
         "#endif",
         "",
     ]
-    for name, rt, args, doc in decls:
-        if doc:
-            out.append("/* " + "\n * ".join(doc) + " */")
-        sep = "" if rt.endswith("*") else " "
-        out.append(f"{rt}{sep}{name}({', '.join(args)});")
+    for i, (title, types, decls) in enumerate(parts):
+        rule = f"/* ==== {i + 1}. {title} "
+        out.append(rule + "=" * max(4, 76 - len(rule)) + " */")
         out.append("")
+        if types:
+            out.append(re.sub(r"\n{3,}", "\n\n", header_body(types)).strip() + "\n")
+        for name, rt, args, doc in decls:
+            if doc:
+                out.append("/* " + "\n * ".join(doc) + " */")
+            sep = "" if rt.endswith("*") else " "
+            out.append(f"{rt}{sep}{name}({', '.join(args)});")
+            out.append("")
     out += ["#ifdef __cplusplus", "}", "#endif", "", "#endif /* ENCORE_H */", ""]
     return "\n".join(out)
 
 
+def render_status_names():
+    """StatusNames.swift: every ENCORE_OK / ENCORE_ERR_* define by name."""
+    text = (TYPES_DIR / "encore_types.h").read_text()
+    names = re.findall(r"^#define (ENCORE_(?:OK|ERR_\w+)) -?\d+", text, re.M)
+    if "ENCORE_OK" not in names or len(names) != len(set(names)):
+        fail("encore_types.h: the status defines cannot be read")
+    lines = ["// GENERATED by scripts/gen-header.py from the ENCORE_OK / ENCORE_ERR_* defines of",
+             "// Sources/CEncoreTypes/include/encore_types.h. Do not edit; CI fails on drift.",
+             "import CEncoreTypes", "",
+             "/// The names of the status codes, for encore_status_name().",
+             "let statusNames: [encore_status: String] = ["]
+    lines += [f'    {n}: "{n}",' for n in names]
+    lines += ["]", ""]
+    return "\n".join(lines)
+
+
 def main():
     arg = sys.argv[1] if len(sys.argv) > 1 else ""
+    outputs = [(OUTPUT, render), (STATUS_NAMES, render_status_names)]
     if arg == "--list":
-        print("\n".join(name for name, *_ in declarations()[1]))
+        print("\n".join(name for name, *_ in declarations()))
     elif arg == "--check":
-        if not OUTPUT.exists() or OUTPUT.read_text() != render():
-            fail("include/encore.h is out of date: run scripts/gen-header.py and commit it")
-        print("include/encore.h is up to date")
+        for path, make in outputs:
+            if not path.exists() or path.read_text() != make():
+                fail(f"{path.relative_to(ROOT)} is out of date: run scripts/gen-header.py and commit it")
+        print("include/encore.h and Sources/EncoreABI/StatusNames.swift are up to date")
     elif arg == "":
-        OUTPUT.parent.mkdir(exist_ok=True)
-        OUTPUT.write_text(render())
-        print(f"wrote {OUTPUT.relative_to(ROOT)}")
+        for path, make in outputs:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(make())
+            print(f"wrote {path.relative_to(ROOT)}")
     else:
         fail(f"unknown argument {arg}")
 

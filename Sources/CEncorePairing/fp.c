@@ -45,10 +45,9 @@ int enc_fp_legendre(const enc_fp *a) {
 
 /* Leave Montgomery form: multiply by 1 via a plain reduction. */
 static void fp_to_canonical(uint64_t out[6], const enc_fp *a) {
-    uint64_t t[12] = {0};
+    static const enc_fp one = {{1, 0, 0, 0, 0, 0}};
     enc_fp r;
-    memcpy(t, a->l, sizeof(a->l));
-    enc_fp_redc(&r, t);
+    enc_fp_mul(&r, a, &one); /* a R * 1 / R */
     memcpy(out, r.l, sizeof(r.l));
 }
 
@@ -97,7 +96,7 @@ void enc_fp_to_bytes(uint8_t out[48], const enc_fp *a) {
 
 /* mcl's setArrayMask: keep the low 381 bits; if that is still >= p, keep
  * only the low 380 bits (a plain mask, not a reduction). */
-void enc_fp_from_wide_bytes(enc_fp *r, const uint8_t in[48]) {
+void enc_fp_set_array_mask(enc_fp *r, const uint8_t in[48]) {
     enc_fp t;
     load_le(t.l, in);
     t.l[5] &= (1ULL << 61) - 1;

@@ -12,19 +12,30 @@
 
 __extension__ typedef unsigned __int128 enc_u128;
 
+/* Full unrolling of the fixed-length limb loops: gcc -O2 would otherwise
+ * keep them as loops and lose ~3x on the base-field multiplication. */
+#define ENC_UNROLL _Pragma("GCC unroll 12")
+
 /* ------------------------------------------------------------ constants -- */
 extern const enc_fp ENC_FP_P, ENC_FP_ONE, ENC_FP_R2;
 extern const uint64_t ENC_FP_PINV;
-extern const uint64_t ENC_FP_P2[12];
 extern const uint64_t ENC_FP_EXP_INV[6], ENC_FP_EXP_SQRT[6], ENC_FP_EXP_LEGENDRE[6], ENC_FP_EXP_SQRT2[6];
 extern const uint64_t ENC_FR_R[4], ENC_FR_R2[4], ENC_FR_RINV;
 extern const uint64_t ENC_G1_COFACTOR[2];
 extern const uint64_t ENC_BLS_Z_ABS;
-extern const enc_fp ENC_G1_B, ENC_G1_B3, ENC_G1_GEN_X, ENC_G1_GEN_Y;
-extern const enc_fp2 ENC_G2_B, ENC_G2_B3, ENC_G2_GEN_X, ENC_G2_GEN_Y;
+extern const enc_fp ENC_G1_B, ENC_G1_GEN_X, ENC_G1_GEN_Y;
+extern const enc_fp2 ENC_G2_B, ENC_G2_GEN_X, ENC_G2_GEN_Y;
 extern const enc_fp ENC_SVDW_C1, ENC_SVDW_C2;
 extern const enc_fp2 ENC_FROB1[6];
+extern const enc_fp ENC_G1_BETA;
+extern const enc_fp2 ENC_PSI_CX, ENC_PSI_CY;
 extern const enc_fp ENC_FROB2[6];
+
+/* p and -p^-1 mod 2^64 as compile-time constants, so the hot loops use
+ * immediates instead of loads (same values as ENC_FP_P / ENC_FP_PINV). */
+static const uint64_t enc_p_[6] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
+                                   0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL};
+#define ENC_PINV_ 0x89f3fffcfffcfffdULL
 
 /* ------------------------------------------------------- masks, helpers -- */
 
@@ -35,38 +46,44 @@ static inline uint64_t enc_mask_zero(uint64_t x) {
 
 /* ------------------------------------------------------------------ Fp -- */
 
+/* add/subtract with carry on plain 64-bit words: gcc turns these into
+ * adc/sbb chains, which it does not do for the equivalent __int128 code */
+static inline uint64_t enc_addc(uint64_t a, uint64_t b, uint64_t cin, uint64_t *cout) {
+    uint64_t s = a + cin;
+    uint64_t c = s < cin;
+    s += b;
+    *cout = c | (s < b);
+    return s;
+}
+
+static inline uint64_t enc_subb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *bout) {
+    uint64_t d = a - b;
+    uint64_t br = a < b;
+    *bout = br | (d < bin);
+    return d - bin;
+}
+
 /* r = a + b mod p (a, b < p) */
 static inline void enc_fp_add(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     uint64_t s[6], t[6], c = 0, br = 0;
-    for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)a->l[i] + b->l[i] + c;
-        s[i] = (uint64_t)x;
-        c = (uint64_t)(x >> 64);
-    }
-    for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)s[i] - ENC_FP_P.l[i] - br;
-        t[i] = (uint64_t)x;
-        br = (uint64_t)(x >> 64) & 1;
-    }
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) s[i] = enc_addc(a->l[i], b->l[i], c, &c);
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) t[i] = enc_subb(s[i], enc_p_[i], br, &br);
     /* p < 2^381 so the sum never carries out of 6 limbs: borrow means s < p */
     uint64_t keep = 0 - br;
+    ENC_UNROLL
     for (int i = 0; i < 6; i++) r->l[i] = (s[i] & keep) | (t[i] & ~keep);
 }
 
 /* r = a - b mod p */
 static inline void enc_fp_sub(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     uint64_t s[6], br = 0, c = 0;
-    for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)a->l[i] - b->l[i] - br;
-        s[i] = (uint64_t)x;
-        br = (uint64_t)(x >> 64) & 1;
-    }
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) s[i] = enc_subb(a->l[i], b->l[i], br, &br);
     uint64_t m = 0 - br; /* add p back when we went negative */
-    for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)s[i] + (ENC_FP_P.l[i] & m) + c;
-        r->l[i] = (uint64_t)x;
-        c = (uint64_t)(x >> 64);
-    }
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) r->l[i] = enc_addc(s[i], enc_p_[i] & m, c, &c);
 }
 
 static inline void enc_fp_dbl(enc_fp *r, const enc_fp *a) { enc_fp_add(r, a, a); }
@@ -75,129 +92,51 @@ static inline void enc_fp_dbl(enc_fp *r, const enc_fp *a) { enc_fp_add(r, a, a);
 static inline void enc_fp_neg(enc_fp *r, const enc_fp *a) {
     uint64_t z = a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5];
     uint64_t nz = ~enc_mask_zero(z), br = 0;
+    ENC_UNROLL
     for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)ENC_FP_P.l[i] - a->l[i] - br;
+        enc_u128 x = (enc_u128)enc_p_[i] - a->l[i] - br;
         r->l[i] = (uint64_t)x & nz;
         br = (uint64_t)(x >> 64) & 1;
     }
 }
 
-/* t = a * b as a 768-bit integer (a, b may be unreduced, < 2^384) */
-static inline void enc_fp_mul_wide(uint64_t t[12], const uint64_t a[6], const uint64_t b[6]) {
-    for (int j = 0; j < 12; j++) t[j] = 0;
+/* Montgomery product a * b / 2^384 mod p, interleaved (CIOS) in the
+ * "no-carry" form: p's top limb is below 2^62, so the running sum never
+ * needs the two extra carry words of textbook CIOS and stays in registers. */
+static inline void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
+    uint64_t t[6] = {0, 0, 0, 0, 0, 0};
+    ENC_UNROLL
     for (int i = 0; i < 6; i++) {
-        uint64_t c = 0;
-        for (int j = 0; j < 6; j++) {
-            enc_u128 m = (enc_u128)a[i] * b[j] + t[i + j] + c;
-            t[i + j] = (uint64_t)m;
-            c = (uint64_t)(m >> 64);
+        uint64_t bi = b->l[i];
+        enc_u128 x = (enc_u128)a->l[0] * bi + t[0];
+        uint64_t A = (uint64_t)(x >> 64);
+        uint64_t t0 = (uint64_t)x;
+        uint64_t m = t0 * ENC_PINV_;
+        enc_u128 y = (enc_u128)m * enc_p_[0] + t0;
+        uint64_t C = (uint64_t)(y >> 64);
+        ENC_UNROLL
+        for (int j = 1; j < 6; j++) {
+            x = (enc_u128)a->l[j] * bi + t[j] + A;
+            A = (uint64_t)(x >> 64);
+            y = (enc_u128)m * enc_p_[j] + (uint64_t)x + C;
+            C = (uint64_t)(y >> 64);
+            t[j - 1] = (uint64_t)y;
         }
-        t[i + 6] = c;
+        t[5] = C + A;
     }
-}
-
-/* t = a^2: cross products once, doubled, plus the diagonal */
-static inline void enc_fp_sqr_wide(uint64_t t[12], const uint64_t a[6]) {
-    for (int j = 0; j < 12; j++) t[j] = 0;
-    for (int i = 0; i < 5; i++) {
-        uint64_t c = 0;
-        for (int j = i + 1; j < 6; j++) {
-            enc_u128 m = (enc_u128)a[i] * a[j] + t[i + j] + c;
-            t[i + j] = (uint64_t)m;
-            c = (uint64_t)(m >> 64);
-        }
-        t[i + 6] = c;
-    }
-    uint64_t top = 0;
-    for (int j = 0; j < 12; j++) {
-        uint64_t nt = t[j] >> 63;
-        t[j] = (t[j] << 1) | top;
-        top = nt;
-    }
-    uint64_t c = 0;
-    for (int i = 0; i < 6; i++) {
-        enc_u128 d = (enc_u128)a[i] * a[i];
-        enc_u128 x = (enc_u128)t[2 * i] + (uint64_t)d + c;
-        t[2 * i] = (uint64_t)x;
-        x = (enc_u128)t[2 * i + 1] + (uint64_t)(d >> 64) + (uint64_t)(x >> 64);
-        t[2 * i + 1] = (uint64_t)x;
-        c = (uint64_t)(x >> 64);
-    }
-}
-
-/* Montgomery reduction: r = t / 2^384 mod p for t < p * 2^384, result < p */
-static inline void enc_fp_redc(enc_fp *r, uint64_t t[12]) {
-    uint64_t c2 = 0;
-    for (int i = 0; i < 6; i++) {
-        uint64_t m = t[i] * ENC_FP_PINV, c = 0;
-        for (int j = 0; j < 6; j++) {
-            enc_u128 s = (enc_u128)m * ENC_FP_P.l[j] + t[i + j] + c;
-            t[i + j] = (uint64_t)s;
-            c = (uint64_t)(s >> 64);
-        }
-        enc_u128 s = (enc_u128)t[i + 6] + c + c2;
-        t[i + 6] = (uint64_t)s;
-        c2 = (uint64_t)(s >> 64);
-    }
-    /* value = t[6..11] (+ c2 * 2^384) < 2p: subtract p once if needed */
     uint64_t u[6], br = 0;
+    ENC_UNROLL
     for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)t[i + 6] - ENC_FP_P.l[i] - br;
+        enc_u128 x = (enc_u128)t[i] - enc_p_[i] - br;
         u[i] = (uint64_t)x;
         br = (uint64_t)(x >> 64) & 1;
     }
-    uint64_t keep = 0 - (br & (c2 ^ 1)); /* keep t when t < p */
-    for (int i = 0; i < 6; i++) r->l[i] = (t[i + 6] & keep) | (u[i] & ~keep);
+    uint64_t keep = 0 - br;
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) r->l[i] = (t[i] & keep) | (u[i] & ~keep);
 }
 
-static inline void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
-    uint64_t t[12];
-    enc_fp_mul_wide(t, a->l, b->l);
-    enc_fp_redc(r, t);
-}
-
-static inline void enc_fp_sqr(enc_fp *r, const enc_fp *a) {
-    uint64_t t[12];
-    enc_fp_sqr_wide(t, a->l);
-    enc_fp_redc(r, t);
-}
-
-/* 6-limb add without reduction (for Karatsuba sums < 2p < 2^382) */
-static inline void enc_fp_add_nr(uint64_t r[6], const enc_fp *a, const enc_fp *b) {
-    uint64_t c = 0;
-    for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)a->l[i] + b->l[i] + c;
-        r[i] = (uint64_t)x;
-        c = (uint64_t)(x >> 64);
-    }
-}
-
-/* 12-limb r = a - b, plus p^2 if that went negative (so r is in [0, p^2)
- * whenever a, b < p^2): keeps a lazily-reduced difference non-negative. */
-static inline void enc_wide_sub_mod(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]) {
-    uint64_t br = 0, c = 0;
-    for (int i = 0; i < 12; i++) {
-        enc_u128 x = (enc_u128)a[i] - b[i] - br;
-        r[i] = (uint64_t)x;
-        br = (uint64_t)(x >> 64) & 1;
-    }
-    uint64_t m = 0 - br;
-    for (int i = 0; i < 12; i++) {
-        enc_u128 y = (enc_u128)r[i] + (ENC_FP_P2[i] & m) + c;
-        r[i] = (uint64_t)y;
-        c = (uint64_t)(y >> 64);
-    }
-}
-
-/* 12-limb r = a - b where the caller knows a >= b */
-static inline void enc_wide_sub(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]) {
-    uint64_t br = 0;
-    for (int i = 0; i < 12; i++) {
-        enc_u128 x = (enc_u128)a[i] - b[i] - br;
-        r[i] = (uint64_t)x;
-        br = (uint64_t)(x >> 64) & 1;
-    }
-}
+static inline void enc_fp_sqr(enc_fp *r, const enc_fp *a) { enc_fp_mul(r, a, a); }
 
 static inline uint64_t enc_fp_is_zero_mask(const enc_fp *a) {
     return enc_mask_zero(a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5]);
@@ -206,12 +145,14 @@ static inline uint64_t enc_fp_is_zero_mask(const enc_fp *a) {
 /* all-ones if a == b */
 static inline uint64_t enc_fp_eq_mask(const enc_fp *a, const enc_fp *b) {
     uint64_t d = 0;
+    ENC_UNROLL
     for (int i = 0; i < 6; i++) d |= a->l[i] ^ b->l[i];
     return enc_mask_zero(d);
 }
 
 /* r = mask ? b : a, bytewise over any struct made of uint64_t */
 static inline void enc_cmov_words(uint64_t *r, const uint64_t *b, size_t nwords, uint64_t mask) {
+    ENC_UNROLL
     for (size_t i = 0; i < nwords; i++) r[i] ^= (r[i] ^ b[i]) & mask;
 }
 #define ENC_CMOV(dst, src, mask) \
@@ -226,7 +167,7 @@ int enc_fp_is_odd(const enc_fp *a);                       /* parity of the canon
 void enc_fp_from_u64(enc_fp *r, uint64_t v);
 int enc_fp_from_bytes(enc_fp *r, const uint8_t in[48]);   /* -1 if >= p */
 void enc_fp_to_bytes(uint8_t out[48], const enc_fp *a);
-void enc_fp_from_wide_bytes(enc_fp *r, const uint8_t in[48]); /* masks as mcl's setArrayMask */
+void enc_fp_set_array_mask(enc_fp *r, const uint8_t in[48]); /* masks as mcl's setArrayMask */
 
 /* fp2.c */
 void enc_fp2_add(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b);
@@ -272,6 +213,10 @@ void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *a, const enc_fp2 *l0, const 
 uint64_t enc_fp12_eq_mask(const enc_fp12 *a, const enc_fp12 *b);
 void enc_fp12_pow_vartime(enc_fp12 *r, const enc_fp12 *a, const uint64_t *e, size_t nlimbs); /* generic, any a */
 void enc_fp12_cyc_pow_vartime(enc_fp12 *r, const enc_fp12 *a, const uint64_t *e, size_t nlimbs);
+
+/* g1.c, g2.c: subgroup membership by multiplication with r (reference) */
+int enc_bls_g1_in_subgroup_slow(const enc_g1 *a);
+int enc_bls_g2_in_subgroup_slow(const enc_g2 *a);
 
 /* pairing.c */
 void enc_bls_miller_loop(enc_fp12 *f, const enc_g1 *p, const enc_g2 *q, size_t n);

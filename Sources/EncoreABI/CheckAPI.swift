@@ -82,7 +82,7 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> Che
         s.window_count = UInt64(r.windowCount)
         s.v1_score = r.riskV1.score
         s.v1_level = r.riskV1.level?.rawValue ?? ENCORE_RISK_NONE
-        try required(summary, "summary").pointee = s
+        try writeOutput(s, to: summary, "summary")
     }
 }
 

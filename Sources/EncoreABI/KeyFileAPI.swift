@@ -2,15 +2,13 @@ import CEncoreTypes
 import EncoreCore
 import Synchronization
 
-/// An opened key file as C sees it: the core's KeyFile, the C view of its
-/// metadata, and a cached read position per key list so that copying keys
-/// out in consecutive chunks does not re-read the file from the start.
+/// An opened key file as C sees it: the core's KeyFile and the C view of
+/// its metadata.
 final class KeyFileHandle: @unchecked Sendable {
     // @unchecked: `info` holds pointers into `strings`; both are immutable.
     let file: KeyFile
     let info: encore_keyfile_info
     private let strings = CStrings()
-    private let cursors = Mutex<[KeyList: KeyCursor]>([:])
 
     init(_ file: KeyFile) {
         self.file = file
@@ -29,21 +27,6 @@ final class KeyFileHandle: @unchecked Sendable {
         info.signature_key_id = strings.keep(file.signature.keyID)
         info.signature_key_version = strings.keep(file.signature.keyVersion)
         self.info = info
-    }
-
-    /// A cursor at key `first` of a list: the cached one when it is not past
-    /// `first`, else one from the start; then skipped forward.
-    func cursor(_ list: KeyList, at first: UInt64) throws -> KeyCursor {
-        var cursor = cursors.withLock { $0[list] }.flatMap { $0.index <= first ? $0 : nil } ?? KeyCursor(list: list)
-        while cursor.index < first {
-            let step = Int(clamping: first - cursor.index)
-            if try file.read(&cursor, maxCount: step, { _ in }) == 0 { break }
-        }
-        return cursor
-    }
-
-    func remember(_ cursor: KeyCursor) {
-        cursors.withLock { $0[cursor.list] = cursor }
     }
 }
 
@@ -140,7 +123,7 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 @c public func encore_keyfile_get_info(_ file: encore_keyfile_ptr?, _ info: UnsafeMutablePointer<encore_keyfile_info>?) -> encore_status {
     guarded {
         let handle = try borrow(file, as: KeyFileHandle.self, "file")
-        try required(info, "info").pointee = handle.info
+        try writeOutput(handle.info, to: info, "info")
     }
 }
 
@@ -158,25 +141,14 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
         case ENCORE_REVISED_KEYS: which = .revisedKeys
         default: throw EncoreError(.invalidArgument, "list must be ENCORE_KEYS or ENCORE_REVISED_KEYS, not \(list)")
         }
-        guard capacity >= 0, capacity <= Int.max / MemoryLayout<encore_key>.stride else {
-            throw EncoreError(.invalidArgument, "capacity \(UInt(bitPattern: capacity)) is too large")
-        }
-        let copied = try required(copied, "copied")
-        if capacity > 0 { _ = try required(out, "out") }
-        let count = handle.file.count(of: which)
-        guard first <= count else {
-            throw EncoreError(.outOfRange, "first key \(first) is past the end of the list (\(count) keys)")
-        }
-        var cursor = try handle.cursor(which, at: first)
-        var n = 0
-        if let out, capacity > 0 {
-            n = try handle.file.read(&cursor, maxCount: capacity) { key in
-                out[n] = encore_key(key)
+        try copyOut(first: first, out, capacity, copied, count: { handle.file.count(of: which) }) { start, buffer in
+            guard start < handle.file.count(of: which) else { return 0 }
+            var n = 0
+            return try handle.file.readKeys(which, from: start, maxCount: buffer.count) { key in
+                buffer[n] = encore_key(key)
                 n += 1
             }
         }
-        handle.remember(cursor)
-        copied.pointee = n
     }
 }
 

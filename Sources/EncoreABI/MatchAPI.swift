@@ -40,7 +40,7 @@ final class MatchResultHandle: @unchecked Sendable {
                                     risk_score_sum_full_range: Int32(clamping: s.riskScoreSumFullRange),
                                     attenuation_durations: (Int32(s.attenuationDurations[0]), Int32(s.attenuationDurations[1]), Int32(s.attenuationDurations[2])))
         let t = r.statistics
-        stats = encore_match_stats(windows: UInt64(windows.count), scan_instances: UInt64(instances.count), exposures_v1: UInt64(exposures.count),
+        stats = encore_match_stats(struct_size: UInt32(MemoryLayout<encore_match_stats>.size), reserved: 0, windows: UInt64(windows.count), scan_instances: UInt64(instances.count), exposures_v1: UInt64(exposures.count),
                                    files: UInt64(t.files), keys: UInt64(t.keys), skipped_old: UInt64(t.skippedOld), skipped_revoked: UInt64(t.skippedRevoked),
                                    skipped_not_infectious: UInt64(t.skippedNotInfectious), skipped_no_sightings: UInt64(t.skippedNoSightings),
                                    derived: UInt64(t.derived), matched_keys: UInt64(t.matchedKeys))
@@ -177,7 +177,7 @@ func keySources(_ sources: UnsafePointer<encore_key_source>?, _ count: Int) thro
 @c public func encore_match_result_get_stats(_ result: encore_match_result_ptr?, _ stats: UnsafeMutablePointer<encore_match_stats>?) -> encore_status {
     guarded {
         let r = try borrow(result, as: MatchResultHandle.self, "result")
-        try required(stats, "stats").pointee = r.stats
+        try writeOutput(r.stats, to: stats, "stats")
     }
 }
 

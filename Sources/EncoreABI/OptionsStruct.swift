@@ -20,3 +20,23 @@ func initStruct<T>(_ out: UnsafeMutablePointer<T>, _ size: Int, known: Int) thro
     }
     UnsafeMutableRawPointer(out).initializeMemory(as: UInt8.self, repeating: 0, count: size)
 }
+
+/// Writes an output struct that may grow (its first field is a uint32_t
+/// struct_size the caller sets): only the bytes the caller's struct holds
+/// of those this library knows, the rest of a larger struct zeroed, and
+/// struct_size left as the caller set it. `minimum` is the size of the
+/// struct's first version, below which a caller cannot have been built.
+func writeOutput<T>(_ value: T, to pointer: UnsafeMutablePointer<T>?, _ name: String, minimum: Int = MemoryLayout<T>.size) throws {
+    let out = UnsafeMutableRawPointer(try required(pointer, name))
+    let size = Int(out.load(as: UInt32.self))
+    guard size >= minimum else {
+        throw EncoreError(.invalidArgument, "\(name)->struct_size is \(size), expected at least \(minimum): set it to sizeof the struct (ENCORE_OUTPUT_INIT) before the call")
+    }
+    let known = MemoryLayout<T>.size
+    withUnsafeBytes(of: value) { bytes in
+        // The first 4 bytes are struct_size: kept as the caller set it.
+        guard let base = bytes.baseAddress else { return }
+        (out + 4).copyMemory(from: base + 4, byteCount: min(size, known) - 4)
+    }
+    if size > known { (out + known).initializeMemory(as: UInt8.self, repeating: 0, count: size - known) }
+}

@@ -86,7 +86,7 @@ final class RiskAssessmentHandle: Sendable {
         s.total_minimum_distinct_encounters_with_high_risk = Int32(clamping: a.totalMinimumDistinctEncountersWithHighRisk)
         s.calculated_at = a.calculatedAt
         s.day_count = UInt64(a.days.count)
-        try required(summary, "summary").pointee = s
+        try writeOutput(s, to: summary, "summary")
     }
 }
 
@@ -102,7 +102,7 @@ final class RiskAssessmentHandle: Sendable {
     }
 }
 
-/// Windows from the C layout, every field and index checked.
+/// Windows from the C layout: the indexes checked here, the fields by the core.
 func exposureWindows(_ windows: UnsafePointer<encore_exposure_window>?, _ count: Int,
                      _ instances: UnsafePointer<encore_scan_instance>?, _ instanceCount: Int) throws -> [ExposureWindow] {
     guard count >= 0, instanceCount >= 0 else { throw EncoreError(.invalidArgument, "counts are too large") }
@@ -112,10 +112,6 @@ func exposureWindows(_ windows: UnsafePointer<encore_exposure_window>?, _ count:
     out.reserveCapacity(count)
     for i in 0 ..< count {
         guard let w = windows?[i] else { break }
-        guard let reportType = ReportType(rawValue: w.report_type), let inf = Infectiousness(rawValue: w.infectiousness),
-              (0 ... 3).contains(w.calibration_confidence) else {
-            throw EncoreError(.invalidArgument, "windows[\(i)]: report_type, infectiousness or calibration_confidence out of range")
-        }
         let (end, overflow) = w.first_scan_instance.addingReportingOverflow(UInt64(w.scan_instance_count))
         guard !overflow, end <= UInt64(instanceCount) else {
             throw EncoreError(.invalidArgument, "windows[\(i)]: scan instances \(w.first_scan_instance) + \(w.scan_instance_count) lie past the \(instanceCount) given")
@@ -126,8 +122,8 @@ func exposureWindows(_ windows: UnsafePointer<encore_exposure_window>?, _ count:
             scans.append(ScanInstance(typicalAttenuation: Int(s.typical_attenuation), minAttenuation: Int(s.min_attenuation),
                                       secondsSinceLastScan: Int(s.seconds_since_last_scan)))
         }
-        out.append(ExposureWindow(date: w.date, reportType: reportType, infectiousness: inf,
-                                  calibrationConfidence: Int(w.calibration_confidence), scanInstances: scans))
+        out.append(try ExposureWindow(checkedDate: w.date, reportType: w.report_type, infectiousness: w.infectiousness,
+                                      calibrationConfidence: Int(w.calibration_confidence), scanInstances: scans, "windows[\(i)]"))
     }
     return out
 }

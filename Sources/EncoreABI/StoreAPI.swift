@@ -137,17 +137,8 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 @c public func encore_store_copy_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_observation>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let copied = try required(copied, "copied")
-        guard capacity >= 0 else { throw EncoreError(.invalidArgument, "capacity is too large") }
-        if capacity > 0 { _ = try required(out, "out") }
-        var n = 0
-        if let out, capacity > 0 {
-            try s.forEachObservation(from: from, to: to, offset: Int(clamping: first), limit: capacity) { o in
-                out[n] = encore_observation(o)
-                n += 1
-            }
-        }
-        copied.pointee = n
+        try copyOut(first: first, out, capacity, copied, count: { try s.countObservations(from: from, to: to) },
+                    forEach: { try s.forEachObservation(from: from, to: to, offset: $0, limit: $1, $2) }, encore_observation.init)
     }
 }
 

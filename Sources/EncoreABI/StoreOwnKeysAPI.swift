@@ -28,17 +28,8 @@ import EncoreCore
 @c public func encore_store_copy_own_keys(_ store: encore_store_ptr?, _ since_interval: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_own_key>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let copied = try required(copied, "copied")
-        try checkedCount(capacity, of: encore_own_key.self, "capacity")
-        if capacity > 0 { _ = try required(out, "out") }
-        var n = 0
-        if let out, capacity > 0 {
-            try s.forEachOwnKey(since: since_interval, offset: Int(clamping: first), limit: capacity) { k in
-                out[n] = encore_own_key(k)
-                n += 1
-            }
-        }
-        copied.pointee = n
+        try copyOut(first: first, out, capacity, copied, count: { try s.countOwnKeys(since: since_interval) },
+                    forEach: { try s.forEachOwnKey(since: since_interval, offset: $0, limit: $1, $2) }, encore_own_key.init)
     }
 }
 

@@ -52,17 +52,8 @@ import EncoreCore
 @c public func encore_store_copy_risk_results(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_risk_result>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let copied = try required(copied, "copied")
-        try checkedCount(capacity, of: encore_risk_result.self, "capacity")
-        if capacity > 0 { _ = try required(out, "out") }
-        var n = 0
-        if let out, capacity > 0 {
-            try s.forEachRiskResult(from: from, to: to, offset: Int(clamping: first), limit: capacity) { r in
-                out[n] = encore_risk_result(r)
-                n += 1
-            }
-        }
-        copied.pointee = n
+        try copyOut(first: first, out, capacity, copied, count: { try s.countRiskResults(from: from, to: to) },
+                    forEach: { try s.forEachRiskResult(from: from, to: to, offset: $0, limit: $1, $2) }, encore_risk_result.init)
     }
 }
 

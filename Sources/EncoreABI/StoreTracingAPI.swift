@@ -27,17 +27,10 @@ import EncoreCore
 @c public func encore_store_copy_tracing_events(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_tracing_event>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let copied = try required(copied, "copied")
-        try checkedCount(capacity, of: encore_tracing_event.self, "capacity")
-        if capacity > 0 { _ = try required(out, "out") }
-        var n = 0
-        if let out, capacity > 0 {
-            try s.forEachTracingEvent(from: from, to: to, offset: Int(clamping: first), limit: capacity) { e in
-                out[n] = encore_tracing_event(time: e.time, active: e.active ? 1 : 0, reserved: 0)
-                n += 1
-            }
+        try copyOut(first: first, out, capacity, copied, count: { try s.countTracingEvents(from: from, to: to) },
+                    forEach: { try s.forEachTracingEvent(from: from, to: to, offset: $0, limit: $1, $2) }) { (e: TracingEvent) in
+            encore_tracing_event(time: e.time, active: e.active ? 1 : 0, reserved: 0)
         }
-        copied.pointee = n
     }
 }
 

@@ -2,6 +2,7 @@ import EncoreCrypto
 import EncoreModel
 import EncoreSupport
 import EncoreWire
+import Synchronization
 
 /// What to do about a key file's signature.
 public enum Verification: Sendable {
@@ -42,6 +43,8 @@ public struct KeyFileOptions {
 /// it. Keeps export.bin in memory and streams its keys on demand, so memory
 /// does not grow with decoded keys. Immutable, so safe to share.
 public final class KeyFile: Sendable {
+    /// Where the last readKeys() of each list ended.
+    private let lastCursors = Mutex<[KeyList: KeyCursor]>([:])
     public let metadata: ExportMetadata
     public let signature: SignatureOutcome
     /// True when the input was a zip, false for a bare export.bin.
@@ -172,6 +175,21 @@ public final class KeyFile: Sendable {
     public func read(_ cursor: inout KeyCursor, maxCount: Int, _ body: (ExposureKey) throws -> Void) throws -> Int {
         let decoder = try MessageDecoder()
         return try ExportReader.read(exportBin.buffer, cursor: &cursor, maxCount: maxCount, decoder: decoder, body)
+    }
+
+    /// Delivers up to `maxCount` valid keys of `list` from index `first` on;
+    /// returns how many (fewer only at the end of the list). Reading a list
+    /// in consecutive chunks costs one pass over the file: where the last
+    /// read of each list ended is kept. Safe from several threads.
+    public func readKeys(_ list: KeyList, from first: UInt64, maxCount: Int, _ body: (ExposureKey) throws -> Void) throws -> Int {
+        let kept = lastCursors.withLock { $0[list] }
+        var cursor = kept.flatMap { $0.index <= first ? $0 : nil } ?? KeyCursor(list: list)
+        while cursor.index < first {
+            if try read(&cursor, maxCount: Int(clamping: first - cursor.index), { _ in }) == 0 { break }
+        }
+        let n = try read(&cursor, maxCount: maxCount, body)
+        lastCursors.withLock { $0[list] = cursor }
+        return n
     }
 
     /// Calls `body` with every valid key of a list, in file order.

@@ -22,27 +22,17 @@ public enum WindowsJSON {
             let days = try age.integer(in: 0 ... 3650)
             date = UnixTime.utcMidnight(now) - Int64(days) * UnixTime.day
         } else if let d = try w.optionalMember("date") {
-            let seconds = try d.integer()
-            guard seconds >= 0, Int64(seconds) % UnixTime.day == 0 else { throw d.fail("must be the unix seconds of a UTC midnight") }
-            date = Int64(seconds)
+            date = Int64(try d.integer())
         } else {
             throw w.fail("needs ageInDays or date")
         }
-        let reportTypeField = try w.member("reportType")
-        guard let reportType = ReportType(rawValue: Int32(clamping: try reportTypeField.integer())) else { throw reportTypeField.fail("must be 0...5") }
-        let infectiousnessField = try w.member("infectiousness")
-        guard let infectiousness = Infectiousness(rawValue: Int32(clamping: try infectiousnessField.integer())) else {
-            throw infectiousnessField.fail("must be 0...2")
+        let instances = try w.array("scanInstances").map { s in
+            ScanInstance(typicalAttenuation: try s.integer("typicalAttenuation"), minAttenuation: try s.integer("minAttenuation"),
+                         secondsSinceLastScan: try s.integer("secondsSinceLastScan"))
         }
-        let confidence = try w.integer("calibrationConfidence", in: 0 ... 3)
-        let instances = try w.array("scanInstances").map { s -> ScanInstance in
-            let minimum = try s.integer("minAttenuation"), typical = try s.integer("typicalAttenuation")
-            let seconds = try s.integer("secondsSinceLastScan")
-            guard (0 ... 255).contains(minimum), (0 ... 255).contains(typical) else { throw s.fail("attenuations must be 0...255") }
-            guard abs(seconds) <= 86_400 else { throw s.fail("secondsSinceLastScan must be within a day") }
-            return ScanInstance(typicalAttenuation: typical, minAttenuation: minimum, secondsSinceLastScan: seconds)
-        }
-        return ExposureWindow(date: date, reportType: reportType, infectiousness: infectiousness,
-                              calibrationConfidence: confidence, scanInstances: instances)
+        return try ExposureWindow(checkedDate: date, reportType: Int32(clamping: try w.integer("reportType")),
+                                  infectiousness: Int32(clamping: try w.integer("infectiousness")),
+                                  calibrationConfidence: try w.integer("calibrationConfidence"), scanInstances: instances,
+                                  w.path.isEmpty ? "window" : w.path)
     }
 }

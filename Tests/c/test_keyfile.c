@@ -69,6 +69,7 @@ static void test_version(void) {
 static void test_samples(encore_trust *trust) {
     encore_keyfile *f = NULL;
     encore_keyfile_info info;
+    ENCORE_OUTPUT_INIT(info);
 
     CHECK(open_path("exports/google-sample/sample_diagnosis_key_file.zip", trust, 1, &f) == ENCORE_OK);
     CHECK(encore_keyfile_get_info(f, &info) == ENCORE_OK);
@@ -151,6 +152,35 @@ static void test_chunks(void) {
     encore_keyfile_free(f);
 }
 
+/* Output structs that may grow: struct_size decides what the library
+ * writes. A caller built against a newer header (a larger struct) gets the
+ * fields this library knows and zeros after them; a struct_size below the
+ * first version's is refused and nothing is written. */
+static void test_output_struct_size(void) {
+    encore_keyfile *f = NULL;
+    CHECK(open_path("exports/immuni/export.bin", NULL, 0, &f) == ENCORE_OK);
+    struct {
+        encore_keyfile_info info;
+        unsigned char newer[24];
+    } big;
+    memset(&big, 0xAB, sizeof big);
+    big.info.struct_size = (uint32_t)sizeof big;
+    CHECK(encore_keyfile_get_info(f, &big.info) == ENCORE_OK);
+    CHECK(big.info.struct_size == sizeof big && big.info.key_count == 3 && big.info.reserved == 0);
+    int zeros = 1;
+    for (size_t i = 0; i < sizeof big.newer; i++) zeros &= big.newer[i] == 0;
+    CHECK(zeros);
+
+    encore_keyfile_info small;
+    memset(&small, 0xAB, sizeof small);
+    small.struct_size = 0;
+    CHECK(encore_keyfile_get_info(f, &small) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "struct_size") != NULL);
+    small.struct_size = (uint32_t)sizeof small - 8;
+    CHECK(encore_keyfile_get_info(f, &small) == ENCORE_ERR_INVALID_ARGUMENT && small.key_count != 3);
+    encore_keyfile_free(f);
+}
+
 static void test_bad_arguments(void) {
     encore_keyfile *f = NULL;
     encore_keyfile_options o;
@@ -194,6 +224,7 @@ static void test_bad_arguments(void) {
     encore_trust_free(NULL);
     encore_keyfile_free(NULL);
     encore_keyfile_info info;
+    ENCORE_OUTPUT_INIT(info);
     CHECK(encore_keyfile_get_info(NULL, &info) == ENCORE_ERR_INVALID_ARGUMENT);
 }
 
@@ -250,6 +281,7 @@ static void *read_all(void *arg) {
         }
         if (total != 140) job->ok = 0;
         encore_keyfile_info info;
+        ENCORE_OUTPUT_INIT(info);
         if (encore_keyfile_get_info(job->file, &info) != ENCORE_OK || info.key_count != 140) job->ok = 0;
     }
     return NULL;
@@ -299,6 +331,7 @@ int main(void) {
     test_version();
     test_samples(trust);
     test_chunks();
+    test_output_struct_size();
     test_bad_arguments();
     test_limits();
     test_progress();

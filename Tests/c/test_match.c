@@ -142,6 +142,7 @@ static encore_match_options unverified_options(int64_t now, encore_keyfile_optio
 /* The one window the scenario makes, and its v1 exposure. */
 static void check_result(encore_match_result *r) {
     encore_match_stats s;
+    ENCORE_OUTPUT_INIT(s);
     CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
     CHECK(s.files == 1 && s.keys == 3 && s.matched_keys == 1 && s.derived == 1);
     CHECK(s.skipped_no_sightings == 1 && s.skipped_revoked == 1 && s.skipped_old == 0);
@@ -219,6 +220,7 @@ static void test_match(encore_store *b, const buffer *file) {
     r = NULL;
     CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
+    ENCORE_OUTPUT_INIT(s);
     if (r != NULL) {
         CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
         CHECK(s.keys == 3 && s.skipped_revoked == 1 && s.skipped_old == 2 && s.windows == 0 && s.matched_keys == 0);
@@ -359,6 +361,7 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_risk_assessment *assessment = NULL;
     CHECK(encore_risk_calculate_match(config, r, o.now, &assessment) == ENCORE_OK);
     encore_risk_summary rs;
+    ENCORE_OUTPUT_INIT(rs);
     CHECK(encore_risk_assessment_get_summary(assessment, &rs) == ENCORE_OK);
     /* 25 minutes at 60 dB, HIGH infectiousness, confirmed test: CWA's HIGH. */
     CHECK(rs.total_risk_level == ENCORE_RISK_HIGH && rs.number_of_days_with_high_risk == 1);
@@ -414,6 +417,7 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(encore_store_add_tracing_event(b, T0 - 3 * DAY, 1) == ENCORE_OK);
     CHECK(encore_exposure_check(b, &src, 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
+    ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.status == ENCORE_CHECK_HIGH && cs.notification_due == 1 && cs.window_count == 1);
     CHECK(cs.has_newest_keys == 1 && cs.newest_keys == T0 + DAY && cs.calculated_at == o.now);
@@ -485,6 +489,7 @@ static void test_signed_sample(encore_store *b) {
     CHECK(encore_trust_add_key(trust, "310", "v1", pem, pem_len) == ENCORE_OK);
     CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
+    ENCORE_OUTPUT_INIT(s);
     CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
     CHECK(s.files == 1 && s.keys == 140 && s.matched_keys == 0 && s.windows == 0);
     CHECK(s.skipped_old + s.skipped_revoked + s.skipped_not_infectious + s.skipped_no_sightings + s.derived == 140);
@@ -516,6 +521,7 @@ static void *match_in_thread(void *arg) {
     for (int round = 0; round < 3; round++) {
         encore_match_result *r = NULL;
         encore_match_stats s;
+        ENCORE_OUTPUT_INIT(s);
         if (encore_match(job->store, src, 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
             s.files != 2 || s.keys != 6 || s.matched_keys != 1 || s.windows != 1)
             job->ok = 0;

@@ -415,7 +415,13 @@ static void test_bulk_count_copy(void) {
     encore_observation want = obs(T0 + 595, 595);
     CHECK(same_obs(&part[0], &want));
     CHECK(encore_store_copy_observations(s, T0 + 500, T0 + 600, 100, part, 10, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, UINT64_MAX, part, 10, &copied) == ENCORE_OK && copied == 0);
+    /* One rule for every _copy_ function: first equal to the count copies
+     * nothing, past it is ENCORE_ERR_OUT_OF_RANGE (and *copied is untouched). */
+    copied = 99;
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, part, 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, NULL, 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, UINT64_MAX, part, 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 10, part, 10, &copied) == ENCORE_OK && copied == 0);
     copied = 99;
     CHECK(encore_store_copy_observations(s, T0, T0 + 10, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
     encore_store_close(s);

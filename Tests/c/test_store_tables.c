@@ -71,6 +71,7 @@ static void test_own_keys(encore_store *s) {
     CHECK(encore_store_copy_own_keys(s, INT32_MIN, 2, out, 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(memcmp(&out[0], &a, sizeof a) == 0);
     CHECK(encore_store_copy_own_keys(s, INT32_MIN, 3, out, 2, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 4, out, 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
     CHECK(encore_store_copy_own_keys(s, 2650200, 0, out, 4, &copied) == ENCORE_OK && copied == 1);
     CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
     CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);

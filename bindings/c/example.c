@@ -58,6 +58,8 @@ int main(int argc, char **argv) {
     if (status != ENCORE_OK) return fail(argv[1], status);
 
     encore_keyfile_info info;
+
+    ENCORE_OUTPUT_INIT(info);
     encore_keyfile_get_info(file, &info);
     printf("region %s, batch %d of %d, %llu keys, %llu revised, %llu invalid\n",
            info.region ? info.region : "(none)", info.batch_num, info.batch_size,

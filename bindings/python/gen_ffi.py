@@ -96,6 +96,8 @@ def preprocess(text, header):
             elif all(stack) and (m := DEFINE_RE.fullmatch(directive)):
                 if m.group(1).startswith("ENCORE_") and m.group(1) != "ENCORE_H":
                     header.constants[m.group(1)] = evaluate(m.group(2), header.constants, m.group(1))
+            elif all(stack) and re.fullmatch(r"#define\s+ENCORE_\w+\(\w+\)\s+.*", directive):
+                pass  # a function-like convenience for C (Python has _cdata.output)
             elif all(stack) and not re.fullmatch(r"#define\s+ENCORE_H", directive):
                 raise HeaderError(f"unsupported preprocessor line '{directive}'")
         elif all(stack):

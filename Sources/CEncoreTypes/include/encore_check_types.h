@@ -27,18 +27,18 @@ typedef struct encore_check_options {
 } encore_check_options;
 
 typedef struct encore_check_summary {
+    uint32_t struct_size;             /* sizeof(encore_check_summary), set by the caller */
     int32_t status;                   /* ENCORE_CHECK_* */
     int32_t notification_due;         /* 1: the level changed since the last LOW/HIGH result (or first HIGH) */
-    int64_t calculated_at;
-    int64_t active_tracing_seconds;
     int32_t has_newest_keys;          /* 1 when newest_keys is set */
     int32_t has_stored_result;        /* 0 when nothing was stored (clock went back) */
+    int32_t v1_level;                 /* ENCORE_RISK_NONE, _LOW or _HIGH */
+    int64_t calculated_at;
+    int64_t active_tracing_seconds;
     int64_t newest_keys;              /* newest package download or key file end, unix seconds */
     int64_t stored_result_id;         /* the risk result stored by this check */
     uint64_t window_count;
     double v1_score;                  /* CWA v1 score from the v1 summary */
-    int32_t v1_level;                 /* ENCORE_RISK_NONE, _LOW or _HIGH */
-    int32_t reserved;
 } encore_check_summary;
 
 #endif /* ENCORE_CHECK_TYPES_H */

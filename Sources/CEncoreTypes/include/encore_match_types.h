@@ -5,7 +5,7 @@
 #ifndef ENCORE_MATCH_TYPES_H
 #define ENCORE_MATCH_TYPES_H
 
-#include "encore_types.h"
+#include "encore_keyfile_types.h"
 
 /* The outcome of encore_match(): exposure windows, v1 exposures and
  * summary, statistics. Immutable: safe to read from several threads. It
@@ -104,6 +104,8 @@ typedef struct encore_summary_v1 {
  * first of: REVOKED, too old, no sighting within its validity +- drift, not
  * infectious; else as derived. */
 typedef struct encore_match_stats {
+    uint32_t struct_size;            /* sizeof(encore_match_stats), set by the caller */
+    uint32_t reserved;               /* 0 */
     uint64_t windows;
     uint64_t scan_instances;
     uint64_t exposures_v1;

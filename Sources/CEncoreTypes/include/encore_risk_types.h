@@ -20,11 +20,11 @@ typedef struct encore_risk_assessment encore_risk_assessment;
 
 /* The aggregate of an assessment. Dates are unix seconds of UTC midnights. */
 typedef struct encore_risk_summary {
+    uint32_t struct_size;                        /* sizeof(encore_risk_summary), set by the caller */
     int32_t total_risk_level;                    /* ENCORE_RISK_LOW or _HIGH */
     int32_t has_most_recent_date_with_low_risk;  /* 1 when the date below is set */
+    int32_t has_most_recent_date_with_high_risk; /* 1 when the date below is set */
     int64_t most_recent_date_with_low_risk;
-    int32_t has_most_recent_date_with_high_risk;
-    int32_t reserved;
     int64_t most_recent_date_with_high_risk;
     int32_t number_of_days_with_low_risk;
     int32_t number_of_days_with_high_risk;

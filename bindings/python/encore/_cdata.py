@@ -27,3 +27,11 @@ def unsigned(value, ctype, what):
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < limit:
         raise ValueError(f"{what} must be an int from 0 to {limit - 1}, not {value!r}")
     return value
+
+
+def output(struct_type):
+    """An output struct that may grow, with its struct_size set: the
+    library writes only the fields of the size the bindings know."""
+    value = struct_type()
+    value.struct_size = ctypes.sizeof(struct_type)
+    return value

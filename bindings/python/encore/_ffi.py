@@ -77,16 +77,27 @@ ENCORE_CHECK_OUTDATED = 4
 encore_status = ctypes.c_int32
 
 
+# (context, done, total)
+encore_progress_fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
+
+
+class encore_bytes(ctypes.Structure):
+    _fields_ = [
+        ('data', ctypes.POINTER(ctypes.c_uint8)),
+        ('length', ctypes.c_size_t),
+    ]
+
+
+class encore_string_list(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
 class encore_trust(ctypes.Structure):
     """Opaque handle: only ever used through pointers."""
 
 
 class encore_keyfile(ctypes.Structure):
     """Opaque handle: only ever used through pointers."""
-
-
-# (context, done, total)
-encore_progress_fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
 
 
 class encore_keyfile_options(ctypes.Structure):
@@ -117,6 +128,8 @@ class encore_key(ctypes.Structure):
 
 class encore_keyfile_info(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('start_timestamp', ctypes.c_uint64),
         ('end_timestamp', ctypes.c_uint64),
         ('region', ctypes.c_char_p),
@@ -174,17 +187,6 @@ class encore_observation(ctypes.Structure):
         ('has_prev_scan', ctypes.c_uint8),
         ('reserved', ctypes.c_uint8 * 2),
     ]
-
-
-class encore_bytes(ctypes.Structure):
-    _fields_ = [
-        ('data', ctypes.POINTER(ctypes.c_uint8)),
-        ('length', ctypes.c_size_t),
-    ]
-
-
-class encore_string_list(ctypes.Structure):
-    """Opaque handle: only ever used through pointers."""
 
 
 class encore_own_key(ctypes.Structure):
@@ -314,6 +316,8 @@ class encore_summary_v1(ctypes.Structure):
 
 class encore_match_stats(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('windows', ctypes.c_uint64),
         ('scan_instances', ctypes.c_uint64),
         ('exposures_v1', ctypes.c_uint64),
@@ -338,11 +342,11 @@ class encore_risk_assessment(ctypes.Structure):
 
 class encore_risk_summary(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('total_risk_level', ctypes.c_int32),
         ('has_most_recent_date_with_low_risk', ctypes.c_int32),
-        ('most_recent_date_with_low_risk', ctypes.c_int64),
         ('has_most_recent_date_with_high_risk', ctypes.c_int32),
-        ('reserved', ctypes.c_int32),
+        ('most_recent_date_with_low_risk', ctypes.c_int64),
         ('most_recent_date_with_high_risk', ctypes.c_int64),
         ('number_of_days_with_low_risk', ctypes.c_int32),
         ('number_of_days_with_high_risk', ctypes.c_int32),
@@ -380,18 +384,18 @@ class encore_check_options(ctypes.Structure):
 
 class encore_check_summary(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('status', ctypes.c_int32),
         ('notification_due', ctypes.c_int32),
-        ('calculated_at', ctypes.c_int64),
-        ('active_tracing_seconds', ctypes.c_int64),
         ('has_newest_keys', ctypes.c_int32),
         ('has_stored_result', ctypes.c_int32),
+        ('v1_level', ctypes.c_int32),
+        ('calculated_at', ctypes.c_int64),
+        ('active_tracing_seconds', ctypes.c_int64),
         ('newest_keys', ctypes.c_int64),
         ('stored_result_id', ctypes.c_int64),
         ('window_count', ctypes.c_uint64),
         ('v1_score', ctypes.c_double),
-        ('v1_level', ctypes.c_int32),
-        ('reserved', ctypes.c_int32),
     ]
 
 
@@ -418,20 +422,6 @@ FUNCTIONS = {
     'encore_trust_add_key': (encore_status, [ctypes.POINTER(encore_trust), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (trust, count)
     'encore_trust_count': (encore_status, [ctypes.POINTER(encore_trust), ctypes.POINTER(ctypes.c_size_t)]),
-    # (tek, tek_len, out, out_len)
-    'encore_en_rpik': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (tek, tek_len, out, out_len)
-    'encore_en_aemk': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (rpik, rpik_len, start_interval, count, out, out_len)
-    'encore_en_rpis': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
-    'encore_en_aem': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (store, now, key)
-    'encore_store_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
-    # (store, now, tx_power, calibration_confidence, out, out_len)
-    'encore_advertisement': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (store, now, days, first, out, capacity, copied)
-    'encore_store_copy_own_key_history': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size)
     'encore_keyfile_options_init': (encore_status, [ctypes.POINTER(encore_keyfile_options), ctypes.c_size_t]),
     # (data, len, options, out)
@@ -464,6 +454,82 @@ FUNCTIONS = {
     'encore_store_count_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
     # (store, from, to, first, out, capacity, copied)
     'encore_store_copy_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, time, active)
+    'encore_store_add_tracing_event': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32]),
+    # (store, from, to, count)
+    'encore_store_count_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, from, to, first, out, capacity, copied)
+    'encore_store_copy_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, from, to, seconds)
+    'encore_store_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, key)
+    'encore_store_put_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
+    # (store, since_interval, count)
+    'encore_store_count_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, since_interval, first, out, capacity, copied)
+    'encore_store_copy_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, key)
+    'encore_store_get_latest_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
+    # (store, region, identifier, etag, content, content_len, downloaded)
+    'encore_store_put_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
+    # (store, region, identifier, etag, has)
+    'encore_store_has_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, region, identifier, content)
+    'encore_store_get_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    # (store, region, identifier, info, etag)
+    'encore_store_get_package_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_package_info), ctypes.POINTER(encore_bytes)]),
+    # (store, region, out)
+    'encore_store_list_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    # (store, region, identifier, removed)
+    'encore_store_remove_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, region, available, count, out)
+    'encore_store_missing_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    # (store, time, level, document, id)
+    'encore_store_add_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, result, document)
+    'encore_store_get_last_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
+    # (store, id, result, document)
+    'encore_store_get_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
+    # (store, from, to, count)
+    'encore_store_count_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, from, to, first, out, capacity, copied)
+    'encore_store_copy_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_risk_result), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, name, value)
+    'encore_store_set_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64]),
+    # (store, name, value)
+    'encore_store_get_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, name, value)
+    'encore_store_set_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_double]),
+    # (store, name, value)
+    'encore_store_get_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_double)]),
+    # (store, name, value)
+    'encore_store_set_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p]),
+    # (store, name, value)
+    'encore_store_get_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    # (store, name, value, length)
+    'encore_store_set_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, name, value)
+    'encore_store_get_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    # (store, name, type)
+    'encore_store_get_setting_type': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, name, deleted)
+    'encore_store_delete_setting': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, out)
+    'encore_store_list_settings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    # (tek, tek_len, out, out_len)
+    'encore_en_rpik': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (tek, tek_len, out, out_len)
+    'encore_en_aemk': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (rpik, rpik_len, start_interval, count, out, out_len)
+    'encore_en_rpis': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
+    'encore_en_aem': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, now, key)
+    'encore_store_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
+    # (store, now, tx_power, calibration_confidence, out, out_len)
+    'encore_advertisement': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, now, days, first, out, capacity, copied)
+    'encore_store_copy_own_key_history': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size, now)
     'encore_match_options_init': (encore_status, [ctypes.POINTER(encore_match_options), ctypes.c_size_t, ctypes.c_int64]),
     # (store, sources, count, options, out)
@@ -506,68 +572,6 @@ FUNCTIONS = {
     'encore_check_result_get_summary': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(encore_check_summary)]),
     # (result, out)
     'encore_check_result_get_assessment': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
-    # (store, region, identifier, etag, content, content_len, downloaded)
-    'encore_store_put_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
-    # (store, region, identifier, etag, has)
-    'encore_store_has_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
-    # (store, region, identifier, content)
-    'encore_store_get_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
-    # (store, region, identifier, info, etag)
-    'encore_store_get_package_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_package_info), ctypes.POINTER(encore_bytes)]),
-    # (store, region, out)
-    'encore_store_list_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
-    # (store, region, identifier, removed)
-    'encore_store_remove_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
-    # (store, region, available, count, out)
-    'encore_store_missing_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
-    # (store, key)
-    'encore_store_put_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
-    # (store, since_interval, count)
-    'encore_store_count_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, since_interval, first, out, capacity, copied)
-    'encore_store_copy_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (store, key)
-    'encore_store_get_latest_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
-    # (store, time, active)
-    'encore_store_add_tracing_event': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32]),
-    # (store, from, to, count)
-    'encore_store_count_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, capacity, copied)
-    'encore_store_copy_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (store, from, to, seconds)
-    'encore_store_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
-    # (store, time, level, document, id)
-    'encore_store_add_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
-    # (store, result, document)
-    'encore_store_get_last_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
-    # (store, id, result, document)
-    'encore_store_get_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
-    # (store, from, to, count)
-    'encore_store_count_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, capacity, copied)
-    'encore_store_copy_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_risk_result), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (store, name, value)
-    'encore_store_set_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64]),
-    # (store, name, value)
-    'encore_store_get_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
-    # (store, name, value)
-    'encore_store_set_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_double]),
-    # (store, name, value)
-    'encore_store_get_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_double)]),
-    # (store, name, value)
-    'encore_store_set_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p]),
-    # (store, name, value)
-    'encore_store_get_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
-    # (store, name, value, length)
-    'encore_store_set_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (store, name, value)
-    'encore_store_get_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
-    # (store, name, type)
-    'encore_store_get_setting_type': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
-    # (store, name, deleted)
-    'encore_store_delete_setting': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
-    # (store, out)
-    'encore_store_list_settings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -577,13 +581,6 @@ FALLIBLE = frozenset({
     'encore_trust_new',
     'encore_trust_add_key',
     'encore_trust_count',
-    'encore_en_rpik',
-    'encore_en_aemk',
-    'encore_en_rpis',
-    'encore_en_aem',
-    'encore_store_current_own_key',
-    'encore_advertisement',
-    'encore_store_copy_own_key_history',
     'encore_keyfile_options_init',
     'encore_keyfile_open_bytes',
     'encore_keyfile_open_path',
@@ -598,6 +595,44 @@ FALLIBLE = frozenset({
     'encore_store_add_observations',
     'encore_store_count_observations',
     'encore_store_copy_observations',
+    'encore_store_add_tracing_event',
+    'encore_store_count_tracing_events',
+    'encore_store_copy_tracing_events',
+    'encore_store_active_tracing_seconds',
+    'encore_store_put_own_key',
+    'encore_store_count_own_keys',
+    'encore_store_copy_own_keys',
+    'encore_store_get_latest_own_key',
+    'encore_store_put_package',
+    'encore_store_has_package',
+    'encore_store_get_package',
+    'encore_store_get_package_info',
+    'encore_store_list_packages',
+    'encore_store_remove_package',
+    'encore_store_missing_packages',
+    'encore_store_add_risk_result',
+    'encore_store_get_last_risk_result',
+    'encore_store_get_risk_result',
+    'encore_store_count_risk_results',
+    'encore_store_copy_risk_results',
+    'encore_store_set_setting_int64',
+    'encore_store_get_setting_int64',
+    'encore_store_set_setting_double',
+    'encore_store_get_setting_double',
+    'encore_store_set_setting_text',
+    'encore_store_get_setting_text',
+    'encore_store_set_setting_blob',
+    'encore_store_get_setting_blob',
+    'encore_store_get_setting_type',
+    'encore_store_delete_setting',
+    'encore_store_list_settings',
+    'encore_en_rpik',
+    'encore_en_aemk',
+    'encore_en_rpis',
+    'encore_en_aem',
+    'encore_store_current_own_key',
+    'encore_advertisement',
+    'encore_store_copy_own_key_history',
     'encore_match_options_init',
     'encore_match',
     'encore_match_result_get_stats',
@@ -615,37 +650,6 @@ FALLIBLE = frozenset({
     'encore_exposure_check',
     'encore_check_result_get_summary',
     'encore_check_result_get_assessment',
-    'encore_store_put_package',
-    'encore_store_has_package',
-    'encore_store_get_package',
-    'encore_store_get_package_info',
-    'encore_store_list_packages',
-    'encore_store_remove_package',
-    'encore_store_missing_packages',
-    'encore_store_put_own_key',
-    'encore_store_count_own_keys',
-    'encore_store_copy_own_keys',
-    'encore_store_get_latest_own_key',
-    'encore_store_add_tracing_event',
-    'encore_store_count_tracing_events',
-    'encore_store_copy_tracing_events',
-    'encore_store_active_tracing_seconds',
-    'encore_store_add_risk_result',
-    'encore_store_get_last_risk_result',
-    'encore_store_get_risk_result',
-    'encore_store_count_risk_results',
-    'encore_store_copy_risk_results',
-    'encore_store_set_setting_int64',
-    'encore_store_get_setting_int64',
-    'encore_store_set_setting_double',
-    'encore_store_get_setting_double',
-    'encore_store_set_setting_text',
-    'encore_store_get_setting_text',
-    'encore_store_set_setting_blob',
-    'encore_store_get_setting_blob',
-    'encore_store_get_setting_type',
-    'encore_store_delete_setting',
-    'encore_store_list_settings',
 })
 
 

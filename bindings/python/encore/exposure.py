@@ -3,7 +3,7 @@ import ctypes
 import dataclasses
 import time as _time
 
-from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from .records import checked_int
 from ._loader import lib
 from .risk import RiskConfig, _assessment
@@ -82,7 +82,7 @@ def _release(keep):
 
 
 def _windows(result):
-    stats = _ffi.encore_match_stats()
+    stats = _cdata.output(_ffi.encore_match_stats)
     lib.encore_match_result_get_stats(result, ctypes.byref(stats))
     windows = (_ffi.encore_exposure_window * max(stats.windows, 1))()
     instances = (_ffi.encore_scan_instance * max(stats.scan_instances, 1))()
@@ -137,7 +137,7 @@ def exposure_check(store, sources, config=None, now=None, trust=None, verify=Tru
     finally:
         _release(keep)
     try:
-        s = _ffi.encore_check_summary()
+        s = _cdata.output(_ffi.encore_check_summary)
         lib.encore_check_result_get_summary(out, ctypes.byref(s))
         a = ctypes.POINTER(_ffi.encore_risk_assessment)()
         lib.encore_check_result_get_assessment(out, ctypes.byref(a))

@@ -4,7 +4,7 @@ import ctypes
 import os
 import weakref
 
-from . import _ffi, errors
+from . import _cdata, _ffi, errors
 from ._cdata import text, uint8_pointer, unsigned
 from ._handle import Closeable, Handle
 from ._loader import lib
@@ -58,7 +58,7 @@ class KeyFile(Closeable):
     def __init__(self, pointer):
         self._handle = Handle(pointer, lib.encore_keyfile_free, "KeyFile")
         weakref.finalize(self, self._handle.close)
-        info = _ffi.encore_keyfile_info()
+        info = _cdata.output(_ffi.encore_keyfile_info)
         with self._handle.borrow() as file:
             lib.encore_keyfile_get_info(file, ctypes.byref(info))
         self._info = KeyFileInfo.from_c(info)

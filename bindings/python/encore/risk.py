@@ -4,7 +4,7 @@ import dataclasses
 import json
 import weakref
 
-from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
@@ -84,7 +84,7 @@ class RiskConfig(Closeable):
 
 
 def _assessment(pointer):
-    s = _ffi.encore_risk_summary()
+    s = _cdata.output(_ffi.encore_risk_summary)
     lib.encore_risk_assessment_get_summary(pointer, ctypes.byref(s))
     days = (_ffi.encore_day_risk * max(s.day_count, 1))()
     copied = ctypes.c_size_t()

@@ -1,0 +1,171 @@
+/*
+ * Fp12 = Fp6[w]/(w^2 - v), elements a + b w (mcl's Fp12).  Writing
+ * a = g0 + g1 v + g2 v^2 and b = h0 + h1 v + h2 v^2, the element is
+ * g0 + h0 w + g1 w^2 + h1 w^3 + g2 w^4 + h2 w^5, which is the basis the
+ * Frobenius constants are computed in.
+ */
+#include "internal.h"
+
+void enc_fp12_one(enc_fp12 *r) {
+    enc_fp6_one(&r->a);
+    enc_fp6_zero(&r->b);
+}
+
+/* Karatsuba: 3 Fp6 multiplications */
+void enc_fp12_mul(enc_fp12 *r, const enc_fp12 *x, const enc_fp12 *y) {
+    enc_fp6 t0, t1, s, u;
+    enc_fp6_mul(&t0, &x->a, &y->a);
+    enc_fp6_mul(&t1, &x->b, &y->b);
+    enc_fp6_add(&s, &x->a, &x->b);
+    enc_fp6_add(&u, &y->a, &y->b);
+    enc_fp6_mul(&s, &s, &u);
+    enc_fp6_sub(&s, &s, &t0);
+    enc_fp6_sub(&r->b, &s, &t1);
+    enc_fp6_mul_v(&t1, &t1);
+    enc_fp6_add(&r->a, &t0, &t1);
+}
+
+/* Complex squaring: (a + bw)^2 = ((a + b)(a + vb) - ab - v ab) + 2ab w */
+void enc_fp12_sqr(enc_fp12 *r, const enc_fp12 *x) {
+    enc_fp6 t, s, u;
+    enc_fp6_mul(&t, &x->a, &x->b);
+    enc_fp6_add(&s, &x->a, &x->b);
+    enc_fp6_mul_v(&u, &x->b);
+    enc_fp6_add(&u, &u, &x->a);
+    enc_fp6_mul(&s, &s, &u);
+    enc_fp6_sub(&s, &s, &t);
+    enc_fp6_mul_v(&u, &t);
+    enc_fp6_sub(&r->a, &s, &u);
+    enc_fp6_add(&r->b, &t, &t);
+}
+
+void enc_fp12_conj(enc_fp12 *r, const enc_fp12 *x) {
+    r->a = x->a;
+    enc_fp6_neg(&r->b, &x->b);
+}
+
+/* 1/(a + bw) = (a - bw)/(a^2 - v b^2) */
+void enc_fp12_inv(enc_fp12 *r, const enc_fp12 *x) {
+    enc_fp6 t0, t1;
+    enc_fp6_sqr(&t0, &x->a);
+    enc_fp6_sqr(&t1, &x->b);
+    enc_fp6_mul_v(&t1, &t1);
+    enc_fp6_sub(&t0, &t0, &t1);
+    enc_fp6_inv(&t0, &t0);
+    enc_fp6_mul(&r->a, &x->a, &t0);
+    enc_fp6_mul(&t1, &x->b, &t0);
+    enc_fp6_neg(&r->b, &t1);
+}
+
+/* (sum c_k w^k)^p = sum conj(c_k) xi^(k(p-1)/6) w^k */
+void enc_fp12_frob(enc_fp12 *r, const enc_fp12 *x) {
+    enc_fp2 t;
+    enc_fp2_conj(&r->a.a, &x->a.a);
+    enc_fp2_conj(&t, &x->b.a); enc_fp2_mul(&r->b.a, &t, &ENC_FROB1[1]);
+    enc_fp2_conj(&t, &x->a.b); enc_fp2_mul(&r->a.b, &t, &ENC_FROB1[2]);
+    enc_fp2_conj(&t, &x->b.b); enc_fp2_mul(&r->b.b, &t, &ENC_FROB1[3]);
+    enc_fp2_conj(&t, &x->a.c); enc_fp2_mul(&r->a.c, &t, &ENC_FROB1[4]);
+    enc_fp2_conj(&t, &x->b.c); enc_fp2_mul(&r->b.c, &t, &ENC_FROB1[5]);
+}
+
+/* p^2-Frobenius: coefficients fixed, w^k scaled by an Fp constant */
+void enc_fp12_frob2(enc_fp12 *r, const enc_fp12 *x) {
+    r->a.a = x->a.a;
+    enc_fp2_mul_fp(&r->b.a, &x->b.a, &ENC_FROB2[1]);
+    enc_fp2_mul_fp(&r->a.b, &x->a.b, &ENC_FROB2[2]);
+    enc_fp2_mul_fp(&r->b.b, &x->b.b, &ENC_FROB2[3]);
+    enc_fp2_mul_fp(&r->a.c, &x->a.c, &ENC_FROB2[4]);
+    enc_fp2_mul_fp(&r->b.c, &x->b.c, &ENC_FROB2[5]);
+}
+
+/* (x + y s)^2 in Fp4 = Fp2[s]/(s^2 - xi): X = x^2 + xi y^2, Y = 2xy */
+static void fp4_sqr(enc_fp2 *X, enc_fp2 *Y, const enc_fp2 *x, const enc_fp2 *y) {
+    enc_fp2 t0, t1, t2;
+    enc_fp2_sqr(&t0, x);
+    enc_fp2_sqr(&t1, y);
+    enc_fp2_add(&t2, x, y);
+    enc_fp2_sqr(&t2, &t2);
+    enc_fp2_sub(&t2, &t2, &t0);
+    enc_fp2_sub(Y, &t2, &t1);
+    enc_fp2_mul_xi(&t1, &t1);
+    enc_fp2_add(X, &t0, &t1);
+}
+
+/* 3X - 2x  (or 3X + 2x when plus) */
+static void gs_combine(enc_fp2 *r, const enc_fp2 *X, const enc_fp2 *x, int plus) {
+    enc_fp2 t;
+    if (plus) enc_fp2_add(&t, X, x); else enc_fp2_sub(&t, X, x);
+    enc_fp2_dbl(&t, &t);
+    enc_fp2_add(r, &t, X);
+}
+
+/*
+ * Granger-Scott squaring in the cyclotomic subgroup.  With s = w^3 (s^2 = xi)
+ * the element is A0 + A1 w + A2 w^2 over Fp4 = Fp2[s], A0 = g0 + h1 s,
+ * A1 = h0 + g2 s, A2 = g1 + h2 s, and for unitary elements
+ *   (A0 + A1 w + A2 w^2)^2 = (3A0^2 - 2~A0) + (3 s A2^2 + 2~A1) w + (3A1^2 - 2~A2) w^2
+ * where ~ is s -> -s.  Nine Fp2 squarings instead of a full squaring.
+ */
+void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *f) {
+    enc_fp2 X0, Y0, X1, Y1, X2, Y2, t;
+    fp4_sqr(&X0, &Y0, &f->a.a, &f->b.b);
+    fp4_sqr(&X1, &Y1, &f->b.a, &f->a.c);
+    fp4_sqr(&X2, &Y2, &f->a.b, &f->b.c);
+    /* c0 = 3A0^2 - 2~A0: (3X0 - 2g0) + (3Y0 + 2h1) s */
+    gs_combine(&r->a.a, &X0, &f->a.a, 0);
+    gs_combine(&r->b.b, &Y0, &f->b.b, 1);
+    /* c2 = 3A1^2 - 2~A1... for w^2: (3X1 - 2g1) + (3Y1 + 2h2) s */
+    gs_combine(&r->a.b, &X1, &f->a.b, 0);
+    gs_combine(&r->b.c, &Y1, &f->b.c, 1);
+    /* c1 = 3 s A2^2 + 2~A1: (3 xi Y2 + 2h0) + (3X2 - 2g2) s */
+    enc_fp2_mul_xi(&t, &Y2);
+    gs_combine(&r->b.a, &t, &f->b.a, 1);
+    gs_combine(&r->a.c, &X2, &f->a.c, 0);
+}
+
+/* r = a * (l0 + l1 v + l4 v w), the sparse shape of every line function */
+void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *x, const enc_fp2 *l0, const enc_fp2 *l1,
+                       const enc_fp2 *l4) {
+    enc_fp6 t0, t1, s;
+    enc_fp2 m;
+    enc_fp6_mul_01(&t0, &x->a, l0, l1);
+    enc_fp6_mul_1(&t1, &x->b, l4);
+    enc_fp6_add(&s, &x->a, &x->b);
+    enc_fp2_add(&m, l1, l4);
+    enc_fp6_mul_01(&s, &s, l0, &m);
+    enc_fp6_sub(&s, &s, &t0);
+    enc_fp6_sub(&r->b, &s, &t1);
+    enc_fp6_mul_v(&t1, &t1);
+    enc_fp6_add(&r->a, &t0, &t1);
+}
+
+uint64_t enc_fp12_eq_mask(const enc_fp12 *a, const enc_fp12 *b) {
+    const enc_fp *x = &a->a.a.a, *y = &b->a.a.a;
+    uint64_t m = ~(uint64_t)0;
+    for (int i = 0; i < 12; i++) m &= enc_fp_eq_mask(&x[i], &y[i]);
+    return m;
+}
+
+static void pow_generic(enc_fp12 *r, const enc_fp12 *a, const uint64_t *e, size_t nlimbs, int cyc) {
+    enc_fp12 acc, base = *a;
+    int started = 0;
+    enc_fp12_one(&acc);
+    for (size_t i = nlimbs * 64; i-- > 0;) {
+        if (started) {
+            if (cyc) enc_fp12_cyc_sqr(&acc, &acc); else enc_fp12_sqr(&acc, &acc);
+        }
+        if ((e[i / 64] >> (i % 64)) & 1) {
+            enc_fp12_mul(&acc, &acc, &base);
+            started = 1;
+        }
+    }
+    *r = acc;
+}
+
+void enc_fp12_pow_vartime(enc_fp12 *r, const enc_fp12 *a, const uint64_t *e, size_t nlimbs) {
+    pow_generic(r, a, e, nlimbs, 0);
+}
+
+void enc_fp12_cyc_pow_vartime(enc_fp12 *r, const enc_fp12 *a, const uint64_t *e, size_t nlimbs) {
+    pow_generic(r, a, e, nlimbs, 1);
+}

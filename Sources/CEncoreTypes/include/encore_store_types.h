@@ -1,0 +1,99 @@
+/*
+ * Public C types of the encrypted store. Copied into include/encore.h by
+ * scripts/gen-header.py, in the store section.
+ */
+#ifndef ENCORE_STORE_TYPES_H
+#define ENCORE_STORE_TYPES_H
+
+#include "encore_types.h"
+
+/* The client's encrypted state (a SQLCipher database file). Safe to use from
+ * several threads at once: calls are serialised inside. Two processes on
+ * one file wait for each other up to the busy timeout. */
+typedef struct encore_store encore_store;
+
+/* How a store is encrypted. */
+#define ENCORE_KEY_PASSPHRASE 0  /* 1 byte to 1 MiB, any but the raw-key form x'...'; SQLCipher derives the key (slow on purpose) */
+#define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
+
+typedef struct encore_store_key {
+    int32_t kind;           /* ENCORE_KEY_PASSPHRASE or ENCORE_KEY_RAW */
+    uint32_t reserved;      /* must be 0 */
+    const uint8_t *data;
+    size_t length;
+} encore_store_key;
+
+/* Options for opening a store: start from
+ * encore_store_options_init(&options, sizeof options). */
+typedef struct encore_store_options {
+    uint32_t struct_size;             /* set by _init */
+    uint32_t create;                  /* 1 (default): create a missing file; 0: ENCORE_ERR_STORE_MISSING */
+    int32_t busy_timeout_ms;          /* wait for another process's lock (default 5000) */
+    uint32_t reserved;                /* must be 0 */
+} encore_store_options;
+
+/* Rows a purge removed. */
+typedef struct encore_purge_counts {
+    uint64_t observations;
+    uint64_t own_keys;
+    uint64_t key_packages;
+    uint64_t tracing_events;
+    uint64_t risk_results;
+} encore_purge_counts;
+
+/* One sighting heard over Bluetooth. */
+typedef struct encore_observation {
+    int64_t time;             /* unix seconds */
+    int64_t prev_scan;        /* unix seconds of the previous scan; meaningful when has_prev_scan */
+    uint8_t rpi[16];
+    uint8_t aem[4];
+    int8_t rssi;              /* dBm */
+    uint8_t has_prev_scan;    /* 1 when prev_scan is known */
+    uint8_t reserved[2];      /* must be 0 */
+} encore_observation;
+
+/* One of the device's own temporary exposure keys. */
+typedef struct encore_own_key {
+    uint8_t key_data[16];
+    int32_t rolling_start_interval_number;  /* ENIN of the key's first interval, >= 0 */
+    int32_t rolling_period;                 /* intervals the key covers, 1..144 */
+    int64_t created;                        /* unix seconds the key was made, >= 0 */
+} encore_own_key;
+
+/* What the key package cache knows about a package, besides its content. */
+typedef struct encore_package_info {
+    int64_t downloaded;     /* unix seconds */
+    uint64_t size;          /* bytes of content */
+    uint8_t sha256[32];     /* SHA-256 of the content, computed by the library */
+    int32_t has_etag;       /* 1 when the package was stored with an ETag */
+    uint32_t reserved;      /* 0 */
+} encore_package_info;
+
+/* Tracing (scanning and advertising) was switched on or off. */
+typedef struct encore_tracing_event {
+    int64_t time;           /* unix seconds */
+    int32_t active;         /* 1: switched on; 0: switched off */
+    uint32_t reserved;      /* 0 */
+} encore_tracing_event;
+
+/* A stored risk result without its document (see
+ * encore_store_get_risk_result()). */
+typedef struct encore_risk_result {
+    int64_t id;                 /* the store's number for it, increasing as results are added */
+    int64_t time;               /* unix seconds of the calculation */
+    int32_t level;              /* the host's risk level */
+    uint32_t reserved;          /* 0 */
+    uint64_t document_length;   /* bytes of the UTF-8 document */
+} encore_risk_result;
+
+/* Settings: small typed values under a name (UTF-8, 1 to 1024 bytes).
+ * Setting a value replaces any value of any type under its name. Reading a
+ * setting as another type than it holds is ENCORE_ERR_INVALID_ARGUMENT (the
+ * message names the stored type); reading a missing one is
+ * ENCORE_ERR_NOT_FOUND. The types (the values are SQLite's storage classes): */
+#define ENCORE_SETTING_INTEGER 1  /* int64_t */
+#define ENCORE_SETTING_DOUBLE 2   /* double, never NaN */
+#define ENCORE_SETTING_TEXT 3     /* UTF-8 text without NUL */
+#define ENCORE_SETTING_BLOB 4     /* bytes */
+
+#endif /* ENCORE_STORE_TYPES_H */
