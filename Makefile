@@ -7,14 +7,13 @@ VERSION := $(shell sed -n 's/^\#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' Sour
 BUILD := build
 LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
-SWIFT_RELEASE := swift build -c release
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps lib cli all demo test test-swift test-c test-python test-store test-install check-abi header bench fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-install check-abi header bench fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
-	@echo "make test      run every test: Swift, ABI checks, C, Python"
+	@echo "make test      run every test: Swift, ABI checks, C (valgrind), Python bindings, CLI, store, stand-ins, install"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
@@ -23,34 +22,41 @@ help:
 deps:
 	@scripts/deps.sh
 
+# The test-only Python packages (Tests/requirements.txt) in build/venv.
+venv:
+	@scripts/venv.sh >/dev/null
+
 all: lib cli
 
 # The shared library, with its SONAME link and development link.
 lib: deps
-	$(SWIFT_RELEASE) --product encore
+	@scripts/build.sh encore
 	@mkdir -p $(BUILD)/lib
-	# Debug sections stripped: DWARF 5 from the Swift toolchain defeats valgrind 3.19.
-	objcopy --strip-debug .build/release/libencore.so $(LIB)
-	ln -sf libencore.so.$(VERSION) $(BUILD)/lib/libencore.so.$(MAJOR)
-	ln -sf libencore.so.$(MAJOR) $(BUILD)/lib/libencore.so
+	@# Debug sections stripped: DWARF 5 from the Swift toolchain defeats valgrind 3.19.
+	@objcopy --strip-debug .build/release/libencore.so $(LIB)
+	@ln -sf libencore.so.$(VERSION) $(BUILD)/lib/libencore.so.$(MAJOR)
+	@ln -sf libencore.so.$(MAJOR) $(BUILD)/lib/libencore.so
 
 cli: deps
-	# The Swift runtime linked in, like the library's: the tool runs without the toolchain.
-	$(SWIFT_RELEASE) --static-swift-stdlib --product encore-cli
+	@# The Swift runtime linked in, like the library's: the tool runs without the toolchain.
+	@scripts/build.sh encore-cli --static-swift-stdlib
 	@mkdir -p $(BUILD)/bin
-	cp .build/release/encore-cli $(CLI)
+	@cp .build/release/encore-cli $(CLI)
 
 header:
 	scripts/gen-header.py
 
 demo: cli
-	$(CLI) demo
+	@$(CLI) demo
 
-test: deps test-swift check-abi test-c test-python test-store test-install
+test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-install
 	@echo "all tests passed"
 
+# Swift Testing only: the package has no XCTest cases (SwiftPM would run an
+# empty XCTest pass and print "Executed 0 tests").
 test-swift: deps
-	swift test
+	@echo "== Swift tests (swift test; a debug build first)"
+	swift test --disable-xctest
 
 check-abi: lib
 	scripts/check-abi.sh $(LIB)
@@ -58,11 +64,21 @@ check-abi: lib
 test-c: lib
 	scripts/test-c.sh
 
-test-python: lib cli
-	scripts/test-python.sh
+test-python: lib venv
+	@scripts/pytest-suite.sh "Python binding tests" bindings/python/tests
 
-test-store: lib
-	scripts/test-store.sh
+test-cli: lib cli venv
+	@scripts/pytest-suite.sh "CLI tests" Tests/cli
+
+# Crash safety under SIGKILL, nothing in plaintext at rest, the sqlcipher
+# tool on encore's stores, two processes on one store, disk full.
+test-store: lib venv
+	@scripts/pytest-suite.sh "store tests" Tests/store
+
+# The stand-in servers (verification, submission, distribution, DP-3T)
+# the protocol tests talk to, tested on their own.
+test-standins: venv
+	@scripts/pytest-suite.sh "stand-in server tests" Tests/standins/tests
 
 test-install: lib cli
 	scripts/test-install.sh
