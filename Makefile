@@ -9,7 +9,7 @@ LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-install check-abi header bench fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-install check-abi header bench fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -49,7 +49,7 @@ header:
 demo: cli
 	@$(CLI) demo
 
-test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-install
+test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-install
 	@echo "all tests passed"
 
 # Swift Testing only: the package has no XCTest cases (SwiftPM would run an
@@ -74,6 +74,11 @@ test-cli: lib cli venv
 # tool on encore's stores, two processes on one store, disk full.
 test-store: lib venv
 	@scripts/pytest-suite.sh "store tests" Tests/store
+
+# BLS12-381 (Sources/CEncorePairing) against mcl (pymcl), built with the
+# C compiler alone; bench: build/venv/bin/python Tests/pairing/bench_pairing.py
+test-pairing: venv
+	@scripts/pytest-suite.sh "pairing tests (BLS12-381 against mcl)" Tests/pairing
 
 # The stand-in servers (verification, submission, distribution, DP-3T)
 # the protocol tests talk to, tested on their own.

@@ -63,6 +63,42 @@ void EC_FN(add)(EC_POINT *out, const EC_POINT *p, const EC_POINT *q) {
     out->z = z3;
 }
 
+/* Mixed addition, q affine (Z = 1, not the identity): Algorithm 7 with
+ * Z2 = 1 substituted, 11M + 2 m_3b (RCB's Algorithm 8).  Still complete in p. */
+void EC_FN(add_affine)(EC_POINT *out, const EC_POINT *p, const EC_POINT *q) {
+    EC_FE t0, t1, t2, t3, t4, x3, y3, z3;
+    EC_MUL(&t0, &p->x, &q->x);
+    EC_MUL(&t1, &p->y, &q->y);
+    t2 = p->z;
+    EC_ADD(&t3, &p->x, &p->y);
+    EC_ADD(&t4, &q->x, &q->y);
+    EC_MUL(&t3, &t3, &t4);
+    EC_ADD(&t4, &t0, &t1);
+    EC_SUB(&t3, &t3, &t4);      /* X1Y2 + X2Y1 */
+    EC_MUL(&t4, &q->y, &p->z);
+    EC_ADD(&t4, &t4, &p->y);    /* Y1 + Y2Z1 */
+    EC_MUL(&y3, &q->x, &p->z);
+    EC_ADD(&y3, &y3, &p->x);    /* X1 + X2Z1 */
+    EC_ADD(&x3, &t0, &t0);
+    EC_ADD(&t0, &x3, &t0);      /* 3 X1X2 */
+    EC_MUL_B3(&t2, &t2);
+    EC_ADD(&z3, &t1, &t2);
+    EC_SUB(&t1, &t1, &t2);
+    EC_MUL_B3(&y3, &y3);
+    EC_MUL(&x3, &t4, &y3);
+    EC_MUL(&t2, &t3, &t1);
+    EC_SUB(&x3, &t2, &x3);
+    EC_MUL(&y3, &y3, &t0);
+    EC_MUL(&t1, &t1, &z3);
+    EC_ADD(&y3, &t1, &y3);
+    EC_MUL(&t0, &t0, &t3);
+    EC_MUL(&z3, &z3, &t4);
+    EC_ADD(&z3, &z3, &t0);
+    out->x = x3;
+    out->y = y3;
+    out->z = z3;
+}
+
 /* RCB Algorithm 9: 6M + 2S + 1 m_3b */
 void EC_FN(dbl)(EC_POINT *out, const EC_POINT *p) {
     EC_FE t0, t1, t2, x3, y3, z3;

@@ -114,7 +114,7 @@ void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *f) {
     /* c0 = 3A0^2 - 2~A0: (3X0 - 2g0) + (3Y0 + 2h1) s */
     gs_combine(&r->a.a, &X0, &f->a.a, 0);
     gs_combine(&r->b.b, &Y0, &f->b.b, 1);
-    /* c2 = 3A1^2 - 2~A1... for w^2: (3X1 - 2g1) + (3Y1 + 2h2) s */
+    /* c2 = 3A1^2 - 2~A2: (3X1 - 2g1) + (3Y1 + 2h2) s */
     gs_combine(&r->a.b, &X1, &f->a.b, 0);
     gs_combine(&r->b.c, &Y1, &f->b.c, 1);
     /* c1 = 3 s A2^2 + 2~A1: (3 xi Y2 + 2h0) + (3X2 - 2g2) s */

@@ -16,7 +16,7 @@ static uint64_t lt_r_mask(const uint64_t a[4]) {
     return 0 - br;
 }
 
-int enc_fr_lt_r(const uint64_t a[4]) { return (int)(lt_r_mask(a) & 1); }
+static int enc_fr_lt_r(const uint64_t a[4]) { return (int)(lt_r_mask(a) & 1); }
 
 /* r = a - r if a >= r (a < 2r) */
 static void cond_sub_r(uint64_t out[4], const uint64_t a[4]) {

@@ -12,13 +12,12 @@
 
 __extension__ typedef unsigned __int128 enc_u128;
 
-/* Full unrolling of the fixed-length limb loops: gcc -O2 would otherwise
- * keep them as loops and lose ~3x on the base-field multiplication. */
+/* Full unrolling of the fixed-length limb loops (gcc -O2 otherwise keeps
+ * them as loops, which costs it noticeably in the base-field arithmetic). */
 #define ENC_UNROLL _Pragma("GCC unroll 12")
 
 /* ------------------------------------------------------------ constants -- */
 extern const enc_fp ENC_FP_P, ENC_FP_ONE, ENC_FP_R2;
-extern const uint64_t ENC_FP_PINV;
 extern const uint64_t ENC_FP_EXP_INV[6], ENC_FP_EXP_SQRT[6], ENC_FP_EXP_LEGENDRE[6], ENC_FP_EXP_SQRT2[6];
 extern const uint64_t ENC_FR_R[4], ENC_FR_R2[4], ENC_FR_RINV;
 extern const uint64_t ENC_G1_COFACTOR[2];
@@ -32,7 +31,8 @@ extern const enc_fp2 ENC_PSI_CX, ENC_PSI_CY;
 extern const enc_fp ENC_FROB2[6];
 
 /* p and -p^-1 mod 2^64 as compile-time constants, so the hot loops use
- * immediates instead of loads (same values as ENC_FP_P / ENC_FP_PINV). */
+ * immediates instead of loads (test_build.py checks them against
+ * constants.c, which gen_constants.py derives). */
 static const uint64_t enc_p_[6] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
                                    0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL};
 #define ENC_PINV_ 0x89f3fffcfffcfffdULL
@@ -100,44 +100,6 @@ static inline void enc_fp_neg(enc_fp *r, const enc_fp *a) {
     }
 }
 
-/* Montgomery product a * b / 2^384 mod p, interleaved (CIOS) in the
- * "no-carry" form: p's top limb is below 2^62, so the running sum never
- * needs the two extra carry words of textbook CIOS and stays in registers. */
-static inline void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
-    uint64_t t[6] = {0, 0, 0, 0, 0, 0};
-    ENC_UNROLL
-    for (int i = 0; i < 6; i++) {
-        uint64_t bi = b->l[i];
-        enc_u128 x = (enc_u128)a->l[0] * bi + t[0];
-        uint64_t A = (uint64_t)(x >> 64);
-        uint64_t t0 = (uint64_t)x;
-        uint64_t m = t0 * ENC_PINV_;
-        enc_u128 y = (enc_u128)m * enc_p_[0] + t0;
-        uint64_t C = (uint64_t)(y >> 64);
-        ENC_UNROLL
-        for (int j = 1; j < 6; j++) {
-            x = (enc_u128)a->l[j] * bi + t[j] + A;
-            A = (uint64_t)(x >> 64);
-            y = (enc_u128)m * enc_p_[j] + (uint64_t)x + C;
-            C = (uint64_t)(y >> 64);
-            t[j - 1] = (uint64_t)y;
-        }
-        t[5] = C + A;
-    }
-    uint64_t u[6], br = 0;
-    ENC_UNROLL
-    for (int i = 0; i < 6; i++) {
-        enc_u128 x = (enc_u128)t[i] - enc_p_[i] - br;
-        u[i] = (uint64_t)x;
-        br = (uint64_t)(x >> 64) & 1;
-    }
-    uint64_t keep = 0 - br;
-    ENC_UNROLL
-    for (int i = 0; i < 6; i++) r->l[i] = (t[i] & keep) | (u[i] & ~keep);
-}
-
-static inline void enc_fp_sqr(enc_fp *r, const enc_fp *a) { enc_fp_mul(r, a, a); }
-
 static inline uint64_t enc_fp_is_zero_mask(const enc_fp *a) {
     return enc_mask_zero(a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5]);
 }
@@ -150,8 +112,18 @@ static inline uint64_t enc_fp_eq_mask(const enc_fp *a, const enc_fp *b) {
     return enc_mask_zero(d);
 }
 
-/* r = mask ? b : a, bytewise over any struct made of uint64_t */
+/* Returns x through a volatile, so the optimiser can no longer prove that x
+ * is 0 or all-ones and rewrite masked selections as branches (clang does
+ * exactly that to the table scans otherwise; Tests/pairing/test_ct.py
+ * catches it under valgrind). */
+static inline uint64_t enc_value_barrier(uint64_t x) {
+    volatile uint64_t v = x;
+    return v;
+}
+
+/* r = mask ? b : a, wordwise over any struct made of uint64_t */
 static inline void enc_cmov_words(uint64_t *r, const uint64_t *b, size_t nwords, uint64_t mask) {
+    mask = enc_value_barrier(mask);
     ENC_UNROLL
     for (size_t i = 0; i < nwords; i++) r[i] ^= (r[i] ^ b[i]) & mask;
 }
@@ -159,6 +131,8 @@ static inline void enc_cmov_words(uint64_t *r, const uint64_t *b, size_t nwords,
     enc_cmov_words((uint64_t *)(void *)(dst), (const uint64_t *)(const void *)(src), sizeof(*(dst)) / 8, (mask))
 
 /* fp.c */
+void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b); /* Montgomery product, CT */
+void enc_fp_sqr(enc_fp *r, const enc_fp *a);
 void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs); /* public exponent */
 void enc_fp_inv(enc_fp *r, const enc_fp *a);              /* 0 -> 0 */
 int enc_fp_sqrt(enc_fp *r, const enc_fp *a);              /* r = a^((p+1)/4); 1 if it is a root */
@@ -221,8 +195,5 @@ int enc_bls_g2_in_subgroup_slow(const enc_g2 *a);
 /* pairing.c */
 void enc_bls_miller_loop(enc_fp12 *f, const enc_g1 *p, const enc_g2 *q, size_t n);
 void enc_bls_final_exp(enc_fp12 *r, const enc_fp12 *f);
-
-/* fr.c (Montgomery helpers for the tests of Fr arithmetic) */
-int enc_fr_lt_r(const uint64_t a[4]);
 
 #endif

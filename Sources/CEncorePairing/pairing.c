@@ -99,18 +99,24 @@ static void add_step(enc_fp12 *f, miller_state *s) {
     enc_fp12_mul_line(f, f, &l0, &l1, &l4);
 }
 
-/* f = prod_i f_{z,Q_i}(P_i) (before the final exponentiation); pairs with an
- * identity point contribute 1. */
+/* f = prod_i f_{z,Q_i}(P_i) (before the final exponentiation).  A pair with
+ * an identity point contributes 1; to keep that case branch-free (P may be a
+ * secret multiple) the loop runs on the generators instead and its result is
+ * replaced by 1 with a masked move. */
 void enc_bls_miller_loop(enc_fp12 *f, const enc_g1 *p, const enc_g2 *q, size_t n) {
     enc_fp12_one(f);
     for (size_t k = 0; k < n; k++) {
-        if (enc_bls_g1_is_identity(&p[k]) || enc_bls_g2_is_identity(&q[k])) continue;
         miller_state s;
-        enc_fp12 g;
-        enc_g1 pa;
-        enc_g2 qa;
+        enc_fp12 g, one;
+        enc_g1 pa, gen1;
+        enc_g2 qa, gen2;
+        uint64_t degenerate = enc_fp_is_zero_mask(&p[k].z) | enc_fp2_is_zero_mask(&q[k].z);
         enc_bls_g1_normalize(&pa, &p[k]);
         enc_bls_g2_normalize(&qa, &q[k]);
+        enc_bls_g1_generator(&gen1);
+        enc_bls_g2_generator(&gen2);
+        ENC_CMOV(&pa, &gen1, degenerate);
+        ENC_CMOV(&qa, &gen2, degenerate);
         s.x = s.qx = qa.x;
         s.y = s.qy = qa.y;
         enc_fp2_one(&s.z);
@@ -126,6 +132,8 @@ void enc_bls_miller_loop(enc_fp12 *f, const enc_g1 *p, const enc_g2 *q, size_t n
             dbl_step(&g, &s);
             if ((ENC_BLS_Z_ABS >> i) & 1) add_step(&g, &s);
         }
+        enc_fp12_one(&one);
+        ENC_CMOV(&g, &one, degenerate);
         enc_fp12_mul(f, f, &g);
     }
     enc_fp12_conj(f, f); /* z < 0 */

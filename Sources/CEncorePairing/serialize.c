@@ -48,6 +48,14 @@ int enc_bls_g1_deserialize(enc_g1 *out, const uint8_t in[ENC_BLS_G1_BYTES]) {
     return ENC_BLS_OK;
 }
 
+int enc_bls_g1_deserialize_nonzero(enc_g1 *out, const uint8_t in[ENC_BLS_G1_BYTES]) {
+    enc_g1 p;
+    int rc = enc_bls_g1_deserialize(&p, in);
+    if (rc == ENC_BLS_OK && enc_bls_g1_is_identity(&p)) rc = ENC_BLS_ERR_IDENTITY;
+    if (rc == ENC_BLS_OK) *out = p;
+    return rc;
+}
+
 void enc_bls_g2_serialize(uint8_t out[ENC_BLS_G2_BYTES], const enc_g2 *a) {
     enc_g2 n;
     if (enc_bls_g2_is_identity(a)) {
@@ -82,6 +90,14 @@ int enc_bls_g2_deserialize(enc_g2 *out, const uint8_t in[ENC_BLS_G2_BYTES]) {
     if (!enc_bls_g2_in_subgroup(&p)) return ENC_BLS_ERR_NOT_IN_SUBGROUP;
     *out = p;
     return ENC_BLS_OK;
+}
+
+int enc_bls_g2_deserialize_nonzero(enc_g2 *out, const uint8_t in[ENC_BLS_G2_BYTES]) {
+    enc_g2 p;
+    int rc = enc_bls_g2_deserialize(&p, in);
+    if (rc == ENC_BLS_OK && enc_bls_g2_is_identity(&p)) rc = ENC_BLS_ERR_IDENTITY;
+    if (rc == ENC_BLS_OK) *out = p;
+    return rc;
 }
 
 void enc_bls_gt_serialize(uint8_t out[ENC_BLS_GT_BYTES], const enc_gt *a) {

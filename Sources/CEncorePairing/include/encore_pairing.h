@@ -87,6 +87,9 @@ void enc_bls_g1_identity(enc_g1 *out);
 void enc_bls_g1_generator(enc_g1 *out);
 /* out = a + b, 2a, -a.  Complete formulas, CT. */
 void enc_bls_g1_add(enc_g1 *out, const enc_g1 *a, const enc_g1 *b);
+/* Mixed addition: b must be affine (Z = 1, e.g. from enc_bls_g1_normalize or
+ * a parser) and not the identity; a may be anything.  CT. */
+void enc_bls_g1_add_affine(enc_g1 *out, const enc_g1 *a, const enc_g1 *b);
 void enc_bls_g1_dbl(enc_g1 *out, const enc_g1 *a);
 void enc_bls_g1_neg(enc_g1 *out, const enc_g1 *a);
 /* 1 if a == b as points (any representatives) / a is the identity.  CT. */
@@ -96,7 +99,9 @@ int enc_bls_g1_is_identity(const enc_g1 *a);
 void enc_bls_g1_normalize(enc_g1 *out, const enc_g1 *a);
 /* 1 if (X:Y:Z) satisfies Y^2 Z = X^3 + 4 Z^3 (the identity does).  CT. */
 int enc_bls_g1_is_on_curve(const enc_g1 *a);
-/* 1 if r*a is the identity.  VT (r is public; a is assumed public). */
+/* 1 if a (a point on the curve) has order dividing r, by Scott's
+ * endomorphism test phi(a) == [-z^2] a, verified against r*a == O in the
+ * tests.  VT (a is assumed public). */
 int enc_bls_g1_in_subgroup(const enc_g1 *a);
 /* out = k*a for a secret scalar k: fixed 4-bit windows over all 256 bits with
  * a full constant-time table scan and complete formulas.  CT in k and a. */
@@ -110,6 +115,9 @@ void enc_bls_g1_serialize(uint8_t out[ENC_BLS_G1_BYTES], const enc_g1 *a);
  * 0x40/0x20), ENC_BLS_ERR_NOT_ON_CURVE, ENC_BLS_ERR_NOT_IN_SUBGROUP.  All zeros
  * is the identity and returns ENC_BLS_OK.  *out is written only on success.  VT. */
 int enc_bls_g1_deserialize(enc_g1 *out, const uint8_t in[ENC_BLS_G1_BYTES]);
+/* As above, but the identity is rejected with ENC_BLS_ERR_IDENTITY (for
+ * CrowdNotifier's sk_id, which must be a non-zero point of G1). */
+int enc_bls_g1_deserialize_nonzero(enc_g1 *out, const uint8_t in[ENC_BLS_G1_BYTES]);
 /* mcl's hashAndMapToG1 in its default ("original") mode: SHA-512 truncated to
  * 48 bytes little-endian, masked to 381 (then 380) bits, the calcBN
  * Shallue-van de Woestijne map, times the cofactor (z-1)^2/3.  Equals
@@ -122,26 +130,28 @@ void enc_bls_g1_hash(enc_g1 *out, const uint8_t *msg, size_t len);
 void enc_bls_g2_identity(enc_g2 *out);
 void enc_bls_g2_generator(enc_g2 *out);          /* pymcl.g2 */
 void enc_bls_g2_add(enc_g2 *out, const enc_g2 *a, const enc_g2 *b);
+void enc_bls_g2_add_affine(enc_g2 *out, const enc_g2 *a, const enc_g2 *b);
 void enc_bls_g2_dbl(enc_g2 *out, const enc_g2 *a);
 void enc_bls_g2_neg(enc_g2 *out, const enc_g2 *a);
 int enc_bls_g2_eq(const enc_g2 *a, const enc_g2 *b);
 int enc_bls_g2_is_identity(const enc_g2 *a);
 void enc_bls_g2_normalize(enc_g2 *out, const enc_g2 *a);
 int enc_bls_g2_is_on_curve(const enc_g2 *a);
-int enc_bls_g2_in_subgroup(const enc_g2 *a);     /* VT */
+int enc_bls_g2_in_subgroup(const enc_g2 *a);     /* VT; psi(a) == [z] a */
 void enc_bls_g2_mul(enc_g2 *out, const enc_g2 *a, const enc_fr *k);  /* CT */
 void enc_bls_g2_mul_vartime(enc_g2 *out, const enc_g2 *a, const uint64_t *k, size_t nlimbs);
 /* x.a || x.b, each 48 bytes little-endian, 0x80 in byte 95 when y.a is odd;
  * 96 zero bytes for the identity. */
 void enc_bls_g2_serialize(uint8_t out[ENC_BLS_G2_BYTES], const enc_g2 *a);
 int enc_bls_g2_deserialize(enc_g2 *out, const uint8_t in[ENC_BLS_G2_BYTES]);  /* VT */
+int enc_bls_g2_deserialize_nonzero(enc_g2 *out, const uint8_t in[ENC_BLS_G2_BYTES]);  /* VT; mpk, c1 */
 
 /* ---------------------------------------------------------------- GT -- */
 
-/* The optimal ate pairing, reduced exactly as mcl reduces it, so that
- * serialisations agree byte for byte.  e(P, O) = e(O, Q) = 1.  CT in P and Q
- * apart from the identity test (the Miller loop follows the public bits of
- * |z|). */
+/* The optimal ate pairing, reduced exactly as mcl reduces it (the cube of
+ * the textbook reduced pairing), so that serialisations agree byte for byte.
+ * e(P, O) = e(O, Q) = 1.  CT in P and Q (the Miller loop follows the public
+ * bits of z; an identity input is handled with masked moves). */
 void enc_bls_pairing(enc_gt *out, const enc_g1 *p, const enc_g2 *q);
 /* prod_i e(p[i], q[i]) with one shared final exponentiation (n may be 0). */
 void enc_bls_multi_pairing(enc_gt *out, const enc_g1 *p, const enc_g2 *q, size_t n);

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Speed of CEncorePairing (C, -O2, through ctypes) against pymcl (mcl with
+its assembly back end) in the same run.
+
+  build/venv/bin/python Tests/pairing/bench_pairing.py [--cc gcc|clang] [--seconds S]
+
+Two figures for ours: "call" goes through ctypes with serialised inputs on
+every call (so it includes parsing with full subgroup checks), "core" runs
+the operation in a C loop on parsed values, which is what pymcl's
+pre-parsed objects correspond to.  Ratios are ours / mcl (lower is better).
+"""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pymcl  # noqa: E402
+
+from conftest import Lib, build  # noqa: E402
+
+
+def rate(fn, seconds):
+    """Calls fn(n) with growing n until it runs `seconds`; returns seconds per op."""
+    n = 1
+    while True:
+        t = time.perf_counter()
+        fn(n)
+        dt = time.perf_counter() - t
+        if dt >= seconds or n >= 1 << 20:
+            return dt / n
+        n *= 2 if dt < seconds / 8 else max(2, int(seconds / dt) + 1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cc", default=None)
+    ap.add_argument("--seconds", type=float, default=1.0)
+    args = ap.parse_args()
+    name = "libencpairing-bench-%s.so" % os.path.basename(args.cc) if args.cc else "libencpairing.so"
+    lib = Lib(build(args.cc, name))
+    c = lib.c
+    S = args.seconds
+
+    k = pymcl.Fr.random()
+    kb = k.serialize()
+    P = pymcl.G1.hash(b"bench identity")
+    Q = pymcl.g2 * pymcl.Fr.random()
+    e = pymcl.pairing(P, Q)
+    Pb, Qb, eb = P.serialize(), Q.serialize(), e.serialize()
+    out = lib._out(576)
+
+    def loop(f):
+        def run(n):
+            for _ in range(n):
+                f()
+        return run
+
+    rows = [
+        ("pairing e(P,Q)", lambda n: c.h_bench_pairing(Pb, Qb, n),
+         loop(lambda: c.h_pairing(out, Pb, Qb)), loop(lambda: pymcl.pairing(P, Q))),
+        ("  Miller loop", lambda n: c.h_bench_miller(Pb, Qb, n), None, None),
+        ("  final exponentiation", lambda n: c.h_bench_final_exp(Pb, Qb, n), None, None),
+        ("g2^r (secret r, CT)", lambda n: c.h_bench_g2_mul(kb, n),
+         loop(lambda: c.h_g2_gen_mul(out, kb)), loop(lambda: pymcl.g2 * k)),
+        ("P^k in G1 (CT)", lambda n: c.h_bench_g1_mul(kb, n), None, loop(lambda: P * k)),
+        ("H1(id)", lambda n: c.h_bench_g1_hash(n),
+         loop(lambda: c.h_g1_hash(out, b"0123456789abcdef0123456789abcdef", 32)),
+         loop(lambda: pymcl.G1.hash(b"0123456789abcdef0123456789abcdef"))),
+        ("GT^r (secret r, CT)", lambda n: c.h_bench_gt_pow(eb, kb, n),
+         loop(lambda: c.h_gt_pow(out, eb, kb)), loop(lambda: e ** k)),
+        ("e(P,Q)^r as e(rP,Q)", None, loop(lambda: c.h_pairing_pow(out, Pb, Qb, kb)),
+         loop(lambda: pymcl.pairing(P, Q) ** k)),
+        ("parse G1 (+subgroup)", lambda n: c.h_bench_g1_parse(Pb, n), None,
+         loop(lambda: pymcl.G1.deserialize(Pb))),
+        ("parse G2 (+subgroup)", lambda n: c.h_bench_g2_parse(Qb, n), None,
+         loop(lambda: pymcl.G2.deserialize(Qb))),
+    ]
+    print("compiler: %s   (times in microseconds; ratio = ours/mcl)" % (args.cc or "default (see conftest)"))
+    print("%-26s %10s %10s %10s %8s %8s" % ("operation", "ours core", "ours call", "mcl", "core/mcl", "call/mcl"))
+    for label, core, call, mcl in rows:
+        tc = rate(core, S) * 1e6 if core else None
+        tl = rate(call, S) * 1e6 if call else None
+        tm = rate(mcl, S) * 1e6 if mcl else None
+        fmt = lambda v: "%10.1f" % v if v is not None else "%10s" % "-"  # noqa: E731
+        ratio = lambda a, b: "%8.2f" % (a / b) if a is not None and b else "%8s" % "-"  # noqa: E731
+        print("%-26s %s %s %s %s %s" % (label, fmt(tc), fmt(tl), fmt(tm), ratio(tc, tm), ratio(tl, tm)))
+    tp = rate(lambda n: c.h_bench_pairing(Pb, Qb, n), S)
+    tm = rate(loop(lambda: pymcl.pairing(P, Q)), S)
+    print("pairings/s: ours %.0f, mcl %.0f, time ratio %.2f" % (1 / tp, 1 / tm, tp / tm))
+
+
+if __name__ == "__main__":
+    main()

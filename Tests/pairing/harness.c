@@ -1,0 +1,259 @@
+/*
+ * Byte-level wrappers around the CEncorePairing API for the ctypes tests:
+ * every point crosses the boundary in its serialised form, so every test also
+ * exercises the encoders and parsers.  Functions return the parser's error
+ * code for their first bad input (or ENC_BLS_OK).
+ */
+#include <string.h>
+#include "encore_pairing.h"
+#include "internal.h"
+
+#define PARSE1(var, bytes) do { int rc_ = enc_bls_g1_deserialize(&var, bytes); if (rc_) return rc_; } while (0)
+#define PARSE2(var, bytes) do { int rc_ = enc_bls_g2_deserialize(&var, bytes); if (rc_) return rc_; } while (0)
+#define PARSET(var, bytes) do { int rc_ = enc_bls_gt_deserialize(&var, bytes); if (rc_) return rc_; } while (0)
+#define PARSEK(var, bytes) do { int rc_ = enc_bls_fr_from_bytes(&var, bytes); if (rc_) return rc_; } while (0)
+
+int h_g1_parse(const uint8_t *in) { enc_g1 p; return enc_bls_g1_deserialize(&p, in); }
+int h_g2_parse(const uint8_t *in) { enc_g2 p; return enc_bls_g2_deserialize(&p, in); }
+int h_gt_parse(const uint8_t *in) { enc_gt g; return enc_bls_gt_deserialize(&g, in); }
+
+int h_g1_roundtrip(uint8_t *out, const uint8_t *in) {
+    enc_g1 p; PARSE1(p, in); enc_bls_g1_serialize(out, &p); return 0;
+}
+int h_g2_roundtrip(uint8_t *out, const uint8_t *in) {
+    enc_g2 p; PARSE2(p, in); enc_bls_g2_serialize(out, &p); return 0;
+}
+
+void h_g1_generator(uint8_t *out) { enc_g1 p; enc_bls_g1_generator(&p); enc_bls_g1_serialize(out, &p); }
+void h_g2_generator(uint8_t *out) { enc_g2 p; enc_bls_g2_generator(&p); enc_bls_g2_serialize(out, &p); }
+
+void h_g1_hash(uint8_t *out, const uint8_t *msg, size_t len) {
+    enc_g1 p; enc_bls_g1_hash(&p, msg, len); enc_bls_g1_serialize(out, &p);
+}
+
+void h_fr_hash(uint8_t *out, const uint8_t *msg, size_t len) {
+    enc_fr k; enc_bls_fr_hash(&k, msg, len); enc_bls_fr_to_bytes(out, &k);
+}
+
+int h_fr_mul(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_fr x, y; PARSEK(x, a); PARSEK(y, b); enc_bls_fr_mul(&x, &x, &y); enc_bls_fr_to_bytes(out, &x); return 0;
+}
+int h_fr_add(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_fr x, y; PARSEK(x, a); PARSEK(y, b); enc_bls_fr_add(&x, &x, &y); enc_bls_fr_to_bytes(out, &x); return 0;
+}
+int h_fr_sub(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_fr x, y; PARSEK(x, a); PARSEK(y, b); enc_bls_fr_sub(&x, &x, &y); enc_bls_fr_to_bytes(out, &x); return 0;
+}
+void h_fr_from_wide(uint8_t *out, const uint8_t *in64) {
+    enc_fr x; enc_bls_fr_from_wide_bytes(&x, in64); enc_bls_fr_to_bytes(out, &x);
+}
+int h_fr_parse(const uint8_t *in) { enc_fr x; return enc_bls_fr_from_bytes(&x, in); }
+
+int h_g1_add(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_g1 p, q; PARSE1(p, a); PARSE1(q, b); enc_bls_g1_add(&p, &p, &q); enc_bls_g1_serialize(out, &p); return 0;
+}
+int h_g2_add(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_g2 p, q; PARSE2(p, a); PARSE2(q, b); enc_bls_g2_add(&p, &p, &q); enc_bls_g2_serialize(out, &p); return 0;
+}
+int h_g1_dbl(uint8_t *out, const uint8_t *a) {
+    enc_g1 p; PARSE1(p, a); enc_bls_g1_dbl(&p, &p); enc_bls_g1_serialize(out, &p); return 0;
+}
+int h_g2_dbl(uint8_t *out, const uint8_t *a) {
+    enc_g2 p; PARSE2(p, a); enc_bls_g2_dbl(&p, &p); enc_bls_g2_serialize(out, &p); return 0;
+}
+int h_g1_neg(uint8_t *out, const uint8_t *a) {
+    enc_g1 p; PARSE1(p, a); enc_bls_g1_neg(&p, &p); enc_bls_g1_serialize(out, &p); return 0;
+}
+int h_g2_neg(uint8_t *out, const uint8_t *a) {
+    enc_g2 p; PARSE2(p, a); enc_bls_g2_neg(&p, &p); enc_bls_g2_serialize(out, &p); return 0;
+}
+int h_g1_eq(const uint8_t *a, const uint8_t *b) {
+    enc_g1 p, q; PARSE1(p, a); PARSE1(q, b); return enc_bls_g1_eq(&p, &q) ? 1 : 2;
+}
+int h_g2_eq(const uint8_t *a, const uint8_t *b) {
+    enc_g2 p, q; PARSE2(p, a); PARSE2(q, b); return enc_bls_g2_eq(&p, &q) ? 1 : 2;
+}
+
+/* scalars: 32 bytes little-endian; the CT ladder needs k < r */
+int h_g1_mul(uint8_t *out, const uint8_t *a, const uint8_t *k) {
+    enc_g1 p; enc_fr s; PARSE1(p, a); PARSEK(s, k); enc_bls_g1_mul(&p, &p, &s); enc_bls_g1_serialize(out, &p); return 0;
+}
+int h_g2_mul(uint8_t *out, const uint8_t *a, const uint8_t *k) {
+    enc_g2 p; enc_fr s; PARSE2(p, a); PARSEK(s, k); enc_bls_g2_mul(&p, &p, &s); enc_bls_g2_serialize(out, &p); return 0;
+}
+int h_g1_mul_vt(uint8_t *out, const uint8_t *a, const uint8_t *k) {
+    enc_g1 p; enc_fr s; PARSE1(p, a); PARSEK(s, k); enc_bls_g1_mul_vartime(&p, &p, s.l, 4); enc_bls_g1_serialize(out, &p); return 0;
+}
+int h_g2_mul_vt(uint8_t *out, const uint8_t *a, const uint8_t *k) {
+    enc_g2 p; enc_fr s; PARSE2(p, a); PARSEK(s, k); enc_bls_g2_mul_vartime(&p, &p, s.l, 4); enc_bls_g2_serialize(out, &p); return 0;
+}
+
+/* g2^k straight from the built-in generator (the IBE's c1) */
+int h_g2_gen_mul(uint8_t *out, const uint8_t *k) {
+    enc_g2 p; enc_fr s; PARSEK(s, k); enc_bls_g2_generator(&p); enc_bls_g2_mul(&p, &p, &s); enc_bls_g2_serialize(out, &p); return 0;
+}
+
+int h_pairing(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_g1 p; enc_g2 q; enc_gt g; PARSE1(p, a); PARSE2(q, b);
+    enc_bls_pairing(&g, &p, &q); enc_bls_gt_serialize(out, &g); return 0;
+}
+int h_pairing_pow(uint8_t *out, const uint8_t *a, const uint8_t *b, const uint8_t *k) {
+    enc_g1 p; enc_g2 q; enc_gt g; enc_fr s; PARSE1(p, a); PARSE2(q, b); PARSEK(s, k);
+    enc_bls_pairing_pow(&g, &p, &q, &s); enc_bls_gt_serialize(out, &g); return 0;
+}
+/* n pairs, packed 48-byte and 96-byte encodings */
+int h_multi_pairing(uint8_t *out, const uint8_t *ps, const uint8_t *qs, size_t n) {
+    enc_g1 p[8]; enc_g2 q[8]; enc_gt g;
+    if (n > 8) return -100;
+    for (size_t i = 0; i < n; i++) { PARSE1(p[i], ps + 48 * i); PARSE2(q[i], qs + 96 * i); }
+    enc_bls_multi_pairing(&g, p, q, n); enc_bls_gt_serialize(out, &g); return 0;
+}
+/* Miller loop followed by a generic power by a caller-chosen exponent, to
+ * pin down which power of the reduced pairing the fast final exponentiation
+ * computes. */
+int h_miller_then_pow(uint8_t *out, const uint8_t *a, const uint8_t *b, const uint64_t *e, size_t nlimbs) {
+    enc_g1 p; enc_g2 q; enc_gt g; PARSE1(p, a); PARSE2(q, b);
+    enc_bls_miller_loop(&g.f, &p, &q, 1);
+    enc_fp12_pow_vartime(&g.f, &g.f, e, nlimbs);
+    enc_bls_gt_serialize(out, &g); return 0;
+}
+
+int h_gt_pow(uint8_t *out, const uint8_t *a, const uint8_t *k) {
+    enc_gt g; enc_fr s; PARSET(g, a); PARSEK(s, k); enc_bls_gt_pow(&g, &g, &s); enc_bls_gt_serialize(out, &g); return 0;
+}
+/* generic (non-cyclotomic) square-and-multiply: an independent reference */
+int h_gt_pow_vt(uint8_t *out, const uint8_t *a, const uint8_t *k) {
+    enc_gt g; enc_fr s; PARSET(g, a); PARSEK(s, k); enc_fp12_pow_vartime(&g.f, &g.f, s.l, 4); enc_bls_gt_serialize(out, &g); return 0;
+}
+int h_gt_mul(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_gt x, y; PARSET(x, a); PARSET(y, b); enc_bls_gt_mul(&x, &x, &y); enc_bls_gt_serialize(out, &x); return 0;
+}
+int h_gt_inv(uint8_t *out, const uint8_t *a) {
+    enc_gt x; PARSET(x, a); enc_bls_gt_inv(&x, &x); enc_bls_gt_serialize(out, &x); return 0;
+}
+int h_gt_is_one(const uint8_t *a) { enc_gt x; PARSET(x, a); return enc_bls_gt_is_one(&x) ? 1 : 2; }
+int h_gt_eq(const uint8_t *a, const uint8_t *b) { enc_gt x, y; PARSET(x, a); PARSET(y, b); return enc_bls_gt_eq(&x, &y) ? 1 : 2; }
+void h_gt_one(uint8_t *out) { enc_gt x; enc_bls_gt_one(&x); enc_bls_gt_serialize(out, &x); }
+
+/* Fp12 arithmetic on raw (unvalidated) coefficient encodings, for checking the
+ * cyclotomic squaring against the generic one.  Returns -1 on a coefficient >= p. */
+static int raw12(enc_fp12 *f, const uint8_t *in) {
+    enc_fp *c = &f->a.a.a;
+    for (int i = 0; i < 12; i++) if (enc_fp_from_bytes(&c[i], in + 48 * i)) return -1;
+    return 0;
+}
+static void out12(uint8_t *out, const enc_fp12 *f) {
+    const enc_fp *c = &f->a.a.a;
+    for (int i = 0; i < 12; i++) enc_fp_to_bytes(out + 48 * i, &c[i]);
+}
+int h_fp12_op(uint8_t *out, const uint8_t *a, const uint8_t *b, int op) {
+    enc_fp12 x, y;
+    if (raw12(&x, a) || raw12(&y, b)) return -1;
+    switch (op) {
+    case 0: enc_fp12_mul(&x, &x, &y); break;
+    case 1: enc_fp12_sqr(&x, &x); break;
+    case 2: enc_fp12_cyc_sqr(&x, &x); break;
+    case 3: enc_fp12_inv(&x, &x); break;
+    case 4: enc_fp12_frob(&x, &x); break;
+    case 5: enc_fp12_frob2(&x, &x); break;
+    case 6: enc_fp12_conj(&x, &x); break;
+    case 7: enc_fp12_mul_line(&x, &x, &y.a.a, &y.a.b, &y.b.b); break;
+    default: return -2;
+    }
+    out12(out, &x);
+    return 0;
+}
+
+/* ---- timing loops for bench_pairing.py: parse once, run n times ---- */
+int h_bench_pairing(const uint8_t *a, const uint8_t *b, int n) {
+    enc_g1 p; enc_g2 q; enc_gt g; PARSE1(p, a); PARSE2(q, b);
+    for (int i = 0; i < n; i++) enc_bls_pairing(&g, &p, &q);
+    return (int)(g.f.a.a.a.l[0] & 1);
+}
+int h_bench_miller(const uint8_t *a, const uint8_t *b, int n) {
+    enc_g1 p; enc_g2 q; enc_fp12 f; PARSE1(p, a); PARSE2(q, b);
+    for (int i = 0; i < n; i++) enc_bls_miller_loop(&f, &p, &q, 1);
+    return (int)(f.a.a.a.l[0] & 1);
+}
+int h_bench_final_exp(const uint8_t *a, const uint8_t *b, int n) {
+    enc_g1 p; enc_g2 q; enc_fp12 f; PARSE1(p, a); PARSE2(q, b);
+    enc_bls_miller_loop(&f, &p, &q, 1);
+    for (int i = 0; i < n; i++) enc_bls_final_exp(&f, &f);
+    return (int)(f.a.a.a.l[0] & 1);
+}
+int h_bench_g2_mul(const uint8_t *k, int n) {
+    enc_g2 p; enc_fr s; PARSEK(s, k); enc_bls_g2_generator(&p);
+    for (int i = 0; i < n; i++) enc_bls_g2_mul(&p, &p, &s);
+    return (int)(p.x.a.l[0] & 1);
+}
+int h_bench_g1_mul(const uint8_t *k, int n) {
+    enc_g1 p; enc_fr s; PARSEK(s, k); enc_bls_g1_generator(&p);
+    for (int i = 0; i < n; i++) enc_bls_g1_mul(&p, &p, &s);
+    return (int)(p.x.l[0] & 1);
+}
+int h_bench_gt_pow(const uint8_t *a, const uint8_t *k, int n) {
+    enc_gt g; enc_fr s; PARSET(g, a); PARSEK(s, k);
+    for (int i = 0; i < n; i++) enc_bls_gt_pow(&g, &g, &s);
+    return (int)(g.f.a.a.a.l[0] & 1);
+}
+int h_bench_g1_hash(int n) {
+    enc_g1 p; uint8_t msg[32] = {0};
+    for (int i = 0; i < n; i++) { msg[0] = (uint8_t)i; msg[1] = (uint8_t)(i >> 8); enc_bls_g1_hash(&p, msg, 32); }
+    return (int)(p.x.l[0] & 1);
+}
+int h_bench_g1_parse(const uint8_t *a, int n) {
+    enc_g1 p; int rc = 0;
+    for (int i = 0; i < n; i++) rc |= enc_bls_g1_deserialize(&p, a);
+    return rc;
+}
+int h_bench_g2_parse(const uint8_t *a, int n) {
+    enc_g2 p; int rc = 0;
+    for (int i = 0; i < n; i++) rc |= enc_bls_g2_deserialize(&p, a);
+    return rc;
+}
+
+/* Subgroup tests on raw affine coordinates that need not be in the subgroup:
+ * returns fast | slow << 1, or -1 if (x, y) is not on the curve / x,y >= p. */
+int h_g1_subgroup_tests(const uint8_t *x, const uint8_t *y) {
+    enc_g1 p;
+    if (enc_fp_from_bytes(&p.x, x) || enc_fp_from_bytes(&p.y, y)) return -1;
+    p.z = ENC_FP_ONE;
+    if (!enc_bls_g1_is_on_curve(&p)) return -1;
+    return enc_bls_g1_in_subgroup(&p) | (enc_bls_g1_in_subgroup_slow(&p) << 1);
+}
+int h_g2_subgroup_tests(const uint8_t *x, const uint8_t *y) {
+    enc_g2 p;
+    if (enc_fp_from_bytes(&p.x.a, x) || enc_fp_from_bytes(&p.x.b, x + 48) ||
+        enc_fp_from_bytes(&p.y.a, y) || enc_fp_from_bytes(&p.y.b, y + 48)) return -1;
+    enc_fp2_one(&p.z);
+    if (!enc_bls_g2_is_on_curve(&p)) return -1;
+    return enc_bls_g2_in_subgroup(&p) | (enc_bls_g2_in_subgroup_slow(&p) << 1);
+}
+/* the same on a projective point scaled by a random z, and after cofactor-free
+ * arithmetic: P (valid encoding) times k then checked */
+int h_g2_subgroup_tests_point(const uint8_t *q, const uint8_t *zb) {
+    enc_g2 p; enc_fp2 z;
+    PARSE2(p, q);
+    if (enc_fp_from_bytes(&z.a, zb) || enc_fp_from_bytes(&z.b, zb + 48)) return -1;
+    enc_fp2_mul(&p.x, &p.x, &z); enc_fp2_mul(&p.y, &p.y, &z); enc_fp2_mul(&p.z, &p.z, &z);
+    return enc_bls_g2_in_subgroup(&p) | (enc_bls_g2_in_subgroup_slow(&p) << 1);
+}
+
+int h_g1_parse_nonzero(const uint8_t *in) { enc_g1 p; return enc_bls_g1_deserialize_nonzero(&p, in); }
+int h_g2_parse_nonzero(const uint8_t *in) { enc_g2 p; return enc_bls_g2_deserialize_nonzero(&p, in); }
+
+/* mixed addition: a scaled by a random z (projective), b as parsed (affine) */
+int h_g1_add_affine(uint8_t *out, const uint8_t *a, const uint8_t *b, const uint8_t *zb) {
+    enc_g1 p, q; enc_fp z; PARSE1(p, a); PARSE1(q, b);
+    if (enc_fp_from_bytes(&z, zb)) return -1;
+    enc_fp_mul(&p.x, &p.x, &z); enc_fp_mul(&p.y, &p.y, &z); enc_fp_mul(&p.z, &p.z, &z);
+    if (enc_bls_g1_is_identity(&q)) return -2;
+    enc_bls_g1_add_affine(&p, &p, &q); enc_bls_g1_serialize(out, &p); return 0;
+}
+int h_g2_add_affine(uint8_t *out, const uint8_t *a, const uint8_t *b, const uint8_t *zb) {
+    enc_g2 p, q; enc_fp2 z; PARSE2(p, a); PARSE2(q, b);
+    if (enc_fp_from_bytes(&z.a, zb) || enc_fp_from_bytes(&z.b, zb + 48)) return -1;
+    enc_fp2_mul(&p.x, &p.x, &z); enc_fp2_mul(&p.y, &p.y, &z); enc_fp2_mul(&p.z, &p.z, &z);
+    if (enc_bls_g2_is_identity(&q)) return -2;
+    enc_bls_g2_add_affine(&p, &p, &q); enc_bls_g2_serialize(out, &p); return 0;
+}
