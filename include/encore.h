@@ -645,7 +645,7 @@ typedef struct encore_match_options {
     uint8_t reserved2[3];                     /* must be 0 */
     const encore_keyfile_options *keyfile_options; /* verification and limits of the files; NULL: defaults */
     const encore_v1_config *v1;               /* NULL: CWA's values */
-    encore_progress_fn progress;              /* keys done of keys in the files opened so far */
+    encore_progress_fn progress;              /* bytes of the files (as given) done of their total */
     void *progress_context;
 } encore_match_options;
 
@@ -827,6 +827,30 @@ typedef struct encore_check_result encore_check_result;
 #define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
 #define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
 
+/* One class of CWA's v1 risk model: scores in [min, max) have `level`. */
+typedef struct encore_risk_v1_class {
+    double min;
+    double max;
+    int32_t level;                        /* ENCORE_RISK_LOW or _HIGH */
+    uint32_t reserved;                    /* must be 0 */
+} encore_risk_v1_class;
+
+/* CWA's v1 risk model over the ENF v1 summary (legacy; the v2 model decides
+ * the check's status): score = maximum_risk_score_full_range / divisor x
+ * (weights[0] x min(minutes below X, 30) + weights[1] x min(minutes between,
+ * 30) + weights[2] x min(minutes above Y, 30) + default_bucket_offset),
+ * rounded to two decimals; the first class holding the score gives the
+ * level. CWA: divisor 50, weights 1, 0.5, 0, offset 0, classes [0, 15) LOW
+ * and [15, 9999) HIGH. */
+typedef struct encore_risk_v1_config {
+    double normalization_divisor;         /* > 0 */
+    double weights[3];                    /* finite */
+    double default_bucket_offset;         /* finite */
+    const encore_risk_v1_class *classes;  /* class_count classes, min < max each */
+    uint32_t class_count;                 /* 1..64 */
+    uint32_t reserved;                    /* must be 0 */
+} encore_risk_v1_config;
+
 /* Options of the check besides matching: start from
  * encore_check_options_init(&options, sizeof options). */
 typedef struct encore_check_options {
@@ -835,6 +859,7 @@ typedef struct encore_check_options {
     int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
     int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
     int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
+    const encore_risk_v1_config *risk_v1; /* CWA's v1 model for the v1 score; NULL: CWA's values */
 } encore_check_options;
 
 typedef struct encore_check_summary {
@@ -853,7 +878,8 @@ typedef struct encore_check_summary {
 } encore_check_summary;
 
 /* Writes the default check options to *options (pass sizeof *options):
- * 24 h of tracing in 14 days, keys at most 48 h old. */
+ * 24 h of tracing in 14 days, keys at most 48 h old, CWA's v1 risk model
+ * (risk_v1 NULL). */
 encore_status encore_check_options_init(encore_check_options *options, size_t struct_size);
 
 /* The exposure check, the library's main job: matches the store's

@@ -12,7 +12,8 @@ final class CheckResultHandle: @unchecked Sendable {
 let checkOptionsSize = MemoryLayout<encore_check_options>.size
 
 /// Writes the default check options to *options (pass sizeof *options):
-/// 24 h of tracing in 14 days, keys at most 48 h old.
+/// 24 h of tracing in 14 days, keys at most 48 h old, CWA's v1 risk model
+/// (risk_v1 NULL).
 @c public func encore_check_options_init(_ options: UnsafeMutablePointer<encore_check_options>?, _ struct_size: Int) -> encore_status {
     guarded {
         let out = try required(options, "options")
@@ -27,8 +28,10 @@ let checkOptionsSize = MemoryLayout<encore_check_options>.size
     }
 }
 
-func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> CheckOptions {
-    guard let pointer else { return CheckOptions() }
+/// The core's check options and v1 risk model from the C options (NULL:
+/// the defaults).
+func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (CheckOptions, RiskV1Configuration) {
+    guard let pointer else { return (CheckOptions(), .cwa) }
     let o = pointer.pointee
     try checkStructSize(pointer, Int(o.struct_size), known: checkOptionsSize, "encore_check_options_init")
     guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "check options: reserved must be 0") }
@@ -36,7 +39,24 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> Che
     c.minimumTracingSeconds = o.minimum_tracing_seconds
     c.tracingDays = o.tracing_days
     c.maximumKeyAgeSeconds = o.maximum_key_age_seconds
-    return c
+    return (c, try o.risk_v1.map { try riskV1Configuration($0.pointee) } ?? .cwa)
+}
+
+/// CWA's v1 risk model from C; the core validates its values.
+func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configuration {
+    guard c.reserved == 0 else { throw EncoreError(.invalidArgument, "risk_v1: reserved must be 0") }
+    guard c.class_count <= 64 else { throw EncoreError(.invalidArgument, "risk_v1: class_count \(c.class_count) is above 64") }
+    if c.class_count > 0 { _ = try required(c.classes, "risk_v1->classes") }
+    var classes: [(min: Double, max: Double, level: RiskLevel)] = []
+    for i in 0 ..< Int(c.class_count) {
+        guard let k = c.classes?[i] else { break }
+        guard k.reserved == 0, let level = RiskLevel(rawValue: k.level) else {
+            throw EncoreError(.invalidArgument, "risk_v1->classes[\(i)]: level must be ENCORE_RISK_LOW or _HIGH and reserved 0")
+        }
+        classes.append((k.min, k.max, level))
+    }
+    return RiskV1Configuration(normalizationDivisor: c.normalization_divisor, weights: (c.weights.0, c.weights.1, c.weights.2),
+                               defaultBucketOffset: c.default_bucket_offset, classes: classes)
 }
 
 /// The exposure check, the library's main job: matches the store's
@@ -55,8 +75,9 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> Che
         let out = try required(out, "out")
         let files = try keySources(sources, count)
         let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
+        let (options, riskV1) = try checkOptions(check_options)
         let result = try ExposureCheck(store: s).run(files: files, keyFileOptions: keyFiles, matching: matching, risk: c.configuration,
-                                                     v1: v1, options: checkOptions(check_options), now: now, threads: threads, progress: progress)
+                                                     v1: v1, riskV1: riskV1, options: options, now: now, threads: threads, progress: progress)
         out.pointee = retainedHandle(CheckResultHandle(result))
     }
 }

@@ -16,6 +16,9 @@ struct Demo: ParsableCommand {
             files with those three people's keys among 100 000 others, runs the exposure check with a \
             progress bar, and prints the per-day risk and the exposure windows behind it. \
             Everything is removed afterwards unless --keep is given.
+
+            Example:
+              encore demo
             """
     )
 

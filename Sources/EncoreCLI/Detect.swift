@@ -17,7 +17,10 @@ struct Detect: ParsableCommand {
             Exit status: 0 when matching ran (whether or not anything matched), 1 when a file or the \
             store cannot be used, 2 on usage errors.
 
-            """ + StoreArguments.keyHelp
+            Example:
+              encore detect --db client.db --trust 310:v1:public.pem --json 2026-11-24.zip > windows.json
+
+            """ + "\n" + StoreArguments.keyHelp
     )
 
     @OptionGroup var store: StoreArguments
@@ -38,54 +41,12 @@ struct Detect: ParsableCommand {
             Output.fail(keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)
         }
-        Output.write(json ? JSONWriter.render(DetectReport.json(result, now: now)) + "\n" : DetectReport.text(result))
+        Output.write(json ? result.json(now: now).rendered(pretty: true) + "\n" : DetectReport.text(result))
     }
 }
 
 /// How `encore detect` shows a match result.
 enum DetectReport {
-    static func json(_ r: MatchResult, now: Int64) -> JSON {
-        .object([
-            ("now", .int(now)),
-            ("exposureWindows", .array(r.windows.map(window))),
-            ("summary", summary(r.summaryV1)),
-            ("statistics", statistics(r.statistics)),
-        ])
-    }
-
-    /// A window in the conformance file's form, with `date` as unix seconds.
-    static func window(_ w: ExposureWindow) -> JSON {
-        .object([
-            ("date", .int(w.date)),
-            ("reportType", .int(w.reportType.rawValue)),
-            ("infectiousness", .int(w.infectiousness.rawValue)),
-            ("calibrationConfidence", .int(w.calibrationConfidence)),
-            ("scanInstances", .array(w.scanInstances.map {
-                .object([("minAttenuation", .int($0.minAttenuation)), ("typicalAttenuation", .int($0.typicalAttenuation)),
-                         ("secondsSinceLastScan", .int($0.secondsSinceLastScan))])
-            })),
-        ])
-    }
-
-    static func summary(_ s: ExposureSummaryV1) -> JSON {
-        .object([
-            ("matchedKeyCount", .int(s.matchedKeyCount)),
-            ("daysSinceLastExposure", .int(s.daysSinceLastExposure)),
-            ("maximumRiskScore", .int(s.maximumRiskScore)),
-            ("maximumRiskScoreFullRange", .int(s.maximumRiskScoreFullRange)),
-            ("riskScoreSumFullRange", .int(s.riskScoreSumFullRange)),
-            ("attenuationDurations", .array(s.attenuationDurations.map { .int($0) })),
-        ])
-    }
-
-    static func statistics(_ t: MatchStatistics) -> JSON {
-        .object([
-            ("files", .int(t.files)), ("keys", .int(t.keys)), ("skippedOld", .int(t.skippedOld)),
-            ("skippedRevoked", .int(t.skippedRevoked)), ("skippedNotInfectious", .int(t.skippedNotInfectious)),
-            ("skippedNoSightings", .int(t.skippedNoSightings)), ("derived", .int(t.derived)), ("matchedKeys", .int(t.matchedKeys)),
-        ])
-    }
-
     static func text(_ r: MatchResult) -> String {
         var out = "\(r.statistics.keys) keys in \(r.statistics.files) files, \(r.statistics.matchedKeys) matched, \(r.windows.count) exposure windows\n"
         for w in r.windows {

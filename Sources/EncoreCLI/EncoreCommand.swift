@@ -4,12 +4,28 @@ import CEncoreTypes
 import Glibc
 #endif
 
-/// The root command. Command groups (`export`, later `store`, `detect`,
-/// `risk`, `check`, `keys`) are its subcommands.
+/// The root command; commands and command groups are its subcommands.
 struct EncoreCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "encore",
-        abstract: "Read and check Exposure Notification diagnosis key files.",
+        abstract: "Exposure Notification core: keys, sightings, matching, risk and the exposure check.",
+        discussion: """
+            encore does what the core of a contact-tracing app does (Corona-Warn-App, SwissCovid, \
+            NotifyMe), on files and an encrypted store:
+              export inspect  check and read diagnosis key files
+              store           create, describe, re-key and purge the store
+              observations    add the Bluetooth sightings a scanner heard
+              keys            the device's own keys: what to broadcast
+              detect          match sightings against key files: windows
+              risk            CWA's v2 risk from exposure windows
+              check           the whole exposure check, stored
+              demo            the check on a simulated user, start to end
+
+            Run `encore help COMMAND` for a command's options and an example.
+
+            Example:
+              encore demo
+            """,
         version: ENCORE_VERSION_STRING,
         subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self, Demo.self]
     )

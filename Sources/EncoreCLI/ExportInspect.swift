@@ -1,23 +1,28 @@
 import ArgumentParser
 import EncoreCore
 
-/// `encore export inspect FILE [--trust KEY_ID:VERSION:PEM_FILE]... [--no-verify] [--keys] [--json]`
+/// `encore export inspect FILE... [--trust KEY_ID:VERSION:PEM_FILE]... [--no-verify] [--keys] [--json]`
 struct ExportInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Check a key file and summarise it.",
+        abstract: "Check key files and summarise them.",
         discussion: """
-            Opens FILE (a zip with export.bin and export.sig, or a bare export.bin), checks every \
-            field and, unless --no-verify is given, that a key given with --trust signed it.
+            Opens each FILE (a zip with export.bin and export.sig, or a bare export.bin), checks every \
+            field and, unless --no-verify is given, that a key given with --trust signed it. With one \
+            FILE, --json prints one JSON object; with several, one JSON object per line, each with the \
+            file's path first ("file").
 
-            Exit status: 0 when the file is valid and verified (or verification is off); \
-            1 when it is invalid, unsigned or untrusted (one line on stderr says why); \
+            Exit status: 0 when every file is valid and verified (or verification is off); \
+            1 when any is invalid, unsigned or untrusted (one line on stderr for each says why); \
             2 when the command line is wrong.
+
+            Example:
+              encore export inspect --trust 310:v1:public_310-v1.pem --keys sample_diagnosis_key_file.zip
             """
     )
 
-    @Argument(help: ArgumentHelp("The key file to inspect.", valueName: "file"))
-    var file: String
+    @Argument(help: ArgumentHelp("The key files to inspect.", valueName: "file"))
+    var files: [String]
 
     @Option(
         name: .long, parsing: .singleValue,
@@ -33,11 +38,26 @@ struct ExportInspect: ParsableCommand {
     @Flag(name: .long, help: "List every key (and revised key).")
     var keys = false
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    @Flag(name: .long, help: "Print JSON instead of text (one object per line for several files).")
     var json = false
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one key file") }
+    }
 
     func run() throws {
         let trustList = try TrustArgument.trustList(trust)
+        var failed = false
+        for (i, file) in files.enumerated() {
+            if !json && i > 0 { Output.write("\n") }
+            failed = !inspect(file, trust: trustList) || failed
+        }
+        if failed { throw ExitCode(EncoreExit.failure) }
+    }
+
+    /// Describes one file; false (after its one line on stderr) when it is
+    /// invalid or not trusted.
+    private func inspect(_ file: String, trust trustList: TrustList) -> Bool {
         let output: String
         let refusal: EncoreError?
         do {
@@ -45,27 +65,32 @@ struct ExportInspect: ParsableCommand {
             // signature status says why), then the command fails.
             let keyFile = try KeyFile(path: file, options: KeyFileOptions(verification: noVerify ? .skip : .report, trust: trustList))
             let report = try InspectReport(path: file, file: keyFile, withKeys: keys)
-            output = json ? JSONWriter.render(report.json) + "\n" : report.text
+            if json {
+                output = (files.count == 1 ? report.json.rendered(pretty: true) : report.jsonLine.rendered) + "\n"
+            } else {
+                output = report.text
+            }
             refusal = keyFile.signature.error
         } catch let e as EncoreError {
             Output.fail(file, e.message + hint(for: e))
-            throw ExitCode(EncoreExit.failure)
+            return false
         } catch {
             Output.fail(file, String(describing: error))
-            throw ExitCode(EncoreExit.failure)
+            return false
         }
         Output.write(output)
         if let refusal {
             Output.fail(file, refusal.message + hint(for: refusal))
-            throw ExitCode(EncoreExit.failure)
+            return false
         }
+        return true
     }
 
     /// What the user can do about a signature failure, in this tool's terms.
     private func hint(for error: EncoreError) -> String {
         switch error.kind {
         case .signatureMissing:
-            return " (--no-verify)"
+            return " (pass --no-verify to read it without verification)"
         case .signatureUntrusted where trust.isEmpty:
             return " (no key was given with --trust KEY_ID:VERSION:PEM_FILE)"
         default:

@@ -1,35 +1,27 @@
 import EncoreCore
 
-/// What `encore export inspect` reports about one opened key file: its
-/// metadata, how its signature turned out, and (when asked) its keys.
+/// What `encore export inspect` reports about one opened key file: the file,
+/// and (when asked) its keys. Its JSON is the key file's one JSON form
+/// (KeyFile.json in the core).
 struct InspectReport {
     let path: String
-    let isZip: Bool
-    let metadata: ExportMetadata
-    let signature: SignatureOutcome
+    let file: KeyFile
     /// nil unless the keys were asked for.
     let keys: [ExposureKey]?
     let revisedKeys: [ExposureKey]?
 
     init(path: String, file: KeyFile, withKeys: Bool) throws {
         self.path = path
-        isZip = file.isZip
-        metadata = file.metadata
-        signature = file.signature
+        self.file = file
         keys = withKeys ? try file.keys(in: .keys) : nil
         revisedKeys = withKeys ? try file.keys(in: .revisedKeys) : nil
     }
-}
 
-/// Names the tool uses for core values, in JSON and in text.
-extension SignatureOutcome.Status {
-    var name: String {
-        switch self {
-        case .verified: return "verified"
-        case .unsigned: return "unsigned"
-        case .untrusted: return "untrusted"
-        case .invalid: return "invalid"
-        case .skipped: return "skipped"
-        }
+    var json: JSONValue { file.json(keys: keys, revisedKeys: revisedKeys) }
+
+    /// The JSON of one of several files, its path first (a JSON line each).
+    var jsonLine: JSONValue {
+        guard case .object(let members) = json else { return json }
+        return .object([("file", .string(path))] + members)
     }
 }

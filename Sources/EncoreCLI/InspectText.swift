@@ -5,9 +5,9 @@ import EncoreCore
 /// so it cannot break lines or control the terminal.
 extension InspectReport {
     var text: String {
-        let m = metadata
+        let m = file.metadata
         var lines: [(String, String)] = [
-            ("file", Output.oneLine(path) + (isZip ? " (zip)" : " (bare export.bin)")),
+            ("file", Output.oneLine(path) + (file.isZip ? " (zip)" : " (bare export.bin)")),
             ("region", m.region.map(quotedIfNeeded) ?? "(none)"),
             ("batch", "\(m.batchNum.map(String.init) ?? "?") of \(m.batchSize.map(String.init) ?? "?")"),
             ("start", time(m.startTimestamp)),
@@ -29,13 +29,14 @@ extension InspectReport {
     }
 
     private var signatureText: String {
+        let signature = file.signature
         let key = signature.keyID != nil || signature.keyVersion != nil
-            ? "key \(quotedIfNeeded(signature.keyID ?? "")) version \(quotedIfNeeded(signature.keyVersion ?? ""))" : nil
+            ? Output.oneLine(SignatureVerifier.describe(keyID: signature.keyID, keyVersion: signature.keyVersion)) : nil
         switch signature.status {
         case .verified:
             return "verified by " + (key ?? "a trusted key")
         case .skipped:
-            if !isZip { return "not checked (--no-verify; a bare export.bin carries no signature)" }
+            if !file.isZip { return "not checked (--no-verify; a bare export.bin carries no signature)" }
             return "not checked (--no-verify)" + (key.map { "; first signature names " + $0 } ?? "")
         case .unsigned, .untrusted, .invalid:
             return signature.status.name + (key.map { " (" + $0 + ")" } ?? "")

@@ -21,6 +21,7 @@ struct KeysAdvertise: ParsableCommand {
         commandName: "advertise",
         abstract: "Print the current advertisement payload (RPI ‖ AEM) as 40 hex digits.",
         discussion: "Makes and stores today's key when the store has none yet. " + StoreArguments.keyHelp
+            + "\n\nExample:\n  encore keys advertise --db client.db --tx-power -8"
     )
 
     @OptionGroup var store: StoreArguments

@@ -24,6 +24,9 @@ struct ObservationsImport: ParsableCommand {
             Exit status: 0 when every row was added or already there; 1 when the file has a bad \
             line or cannot be read, or the store is missing or cannot be opened or written; 2 \
             when the command line or the key variables are wrong.
+
+            Example:
+              encore observations import --db client.db sightings.csv
             """
     )
 
@@ -48,11 +51,12 @@ struct ObservationsImport: ParsableCommand {
         }
         let duplicates = observations.count - added
         if json {
-            Output.write(JSONWriter.render(.object([
+            let report: JSONValue = .object([
                 ("rows", .int(observations.count)),
                 ("new", .int(added)),
                 ("duplicates", .int(duplicates)),
-            ])) + "\n")
+            ])
+            Output.write(report.rendered(pretty: true) + "\n")
         } else {
             Output.write("\(Output.oneLine(file)): \(observations.count) rows read, \(added) new, \(duplicates) already stored or repeated\n")
         }

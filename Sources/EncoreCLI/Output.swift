@@ -35,9 +35,11 @@ enum Output {
         }
     }
 
-    /// The one line a failed command leaves on stderr: `encore: FILE: REASON`.
+    /// The one line a failed command leaves on stderr: `encore: FILE: REASON`
+    /// (`encore: REASON` when the reason names the file already, as the
+    /// library's "cannot open FILE: ..." does).
     static func fail(_ subject: String, _ reason: String) {
-        error("encore: \(oneLine(subject)): \(oneLine(reason))")
+        error(reason.contains(subject) ? "encore: \(oneLine(reason))" : "encore: \(oneLine(subject)): \(oneLine(reason))")
     }
 
     /// Text safe to show on one terminal line: control characters (C0, DEL,

@@ -4,25 +4,29 @@ import EncoreCore
 import Glibc
 #endif
 
-/// `encore risk --config CFG.json --windows WINDOWS.json [--now T] [--json]`:
+/// `encore risk [--config cwa|CFG.json] --windows WINDOWS.json [--now T] [--json]`:
 /// CWA's v2 risk calculation over exposure windows.
 struct Risk: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "risk",
         abstract: "Calculate CWA's v2 risk from exposure windows.",
         discussion: """
-            CFG.json is a risk calculation configuration in the form of the conformance file's \
-            defaultRiskCalculationConfiguration (or a whole conformance file, whose configuration is used). \
-            WINDOWS.json is a list of windows in the conformance file's form, each with ageInDays \
-            (relative to now) or date (unix seconds of a UTC midnight); `encore detect --json` output \
-            is accepted too (its exposureWindows are used). \
+            --config is `cwa` (CWA's production parameters, built in; the default) or a JSON file in \
+            the form of the conformance file's defaultRiskCalculationConfiguration (or a whole \
+            conformance file, whose configuration is used). WINDOWS.json is a list of windows in the \
+            conformance file's form, each with ageInDays (relative to now) or date ("YYYY-MM-DD" or the \
+            unix seconds of a UTC midnight); `encore detect --json` output is accepted too (its \
+            exposureWindows are used). \
             Exit status: 0 when the risk was calculated, 1 when a file cannot be read or is malformed \
             (one line on stderr names the bad field), 2 on usage errors.
+
+            Example:
+              encore risk --windows windows.json --now 2026-11-25T12:00:00Z --json
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The risk calculation configuration (JSON).", valueName: "file"))
-    var config: String
+    @Option(name: .long, help: ArgumentHelp("The risk calculation configuration: `cwa` (built in) or a JSON file.", valueName: "cwa|file"))
+    var config = "cwa"
 
     @Option(name: .long, help: ArgumentHelp("The exposure windows (JSON).", valueName: "file"))
     var windows: String
@@ -32,14 +36,19 @@ struct Risk: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
-    /// A risk configuration file (or a conformance file holding one); on
-    /// failure one line on stderr naming the bad field, and exit status 1.
-    static func loadConfiguration(_ path: String) throws -> RiskConfiguration {
+    /// CWA's built-in configuration for `cwa`, else a risk configuration
+    /// file (or a conformance file holding one); on failure one line on
+    /// stderr naming the bad field, and exit status 1.
+    static func loadConfiguration(_ name: String) throws -> RiskConfiguration {
         do {
-            let c = try JSONReader(JSONParser.parse(FileReader.read(path: path, maxSize: 16 << 20).bytes))
+            if name == "cwa" {
+                guard let cwa = RiskConfiguration.cwa else { throw EncoreError(.internalError, "the built-in CWA configuration does not parse") }
+                return cwa
+            }
+            let c = try JSONReader(JSONParser.parse(FileReader.read(path: name, maxSize: 16 << 20).bytes))
             return try RiskConfiguration(try unwrap(c, "defaultRiskCalculationConfiguration"))
         } catch let e as EncoreError {
-            Output.fail(path, e.message)
+            Output.fail(name, e.message)
             throw ExitCode(EncoreExit.failure)
         }
     }
@@ -63,42 +72,16 @@ struct Risk: ParsableCommand {
             throw ExitCode(EncoreExit.failure)
         }
         let a = try RiskCalculation.calculate(list, configuration: configuration, now: now) // now is checked by NowArgument
-        Output.write(json ? JSONWriter.render(RiskReport.json(a)) + "\n" : RiskReport.text(a))
+        Output.write(json ? a.json.rendered(pretty: true) + "\n" : RiskReport.text(a))
     }
 }
 
 /// How `encore risk` shows an assessment.
 enum RiskReport {
-    static func date(_ d: Int64?) -> JSON {
-        guard let d, let s = UTCTime.iso8601(seconds: d) else { return .null }
-        return .string(String(s.prefix(10)))
-    }
-
-    static func json(_ a: RiskAssessment) -> JSON {
-        .object([
-            ("totalRiskLevel", .string(a.totalRiskLevel.name)),
-            ("mostRecentDateWithLowRisk", date(a.mostRecentDateWithLowRisk)),
-            ("mostRecentDateWithHighRisk", date(a.mostRecentDateWithHighRisk)),
-            ("numberOfDaysWithLowRisk", .int(a.numberOfDaysWithLowRisk)),
-            ("numberOfDaysWithHighRisk", .int(a.numberOfDaysWithHighRisk)),
-            ("totalMinimumDistinctEncountersWithLowRisk", .int(a.totalMinimumDistinctEncountersWithLowRisk)),
-            ("totalMinimumDistinctEncountersWithHighRisk", .int(a.totalMinimumDistinctEncountersWithHighRisk)),
-            ("days", .array(a.days.map { d in
-                .object([
-                    ("date", date(d.date)),
-                    ("riskLevel", d.riskLevel.map { .string($0.name) } ?? .null),
-                    ("normalizedTime", .number(d.normalizedTime)),
-                    ("minimumDistinctEncountersWithLowRisk", .int(d.minimumDistinctEncountersWithLowRisk)),
-                    ("minimumDistinctEncountersWithHighRisk", .int(d.minimumDistinctEncountersWithHighRisk)),
-                ])
-            })),
-        ])
-    }
-
     static func text(_ a: RiskAssessment) -> String {
         var out = "total risk: \(a.totalRiskLevel.name) (\(a.numberOfDaysWithHighRisk) days HIGH, \(a.numberOfDaysWithLowRisk) days LOW)\n"
         for d in a.days {
-            let day = UTCTime.iso8601(seconds: d.date).map { String($0.prefix(10)) } ?? "?"
+            let day = UTCTime.day(seconds: d.date) ?? "?"
             out += "  \(day)  \(d.riskLevel?.name ?? "none")  normalized time \(d.normalizedTime)\n"
         }
         return out

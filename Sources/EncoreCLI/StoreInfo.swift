@@ -15,6 +15,9 @@ struct StoreInfo: ParsableCommand {
             Exit status: 0 on success; 1 when the store is missing or cannot be opened (wrong key, \
             not a store, made by a newer encore); 2 when the command line or the key variables \
             are wrong.
+
+            Example:
+              encore store info --db client.db --json
             """
     )
 
@@ -41,7 +44,7 @@ struct StoreInfo: ParsableCommand {
             ("observations", "observations", observations),
         ]
         if json {
-            let object: JSON = .object([
+            let object: JSONValue = .object([
                 ("path", .string(store.db)),
                 ("schema_version", .int(version)),
                 ("latest_schema_version", .int(Store.latestSchemaVersion)),
@@ -49,7 +52,7 @@ struct StoreInfo: ParsableCommand {
                 ("wal_size", .int(walSize)),
                 ("counts", .object(counts.map { ($0.name, .int($0.count)) })),
             ])
-            Output.write(JSONWriter.render(object) + "\n")
+            Output.write(object.rendered(pretty: true) + "\n")
             return
         }
         let latest = Store.latestSchemaVersion

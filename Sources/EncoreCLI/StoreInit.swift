@@ -21,6 +21,9 @@ struct StoreInit: ParsableCommand {
             Exit status: 0 when the store exists afterwards; 1 when it cannot be created or \
             opened (one line on stderr says why); 2 when the command line or the key variables \
             are wrong.
+
+            Example:
+              ENCORE_DB_KEY_HEX=$(openssl rand -hex 32) encore store init --db client.db
             """
     )
 

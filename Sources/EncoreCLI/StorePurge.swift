@@ -19,6 +19,9 @@ struct StorePurge: ParsableCommand {
 
             Exit status: 0 on success; 1 when the store is missing or cannot be opened or \
             purged; 2 when the command line or the key variables are wrong.
+
+            Example:
+              encore store purge --db client.db --max-age-days 14
             """
     )
 
@@ -61,14 +64,14 @@ struct StorePurge: ParsableCommand {
             ("risk_results", "risk results", counts.riskResults),
         ]
         if json {
-            let object: JSON = .object([
+            let object: JSONValue = .object([
                 ("now", .int(now)),
                 ("max_age_seconds", .int(maxAge)),
                 ("cutoff", .int(cutoff)),
                 ("deleted", .object(rows.map { ($0.name, .int($0.count)) })),
                 ("total", .int(counts.total)),
             ])
-            Output.write(JSONWriter.render(object) + "\n")
+            Output.write(object.rendered(pretty: true) + "\n")
             return
         }
         let when = UTCTime.iso8601(seconds: cutoff) ?? "\(cutoff)"

@@ -16,6 +16,9 @@ struct StoreRekey: ParsableCommand {
 
             Exit status: 0 when the store now opens with the new key; 1 when it cannot be opened \
             or re-encrypted; 2 when the command line or the key variables are wrong.
+
+            Example:
+              ENCORE_DB_KEY=old ENCORE_NEW_DB_KEY=new encore store rekey --db client.db
             """
     )
 

@@ -78,7 +78,7 @@ package enum SignatureVerifier {
                 continue
             }
             guard isStrictDER(s.der) else {
-                failure = failure ?? outcome("signature by \(id)/\(version) is not a strict DER ECDSA signature")
+                failure = failure ?? outcome("the signature by \(describe(s.info)) is not a strict DER ECDSA signature")
                 continue
             }
             if digests[algorithm] == nil { digests[algorithm] = algorithm.digest(exportBin) }
@@ -88,16 +88,22 @@ package enum SignatureVerifier {
             if key.verify(signature: s.der, digest: digest, algorithm: algorithm) {
                 return SignatureOutcome(status: .verified, keyID: id, keyVersion: version)
             }
-            failure = failure ?? outcome("signature by \(id)/\(version) does not match export.bin")
+            failure = failure ?? outcome("the signature by \(describe(s.info)) does not match export.bin")
         }
         return failure ?? SignatureOutcome(
             status: .untrusted, keyID: first.info.verificationKeyID, keyVersion: first.info.verificationKeyVersion,
             reason: "signed only by keys that are not trusted (\(describe(first.info)))")
     }
 
-    /// "key id 310, version v1", naming absent parts as such.
+    /// The key a signature names, the one way encore writes it anywhere:
+    /// `key id "310", version "v1"` (an empty one as "", an absent one as
+    /// (none)).
+    public static func describe(keyID: String?, keyVersion: String?) -> String {
+        "key id \(keyID.map { "\"\($0)\"" } ?? "(none)"), version \(keyVersion.map { "\"\($0)\"" } ?? "(none)")"
+    }
+
     package static func describe(_ info: SignatureInfo) -> String {
-        "key id \(info.verificationKeyID.map { "\"\($0)\"" } ?? "(none)"), version \(info.verificationKeyVersion.map { "\"\($0)\"" } ?? "(none)")"
+        describe(keyID: info.verificationKeyID, keyVersion: info.verificationKeyVersion)
     }
 
     /// 1 ≤ batch_num ≤ batch_size ≤ 1 000 000 in export.bin, and each

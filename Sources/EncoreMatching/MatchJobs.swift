@@ -51,19 +51,21 @@ package final class SliceJob: @unchecked Sendable {
 package final class ProgressCounter: @unchecked Sendable {
     // @unchecked: the handler and counts are only touched inside `state`.
     private let handler: ProgressHandler?
-    private let state = Mutex<(known: UInt64, done: UInt64, stopped: Bool)>((0, 0, false))
+    private let total: UInt64
+    private let state = Mutex<(done: UInt64, stopped: Bool)>((0, false))
 
-    package init(_ handler: ProgressHandler?) { self.handler = handler }
+    package init(_ handler: ProgressHandler?, total: UInt64) {
+        self.handler = handler
+        self.total = total
+    }
 
-    package func addKnown(_ n: UInt64) { state.withLock { $0.known += n } }
-
-    /// Adds keys done and reports; throws `.cancelled` once any thread's
+    /// Adds units done and reports; throws `.cancelled` once any thread's
     /// report was refused, or the run stopped on an error.
     package func addDone(_ n: UInt64) throws {
         let go = state.withLock { s -> Bool in
             guard !s.stopped else { return false }
-            s.done += n
-            if let handler, !handler(s.done, s.known) { s.stopped = true }
+            s.done = min(total, s.done.addingReportingOverflow(n).overflow ? total : s.done + n)
+            if let handler, !handler(s.done, total) { s.stopped = true }
             return !s.stopped
         }
         if !go { throw EncoreError(.cancelled, "cancelled by the progress callback") }

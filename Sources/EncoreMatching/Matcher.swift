@@ -64,9 +64,9 @@ public enum Matcher {
     /// thread takes whole files; memory holds two files and one batch per
     /// thread, not all keys (and up to 24 MB of freed file buffers are kept
     /// for the next files and runs: BufferPool.shared). Progress counts
-    /// keys: done of those in the files opened so far (the total grows as
-    /// files open); it is called from the worker threads, one call at a
-    /// time; returning false cancels. Keys whose validity ended more than
+    /// the files' bytes as given (compressed): the total is known before
+    /// anything is read, done only grows and ends at the total; it is called
+    /// from the worker threads, one call at a time; returning false cancels. Keys whose validity ended more than
     /// options.maxKeyAgeDays before `now` take no part.
     public static func match(observations set: ObservationSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
                              options: MatchingOptions, now: Int64, v1: V1Configuration = .cwa, threads: Int = 0,
@@ -92,7 +92,10 @@ public enum Matcher {
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let days = set.dayFilters(drift: options.driftIntervals)
         let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, days: days, options: options, now: now, v1: v1) }
-        let counter = ProgressCounter(progress)
+        // Progress counts the files' bytes as given (compressed), known
+        // before anything is read: it only grows, and ends at the total.
+        let weights = files.map(progressWeight)
+        let counter = ProgressCounter(progress, total: weights.reduce(0) { $0.addingReportingOverflow($1).overflow ? .max : $0 + $1 })
         // Keys are decoded once, in processFile, not also when the file is
         // opened: a malformed key fails the match as it would have failed the open.
         var fileOptions = keyFileOptions
@@ -108,7 +111,7 @@ public enum Matcher {
             let shared = SharedBatches(limit: 2 * threadCount, results: results)
             outcomes = try FileJob(files: files, matchers: matchers, shared: shared, open: open) { index, file, matcher in
                 do {
-                    return try processFile(file.get(), set: set, options: options, now: now, counter: counter) { list, seq, work in
+                    return try processFile(file.get(), weight: weights[index], set: set, options: options, now: now, counter: counter) { list, seq, work in
                         try shared.push(SharedBatches.Pending(file: index, list: list, seq: seq, work: work), helping: matcher)
                     }
                 } catch {
@@ -123,7 +126,7 @@ public enum Matcher {
             for first in stride(from: 0, to: files.count, by: 2) {
                 let group = first ..< min(first + 2, files.count)
                 for (index, file) in zip(group, open(Array(files[group]))) {
-                    out.append(try processFile(file.get(), set: set, options: options, now: now, counter: counter) { list, seq, work in
+                    out.append(try processFile(file.get(), weight: weights[index], set: set, options: options, now: now, counter: counter) { list, seq, work in
                         results.record(file: index, list: list, seq: seq, try matchBatch(work, matchers: matchers))
                     })
                 }
@@ -131,6 +134,17 @@ public enum Matcher {
             outcomes = out
         }
         return merge(results.attach(to: outcomes), now: now)
+    }
+
+    /// A file's weight in the progress: its size as given (a file that
+    /// cannot be read weighs 1; opening it fails the match anyway).
+    static func progressWeight(_ source: KeyFileSource) -> UInt64 {
+        switch source {
+        case .bytes(let b): return UInt64(max(b.count, 1))
+        case .path(let p):
+            var st = stat()
+            return stat(p, &st) == 0 ? UInt64(max(st.st_size, 1)) : 1
+        }
     }
 
     /// What one file contributed, merged in file order afterwards so that
@@ -146,12 +160,21 @@ public enum Matcher {
     /// Reads a file's keys and hands its candidates to `sink` in batches,
     /// numbered in file order (the matches are recorded wherever the sink
     /// has them matched, and put back in that order before merging).
-    package static func processFile(_ file: KeyFile, set: ObservationSet, options: MatchingOptions, now: Int64,
+    package static func processFile(_ file: KeyFile, weight: UInt64, set: ObservationSet, options: MatchingOptions, now: Int64,
                             counter: ProgressCounter, sink: (KeyList, Int, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
         var out = FileOutcome()
         out.stats.files = 1
         out.stats.newestFileEnd = file.metadata.endTimestamp.flatMap { Int64(exactly: $0) }
-        counter.addKnown(file.metadata.keyCount + file.metadata.revisedKeyCount)
+        // The file's share of the progress, reported as its keys are read.
+        let expected = max(1, file.metadata.keyCount + file.metadata.revisedKeyCount)
+        var reportedBytes: UInt64 = 0
+        func report(_ keysRead: UInt64) throws {
+            let bytes = keysRead >= expected ? weight : UInt64(Double(weight) * Double(keysRead) / Double(expected))
+            if bytes > reportedBytes {
+                try counter.addDone(bytes - reportedBytes)
+                reportedBytes = bytes
+            }
+        }
         let filter = KeyFilter(set: set, options: options, now: now)
         var revisedHere: Set<KeyData> = []
         var main: [MatchCandidate] = [], revised: [MatchCandidate] = []
@@ -175,7 +198,7 @@ public enum Matcher {
             }
             read += 1
             if read - reported >= UInt64(batchSize) {
-                try counter.addDone(read - reported)
+                try report(read)
                 reported = read
             }
         }
@@ -183,7 +206,8 @@ public enum Matcher {
         try flush(&main, .keys)
         out.stats.keys += Int(clamping: dropped)
         out.stats.skippedNoSightings += Int(clamping: dropped)
-        if fields > reported { try counter.addDone(fields - reported) } // the rest, and the invalid keys
+        _ = fields
+        try report(expected) // the rest, and the invalid keys
         // Main entries of keys revised in this file are dropped by merge().
         out.revised = Array(revisedHere)
         return out

@@ -25,6 +25,19 @@ public struct RiskV1Configuration: Equatable, Sendable {
         self.classes = classes
     }
 
+    /// The divisor positive, every number finite, 1...64 classes each with
+    /// min < max: INVALID_ARGUMENT otherwise.
+    public func validate() throws {
+        let numbers = [normalizationDivisor, weights.low, weights.mid, weights.high, defaultBucketOffset]
+            + classes.flatMap { [$0.min, $0.max] }
+        guard numbers.allSatisfy(\.isFinite), normalizationDivisor > 0 else {
+            throw EncoreError(.invalidArgument, "v1 risk configuration: numbers must be finite and the divisor greater than 0")
+        }
+        guard (1 ... 64).contains(classes.count), classes.allSatisfy({ $0.min < $0.max }) else {
+            throw EncoreError(.invalidArgument, "v1 risk configuration: 1 to 64 classes are needed, each with min < max")
+        }
+    }
+
     public static func == (a: RiskV1Configuration, b: RiskV1Configuration) -> Bool {
         a.normalizationDivisor == b.normalizationDivisor && a.weights == b.weights && a.defaultBucketOffset == b.defaultBucketOffset
             && a.classes.elementsEqual(b.classes) { $0.min == $1.min && $0.max == $1.max && $0.level == $1.level }

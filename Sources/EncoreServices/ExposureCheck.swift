@@ -62,6 +62,9 @@ public struct CheckResult: Sendable {
     public var storedResultID: Int64?
     public var statistics: MatchStatistics
     public var calculatedAt: Int64
+    /// Why the result is UNKNOWN or OUTDATED (the tracing time found, the
+    /// age of the newest keys, the clock); nil for LOW and HIGH.
+    public var reason: String?
 }
 
 /// The exposure check, the library's main job, over a store: match the
@@ -87,11 +90,13 @@ public struct ExposureCheck: Sendable {
                     progress: ProgressHandler? = nil) throws -> CheckResult {
         try Matcher.validate(matching, now: now, threads: threads)
         try options.validate()
+        try riskV1.validate()
         // A clock before the last result is not plausible: say so, store nothing.
         if let last = try store.lastRiskResult(), last.time > now {
             return CheckResult(status: .outdated, assessment: try RiskCalculation.calculate([], configuration: risk, now: now),
                                summaryV1: ExposureSummaryV1(), riskV1: (0, nil), windows: [], activeTracingSeconds: 0,
-                               newestKeys: nil, notificationDue: false, storedResultID: nil, statistics: MatchStatistics(), calculatedAt: now)
+                               newestKeys: nil, notificationDue: false, storedResultID: nil, statistics: MatchStatistics(), calculatedAt: now,
+                               reason: "the clock (\(CheckReason.time(now))) is before the last stored result (\(CheckReason.time(last.time))): nothing was stored")
         }
         let match = try ExposureDetection(store: store).match(validated: files, keyFileOptions: keyFileOptions, options: matching, now: now,
                                                               v1: v1, threads: threads, progress: progress)
@@ -100,12 +105,20 @@ public struct ExposureCheck: Sendable {
         let newest = [try store.newestKeyPackageDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
 
         var status: CheckStatus = assessment.totalRiskLevel == .high ? .high : .low
-        if status == .low && tracing < options.minimumTracingSeconds { status = .unknown }
-        if status != .high && (newest.map { $0 < now - options.maximumKeyAgeSeconds } ?? true) { status = .outdated }
+        var reason: String?
+        if status == .low && tracing < options.minimumTracingSeconds {
+            status = .unknown
+            reason = CheckReason.tracing(tracing, options: options)
+        }
+        if status != .high && (newest.map { $0 < now - options.maximumKeyAgeSeconds } ?? true) {
+            status = .outdated
+            reason = CheckReason.keys(newest: newest, now: now, options: options)
+        }
 
         var result = CheckResult(status: status, assessment: assessment, summaryV1: match.summaryV1, riskV1: RiskV1.score(match.summaryV1, riskV1),
                                  windows: match.windows, activeTracingSeconds: tracing, newestKeys: newest,
-                                 notificationDue: false, storedResultID: nil, statistics: match.statistics, calculatedAt: now)
+                                 notificationDue: false, storedResultID: nil, statistics: match.statistics, calculatedAt: now,
+                                 reason: reason)
         let previous = try store.lastRiskLevel(among: Self.definitiveLevels)
         if status == .low || status == .high {
             result.notificationDue = previous.map { $0 != status.rawValue } ?? (status == .high)
@@ -115,34 +128,41 @@ public struct ExposureCheck: Sendable {
     }
 }
 
-/// The document stored with each check result (and read back offline).
+/// Why a check is UNKNOWN or OUTDATED, in words for the user.
+public enum CheckReason {
+    public static func time(_ t: Int64) -> String { UTCTime.iso8601(seconds: t) ?? "\(t)" }
+
+    /// "26 h" or "5 h 30 min".
+    public static func hours(_ seconds: Int64) -> String {
+        seconds % 3600 == 0 ? "\(seconds / 3600) h" : "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+    }
+
+    static func tracing(_ seconds: Int64, options: CheckOptions) -> String {
+        "only \(hours(seconds)) of active tracing in the last \(options.tracingDays) days (\(hours(options.minimumTracingSeconds)) needed)"
+    }
+
+    static func keys(newest: Int64?, now: Int64, options: CheckOptions) -> String {
+        guard let newest else { return "no keys: no key package is cached and no key file gives its end time" }
+        return "the newest keys are from \(time(newest)), \(hours(now - newest)) before now (at most \(hours(options.maximumKeyAgeSeconds)))"
+    }
+}
+
+/// The one JSON form of a check result: stored with it (and read back
+/// offline with the last risk result) and printed by `encore check --json`.
 public enum CheckDocument {
     public static func json(_ r: CheckResult) -> JSONValue {
-        let a = r.assessment
-        return .object([
+        .object([
             ("status", .string(r.status.name)),
+            ("reason", .string(r.reason)),
             ("calculatedAt", .int(r.calculatedAt)),
             ("notificationDue", .bool(r.notificationDue)),
             ("activeTracingSeconds", .int(r.activeTracingSeconds)),
-            ("newestKeys", .optional(r.newestKeys)),
-            ("totalRiskLevel", .string(a.totalRiskLevel.name)),
-            ("mostRecentDateWithLowRisk", .optional(a.mostRecentDateWithLowRisk)),
-            ("mostRecentDateWithHighRisk", .optional(a.mostRecentDateWithHighRisk)),
-            ("numberOfDaysWithLowRisk", .int(a.numberOfDaysWithLowRisk)),
-            ("numberOfDaysWithHighRisk", .int(a.numberOfDaysWithHighRisk)),
-            ("totalMinimumDistinctEncountersWithLowRisk", .int(a.totalMinimumDistinctEncountersWithLowRisk)),
-            ("totalMinimumDistinctEncountersWithHighRisk", .int(a.totalMinimumDistinctEncountersWithHighRisk)),
-            ("days", .array(a.days.map { d in
-                .object([("date", .int(d.date)), ("riskLevel", d.riskLevel.map { .string($0.name) } ?? .null),
-                         ("normalizedTime", .number(d.normalizedTime)),
-                         ("minimumDistinctEncountersWithLowRisk", .int(d.minimumDistinctEncountersWithLowRisk)),
-                         ("minimumDistinctEncountersWithHighRisk", .int(d.minimumDistinctEncountersWithHighRisk))])
-            })),
+            ("newestKeys", .int(r.newestKeys)),
             ("windowCount", .int(r.windowCount)),
-            ("v1", .object([("matchedKeyCount", .int(r.summaryV1.matchedKeyCount)),
-                            ("maximumRiskScore", .int(r.summaryV1.maximumRiskScore)),
-                            ("score", .number(r.riskV1.score)),
-                            ("level", r.riskV1.level.map { .string($0.name) } ?? .null)])),
+            ("assessment", r.assessment.json),
+            ("v1", .object([("summary", r.summaryV1.json), ("score", .number(r.riskV1.score)),
+                            ("level", .string(r.riskV1.level?.name))])),
+            ("statistics", r.statistics.json),
         ])
     }
 }

@@ -1,8 +1,13 @@
-/// A parsed JSON value. The core reads JSON (risk configurations, windows)
-/// without Foundation, which would multiply the library's size.
+/// A JSON value: what the core reads (risk configurations, windows) and
+/// the one form of every result it writes (documents, the tool's output).
+/// Written without Foundation, which would multiply the library's size.
 public indirect enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
+    /// Integers are exact in both directions (the parser gives one for
+    /// every integer literal within Int64; UInt64 for larger ones).
+    case integer(Int64)
+    case unsignedInteger(UInt64)
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -14,15 +19,41 @@ public indirect enum JSONValue: Equatable, Sendable {
         return members.last { $0.0 == key }?.1
     }
 
+    /// An integer of any width (nil: null).
+    public static func int<I: BinaryInteger>(_ v: I?) -> JSONValue {
+        guard let v else { return .null }
+        if let i = Int64(exactly: v) { return .integer(i) }
+        if let u = UInt64(exactly: v) { return .unsignedInteger(u) }
+        return .null // wider than 64 bits: never produced
+    }
+
+    /// A string, or null.
+    public static func string(_ v: String?) -> JSONValue { v.map { .string($0) } ?? .null }
+
+    /// The value of a number of any kind as a Double (nil for other values).
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let i): return Double(i)
+        case .unsignedInteger(let u): return Double(u)
+        case .number(let d): return d
+        default: return nil
+        }
+    }
+
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
-        case (.number(let x), .number(let y)): return x == y
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.unsignedInteger(let x), .unsignedInteger(let y)): return x == y
+        case (.integer(let x), .unsignedInteger(let y)), (.unsignedInteger(let y), .integer(let x)): return x >= 0 && UInt64(x) == y
         case (.string(let x), .string(let y)): return x == y
         case (.array(let x), .array(let y)): return x == y
         case (.object(let x), .object(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        default: return false
+        default:
+            // Numbers of different kinds compare by value (1 == 1.0).
+            guard let x = a.doubleValue, let y = b.doubleValue else { return false }
+            return x == y
         }
     }
 }
@@ -130,7 +161,10 @@ public enum JSONParser {
                 guard i < bytes.count, digits(bytes[i]) else { throw error("invalid number") }
                 while i < bytes.count, digits(bytes[i]) { i += 1 }
             }
-            guard let v = Double(String(decoding: bytes[start ..< i], as: UTF8.self)), v.isFinite else { throw error("number out of range") }
+            let text = String(decoding: bytes[start ..< i], as: UTF8.self)
+            if let v = Int64(text) { return .integer(v) }
+            if let v = UInt64(text) { return .unsignedInteger(v) }
+            guard let v = Double(text), v.isFinite else { throw error("number out of range") }
             return .number(v)
         }
 

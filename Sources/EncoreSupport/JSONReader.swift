@@ -28,14 +28,18 @@ public struct JSONReader: Sendable {
     }
 
     public func number() throws -> Double {
-        guard case .number(let d) = value else { throw fail("expected a number") }
+        guard let d = value.doubleValue else { throw fail("expected a number") }
         return d
     }
 
     public func integer() throws -> Int {
-        let d = try number()
-        guard d == d.rounded(), let i = Int(exactly: d) else { throw fail("expected a whole number") }
-        return i
+        switch value {
+        case .integer(let i): if let v = Int(exactly: i) { return v }
+        case .unsignedInteger: break
+        case .number(let d): if d == d.rounded(), let v = Int(exactly: d) { return v }
+        default: throw fail("expected a whole number")
+        }
+        throw fail("expected a whole number within 64 bits")
     }
 
     /// A whole number within `range`, else an error naming the range.

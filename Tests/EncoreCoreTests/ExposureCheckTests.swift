@@ -111,7 +111,7 @@ import EncoreFixtures
         #expect(stored.id == r.storedResultID && stored.time == Self.now)
         let doc = try JSONParser.parse(stored.document)
         #expect(doc["status"] == .string("HIGH"))
-        #expect(doc["numberOfDaysWithHighRisk"] == .number(1))
+        #expect(doc["assessment"]?["numberOfDaysWithHighRisk"] == .number(1))
         #expect(doc["notificationDue"] == .bool(true))
     }
 }

@@ -7,12 +7,15 @@ import os
 import struct
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 sys.path.insert(0, str(REPO / "bindings/python"))
+import encore  # noqa: E402
+import pytest  # noqa: E402
 from encore import crypto  # noqa: E402
 
 DAY = 19_000                      # UTC day number
@@ -47,8 +50,10 @@ def key_message(tek, start, dsos_zigzag=2, report_type=1, period=144, trl=6):
             + field(5, 0, report_type) + field(6, 0, dsos_zigzag))
 
 
-def key_file(path, keys):
-    body = field(3, 2, b"DE") + field(4, 0, 1) + field(5, 0, 1) + b"".join(field(7, 2, k) for k in keys)
+def key_file(path, keys, end=None):
+    # end_timestamp (field 2, fixed64) when given: how fresh the keys are.
+    stamp = struct.pack("<BQ", 2 << 3 | 1, end) if end is not None else b""
+    body = stamp + field(3, 2, b"DE") + field(4, 0, 1) + field(5, 0, 1) + b"".join(field(7, 2, k) for k in keys)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("export.bin", b"EK Export v1    " + body)
 
@@ -83,16 +88,58 @@ def test_detect_finds_the_encounter(tmp_path):
     out = json.loads(r.stdout)
     assert out["statistics"]["keys"] == 2 and out["statistics"]["matchedKeys"] == 1
     assert out["exposureWindows"] == [{
-        "date": MIDNIGHT, "reportType": 1, "infectiousness": 1, "calibrationConfidence": 2,
+        # Days are "YYYY-MM-DD" in every JSON form of encore.
+        "date": time.strftime("%Y-%m-%d", time.gmtime(MIDNIGHT)), "reportType": 1, "infectiousness": 1, "calibrationConfidence": 2,
         # TX power -10 dBm, RSSI -65 dBm: 55 dB; one scan every 4 minutes.
         "scanInstances": [{"minAttenuation": 55, "typicalAttenuation": 55, "secondsSinceLastScan": 240}] * 5,
     }]
-    summary = out["summary"]
+    summary = out["summaryV1"]
     assert summary["matchedKeyCount"] == 1 and summary["daysSinceLastExposure"] == 2
     assert summary["attenuationDurations"] == [1200, 0, 0]
 
     text = run("detect", "--db", db, "--no-verify", "--now", NOW, keys)
     assert text.returncode == 0 and "1 matched" in text.stdout
+
+    # The windows go on to `encore risk` as they are, and so does the check
+    # with the built-in CWA configuration (no --config needed).
+    windows = tmp_path / "windows.json"
+    windows.write_text(r.stdout)
+    risk = run("risk", "--windows", windows, "--now", NOW, "--json")
+    assert risk.returncode == 0, risk.stderr
+    assessment = json.loads(risk.stdout)
+    assert assessment["totalRiskLevel"] in ("LOW", "HIGH") and len(assessment["days"]) == 1
+    assert assessment["days"][0]["date"] == time.strftime("%Y-%m-%d", time.gmtime(MIDNIGHT))
+    check = run("check", "--db", db, "--no-verify", "--now", NOW, "--json", keys)
+    assert check.returncode == 0, check.stderr
+    document = json.loads(check.stdout)
+    assert document["assessment"] == assessment and document["windowCount"] == 1
+    assert document["status"] == assessment["totalRiskLevel"] == "HIGH" and document["reason"] is None
+
+
+@pytest.mark.parametrize("end, tracing_hours, status, why", [
+    (None, 48, "OUTDATED", "no keys"),                              # no key file names its end
+    (NOW - 3 * 86_400, 48, "OUTDATED", "the newest keys are from"),  # keys 72 h old
+    (NOW - 3600, 5, "UNKNOWN", "only 5 h of active tracing in the last 14 days (24 h needed)"),
+])
+def test_check_says_why_it_is_unknown_or_outdated(tmp_path, end, tracing_hours, status, why):
+    db = tmp_path / "store.db"
+    assert run("store", "init", "--db", db).returncode == 0
+    csv = tmp_path / "heard.csv"
+    csv.write_text("time,rpi,aem,rssi,prev_scan\n" + f"{NOW - tracing_hours * 3600},{'00' * 16},00000000,-80,\n")
+    assert run("observations", "import", "--db", db, csv).returncode == 0
+    keys = tmp_path / "keys.zip"
+    key_file(keys, [key_message(bytes(16), DAY * 144)], end=end)
+    env_now = ["--now", NOW]
+    # Tracing switched on tracing_hours before now (the tool has no tracing
+    # command: the Python bindings add it).
+    with encore.Store.open(str(db), raw_key=bytes.fromhex(RAW_KEY)) as store:
+        store.add_tracing_event(NOW - tracing_hours * 3600, True)
+    r = run("check", "--db", db, "--no-verify", *env_now, "--json", keys)
+    assert r.returncode == 0, r.stderr
+    document = json.loads(r.stdout)
+    assert document["status"] == status and why in document["reason"]
+    text = run("check", "--db", db, "--no-verify", *env_now, keys)
+    assert text.returncode == 0 and f"why: {why}" in text.stdout
 
 
 def test_detect_refuses_unsigned_files_and_needs_a_key(tmp_path):

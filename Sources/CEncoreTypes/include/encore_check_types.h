@@ -16,6 +16,30 @@ typedef struct encore_check_result encore_check_result;
 #define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
 #define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
 
+/* One class of CWA's v1 risk model: scores in [min, max) have `level`. */
+typedef struct encore_risk_v1_class {
+    double min;
+    double max;
+    int32_t level;                        /* ENCORE_RISK_LOW or _HIGH */
+    uint32_t reserved;                    /* must be 0 */
+} encore_risk_v1_class;
+
+/* CWA's v1 risk model over the ENF v1 summary (legacy; the v2 model decides
+ * the check's status): score = maximum_risk_score_full_range / divisor x
+ * (weights[0] x min(minutes below X, 30) + weights[1] x min(minutes between,
+ * 30) + weights[2] x min(minutes above Y, 30) + default_bucket_offset),
+ * rounded to two decimals; the first class holding the score gives the
+ * level. CWA: divisor 50, weights 1, 0.5, 0, offset 0, classes [0, 15) LOW
+ * and [15, 9999) HIGH. */
+typedef struct encore_risk_v1_config {
+    double normalization_divisor;         /* > 0 */
+    double weights[3];                    /* finite */
+    double default_bucket_offset;         /* finite */
+    const encore_risk_v1_class *classes;  /* class_count classes, min < max each */
+    uint32_t class_count;                 /* 1..64 */
+    uint32_t reserved;                    /* must be 0 */
+} encore_risk_v1_config;
+
 /* Options of the check besides matching: start from
  * encore_check_options_init(&options, sizeof options). */
 typedef struct encore_check_options {
@@ -24,6 +48,7 @@ typedef struct encore_check_options {
     int64_t minimum_tracing_seconds;      /* below this, not HIGH → UNKNOWN (86400) */
     int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
     int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
+    const encore_risk_v1_config *risk_v1; /* CWA's v1 model for the v1 score; NULL: CWA's values */
 } encore_check_options;
 
 typedef struct encore_check_summary {

@@ -55,7 +55,7 @@ typedef struct encore_match_options {
     uint8_t reserved2[3];                     /* must be 0 */
     const encore_keyfile_options *keyfile_options; /* verification and limits of the files; NULL: defaults */
     const encore_v1_config *v1;               /* NULL: CWA's values */
-    encore_progress_fn progress;              /* keys done of keys in the files opened so far */
+    encore_progress_fn progress;              /* bytes of the files (as given) done of their total */
     void *progress_context;
 } encore_match_options;
 

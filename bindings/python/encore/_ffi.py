@@ -372,6 +372,26 @@ class encore_check_result(ctypes.Structure):
     """Opaque handle: only ever used through pointers."""
 
 
+class encore_risk_v1_class(ctypes.Structure):
+    _fields_ = [
+        ('min', ctypes.c_double),
+        ('max', ctypes.c_double),
+        ('level', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_risk_v1_config(ctypes.Structure):
+    _fields_ = [
+        ('normalization_divisor', ctypes.c_double),
+        ('weights', ctypes.c_double * 3),
+        ('default_bucket_offset', ctypes.c_double),
+        ('classes', ctypes.POINTER(encore_risk_v1_class)),
+        ('class_count', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
 class encore_check_options(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
@@ -379,6 +399,7 @@ class encore_check_options(ctypes.Structure):
         ('minimum_tracing_seconds', ctypes.c_int64),
         ('tracing_days', ctypes.c_int64),
         ('maximum_key_age_seconds', ctypes.c_int64),
+        ('risk_v1', ctypes.POINTER(encore_risk_v1_config)),
     ]
 
 
