@@ -20,48 +20,59 @@ public struct StoreOptions: Sendable {
     }
 }
 
-/// The client's encrypted state: one SQLCipher database file (plus its WAL
-/// while open). Every method is safe to call from several threads: calls
-/// are serialised on the one connection. Two processes on one file wait for
-/// each other up to the busy timeout.
-public final class Store: @unchecked Sendable {
+/// One encrypted SQLCipher database file (plus its WAL while open) with
+/// forward-only migrations: what the client's Store and the push registry
+/// are built on. Every method is safe to call from several threads: calls
+/// are serialised on the one connection. Two processes on one file wait
+/// for each other up to the busy timeout.
+package final class EncryptedDatabase: @unchecked Sendable {
     // @unchecked: `connection` is touched only inside `lock` (withConnection).
-    public let path: String
+    package let path: String
+    /// What the file holds, for messages ("store", "push registry").
+    package let kind: String
     private let connection: Connection
     private let lock = Mutex<Void>(())
 
-    public static var latestSchemaVersion: Int { Schema.latestVersion }
-
-    /// Opens (or creates) the store at `path`. A wrong key, a file that is
-    /// not a store, and a file from a newer encore are refused without
-    /// writing a byte to the file.
-    public init(path: String, key: StoreKey, options: StoreOptions = StoreOptions()) throws {
+    /// Opens (or creates) the database at `path` and brings its schema up to
+    /// `migrations.count` (migration i takes version i to i + 1). A wrong
+    /// key, a file that is not such a database, and a file of a newer
+    /// schema are refused without writing a byte to the file.
+    package init(path: String, key: StoreKey, options: StoreOptions, migrations: [String], kind: String) throws {
         let keyBytes = try key.sqlcipherKey()
         let existing = try StoreFile.inspect(path)
         if !existing.exists && !options.create {
-            throw EncoreError(.storeMissing, "no store at \(path) (creating one was not allowed)")
+            throw EncoreError(.storeMissing, "no \(kind) at \(path) (creating one was not allowed)")
         }
         if existing.isPlaintextSQLite {
-            throw EncoreError(.storeNotDatabase, "\(path) is an unencrypted SQLite database, not an encore store")
+            throw EncoreError(.storeNotDatabase, "\(path) is an unencrypted SQLite database, not an encore \(kind)")
         }
         // A crash leaves a WAL behind, and the last connection to close
         // checkpoints it into the file. A refused open must not be that
         // connection, so with a WAL present the key and version are proven
         // on a read-only connection first (it cannot checkpoint).
+        let latest = migrations.count
         if existing.exists && StoreFile.hasWAL(path) {
             let probe = try Connection(path: path, create: false, readOnly: true)
-            _ = try Store.prove(keyBytes, on: probe, path: path, fileSize: existing.size)
+            _ = try Self.prove(keyBytes, on: probe, path: path, fileSize: existing.size, latest: latest, kind: kind)
         }
         let c = try Connection(path: path, create: options.create)
-        let version = try Store.prove(keyBytes, on: c, path: path, fileSize: existing.size)
+        let version = try Self.prove(keyBytes, on: c, path: path, fileSize: existing.size, latest: latest, kind: kind)
         enc_sql_busy_timeout(c.db, options.busyTimeoutMilliseconds)
         // Durable commits, zeroed deletions, WAL for concurrent readers.
         try c.exec("PRAGMA secure_delete = ON")
         try c.exec("PRAGMA journal_mode = WAL")
         try c.exec("PRAGMA synchronous = FULL")
         try c.exec("PRAGMA foreign_keys = ON")
-        try Store.migrate(c, from: Int(version))
+        var v = Int(version)
+        while v < latest {
+            try c.transaction {
+                try c.exec(migrations[v])
+                try c.exec("PRAGMA user_version = \(v + 1)")
+            }
+            v += 1
+        }
         self.path = path
+        self.kind = kind
         self.connection = c
     }
 
@@ -70,13 +81,13 @@ public final class Store: @unchecked Sendable {
         try lock.withLock { _ in try body(connection) }
     }
 
-    public var schemaVersion: Int {
+    package var schemaVersion: Int {
         get throws { try withConnection { Int(try $0.scalar("PRAGMA user_version") ?? 0) } }
     }
 
-    /// Re-encrypts the store under a new key. WAL is left for the rewrite
-    /// (SQLCipher cannot rekey in WAL mode) and resumed afterwards.
-    public func rekey(to key: StoreKey) throws {
+    /// Re-encrypts the database under a new key. WAL is left for the
+    /// rewrite (SQLCipher cannot rekey in WAL mode) and resumed afterwards.
+    package func rekey(to key: StoreKey) throws {
         let keyBytes = try key.sqlcipherKey()
         try withConnection { c in
             try c.exec("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -88,8 +99,8 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// SQLite's integrity check: nil when the store is sound, else its findings.
-    public func integrityProblems() throws -> [String]? {
+    /// SQLite's integrity check: nil when the database is sound, else its findings.
+    package func integrityProblems() throws -> [String]? {
         try withConnection { c in
             let s = try c.prepare("PRAGMA integrity_check")
             var lines: [String] = []
@@ -99,45 +110,62 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Moves everything in the WAL into the database file and empties the WAL.
-    public func checkpoint() throws {
+    package func checkpoint() throws {
         try withConnection { try $0.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     /// Keys a connection and reads the schema version: the first read
     /// proves the key before anything is written. Returns the version.
-    private static func prove(_ key: [UInt8], on c: Connection, path: String, fileSize: Int64) throws -> Int64 {
-        try applyKey(key, to: c)
+    private static func prove(_ key: [UInt8], on c: Connection, path: String, fileSize: Int64, latest: Int, kind: String) throws -> Int64 {
+        let rc = key.withUnsafeBytes { enc_sql_key(c.db, $0.baseAddress, Int32($0.count)) }
+        guard rc == ENC_SQL_OK else { throw c.error(rc, "sqlite3_key") }
         let version: Int64
         do {
             version = try c.scalar("PRAGMA user_version") ?? 0
             _ = try c.scalar("SELECT count(*) FROM sqlite_master")
         } catch let e as EncoreError where e.kind == .storeNotDatabase {
             if fileSize % StoreFile.pageSize != 0 {
-                throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore store (its size is not a whole number of pages)")
+                throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore \(kind) (its size is not a whole number of pages)")
             }
-            throw EncoreError(.storeWrongKey, "wrong key for the store at \(path) (or the file is not an encore store)")
+            throw EncoreError(.storeWrongKey, "wrong key for the \(kind) at \(path) (or the file is not an encore \(kind))")
         }
-        guard version <= Int64(Schema.latestVersion) else {
-            throw EncoreError(.storeTooNew, "the store at \(path) has schema version \(version); this encore knows up to \(Schema.latestVersion)")
+        guard version <= Int64(latest) else {
+            throw EncoreError(.storeTooNew, "the \(kind) at \(path) has schema version \(version); this encore knows up to \(latest)")
         }
         return version
     }
+}
 
-    private static func applyKey(_ key: [UInt8], to c: Connection) throws {
-        let rc = key.withUnsafeBytes { enc_sql_key(c.db, $0.baseAddress, Int32($0.count)) }
-        guard rc == ENC_SQL_OK else { throw c.error(rc, "enc_sql_key") }
+/// The client's encrypted state: the tables of Schema in one
+/// EncryptedDatabase. Safe to use from several threads.
+public final class Store: Sendable {
+    package let database: EncryptedDatabase
+    public var path: String { database.path }
+
+    public static var latestSchemaVersion: Int { Schema.latestVersion }
+
+    /// Opens (or creates) the store at `path`. A wrong key, a file that is
+    /// not a store, and a file from a newer encore are refused without
+    /// writing a byte to the file.
+    public init(path: String, key: StoreKey, options: StoreOptions = StoreOptions()) throws {
+        database = try EncryptedDatabase(path: path, key: key, options: options, migrations: Schema.migrations, kind: "store")
     }
 
-    private static func migrate(_ c: Connection, from version: Int) throws {
-        var v = version
-        while v < Schema.latestVersion {
-            try c.transaction {
-                try c.exec(Schema.migrations[v])
-                try c.exec("PRAGMA user_version = \(v + 1)")
-            }
-            v += 1
-        }
+    /// Runs `body` with the connection, one caller at a time.
+    package func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        try database.withConnection(body)
     }
+
+    public var schemaVersion: Int { get throws { try database.schemaVersion } }
+
+    /// Re-encrypts the store under a new key.
+    public func rekey(to key: StoreKey) throws { try database.rekey(to: key) }
+
+    /// SQLite's integrity check: nil when the store is sound, else its findings.
+    public func integrityProblems() throws -> [String]? { try database.integrityProblems() }
+
+    /// Moves everything in the WAL into the database file and empties the WAL.
+    public func checkpoint() throws { try database.checkpoint() }
 }
 
 /// What a store's file looks like before SQLCipher touches it.
