@@ -16,9 +16,14 @@ let package = Package(
         .library(name: "encore", type: .dynamic, targets: ["EncoreABI"]),
         .executable(name: "encore-cli", targets: ["EncoreCLI"]),
         .executable(name: "encore-bench", targets: ["EncoreBench"]),
+        .executable(name: "encore-pushd", targets: ["EncorePushd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The push registry service only (encore-pushd), never libencore.so.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
         // System libraries (Debian: libprotobuf-c-dev, zlib1g-dev, libssl-dev).
@@ -70,6 +75,21 @@ let package = Package(
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
         .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib"]),
+
+        // The push-token registry (encore-pushd): its rules, its storage
+        // (SQLCipher through EncoreStorage, or PostgreSQL) and the APNs sender;
+        // and the service's executable.
+        .target(
+            name: "EncorePushRegistry",
+            dependencies: ["EncoreStorage", "CEncoreSQL", "CCrypto", "CEncoreProto", "CProtobufC",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .executableTarget(
+            name: "EncorePushd",
+            dependencies: ["EncorePushRegistry", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
 
         .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures"]),
     ]
