@@ -75,13 +75,10 @@ enum MatchData {
         /// What the user's device recorded: RPI and AEM of the interval the
         /// broadcast was made in (no clock drift), previous scan one spacing before.
         func sightings() throws -> [Observation] {
-            let rpik = try ENCrypto.rpik(tek: tek), aemk = try ENCrypto.aemk(tek: tek)
-            let metadata: [UInt8] = [0x40 | (calibration << 2), UInt8(bitPattern: txPower), 0, 0]
-            return try times.map { t in
-                let rpi = try ENCrypto.rpi(rpik: rpik, interval: UInt32(t / ENInterval.seconds))
-                return try Observation(time: t, rpi: rpi, aemBytes: ENCrypto.aem(aemk: aemk, rpi: rpi, metadata: metadata),
-                                       rssi: rssi, previousScan: t - MatchData.scanSpacing)
-            }
+            var c = SimulatedContact(tek: tek, day: UInt32(MatchData.firstDay) / ENInterval.rollingPeriod + UInt32(day))
+            c.txPower = txPower
+            c.calibration = calibration
+            return try c.sightings(from: start, scans: scans, spacing: MatchData.scanSpacing, rssi: rssi)
         }
 
         /// (UTC day, scan instances) of each window matching must build: a

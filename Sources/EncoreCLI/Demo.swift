@@ -54,14 +54,14 @@ struct Demo: ParsableCommand {
     }
 
     private func run(in dir: String, now: Int64, risk: RiskConfiguration) throws {
-        var world = DemoWorld(now: now)
-        let people = world.people()
+        var world = SimulatedUser(now: now)
+        let people = world.demoEncounters()
         let started = Clock.now()
 
         var rawKey = [UInt8](repeating: 0, count: 32)
         for i in 0 ..< 32 { rawKey[i] = UInt8(truncatingIfNeeded: world.rng.next()) }
         let store = try Store(path: dir + "/store.db", key: .raw(rawKey))
-        try store.addTracingEvent(time: now - 16 * 86_400, active: true)
+        try store.addTracingEvent(time: now - 16 * UnixTime.day, active: true)
         let sightings = try world.sightings(of: people, strangersPerDay: strangersPerDay)
         try store.addObservations(sightings)
         Output.write("encrypted store \(dir)/store.db: \(sightings.count) sightings over 14 days, tracing on throughout\n")
@@ -74,8 +74,8 @@ struct Demo: ParsableCommand {
                                  signatureAlgorithm: "1.2.840.10045.4.3.2")
         let perDay = keys / 14
         var paths: [String] = []
-        for (day, zip) in try world.keyFiles(people: people, othersPerDay: perDay, signer: signer, info: info) {
-            let name = UTCTime.iso8601(seconds: day * 86_400).map { String($0.prefix(10)) } ?? "\(day)"
+        for (day, zip) in try world.keyFiles(encounters: people, othersPerDay: perDay, signer: signer, info: info) {
+            let name = UTCTime.day(seconds: day * UnixTime.day) ?? "\(day)"
             let path = "\(dir)/\(name).zip"
             try DemoFiles.write(zip, to: path)
             try store.putKeyPackage(region: "DE", identifier: name, etag: nil, content: zip, downloaded: now - 3600)

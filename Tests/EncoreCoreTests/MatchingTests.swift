@@ -2,38 +2,12 @@ import Testing
 import EncoreCore
 import EncoreFixtures
 
-/// A simulated person whose device broadcast RPI ‖ AEM from its TEKs: the
-/// test turns its broadcasts into what the user's device heard.
-struct Contact {
-    var tek: KeyData
-    var start: UInt32          // rolling start interval
-    var period: Int32 = 144
-    var txPower: Int8 = -10
-    var calibration: UInt8 = 1
-    var dsos: Int32? = 1
-    var reportType: ReportType = .confirmedTest
-    var trl: Int32 = 6
+/// A contact of the tests: the simulated world's, with deterministic keys.
+typealias Contact = SimulatedContact
 
+extension SimulatedContact {
     init(seed: Int, day: UInt32) {
-        tek = Fixtures.key(seed).keyData
-        start = day * 144
-    }
-
-    var key: ExposureKey {
-        ExposureKey(keyData: tek, transmissionRiskLevel: trl, rollingStartIntervalNumber: Int32(start), rollingPeriod: period,
-                    reportType: reportType, daysSinceOnsetOfSymptoms: dsos)
-    }
-
-    var metadata: [UInt8] { [0x40 | (calibration << 2), UInt8(bitPattern: txPower), 0, 0] }
-
-    /// What the user heard at `heardAt` (their clock) of the broadcast the
-    /// contact made at `sentAt` (the contact's clock).
-    func sighting(sentAt: Int64, heardAt: Int64? = nil, rssi: Int8, previousScan: Int64? = nil, metadata: [UInt8]? = nil) throws -> Observation {
-        let interval = UInt32(sentAt / 600)
-        let rpi = try ENCrypto.rpi(rpik: ENCrypto.rpik(tek: tek), interval: interval)
-        let aem = try ENCrypto.aem(aemk: ENCrypto.aemk(tek: tek), rpi: rpi, metadata: metadata ?? self.metadata)
-        let t = heardAt ?? sentAt
-        return try Observation(time: t, rpi: rpi, aemBytes: aem, rssi: rssi, previousScan: previousScan)
+        self.init(tek: Fixtures.key(seed).keyData, day: day)
     }
 }
 
