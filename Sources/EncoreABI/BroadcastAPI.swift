@@ -7,8 +7,7 @@ import EncoreCore
 @c public func encore_store_current_own_key(_ store: encore_store_ptr?, _ now: Int64, _ key: UnsafeMutablePointer<encore_own_key>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(key, "key")
-        out.pointee = encore_own_key(try OwnKeySchedule(store: s).currentKey(now: now))
+        try output(key, "key") { encore_own_key(try OwnKeySchedule(store: s).currentKey(now: now)) }
     }
 }
 

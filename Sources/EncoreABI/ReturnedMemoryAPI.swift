@@ -103,8 +103,7 @@ func checkedCount<T>(_ n: Int, of type: T.Type, _ name: String) throws {
 @c public func encore_string_list_get(_ list: encore_string_list_ptr?, _ index: Int, _ item: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> encore_status {
     guarded {
         let l = try borrow(list, as: StringList.self, "list")
-        let out = try required(item, "item")
-        out.pointee = try l.item(index)
+        try output(item, "item") { try l.item(index) }
     }
 }
 

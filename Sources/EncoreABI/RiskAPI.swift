@@ -21,8 +21,7 @@ final class RiskAssessmentHandle: Sendable {
 @c public func encore_risk_config_new_json(_ json: UnsafePointer<UInt8>?, _ len: Int, _ out: UnsafeMutablePointer<encore_risk_config_ptr?>?) -> encore_status {
     guarded {
         let bytes = Array(try buffer(json, len, "json"))
-        let out = try required(out, "out")
-        out.pointee = retainedHandle(RiskConfigHandle(try RiskConfiguration(json: bytes)))
+        try output(out, "out") { retainedHandle(RiskConfigHandle(try RiskConfiguration(json: bytes))) }
     }
 }
 
@@ -60,8 +59,7 @@ final class RiskAssessmentHandle: Sendable {
     guarded {
         let c = try borrow(config, as: RiskConfigHandle.self, "config")
         let r = try borrow(result, as: MatchResultHandle.self, "result")
-        let out = try required(out, "out")
-        out.pointee = retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(r.source.windows, configuration: c.configuration, now: now)))
+        try output(out, "out") { retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(r.source.windows, configuration: c.configuration, now: now))) }
     }
 }
 

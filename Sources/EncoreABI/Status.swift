@@ -79,3 +79,11 @@ func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> String {
     }
     return s
 }
+
+/// Writes an out-parameter: the pointer is checked first, the value is
+/// computed next and written only when that succeeded (out-parameters are
+/// written only on success).
+func output<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: String, _ value: () throws -> T) throws {
+    let out = try required(pointer, name)
+    out.pointee = try value()
+}

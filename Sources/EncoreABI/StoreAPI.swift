@@ -50,8 +50,7 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
     guarded {
         let path = try text(path, "path")
         let key = try storeKey(key, "key")
-        let out = try required(out, "out")
-        out.pointee = retainedHandle(try Store(path: path, key: key, options: storeOptions(options)))
+        try output(out, "out") { retainedHandle(try Store(path: path, key: key, options: storeOptions(options))) }
     }
 }
 
@@ -71,8 +70,7 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 @c public func encore_store_schema_version(_ store: encore_store_ptr?, _ version: UnsafeMutablePointer<UInt32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(version, "version")
-        out.pointee = UInt32(clamping: try s.schemaVersion)
+        try output(version, "version") { UInt32(clamping: try s.schemaVersion) }
     }
 }
 
@@ -127,8 +125,7 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 @c public func encore_store_count_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(count, "count")
-        out.pointee = UInt64(try s.countObservations(from: from, to: to))
+        try output(count, "count") { UInt64(try s.countObservations(from: from, to: to)) }
     }
 }
 

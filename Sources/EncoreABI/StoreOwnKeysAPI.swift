@@ -16,8 +16,7 @@ import EncoreCore
 @c public func encore_store_count_own_keys(_ store: encore_store_ptr?, _ since_interval: Int32, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(count, "count")
-        out.pointee = UInt64(try s.countOwnKeys(since: since_interval))
+        try output(count, "count") { UInt64(try s.countOwnKeys(since: since_interval)) }
     }
 }
 

@@ -32,8 +32,7 @@ import EncoreCore
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }
-        let out = try required(has, "has")
-        out.pointee = try s.hasKeyPackage(region: region, identifier: identifier, etag: etag) ? 1 : 0
+        try output(has, "has") { try s.hasKeyPackage(region: region, identifier: identifier, etag: etag) ? 1 : 0 }
     }
 }
 
@@ -46,8 +45,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
-        let out = try required(content, "content")
-        out.pointee = try s.withKeyPackageContent(region: region, identifier: identifier) { try LibraryBytes.make(copying: $0) }
+        try output(content, "content") { try s.withKeyPackageContent(region: region, identifier: identifier) { try LibraryBytes.make(copying: $0) } }
     }
 }
 

@@ -40,8 +40,7 @@ import EncoreCore
 @c public func encore_store_count_risk_results(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(count, "count")
-        out.pointee = UInt64(try s.countRiskResults(from: from, to: to))
+        try output(count, "count") { UInt64(try s.countRiskResults(from: from, to: to)) }
     }
 }
 

@@ -21,8 +21,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let name = try text(name, "name")
-        let out = try required(value, "value")
-        out.pointee = try s.integerSetting(name)
+        try output(value, "value") { try s.integerSetting(name) }
     }
 }
 
@@ -39,8 +38,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let name = try text(name, "name")
-        let out = try required(value, "value")
-        out.pointee = try s.doubleSetting(name)
+        try output(value, "value") { try s.doubleSetting(name) }
     }
 }
 
@@ -59,8 +57,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let name = try text(name, "name")
-        let out = try required(value, "value")
-        out.pointee = try s.withSettingBytes(name, .text) { try LibraryBytes.make(copying: $0) }
+        try output(value, "value") { try s.withSettingBytes(name, .text) { try LibraryBytes.make(copying: $0) } }
     }
 }
 
@@ -79,8 +76,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let name = try text(name, "name")
-        let out = try required(value, "value")
-        out.pointee = try s.withSettingBytes(name, .blob) { try LibraryBytes.make(copying: $0) }
+        try output(value, "value") { try s.withSettingBytes(name, .blob) { try LibraryBytes.make(copying: $0) } }
     }
 }
 
@@ -111,7 +107,6 @@ import EncoreCore
 @c public func encore_store_list_settings(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(out, "out")
-        out.pointee = retainedHandle(try StringList(s.settingNames()))
+        try output(out, "out") { retainedHandle(try StringList(s.settingNames())) }
     }
 }

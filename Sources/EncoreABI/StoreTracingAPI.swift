@@ -16,8 +16,7 @@ import EncoreCore
 @c public func encore_store_count_tracing_events(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(count, "count")
-        out.pointee = UInt64(try s.countTracingEvents(from: from, to: to))
+        try output(count, "count") { UInt64(try s.countTracingEvents(from: from, to: to)) }
     }
 }
 
@@ -41,7 +40,6 @@ import EncoreCore
 @c public func encore_store_active_tracing_seconds(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ seconds: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(seconds, "seconds")
-        out.pointee = try s.activeTracingSeconds(from: from, to: to)
+        try output(seconds, "seconds") { try s.activeTracingSeconds(from: from, to: to) }
     }
 }

@@ -5,8 +5,7 @@ import EncoreCore
 /// Thread safety: a trust list may be used from several threads at once.
 @c public func encore_trust_new(_ out: UnsafeMutablePointer<encore_trust_ptr?>?) -> encore_status {
     guarded {
-        let out = try required(out, "out")
-        out.pointee = retainedHandle(TrustList())
+        try output(out, "out") { retainedHandle(TrustList()) }
     }
 }
 

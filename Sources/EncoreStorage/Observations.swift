@@ -29,43 +29,32 @@ extension Store {
         }
     }
 
+    /// The observations table, in time order (then the order they were added).
+    package static let observationRows = TimeRangedTable(name: "observations", columns: "time, rpi, aem, rssi, prev_scan",
+                                                          order: "time, rowid") { s in
+        let aem = s.blob(2)
+        guard let rpi = s.keyData(1), aem.count == 4 else {
+            throw EncoreError(.storeNotDatabase, "store: an observation row has a malformed RPI or AEM")
+        }
+        return Observation(time: s.int64(0), rpi: rpi, aem: aem.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) },
+                           rssi: Int8(clamping: s.int64(3)), previousScan: s.optionalInt64(4))
+    }
+
     /// How many sightings have `from ≤ time < to`.
     public func countObservations(from: Int64 = .min, to: Int64 = .max) throws -> Int {
-        try withConnection { c in
-            let s = try c.prepare("SELECT count(*) FROM observations WHERE time >= ? AND time < ?")
-            s.bind(1, from).bind(2, to)
-            return try s.one { Int($0.int64(0)) } ?? 0
-        }
+        try count(Self.observationRows, from: from, to: to)
     }
 
     /// Sightings with `from ≤ time < to` in time order, skipping `offset`
     /// and returning at most `limit`.
     public func observations(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max) throws -> [Observation] {
-        var out: [Observation] = []
-        try forEachObservation(from: from, to: to, offset: offset, limit: limit) { out.append($0) }
-        return out
+        try rows(Self.observationRows, from: from, to: to, offset: offset, limit: limit)
     }
 
     /// Calls `body` with sightings in time order (the connection is held
     /// meanwhile: do not call the store from `body`).
     public func forEachObservation(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
                                    _ body: (Observation) throws -> Void) throws {
-        guard offset >= 0, limit >= 0 else { throw EncoreError(.invalidArgument, "offset and limit must not be negative") }
-        try withConnection { c in
-            let s = try c.prepare("""
-                SELECT time, rpi, aem, rssi, prev_scan FROM observations
-                WHERE time >= ? AND time < ? ORDER BY time, rowid LIMIT ? OFFSET ?
-                """)
-            s.bind(1, from).bind(2, to).bind(3, Int64(clamping: limit)).bind(4, Int64(offset))
-            defer { s.reset() } // also when `body` throws mid-way
-            while try s.step() {
-                let aem = s.blob(2)
-                guard let rpi = s.keyData(1), aem.count == 4 else {
-                    throw EncoreError(.storeNotDatabase, "store: an observation row has a malformed RPI or AEM")
-                }
-                try body(Observation(time: s.int64(0), rpi: rpi, aem: aem.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) },
-                                     rssi: Int8(clamping: s.int64(3)), previousScan: s.optionalInt64(4)))
-            }
-        }
+        try forEach(Self.observationRows, from: from, to: to, offset: offset, limit: limit, body)
     }
 }

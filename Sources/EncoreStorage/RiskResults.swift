@@ -66,37 +66,27 @@ extension Store {
         }
     }
 
+    /// The risk_results table, oldest first (by time, then id).
+    package static let riskResultRows = TimeRangedTable(name: "risk_results", columns: "id, time, level, document", order: "time, id") {
+        try Store.riskResult($0)
+    }
+
     /// How many results have `from ≤ time < to`.
     public func countRiskResults(from: Int64 = .min, to: Int64 = .max) throws -> Int {
-        try withConnection { c in
-            let s = try c.prepare("SELECT count(*) FROM risk_results WHERE time >= ? AND time < ?")
-            s.bind(1, from).bind(2, to)
-            return try s.one { Int($0.int64(0)) } ?? 0
-        }
+        try count(Self.riskResultRows, from: from, to: to)
     }
 
     /// Results with `from ≤ time < to`, oldest first (by time, then id),
     /// skipping `offset` and returning at most `limit`.
     public func riskResults(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max) throws -> [RiskResult] {
-        var out: [RiskResult] = []
-        try forEachRiskResult(from: from, to: to, offset: offset, limit: limit) { out.append($0) }
-        return out
+        try rows(Self.riskResultRows, from: from, to: to, offset: offset, limit: limit)
     }
 
     /// Calls `body` with the results of riskResults(from:to:) (the
     /// connection is held meanwhile: do not call the store from `body`).
     public func forEachRiskResult(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
                                   _ body: (RiskResult) throws -> Void) throws {
-        guard offset >= 0, limit >= 0 else { throw EncoreError(.invalidArgument, "offset and limit must not be negative") }
-        try withConnection { c in
-            let s = try c.prepare("""
-                SELECT id, time, level, document FROM risk_results
-                WHERE time >= ? AND time < ? ORDER BY time, id LIMIT ? OFFSET ?
-                """)
-            s.bind(1, from).bind(2, to).bind(3, Int64(clamping: limit)).bind(4, Int64(offset))
-            defer { s.reset() }
-            while try s.step() { try body(try Store.riskResult(s)) }
-        }
+        try forEach(Self.riskResultRows, from: from, to: to, offset: offset, limit: limit, body)
     }
 
     private static func riskResult(_ s: Statement) throws -> RiskResult {

@@ -33,31 +33,27 @@ extension Store {
         try addTracingEvent(time: event.time, active: event.active)
     }
 
+    /// The tracing_events table, in time order (then the order events were added).
+    package static let tracingEventRows = TimeRangedTable(name: "tracing_events", columns: "time, active", order: "time, rowid") { s in
+        TracingEvent(time: s.int64(0), active: s.int64(1) == 1)
+    }
+
     /// How many events have `from ≤ time < to`.
     public func countTracingEvents(from: Int64 = .min, to: Int64 = .max) throws -> Int {
-        try withConnection { c in
-            let s = try c.prepare("SELECT count(*) FROM tracing_events WHERE time >= ? AND time < ?")
-            s.bind(1, from).bind(2, to)
-            return try s.one { Int($0.int64(0)) } ?? 0
-        }
+        try count(Self.tracingEventRows, from: from, to: to)
     }
 
     /// Events with `from ≤ time < to` in time order (then the order they were
     /// added), skipping `offset` and returning at most `limit`.
     public func tracingEvents(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max) throws -> [TracingEvent] {
-        var out: [TracingEvent] = []
-        try forEachTracingEvent(from: from, to: to, offset: offset, limit: limit) { out.append($0) }
-        return out
+        try rows(Self.tracingEventRows, from: from, to: to, offset: offset, limit: limit)
     }
 
     /// Calls `body` with the events of tracingEvents(from:to:) (the
     /// connection is held meanwhile: do not call the store from `body`).
     public func forEachTracingEvent(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
                                     _ body: (TracingEvent) throws -> Void) throws {
-        guard offset >= 0, limit >= 0 else { throw EncoreError(.invalidArgument, "offset and limit must not be negative") }
-        try withConnection { c in
-            try Store.eachTracingEvent(c, from: from, to: to, offset: offset, limit: limit, body)
-        }
+        try forEach(Self.tracingEventRows, from: from, to: to, offset: offset, limit: limit, body)
     }
 
     /// Seconds tracing was active within [from, to): the last event before
@@ -75,7 +71,7 @@ extension Store {
                 let (sum, o2) = total.addingReportingOverflow(o1 ? .max : span)
                 total = o2 ? .max : sum
             }
-            try Store.eachTracingEvent(c, from: from, to: to, offset: 0, limit: .max) { e in
+            try Self.tracingEventRows.forEach(c, from: from, to: to, offset: 0, limit: .max) { e in
                 if e.active {
                     if onSince == nil { onSince = e.time }
                 } else if let start = onSince {
@@ -85,16 +81,6 @@ extension Store {
             }
             if let start = onSince { add(to, start) }
             return total
-        }
-    }
-
-    private static func eachTracingEvent(_ c: Connection, from: Int64, to: Int64, offset: Int, limit: Int,
-                                         _ body: (TracingEvent) throws -> Void) throws {
-        let s = try c.prepare("SELECT time, active FROM tracing_events WHERE time >= ? AND time < ? ORDER BY time, rowid LIMIT ? OFFSET ?")
-        s.bind(1, from).bind(2, to).bind(3, Int64(clamping: limit)).bind(4, Int64(offset))
-        defer { s.reset() }
-        while try s.step() {
-            try body(TracingEvent(time: s.int64(0), active: s.int64(1) == 1))
         }
     }
 }
