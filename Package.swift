@@ -40,22 +40,29 @@ let package = Package(
         // loaded privately with dlopen and never linked, so that a host's own
         // SQLite cannot take its calls (see include/encore_sql.h).
         .target(name: "CEncoreSQL"),
+        // One HTTP(S) request through libcurl (Debian: libcurl4-openssl-dev):
+        // the built-in transport's policy (TLS verified, no redirects, caps).
+        .target(name: "CEncoreHTTP", linkerSettings: [.linkedLibrary("curl")]),
         // The public C types (copied into include/encore.h).
         .target(name: "CEncoreTypes"),
 
         // The core: plain Swift, no knowledge of C callers, in layers that
         // the compiler keeps apart (a target sees only the ones below it):
-        //   support → model → wire, crypto → key files, storage → matching
-        //   → risk → services; EncoreCore re-exports them all.
+        //   support → model → wire, crypto, http → key files, storage →
+        //   matching → risk → protocols → services; EncoreCore re-exports them all.
         .target(name: "EncoreSupport"),
         .target(name: "EncoreModel", dependencies: ["EncoreSupport"]),
         .target(name: "EncoreWire", dependencies: ["EncoreSupport", "CZlib", "CProtobufC", "CEncoreShim"]),
         .target(name: "EncoreCrypto", dependencies: ["EncoreModel", "CCrypto", "CEncoreShim"]),
         .target(name: "EncoreKeyFiles", dependencies: ["EncoreModel", "EncoreWire", "EncoreCrypto", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
         .target(name: "EncoreStorage", dependencies: ["EncoreModel", "CEncoreSQL", "CCrypto"]),
+        .target(name: "EncoreHTTP", dependencies: ["EncoreSupport", "CEncoreHTTP"]),
         .target(name: "EncoreMatching", dependencies: ["EncoreKeyFiles", "CEncoreShim"]),
         .target(name: "EncoreRisk", dependencies: ["EncoreModel"]),
-        .target(name: "EncoreServices", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreStorage", "CCrypto"]),
+        // The protocols of the servers as requests and answers, no I/O:
+        // test results and submission (and next sync).
+        .target(name: "EncoreProtocols", dependencies: ["EncoreKeyFiles", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        .target(name: "EncoreServices", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "CCrypto"]),
         .target(name: "EncoreCore", dependencies: ["EncoreServices"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.

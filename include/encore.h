@@ -19,6 +19,8 @@
  *   5. Matching: sightings against published keys
  *   6. Risk: CWA's risk calculation
  *   7. The exposure check
+ *   8. HTTP transport: the built-in one (libcurl) or the host's
+ *   9. Test results and key submission (CWA's verification and submission servers)
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -83,6 +85,23 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_STORE_FAILED 43        /* SQLite failed: disk full, I/O error, ... */
 #define ENCORE_ERR_STORE_BUSY 44          /* another process held the store past the busy timeout */
 #define ENCORE_ERR_STORE_MISSING 45       /* no store at the path, and creating one was not allowed */
+
+/* Servers and the network */
+#define ENCORE_ERR_NETWORK 50             /* no answer: no connection, or a dropped or broken transfer */
+#define ENCORE_ERR_TIMEOUT 51             /* no answer in time */
+#define ENCORE_ERR_TLS 52                 /* the TLS handshake or the certificate check failed */
+#define ENCORE_ERR_RESPONSE_TOO_LARGE 53  /* the answer was larger than the transport allows */
+#define ENCORE_ERR_SERVER_REFUSED 54      /* the server answered 4xx: it refused the request */
+#define ENCORE_ERR_SERVER_UNAVAILABLE 55  /* the server answered 5xx or 429: try again later */
+#define ENCORE_ERR_PROTOCOL 56            /* an answer encore cannot read (malformed, unexpected, a redirect) */
+
+/* Test results and key submission */
+#define ENCORE_ERR_TEST_KEY 60            /* a QR code, GUID, teleTAN or date of birth that cannot be right; nothing was sent */
+#define ENCORE_ERR_NOT_REGISTERED 61      /* no test is registered */
+#define ENCORE_ERR_ALREADY_REGISTERED 62  /* a test is registered already: forget it first */
+#define ENCORE_ERR_NOT_POSITIVE 63        /* the test is not positive: nothing to submit */
+#define ENCORE_ERR_TAN_REFUSED 64         /* the TAN was refused (used, unknown) or has expired */
+#define ENCORE_ERR_ALREADY_SUBMITTED 65   /* this test's keys were submitted already */
 
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
@@ -902,6 +921,206 @@ encore_status encore_check_result_get_summary(encore_check_result *result, encor
 /* Writes a new handle to the check's v2 risk assessment (per-day risks);
  * release it with encore_risk_assessment_free(). */
 encore_status encore_check_result_get_assessment(encore_check_result *result, encore_risk_assessment **out);
+
+/* ==== 8. HTTP transport: the built-in one (libcurl) or the host's ======== */
+
+/* What performs encore's requests to servers: the built-in HTTPS transport
+ * (libcurl: TLS verification always on, redirects refused, answers capped,
+ * timeouts), or the host's own HTTP stack through a callback. Requests go
+ * to https URLs, or plain http to this machine only (127.0.0.0/8, ::1,
+ * localhost). Safe to use from several threads at once. */
+typedef struct encore_transport encore_transport;
+
+/* Options of a transport: start from
+ * encore_transport_options_init(&options, sizeof options). */
+typedef struct encore_transport_options {
+    uint32_t struct_size;            /* set by _init */
+    uint32_t reserved;               /* must be 0 */
+    int64_t connect_timeout_ms;      /* 1 ms to 1 h (10000) */
+    int64_t timeout_ms;              /* a whole request, 1 ms to 1 h (60000) */
+    uint64_t max_response_bytes;     /* the largest answer body, up to 1 GiB (16 MiB) */
+    const char *ca_file;             /* PEM file of trusted CAs (private deployments); NULL: the system's */
+    const char *ca_dir;              /* directory of hashed CA certificates; NULL: the system's */
+} encore_transport_options;
+
+/* One header of a request or an answer. */
+typedef struct encore_http_header {
+    const char *name;
+    const char *value;
+} encore_http_header;
+
+/* A request for a host's transport. Everything it points to is valid during
+ * the callback only. */
+typedef struct encore_http_request {
+    const char *method;              /* "GET", "POST", "PUT" or "DELETE" */
+    const char *url;
+    const encore_http_header *headers;
+    size_t header_count;
+    const uint8_t *body;             /* NULL when body_length is 0 */
+    size_t body_length;
+    int64_t connect_timeout_ms;      /* the transport's options, for the host to apply */
+    int64_t timeout_ms;
+} encore_http_request;
+
+/* The answer a host's callback fills (encore_http_response_set_status(),
+ * _add_header(), _append_body()). Valid during the callback only. */
+typedef struct encore_http_response encore_http_response;
+
+/* A host's transport: performs one request. Returns 0 when an answer came,
+ * whatever its status, after setting it on `response`; nonzero when none
+ * came (no connection, timeout, TLS failure), and the operation fails with
+ * ENCORE_ERR_NETWORK. Called on the thread of the encore call that needs it,
+ * one request at a time per call. It must not call encore with the same
+ * store. */
+typedef int32_t (*encore_http_fn)(void *context, const encore_http_request *request, encore_http_response *response);
+
+/* Writes the default transport options to *options (pass sizeof *options):
+ * connect within 10 s, a request within 60 s, answers up to 16 MiB, the
+ * system's trusted CAs. */
+encore_status encore_transport_options_init(encore_transport_options *options, size_t struct_size);
+
+/* The built-in transport: HTTPS through libcurl with TLS verification
+ * always on (ca_file/ca_dir add trusted CAs for private deployments),
+ * redirects refused, answers capped, timeouts. `options` may be NULL.
+ * Release it with encore_transport_free(). */
+encore_status encore_transport_new_curl(const encore_transport_options *options, encore_transport **out);
+
+/* A transport that hands each request to the host's `fn` (see
+ * encore_http_fn), so an app with its own HTTP stack uses the same
+ * protocols. encore still applies its URL rule and the answer limit of
+ * `options` (may be NULL). Release it with encore_transport_free(). */
+encore_status encore_transport_new_callback(encore_http_fn fn, void *context, const encore_transport_options *options, encore_transport **out);
+
+/* Releases a transport; NULL does nothing. */
+void encore_transport_free(encore_transport *transport);
+
+/* Sets the answer's HTTP status (100...599); a callback that returns 0
+ * must have set it. */
+encore_status encore_http_response_set_status(encore_http_response *response, int32_t status);
+
+/* Adds a header of the answer (name and value are copied). */
+encore_status encore_http_response_add_header(encore_http_response *response, const char *name, const char *value);
+
+/* Appends `length` bytes to the answer's body (copied). Beyond the
+ * transport's max_response_bytes: ENCORE_ERR_RESPONSE_TOO_LARGE, and the
+ * request fails so however the callback returns. */
+encore_status encore_http_response_append_body(encore_http_response *response, const uint8_t *data, size_t length);
+
+/* ==== 9. Test results and key submission (CWA's verification and submission servers) ==== */
+
+/* What identifies a lab test. */
+#define ENCORE_TEST_KEY_QR_CODE 0    /* the test QR code's text: https://localhost/?<GUID> */
+#define ENCORE_TEST_KEY_GUID 1       /* the GUID alone: 6-8-4-4-4-12 hex digits */
+#define ENCORE_TEST_KEY_TELETAN 2    /* a teleTAN from a hotline: 10 characters, positive by definition */
+
+typedef struct encore_test_key {
+    int32_t kind;                    /* ENCORE_TEST_KEY_* */
+    uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID) */
+    const char *value;
+    const char *date_of_birth;       /* "YYYY-MM-DD" or NULL (with a GUID only) */
+} encore_test_key;
+
+/* Test results (the server's codes 5-9 are the same five for rapid tests:
+ * encore_test_status.rapid says which). */
+#define ENCORE_TEST_RESULT_NONE (-1)
+#define ENCORE_TEST_RESULT_PENDING 0
+#define ENCORE_TEST_RESULT_NEGATIVE 1
+#define ENCORE_TEST_RESULT_POSITIVE 2
+#define ENCORE_TEST_RESULT_INVALID 3
+#define ENCORE_TEST_RESULT_REDEEMED 4
+
+/* Where a registered test stands. Times are unix seconds, -1 when there is
+ * none. An output struct that may grow: set struct_size (ENCORE_OUTPUT_INIT). */
+typedef struct encore_test_status {
+    uint32_t struct_size;            /* sizeof(encore_test_status), set by the caller */
+    int32_t registered;              /* 1 when a test is registered */
+    int32_t key_type;                /* ENCORE_TEST_KEY_GUID or _TELETAN */
+    int32_t rapid;                   /* 1: a rapid antigen test */
+    int32_t result;                  /* ENCORE_TEST_RESULT_* */
+    int32_t notify;                  /* 1, once: this call brought a new final result to tell the user */
+    int32_t has_tan;                 /* 1: a TAN is kept for a submission that has not succeeded yet */
+    int32_t submitted;               /* 1: the keys of this test were submitted */
+    int64_t result_at;               /* the last poll that got an answer */
+    int64_t sample_collected_at;
+    int64_t next_poll_at;            /* when to poll next; -1 once the result is final */
+    int64_t submitted_at;
+    uint32_t submitted_keys;
+    uint32_t reserved;
+} encore_test_status;
+
+/* What a positive user said about symptoms (the keys' transmission risk
+ * and days since onset follow from it). */
+#define ENCORE_SYMPTOMS_NO_INFORMATION 0
+#define ENCORE_SYMPTOMS_NONE 1
+#define ENCORE_SYMPTOMS_ONSET_UNKNOWN 2
+#define ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS 3
+#define ENCORE_SYMPTOMS_ONSET_1_2_WEEKS 4
+#define ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS 5
+#define ENCORE_SYMPTOMS_ONSET_DATE 6     /* the day in encore_submit_options.onset */
+
+/* Options of a submission: start from
+ * encore_submit_options_init(&options, sizeof options). */
+typedef struct encore_submit_options {
+    uint32_t struct_size;            /* set by _init */
+    int32_t symptoms;                /* ENCORE_SYMPTOMS_* (NO_INFORMATION) */
+    int64_t onset;                   /* with ONSET_DATE: unix seconds of the onset's UTC midnight */
+    const char *const *visited_countries;  /* two capital letters each (for federation) */
+    size_t visited_country_count;
+    uint32_t consent_to_federation;  /* 1: the keys may go to other countries' servers (0) */
+    uint32_t reserved;               /* must be 0 */
+} encore_submit_options;
+
+/* How a submission went. An output struct that may grow. */
+typedef struct encore_submit_summary {
+    uint32_t struct_size;            /* sizeof(encore_submit_summary), set by the caller */
+    uint32_t keys;                   /* keys uploaded (at most 14) */
+    uint32_t check_ins;              /* check-ins uploaded */
+    uint32_t unaligned_keys;         /* own keys left out: their rolling start is not a UTC midnight */
+    int64_t submitted_at;
+} encore_submit_summary;
+
+/* Registers a lab test with CWA's verification server (a QR code, a GUID
+ * or a teleTAN; the key and date of birth are checked before anything is
+ * sent: ENCORE_ERR_TEST_KEY), and for a GUID polls its result at once. On
+ * the wire the session also carries the fake requests every session has.
+ * ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
+ * `status` (may be NULL) gets where the test stands. `submission_url` may
+ * be NULL (for this call and encore_test_poll()), but with it the session
+ * carries a fake upload too and looks like every other on the wire. */
+encore_status encore_test_register(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_test_key *key, int64_t now, encore_test_status *status);
+
+/* Asks the verification server for the registered test's result (one
+ * poll, whether due or not: status->next_poll_at says when one is due) and
+ * stores it. status->notify is 1 in the one call that brings a new final
+ * result. ENCORE_ERR_NOT_REGISTERED without a test. */
+encore_status encore_test_poll(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, int64_t now, encore_test_status *status);
+
+/* Where the registered test stands, from the store alone (registered is 0
+ * when there is none). */
+encore_status encore_test_get_status(encore_store *store, int64_t now, encore_test_status *status);
+
+/* Background noise: a session of fake requests only (fake TAN, fake TAN,
+ * fake submission), as real users' sessions look. */
+encore_status encore_test_noise(encore_transport *transport, const char *verification_url, const char *submission_url);
+
+/* Deletes the registered test, its registration token and any TAN.
+ * `existed` (may be NULL) tells whether there was one. */
+encore_status encore_test_forget(encore_store *store, int32_t *existed);
+
+/* Writes the default submission options to *options (pass sizeof
+ * *options): no information on symptoms, no visited countries, no consent
+ * to federation. */
+encore_status encore_submit_options_init(encore_submit_options *options, size_t struct_size);
+
+/* Uploads the device's own keys of the last 14 days (at most 14, each
+ * enriched by what the user said about symptoms) to CWA's submission
+ * server, authorised by the registration's one TAN: requested once and
+ * kept until an upload succeeds, so after a failure (or a crash) the next
+ * call retries with it. ENCORE_ERR_NOT_POSITIVE without a positive result,
+ * ENCORE_ERR_TAN_REFUSED when the server refuses the TAN or it expired,
+ * ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
+ * `summary` (may be NULL) tells what went. */
+encore_status encore_submit(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_submit_summary *summary);
 
 #ifdef __cplusplus
 }

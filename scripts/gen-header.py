@@ -42,6 +42,9 @@ SECTIONS = [
     ("Matching: sightings against published keys", "encore_match_types.h", ["MatchAPI.swift"]),
     ("Risk: CWA's risk calculation", "encore_risk_types.h", ["RiskAPI.swift"]),
     ("The exposure check", "encore_check_types.h", ["CheckAPI.swift"]),
+    ("HTTP transport: the built-in one (libcurl) or the host's", "encore_net_types.h", ["TransportAPI.swift"]),
+    ("Test results and key submission (CWA's verification and submission servers)", "encore_test_types.h",
+     ["TestResultAPI.swift"]),
 ]
 # ABI files without @c functions (helpers of the C layer).
 HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift"}

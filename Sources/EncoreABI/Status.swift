@@ -33,6 +33,19 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .storeFailed: return ENCORE_ERR_STORE_FAILED
     case .storeBusy: return ENCORE_ERR_STORE_BUSY
     case .storeMissing: return ENCORE_ERR_STORE_MISSING
+    case .network: return ENCORE_ERR_NETWORK
+    case .timeout: return ENCORE_ERR_TIMEOUT
+    case .tls: return ENCORE_ERR_TLS
+    case .responseTooLarge: return ENCORE_ERR_RESPONSE_TOO_LARGE
+    case .serverRefused: return ENCORE_ERR_SERVER_REFUSED
+    case .serverUnavailable: return ENCORE_ERR_SERVER_UNAVAILABLE
+    case .protocolError: return ENCORE_ERR_PROTOCOL
+    case .testKey: return ENCORE_ERR_TEST_KEY
+    case .notRegistered: return ENCORE_ERR_NOT_REGISTERED
+    case .alreadyRegistered: return ENCORE_ERR_ALREADY_REGISTERED
+    case .notPositive: return ENCORE_ERR_NOT_POSITIVE
+    case .tanRefused: return ENCORE_ERR_TAN_REFUSED
+    case .alreadySubmitted: return ENCORE_ERR_ALREADY_SUBMITTED
     }
 }
 

@@ -19,6 +19,8 @@ struct EncoreCommand: CommandGroup {
               detect          match sightings against key files: windows
               risk            CWA's v2 risk from exposure windows
               check           the whole exposure check, stored
+              test            register a lab test, learn its result
+              submit          upload own keys after a positive test
               demo            the check on a simulated user, start to end
 
             Run `encore help COMMAND` for a command's options and an example.
@@ -27,7 +29,8 @@ struct EncoreCommand: CommandGroup {
               encore demo
             """,
         version: ENCORE_VERSION_STRING,
-        subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self, Demo.self]
+        subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
+                      TestCommand.self, Submit.self, Demo.self]
     )
 }
 

@@ -2,9 +2,11 @@
 // bench): every layer, re-exported. The layers themselves import only what
 // lies below them, so the compiler refuses a dependency loop.
 @_exported import EncoreCrypto
+@_exported import EncoreHTTP
 @_exported import EncoreKeyFiles
 @_exported import EncoreMatching
 @_exported import EncoreModel
+@_exported import EncoreProtocols
 @_exported import EncoreRisk
 @_exported import EncoreServices
 @_exported import EncoreStorage

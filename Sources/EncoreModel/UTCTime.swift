@@ -42,15 +42,34 @@ public enum UTCTime {
     /// The unix seconds of the UTC midnight starting "YYYY-MM-DD", nil when
     /// the text is not such a day (years 1970...9999).
     public static func midnight(ofDay text: String) -> Int64? {
+        guard let (y, m, d) = civil(ofDay: text), y >= 1970 else { return nil }
+        return days(fromCivil: y, m, d) * UnixTime.day
+    }
+
+    /// The unix seconds of "YYYY-MM-DDTHH:MM:SSZ" (what iso8601 writes), or
+    /// of "YYYY-MM-DD" (its midnight); nil for anything else or before 1970.
+    public static func seconds(ofISO8601 text: String) -> Int64? {
+        if text.utf8.count == 10 { return midnight(ofDay: text) }
+        let chars = Array(text)
+        guard chars.count == 20, chars[10] == "T", chars[13] == ":", chars[16] == ":", chars[19] == "Z",
+              let midnight = midnight(ofDay: String(chars[0 ..< 10])),
+              let h = Int64(String(chars[11 ..< 13])), let m = Int64(String(chars[14 ..< 16])), let s = Int64(String(chars[17 ..< 19])),
+              chars[11 ..< 19].allSatisfy({ $0 == ":" || ("0" ... "9").contains($0) }),
+              h < 24, m < 60, s < 60 else { return nil }
+        return midnight + h * 3600 + m * 60 + s
+    }
+
+    /// Year, month and day of "YYYY-MM-DD" (any year 0...9999), nil when the
+    /// text is not a day of the calendar (2021-02-30 is not).
+    public static func civil(ofDay text: String) -> (Int64, Int64, Int64)? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               parts.allSatisfy({ $0.allSatisfy { ("0" ... "9").contains($0) } }),
               let y = Int64(parts[0]), let m = Int64(parts[1]), let d = Int64(parts[2]),
-              y >= 1970, (1 ... 12).contains(m), (1 ... 31).contains(d) else { return nil }
-        let days = days(fromCivil: y, m, d)
-        // Rejects 2021-02-30 and the like: the day must come back as written.
-        guard civil(fromDays: days) == (y, m, d) else { return nil }
-        return days * UnixTime.day
+              (1 ... 12).contains(m), (1 ... 31).contains(d) else { return nil }
+        // The day must come back as written.
+        guard civil(fromDays: days(fromCivil: y, m, d)) == (y, m, d) else { return nil }
+        return (y, m, d)
     }
 
     /// Days since 1970-01-01 of a (proleptic Gregorian) date (Howard

@@ -58,6 +58,24 @@ package enum Schema {
             value NOT NULL
         );
         """,
+        // 2: the registered lab test and its submission (one at a time).
+        """
+        CREATE TABLE test_registration (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            key_type TEXT NOT NULL CHECK (key_type IN ('GUID', 'TELETAN')),
+            rapid INTEGER NOT NULL CHECK (rapid IN (0, 1)),
+            registration_token TEXT NOT NULL,
+            registered_at INTEGER NOT NULL,
+            result INTEGER CHECK (result BETWEEN 0 AND 9),
+            result_at INTEGER,
+            sample_collected_at INTEGER,
+            notified_result INTEGER,
+            tan TEXT,
+            tan_at INTEGER,
+            submitted_at INTEGER,
+            submitted_keys INTEGER
+        );
+        """,
     ]
 
     package static var latestVersion: Int { migrations.count }

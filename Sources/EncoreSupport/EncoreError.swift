@@ -7,6 +7,16 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case exportHeader, exportMalformed
         case signatureMissing, signatureUntrusted, signatureInvalid, signatureMalformed, batch, keyFormat
         case storeWrongKey, storeNotDatabase, storeTooNew, storeFailed, storeBusy, storeMissing
+        /// No answer from a server: no connection, a dropped or broken transfer.
+        case network, timeout, tls, responseTooLarge
+        /// The server answered, refusing (4xx), or cannot now (5xx, 429), or
+        /// with something encore cannot read (a 3xx, a malformed body).
+        case serverRefused, serverUnavailable, protocolError
+        /// Test results and submission: a QR code, GUID, teleTAN or date of
+        /// birth that cannot be right (refused before any request); no test
+        /// registered; one registered already; not positive; the TAN refused
+        /// or expired; submitted already.
+        case testKey, notRegistered, alreadyRegistered, notPositive, tanRefused, alreadySubmitted
     }
 
     public let kind: Kind

@@ -54,7 +54,7 @@ class Submission:
 class SubmissionApp:
     def __init__(self, state, *, max_keys=14, retention_days=14, size_limit=100 * 1024,
                  supported_countries=SUPPORTED_COUNTRIES, padding_per_missing_key=28,
-                 padded_key_count=15):
+                 padded_key_count=15, padded_size=None):
         self.state = state
         self.max_keys = max_keys
         self.retention_days = retention_days
@@ -62,6 +62,9 @@ class SubmissionApp:
         self.supported_countries = tuple(supported_countries)
         self.padding_per_missing_key = padding_per_missing_key  # None: do not check
         self.padded_key_count = padded_key_count
+        # encore's rule instead of CWA's 28 bytes per missing key: every
+        # payload padded to a multiple of this size (the same for all).
+        self.padded_size = padded_size
         self.saved_checkins_override = None  # (filtered, saved) to answer, for header tests
 
     def owns(self, path):
@@ -117,6 +120,10 @@ class SubmissionApp:
         return Response(status)
 
     def _check_padding(self, req, payload):
+        if self.padded_size is not None:
+            if len(req.body) % self.padded_size:
+                req.violations.append(f"the payload is {len(req.body)} bytes, not a multiple of {self.padded_size}")
+            return
         if self.padding_per_missing_key is None:
             return
         want = self.padding_per_missing_key * max(self.padded_key_count - len(payload.keys), 0)

@@ -179,6 +179,7 @@ class StandinServer:
         self._stopping = threading.Event()
         self._arrived = threading.Condition(self._lock)
         self.date_offset = 0.0  # seconds added to the Date header (clock skew)
+        self.tls_context = None  # an ssl.SSLContext set before start(): serve HTTPS
         self.errors = []  # (method, path, traceback) of exceptions in handle()
 
     # --- life cycle ---------------------------------------------------------
@@ -188,6 +189,8 @@ class StandinServer:
             self._httpd = ThreadingHTTPServer(self._addr, _Handler)
             self._httpd.daemon_threads = True
             self._httpd.standin = self
+            if self.tls_context is not None:
+                self._httpd.socket = self.tls_context.wrap_socket(self._httpd.socket, server_side=True)
             self._thread = threading.Thread(target=self._httpd.serve_forever,
                                             kwargs={"poll_interval": 0.05}, daemon=True,
                                             name=type(self).__name__)
@@ -224,7 +227,7 @@ class StandinServer:
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls_context else 'http'}://127.0.0.1:{self.port}"
 
     # --- recorded requests ----------------------------------------------------
     @property

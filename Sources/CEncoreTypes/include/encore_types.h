@@ -65,6 +65,23 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_STORE_BUSY 44          /* another process held the store past the busy timeout */
 #define ENCORE_ERR_STORE_MISSING 45       /* no store at the path, and creating one was not allowed */
 
+/* Servers and the network */
+#define ENCORE_ERR_NETWORK 50             /* no answer: no connection, or a dropped or broken transfer */
+#define ENCORE_ERR_TIMEOUT 51             /* no answer in time */
+#define ENCORE_ERR_TLS 52                 /* the TLS handshake or the certificate check failed */
+#define ENCORE_ERR_RESPONSE_TOO_LARGE 53  /* the answer was larger than the transport allows */
+#define ENCORE_ERR_SERVER_REFUSED 54      /* the server answered 4xx: it refused the request */
+#define ENCORE_ERR_SERVER_UNAVAILABLE 55  /* the server answered 5xx or 429: try again later */
+#define ENCORE_ERR_PROTOCOL 56            /* an answer encore cannot read (malformed, unexpected, a redirect) */
+
+/* Test results and key submission */
+#define ENCORE_ERR_TEST_KEY 60            /* a QR code, GUID, teleTAN or date of birth that cannot be right; nothing was sent */
+#define ENCORE_ERR_NOT_REGISTERED 61      /* no test is registered */
+#define ENCORE_ERR_ALREADY_REGISTERED 62  /* a test is registered already: forget it first */
+#define ENCORE_ERR_NOT_POSITIVE 63        /* the test is not positive: nothing to submit */
+#define ENCORE_ERR_TAN_REFUSED 64         /* the TAN was refused (used, unknown) or has expired */
+#define ENCORE_ERR_ALREADY_SUBMITTED 65   /* this test's keys were submitted already */
+
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
  * library cannot check a handle's type or lifetime: passing a freed handle,

@@ -22,11 +22,14 @@ from .keyfile import KeyFile
 from .records import (Key, KeyFileInfo, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult,
                       TracingEvent)
 from .store import Store
+from .testresult import SubmitSummary, TestResultClient, TestStatus, send_noise
+from .transport import Transport
 from .trust import TrustList
 
 __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
 __all__ = ["EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "OwnKey", "PackageInfo",
-           "PurgeCounts", "RiskResult", "Store", "TracingEvent", "TrustList", "status_name",
+           "PurgeCounts", "RiskResult", "Store", "SubmitSummary", "TestResultClient", "TestStatus", "TracingEvent",
+           "Transport", "TrustList", "send_noise", "status_name",
            "__version__", *sorted(_CLASSES)]

@@ -40,6 +40,19 @@ ENCORE_ERR_STORE_TOO_NEW = 42
 ENCORE_ERR_STORE_FAILED = 43
 ENCORE_ERR_STORE_BUSY = 44
 ENCORE_ERR_STORE_MISSING = 45
+ENCORE_ERR_NETWORK = 50
+ENCORE_ERR_TIMEOUT = 51
+ENCORE_ERR_TLS = 52
+ENCORE_ERR_RESPONSE_TOO_LARGE = 53
+ENCORE_ERR_SERVER_REFUSED = 54
+ENCORE_ERR_SERVER_UNAVAILABLE = 55
+ENCORE_ERR_PROTOCOL = 56
+ENCORE_ERR_TEST_KEY = 60
+ENCORE_ERR_NOT_REGISTERED = 61
+ENCORE_ERR_ALREADY_REGISTERED = 62
+ENCORE_ERR_NOT_POSITIVE = 63
+ENCORE_ERR_TAN_REFUSED = 64
+ENCORE_ERR_ALREADY_SUBMITTED = 65
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
 ENCORE_SIGNATURE_UNTRUSTED = 2
@@ -72,6 +85,22 @@ ENCORE_CHECK_LOW = 1
 ENCORE_CHECK_HIGH = 2
 ENCORE_CHECK_UNKNOWN = 3
 ENCORE_CHECK_OUTDATED = 4
+ENCORE_TEST_KEY_QR_CODE = 0
+ENCORE_TEST_KEY_GUID = 1
+ENCORE_TEST_KEY_TELETAN = 2
+ENCORE_TEST_RESULT_NONE = -1
+ENCORE_TEST_RESULT_PENDING = 0
+ENCORE_TEST_RESULT_NEGATIVE = 1
+ENCORE_TEST_RESULT_POSITIVE = 2
+ENCORE_TEST_RESULT_INVALID = 3
+ENCORE_TEST_RESULT_REDEEMED = 4
+ENCORE_SYMPTOMS_NO_INFORMATION = 0
+ENCORE_SYMPTOMS_NONE = 1
+ENCORE_SYMPTOMS_ONSET_UNKNOWN = 2
+ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS = 3
+ENCORE_SYMPTOMS_ONSET_1_2_WEEKS = 4
+ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS = 5
+ENCORE_SYMPTOMS_ONSET_DATE = 6
 
 # Types, in header order.
 encore_status = ctypes.c_int32
@@ -420,6 +449,100 @@ class encore_check_summary(ctypes.Structure):
     ]
 
 
+class encore_transport(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_transport_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('connect_timeout_ms', ctypes.c_int64),
+        ('timeout_ms', ctypes.c_int64),
+        ('max_response_bytes', ctypes.c_uint64),
+        ('ca_file', ctypes.c_char_p),
+        ('ca_dir', ctypes.c_char_p),
+    ]
+
+
+class encore_http_header(ctypes.Structure):
+    _fields_ = [
+        ('name', ctypes.c_char_p),
+        ('value', ctypes.c_char_p),
+    ]
+
+
+class encore_http_request(ctypes.Structure):
+    _fields_ = [
+        ('method', ctypes.c_char_p),
+        ('url', ctypes.c_char_p),
+        ('headers', ctypes.POINTER(encore_http_header)),
+        ('header_count', ctypes.c_size_t),
+        ('body', ctypes.POINTER(ctypes.c_uint8)),
+        ('body_length', ctypes.c_size_t),
+        ('connect_timeout_ms', ctypes.c_int64),
+        ('timeout_ms', ctypes.c_int64),
+    ]
+
+
+class encore_http_response(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+# (context, request, response)
+encore_http_fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(encore_http_request), ctypes.POINTER(encore_http_response))
+
+
+class encore_test_key(ctypes.Structure):
+    _fields_ = [
+        ('kind', ctypes.c_int32),
+        ('rapid', ctypes.c_uint32),
+        ('value', ctypes.c_char_p),
+        ('date_of_birth', ctypes.c_char_p),
+    ]
+
+
+class encore_test_status(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('registered', ctypes.c_int32),
+        ('key_type', ctypes.c_int32),
+        ('rapid', ctypes.c_int32),
+        ('result', ctypes.c_int32),
+        ('notify', ctypes.c_int32),
+        ('has_tan', ctypes.c_int32),
+        ('submitted', ctypes.c_int32),
+        ('result_at', ctypes.c_int64),
+        ('sample_collected_at', ctypes.c_int64),
+        ('next_poll_at', ctypes.c_int64),
+        ('submitted_at', ctypes.c_int64),
+        ('submitted_keys', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_submit_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('symptoms', ctypes.c_int32),
+        ('onset', ctypes.c_int64),
+        ('visited_countries', ctypes.POINTER(ctypes.c_char_p)),
+        ('visited_country_count', ctypes.c_size_t),
+        ('consent_to_federation', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_submit_summary(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('keys', ctypes.c_uint32),
+        ('check_ins', ctypes.c_uint32),
+        ('unaligned_keys', ctypes.c_uint32),
+        ('submitted_at', ctypes.c_int64),
+    ]
+
+
 # Every function of the header: name -> (restype, argtypes).
 FUNCTIONS = {
     'encore_version': (ctypes.c_char_p, []),
@@ -593,6 +716,34 @@ FUNCTIONS = {
     'encore_check_result_get_summary': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(encore_check_summary)]),
     # (result, out)
     'encore_check_result_get_assessment': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
+    # (options, struct_size)
+    'encore_transport_options_init': (encore_status, [ctypes.POINTER(encore_transport_options), ctypes.c_size_t]),
+    # (options, out)
+    'encore_transport_new_curl': (encore_status, [ctypes.POINTER(encore_transport_options), ctypes.POINTER(ctypes.POINTER(encore_transport))]),
+    # (fn, context, options, out)
+    'encore_transport_new_callback': (encore_status, [encore_http_fn, ctypes.c_void_p, ctypes.POINTER(encore_transport_options), ctypes.POINTER(ctypes.POINTER(encore_transport))]),
+    # (transport)
+    'encore_transport_free': (None, [ctypes.POINTER(encore_transport)]),
+    # (response, status)
+    'encore_http_response_set_status': (encore_status, [ctypes.POINTER(encore_http_response), ctypes.c_int32]),
+    # (response, name, value)
+    'encore_http_response_add_header': (encore_status, [ctypes.POINTER(encore_http_response), ctypes.c_char_p, ctypes.c_char_p]),
+    # (response, data, length)
+    'encore_http_response_append_body': (encore_status, [ctypes.POINTER(encore_http_response), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, transport, verification_url, submission_url, key, now, status)
+    'encore_test_register': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    # (store, transport, verification_url, submission_url, now, status)
+    'encore_test_poll': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    # (store, now, status)
+    'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    # (transport, verification_url, submission_url)
+    'encore_test_noise': (encore_status, [ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p]),
+    # (store, existed)
+    'encore_test_forget': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_int32)]),
+    # (options, struct_size)
+    'encore_submit_options_init': (encore_status, [ctypes.POINTER(encore_submit_options), ctypes.c_size_t]),
+    # (store, transport, verification_url, submission_url, options, now, summary)
+    'encore_submit': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_submit_summary)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -671,6 +822,19 @@ FALLIBLE = frozenset({
     'encore_exposure_check',
     'encore_check_result_get_summary',
     'encore_check_result_get_assessment',
+    'encore_transport_options_init',
+    'encore_transport_new_curl',
+    'encore_transport_new_callback',
+    'encore_http_response_set_status',
+    'encore_http_response_add_header',
+    'encore_http_response_append_body',
+    'encore_test_register',
+    'encore_test_poll',
+    'encore_test_get_status',
+    'encore_test_noise',
+    'encore_test_forget',
+    'encore_submit_options_init',
+    'encore_submit',
 })
 
 

@@ -1,0 +1,154 @@
+import CEncoreTypes
+import EncoreCore
+
+func testService(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification: UnsafePointer<CChar>?,
+                 _ submission: UnsafePointer<CChar>?) throws -> TestResultService {
+    try TestResultService(store: borrow(store, as: Store.self, "store"), transport: borrow(transport, as: TransportHandle.self, "transport").transport,
+                          verification: text(verification, "verification_url"), submission: submission.map { try text($0, "submission_url") })
+}
+
+extension encore_test_status {
+    init(_ s: TestStatus) {
+        self.init()
+        struct_size = UInt32(MemoryLayout<encore_test_status>.size)
+        registered = s.registered ? 1 : 0
+        key_type = s.keyType == "TELETAN" ? ENCORE_TEST_KEY_TELETAN : ENCORE_TEST_KEY_GUID
+        rapid = s.rapid ? 1 : 0
+        result = s.result.map { $0.value.rawValue } ?? ENCORE_TEST_RESULT_NONE
+        notify = s.notify ? 1 : 0
+        has_tan = s.hasTAN ? 1 : 0
+        submitted = s.submittedAt == nil ? 0 : 1
+        result_at = s.resultAt ?? -1
+        sample_collected_at = s.sampleCollectedAt ?? -1
+        next_poll_at = s.nextPollAt ?? -1
+        submitted_at = s.submittedAt ?? -1
+        submitted_keys = UInt32(clamping: s.submittedKeys ?? 0)
+    }
+}
+
+/// Registers a lab test with CWA's verification server (a QR code, a GUID
+/// or a teleTAN; the key and date of birth are checked before anything is
+/// sent: ENCORE_ERR_TEST_KEY), and for a GUID polls its result at once. On
+/// the wire the session also carries the fake requests every session has.
+/// ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
+/// `status` (may be NULL) gets where the test stands. `submission_url` may
+/// be NULL (for this call and encore_test_poll()), but with it the session
+/// carries a fake upload too and looks like every other on the wire.
+@c public func encore_test_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+    guarded {
+        let service = try testService(store, transport, verification_url, submission_url)
+        let k = try required(key, "key").pointee
+        let value = try text(k.value, "key->value")
+        guard k.rapid <= 1 else { throw EncoreError(.invalidArgument, "key->rapid must be 0 or 1") }
+        let testKey: TestKey
+        switch k.kind {
+        case ENCORE_TEST_KEY_QR_CODE: testKey = try .qrCode(value)
+        case ENCORE_TEST_KEY_GUID: testKey = .guid(try TestKey.checkedGUID(value))
+        case ENCORE_TEST_KEY_TELETAN: testKey = .teleTAN(try TestKey.checkedTeleTAN(value))
+        default: throw EncoreError(.invalidArgument, "key->kind must be ENCORE_TEST_KEY_QR_CODE, _GUID or _TELETAN, not \(k.kind)")
+        }
+        let dob = try k.date_of_birth.map { try text($0, "key->date_of_birth") }
+        let s = try service.register(testKey, dateOfBirth: dob, rapid: k.rapid == 1, now: now)
+        if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
+    }
+}
+
+/// Asks the verification server for the registered test's result (one
+/// poll, whether due or not: status->next_poll_at says when one is due) and
+/// stores it. status->notify is 1 in the one call that brings a new final
+/// result. ENCORE_ERR_NOT_REGISTERED without a test.
+@c public func encore_test_poll(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+    guarded {
+        let s = try testService(store, transport, verification_url, submission_url).poll(now: now)
+        if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
+    }
+}
+
+/// Where the registered test stands, from the store alone (registered is 0
+/// when there is none).
+@c public func encore_test_get_status(_ store: encore_store_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        try writeOutput(encore_test_status(try TestResultService.status(of: s, now: now)), to: status, "status")
+    }
+}
+
+/// Background noise: a session of fake requests only (fake TAN, fake TAN,
+/// fake submission), as real users' sessions look.
+@c public func encore_test_noise(_ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?) -> encore_status {
+    guarded {
+        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        try TestResultService.noise(transport: t, verification: text(verification_url, "verification_url"),
+                                    submission: text(submission_url, "submission_url"))
+    }
+}
+
+/// Deletes the registered test, its registration token and any TAN.
+/// `existed` (may be NULL) tells whether there was one.
+@c public func encore_test_forget(_ store: encore_store_ptr?, _ existed: UnsafeMutablePointer<Int32>?) -> encore_status {
+    guarded {
+        let gone = try borrow(store, as: Store.self, "store").deleteTestRegistration()
+        existed?.pointee = gone ? 1 : 0
+    }
+}
+
+let submitOptionsSize = MemoryLayout<encore_submit_options>.size
+
+/// Writes the default submission options to *options (pass sizeof
+/// *options): no information on symptoms, no visited countries, no consent
+/// to federation.
+@c public func encore_submit_options_init(_ options: UnsafeMutablePointer<encore_submit_options>?, _ struct_size: Int) -> encore_status {
+    guarded {
+        let out = try required(options, "options")
+        try initStruct(out, struct_size, known: submitOptionsSize)
+        out.pointee.struct_size = UInt32(struct_size)
+        out.pointee.symptoms = ENCORE_SYMPTOMS_NO_INFORMATION
+    }
+}
+
+func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws -> SubmissionOptions {
+    guard let pointer else { return SubmissionOptions() }
+    let o = pointer.pointee
+    try checkStructSize(pointer, Int(o.struct_size), known: submitOptionsSize, "encore_submit_options_init")
+    guard o.reserved == 0, o.consent_to_federation <= 1 else {
+        throw EncoreError(.invalidArgument, "submit options: reserved must be 0 and consent_to_federation 0 or 1")
+    }
+    var s = SubmissionOptions()
+    switch o.symptoms {
+    case ENCORE_SYMPTOMS_NO_INFORMATION: s.symptoms = .noInformation
+    case ENCORE_SYMPTOMS_NONE: s.symptoms = Symptoms.none
+    case ENCORE_SYMPTOMS_ONSET_UNKNOWN: s.symptoms = .onsetUnknown
+    case ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS: s.symptoms = .onsetLastSevenDays
+    case ENCORE_SYMPTOMS_ONSET_1_2_WEEKS: s.symptoms = .onsetOneToTwoWeeks
+    case ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS: s.symptoms = .onsetOverTwoWeeks
+    case ENCORE_SYMPTOMS_ONSET_DATE: s.symptoms = .onset(day: o.onset)
+    default: throw EncoreError(.invalidArgument, "submit options: symptoms must be an ENCORE_SYMPTOMS_*, not \(o.symptoms)")
+    }
+    guard o.visited_country_count <= 64 else { throw EncoreError(.invalidArgument, "submit options: at most 64 visited countries") }
+    if o.visited_country_count > 0 { _ = try required(o.visited_countries, "options->visited_countries") }
+    for i in 0 ..< o.visited_country_count {
+        s.visitedCountries.append(try text(o.visited_countries?[i], "options->visited_countries[\(i)]"))
+    }
+    s.consentToFederation = o.consent_to_federation == 1
+    return s
+}
+
+/// Uploads the device's own keys of the last 14 days (at most 14, each
+/// enriched by what the user said about symptoms) to CWA's submission
+/// server, authorised by the registration's one TAN: requested once and
+/// kept until an upload succeeds, so after a failure (or a crash) the next
+/// call retries with it. ENCORE_ERR_NOT_POSITIVE without a positive result,
+/// ENCORE_ERR_TAN_REFUSED when the server refuses the TAN or it expired,
+/// ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
+/// `summary` (may be NULL) tells what went.
+@c public func encore_submit(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_submit_summary>?) -> encore_status {
+    guarded {
+        let service = try testService(store, transport, verification_url, submission_url)
+        let o = try service.submit(try submissionOptions(options), now: now)
+        if summary != nil {
+            try writeOutput(encore_submit_summary(struct_size: UInt32(MemoryLayout<encore_submit_summary>.size), keys: UInt32(clamping: o.keys),
+                                                  check_ins: UInt32(clamping: o.checkIns), unaligned_keys: UInt32(clamping: o.unalignedKeys),
+                                                  submitted_at: o.submittedAt), to: summary, "summary")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import EncoreCore
+
+/// `encore submit`: a positive user's keys to CWA's submission server.
+struct Submit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "submit",
+        abstract: "Upload the own keys of the last 14 days after a positive test.",
+        discussion: """
+            Requests the test's one TAN from the verification server (or uses the one kept from an \
+            earlier attempt that failed), enriches each key by its age and what --symptoms says, and \
+            uploads at most 14 keys to the submission server. Exit status: 0 submitted; 1 refused or \
+            failed (one line on stderr names the server's answer; a kept TAN is used by the next try); \
+            2 usage errors.
+
+            Example:
+              encore submit --db client.db --verification https://verification.example --submission https://submission.example --symptoms onset-last-7-days
+
+            """ + StoreArguments.keyHelp
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    @Option(name: .long, help: ArgumentHelp("The verification server's base URL.", valueName: "url"))
+    var verification: String
+
+    @Option(name: .long, help: ArgumentHelp("The submission server's base URL.", valueName: "url"))
+    var submission: String
+
+    @Option(name: .long, help: ArgumentHelp(
+        "What the user said about symptoms: no-info, none, onset-unknown, onset-last-7-days, onset-1-2-weeks, onset-over-2-weeks.",
+        valueName: "answer"))
+    var symptoms = "no-info"
+
+    @Option(name: .long, help: ArgumentHelp("The day symptoms began (instead of --symptoms).", valueName: "YYYY-MM-DD"))
+    var onset: String?
+
+    @Option(name: .customLong("visited"), help: ArgumentHelp("A country visited (two capital letters). May be repeated.", valueName: "cc"))
+    var visitedCountries: [String] = []
+
+    @Flag(name: .long, help: "The keys may go to other countries' servers (federation).")
+    var federation = false
+
+    @OptionGroup var transport: TransportArguments
+    @OptionGroup var clock: NowArgument
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws { _ = try options() }
+
+    func options() throws -> SubmissionOptions {
+        var o = SubmissionOptions()
+        if let onset {
+            guard let day = UTCTime.midnight(ofDay: onset) else { throw ValidationError("--onset is a day YYYY-MM-DD") }
+            o.symptoms = .onset(day: day)
+        } else {
+            guard let s = Symptoms.named(symptoms) else { throw ValidationError("--symptoms \(symptoms) is not one of the answers (see --help)") }
+            o.symptoms = s
+        }
+        o.visitedCountries = visitedCountries
+        o.consentToFederation = federation
+        return o
+    }
+
+    func run() throws {
+        let s = try store.open()
+        let outcome = try talking(submission) {
+            try TestResultService(store: s, transport: transport.transport(), verification: verification, submission: submission)
+                .submit(options(), now: clock.value)
+        }
+        if json {
+            Output.write(outcome.json.rendered(pretty: true) + "\n")
+        } else {
+            Output.write("submitted \(outcome.keys) keys\(outcome.unalignedKeys > 0 ? " (\(outcome.unalignedKeys) own keys left out: not aligned to a UTC midnight)" : "")\n")
+        }
+    }
+}

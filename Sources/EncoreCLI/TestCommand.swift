@@ -1,0 +1,212 @@
+import ArgumentParser
+import EncoreCore
+
+/// `encore test ...`: CWA's test result access.
+struct TestCommand: CommandGroup {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Register a lab test with CWA's verification server and learn its result.",
+        discussion: """
+            The registration token (a secret) and the result are kept in the encrypted store; \
+            neither a token nor a TAN is ever printed unless --show-secrets asks for it. \
+            Every session also sends the fake requests all sessions carry, so that an observer \
+            cannot tell from the traffic who tested positive.
+
+            """ + StoreArguments.keyHelp,
+        subcommands: [TestRegister.self, TestResultPoll.self, TestStatusCommand.self, TestNoise.self, TestForget.self]
+    )
+}
+
+/// Prints a test's status as text or JSON (the one form, TestStatus.json),
+/// with the secrets only when asked.
+enum TestReport {
+    static func write(_ s: TestStatus, json: Bool, secrets: TestRegistration?) {
+        if json {
+            var value = s.json
+            if let secrets, case .object(var members) = value {
+                members.append(("registrationToken", .string(secrets.registrationToken)))
+                members.append(("tan", .string(secrets.tan)))
+                value = .object(members)
+            }
+            Output.write(value.rendered(pretty: true) + "\n")
+            return
+        }
+        guard s.registered else {
+            Output.write("no test is registered\n")
+            return
+        }
+        var lines: [(String, String)] = [
+            ("test", "\(s.keyType ?? "?") (\(s.rapid ? "rapid antigen" : "PCR"))"),
+            ("result", s.result?.value.name ?? "none yet"),
+        ]
+        if let t = s.sampleCollectedAt { lines.append(("sample collected", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
+        if let t = s.nextPollAt { lines.append(("next poll due", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
+        if s.notify { lines.append(("notify", "yes: a new result to tell the user")) }
+        if let t = s.submittedAt { lines.append(("submitted", "\(UTCTime.iso8601(seconds: t) ?? "\(t)"), \(s.submittedKeys ?? 0) keys")) }
+        else if s.hasTAN { lines.append(("TAN", "kept for a submission that has not succeeded yet")) }
+        if let secrets {
+            lines.append(("registration token", secrets.registrationToken))
+            if let tan = secrets.tan { lines.append(("TAN", tan)) }
+        }
+        Output.write(LabelledLines.render(lines))
+    }
+}
+
+struct SecretsFlag: ParsableArguments {
+    @Flag(name: .customLong("show-secrets"), help: "Also print the registration token and any TAN (secrets: keep them off logs).")
+    var show = false
+
+    func registration(_ store: Store) throws -> TestRegistration? { show ? try store.testRegistration() : nil }
+}
+
+struct TestRegister: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register",
+        abstract: "Register a test: from its QR code, its GUID or a teleTAN.",
+        discussion: """
+            The QR code (https://localhost/?<GUID>), GUID and teleTAN are checked before anything is sent. \
+            With a GUID the result is polled at once. Exit status: 0 registered; 1 refused or failed \
+            (one line on stderr names the server's answer); 2 usage errors (a malformed key among them).
+
+            Example:
+              encore test register --db client.db --verification https://verification.example --qr 'https://localhost/?123456-…'
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+    @OptionGroup var servers: CWAServerArguments
+
+    @Option(name: .long, help: ArgumentHelp("The test QR code's text.", valueName: "url"))
+    var qr: String?
+
+    @Option(name: .long, help: ArgumentHelp("The test's GUID (6-8-4-4-4-12 hex digits).", valueName: "guid"))
+    var guid: String?
+
+    @Option(name: .long, help: ArgumentHelp("A teleTAN (10 characters).", valueName: "tan"))
+    var teletan: String?
+
+    @Option(name: .long, help: ArgumentHelp("The date of birth on the test (with a QR code or GUID).", valueName: "YYYY-MM-DD"))
+    var dob: String?
+
+    @Flag(name: .long, help: "A rapid antigen test (default: PCR).")
+    var rapid = false
+
+    @OptionGroup var clock: NowArgument
+    @OptionGroup var secrets: SecretsFlag
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard [qr, guid, teletan].compactMap({ $0 }).count == 1 else { throw ValidationError("give exactly one of --qr, --guid and --teletan") }
+        do {
+            _ = try key()
+            if let dob { _ = try key().dateOfBirthKey(dob) }
+        } catch let e as EncoreError {
+            throw ValidationError(e.message)
+        }
+    }
+
+    func key() throws -> TestKey {
+        if let qr { return try .qrCode(qr) }
+        if let guid { return .guid(try TestKey.checkedGUID(guid)) }
+        return .teleTAN(try TestKey.checkedTeleTAN(teletan ?? ""))
+    }
+
+    func run() throws {
+        let s = try store.open()
+        let status = try talking(servers.verification) {
+            try servers.service(s).register(key(), dateOfBirth: dob, rapid: rapid, now: clock.value)
+        }
+        TestReport.write(status, json: json, secrets: try secrets.registration(s))
+    }
+}
+
+struct TestResultPoll: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "result",
+        abstract: "Poll the registered test's result once; print it and when the next poll is due.",
+        discussion: """
+            "notify" is true in the one poll that brings a new final result. Exit status: 0 when the \
+            server answered; 1 refused or failed; 2 usage errors.
+
+            Example:
+              encore test result --db client.db --verification https://verification.example --json
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+    @OptionGroup var servers: CWAServerArguments
+    @OptionGroup var clock: NowArgument
+    @OptionGroup var secrets: SecretsFlag
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let s = try store.open()
+        let status = try talking(servers.verification) { try servers.service(s).poll(now: clock.value) }
+        TestReport.write(status, json: json, secrets: try secrets.registration(s))
+    }
+}
+
+struct TestStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the registered test from the store alone (no network).",
+        discussion: "Example:\n  encore test status --db client.db --json"
+    )
+
+    @OptionGroup var store: StoreArguments
+    @OptionGroup var clock: NowArgument
+    @OptionGroup var secrets: SecretsFlag
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let s = try store.open()
+        let status = try talking(store.db) { try TestResultService.status(of: s, now: clock.value) }
+        TestReport.write(status, json: json, secrets: try secrets.registration(s))
+    }
+}
+
+struct TestNoise: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "noise",
+        abstract: "Send one session of fake requests (background noise), as real sessions look.",
+        discussion: "Example:\n  encore test noise --db client.db --verification https://verification.example --submission https://submission.example"
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    @Option(name: .long, help: ArgumentHelp("The verification server's base URL.", valueName: "url"))
+    var verification: String
+
+    @Option(name: .long, help: ArgumentHelp("The submission server's base URL.", valueName: "url"))
+    var submission: String
+
+    @OptionGroup var transport: TransportArguments
+
+    func run() throws {
+        try talking(verification) {
+            try TestResultService.noise(transport: transport.transport(), verification: verification, submission: submission)
+        }
+    }
+}
+
+struct TestForget: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Delete the registered test, its registration token and any TAN.",
+        discussion: "Example:\n  encore test forget --db client.db"
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    func run() throws {
+        let s = try store.open()
+        let existed = try talking(store.db) { try s.deleteTestRegistration() }
+        Output.write(existed ? "the registered test was deleted\n" : "no test was registered\n")
+    }
+}

@@ -1,0 +1,262 @@
+import EncoreCrypto
+import EncoreHTTP
+import EncoreModel
+import EncoreProtocols
+import EncoreStorage
+import EncoreSupport
+
+/// Where a registered test stands (the one JSON form of `encore test`).
+public struct TestStatus: Sendable, Equatable {
+    public var registered: Bool
+    public var keyType: String?
+    public var rapid: Bool
+    public var result: TestResult?
+    public var resultAt: Int64?
+    public var sampleCollectedAt: Int64?
+    /// When the next poll is due; nil once the result is final (or with no test).
+    public var nextPollAt: Int64?
+    /// A new final result the user has not been told of: true once, from
+    /// the poll that brought it (that poll records it as told).
+    public var notify: Bool
+    public var hasTAN: Bool
+    public var submittedAt: Int64?
+    public var submittedKeys: Int?
+
+    public var json: JSONValue {
+        .object([
+            ("registered", .bool(registered)),
+            ("keyType", .string(keyType)),
+            ("testType", registered ? .string(rapid ? "rapid" : "pcr") : .null),
+            ("result", .string(result?.value.name)),
+            ("rapid", .bool(rapid)),
+            ("resultAt", .int(resultAt)),
+            ("sampleCollectedAt", .int(sampleCollectedAt)),
+            ("nextPollAt", .int(nextPollAt)),
+            ("notify", .bool(notify)),
+            ("hasTan", .bool(hasTAN)),
+            ("submittedAt", .int(submittedAt)),
+            ("submittedKeys", .int(submittedKeys)),
+        ])
+    }
+}
+
+/// How a submission went.
+public struct SubmissionOutcome: Sendable, Equatable {
+    public var keys: Int
+    public var checkIns: Int
+    public var submittedAt: Int64
+    /// Own keys left out because their rolling start is not a UTC midnight.
+    public var unalignedKeys: Int
+
+    public var json: JSONValue {
+        .object([("submitted", .bool(true)), ("keys", .int(keys)), ("checkIns", .int(checkIns)), ("submittedAt", .int(submittedAt)),
+                 ("unalignedKeys", .int(unalignedKeys))])
+    }
+}
+
+/// What a positive user chooses to upload besides the keys.
+public struct SubmissionOptions: Sendable, Equatable {
+    public var symptoms: Symptoms = .noInformation
+    public var visitedCountries: [String] = []
+    public var consentToFederation = false
+
+    public init(symptoms: Symptoms = .noInformation) { self.symptoms = symptoms }
+}
+
+/// CWA's test result access and key submission over a store (the state)
+/// and a transport (the wire). Each operation is one of Android's
+/// playbooks, so that every session looks alike on the wire — its real
+/// requests first, then the fake ones:
+///   register: real registrationToken, real testresult (fake for a
+///             teleTAN, positive by definition), fake submission;
+///   poll:     real testresult, fake tan, fake submission;
+///   submit:   tan (real, or fake when a TAN is stored already), real submission;
+///   noise:    fake tan, fake tan, fake submission.
+/// State changes are stored as each real answer arrives, in one transaction
+/// each, so a crash at any step leaves a state the next call resumes from:
+/// a TAN is requested at most once per registration, kept until an upload
+/// with it succeeds (or the server refuses it, or it expires after 14 days).
+public struct TestResultService: Sendable {
+    public let store: Store
+    public let transport: any HTTPTransport
+    /// Base URLs ("https://verification.example"); plain http to this machine only.
+    public let verification: String
+    public let submission: String?
+
+    public static let tanValiditySeconds: Int64 = 14 * UnixTime.day
+
+    public init(store: Store, transport: any HTTPTransport, verification: String, submission: String? = nil) throws {
+        try URLPolicy.check(verification)
+        if let submission { try URLPolicy.check(submission) }
+        self.store = store
+        self.transport = transport
+        self.verification = verification
+        self.submission = submission
+    }
+
+    /// Registers a test: its key is checked before any request.
+    public func register(_ key: TestKey, dateOfBirth: String? = nil, rapid: Bool = false, now: Int64) throws -> TestStatus {
+        try UnixTime.checkNow(now, "test registration")
+        let dobKey = try dateOfBirth.map { try key.dateOfBirthKey($0) }
+        if let existing = try store.testRegistration() {
+            throw EncoreError(.alreadyRegistered, "a \(existing.keyType) test registered at \(UTCTime.iso8601(seconds: existing.registeredAt) ?? "?") is stored: forget it before registering another")
+        }
+        let token = try VerificationProtocol.registrationToken(
+            from: real(VerificationProtocol.registrationToken(base: verification, key: key, dateOfBirthKey: dobKey)))
+        var registration = TestRegistration(keyType: key.keyType, rapid: rapid, registrationToken: token, registeredAt: now)
+        if case .teleTAN = key {
+            // A teleTAN session is positive by definition, and the user knows.
+            let positive = TestResult(value: .positive, rapid: rapid).code
+            registration.result = positive
+            registration.notifiedResult = positive
+        }
+        try store.insertTestRegistration(registration)
+        var notify = false
+        if case .guid = key {
+            notify = try pollNow(now: now).notify
+        } else {
+            fakes([{ try VerificationProtocol.testResult(base: verification, registrationToken: nil) }])
+        }
+        fakes(fakeSubmission)
+        var status = try self.status(now: now)
+        status.notify = notify
+        return status
+    }
+
+    /// One poll of the result (whether due or not; nextPollAt says when).
+    public func poll(now: Int64) throws -> TestStatus {
+        try UnixTime.checkNow(now, "test result poll")
+        let notify = try pollNow(now: now).notify
+        fakes([{ try VerificationProtocol.tan(base: verification, registrationToken: nil) }] + fakeSubmission)
+        var status = try self.status(now: now)
+        status.notify = notify
+        return status
+    }
+
+    /// Where the test stands, from the store alone.
+    public func status(now: Int64) throws -> TestStatus { try Self.status(of: store, now: now) }
+
+    public static func status(of store: Store, now: Int64) throws -> TestStatus {
+        try UnixTime.checkNow(now, "test status")
+        guard let r = try store.testRegistration() else {
+            return TestStatus(registered: false, keyType: nil, rapid: false, result: nil, resultAt: nil, sampleCollectedAt: nil,
+                              nextPollAt: nil, notify: false, hasTAN: false, submittedAt: nil, submittedKeys: nil)
+        }
+        let result = r.result.flatMap { TestResult(code: Int64($0)) }
+        let next = r.keyType == "TELETAN" ? nil
+            : PollingSchedule.nextPoll(rapid: r.rapid, registeredAt: r.registeredAt, lastPoll: r.resultAt, result: result)
+        return TestStatus(registered: true, keyType: r.keyType, rapid: r.rapid, result: result, resultAt: r.resultAt,
+                          sampleCollectedAt: r.sampleCollectedAt, nextPollAt: next, notify: false, hasTAN: r.tan != nil,
+                          submittedAt: r.submittedAt, submittedKeys: r.submittedKeys)
+    }
+
+    /// Background noise: a session of fake requests only (needs no store).
+    public static func noise(transport: any HTTPTransport, verification: String, submission: String) throws {
+        try URLPolicy.check(verification)
+        try URLPolicy.check(submission)
+        fakes(transport, [{ try VerificationProtocol.tan(base: verification, registrationToken: nil) },
+                          { try VerificationProtocol.tan(base: verification, registrationToken: nil) },
+                          { try SubmissionProtocol.fakeSubmission(base: submission) }])
+    }
+
+    /// Uploads the own keys of the last 14 days, enriched by what the user
+    /// said about symptoms, authorised by the registration's one TAN.
+    public func submit(_ options: SubmissionOptions, now: Int64) throws -> SubmissionOutcome {
+        try UnixTime.checkNow(now, "submission")
+        let submissionBase = try requireSubmission()
+        guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered: nothing authorises a submission") }
+        guard r.submittedAt == nil else {
+            throw EncoreError(.alreadySubmitted, "the keys of this test were submitted at \(UTCTime.iso8601(seconds: r.submittedAt ?? 0) ?? "?")")
+        }
+        guard let result = r.result.flatMap({ TestResult(code: Int64($0)) }), result.value == .positive else {
+            throw EncoreError(.notPositive, "the test is not positive (\(r.result.flatMap { TestResult(code: Int64($0))?.value.name } ?? "no result yet")): nothing to submit")
+        }
+        // The keys and payload first: a failure here costs no TAN.
+        let own = try OwnKeySchedule(store: store).keyHistory(now: now, days: KeyEnrichment.maxKeys)
+        let (keys, unaligned) = KeyEnrichment.enrich(own, now: now, symptoms: options.symptoms)
+        guard !keys.isEmpty else { throw EncoreError(.notFound, "no own keys of the last 14 days to submit") }
+        let payload = SubmissionPayload(keys: keys, visitedCountries: options.visitedCountries, consentToFederation: options.consentToFederation,
+                                        submissionType: r.rapid ? 1 : 0)
+        let tan: String
+        if let stored = r.tan, let at = r.tanAt {
+            guard now - at < Self.tanValiditySeconds else {
+                try store.updateTestRegistration { $0.tan = nil }
+                throw EncoreError(.tanRefused, "the TAN received at \(UTCTime.iso8601(seconds: at) ?? "?") has expired (valid 14 days), and a test gets one TAN only")
+            }
+            fakes([{ try VerificationProtocol.tan(base: self.verification, registrationToken: nil) }])
+            tan = stored
+        } else {
+            tan = try VerificationProtocol.tan(from: real(VerificationProtocol.tan(base: verification, registrationToken: r.registrationToken)))
+            // Kept before it is used: a crash from here on resumes with it.
+            try store.updateTestRegistration {
+                $0.tan = tan
+                $0.tanAt = now
+            }
+        }
+        do {
+            try SubmissionProtocol.check(real(SubmissionProtocol.submission(base: submissionBase, tan: tan, payload: payload)))
+        } catch let e as EncoreError where e.kind == .tanRefused {
+            try store.updateTestRegistration { $0.tan = nil }
+            throw e
+        }
+        try store.updateTestRegistration {
+            $0.tan = nil
+            $0.submittedAt = now
+            $0.submittedKeys = keys.count
+        }
+        return SubmissionOutcome(keys: keys.count, checkIns: 0, submittedAt: now, unalignedKeys: unaligned)
+    }
+
+    /// Deletes the registration, its token and any TAN.
+    @discardableResult
+    public func forget() throws -> Bool { try store.deleteTestRegistration() }
+
+    // MARK: - the steps
+
+    /// The real testresult request and what it brings, stored.
+    private func pollNow(now: Int64) throws -> (status: TestResult, notify: Bool) {
+        guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
+        guard r.keyType == "GUID" else {
+            throw EncoreError(.invalidArgument, "a teleTAN test is positive by definition: there is no result to poll")
+        }
+        let (result, sample) = try VerificationProtocol.testResult(
+            from: real(VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken)))
+        var notify = false
+        try store.updateTestRegistration {
+            $0.result = result.code
+            $0.resultAt = now
+            $0.sampleCollectedAt = sample ?? $0.sampleCollectedAt
+            if result.isFinal && $0.notifiedResult != result.code {
+                $0.notifiedResult = result.code
+                notify = true
+            }
+        }
+        return (result, notify)
+    }
+
+    /// The fake upload of a session, when the submission server is known
+    /// (without it, registration and polling still work, but their sessions
+    /// look shorter than a submission's).
+    private var fakeSubmission: [() throws -> HTTPRequest] {
+        guard let submission else { return [] }
+        return [{ try SubmissionProtocol.fakeSubmission(base: submission) }]
+    }
+
+    private func requireSubmission() throws -> String {
+        guard let submission else { throw EncoreError(.invalidArgument, "the submission server's URL is needed (its fake requests hide the real ones)") }
+        return submission
+    }
+
+    private func real(_ request: HTTPRequest) throws -> HTTPResponse {
+        try transport.perform(request)
+    }
+
+    /// Fake requests: their answers and failures do not matter.
+    private func fakes(_ requests: [() throws -> HTTPRequest]) { Self.fakes(transport, requests) }
+
+    private static func fakes(_ transport: any HTTPTransport, _ requests: [() throws -> HTTPRequest]) {
+        for make in requests {
+            _ = try? transport.perform(try make())
+        }
+    }
+}

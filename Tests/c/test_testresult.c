@@ -1,0 +1,306 @@
+/* C tests of test results and key submission through the .so, with a host
+ * transport (encore_transport_new_callback) that plays CWA's verification
+ * and submission servers in a few lines: the GUID and teleTAN paths, every
+ * result value, the servers' error answers, hostile answers, keys refused
+ * before any request, the TAN kept across a failed upload, and argument
+ * checks. Built with -Werror and run under valgrind by scripts/test-c.sh. */
+#include "check.h"
+#include "scratch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DAY 86400
+#define NOW (20400LL * DAY + 9 * 3600)
+#define GUID "3D6D08-3567F3F2-4DCF-43A3-8737-4CD1F87D6FDA"
+#define VERIFY "https://verification.example"
+#define SUBMIT "https://submission.example"
+
+/* The pretend servers: what they answer, and what they saw. */
+typedef struct server {
+    int result_code;          /* the testresult answered */
+    int status_override;      /* nonzero: answer this status to every real request */
+    int fail_transport;       /* nonzero: no answer at all */
+    int no_status;            /* answer without a status */
+    int huge_body;            /* answer with a body over the limit */
+    int submission_status;    /* the upload's status (200 by default) */
+    int requests;
+    int real_tans;
+    int real_uploads;
+    int fake_uploads;
+    size_t upload_size;
+} server;
+
+static const char *header(const encore_http_request *r, const char *name) {
+    for (size_t i = 0; i < r->header_count; i++) {
+        if (strcmp(r->headers[i].name, name) == 0) return r->headers[i].value;
+    }
+    return NULL;
+}
+
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+static int32_t serve(void *context, const encore_http_request *r, encore_http_response *response) {
+    server *s = context;
+    s->requests++;
+    if (s->fail_transport) return 1;
+    if (s->no_status) return 0;
+    const char *fake = header(r, "cwa-fake");
+    int real = fake != NULL && strcmp(fake, "0") == 0;
+    if (s->huge_body) {
+        static uint8_t chunk[4096];
+        for (int i = 0; i < 1000; i++) {
+            if (encore_http_response_append_body(response, chunk, sizeof chunk) != ENCORE_OK) break;
+        }
+        encore_http_response_set_status(response, 200);
+        return 0;
+    }
+    if (real && s->status_override) {
+        encore_http_response_set_status(response, s->status_override);
+        return 0;
+    }
+    char body[256] = "";
+    int status = 200;
+    if (ends_with(r->url, "/registrationToken")) {
+        status = 201;
+        snprintf(body, sizeof body, "{\"registrationToken\": \"2f1d2c44-39a6-4b51-9d0c-9a0b1d8e0c55\"}");
+    } else if (ends_with(r->url, "/testresult")) {
+        snprintf(body, sizeof body, "{\"testResult\": %d, \"sc\": 1700000000}", s->result_code);
+    } else if (ends_with(r->url, "/tan")) {
+        status = 201;
+        if (real) s->real_tans++;
+        snprintf(body, sizeof body, "{\"tan\": \"6d1c3a0e-1b2c-4d5e-8f90-123456789abc\"}");
+    } else if (ends_with(r->url, "/diagnosis-keys")) {
+        if (real) {
+            s->real_uploads++;
+            s->upload_size = r->body_length;
+            status = s->submission_status ? s->submission_status : 200;
+        } else {
+            s->fake_uploads++;
+        }
+    }
+    encore_http_response_set_status(response, status);
+    encore_http_response_add_header(response, "Content-Type", "application/json");
+    encore_http_response_append_body(response, (const uint8_t *)body, strlen(body));
+    return 0;
+}
+
+static char dir[4096];
+static char db_path[4200];
+
+static encore_store *fresh_store(void) {
+    static int n = 0;
+    snprintf(db_path, sizeof db_path, "%s/s%d.db", dir, n++);
+    static const uint8_t raw[32] = {9};
+    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store *store = NULL;
+    CHECK(encore_store_open(db_path, &key, NULL, &store) == ENCORE_OK);
+    /* Own keys of the last 16 days. */
+    for (int age = 0; age < 16; age++) {
+        encore_own_key k;
+        memset(&k, 0, sizeof k);
+        k.key_data[0] = (uint8_t)age;
+        k.key_data[1] = 0x42;
+        k.rolling_start_interval_number = (int32_t)((NOW / DAY - age) * 144);
+        k.rolling_period = 144;
+        k.created = (NOW / DAY - age) * DAY;
+        CHECK(encore_store_put_own_key(store, &k) == ENCORE_OK);
+    }
+    return store;
+}
+
+static encore_transport *transport_for(server *s) {
+    encore_transport_options o;
+    CHECK(encore_transport_options_init(&o, sizeof o) == ENCORE_OK);
+    o.max_response_bytes = 64 * 1024;
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(serve, s, &o, &t) == ENCORE_OK && t != NULL);
+    return t;
+}
+
+static void test_guid_path(void) {
+    server s = {0};
+    encore_transport *t = transport_for(&s);
+    encore_store *store = fresh_store();
+    encore_test_key key = {ENCORE_TEST_KEY_QR_CODE, 0, "https://localhost/?" GUID, NULL};
+    encore_test_status st;
+    ENCORE_OUTPUT_INIT(st);
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+    CHECK(st.registered == 1 && st.key_type == ENCORE_TEST_KEY_GUID && st.result == ENCORE_TEST_RESULT_PENDING);
+    CHECK(st.notify == 0 && st.next_poll_at == NOW + 7200 && st.sample_collected_at == 1700000000 && st.submitted == 0);
+    CHECK(s.requests == 3 && s.fake_uploads == 1);
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_ALREADY_REGISTERED);
+
+    encore_submit_summary sum;
+    ENCORE_OUTPUT_INIT(sum);
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, NULL, NOW, &sum) == ENCORE_ERR_NOT_POSITIVE);
+    s.result_code = 2;
+    CHECK(encore_test_poll(store, t, VERIFY, NULL, NOW + 7200, &st) == ENCORE_OK);
+    CHECK(st.result == ENCORE_TEST_RESULT_POSITIVE && st.notify == 1 && st.next_poll_at == -1);
+    CHECK(encore_test_poll(store, t, VERIFY, NULL, NOW + 7300, &st) == ENCORE_OK && st.notify == 0);
+
+    encore_submit_options so;
+    CHECK(encore_submit_options_init(&so, sizeof so) == ENCORE_OK);
+    so.symptoms = ENCORE_SYMPTOMS_ONSET_DATE;
+    so.onset = (NOW / DAY - 3) * DAY;
+    const char *visited[] = {"FR", "NL"};
+    so.visited_countries = visited;
+    so.visited_country_count = 2;
+    so.consent_to_federation = 1;
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, &so, NOW + 8000, &sum) == ENCORE_OK);
+    CHECK(sum.keys == 14 && sum.check_ins == 0 && sum.submitted_at == NOW + 8000 && s.upload_size == 1000);
+    CHECK(s.real_tans == 1 && s.real_uploads == 1);
+    CHECK(encore_test_get_status(store, NOW + 8000, &st) == ENCORE_OK && st.submitted == 1 && st.submitted_keys == 14 && st.has_tan == 0);
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, &so, NOW + 9000, &sum) == ENCORE_ERR_ALREADY_SUBMITTED);
+
+    int32_t existed = -1;
+    CHECK(encore_test_forget(store, &existed) == ENCORE_OK && existed == 1);
+    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
+    CHECK(encore_test_forget(store, &existed) == ENCORE_OK && existed == 0);
+    encore_store_close(store);
+    encore_transport_free(t);
+}
+
+static void test_teletan_and_every_result(void) {
+    server s = {0};
+    encore_transport *t = transport_for(&s);
+    encore_test_status st;
+    ENCORE_OUTPUT_INIT(st);
+    /* "3FTQ6N3PV" + its check character. */
+    encore_store *store = fresh_store();
+    encore_test_key bad = {ENCORE_TEST_KEY_TELETAN, 0, "3FTQ6N3PVA", NULL};
+    int before = s.requests;
+    int rc = encore_test_register(store, t, VERIFY, SUBMIT, &bad, NOW, &st);
+    /* Either the check character was A, or the teleTAN is refused before any request. */
+    CHECK(rc == ENCORE_OK || (rc == ENCORE_ERR_TEST_KEY && s.requests == before));
+    encore_store_close(store);
+
+    for (int code = 0; code < 10; code++) {
+        store = fresh_store();
+        s.result_code = code;
+        encore_test_key key = {ENCORE_TEST_KEY_GUID, code >= 5, GUID, "1990-03-15"};
+        CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+        CHECK(st.result == code % 5 && st.rapid == (code >= 5) && st.notify == (code % 5 != 0));
+        encore_store_close(store);
+    }
+    encore_transport_free(t);
+}
+
+static void test_errors(void) {
+    server s = {0};
+    encore_transport *t = transport_for(&s);
+    encore_store *store = fresh_store();
+    encore_test_status st;
+    ENCORE_OUTPUT_INIT(st);
+    encore_test_key key = {ENCORE_TEST_KEY_GUID, 0, GUID, NULL};
+    int codes[][2] = {{400, ENCORE_ERR_SERVER_REFUSED}, {404, ENCORE_ERR_SERVER_REFUSED}, {429, ENCORE_ERR_SERVER_UNAVAILABLE},
+                      {500, ENCORE_ERR_SERVER_UNAVAILABLE}, {301, ENCORE_ERR_PROTOCOL}};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        s.status_override = codes[i][0];
+        CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == codes[i][1]);
+    }
+    s.status_override = 0;
+    s.fail_transport = 1;
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_NETWORK);
+    s.fail_transport = 0;
+    s.no_status = 1;
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_PROTOCOL);
+    s.no_status = 0;
+    s.huge_body = 1;
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_RESPONSE_TOO_LARGE);
+    s.huge_body = 0;
+    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.registered == 0);
+
+    /* Keys that cannot be right: refused before any request. */
+    const encore_test_key bad[] = {
+        {ENCORE_TEST_KEY_QR_CODE, 0, "https://example.org/?" GUID, NULL},
+        {ENCORE_TEST_KEY_GUID, 0, "not a guid", NULL},
+        {ENCORE_TEST_KEY_TELETAN, 0, "0000000000", NULL},
+        {ENCORE_TEST_KEY_GUID, 0, GUID, "1990-02-30"},
+        {ENCORE_TEST_KEY_GUID, 0, GUID, "15.03.1990"},
+    };
+    int before = s.requests;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &bad[i], NOW, &st) == ENCORE_ERR_TEST_KEY);
+    }
+    CHECK(s.requests == before);
+
+    /* The TAN is kept across a failed upload, then used. */
+    s.result_code = 2;
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+    s.submission_status = 503;
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, NULL, NOW, NULL) == ENCORE_ERR_SERVER_UNAVAILABLE);
+    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.has_tan == 1);
+    s.submission_status = 403;
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, NULL, NOW, NULL) == ENCORE_ERR_TAN_REFUSED);
+    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
+    encore_store_close(store);
+    encore_transport_free(t);
+}
+
+static void test_arguments(void) {
+    server s = {0};
+    encore_transport *t = transport_for(&s);
+    encore_store *store = fresh_store();
+    encore_test_status st;
+    ENCORE_OUTPUT_INIT(st);
+    encore_test_key key = {ENCORE_TEST_KEY_GUID, 0, GUID, NULL};
+    CHECK(encore_test_register(NULL, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register(store, NULL, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register(store, t, NULL, SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, NULL, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, -1, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register(store, t, "http://example.org", SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register(store, t, "ftp://127.0.0.1", SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_test_key odd = key;
+    odd.kind = 9;
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &odd, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    odd = key;
+    odd.rapid = 2;
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &odd, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(s.requests == 0);
+    encore_test_status small;
+    memset(&small, 0, sizeof small);
+    CHECK(encore_test_get_status(store, NOW, &small) == ENCORE_ERR_INVALID_ARGUMENT);   /* struct_size 0 */
+    CHECK(encore_test_poll(store, t, VERIFY, SUBMIT, NOW, &st) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, NULL, NOW, NULL) == ENCORE_ERR_NOT_REGISTERED);
+    encore_submit_options so;
+    CHECK(encore_submit_options_init(&so, sizeof so) == ENCORE_OK);
+    so.symptoms = 42;
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, &so, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    so.symptoms = ENCORE_SYMPTOMS_NONE;
+    so.visited_country_count = 1;
+    CHECK(encore_submit(store, t, VERIFY, SUBMIT, &so, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);  /* NULL list */
+
+    encore_transport_options o;
+    CHECK(encore_transport_options_init(&o, sizeof o) == ENCORE_OK);
+    CHECK(o.timeout_ms == 60000 && o.connect_timeout_ms == 10000 && o.max_response_bytes == 16u << 20);
+    encore_transport *bad = NULL;
+    o.timeout_ms = 0;
+    CHECK(encore_transport_new_curl(&o, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
+    CHECK(encore_transport_new_callback(NULL, NULL, NULL, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
+    CHECK(encore_transport_new_curl(NULL, &bad) == ENCORE_OK && bad != NULL);
+    /* No server at this port: a network error, not a crash. */
+    CHECK(encore_test_noise(bad, "http://127.0.0.1:1", "http://127.0.0.1:1") == ENCORE_OK);   /* fakes: failures do not matter */
+    CHECK(encore_test_poll(store, bad, "http://127.0.0.1:1", NULL, NOW, &st) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(encore_test_register(store, bad, "http://127.0.0.1:1", NULL, &key, NOW, &st) == ENCORE_ERR_NETWORK);
+    encore_transport_free(bad);
+    encore_transport_free(NULL);
+    CHECK(encore_http_response_set_status(NULL, 200) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_store_close(store);
+    encore_transport_free(t);
+}
+
+int main(void) {
+    if (scratch_dir_make(dir, sizeof dir, "testresult") != 0) return 1;
+    test_guid_path();
+    test_teletan_and_every_result();
+    test_errors();
+    test_arguments();
+    scratch_dir_remove(dir);
+    return check_report();
+}

@@ -1,0 +1,141 @@
+"""CWA's test result access and key submission over a store and a transport."""
+import ctypes
+import dataclasses
+import time as _time
+
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import text
+from ._loader import lib
+
+RESULTS = {_ffi.ENCORE_TEST_RESULT_PENDING: "PENDING", _ffi.ENCORE_TEST_RESULT_NEGATIVE: "NEGATIVE",
+           _ffi.ENCORE_TEST_RESULT_POSITIVE: "POSITIVE", _ffi.ENCORE_TEST_RESULT_INVALID: "INVALID",
+           _ffi.ENCORE_TEST_RESULT_REDEEMED: "REDEEMED"}
+SYMPTOMS = {"no-info": _ffi.ENCORE_SYMPTOMS_NO_INFORMATION, "none": _ffi.ENCORE_SYMPTOMS_NONE,
+            "onset-unknown": _ffi.ENCORE_SYMPTOMS_ONSET_UNKNOWN, "onset-last-7-days": _ffi.ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS,
+            "onset-1-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_1_2_WEEKS, "onset-over-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS}
+
+
+def _time_or_none(t):
+    return None if t < 0 else t
+
+
+@dataclasses.dataclass(frozen=True)
+class TestStatus:
+    """Where a registered test stands (times unix seconds or None)."""
+    __test__ = False  # not a pytest test class
+    registered: bool
+    key_type: str
+    rapid: bool
+    result: str
+    notify: bool
+    has_tan: bool
+    submitted: bool
+    result_at: int
+    sample_collected_at: int
+    next_poll_at: int
+    submitted_at: int
+    submitted_keys: int
+
+    @classmethod
+    def _from(cls, s):
+        return cls(registered=bool(s.registered), key_type="TELETAN" if s.key_type == _ffi.ENCORE_TEST_KEY_TELETAN else "GUID",
+                   rapid=bool(s.rapid), result=RESULTS.get(s.result), notify=bool(s.notify), has_tan=bool(s.has_tan),
+                   submitted=bool(s.submitted), result_at=_time_or_none(s.result_at),
+                   sample_collected_at=_time_or_none(s.sample_collected_at), next_poll_at=_time_or_none(s.next_poll_at),
+                   submitted_at=_time_or_none(s.submitted_at), submitted_keys=s.submitted_keys)
+
+
+@dataclasses.dataclass(frozen=True)
+class SubmitSummary:
+    keys: int
+    check_ins: int
+    unaligned_keys: int
+    submitted_at: int
+
+
+def _now(now):
+    return int(_time.time()) if now is None else now
+
+
+class TestResultClient:
+    """A store's test registration against CWA's verification server (and
+    the submission server, whose fake requests hide the real ones).
+
+        client = TestResultClient(store, Transport.curl(), verification=url, submission=url)
+        client.register(qr="https://localhost/?...")
+        if client.poll().result == "POSITIVE":
+            client.submit(symptoms="onset-last-7-days")
+    """
+    __test__ = False
+
+    def __init__(self, store, transport, *, verification, submission=None):
+        self.store = store
+        self.transport = transport
+        self._verification = text(verification, "verification")
+        self._submission = None if submission is None else text(submission, "submission")
+
+    def _call(self, name, *args):
+        with self.store._handle.borrow() as s, self.transport.borrow() as t:
+            return getattr(lib, name)(s, t, self._verification, self._submission, *args)
+
+    def register(self, *, qr=None, guid=None, teletan=None, dob=None, rapid=False, now=None):
+        """Registers a test by exactly one of qr, guid and teletan. A key that
+        cannot be right raises TestKeyError before anything is sent."""
+        given = [(k, v) for k, v in ((_ffi.ENCORE_TEST_KEY_QR_CODE, qr), (_ffi.ENCORE_TEST_KEY_GUID, guid),
+                                     (_ffi.ENCORE_TEST_KEY_TELETAN, teletan)) if v is not None]
+        if len(given) != 1:
+            raise TypeError("give exactly one of qr, guid and teletan")
+        kind, value = given[0]
+        keep = [text(value, "key")]
+        key = _ffi.encore_test_key(kind, 1 if rapid else 0, keep[0], None)
+        if dob is not None:
+            keep.append(text(dob, "dob"))
+            key.date_of_birth = keep[-1]
+        status = _cdata.output(_ffi.encore_test_status)
+        self._call("encore_test_register", ctypes.byref(key), _now(now), ctypes.byref(status))
+        return TestStatus._from(status)
+
+    def poll(self, now=None):
+        """One poll of the result; `notify` is True in the poll that brings a new final result."""
+        status = _cdata.output(_ffi.encore_test_status)
+        self._call("encore_test_poll", _now(now), ctypes.byref(status))
+        return TestStatus._from(status)
+
+    def status(self, now=None):
+        """Where the test stands, from the store alone."""
+        status = _cdata.output(_ffi.encore_test_status)
+        with self.store._handle.borrow() as s:
+            lib.encore_test_get_status(s, _now(now), ctypes.byref(status))
+        return TestStatus._from(status)
+
+    def forget(self):
+        existed = ctypes.c_int32()
+        with self.store._handle.borrow() as s:
+            lib.encore_test_forget(s, ctypes.byref(existed))
+        return bool(existed.value)
+
+    def submit(self, *, symptoms="no-info", onset=None, visited=(), federation=False, now=None):
+        """Uploads the own keys of the last 14 days. `onset` (unix seconds of
+        a UTC midnight) instead of `symptoms` gives the day symptoms began."""
+        o = _ffi.encore_submit_options()
+        lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
+        if onset is not None:
+            o.symptoms, o.onset = _ffi.ENCORE_SYMPTOMS_ONSET_DATE, onset
+        else:
+            if symptoms not in SYMPTOMS:
+                raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
+            o.symptoms = SYMPTOMS[symptoms]
+        countries = [text(c, "visited") for c in visited]
+        array = (ctypes.c_char_p * max(len(countries), 1))(*countries)
+        o.visited_countries = ctypes.cast(array, type(o.visited_countries))
+        o.visited_country_count = len(countries)
+        o.consent_to_federation = 1 if federation else 0
+        summary = _cdata.output(_ffi.encore_submit_summary)
+        self._call("encore_submit", ctypes.byref(o), _now(now), ctypes.byref(summary))
+        return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
+
+
+def send_noise(transport, *, verification, submission):
+    """One session of fake requests (background noise)."""
+    with transport.borrow() as t:
+        lib.encore_test_noise(t, text(verification, "verification"), text(submission, "submission"))
