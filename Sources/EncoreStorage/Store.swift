@@ -46,6 +46,11 @@ package final class EncryptedDatabase: @unchecked Sendable {
         if existing.isPlaintextSQLite {
             throw EncoreError(.storeNotDatabase, "\(path) is an unencrypted SQLite database, not an encore \(kind)")
         }
+        // SQLCipher writes whole pages: a file cut anywhere else is damaged,
+        // even when the pages the key proof reads are intact.
+        if existing.size % StoreFile.pageSize != 0 {
+            throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore \(kind) (its size is not a whole number of pages)")
+        }
         // A crash leaves a WAL behind, and the last connection to close
         // checkpoints it into the file. A refused open must not be that
         // connection, so with a WAL present the key and version are proven
@@ -53,10 +58,10 @@ package final class EncryptedDatabase: @unchecked Sendable {
         let latest = migrations.count
         if existing.exists && StoreFile.hasWAL(path) {
             let probe = try Connection(path: path, create: false, readOnly: true)
-            _ = try Self.prove(keyBytes, on: probe, path: path, fileSize: existing.size, latest: latest, kind: kind)
+            _ = try Self.prove(keyBytes, on: probe, path: path, latest: latest, kind: kind)
         }
         let c = try Connection(path: path, create: options.create)
-        let version = try Self.prove(keyBytes, on: c, path: path, fileSize: existing.size, latest: latest, kind: kind)
+        let version = try Self.prove(keyBytes, on: c, path: path, latest: latest, kind: kind)
         enc_sql_busy_timeout(c.db, options.busyTimeoutMilliseconds)
         // Durable commits, zeroed deletions, WAL for concurrent readers.
         try c.exec("PRAGMA secure_delete = ON")
@@ -116,7 +121,7 @@ package final class EncryptedDatabase: @unchecked Sendable {
 
     /// Keys a connection and reads the schema version: the first read
     /// proves the key before anything is written. Returns the version.
-    private static func prove(_ key: [UInt8], on c: Connection, path: String, fileSize: Int64, latest: Int, kind: String) throws -> Int64 {
+    private static func prove(_ key: [UInt8], on c: Connection, path: String, latest: Int, kind: String) throws -> Int64 {
         let rc = key.withUnsafeBytes { enc_sql_key(c.db, $0.baseAddress, Int32($0.count)) }
         guard rc == ENC_SQL_OK else { throw c.error(rc, "sqlite3_key") }
         let version: Int64
@@ -124,9 +129,6 @@ package final class EncryptedDatabase: @unchecked Sendable {
             version = try c.scalar("PRAGMA user_version") ?? 0
             _ = try c.scalar("SELECT count(*) FROM sqlite_master")
         } catch let e as EncoreError where e.kind == .storeNotDatabase {
-            if fileSize % StoreFile.pageSize != 0 {
-                throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore \(kind) (its size is not a whole number of pages)")
-            }
             throw EncoreError(.storeWrongKey, "wrong key for the \(kind) at \(path) (or the file is not an encore \(kind))")
         }
         guard version <= Int64(latest) else {
