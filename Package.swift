@@ -62,7 +62,10 @@ let package = Package(
         // The protocols of the servers as requests and answers, no I/O:
         // test results and submission (and next sync).
         .target(name: "EncoreProtocols", dependencies: ["EncoreKeyFiles", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
-        .target(name: "EncoreServices", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "CCrypto"]),
+        // Check-ins: CWA event registration (QR codes, warnings, presence
+        // tracing risk) and CrowdNotifier (its BLS12-381 in CEncorePairing).
+        .target(name: "EncoreCheckIns", dependencies: ["EncoreKeyFiles", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        .target(name: "EncoreServices", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
         .target(name: "EncoreCore", dependencies: ["EncoreServices"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.

@@ -21,6 +21,7 @@
  *   7. The exposure check
  *   8. HTTP transport: the built-in one (libcurl) or the host's
  *   9. Test results and key submission (CWA's verification and submission servers)
+ *   10. Check-ins: CWA event registration and CrowdNotifier
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -1121,6 +1122,10 @@ encore_status encore_submit_options_init(encore_submit_options *options, size_t 
  * ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
  * `summary` (may be NULL) tells what went. */
 encore_status encore_submit(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_submit_summary *summary);
+
+/* ==== 10. Check-ins: CWA event registration and CrowdNotifier ============ */
+
+
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,7 @@ SECTIONS = [
     ("HTTP transport: the built-in one (libcurl) or the host's", "encore_net_types.h", ["TransportAPI.swift"]),
     ("Test results and key submission (CWA's verification and submission servers)", "encore_test_types.h",
      ["TestResultAPI.swift"]),
+    ("Check-ins: CWA event registration and CrowdNotifier", "encore_checkin_types.h", ["CheckInAPI.swift"]),
 ]
 # ABI files without @c functions (helpers of the C layer).
 HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift"}

@@ -21,6 +21,7 @@ struct EncoreCommand: CommandGroup {
               check           the whole exposure check, stored
               test            register a lab test, learn its result
               submit          upload own keys after a positive test
+              checkin         check in to events; match published warnings
               demo            the check on a simulated user, start to end
 
             Run `encore help COMMAND` for a command's options and an example.
@@ -30,7 +31,7 @@ struct EncoreCommand: CommandGroup {
             """,
         version: ENCORE_VERSION_STRING,
         subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
-                      TestCommand.self, Submit.self, Demo.self]
+                      TestCommand.self, Submit.self, CheckInCommand.self, Demo.self]
     )
 }
 

@@ -1,0 +1,2 @@
+// Check-ins (issues 16 and 17): in progress.
+import EncoreModel
