@@ -1,4 +1,3 @@
-import EncoreModel
 import EncoreSupport
 
 /// Exposure windows in JSON, in the form of CWA's conformance file: each
