@@ -18,16 +18,34 @@ import Glibc
 public struct SubmissionPayload: Sendable, Equatable {
     public static let paddedBytes = 1000
 
+    /// A CheckInProtectedReport (field 8), made by the check-in layer.
+    public struct ProtectedReport: Sendable, Equatable {
+        public var locationIdHash: [UInt8]
+        public var iv: [UInt8]
+        public var encryptedCheckInRecord: [UInt8]
+        public var mac: [UInt8]
+
+        public init(locationIdHash: [UInt8], iv: [UInt8], encryptedCheckInRecord: [UInt8], mac: [UInt8]) {
+            self.locationIdHash = locationIdHash
+            self.iv = iv
+            self.encryptedCheckInRecord = encryptedCheckInRecord
+            self.mac = mac
+        }
+    }
+
     public var keys: [ExposureKey]
     public var visitedCountries: [String]
     public var origin: String
     public var consentToFederation: Bool
     /// 0 PCR_TEST, 1 RAPID_TEST.
     public var submissionType: Int32
+    /// The user's check-ins, encrypted (field 8), already shuffled.
+    public var checkInProtectedReports: [ProtectedReport]
 
     public init(keys: [ExposureKey], visitedCountries: [String] = [], origin: String = "DE",
-                consentToFederation: Bool = false, submissionType: Int32 = 0) {
+                consentToFederation: Bool = false, submissionType: Int32 = 0, checkInProtectedReports: [ProtectedReport] = []) {
         self.keys = keys
+        self.checkInProtectedReports = checkInProtectedReports
         self.visitedCountries = visitedCountries
         self.origin = origin
         self.consentToFederation = consentToFederation
@@ -41,17 +59,24 @@ public struct SubmissionPayload: Sendable, Equatable {
         }
         guard visitedCountries.count <= 64 else { throw EncoreError(.invalidArgument, "at most 64 visited countries") }
         let bare = try pack(padding: [])
-        // requestPadding's tag and length take 3 bytes for 128...16383.
-        let target = max(Self.paddedBytes, (bare.count + 3 + Self.paddedBytes - 1) / Self.paddedBytes * Self.paddedBytes)
-        var padding = target - bare.count - 3
-        var out = try pack(padding: [UInt8](repeating: 0x20, count: max(padding, 0)))
-        // A length below 128 takes one byte less: one more of padding.
-        if out.count == target - 1 {
-            padding += 1
-            out = try pack(padding: [UInt8](repeating: 0x20, count: padding))
-        }
+        // The smallest multiple of paddedBytes that requestPadding (tag,
+        // varint length, bytes) can fill exactly.
+        var target = max(Self.paddedBytes, (bare.count + Self.paddedBytes - 1) / Self.paddedBytes * Self.paddedBytes)
+        while Self.paddingLength(bare: bare.count, target: target) == nil { target += Self.paddedBytes }
+        let out = try pack(padding: [UInt8](repeating: 0x20, count: Self.paddingLength(bare: bare.count, target: target) ?? 0))
         guard out.count == target else { throw EncoreError(.internalError, "the submission payload is \(out.count) bytes, not \(target)") }
         return out
+    }
+
+    /// The padding bytes that bring `bare` bytes to `target`: the field takes
+    /// a tag byte and a varint length besides (none when nothing is missing).
+    static func paddingLength(bare: Int, target: Int) -> Int? {
+        if bare == target { return 0 }
+        for lengthBytes in 1 ... 4 {
+            let p = target - bare - 1 - lengthBytes
+            if p > 0 && (p < 128 ? 1 : p < 16384 ? 2 : p < 2_097_152 ? 3 : 4) == lengthBytes { return p }
+        }
+        return nil
     }
 
     private func pack(padding: [UInt8]) throws -> [UInt8] {
@@ -99,16 +124,42 @@ public struct SubmissionPayload: Sendable, Equatable {
         m.has_consenttofederation = 1
         m.submissiontype = submissionType
         m.has_submissiontype = 1
-        return try padding.withUnsafeBufferPointer { pad in
-            m.requestpadding = ProtobufCBinaryData(len: pad.count, data: UnsafeMutablePointer(mutating: pad.baseAddress))
-            m.has_requestpadding = pad.count > 0 ? 1 : 0
-            return try countries.withUnsafeMutableBufferPointer { list in
-                m.visitedcountries = list.count > 0 ? list.baseAddress : nil
-                let size = cwasubmission__submission_payload__get_packed_size(&m)
-                var out = [UInt8](repeating: 0, count: size)
-                let written = out.withUnsafeMutableBufferPointer { cwasubmission__submission_payload__pack(&m, $0.baseAddress) }
-                guard written == size else { throw EncoreError(.internalError, "protobuf-c packed \(written) of \(size) bytes") }
-                return out
+        // Field 8: the reports' bytes are borrowed for the packing only.
+        let reports = checkInProtectedReports
+        let cReports = UnsafeMutablePointer<Cwapt__CheckInProtectedReport>.allocate(capacity: max(reports.count, 1))
+        let reportPointers = UnsafeMutablePointer<UnsafeMutablePointer<Cwapt__CheckInProtectedReport>?>.allocate(capacity: max(reports.count, 1))
+        let reportBytes = reports.flatMap { $0.locationIdHash + $0.iv + $0.encryptedCheckInRecord + $0.mac }
+        defer {
+            cReports.deallocate()
+            reportPointers.deallocate()
+        }
+        return try reportBytes.withUnsafeBufferPointer { all in
+            var offset = 0
+            func field(_ n: Int) -> ProtobufCBinaryData {
+                defer { offset += n }
+                return ProtobufCBinaryData(len: n, data: UnsafeMutablePointer(mutating: all.baseAddress.map { $0 + offset }))
+            }
+            for (i, r) in reports.enumerated() {
+                cwapt__check_in_protected_report__init(cReports + i)
+                cReports[i].locationidhash = field(r.locationIdHash.count)
+                cReports[i].iv = field(r.iv.count)
+                cReports[i].encryptedcheckinrecord = field(r.encryptedCheckInRecord.count)
+                cReports[i].mac = field(r.mac.count)
+                reportPointers[i] = cReports + i
+            }
+            m.n_checkinprotectedreports = reports.count
+            m.checkinprotectedreports = reports.isEmpty ? nil : reportPointers
+            return try padding.withUnsafeBufferPointer { pad in
+                m.requestpadding = ProtobufCBinaryData(len: pad.count, data: UnsafeMutablePointer(mutating: pad.baseAddress))
+                m.has_requestpadding = pad.count > 0 ? 1 : 0
+                return try countries.withUnsafeMutableBufferPointer { list in
+                    m.visitedcountries = list.count > 0 ? list.baseAddress : nil
+                    let size = cwasubmission__submission_payload__get_packed_size(&m)
+                    var out = [UInt8](repeating: 0, count: size)
+                    let written = out.withUnsafeMutableBufferPointer { cwasubmission__submission_payload__pack(&m, $0.baseAddress) }
+                    guard written == size else { throw EncoreError(.internalError, "protobuf-c packed \(written) of \(size) bytes") }
+                    return out
+                }
             }
         }
     }

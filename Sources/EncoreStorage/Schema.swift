@@ -76,6 +76,37 @@ package enum Schema {
             submitted_keys INTEGER
         );
         """,
+        // 3: check-ins (CWA event registration) and the published warnings
+        // that matched their locations (Sources/EncoreStorage/CheckIns.swift).
+        """
+        CREATE TABLE check_ins (
+            id INTEGER PRIMARY KEY,
+            location_id BLOB NOT NULL CHECK (length(location_id) = 32),
+            location_id_hash BLOB NOT NULL CHECK (length(location_id_hash) = 32),
+            payload BLOB NOT NULL,
+            description TEXT NOT NULL,
+            address TEXT NOT NULL,
+            start_time INTEGER NOT NULL CHECK (start_time >= 0),
+            end_time INTEGER CHECK (end_time >= start_time),
+            auto_end_time INTEGER NOT NULL CHECK (auto_end_time >= start_time),
+            submitted INTEGER NOT NULL DEFAULT 0 CHECK (submitted IN (0, 1)),
+            created INTEGER NOT NULL
+        );
+        CREATE INDEX check_ins_location ON check_ins (location_id_hash);
+        CREATE INDEX check_ins_start ON check_ins (start_time);
+
+        -- A warning is identified by its package (SHA-256 of export.bin) and
+        -- its place in it: matching a package again adds nothing.
+        CREATE TABLE check_in_warnings (
+            check_in INTEGER NOT NULL REFERENCES check_ins (id) ON DELETE CASCADE,
+            package BLOB NOT NULL CHECK (length(package) = 32),
+            item INTEGER NOT NULL,
+            start_interval INTEGER NOT NULL CHECK (start_interval >= 0),
+            period INTEGER NOT NULL CHECK (period > 0),
+            transmission_risk_level INTEGER NOT NULL CHECK (transmission_risk_level BETWEEN 1 AND 8),
+            PRIMARY KEY (check_in, package, item)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     package static var latestVersion: Int { migrations.count }

@@ -17,6 +17,14 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// registered; one registered already; not positive; the TAN refused
         /// or expired; submitted already.
         case testKey, notRegistered, alreadyRegistered, notPositive, tanRefused, alreadySubmitted
+        /// Check-ins: a QR code that is not a CWA event code (scheme, host,
+        /// path), of an unknown version, not base64url, not a QRCodePayload,
+        /// with content breaking the rules (text over 100 characters, an end
+        /// before the start), or too large; a trace warning package whose
+        /// export.bin is not a TraceWarningPackage; check-in times that
+        /// cannot be (an end before the start, before 1970); a protected
+        /// report whose MAC does not verify, or that is otherwise unusable.
+        case qrNotCWA, qrVersion, qrEncoding, qrMalformed, qrInvalid, qrTooLarge, warningMalformed, checkInTimes, reportMAC, reportInvalid
     }
 
     public let kind: Kind

@@ -1,2 +1,0 @@
-// Check-ins (issues 16 and 17): in progress.
-import EncoreModel
