@@ -104,6 +104,18 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_TAN_REFUSED 64         /* the TAN was refused (used, unknown) or has expired */
 #define ENCORE_ERR_ALREADY_SUBMITTED 65   /* this test's keys were submitted already */
 
+/* Check-ins */
+#define ENCORE_ERR_QR_NOT_CWA 70          /* not a CWA event QR code (https://e.coronawarn.app?v=1#...) */
+#define ENCORE_ERR_QR_VERSION 71          /* a check-in QR code of a version encore does not know */
+#define ENCORE_ERR_QR_ENCODING 72         /* the QR code's payload is not base64url */
+#define ENCORE_ERR_QR_MALFORMED 73        /* the payload is not a QRCodePayload protobuf with a location */
+#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the rules: text over 100 characters, end before start, ... */
+#define ENCORE_ERR_QR_TOO_LARGE 75        /* the QR code is larger than any real one */
+#define ENCORE_ERR_WARNING_MALFORMED 76   /* a trace warning package's export.bin is not a TraceWarningPackage */
+#define ENCORE_ERR_CHECKIN_TIMES 77       /* check-in times that cannot be: an end before the start, a negative time */
+#define ENCORE_ERR_REPORT_MAC 78          /* a protected report's MAC does not verify with the location's key */
+#define ENCORE_ERR_REPORT_INVALID 79      /* a protected report of wrong lengths, bad padding or a record that does not decode */
+
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
  * library cannot check a handle's type or lifetime: passing a freed handle,
@@ -838,6 +850,10 @@ encore_status encore_risk_assessment_copy_days(encore_risk_assessment *assessmen
 
 /* ==== 7. The exposure check ============================================== */
 
+/* Presence-tracing risk parameters (CWA's PresenceTracingRiskCalculationParameters),
+ * made by encore_checkin_risk_config_new_*(). Immutable: thread-safe. */
+typedef struct encore_checkin_risk_config encore_checkin_risk_config;
+
 /* The outcome of encore_exposure_check(). Immutable: thread-safe. */
 typedef struct encore_check_result encore_check_result;
 
@@ -846,6 +862,7 @@ typedef struct encore_check_result encore_check_result;
 #define ENCORE_CHECK_HIGH 2
 #define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
 #define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
+#define ENCORE_CHECK_FAILED 5    /* a check-in's normalized time maps to no risk level ("calculation failed") */
 
 /* One class of CWA's v1 risk model: scores in [min, max) have `level`. */
 typedef struct encore_risk_v1_class {
@@ -880,6 +897,8 @@ typedef struct encore_check_options {
     int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
     int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
     const encore_risk_v1_config *risk_v1; /* CWA's v1 model for the v1 score; NULL: CWA's values */
+    /* The check-ins' risk parameters (encore_checkin_risk_config_new_*); NULL: CWA's production values. */
+    const encore_checkin_risk_config *checkin_risk;
 } encore_check_options;
 
 typedef struct encore_check_summary {
@@ -906,7 +925,8 @@ encore_status encore_check_options_init(encore_check_options *options, size_t st
  * sightings against the key files (as encore_match() does, with
  * `match_options`, which also carry now, key file options and progress),
  * calculates the risk with `config`, applies the tracing-time and
- * freshness rules (`check_options`, NULL for the defaults), stores the
+ * freshness rules (`check_options`, NULL for the defaults), combines the
+ * risk with the check-ins' (ENCORE_CHECK_FAILED when theirs failed), stores the
  * result and tells whether a notification is due. A cancelled check stores
  * nothing. On success *out is a result for encore_check_result_free(); the
  * last stored result can later be read with
@@ -1125,7 +1145,230 @@ encore_status encore_submit(encore_store *store, encore_transport *transport, co
 
 /* ==== 10. Check-ins: CWA event registration and CrowdNotifier ============ */
 
+/* A location read from a CWA event QR code
+ * (https://e.coronawarn.app?v=1#<base64url QRCodePayload>). Immutable: thread-safe. */
+typedef struct encore_trace_location encore_trace_location;
 
+typedef struct encore_trace_location_info {
+    uint32_t struct_size;                 /* sizeof(encore_trace_location_info), set by the caller */
+    uint32_t version;                     /* QRCodePayload version (1) */
+    const char *description;              /* UTF-8, at most 100 characters; lives as long as the handle */
+    const char *address;                  /* UTF-8, at most 100 characters (may be empty) */
+    uint64_t start_timestamp;             /* unix seconds; 0 for a permanent place */
+    uint64_t end_timestamp;
+    uint32_t location_type;               /* CWALocationData's type (0 when absent) */
+    uint32_t default_check_in_length_minutes; /* 0 when absent */
+    uint8_t location_id[32];              /* SHA-256("CWA-GUID" || payload as scanned) */
+    uint8_t location_id_hash[32];         /* SHA-256(location_id) */
+    uint64_t payload_length;              /* bytes of the QRCodePayload */
+    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out */
+} encore_trace_location_info;
+
+/* The plaintext of a protected report (CheckInRecord). */
+typedef struct encore_checkin_record {
+    uint32_t start_interval_number;       /* 10-minute intervals since the epoch */
+    uint32_t period;                      /* intervals, > 0 */
+    uint32_t transmission_risk_level;     /* 1..8 */
+    uint32_t reserved;                    /* 0 */
+} encore_checkin_record;
+
+/* A CheckInProtectedReport: the record under AES-256-CBC, HMAC-SHA256 over iv || ciphertext. */
+typedef struct encore_checkin_report {
+    uint8_t location_id_hash[32];
+    uint8_t iv[16];
+    uint8_t mac[32];
+    uint8_t encrypted_record[32];
+    uint32_t encrypted_record_length;     /* 16 or 32: a record is at most 18 bytes */
+    uint32_t reserved;                    /* 0 */
+} encore_checkin_report;
+
+/* The user's check-ins, read with encore_checkin_list_count() and
+ * encore_checkin_list_get(). Immutable: thread-safe. */
+typedef struct encore_checkin_list encore_checkin_list;
+
+typedef struct encore_checkin_info {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_info), set by the caller */
+    int32_t submitted;                    /* 1: sent with a positive test (its warnings are ignored) */
+    int64_t id;
+    int64_t start;                        /* unix seconds */
+    int64_t end;                          /* -1 while checked in */
+    int64_t auto_end;                     /* when an open check-in closes by itself */
+    const char *description;              /* UTF-8; lives as long as the list */
+    const char *address;
+    uint8_t location_id_hash[32];
+} encore_checkin_info;
+
+/* What matching one trace warning package found. */
+typedef struct encore_warning_match_summary {
+    uint32_t struct_size;                 /* sizeof(encore_warning_match_summary), set by the caller */
+    int32_t signature_status;             /* ENCORE_SIGNATURE_* */
+    uint32_t interval_number;             /* the package's hour (hours since the epoch) */
+    uint32_t reserved;
+    uint64_t warnings;                    /* plain TraceTimeIntervalWarnings in the package */
+    uint64_t reports;                     /* CheckInProtectedReports in the package */
+    uint64_t matches;                     /* of them, for the user's locations and valid */
+    uint64_t added;                       /* warnings stored for the first time */
+    uint64_t skipped;                     /* unusable: wrong lengths, MAC, padding, record */
+} encore_warning_match_summary;
+
+/* The risk of the user's check-ins. Immutable: thread-safe. */
+typedef struct encore_checkin_assessment encore_checkin_assessment;
+
+/* Levels of presence tracing (a value mapped to no level: FAILED, as CWA's apps say). */
+#define ENCORE_CHECKIN_RISK_LOW 1
+#define ENCORE_CHECKIN_RISK_HIGH 2
+#define ENCORE_CHECKIN_RISK_FAILED 3
+
+typedef struct encore_checkin_risk_summary {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_risk_summary), set by the caller */
+    int32_t total_risk_level;             /* ENCORE_CHECKIN_RISK_* */
+    uint64_t match_count;
+    uint64_t day_count;
+} encore_checkin_risk_summary;
+
+/* One warning overlapping one check-in on one UTC day. */
+typedef struct encore_checkin_match {
+    int64_t check_in;                     /* the check-in's id */
+    int64_t date;                         /* unix seconds of the UTC midnight */
+    int64_t overlap_seconds;
+    int64_t overlap_minutes;              /* rounded half up */
+    double normalized_time;               /* transmission risk value x overlap_minutes */
+    uint32_t transmission_risk_level;
+    uint32_t reserved;
+    uint8_t location_id_hash[32];
+} encore_checkin_match;
+
+typedef struct encore_checkin_day {
+    int64_t date;                         /* unix seconds of the UTC midnight */
+    double normalized_time;
+    int32_t risk_level;                   /* ENCORE_CHECKIN_RISK_* */
+    uint32_t reserved;
+} encore_checkin_day;
+
+/* Reads a CWA event QR code (`https://e.coronawarn.app?v=1#<base64url>`,
+ * padding allowed): ENCORE_ERR_QR_NOT_CWA for another code,
+ * ENCORE_ERR_QR_VERSION, ENCORE_ERR_QR_ENCODING (not base64url),
+ * ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID (a
+ * description or address over 100 characters, an end before the start, a
+ * bad seed), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
+ * encore_trace_location_free(); nothing is stored. */
+encore_status encore_trace_location_parse(const char *qr_code, encore_trace_location **out);
+
+/* The location of a QRCodePayload's bytes (what follows "#", decoded). */
+encore_status encore_trace_location_from_payload(const uint8_t *payload, size_t length, encore_trace_location **out);
+
+/* Writes what the location's QR code says, its location id and hash. */
+encore_status encore_trace_location_get_info(encore_trace_location *location, encore_trace_location_info *info);
+
+/* Releases a location; NULL does nothing. */
+void encore_trace_location_free(encore_trace_location *location);
+
+/* Encrypts a check-in record under the keys of `location_id` (32 bytes):
+ * AES-256-CBC with PKCS#7 and `iv` (16 bytes; NULL: a random one), MAC
+ * HMAC-SHA256 over iv || ciphertext. */
+encore_status encore_checkin_report_encrypt(const uint8_t *location_id, size_t location_id_length, const encore_checkin_record *record, const uint8_t *iv, size_t iv_length, encore_checkin_report *out);
+
+/* Opens a protected report with the keys of `location_id`: the MAC is
+ * checked in constant time before anything is decrypted.
+ * ENCORE_ERR_REPORT_MAC when it does not verify; ENCORE_ERR_REPORT_INVALID
+ * for wrong lengths, bad padding or a record that does not decode. */
+encore_status encore_checkin_report_decrypt(const uint8_t *location_id, size_t location_id_length, const encore_checkin_report *report, encore_checkin_record *out);
+
+/* A visit's times as a submission reports them, with CWA's production
+ * parameters (visits under 10 minutes dropped, aerosol decay added,
+ * aligned to 10-minute intervals). *reported is 0 for a dropped visit
+ * (*out_start and *out_end are then left alone). */
+encore_status encore_checkin_derive_times(int64_t start, int64_t end, int64_t *out_start, int64_t *out_end, int32_t *reported);
+
+/* Checks in at the location of a CWA QR code (read as
+ * encore_trace_location_parse() does) from `start` (unix seconds); `end`
+ * -1 leaves the user checked in until the location's automatic length
+ * has passed. ENCORE_ERR_CHECKIN_TIMES for an end before the start. `id`
+ * (may be NULL) gets the check-in's id. */
+encore_status encore_checkin_add(encore_store *store, const char *qr_code, int64_t start, int64_t end, int64_t now, int64_t *id);
+
+/* Checks out: the check-in ends at `end` (not before its start).
+ * ENCORE_ERR_NOT_FOUND for an unknown id. */
+encore_status encore_checkin_end(encore_store *store, int64_t id, int64_t end);
+
+/* Sets a check-in's times (`end` -1: checked in again). */
+encore_status encore_checkin_edit(encore_store *store, int64_t id, int64_t start, int64_t end);
+
+/* Deletes a check-in and its warnings; `existed` (may be NULL) tells whether there was one. */
+encore_status encore_checkin_delete(encore_store *store, int64_t id, int32_t *existed);
+
+/* The check-ins, oldest first, after closing those whose automatic end
+ * has come and deleting those that ended over 10 days before `now`. On
+ * success *out is a list for encore_checkin_list_free(). */
+encore_status encore_checkin_list_open(encore_store *store, int64_t now, encore_checkin_list **out);
+
+/* The number of check-ins in a list (0 for NULL). */
+size_t encore_checkin_list_count(encore_checkin_list *list);
+
+/* Writes check-in `index` of a list (ENCORE_ERR_OUT_OF_RANGE past its end). */
+encore_status encore_checkin_list_get(encore_checkin_list *list, size_t index, encore_checkin_info *info);
+
+/* Releases a list; NULL does nothing. */
+void encore_checkin_list_free(encore_checkin_list *list);
+
+/* The seam of the sync of warnings: a trace warning package as downloaded
+ * (a zip of export.bin + export.sig whose export.bin is a bare
+ * TraceWarningPackage; 0 bytes is the empty package) is checked as key
+ * files are (`options`: trust, verification, limits; NULL: verification
+ * required with no trusted key), and its warnings for the stored
+ * check-ins (not those the user submitted) are stored, once however often
+ * a package is matched. Reports that fail (wrong lengths, MAC, padding, a
+ * record breaking the rules) are skipped and counted in summary->skipped.
+ * ENCORE_ERR_WARNING_MALFORMED when export.bin cannot be walked at all.
+ * `summary` may be NULL. */
+encore_status encore_checkin_match_package(encore_store *store, const uint8_t *package, size_t length, const encore_keyfile_options *options, int64_t now, encore_warning_match_summary *summary);
+
+/* CWA's production presence-tracing parameters (TRL 1, 2 → 0, 3 → 0.6 …
+ * 8 → 1.6; per check-in and per day (0, 10) LOW, [10, …) HIGH). */
+encore_status encore_checkin_risk_config_new_cwa(encore_checkin_risk_config **out);
+
+/* Parameters from their JSON form (transmissionRiskValueMapping,
+ * normalizedTimePerCheckInToRiskLevelMapping,
+ * normalizedTimePerDayToRiskLevelMapping, maxCheckInAgeInDays).
+ * ENCORE_ERR_INVALID_ARGUMENT names the bad field. */
+encore_status encore_checkin_risk_config_new_json(const uint8_t *json, size_t length, encore_checkin_risk_config **out);
+
+/* Releases parameters; NULL does nothing. */
+void encore_checkin_risk_config_free(encore_checkin_risk_config *config);
+
+/* The presence-tracing risk of the stored warnings at `now` (`config`
+ * NULL: CWA's production parameters); reads the store only. On success
+ * *out is an assessment for encore_checkin_assessment_free(). */
+encore_status encore_checkin_assess(encore_store *store, encore_checkin_risk_config *config, int64_t now, encore_checkin_assessment **out);
+
+/* The check-ins' part of an exposure check (the same as
+ * encore_checkin_assess() at the check's time). */
+encore_status encore_check_result_get_checkin_assessment(encore_check_result *result, encore_checkin_assessment **out);
+
+/* Writes the assessment's total level and counts. */
+encore_status encore_checkin_assessment_get_summary(encore_checkin_assessment *assessment, encore_checkin_risk_summary *summary);
+
+/* Copies matches first ..< first + capacity (newest day first) into `out`;
+ * *copied tells how many. */
+encore_status encore_checkin_assessment_copy_matches(encore_checkin_assessment *assessment, uint64_t first, encore_checkin_match *out, size_t capacity, size_t *copied);
+
+/* Copies days first ..< first + capacity (newest first) into `out`. */
+encore_status encore_checkin_assessment_copy_days(encore_checkin_assessment *assessment, uint64_t first, encore_checkin_day *out, size_t capacity, size_t *copied);
+
+/* The assessment as JSON (the form `encore checkin match --json` prints,
+ * without skippedReports), in library memory for encore_bytes_free(). */
+encore_status encore_checkin_assessment_get_json(encore_checkin_assessment *assessment, encore_bytes *out);
+
+/* Releases an assessment; NULL does nothing. */
+void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
+
+/* The protected reports a submission at `now` would send for the stored
+ * check-ins (`options` as for encore_submit(), NULL: no information on
+ * symptoms) as JSON: {"reports": [{checkin, locationIdHash,
+ * startIntervalNumber, period, start, transmissionRiskLevel, iv,
+ * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
+ * encore_bytes_free(). encore_submit() sends such reports itself. */
+encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
 
 #ifdef __cplusplus
 }

@@ -30,8 +30,8 @@ let checkOptionsSize = MemoryLayout<encore_check_options>.size
 
 /// The core's check options and v1 risk model from the C options (NULL:
 /// the defaults).
-func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (CheckOptions, RiskV1Configuration) {
-    guard let pointer else { return (CheckOptions(), .cwa) }
+func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (CheckOptions, RiskV1Configuration, PresenceTracingRiskConfiguration?) {
+    guard let pointer else { return (CheckOptions(), .cwa, nil) }
     let o = pointer.pointee
     try checkStructSize(pointer, Int(o.struct_size), known: checkOptionsSize, "encore_check_options_init")
     guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "check options: reserved must be 0") }
@@ -39,7 +39,8 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (Ch
     c.minimumTracingSeconds = o.minimum_tracing_seconds
     c.tracingDays = o.tracing_days
     c.maximumKeyAgeSeconds = o.maximum_key_age_seconds
-    return (c, try o.risk_v1.map { try riskV1Configuration($0.pointee) } ?? .cwa)
+    return (c, try o.risk_v1.map { try riskV1Configuration($0.pointee) } ?? .cwa,
+            try o.checkin_risk.map { try borrow($0, as: CheckInRiskConfigHandle.self, "options.checkin_risk").configuration })
 }
 
 /// CWA's v1 risk model from C; the core validates its values.
@@ -63,7 +64,8 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 /// sightings against the key files (as encore_match() does, with
 /// `match_options`, which also carry now, key file options and progress),
 /// calculates the risk with `config`, applies the tracing-time and
-/// freshness rules (`check_options`, NULL for the defaults), stores the
+/// freshness rules (`check_options`, NULL for the defaults), combines the
+/// risk with the check-ins' (ENCORE_CHECK_FAILED when theirs failed), stores the
 /// result and tells whether a notification is due. A cancelled check stores
 /// nothing. On success *out is a result for encore_check_result_free(); the
 /// last stored result can later be read with
@@ -75,9 +77,10 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
         let out = try required(out, "out")
         let files = try keySources(sources, count)
         let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
-        let (options, riskV1) = try checkOptions(check_options)
+        let (options, riskV1, checkInRisk) = try checkOptions(check_options)
         let result = try ExposureCheck(store: s).run(files: files, keyFileOptions: keyFiles, matching: matching, risk: c.configuration,
-                                                     v1: v1, riskV1: riskV1, options: options, now: now, threads: threads, progress: progress)
+                                                     v1: v1, riskV1: riskV1, options: options, checkInRisk: checkInRisk, now: now,
+                                                     threads: threads, progress: progress)
         out.pointee = retainedHandle(CheckResultHandle(result))
     }
 }

@@ -1,3 +1,415 @@
-// The C functions of check-ins (issues 16 and 17): in progress.
+// The C functions of check-ins: CWA event registration (issue 16).
 import CEncoreTypes
+#if canImport(Glibc)
+import Glibc
+#endif
 import EncoreCore
+
+public typealias encore_trace_location_ptr = OpaquePointer
+public typealias encore_checkin_list_ptr = OpaquePointer
+public typealias encore_checkin_risk_config_ptr = OpaquePointer
+public typealias encore_checkin_assessment_ptr = OpaquePointer
+
+final class TraceLocationHandle: @unchecked Sendable {
+    // @unchecked: immutable after init (strings owned by `strings`).
+    let location: TraceLocation
+    let strings = CStrings()
+    let description: UnsafePointer<CChar>?
+    let address: UnsafePointer<CChar>?
+
+    init(_ l: TraceLocation) {
+        location = l
+        description = strings.keep(l.description)
+        address = strings.keep(l.address)
+    }
+}
+
+final class CheckInListHandle: @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let checkIns: [StoredCheckIn]
+    let strings = CStrings()
+    let texts: [(UnsafePointer<CChar>?, UnsafePointer<CChar>?)]
+
+    init(_ list: [StoredCheckIn]) {
+        checkIns = list
+        texts = list.map { [strings] in (strings.keep($0.description), strings.keep($0.address)) }
+    }
+}
+
+final class CheckInRiskConfigHandle: Sendable {
+    let configuration: PresenceTracingRiskConfiguration
+    init(_ c: PresenceTracingRiskConfiguration) { configuration = c }
+}
+
+final class CheckInAssessmentHandle: Sendable {
+    let assessment: PresenceTracingAssessment
+    init(_ a: PresenceTracingAssessment) { assessment = a }
+}
+
+/// Writes 32 bytes into a C uint8_t[32] field.
+func copy32(_ bytes: [UInt8], into field: inout (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                                                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
+    withUnsafeMutableBytes(of: &field) { out in bytes.prefix(32).withUnsafeBytes { out.copyMemory(from: $0) } }
+}
+
+func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
+    withUnsafeBytes(of: value) { Array($0.prefix(count)) }
+}
+
+// MARK: - QR codes
+
+/// Reads a CWA event QR code (`https://e.coronawarn.app?v=1#<base64url>`,
+/// padding allowed): ENCORE_ERR_QR_NOT_CWA for another code,
+/// ENCORE_ERR_QR_VERSION, ENCORE_ERR_QR_ENCODING (not base64url),
+/// ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID (a
+/// description or address over 100 characters, an end before the start, a
+/// bad seed), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
+/// encore_trace_location_free(); nothing is stored.
+@c public func encore_trace_location_parse(_ qr_code: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
+    guarded {
+        let text = try text(qr_code, "qr_code")
+        try output(out, "out") { retainedHandle(TraceLocationHandle(try CheckInQRCode.parse(text))) }
+    }
+}
+
+/// The location of a QRCodePayload's bytes (what follows "#", decoded).
+@c public func encore_trace_location_from_payload(_ payload: UnsafePointer<UInt8>?, _ length: Int, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
+    guarded {
+        let bytes = Array(try buffer(payload, length, "payload"))
+        try output(out, "out") { retainedHandle(TraceLocationHandle(try CheckInQRCode.location(payload: bytes))) }
+    }
+}
+
+/// Writes what the location's QR code says, its location id and hash.
+@c public func encore_trace_location_get_info(_ location: encore_trace_location_ptr?, _ info: UnsafeMutablePointer<encore_trace_location_info>?) -> encore_status {
+    guarded {
+        let h = try borrow(location, as: TraceLocationHandle.self, "location")
+        let l = h.location
+        var i = encore_trace_location_info()
+        i.version = l.version
+        i.description = h.description
+        i.address = h.address
+        i.start_timestamp = l.startTimestamp
+        i.end_timestamp = l.endTimestamp
+        i.location_type = l.locationType
+        i.default_check_in_length_minutes = l.defaultCheckInLengthMinutes
+        copy32(l.locationId, into: &i.location_id)
+        copy32(l.locationIdHash, into: &i.location_id_hash)
+        i.payload_length = UInt64(l.payload.count)
+        i.automatic_length_seconds = l.automaticLength(checkInAt: Int64(clamping: l.startTimestamp))
+        try writeOutput(i, to: info, "info")
+    }
+}
+
+/// Releases a location; NULL does nothing.
+@c public func encore_trace_location_free(_ location: encore_trace_location_ptr?) {
+    release(location)
+}
+
+// MARK: - The crypto of protected reports (known answers, hosts' own use)
+
+/// Encrypts a check-in record under the keys of `location_id` (32 bytes):
+/// AES-256-CBC with PKCS#7 and `iv` (16 bytes; NULL: a random one), MAC
+/// HMAC-SHA256 over iv || ciphertext.
+@c public func encore_checkin_report_encrypt(_ location_id: UnsafePointer<UInt8>?, _ location_id_length: Int, _ record: UnsafePointer<encore_checkin_record>?, _ iv: UnsafePointer<UInt8>?, _ iv_length: Int, _ out: UnsafeMutablePointer<encore_checkin_report>?) -> encore_status {
+    guarded {
+        let id = Array(try buffer(location_id, location_id_length, "location_id"))
+        guard id.count == 32 else { throw EncoreError(.invalidArgument, "location_id is 32 bytes, not \(id.count)") }
+        let r = try required(record, "record").pointee
+        guard r.reserved == 0 else { throw EncoreError(.invalidArgument, "record->reserved must be 0") }
+        var ivBytes = Array(try buffer(iv, iv_length, "iv"))
+        if iv == nil { ivBytes = try SecureRandom.bytes(CheckInCrypto.ivBytes) }
+        guard ivBytes.count == CheckInCrypto.ivBytes else { throw EncoreError(.invalidArgument, "iv is 16 bytes, not \(ivBytes.count)") }
+        let plain = CheckInRecordCodec.encode(startInterval: r.start_interval_number, period: r.period, transmissionRiskLevel: r.transmission_risk_level)
+        let sealed = try CheckInCrypto.encrypt(record: plain, keys: CheckInCrypto.Keys(locationId: id), iv: ivBytes)
+        try output(out, "out") {
+            var o = encore_checkin_report()
+            copy32(CheckInCrypto.locationIdHash(id), into: &o.location_id_hash)
+            copy32(sealed.mac, into: &o.mac)
+            withUnsafeMutableBytes(of: &o.iv) { dst in ivBytes.withUnsafeBytes { dst.copyMemory(from: $0) } }
+            withUnsafeMutableBytes(of: &o.encrypted_record) { dst in sealed.ciphertext.prefix(32).withUnsafeBytes { dst.copyMemory(from: $0) } }
+            o.encrypted_record_length = UInt32(sealed.ciphertext.count)
+            return o
+        }
+    }
+}
+
+/// Opens a protected report with the keys of `location_id`: the MAC is
+/// checked in constant time before anything is decrypted.
+/// ENCORE_ERR_REPORT_MAC when it does not verify; ENCORE_ERR_REPORT_INVALID
+/// for wrong lengths, bad padding or a record that does not decode.
+@c public func encore_checkin_report_decrypt(_ location_id: UnsafePointer<UInt8>?, _ location_id_length: Int, _ report: UnsafePointer<encore_checkin_report>?, _ out: UnsafeMutablePointer<encore_checkin_record>?) -> encore_status {
+    guarded {
+        let id = Array(try buffer(location_id, location_id_length, "location_id"))
+        guard id.count == 32 else { throw EncoreError(.invalidArgument, "location_id is 32 bytes, not \(id.count)") }
+        let r = try required(report, "report").pointee
+        guard r.encrypted_record_length <= 32 else { throw EncoreError(.reportInvalid, "encrypted_record_length \(r.encrypted_record_length) is above 32") }
+        let iv = bytesOf(r.iv, count: 16), mac = bytesOf(r.mac, count: 32)
+        let sealed = bytesOf(r.encrypted_record, count: Int(r.encrypted_record_length))
+        let opened = try iv.withUnsafeBytes { i in
+            try sealed.withUnsafeBytes { s in try mac.withUnsafeBytes { try CheckInCrypto.open(iv: i, ciphertext: s, mac: $0, keys: CheckInCrypto.Keys(locationId: id)) } }
+        }
+        switch opened {
+        case .failure(.mac): throw EncoreError(.reportMAC, "the report's MAC does not verify with this location's key")
+        case .failure(.lengths): throw EncoreError(.reportInvalid, "the report's ciphertext is not whole AES blocks")
+        case .failure(.padding): throw EncoreError(.reportInvalid, "the report's padding is wrong")
+        case .success(let plain):
+            guard let v = CheckInRecordCodec.decode(plain), let s = UInt32(exactly: v.start), let p = UInt32(exactly: v.period),
+                  let t = UInt32(exactly: v.trl) else {
+                throw EncoreError(.reportInvalid, "the report's plaintext is not a CheckInRecord")
+            }
+            try output(out, "out") { encore_checkin_record(start_interval_number: s, period: p, transmission_risk_level: t, reserved: 0) }
+        }
+    }
+}
+
+/// A visit's times as a submission reports them, with CWA's production
+/// parameters (visits under 10 minutes dropped, aerosol decay added,
+/// aligned to 10-minute intervals). *reported is 0 for a dropped visit
+/// (*out_start and *out_end are then left alone).
+@c public func encore_checkin_derive_times(_ start: Int64, _ end: Int64, _ out_start: UnsafeMutablePointer<Int64>?, _ out_end: UnsafeMutablePointer<Int64>?, _ reported: UnsafeMutablePointer<Int32>?) -> encore_status {
+    guarded {
+        let outStart = try required(out_start, "out_start"), outEnd = try required(out_end, "out_end"), flag = try required(reported, "reported")
+        let derived = try CheckInSubmissionParameters.cwa.derive(TimeSpan(start: start, end: end))
+        if let derived {
+            outStart.pointee = derived.start
+            outEnd.pointee = derived.end
+        }
+        flag.pointee = derived == nil ? 0 : 1
+    }
+}
+
+// MARK: - Check-ins in the store
+
+/// Checks in at the location of a CWA QR code (read as
+/// encore_trace_location_parse() does) from `start` (unix seconds); `end`
+/// -1 leaves the user checked in until the location's automatic length
+/// has passed. ENCORE_ERR_CHECKIN_TIMES for an end before the start. `id`
+/// (may be NULL) gets the check-in's id.
+@c public func encore_checkin_add(_ store: encore_store_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let text = try text(qr_code, "qr_code")
+        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
+        let c = try CheckInService(store: s).checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: now)
+        id?.pointee = c.id
+    }
+}
+
+/// Checks out: the check-in ends at `end` (not before its start).
+/// ENCORE_ERR_NOT_FOUND for an unknown id.
+@c public func encore_checkin_end(_ store: encore_store_ptr?, _ id: Int64, _ end: Int64) -> encore_status {
+    guarded { try CheckInService(store: borrow(store, as: Store.self, "store")).checkOut(id: id, end: end) }
+}
+
+/// Sets a check-in's times (`end` -1: checked in again).
+@c public func encore_checkin_edit(_ store: encore_store_ptr?, _ id: Int64, _ start: Int64, _ end: Int64) -> encore_status {
+    guarded {
+        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
+        try CheckInService(store: borrow(store, as: Store.self, "store")).edit(id: id, start: start, end: end == -1 ? nil : end)
+    }
+}
+
+/// Deletes a check-in and its warnings; `existed` (may be NULL) tells whether there was one.
+@c public func encore_checkin_delete(_ store: encore_store_ptr?, _ id: Int64, _ existed: UnsafeMutablePointer<Int32>?) -> encore_status {
+    guarded {
+        let gone = try CheckInService(store: borrow(store, as: Store.self, "store")).delete(id: id)
+        existed?.pointee = gone ? 1 : 0
+    }
+}
+
+/// The check-ins, oldest first, after closing those whose automatic end
+/// has come and deleting those that ended over 10 days before `now`. On
+/// success *out is a list for encore_checkin_list_free().
+@c public func encore_checkin_list_open(_ store: encore_store_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_list_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        _ = try required(out, "out")
+        let list = try CheckInService(store: s).list(now: now)
+        try output(out, "out") { retainedHandle(CheckInListHandle(list)) }
+    }
+}
+
+/// The number of check-ins in a list (0 for NULL).
+@c public func encore_checkin_list_count(_ list: encore_checkin_list_ptr?) -> Int {
+    guard let list else { return 0 }
+    return Unmanaged<CheckInListHandle>.fromOpaque(UnsafeRawPointer(list)).takeUnretainedValue().checkIns.count
+}
+
+/// Writes check-in `index` of a list (ENCORE_ERR_OUT_OF_RANGE past its end).
+@c public func encore_checkin_list_get(_ list: encore_checkin_list_ptr?, _ index: Int, _ info: UnsafeMutablePointer<encore_checkin_info>?) -> encore_status {
+    guarded {
+        let l = try borrow(list, as: CheckInListHandle.self, "list")
+        guard index >= 0, index < l.checkIns.count else { throw EncoreError(.outOfRange, "index \(index) is past the end of the list (\(l.checkIns.count) check-ins)") }
+        let c = l.checkIns[index]
+        var i = encore_checkin_info()
+        i.submitted = c.submitted ? 1 : 0
+        i.id = c.id
+        i.start = c.start
+        i.end = c.end ?? -1
+        i.auto_end = c.autoEnd
+        i.description = l.texts[index].0
+        i.address = l.texts[index].1
+        copy32(c.locationIdHash, into: &i.location_id_hash)
+        try writeOutput(i, to: info, "info")
+    }
+}
+
+/// Releases a list; NULL does nothing.
+@c public func encore_checkin_list_free(_ list: encore_checkin_list_ptr?) {
+    release(list)
+}
+
+// MARK: - Warnings
+
+/// The seam of the sync of warnings: a trace warning package as downloaded
+/// (a zip of export.bin + export.sig whose export.bin is a bare
+/// TraceWarningPackage; 0 bytes is the empty package) is checked as key
+/// files are (`options`: trust, verification, limits; NULL: verification
+/// required with no trusted key), and its warnings for the stored
+/// check-ins (not those the user submitted) are stored, once however often
+/// a package is matched. Reports that fail (wrong lengths, MAC, padding, a
+/// record breaking the rules) are skipped and counted in summary->skipped.
+/// ENCORE_ERR_WARNING_MALFORMED when export.bin cannot be walked at all.
+/// `summary` may be NULL.
+@c public func encore_checkin_match_package(_ store: encore_store_ptr?, _ package: UnsafePointer<UInt8>?, _ length: Int, _ options: UnsafePointer<encore_keyfile_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_warning_match_summary>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let bytes = Array(try buffer(package, length, "package"))
+        let o = try keyFileOptions(options)
+        let outcome = try CheckInService(store: s).matchWarningPackage(bytes, trust: o.trust, verify: o.verification != .skip, limits: o.limits, now: now)
+        if summary != nil {
+            var m = encore_warning_match_summary()
+            m.signature_status = signatureStatusCode(outcome.signature)
+            m.interval_number = outcome.scan.intervalNumber
+            m.warnings = UInt64(outcome.scan.warnings)
+            m.reports = UInt64(outcome.scan.reports)
+            m.matches = UInt64(outcome.scan.matches.count)
+            m.added = UInt64(outcome.added)
+            m.skipped = UInt64(outcome.scan.skipped)
+            try writeOutput(m, to: summary, "summary")
+        }
+    }
+}
+
+// MARK: - Risk
+
+/// CWA's production presence-tracing parameters (TRL 1, 2 → 0, 3 → 0.6 …
+/// 8 → 1.6; per check-in and per day (0, 10) LOW, [10, …) HIGH).
+@c public func encore_checkin_risk_config_new_cwa(_ out: UnsafeMutablePointer<encore_checkin_risk_config_ptr?>?) -> encore_status {
+    guarded {
+        try output(out, "out") {
+            guard let c = PresenceTracingRiskConfiguration.cwa else { throw EncoreError(.internalError, "the built-in parameters do not parse") }
+            return retainedHandle(CheckInRiskConfigHandle(c))
+        }
+    }
+}
+
+/// Parameters from their JSON form (transmissionRiskValueMapping,
+/// normalizedTimePerCheckInToRiskLevelMapping,
+/// normalizedTimePerDayToRiskLevelMapping, maxCheckInAgeInDays).
+/// ENCORE_ERR_INVALID_ARGUMENT names the bad field.
+@c public func encore_checkin_risk_config_new_json(_ json: UnsafePointer<UInt8>?, _ length: Int, _ out: UnsafeMutablePointer<encore_checkin_risk_config_ptr?>?) -> encore_status {
+    guarded {
+        let bytes = Array(try buffer(json, length, "json"))
+        try output(out, "out") { retainedHandle(CheckInRiskConfigHandle(try PresenceTracingRiskConfiguration(json: bytes))) }
+    }
+}
+
+/// Releases parameters; NULL does nothing.
+@c public func encore_checkin_risk_config_free(_ config: encore_checkin_risk_config_ptr?) {
+    release(config)
+}
+
+/// The presence-tracing risk of the stored warnings at `now` (`config`
+/// NULL: CWA's production parameters); reads the store only. On success
+/// *out is an assessment for encore_checkin_assessment_free().
+@c public func encore_checkin_assess(_ store: encore_store_ptr?, _ config: encore_checkin_risk_config_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let c = try config.map { try borrow($0, as: CheckInRiskConfigHandle.self, "config").configuration } ?? PresenceTracingRiskConfiguration.cwa
+        guard let c else { throw EncoreError(.internalError, "the built-in parameters do not parse") }
+        _ = try required(out, "out")
+        let a = try CheckInService(store: s).assessment(configuration: c, now: now)
+        try output(out, "out") { retainedHandle(CheckInAssessmentHandle(a)) }
+    }
+}
+
+/// The check-ins' part of an exposure check (the same as
+/// encore_checkin_assess() at the check's time).
+@c public func encore_check_result_get_checkin_assessment(_ result: encore_check_result_ptr?, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
+    guarded {
+        let r = try borrow(result, as: CheckResultHandle.self, "result").result
+        try output(out, "out") { retainedHandle(CheckInAssessmentHandle(r.checkIns)) }
+    }
+}
+
+/// Writes the assessment's total level and counts.
+@c public func encore_checkin_assessment_get_summary(_ assessment: encore_checkin_assessment_ptr?, _ summary: UnsafeMutablePointer<encore_checkin_risk_summary>?) -> encore_status {
+    guarded {
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        try writeOutput(encore_checkin_risk_summary(struct_size: UInt32(MemoryLayout<encore_checkin_risk_summary>.size), total_risk_level: a.totalRiskLevel.rawValue,
+                                                    match_count: UInt64(a.matches.count), day_count: UInt64(a.days.count)), to: summary, "summary")
+    }
+}
+
+/// Copies matches first ..< first + capacity (newest day first) into `out`;
+/// *copied tells how many.
+@c public func encore_checkin_assessment_copy_matches(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_match>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        try copyOut(a.matches, first: first, out, capacity, copied) { m in
+            var c = encore_checkin_match()
+            c.check_in = m.checkIn
+            c.date = m.date
+            c.overlap_seconds = m.overlapSeconds
+            c.overlap_minutes = m.overlapMinutes
+            c.normalized_time = m.normalizedTime
+            c.transmission_risk_level = m.transmissionRiskLevel
+            copy32(m.locationIdHash, into: &c.location_id_hash)
+            return c
+        }
+    }
+}
+
+/// Copies days first ..< first + capacity (newest first) into `out`.
+@c public func encore_checkin_assessment_copy_days(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_day>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        try copyOut(a.days, first: first, out, capacity, copied) {
+            encore_checkin_day(date: $0.date, normalized_time: $0.normalizedTime, risk_level: $0.riskLevel.rawValue, reserved: 0)
+        }
+    }
+}
+
+/// The assessment as JSON (the form `encore checkin match --json` prints,
+/// without skippedReports), in library memory for encore_bytes_free().
+@c public func encore_checkin_assessment_get_json(_ assessment: encore_checkin_assessment_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        try output(out, "out") { try LibraryBytes.make(a.json().rendered) }
+    }
+}
+
+/// Releases an assessment; NULL does nothing.
+@c public func encore_checkin_assessment_free(_ assessment: encore_checkin_assessment_ptr?) {
+    release(assessment)
+}
+
+// MARK: - Submission
+
+/// The protected reports a submission at `now` would send for the stored
+/// check-ins (`options` as for encore_submit(), NULL: no information on
+/// symptoms) as JSON: {"reports": [{checkin, locationIdHash,
+/// startIntervalNumber, period, start, transmissionRiskLevel, iv,
+/// encryptedCheckInRecord, mac}]}, shuffled, in library memory for
+/// encore_bytes_free(). encore_submit() sends such reports itself.
+@c public func encore_checkin_reports_json(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let o = try submissionOptions(options)
+        _ = try required(out, "out")
+        let reports = try CheckInSubmission.reports(s.checkIns(), now: now, symptoms: o.symptoms)
+        try output(out, "out") { try LibraryBytes.make(CheckInSubmission.json(reports).rendered) }
+    }
+}

@@ -46,6 +46,16 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .notPositive: return ENCORE_ERR_NOT_POSITIVE
     case .tanRefused: return ENCORE_ERR_TAN_REFUSED
     case .alreadySubmitted: return ENCORE_ERR_ALREADY_SUBMITTED
+    case .qrNotCWA: return ENCORE_ERR_QR_NOT_CWA
+    case .qrVersion: return ENCORE_ERR_QR_VERSION
+    case .qrEncoding: return ENCORE_ERR_QR_ENCODING
+    case .qrMalformed: return ENCORE_ERR_QR_MALFORMED
+    case .qrInvalid: return ENCORE_ERR_QR_INVALID
+    case .qrTooLarge: return ENCORE_ERR_QR_TOO_LARGE
+    case .warningMalformed: return ENCORE_ERR_WARNING_MALFORMED
+    case .checkInTimes: return ENCORE_ERR_CHECKIN_TIMES
+    case .reportMAC: return ENCORE_ERR_REPORT_MAC
+    case .reportInvalid: return ENCORE_ERR_REPORT_INVALID
     }
 }
 

@@ -58,6 +58,8 @@ enum CheckReport {
         var out = "risk: \(r.status.name)\(r.notificationDue ? " (changed: notify the user)" : "")\n"
         if let reason = r.reason { out += "why: \(reason)\n" }
         out += "active tracing in the last \(CheckOptions().tracingDays) days: \(CheckReason.hours(r.activeTracingSeconds)); exposure windows: \(r.windowCount)\n"
-        return out + RiskReport.text(r.assessment)
+        out += RiskReport.text(r.assessment)
+        // The check-ins' part and the combined days, when there is one.
+        return r.checkIns.matches.isEmpty ? out : out + CheckInRiskReport.text(r.checkIns, combined: r.combined)
     }
 }

@@ -1,11 +1,133 @@
 import ArgumentParser
 import EncoreCore
 
-/// `encore checkin ...`: check-ins at events and places (issues 16, 17; in progress).
+/// `encore checkin ...`: check-ins at events and places (CWA event registration).
 struct CheckInCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "checkin",
         abstract: "Check in to events and places, and match published warnings.",
-        subcommands: []
+        discussion: """
+            Check-ins are kept in the encrypted store and deleted 10 days after they end. A QR code \
+            that cannot be used (not a CWA event code, a wrong version, bad base64, a malformed \
+            payload, a description or address over 100 characters, an end before the start) exits 1 \
+            with one line on stderr saying which.
+
+            """ + StoreArguments.keyHelp,
+        subcommands: [CheckInAdd.self, CheckInEnd.self, CheckInDelete.self, CheckInList.self, CheckInMatchCommand.self, CheckInReport.self]
     )
+}
+
+/// A time on the command line: unix seconds or a UTC time, as --now takes.
+struct CheckInTime: ExpressibleByArgument {
+    let value: Int64
+    init?(argument: String) {
+        guard let v = try? NowArgument.parse(argument) else { return nil }
+        value = v
+    }
+}
+
+/// `encore checkin add --db DB --qr URL --start T [--end T] [--json]`.
+struct CheckInAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Check in at the place of a CWA event QR code; prints the check-in's id.",
+        discussion: """
+            Without --end the check-in stays open until the location's default length has passed \
+            (the QR code's, else until the event ends, else two hours), then closes by itself.
+
+            Example:
+              encore checkin add --db client.db --qr 'https://e.coronawarn.app?v=1#CAESJQgB…' --start 2026-11-25T18:00:00Z
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    @Option(name: .long, help: ArgumentHelp("The QR code's text.", valueName: "url"))
+    var qr: String
+
+    @Option(name: .long, help: ArgumentHelp("When the visit began: unix seconds or YYYY-MM-DDTHH:MM:SSZ.", valueName: "time"))
+    var start: CheckInTime
+
+    @Option(name: .long, help: ArgumentHelp("When it ended (default: still there).", valueName: "time"))
+    var end: CheckInTime?
+
+    @OptionGroup var clock: NowArgument
+
+    @Flag(name: .long, help: "Print one JSON object (the check-in and its location) instead of the id.")
+    var json = false
+
+    func run() throws {
+        let s = try store.open()
+        let c = try talking("check-in") { try CheckInService(store: s).checkIn(qrCode: qr, start: start.value, end: end?.value, now: clock.value) }
+        guard json else {
+            Output.write("\(c.id)\n")
+            return
+        }
+        let location = try talking("check-in") { try CheckInQRCode.location(payload: c.payload) }
+        Output.write(JSONValue.object([("checkin", c.json), ("location", location.json)]).rendered(pretty: true) + "\n")
+    }
+}
+
+/// `encore checkin end --db DB ID --end T`.
+struct CheckInEnd: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "end", abstract: "Check out: set when a visit ended.")
+
+    @OptionGroup var store: StoreArguments
+
+    @Argument(help: ArgumentHelp("The check-in's id.", valueName: "id"))
+    var id: Int64
+
+    @Option(name: .long, help: ArgumentHelp("When the visit ended: unix seconds or YYYY-MM-DDTHH:MM:SSZ.", valueName: "time"))
+    var end: CheckInTime
+
+    func run() throws {
+        let s = try store.open()
+        try talking("check-in \(id)") { try CheckInService(store: s).checkOut(id: id, end: end.value) }
+    }
+}
+
+/// `encore checkin delete --db DB ID`.
+struct CheckInDelete: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a check-in and its warnings.")
+
+    @OptionGroup var store: StoreArguments
+
+    @Argument(help: ArgumentHelp("The check-in's id.", valueName: "id"))
+    var id: Int64
+
+    func run() throws {
+        let s = try store.open()
+        let existed = try talking("check-in \(id)") { try CheckInService(store: s).delete(id: id) }
+        guard existed else {
+            Output.fail("check-in \(id)", "no such check-in")
+            throw ExitCode(EncoreExit.failure)
+        }
+    }
+}
+
+/// `encore checkin list --db DB [--now T] [--json]`.
+struct CheckInList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the check-ins (closing those whose time is up, deleting those over 10 days old).")
+
+    @OptionGroup var store: StoreArguments
+    @OptionGroup var clock: NowArgument
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let s = try store.open()
+        let list = try talking("check-ins") { try CheckInService(store: s).list(now: clock.value) }
+        if json {
+            Output.write(JSONValue.object([("checkins", .array(list.map(\.json)))]).rendered(pretty: true) + "\n")
+            return
+        }
+        if list.isEmpty { Output.write("no check-ins\n") }
+        for c in list {
+            let end = c.end.map { CheckReason.time($0) } ?? "open (closes \(CheckReason.time(c.autoEnd)))"
+            Output.write("\(c.id)  \(CheckReason.time(c.start)) – \(end)  \(Output.oneLine(c.description))"
+                + (c.address.isEmpty ? "" : ", \(Output.oneLine(c.address))") + (c.submitted ? "  [submitted]" : "") + "\n")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import EncoreCheckIns
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreMatching
@@ -13,6 +14,9 @@ public enum CheckStatus: Int32, Sendable {
     case unknown = 3
     /// The newest keys are too old, or the clock went back before the last result.
     case outdated = 4
+    /// The risk could not be calculated: a normalized time of the check-ins
+    /// maps to no level of the configuration (CWA's "calculation failed").
+    case failed = 5
 
     public var name: String {
         switch self {
@@ -20,6 +24,7 @@ public enum CheckStatus: Int32, Sendable {
         case .high: return "HIGH"
         case .unknown: return "UNKNOWN"
         case .outdated: return "OUTDATED"
+        case .failed: return "FAILED"
         }
     }
 }
@@ -62,9 +67,13 @@ public struct CheckResult: Sendable {
     public var storedResultID: Int64?
     public var statistics: MatchStatistics
     public var calculatedAt: Int64
-    /// Why the result is UNKNOWN or OUTDATED (the tracing time found, the
-    /// age of the newest keys, the clock); nil for LOW and HIGH.
+    /// Why the result is UNKNOWN, OUTDATED or FAILED (the tracing time
+    /// found, the age of the newest keys, the clock); nil for LOW and HIGH.
     public var reason: String?
+    /// The presence-tracing risk of the stored check-in warnings.
+    public var checkIns: PresenceTracingAssessment = .empty
+    /// Per date, the exposure windows' and the check-ins' risk combined.
+    public var combined: [CombinedDayRisk] = []
 }
 
 /// The exposure check, the library's main job, over a store: match the
@@ -86,8 +95,8 @@ public struct ExposureCheck: Sendable {
     /// check (progress returned false) stores nothing.
     public func run(files: [KeyFileSource], keyFileOptions: KeyFileOptions, matching: MatchingOptions,
                     risk: RiskConfiguration, v1: V1Configuration = .cwa, riskV1: RiskV1Configuration = .cwa,
-                    options: CheckOptions = CheckOptions(), now: Int64, threads: Int = 0,
-                    progress: ProgressHandler? = nil) throws -> CheckResult {
+                    options: CheckOptions = CheckOptions(), checkInRisk: PresenceTracingRiskConfiguration? = nil,
+                    now: Int64, threads: Int = 0, progress: ProgressHandler? = nil) throws -> CheckResult {
         try Matcher.validate(matching, now: now, threads: threads)
         try options.validate()
         try riskV1.validate()
@@ -104,13 +113,25 @@ public struct ExposureCheck: Sendable {
         let tracing = try store.activeTracingSeconds(from: now - options.tracingDays * UnixTime.day, to: now)
         let newest = [try store.newestKeyPackageDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
 
-        var status: CheckStatus = assessment.totalRiskLevel == .high ? .high : .low
+        guard let ptConfiguration = checkInRisk ?? PresenceTracingRiskConfiguration.cwa else {
+            throw EncoreError(.internalError, "the built-in presence-tracing parameters do not parse")
+        }
+        let checkIns = try CheckInService(store: store).assessment(configuration: ptConfiguration, now: now)
+
+        var status: CheckStatus
         var reason: String?
+        switch CombinedRisk.combine(assessment.totalRiskLevel, checkIns.totalRiskLevel) {
+        case .failed:
+            status = .failed
+            reason = CheckReason.checkInsFailed
+        case .high: status = .high
+        case .low: status = .low
+        }
         if status == .low && tracing < options.minimumTracingSeconds {
             status = .unknown
             reason = CheckReason.tracing(tracing, options: options)
         }
-        if status != .high && (newest.map { $0 < now - options.maximumKeyAgeSeconds } ?? true) {
+        if status != .high && status != .failed && (newest.map { $0 < now - options.maximumKeyAgeSeconds } ?? true) {
             status = .outdated
             reason = CheckReason.keys(newest: newest, now: now, options: options)
         }
@@ -118,7 +139,7 @@ public struct ExposureCheck: Sendable {
         var result = CheckResult(status: status, assessment: assessment, summaryV1: match.summaryV1, riskV1: RiskV1.score(match.summaryV1, riskV1),
                                  windows: match.windows, activeTracingSeconds: tracing, newestKeys: newest,
                                  notificationDue: false, storedResultID: nil, statistics: match.statistics, calculatedAt: now,
-                                 reason: reason)
+                                 reason: reason, checkIns: checkIns, combined: CombinedRisk.days(assessment, checkIns))
         let previous = try store.lastRiskLevel(among: Self.definitiveLevels)
         if status == .low || status == .high {
             result.notificationDue = previous.map { $0 != status.rawValue } ?? (status == .high)
@@ -136,6 +157,8 @@ public enum CheckReason {
     public static func hours(_ seconds: Int64) -> String {
         seconds % 3600 == 0 ? "\(seconds / 3600) h" : "\(seconds / 3600) h \(seconds % 3600 / 60) min"
     }
+
+    static let checkInsFailed = "a normalized time of the check-ins' warnings maps to no risk level of the presence-tracing configuration"
 
     static func tracing(_ seconds: Int64, options: CheckOptions) -> String {
         "only \(hours(seconds)) of active tracing in the last \(options.tracingDays) days (\(hours(options.minimumTracingSeconds)) needed)"
@@ -163,6 +186,8 @@ public enum CheckDocument {
             ("v1", .object([("summary", r.summaryV1.json), ("score", .number(r.riskV1.score)),
                             ("level", .string(r.riskV1.level?.name))])),
             ("statistics", r.statistics.json),
+            ("checkIns", r.checkIns.json()),
+            ("combined", CombinedRisk.json(r.combined)),
         ])
     }
 }

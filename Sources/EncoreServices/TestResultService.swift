@@ -43,6 +43,7 @@ public struct TestStatus: Sendable, Equatable {
 /// How a submission went.
 public struct SubmissionOutcome: Sendable, Equatable {
     public var keys: Int
+    /// Check-ins whose reports went with the keys.
     public var checkIns: Int
     public var submittedAt: Int64
     /// Own keys left out because their rolling start is not a UTC midnight.
@@ -175,8 +176,10 @@ public struct TestResultService: Sendable {
         let own = try OwnKeySchedule(store: store).keyHistory(now: now, days: KeyEnrichment.maxKeys)
         let (keys, unaligned) = KeyEnrichment.enrich(own, now: now, symptoms: options.symptoms)
         guard !keys.isEmpty else { throw EncoreError(.notFound, "no own keys of the last 14 days to submit") }
+        // The check-ins too (field 8), each derived, split and encrypted.
+        let checkIns = try CheckInSubmission.reports(store.checkIns(), now: now, symptoms: options.symptoms)
         let payload = SubmissionPayload(keys: keys, visitedCountries: options.visitedCountries, consentToFederation: options.consentToFederation,
-                                        submissionType: r.rapid ? 1 : 0)
+                                        submissionType: r.rapid ? 1 : 0, checkInProtectedReports: checkIns.map(\.protected))
         let tan: String
         if let stored = r.tan, let at = r.tanAt {
             guard now - at < Self.tanValiditySeconds else {
@@ -204,7 +207,10 @@ public struct TestResultService: Sendable {
             $0.submittedAt = now
             $0.submittedKeys = keys.count
         }
-        return SubmissionOutcome(keys: keys.count, checkIns: 0, submittedAt: now, unalignedKeys: unaligned)
+        // Warnings for one's own visits are then ignored.
+        let submittedCheckIns = Array(Set(checkIns.map(\.checkIn))).sorted()
+        try store.markCheckInsSubmitted(submittedCheckIns)
+        return SubmissionOutcome(keys: keys.count, checkIns: submittedCheckIns.count, submittedAt: now, unalignedKeys: unaligned)
     }
 
     /// Deletes the registration, its token and any TAN.

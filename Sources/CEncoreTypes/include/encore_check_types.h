@@ -7,6 +7,10 @@
 
 #include "encore_risk_types.h"
 
+/* Presence-tracing risk parameters (CWA's PresenceTracingRiskCalculationParameters),
+ * made by encore_checkin_risk_config_new_*(). Immutable: thread-safe. */
+typedef struct encore_checkin_risk_config encore_checkin_risk_config;
+
 /* The outcome of encore_exposure_check(). Immutable: thread-safe. */
 typedef struct encore_check_result encore_check_result;
 
@@ -15,6 +19,7 @@ typedef struct encore_check_result encore_check_result;
 #define ENCORE_CHECK_HIGH 2
 #define ENCORE_CHECK_UNKNOWN 3   /* too little active tracing in the last 14 days, and not HIGH */
 #define ENCORE_CHECK_OUTDATED 4  /* the newest keys are too old, or the clock went back */
+#define ENCORE_CHECK_FAILED 5    /* a check-in's normalized time maps to no risk level ("calculation failed") */
 
 /* One class of CWA's v1 risk model: scores in [min, max) have `level`. */
 typedef struct encore_risk_v1_class {
@@ -49,6 +54,8 @@ typedef struct encore_check_options {
     int64_t tracing_days;                 /* the period tracing time is counted in, 0..3650 (14) */
     int64_t maximum_key_age_seconds;      /* newest keys older than this: not HIGH → OUTDATED (172800) */
     const encore_risk_v1_config *risk_v1; /* CWA's v1 model for the v1 score; NULL: CWA's values */
+    /* The check-ins' risk parameters (encore_checkin_risk_config_new_*); NULL: CWA's production values. */
+    const encore_checkin_risk_config *checkin_risk;
 } encore_check_options;
 
 typedef struct encore_check_summary {

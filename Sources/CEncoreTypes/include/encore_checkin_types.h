@@ -7,4 +7,104 @@
 
 #include "encore_test_types.h"
 
+/* A location read from a CWA event QR code
+ * (https://e.coronawarn.app?v=1#<base64url QRCodePayload>). Immutable: thread-safe. */
+typedef struct encore_trace_location encore_trace_location;
+
+typedef struct encore_trace_location_info {
+    uint32_t struct_size;                 /* sizeof(encore_trace_location_info), set by the caller */
+    uint32_t version;                     /* QRCodePayload version (1) */
+    const char *description;              /* UTF-8, at most 100 characters; lives as long as the handle */
+    const char *address;                  /* UTF-8, at most 100 characters (may be empty) */
+    uint64_t start_timestamp;             /* unix seconds; 0 for a permanent place */
+    uint64_t end_timestamp;
+    uint32_t location_type;               /* CWALocationData's type (0 when absent) */
+    uint32_t default_check_in_length_minutes; /* 0 when absent */
+    uint8_t location_id[32];              /* SHA-256("CWA-GUID" || payload as scanned) */
+    uint8_t location_id_hash[32];         /* SHA-256(location_id) */
+    uint64_t payload_length;              /* bytes of the QRCodePayload */
+    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out */
+} encore_trace_location_info;
+
+/* The plaintext of a protected report (CheckInRecord). */
+typedef struct encore_checkin_record {
+    uint32_t start_interval_number;       /* 10-minute intervals since the epoch */
+    uint32_t period;                      /* intervals, > 0 */
+    uint32_t transmission_risk_level;     /* 1..8 */
+    uint32_t reserved;                    /* 0 */
+} encore_checkin_record;
+
+/* A CheckInProtectedReport: the record under AES-256-CBC, HMAC-SHA256 over iv || ciphertext. */
+typedef struct encore_checkin_report {
+    uint8_t location_id_hash[32];
+    uint8_t iv[16];
+    uint8_t mac[32];
+    uint8_t encrypted_record[32];
+    uint32_t encrypted_record_length;     /* 16 or 32: a record is at most 18 bytes */
+    uint32_t reserved;                    /* 0 */
+} encore_checkin_report;
+
+/* The user's check-ins, read with encore_checkin_list_count() and
+ * encore_checkin_list_get(). Immutable: thread-safe. */
+typedef struct encore_checkin_list encore_checkin_list;
+
+typedef struct encore_checkin_info {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_info), set by the caller */
+    int32_t submitted;                    /* 1: sent with a positive test (its warnings are ignored) */
+    int64_t id;
+    int64_t start;                        /* unix seconds */
+    int64_t end;                          /* -1 while checked in */
+    int64_t auto_end;                     /* when an open check-in closes by itself */
+    const char *description;              /* UTF-8; lives as long as the list */
+    const char *address;
+    uint8_t location_id_hash[32];
+} encore_checkin_info;
+
+/* What matching one trace warning package found. */
+typedef struct encore_warning_match_summary {
+    uint32_t struct_size;                 /* sizeof(encore_warning_match_summary), set by the caller */
+    int32_t signature_status;             /* ENCORE_SIGNATURE_* */
+    uint32_t interval_number;             /* the package's hour (hours since the epoch) */
+    uint32_t reserved;
+    uint64_t warnings;                    /* plain TraceTimeIntervalWarnings in the package */
+    uint64_t reports;                     /* CheckInProtectedReports in the package */
+    uint64_t matches;                     /* of them, for the user's locations and valid */
+    uint64_t added;                       /* warnings stored for the first time */
+    uint64_t skipped;                     /* unusable: wrong lengths, MAC, padding, record */
+} encore_warning_match_summary;
+
+/* The risk of the user's check-ins. Immutable: thread-safe. */
+typedef struct encore_checkin_assessment encore_checkin_assessment;
+
+/* Levels of presence tracing (a value mapped to no level: FAILED, as CWA's apps say). */
+#define ENCORE_CHECKIN_RISK_LOW 1
+#define ENCORE_CHECKIN_RISK_HIGH 2
+#define ENCORE_CHECKIN_RISK_FAILED 3
+
+typedef struct encore_checkin_risk_summary {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_risk_summary), set by the caller */
+    int32_t total_risk_level;             /* ENCORE_CHECKIN_RISK_* */
+    uint64_t match_count;
+    uint64_t day_count;
+} encore_checkin_risk_summary;
+
+/* One warning overlapping one check-in on one UTC day. */
+typedef struct encore_checkin_match {
+    int64_t check_in;                     /* the check-in's id */
+    int64_t date;                         /* unix seconds of the UTC midnight */
+    int64_t overlap_seconds;
+    int64_t overlap_minutes;              /* rounded half up */
+    double normalized_time;               /* transmission risk value x overlap_minutes */
+    uint32_t transmission_risk_level;
+    uint32_t reserved;
+    uint8_t location_id_hash[32];
+} encore_checkin_match;
+
+typedef struct encore_checkin_day {
+    int64_t date;                         /* unix seconds of the UTC midnight */
+    double normalized_time;
+    int32_t risk_level;                   /* ENCORE_CHECKIN_RISK_* */
+    uint32_t reserved;
+} encore_checkin_day;
+
 #endif /* ENCORE_CHECKIN_TYPES_H */

@@ -82,6 +82,18 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_TAN_REFUSED 64         /* the TAN was refused (used, unknown) or has expired */
 #define ENCORE_ERR_ALREADY_SUBMITTED 65   /* this test's keys were submitted already */
 
+/* Check-ins */
+#define ENCORE_ERR_QR_NOT_CWA 70          /* not a CWA event QR code (https://e.coronawarn.app?v=1#...) */
+#define ENCORE_ERR_QR_VERSION 71          /* a check-in QR code of a version encore does not know */
+#define ENCORE_ERR_QR_ENCODING 72         /* the QR code's payload is not base64url */
+#define ENCORE_ERR_QR_MALFORMED 73        /* the payload is not a QRCodePayload protobuf with a location */
+#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the rules: text over 100 characters, end before start, ... */
+#define ENCORE_ERR_QR_TOO_LARGE 75        /* the QR code is larger than any real one */
+#define ENCORE_ERR_WARNING_MALFORMED 76   /* a trace warning package's export.bin is not a TraceWarningPackage */
+#define ENCORE_ERR_CHECKIN_TIMES 77       /* check-in times that cannot be: an end before the start, a negative time */
+#define ENCORE_ERR_REPORT_MAC 78          /* a protected report's MAC does not verify with the location's key */
+#define ENCORE_ERR_REPORT_INVALID 79      /* a protected report of wrong lengths, bad padding or a record that does not decode */
+
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
  * library cannot check a handle's type or lifetime: passing a freed handle,

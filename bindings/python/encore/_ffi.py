@@ -53,6 +53,16 @@ ENCORE_ERR_ALREADY_REGISTERED = 62
 ENCORE_ERR_NOT_POSITIVE = 63
 ENCORE_ERR_TAN_REFUSED = 64
 ENCORE_ERR_ALREADY_SUBMITTED = 65
+ENCORE_ERR_QR_NOT_CWA = 70
+ENCORE_ERR_QR_VERSION = 71
+ENCORE_ERR_QR_ENCODING = 72
+ENCORE_ERR_QR_MALFORMED = 73
+ENCORE_ERR_QR_INVALID = 74
+ENCORE_ERR_QR_TOO_LARGE = 75
+ENCORE_ERR_WARNING_MALFORMED = 76
+ENCORE_ERR_CHECKIN_TIMES = 77
+ENCORE_ERR_REPORT_MAC = 78
+ENCORE_ERR_REPORT_INVALID = 79
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
 ENCORE_SIGNATURE_UNTRUSTED = 2
@@ -85,6 +95,7 @@ ENCORE_CHECK_LOW = 1
 ENCORE_CHECK_HIGH = 2
 ENCORE_CHECK_UNKNOWN = 3
 ENCORE_CHECK_OUTDATED = 4
+ENCORE_CHECK_FAILED = 5
 ENCORE_TEST_KEY_QR_CODE = 0
 ENCORE_TEST_KEY_GUID = 1
 ENCORE_TEST_KEY_TELETAN = 2
@@ -101,6 +112,9 @@ ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS = 3
 ENCORE_SYMPTOMS_ONSET_1_2_WEEKS = 4
 ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS = 5
 ENCORE_SYMPTOMS_ONSET_DATE = 6
+ENCORE_CHECKIN_RISK_LOW = 1
+ENCORE_CHECKIN_RISK_HIGH = 2
+ENCORE_CHECKIN_RISK_FAILED = 3
 
 # Types, in header order.
 encore_status = ctypes.c_int32
@@ -397,6 +411,10 @@ class encore_day_risk(ctypes.Structure):
     ]
 
 
+class encore_checkin_risk_config(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
 class encore_check_result(ctypes.Structure):
     """Opaque handle: only ever used through pointers."""
 
@@ -429,6 +447,7 @@ class encore_check_options(ctypes.Structure):
         ('tracing_days', ctypes.c_int64),
         ('maximum_key_age_seconds', ctypes.c_int64),
         ('risk_v1', ctypes.POINTER(encore_risk_v1_config)),
+        ('checkin_risk', ctypes.POINTER(encore_checkin_risk_config)),
     ]
 
 
@@ -540,6 +559,114 @@ class encore_submit_summary(ctypes.Structure):
         ('check_ins', ctypes.c_uint32),
         ('unaligned_keys', ctypes.c_uint32),
         ('submitted_at', ctypes.c_int64),
+    ]
+
+
+class encore_trace_location(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_trace_location_info(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('version', ctypes.c_uint32),
+        ('description', ctypes.c_char_p),
+        ('address', ctypes.c_char_p),
+        ('start_timestamp', ctypes.c_uint64),
+        ('end_timestamp', ctypes.c_uint64),
+        ('location_type', ctypes.c_uint32),
+        ('default_check_in_length_minutes', ctypes.c_uint32),
+        ('location_id', ctypes.c_uint8 * 32),
+        ('location_id_hash', ctypes.c_uint8 * 32),
+        ('payload_length', ctypes.c_uint64),
+        ('automatic_length_seconds', ctypes.c_int64),
+    ]
+
+
+class encore_checkin_record(ctypes.Structure):
+    _fields_ = [
+        ('start_interval_number', ctypes.c_uint32),
+        ('period', ctypes.c_uint32),
+        ('transmission_risk_level', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_checkin_report(ctypes.Structure):
+    _fields_ = [
+        ('location_id_hash', ctypes.c_uint8 * 32),
+        ('iv', ctypes.c_uint8 * 16),
+        ('mac', ctypes.c_uint8 * 32),
+        ('encrypted_record', ctypes.c_uint8 * 32),
+        ('encrypted_record_length', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_checkin_list(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_checkin_info(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('submitted', ctypes.c_int32),
+        ('id', ctypes.c_int64),
+        ('start', ctypes.c_int64),
+        ('end', ctypes.c_int64),
+        ('auto_end', ctypes.c_int64),
+        ('description', ctypes.c_char_p),
+        ('address', ctypes.c_char_p),
+        ('location_id_hash', ctypes.c_uint8 * 32),
+    ]
+
+
+class encore_warning_match_summary(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('signature_status', ctypes.c_int32),
+        ('interval_number', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('warnings', ctypes.c_uint64),
+        ('reports', ctypes.c_uint64),
+        ('matches', ctypes.c_uint64),
+        ('added', ctypes.c_uint64),
+        ('skipped', ctypes.c_uint64),
+    ]
+
+
+class encore_checkin_assessment(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_checkin_risk_summary(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('total_risk_level', ctypes.c_int32),
+        ('match_count', ctypes.c_uint64),
+        ('day_count', ctypes.c_uint64),
+    ]
+
+
+class encore_checkin_match(ctypes.Structure):
+    _fields_ = [
+        ('check_in', ctypes.c_int64),
+        ('date', ctypes.c_int64),
+        ('overlap_seconds', ctypes.c_int64),
+        ('overlap_minutes', ctypes.c_int64),
+        ('normalized_time', ctypes.c_double),
+        ('transmission_risk_level', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('location_id_hash', ctypes.c_uint8 * 32),
+    ]
+
+
+class encore_checkin_day(ctypes.Structure):
+    _fields_ = [
+        ('date', ctypes.c_int64),
+        ('normalized_time', ctypes.c_double),
+        ('risk_level', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
     ]
 
 
@@ -744,6 +871,60 @@ FUNCTIONS = {
     'encore_submit_options_init': (encore_status, [ctypes.POINTER(encore_submit_options), ctypes.c_size_t]),
     # (store, transport, verification_url, submission_url, options, now, summary)
     'encore_submit': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_submit_summary)]),
+    # (qr_code, out)
+    'encore_trace_location_parse': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
+    # (payload, length, out)
+    'encore_trace_location_from_payload': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
+    # (location, info)
+    'encore_trace_location_get_info': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_trace_location_info)]),
+    # (location)
+    'encore_trace_location_free': (None, [ctypes.POINTER(encore_trace_location)]),
+    # (location_id, location_id_length, record, iv, iv_length, out)
+    'encore_checkin_report_encrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_checkin_record), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_checkin_report)]),
+    # (location_id, location_id_length, report, out)
+    'encore_checkin_report_decrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_checkin_report), ctypes.POINTER(encore_checkin_record)]),
+    # (start, end, out_start, out_end, reported)
+    'encore_checkin_derive_times': (encore_status, [ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32)]),
+    # (store, qr_code, start, end, now, id)
+    'encore_checkin_add': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, id, end)
+    'encore_checkin_end': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64]),
+    # (store, id, start, end)
+    'encore_checkin_edit': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
+    # (store, id, existed)
+    'encore_checkin_delete': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(ctypes.c_int32)]),
+    # (store, now, out)
+    'encore_checkin_list_open': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_list))]),
+    # (list)
+    'encore_checkin_list_count': (ctypes.c_size_t, [ctypes.POINTER(encore_checkin_list)]),
+    # (list, index, info)
+    'encore_checkin_list_get': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.c_size_t, ctypes.POINTER(encore_checkin_info)]),
+    # (list)
+    'encore_checkin_list_free': (None, [ctypes.POINTER(encore_checkin_list)]),
+    # (store, package, length, options, now, summary)
+    'encore_checkin_match_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_keyfile_options), ctypes.c_int64, ctypes.POINTER(encore_warning_match_summary)]),
+    # (out)
+    'encore_checkin_risk_config_new_cwa': (encore_status, [ctypes.POINTER(ctypes.POINTER(encore_checkin_risk_config))]),
+    # (json, length, out)
+    'encore_checkin_risk_config_new_json': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_checkin_risk_config))]),
+    # (config)
+    'encore_checkin_risk_config_free': (None, [ctypes.POINTER(encore_checkin_risk_config)]),
+    # (store, config, now, out)
+    'encore_checkin_assess': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_checkin_risk_config), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
+    # (result, out)
+    'encore_check_result_get_checkin_assessment': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
+    # (assessment, summary)
+    'encore_checkin_assessment_get_summary': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.POINTER(encore_checkin_risk_summary)]),
+    # (assessment, first, out, capacity, copied)
+    'encore_checkin_assessment_copy_matches': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.c_uint64, ctypes.POINTER(encore_checkin_match), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (assessment, first, out, capacity, copied)
+    'encore_checkin_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.c_uint64, ctypes.POINTER(encore_checkin_day), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (assessment, out)
+    'encore_checkin_assessment_get_json': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.POINTER(encore_bytes)]),
+    # (assessment)
+    'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
+    # (store, options, now, out)
+    'encore_checkin_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -835,6 +1016,28 @@ FALLIBLE = frozenset({
     'encore_test_forget',
     'encore_submit_options_init',
     'encore_submit',
+    'encore_trace_location_parse',
+    'encore_trace_location_from_payload',
+    'encore_trace_location_get_info',
+    'encore_checkin_report_encrypt',
+    'encore_checkin_report_decrypt',
+    'encore_checkin_derive_times',
+    'encore_checkin_add',
+    'encore_checkin_end',
+    'encore_checkin_edit',
+    'encore_checkin_delete',
+    'encore_checkin_list_open',
+    'encore_checkin_list_get',
+    'encore_checkin_match_package',
+    'encore_checkin_risk_config_new_cwa',
+    'encore_checkin_risk_config_new_json',
+    'encore_checkin_assess',
+    'encore_check_result_get_checkin_assessment',
+    'encore_checkin_assessment_get_summary',
+    'encore_checkin_assessment_copy_matches',
+    'encore_checkin_assessment_copy_days',
+    'encore_checkin_assessment_get_json',
+    'encore_checkin_reports_json',
 })
 
 

@@ -1,0 +1,92 @@
+import ArgumentParser
+import EncoreCore
+
+/// `encore checkin match --db DB [--trust ...]... [--no-verify] FILE... [--now T] [--config cwa|FILE] [--json]`.
+struct CheckInMatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "match",
+        abstract: "Match trace warning packages against the check-ins; print the presence-tracing risk.",
+        discussion: """
+            Each FILE is a trace warning package (a zip of export.bin + export.sig; an empty file is \
+            the empty package), verified with the --trust keys unless --no-verify. Warnings for the \
+            check-ins' locations are stored (matching a package again adds nothing); reports that \
+            fail (wrong lengths, MAC, padding) are skipped and counted. Then the risk of all stored \
+            warnings is printed: per match its overlap in minutes, per UTC day the normalized time and \
+            level (--config: `cwa`, CWA's production parameters, or a JSON file of \
+            PresenceTracingRiskCalculationParameters). `encore check` combines the same with the \
+            exposure windows. Exit status: 0 when matched, 1 when a package or the store cannot be \
+            used, 2 on usage errors.
+
+            Example:
+              encore checkin match --db client.db --trust 262:v1:public.pem twp-2026-11-25-18.zip --json
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    @Option(name: .long, help: ArgumentHelp("The presence-tracing risk parameters: `cwa` (built in) or a JSON file.", valueName: "cwa|file"))
+    var config = "cwa"
+
+    @OptionGroup var packages: KeyFileArguments
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    static func loadConfiguration(_ name: String) throws -> PresenceTracingRiskConfiguration {
+        do {
+            if name == "cwa" {
+                guard let c = PresenceTracingRiskConfiguration.cwa else { throw EncoreError(.internalError, "the built-in parameters do not parse") }
+                return c
+            }
+            let r = try JSONReader(JSONParser.parse(FileReader.read(path: name, maxSize: 16 << 20).bytes))
+            return try PresenceTracingRiskConfiguration(try Risk.unwrap(r, "presenceTracingRiskCalculationParameters"))
+        } catch let e as EncoreError {
+            Output.fail(name, e.message)
+            throw ExitCode(EncoreExit.failure)
+        }
+    }
+
+    func run() throws {
+        let configuration = try Self.loadConfiguration(config)
+        let options = try packages.keyFileOptions()
+        let s = try store.open()
+        let service = CheckInService(store: s)
+        let now = packages.clock.value
+        var skipped = 0
+        for file in packages.files {
+            let outcome = try talking(file) {
+                let bytes = try FileReader.read(path: file, maxSize: options.limits.maxTotalSize).bytes
+                return try service.matchWarningPackage(Array(bytes), trust: options.trust, verify: options.verification != .skip,
+                                                       limits: options.limits, now: now)
+            }
+            skipped += outcome.scan.skipped
+        }
+        let assessment = try talking("check-ins") { try service.assessment(configuration: configuration, now: now) }
+        Output.write(json ? assessment.json(skippedReports: skipped).rendered(pretty: true) + "\n"
+                          : CheckInRiskReport.text(assessment, skipped: skipped))
+    }
+}
+
+/// How the presence-tracing risk reads as text (`checkin match`, `check`).
+enum CheckInRiskReport {
+    static func text(_ a: PresenceTracingAssessment, skipped: Int? = nil) -> String {
+        var out = "check-in risk: \(a.totalRiskLevel.name)\n"
+        if let skipped, skipped > 0 { out += "skipped reports: \(skipped)\n" }
+        for m in a.matches {
+            out += "  check-in \(m.checkIn) on \(UTCTime.day(seconds: m.date) ?? "?"): \(m.overlapMinutes) min overlap, TRL \(m.transmissionRiskLevel), normalized time \(PresenceTracingAssessment.rounded(m.normalizedTime))\n"
+        }
+        for d in a.days {
+            out += "  \(UTCTime.day(seconds: d.date) ?? "?"): \(d.riskLevel.name) (normalized time \(PresenceTracingAssessment.rounded(d.normalizedTime)))\n"
+        }
+        return out
+    }
+
+    /// The check's view: the check-ins' risk, then each date combined with the windows'.
+    static func text(_ a: PresenceTracingAssessment, combined: [CombinedDayRisk]) -> String {
+        var out = text(a)
+        for d in combined {
+            out += "combined \(UTCTime.day(seconds: d.date) ?? "?"): \(d.riskLevel.name) (exposure windows \(d.exposureWindows?.name ?? "-"), check-ins \(d.checkIns?.name ?? "-"))\n"
+        }
+        return out
+    }
+}

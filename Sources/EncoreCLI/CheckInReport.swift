@@ -1,0 +1,56 @@
+import ArgumentParser
+import EncoreCore
+
+/// `encore checkin report --db DB [--now T] [--symptoms ANSWER | --onset DAY] [--json]`:
+/// what a submission would send of the check-ins.
+struct CheckInReport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Show the protected reports a submission would send for the check-ins.",
+        discussion: """
+            Each check-in's times are derived as CWA derives them (visits under 10 minutes dropped, \
+            aerosol decay added, aligned to 10 minutes), split at UTC midnight, given the \
+            transmission risk level of the day's age (by --symptoms, as `encore submit` does; parts \
+            whose risk value is 0 are dropped), at most 20 a day, each encrypted under its location's \
+            keys with a fresh IV, shuffled. Nothing is sent or stored.
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+    @OptionGroup var clock: NowArgument
+
+    @Option(name: .long, help: ArgumentHelp(
+        "What the user said about symptoms: no-info, none, onset-unknown, onset-last-7-days, onset-1-2-weeks, onset-over-2-weeks.",
+        valueName: "answer"))
+    var symptoms = "no-info"
+
+    @Option(name: .long, help: ArgumentHelp("The day symptoms began (instead of --symptoms).", valueName: "YYYY-MM-DD"))
+    var onset: String?
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func answer() throws -> Symptoms {
+        if let onset {
+            guard let day = UTCTime.midnight(ofDay: onset) else { throw ValidationError("--onset is a day YYYY-MM-DD") }
+            return .onset(day: day)
+        }
+        guard let s = Symptoms.named(symptoms) else { throw ValidationError("--symptoms \(symptoms) is not one of the answers (see --help)") }
+        return s
+    }
+
+    func validate() throws { _ = try answer() }
+
+    func run() throws {
+        let s = try store.open()
+        let reports = try talking("check-ins") { try CheckInSubmission.reports(s.checkIns(), now: clock.value, symptoms: answer()) }
+        if json {
+            Output.write(CheckInSubmission.json(reports).rendered(pretty: true) + "\n")
+            return
+        }
+        if reports.isEmpty { Output.write("no reports: no check-in would be sent\n") }
+        for r in reports {
+            Output.write("check-in \(r.checkIn): \(UTCTime.iso8601(interval: Int32(clamping: r.startInterval)) ?? "?") for \(Int(r.period) * 10) min, TRL \(r.transmissionRiskLevel)\n")
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import EncoreCheckIns
+import EncoreKeyFiles
+import EncoreModel
+import EncoreStorage
+import EncoreSupport
+import EncoreWire
+
+/// What matching one trace warning package did.
+public struct WarningPackageOutcome: Sendable, Equatable {
+    public var scan: WarningScan
+    /// Warnings stored for the first time (matching a package again adds none).
+    public var added: Int
+    public var signature: SignatureOutcome.Status
+}
+
+/// The user's check-ins over the store: checking in from a QR code, out,
+/// editing, deleting and listing (closing visits whose automatic end has
+/// come, purging those past the retention), matching published warnings
+/// into the store, and their presence-tracing risk.
+public struct CheckInService: Sendable {
+    public let store: Store
+
+    public init(store: Store) { self.store = store }
+
+    /// Check-ins are kept this long after they end (CWA's maxCheckInAgeInDays).
+    public static let retentionSeconds: Int64 = 10 * UnixTime.day
+
+    /// Checks in at the location of a CWA QR code (parsed and checked first:
+    /// the QR statuses). Without `end` the user stays checked in until the
+    /// location's automatic length has passed.
+    public func checkIn(qrCode: String, start: Int64, end: Int64? = nil, now: Int64) throws -> StoredCheckIn {
+        try UnixTime.checkNow(now, "check-in")
+        let location = try CheckInQRCode.parse(qrCode)
+        guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
+        let (autoEnd, overflow) = start.addingReportingOverflow(location.automaticLength(checkInAt: start))
+        guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        var c = StoredCheckIn(locationId: location.locationId, locationIdHash: location.locationIdHash, payload: location.payload,
+                              description: location.description, address: location.address, start: start, end: end, autoEnd: autoEnd, created: now)
+        c.id = try store.addCheckIn(c)
+        return c
+    }
+
+    /// Checks out: sets the end (not before the start).
+    public func checkOut(id: Int64, end: Int64) throws {
+        guard let c = try store.checkIn(id: id) else { throw EncoreError(.notFound, "no check-in \(id)") }
+        try store.updateCheckInTimes(id: id, start: c.start, end: end)
+    }
+
+    /// Sets both times (end nil: checked in again).
+    public func edit(id: Int64, start: Int64, end: Int64?) throws { try store.updateCheckInTimes(id: id, start: start, end: end) }
+
+    @discardableResult
+    public func delete(id: Int64) throws -> Bool { try store.deleteCheckIn(id: id) }
+
+    /// The check-ins, oldest first, after closing the expired and purging the old.
+    public func list(now: Int64) throws -> [StoredCheckIn] {
+        try housekeeping(now: now)
+        return try store.checkIns()
+    }
+
+    /// Closes open check-ins whose automatic end has come and deletes those
+    /// that ended over the retention period ago.
+    public func housekeeping(now: Int64, retention: Int64 = CheckInService.retentionSeconds) throws {
+        try UnixTime.checkNow(now, "check-in housekeeping")
+        try store.closeExpiredCheckIns(now: now)
+        try store.purgeCheckIns(now: now, maxAge: retention)
+    }
+
+    /// The seam for the sync of warnings: a trace warning package as
+    /// downloaded (zip + export.sig, or empty for "no warnings"), verified
+    /// with `trust` as key files are, matched against the stored check-ins
+    /// (the user's own submitted ones are ignored), its warnings for them
+    /// stored. Reports that fail are skipped and counted, never fatal.
+    public func matchWarningPackage(_ bytes: [UInt8], trust: TrustList?, verify: Bool = true, limits: ZipLimits = .default,
+                                    now: Int64) throws -> WarningPackageOutcome {
+        let package = try SignedPackage(bytes: bytes, trust: trust, verify: verify, limits: limits)
+        var outcome = try matchWarnings(payload: package.payload, now: now)
+        outcome.signature = package.signature.status
+        return outcome
+    }
+
+    /// Matches a TraceWarningPackage's bytes (export.bin, already verified).
+    public func matchWarnings(payload: [UInt8], now: Int64) throws -> WarningPackageOutcome {
+        try housekeeping(now: now)
+        let candidates = try store.checkIns().filter { !$0.submitted }
+        let index = try LocationIndex(checkIns: candidates.map { (id: $0.id, locationId: $0.locationId) })
+        guard !payload.isEmpty else { return WarningPackageOutcome(scan: WarningScan(), added: 0, signature: .skipped) }
+        let scan = try payload.withUnsafeBytes { try TraceWarningScanner.scan(payload: $0, index: index) }
+        let digest = CheckInCrypto.sha256(payload)
+        var rows: [StoredCheckInWarning] = []
+        for m in scan.matches {
+            for id in index.entries[m.entry].checkIns {
+                rows.append(StoredCheckInWarning(checkIn: id, package: digest, item: Int64(m.item), startInterval: Int64(m.startInterval),
+                                                 period: Int64(m.period), transmissionRiskLevel: Int64(m.transmissionRiskLevel)))
+            }
+        }
+        let added = try store.addCheckInWarnings(rows)
+        return WarningPackageOutcome(scan: scan, added: added, signature: .skipped)
+    }
+
+    /// The presence-tracing risk of the stored warnings (reads only).
+    public func assessment(configuration: PresenceTracingRiskConfiguration, now: Int64) throws -> PresenceTracingAssessment {
+        let checkIns = try store.checkIns().filter { !$0.submitted }
+        let visits = checkIns.map { CheckInVisit(id: $0.id, locationIdHash: $0.locationIdHash, span: TimeSpan(start: $0.start, end: $0.effectiveEnd)) }
+        let warnings = try store.checkInWarnings().compactMap { w -> CheckInWarning? in
+            guard let s = UInt32(exactly: w.startInterval), let p = UInt32(exactly: w.period), let t = UInt32(exactly: w.transmissionRiskLevel) else { return nil }
+            return CheckInWarning(checkIn: w.checkIn, startInterval: s, period: p, transmissionRiskLevel: t)
+        }
+        return try PresenceTracingRisk.assess(visits: visits, warnings: warnings, configuration: configuration, now: now)
+    }
+}
+
+extension StoredCheckIn {
+    /// The one JSON form of a check-in (`encore checkin list --json`).
+    public var json: JSONValue {
+        .object([
+            ("id", .int(id)),
+            ("description", .string(description)),
+            ("address", .string(address)),
+            ("start", .int(start)),
+            ("end", .int(end)),
+            ("autoEnd", .int(autoEnd)),
+            ("submitted", .bool(submitted)),
+            ("locationIdHash", .string(Hex.encode(locationIdHash))),
+        ])
+    }
+}
