@@ -50,20 +50,7 @@ extension Store {
     /// Stores a downloaded package, replacing one with the same region and
     /// identifier. The library computes the content's SHA-256.
     public func putKeyPackage(region: String, identifier: String, etag: String?, content: UnsafeRawBufferPointer, downloaded: Int64) throws {
-        try Store.checkPackageName(region, identifier)
-        if let etag { try StoreText.checkName(etag, "etag", allowEmpty: true) }
-        try StoreText.checkBlob(content.count, "key package content")
-        guard downloaded >= 0 else { throw EncoreError(.invalidArgument, "the download time must not be negative") }
-        let digest = try PackageDigest.sha256(content)
-        try withConnection { c in
-            let s = try c.prepare("""
-                INSERT OR REPLACE INTO key_packages (region, identifier, etag, sha256, content, downloaded)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """)
-            s.bind(1, text: region).bind(2, text: identifier).bind(3, text: etag)
-            s.bind(4, blob: digest).bind(5, blob: content).bind(6, downloaded)
-            try s.run()
-        }
+        try write { try $0.putKeyPackage(region: region, identifier: identifier, etag: etag, content: content, downloaded: downloaded) }
     }
 
     public func putKeyPackage(region: String, identifier: String, etag: String?, content: [UInt8], downloaded: Int64) throws {
@@ -139,16 +126,21 @@ extension Store {
         }
     }
 
+    /// The regions that have cached packages, in byte order.
+    public func keyPackageRegions() throws -> [String] {
+        try withConnection { c in
+            let s = try c.prepare("SELECT DISTINCT region FROM key_packages ORDER BY region")
+            defer { s.reset() }
+            var out: [String] = []
+            while try s.step() { out.append(s.text(0) ?? "") }
+            return out
+        }
+    }
+
     /// Removes a cached package; false when it was not cached.
     @discardableResult
     public func removeKeyPackage(region: String, identifier: String) throws -> Bool {
-        try Store.checkPackageName(region, identifier)
-        return try withConnection { c in
-            let s = try c.prepare("DELETE FROM key_packages WHERE region = ? AND identifier = ?")
-            s.bind(1, text: region).bind(2, text: identifier)
-            try s.run()
-            return c.changes > 0
-        }
+        try write { try $0.removeKeyPackage(region: region, identifier: identifier) }
     }
 
     /// The identifiers of `available` (what the server lists) that are not

@@ -66,32 +66,12 @@ extension Store {
     /// double is refused (SQLite would keep it as NULL), and so is text
     /// with a NUL character.
     public func setSetting(_ name: String, to value: SettingValue) throws {
-        switch value {
-        case .integer(let v): try putSetting(name) { $0.bind(2, v) }
-        case .double(let d):
-            guard !d.isNaN else { throw EncoreError(.invalidArgument, "setting '\(name)': a double must not be NaN") }
-            try putSetting(name) { $0.bind(2, d) }
-        case .text(let t):
-            try StoreText.checkDocument(t, "setting '\(name)'")
-            try putSetting(name) { $0.bind(2, text: t) }
-        case .blob(let b): try b.withUnsafeBytes { try setSetting(name, blob: $0) }
-        }
+        try write { try $0.setSetting(name, to: value) }
     }
 
     /// Sets a blob setting from bytes without copying them first.
     public func setSetting(_ name: String, blob: UnsafeRawBufferPointer) throws {
-        try StoreText.checkBlob(blob.count, "setting '\(name)'")
-        try putSetting(name) { $0.bind(2, blob: blob) }
-    }
-
-    private func putSetting(_ name: String, _ bindValue: (Statement) -> Void) throws {
-        try StoreText.checkName(name, "setting name")
-        try withConnection { c in
-            let s = try c.prepare("INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)")
-            s.bind(1, text: name)
-            bindValue(s)
-            try s.run()
-        }
+        try write { try $0.setSetting(name, blob: blob) }
     }
 
     /// The value under `name`, nil when there is none.
@@ -145,13 +125,7 @@ extension Store {
     /// Deletes the setting under `name`; false when there was none.
     @discardableResult
     public func deleteSetting(_ name: String) throws -> Bool {
-        try StoreText.checkName(name, "setting name")
-        return try withConnection { c in
-            let s = try c.prepare("DELETE FROM settings WHERE name = ?")
-            s.bind(1, text: name)
-            try s.run()
-            return c.changes > 0
-        }
+        try write { try $0.deleteSetting(name) }
     }
 
     /// The names of all settings, in byte order.
