@@ -1,0 +1,152 @@
+import EncoreModel
+import EncoreSupport
+
+/// What woke the sync up.
+public enum SyncTrigger: String, Sendable, CaseIterable {
+    case periodic, push, appStart = "app-start", user
+}
+
+/// The network the device is on now.
+public enum NetworkKind: String, Sendable, CaseIterable {
+    case unmetered, metered, none
+}
+
+/// What the planner knows of past syncs (kept in the store).
+public struct SyncState: Sendable, Equatable {
+    /// The last CWA sync that completed, and the last attempt of any source.
+    public var lastSuccess: Int64?
+    public var lastAttempt: Int64?
+    /// Syncs that failed in a row (any source); 0 after a success.
+    public var failures = 0
+    /// The newest day package in the cache ("YYYY-MM-DD").
+    public var newestCachedDay: String?
+    public var lastDaySyncFailed = false
+    /// The configuration revoked a cached package since the last day sync.
+    public var revocationPending = false
+    /// DP-3T syncs that completed in the last 24 h.
+    public var dp3tSyncs: [Int64] = []
+    /// Per-store randomness for the backoff's jitter (devices must not retry in step).
+    public var jitterSeed: UInt64 = 0
+
+    public init() {}
+}
+
+/// One thing a sync fetches (the packages follow from the indexes' answers).
+public enum SyncStep: Sendable, Equatable {
+    case appConfig
+    case dayIndex
+    /// Today's hour index (and its missing hours).
+    case hourIndex(day: String)
+    case dp3t
+
+    public var name: String {
+        switch self {
+        case .appConfig: return "config"
+        case .dayIndex: return "days"
+        case .hourIndex: return "hours"
+        case .dp3t: return "dp3t"
+        }
+    }
+}
+
+/// What to fetch now, or nothing and when a sync is due.
+public struct SyncPlan: Sendable, Equatable {
+    public var steps: [SyncStep]
+    /// When a scheduler should run the next sync (periodic trigger); nil
+    /// without a network (any time one appears).
+    public var nextDueAt: Int64?
+    public var reason: String
+
+    public var json: JSONValue {
+        .object([("steps", .array(steps.map { s in
+                    if case .hourIndex(let day) = s { return .object([("step", .string(s.name)), ("day", .string(day))]) }
+                    return .object([("step", .string(s.name))])
+                 })),
+                 ("nextDueAt", .int(nextDueAt)), ("reason", .string(reason))])
+    }
+}
+
+/// Which sources a client syncs.
+public struct SyncSources: Sendable, Equatable {
+    public var cwa: Bool
+    public var dp3t: Bool
+
+    public init(cwa: Bool, dp3t: Bool) {
+        self.cwa = cwa
+        self.dp3t = dp3t
+    }
+}
+
+/// The sync planner: a pure function of (state, now, trigger, network) that
+/// a scheduler (WorkManager, BGTaskScheduler, a systemd timer, cron) can
+/// call as often as it likes (../shared/spec/sync.md):
+/// - CWA: at most hourly when periodic (Android's worker); the day index
+///   only when the newest cached day is not yesterday, the last day sync
+///   failed or a revocation happened; today's hour index unless metered.
+/// - DP-3T: at most 6 syncs in 24 h and at least 4 h apart when periodic.
+/// - A push or the user syncs at once; nothing syncs without a network.
+/// - Failures back off exponentially (5 min doubling to 6 h) with ±20 %
+///   jitter, except for a push or the user.
+public enum SyncPlanner {
+    public static let cwaInterval: Int64 = 3600
+    public static let dp3tGap: Int64 = 4 * 3600
+    public static let dp3tPerDay = 6
+    public static let backoffBase: Int64 = 300
+    public static let backoffCap: Int64 = 6 * 3600
+    /// A whole sync stops cleanly after this long (Android's 480 s) and
+    /// the next one resumes.
+    public static let budgetSeconds: Int64 = 480
+
+    public static func plan(_ s: SyncState, now: Int64, trigger: SyncTrigger, network: NetworkKind, sources: SyncSources) -> SyncPlan {
+        guard network != .none else { return SyncPlan(steps: [], nextDueAt: nil, reason: "no network: sync when one is available") }
+        let forced = trigger == .push || trigger == .user
+        if !forced, s.failures > 0, let last = s.lastAttempt {
+            let retry = last.addingReportingOverflow(backoff(failures: s.failures, seed: s.jitterSeed)).partialValue
+            if now < retry {
+                return SyncPlan(steps: [], nextDueAt: retry, reason: "backing off after \(s.failures) failed sync\(s.failures == 1 ? "" : "s")")
+            }
+        }
+        var steps: [SyncStep] = []
+        var due: [Int64] = []
+        var why: [String] = []
+        let today = UTCTime.day(seconds: now) ?? ""
+        if sources.cwa {
+            let cwaDue = s.lastSuccess.map { $0.addingReportingOverflow(cwaInterval).partialValue } ?? now
+            if forced || now >= cwaDue {
+                steps.append(.appConfig)
+                let yesterday = UTCTime.day(seconds: now - UnixTime.day)
+                if s.newestCachedDay != yesterday || s.lastDaySyncFailed || s.revocationPending { steps.append(.dayIndex) }
+                if network == .unmetered { steps.append(.hourIndex(day: today)) } else { why.append("metered: no hour packages") }
+                due.append(now + cwaInterval)
+            } else {
+                due.append(cwaDue)
+            }
+        }
+        if sources.dp3t {
+            let recent = s.dp3tSyncs.filter { $0 > now - UnixTime.day }.sorted()
+            var dp3tDue = recent.last.map { $0 + dp3tGap } ?? now
+            if recent.count >= dp3tPerDay, let oldest = recent.first { dp3tDue = max(dp3tDue, oldest + UnixTime.day) }
+            if forced || now >= dp3tDue {
+                steps.append(.dp3t)
+                due.append(now + dp3tGap)
+            } else {
+                due.append(dp3tDue)
+            }
+        }
+        let reason = steps.isEmpty ? "nothing due" : "\(trigger.rawValue) sync" + (why.isEmpty ? "" : "; " + why.joined(separator: "; "))
+        return SyncPlan(steps: steps, nextDueAt: due.min(), reason: reason)
+    }
+
+    /// base × 2^(failures − 1), capped, times a jitter of 0.8...1.2 drawn
+    /// from the store's seed and the failure count.
+    public static func backoff(failures: Int, seed: UInt64) -> Int64 {
+        let doublings = min(max(failures - 1, 0), 20)
+        let plain = min(backoffCap, backoffBase << Int64(doublings))
+        var x = seed &+ UInt64(failures) &* 0x9E37_79B9_7F4A_7C15
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        x ^= x >> 31
+        let jitter = 0.8 + 0.4 * Double(x >> 11) / Double(1 << 53)
+        return Int64(Double(plain) * jitter)
+    }
+}

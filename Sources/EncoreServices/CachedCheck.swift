@@ -1,0 +1,51 @@
+import EncoreCheckIns
+import EncoreKeyFiles
+import EncoreMatching
+import EncoreModel
+import EncoreProtocols
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+
+/// The exposure check on the key package cache, with the risk parameters
+/// of the synced app configuration when there is one (CWA's built-in
+/// values otherwise). The packages were verified when they were
+/// downloaded; the cache is encrypted and each package is checked against
+/// its SHA-256 when read, so they are not verified again.
+public struct CachedCheck {
+    public let store: Store
+
+    public init(store: Store) { self.store = store }
+
+    /// The cached packages, every region, as the check's sources.
+    public func sources() throws -> [KeyFileSource] {
+        var out: [KeyFileSource] = []
+        for region in try store.keyPackageRegions() {
+            for id in try store.keyPackageIdentifiers(region: region) {
+                out.append(.bytes(try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }))
+            }
+        }
+        return out
+    }
+
+    /// The synced configuration, nil before the first sync brought one.
+    public func configuration() throws -> AppConfiguration? {
+        guard case .blob(let payload)? = try store.setting(SyncSettings.config) else { return nil }
+        return try AppConfiguration(payload: payload)
+    }
+
+    /// Runs the check; `risk` and `checkInRisk` (nil) come from the synced
+    /// configuration or the built-in values.
+    public func run(risk: RiskConfiguration? = nil, matching: MatchingOptions = MatchingOptions(), v1: V1Configuration = .cwa, options: CheckOptions = CheckOptions(),
+                    riskV1: RiskV1Configuration = .cwa, checkInRisk: PresenceTracingRiskConfiguration? = nil, now: Int64,
+                    threads: Int = 0, progress: ProgressHandler? = nil) throws -> CheckResult {
+        let config = try configuration()
+        guard let risk = risk ?? config?.risk ?? RiskConfiguration.cwa else {
+            throw EncoreError(.internalError, "the built-in risk parameters do not parse")
+        }
+        let synced = try config?.presenceTracingRisk.map { try PresenceTracingRiskConfiguration(JSONReader($0, path: "presenceTracingRisk")) }
+        return try ExposureCheck(store: store).run(files: sources(), keyFileOptions: KeyFileOptions(verification: .skip), matching: matching,
+                                                   risk: risk, v1: v1, riskV1: riskV1, options: options, checkInRisk: checkInRisk ?? synced,
+                                                   now: now, threads: threads, progress: progress)
+    }
+}

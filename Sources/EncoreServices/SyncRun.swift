@@ -1,0 +1,221 @@
+import EncoreCrypto
+import EncoreHTTP
+import EncoreKeyFiles
+import EncoreModel
+import EncoreProtocols
+import EncoreStorage
+import EncoreSupport
+
+/// One sync's steps against the servers: every answer is verified, then
+/// applied in one transaction (the package together with the state that
+/// names it), so that a sync stopped at any point keeps only verified
+/// packages and the next one resumes where this one stopped.
+struct SyncRun {
+    let store: Store
+    let transport: any HTTPTransport
+    let options: SyncOptions
+    let now: Int64
+    var report: SyncReport
+    /// New keys, configuration or deletions: the check must run again.
+    var changed = false
+    private let started = ContinuousClock.now
+    private var requests = 0
+
+    init(store: Store, transport: any HTTPTransport, options: SyncOptions, now: Int64, report: SyncReport) {
+        self.store = store
+        self.transport = transport
+        self.options = options
+        self.now = now
+        self.report = report
+    }
+
+    private var country: String { options.country }
+    private var base: String { options.distribution ?? "" }
+
+    mutating func perform(_ steps: [SyncStep]) throws {
+        var pending = steps
+        while !pending.isEmpty {
+            let step = pending.removeFirst()
+            switch step {
+            case .appConfig:
+                // A revocation is followed by a fresh index look-up.
+                if try appConfig(), !pending.contains(.dayIndex) {
+                    pending.insert(.dayIndex, at: 0)
+                }
+            case .dayIndex: try days()
+            case .hourIndex(let day): try hours(of: day)
+            case .dp3t: try dp3t()
+            }
+            if report.stoppedEarly { return }
+        }
+    }
+
+    // MARK: - requests
+
+    /// Performs a request unless the budget is spent (then nil: stop cleanly).
+    private mutating func fetch(_ request: HTTPRequest) throws -> HTTPResponse? {
+        let elapsed = ContinuousClock.now - started
+        guard elapsed < .seconds(options.budgetSeconds) else {
+            report.stoppedEarly = true
+            report.warnings.append("the sync's time budget (\(options.budgetSeconds) s) ran out; the next sync resumes")
+            return nil
+        }
+        if let p = options.progress, !p(UInt64(requests), UInt64(requests + 1)) { throw EncoreError(.cancelled, "the sync was cancelled") }
+        let r = try transport.perform(request)
+        requests += 1
+        return r
+    }
+
+    // MARK: - the app configuration
+
+    /// Fetches the configuration unless unchanged (304); keeps it with its
+    /// ETag and deletes the cached packages it revokes, in one transaction.
+    /// Returns whether packages were revoked.
+    private mutating func appConfig() throws -> Bool {
+        let etag: String? = if case .text(let t)? = try store.setting(SyncSettings.configETag), try store.setting(SyncSettings.config) != nil { t } else { nil }
+        guard let r = try fetch(DistributionProtocol.appConfig(base: base, etag: etag)) else { return false }
+        noteClock(r)
+        if r.status == 304 { return false }
+        let (bytes, newTag) = try DistributionProtocol.package(from: r, "the app configuration")
+        let package = try SignedPackage(bytes: bytes, trust: options.trust, verify: true, limits: options.limits)
+        let config = try AppConfiguration(payload: package.payload)
+        let cached = try cachedETags()
+        let revoked = config.revoked.filter { $0.region == country }.compactMap { p -> String? in
+            let id = p.hour.map { CachedPackageName.hour(p.date, $0) } ?? p.date
+            return cached[id] == p.etag ? id : nil
+        }
+        try store.write { w in
+            try w.setSetting(SyncSettings.config, to: .blob(package.payload))
+            try w.setSetting(SyncSettings.configETag, to: .text(newTag))
+            for id in revoked { try w.removeKeyPackage(region: country, identifier: id) }
+            if !revoked.isEmpty { try w.setSetting(SyncSettings.revocationPending, to: .integer(1)) }
+        }
+        report.fetched.append(SyncFetched(kind: .config, day: nil, hour: nil, etag: newTag, keys: 0))
+        report.revoked += revoked.count
+        changed = true
+        return !revoked.isEmpty
+    }
+
+    private mutating func noteClock(_ r: HTTPResponse) {
+        guard let server = DistributionProtocol.serverDate(r) else { return }
+        let offset = server - now
+        report.clockOffset = offset
+        if abs(offset) > SyncService.clockWarningSeconds {
+            report.warnings.append("this device's clock is \(abs(offset) / 60) minutes \(offset > 0 ? "behind" : "ahead of") the server's")
+        }
+    }
+
+    private func cachedETags() throws -> [String: String] {
+        var out: [String: String] = [:]
+        for id in try store.keyPackageIdentifiers(region: country) {
+            if let e = try store.keyPackageInfo(region: country, identifier: id)?.etag { out[id] = e }
+        }
+        return out
+    }
+
+    // MARK: - key packages
+
+    private mutating func days() throws {
+        do {
+            guard let r = try fetch(DistributionProtocol.dayIndex(base: base, country: country)) else { return }
+            let listed = try DistributionProtocol.days(from: r)
+            let cached = try store.keyPackageIdentifiers(region: country)
+            let gone = cached.filter { id in CachedPackageName.parse(id).map { $0.hour == nil && !listed.contains($0.day) } ?? false }
+            if !gone.isEmpty {
+                try store.write { w in for id in gone { try w.removeKeyPackage(region: country, identifier: id) } }
+                report.deleted += gone.count
+                changed = true
+            }
+            for day in try store.missingKeyPackages(region: country, available: listed) {
+                guard let r = try fetch(DistributionProtocol.day(base: base, country: country, day: day)) else { return }
+                // The day's hours are covered by the day: they go with its arrival.
+                let hours = try store.keyPackageIdentifiers(region: country).filter { $0.hasPrefix(day + "/") }
+                let region = country
+                try keep(r, .day, day: day, hour: nil, identifier: day, region: region, also: { w in
+                    for id in hours { try w.removeKeyPackage(region: region, identifier: id) }
+                })
+                report.deleted += hours.count
+            }
+            try store.write { w in
+                try w.setSetting(SyncSettings.daySyncFailed, to: .integer(0))
+                try w.setSetting(SyncSettings.revocationPending, to: .integer(0))
+            }
+        } catch {
+            try? store.setSetting(SyncSettings.daySyncFailed, to: .integer(1))
+            throw error
+        }
+    }
+
+    private mutating func hours(of day: String) throws {
+        // A day package covers its hours.
+        if try store.hasKeyPackage(region: country, identifier: day) { return }
+        guard let r = try fetch(DistributionProtocol.hourIndex(base: base, country: country, day: day)) else { return }
+        let listed = try DistributionProtocol.hours(from: r).map { CachedPackageName.hour(day, $0) }
+        let gone = try store.keyPackageIdentifiers(region: country).filter { $0.hasPrefix(day + "/") && !listed.contains($0) }
+        if !gone.isEmpty {
+            try store.write { w in for id in gone { try w.removeKeyPackage(region: country, identifier: id) } }
+            report.deleted += gone.count
+            changed = true
+        }
+        for id in try store.missingKeyPackages(region: country, available: listed) {
+            guard let hour = CachedPackageName.parse(id)?.hour else { continue }
+            guard let r = try fetch(DistributionProtocol.hour(base: base, country: country, day: day, hour: hour)) else { return }
+            try keep(r, .hour, day: day, hour: hour, identifier: id, region: country)
+        }
+    }
+
+    /// Verifies a key package answer (zip, export.bin, a trusted
+    /// signature) and stores it with its ETag, with `also`'s writes in the
+    /// same transaction.
+    private mutating func keep(_ r: HTTPResponse, _ kind: SyncFetched.Kind, day: String?, hour: Int?, identifier: String, region: String,
+                               also: (StoreWriter) throws -> Void = { _ in }) throws {
+        let what = hour.map { "the key package of \(day ?? "") hour \($0)" } ?? "the key package of \(day ?? identifier)"
+        let (bytes, etag) = try DistributionProtocol.package(from: r, what)
+        let file = try KeyFile(bytes: bytes, options: KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits))
+        try store.write { w in
+            try w.putKeyPackage(region: region, identifier: identifier, etag: etag, content: bytes, downloaded: now)
+            try also(w)
+        }
+        report.fetched.append(SyncFetched(kind: kind, day: day, hour: hour, etag: etag, keys: Int(clamping: file.metadata.keyCount)))
+        changed = true
+    }
+
+    // MARK: - DP-3T
+
+    /// Everything published since the stored bundle tag; the new tag is
+    /// stored with the bundle (never before it was verified and kept).
+    private mutating func dp3t() throws {
+        guard let base = options.dp3t, let key = options.dp3tKey else { return }
+        let tag: String? = if case .text(let t)? = try store.setting(SyncSettings.dp3tTag) { t } else { nil }
+        guard let r = try fetch(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag)) else { return }
+        let synced = try dp3tSyncTimes()
+        switch try DP3TProtocol.answer(r, key: key) {
+        case .keys(let body, let next):
+            // The JWT authenticated the body; the zip is still checked as a key file.
+            let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: options.limits))
+            try store.write { w in
+                try w.putKeyPackage(region: CachedPackageName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: now)
+                try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
+                try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
+            }
+            report.fetched.append(SyncFetched(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount)))
+            changed = true
+        case .nothingNew(let next):
+            try store.write { w in
+                if let next { try w.setSetting(SyncSettings.dp3tTag, to: .text(next)) }
+                try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
+            }
+        case .tagRefused(let status):
+            // Unaligned (400) or in the future (404): start over without a tag.
+            try store.deleteSetting(SyncSettings.dp3tTag)
+            report.warnings.append("the DP-3T backend refused the stored bundle tag (\(status)); the next sync fetches everything")
+        }
+    }
+
+    /// The DP-3T syncs of the last day, this one included (the planner's 6-a-day rule).
+    private func dp3tSyncTimes() throws -> String {
+        var times: [Int64] = []
+        if case .text(let list)? = try store.setting(SyncSettings.dp3tSyncs) { times = list.split(separator: ",").compactMap { Int64($0) } }
+        return (times.filter { $0 > now - UnixTime.day } + [now]).map(String.init).joined(separator: ",")
+    }
+}

@@ -1,0 +1,166 @@
+import EncoreCheckIns
+import EncoreCrypto
+import EncoreWire
+import EncoreHTTP
+import EncoreKeyFiles
+import EncoreMatching
+import EncoreModel
+import EncoreProtocols
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+
+/// What a sync is told.
+public struct SyncOptions {
+    /// CWA's distribution server (nil: no CWA sync) and the country of its packages.
+    public var distribution: String?
+    public var country = "EUR"
+    /// A DP-3T backend (nil: none) and the key its answers' JWTs are signed with.
+    public var dp3t: String?
+    public var dp3tKey: PublicKey?
+    /// The trusted keys of the packages and the configuration (verification
+    /// is always required: nothing unverified is kept).
+    public var trust: TrustList?
+    public var limits: ZipLimits = .default
+    public var trigger: SyncTrigger = .user
+    public var network: NetworkKind = .unmetered
+    /// Run the exposure check on the cache when something new arrived.
+    public var runCheck = true
+    /// The whole sync stops cleanly after this long; the next one resumes.
+    public var budgetSeconds = SyncPlanner.budgetSeconds
+    /// Called after each request (requests done, of at least that many); may cancel.
+    public var progress: ProgressHandler?
+
+    public init() {}
+
+    var sources: SyncSources { SyncSources(cwa: distribution != nil, dp3t: dp3t != nil) }
+}
+
+/// One package or configuration a sync kept.
+public struct SyncFetched: Sendable, Equatable {
+    public enum Kind: String, Sendable { case day, hour, config, dp3t }
+    public var kind: Kind
+    public var day: String?
+    public var hour: Int?
+    public var etag: String
+    public var keys: Int
+
+    var json: JSONValue {
+        .object([("kind", .string(kind.rawValue)), ("day", .string(day)), ("hour", .int(hour)), ("etag", .string(etag)), ("keys", .int(keys))])
+    }
+}
+
+/// What a sync did.
+public struct SyncReport {
+    public var plan: SyncPlan
+    public var fetched: [SyncFetched] = []
+    /// Cached packages deleted: no longer listed, covered by a day, too old.
+    public var deleted = 0
+    /// Cached packages deleted because the configuration revoked them.
+    public var revoked = 0
+    /// The server's clock minus ours (its Date header), when it sent one.
+    public var clockOffset: Int64?
+    /// The sync ran out of its time budget; the next one resumes.
+    public var stoppedEarly = false
+    /// The check run on the cache after new data; nil when nothing new came.
+    public var check: CheckResult?
+    public var nextDueAt: Int64?
+    public var warnings: [String] = []
+
+    /// `encore sync --json`.
+    public var json: JSONValue {
+        .object([("fetched", .array(fetched.map(\.json))), ("deleted", .int(deleted)), ("revoked", .int(revoked)),
+                 ("check", check.map(CheckDocument.json) ?? .null), ("nextDueAt", .int(nextDueAt)),
+                 ("clockOffset", .int(clockOffset)), ("stoppedEarly", .bool(stoppedEarly)),
+                 ("warnings", .array(warnings.map { .string($0) })), ("reason", .string(plan.reason))])
+    }
+}
+
+/// Background sync (../shared/spec/sync.md): the planner says what is due;
+/// each answer is verified before it is kept and applied in one
+/// transaction with the state that names it, so a sync killed at any
+/// moment leaves a cache of verified packages and the next one resumes.
+/// After new data the exposure check runs on the cache.
+public struct SyncService {
+    public let store: Store
+    public let transport: any HTTPTransport
+    /// A clock offset beyond this is reported (risk results and key ages depend on the clock).
+    public static let clockWarningSeconds: Int64 = 2 * 3600
+    /// Days of packages kept (the server keeps 14).
+    public static let retentionDays: Int64 = 14
+
+    public init(store: Store, transport: any HTTPTransport) {
+        self.store = store
+        self.transport = transport
+    }
+
+    /// What a sync would do now, from the store's state alone.
+    public static func plan(store: Store, _ options: SyncOptions, now: Int64) throws -> SyncPlan {
+        try validate(options, now: now)
+        return SyncPlanner.plan(try store.syncState(country: options.country), now: now, trigger: options.trigger,
+                                network: options.network, sources: options.sources)
+    }
+
+    public func run(_ options: SyncOptions, now: Int64) throws -> SyncReport {
+        let plan = try Self.plan(store: store, options, now: now)
+        var run = SyncRun(store: store, transport: transport, options: options, now: now, report: SyncReport(plan: plan))
+        run.report.nextDueAt = plan.nextDueAt
+        guard !plan.steps.isEmpty else { return run.report }
+        try store.setSetting(SyncSettings.lastAttempt, to: .integer(now))
+        do {
+            try run.perform(plan.steps)
+        } catch let e as EncoreError {
+            try recordFailure(e, options: options, now: now)
+            throw e
+        }
+        if !run.report.stoppedEarly {
+            try store.write { w in
+                if options.sources.cwa { try w.setSetting(SyncSettings.lastSuccess, to: .integer(now)) }
+                try w.setSetting(SyncSettings.failures, to: .integer(0))
+                try w.deleteSetting(SyncSettings.lastError)
+            }
+        }
+        run.report.deleted += try purge(options, now: now)
+        var periodic = options
+        periodic.trigger = .periodic
+        run.report.nextDueAt = try Self.plan(store: store, periodic, now: now).nextDueAt
+        if options.runCheck && run.changed {
+            run.report.check = try CachedCheck(store: store).run(now: now)
+        }
+        return run.report
+    }
+
+    private func recordFailure(_ e: EncoreError, options: SyncOptions, now: Int64) throws {
+        let failures = (try store.syncState(country: options.country).failures).addingReportingOverflow(1).partialValue
+        try store.write { w in
+            try w.setSetting(SyncSettings.failures, to: .integer(Int64(failures)))
+            try w.setSetting(SyncSettings.lastError, to: .text(e.message))
+        }
+    }
+
+    /// Deletes packages older than the retention: CWA days and hours by
+    /// their date, DP-3T bundles by their download.
+    private func purge(_ options: SyncOptions, now: Int64) throws -> Int {
+        guard let oldest = UTCTime.day(seconds: now - Self.retentionDays * UnixTime.day) else { return 0 }
+        var stale: [(String, String)] = []
+        for id in try store.keyPackageIdentifiers(region: options.country) {
+            if let (day, _) = CachedPackageName.parse(id), day < oldest { stale.append((options.country, id)) }
+        }
+        for id in try store.keyPackageIdentifiers(region: CachedPackageName.dp3tRegion) {
+            if let info = try store.keyPackageInfo(region: CachedPackageName.dp3tRegion, identifier: id),
+               info.downloaded < now - Self.retentionDays * UnixTime.day { stale.append((CachedPackageName.dp3tRegion, id)) }
+        }
+        guard !stale.isEmpty else { return 0 }
+        return try store.write { w in try stale.reduce(0) { n, p in n + (try w.removeKeyPackage(region: p.0, identifier: p.1) ? 1 : 0) } }
+    }
+
+    static func validate(_ o: SyncOptions, now: Int64) throws {
+        guard (0 ... UTCTime.maxSeconds).contains(now) else { throw EncoreError(.invalidArgument, "now must be a time between 1970 and 9999") }
+        guard o.distribution != nil || o.dp3t != nil else {
+            throw EncoreError(.invalidArgument, "nothing to sync: give a distribution server, a DP-3T backend or both")
+        }
+        try DistributionProtocol.checkCountry(o.country)
+        if o.dp3t != nil && o.dp3tKey == nil { throw EncoreError(.invalidArgument, "a DP-3T backend needs the public key its answers are signed with") }
+        guard (1 ... 86400).contains(o.budgetSeconds) else { throw EncoreError(.invalidArgument, "the time budget must be 1 s to 1 day") }
+    }
+}

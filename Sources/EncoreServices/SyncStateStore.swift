@@ -1,0 +1,71 @@
+import EncoreCrypto
+import EncoreModel
+import EncoreProtocols
+import EncoreStorage
+import EncoreSupport
+
+/// Where the sync keeps what it knows between runs: settings named
+/// "sync.*" (written in the same transactions as the packages they
+/// describe) and the key package cache itself.
+enum SyncSettings {
+    static let lastSuccess = "sync.last-success"
+    static let lastAttempt = "sync.last-attempt"
+    static let failures = "sync.failures"
+    static let daySyncFailed = "sync.day-sync-failed"
+    static let revocationPending = "sync.revocation-pending"
+    static let dp3tSyncs = "sync.dp3t.syncs"
+    static let dp3tTag = "sync.dp3t.tag"
+    static let jitterSeed = "sync.jitter-seed"
+    /// The verified app configuration's payload (its protobuf) and ETag.
+    static let config = "sync.config"
+    static let configETag = "sync.config.etag"
+    static let lastError = "sync.last-error"
+}
+
+/// Identifiers of the CWA layout in the key package cache: a day is
+/// "YYYY-MM-DD", an hour "YYYY-MM-DD/hour/H". DP-3T bundles are kept in
+/// the region "DP3T" under the bundle tag that followed them.
+enum CachedPackageName {
+    static let dp3tRegion = "DP3T"
+
+    static func hour(_ day: String, _ hour: Int) -> String { "\(day)/hour/\(hour)" }
+
+    /// (day, hour) of an identifier; hour nil for a day package; nil for
+    /// something that is neither.
+    static func parse(_ identifier: String) -> (day: String, hour: Int?)? {
+        let parts = identifier.split(separator: "/", omittingEmptySubsequences: false)
+        let day = String(parts[0])
+        guard UTCTime.midnight(ofDay: day) != nil else { return nil }
+        if parts.count == 1 { return (day, nil) }
+        guard parts.count == 3, parts[1] == "hour", let h = Int(parts[2]), (0 ... 23).contains(h) else { return nil }
+        return (day, h)
+    }
+}
+
+extension Store {
+    func syncState(country: String) throws -> SyncState {
+        var s = SyncState()
+        s.lastSuccess = try optionalInteger(SyncSettings.lastSuccess)
+        s.lastAttempt = try optionalInteger(SyncSettings.lastAttempt)
+        s.failures = max(0, Int(clamping: try optionalInteger(SyncSettings.failures) ?? 0))
+        s.lastDaySyncFailed = (try optionalInteger(SyncSettings.daySyncFailed) ?? 0) != 0
+        s.revocationPending = (try optionalInteger(SyncSettings.revocationPending) ?? 0) != 0
+        if case .text(let list)? = try setting(SyncSettings.dp3tSyncs) {
+            s.dp3tSyncs = list.split(separator: ",").compactMap { Int64($0) }
+        }
+        if let seed = try optionalInteger(SyncSettings.jitterSeed) {
+            s.jitterSeed = UInt64(bitPattern: seed)
+        } else {
+            let seed = try SecureRandom.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            try setSetting(SyncSettings.jitterSeed, to: .integer(Int64(bitPattern: seed)))
+            s.jitterSeed = seed
+        }
+        s.newestCachedDay = try keyPackageIdentifiers(region: country).filter { !$0.contains("/") }.max()
+        return s
+    }
+
+    private func optionalInteger(_ name: String) throws -> Int64? {
+        if case .integer(let v)? = try setting(name) { return v }
+        return nil
+    }
+}
