@@ -22,6 +22,7 @@
  *   8. HTTP transport: the built-in one (libcurl) or the host's
  *   9. Test results and key submission (CWA's verification and submission servers)
  *   10. Check-ins: CWA event registration and CrowdNotifier
+ *   11. Background sync: the key package cache, the app configuration, DP-3T, the planner
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -1369,6 +1370,110 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit() sends such reports itself. */
 encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
+
+/* ==== 11. Background sync: the key package cache, the app configuration, DP-3T, the planner ==== */
+
+/* What woke the sync up. Periodic syncs are spaced (CWA hourly, DP-3T at
+ * most 6 a day, 4 h apart) and back off after failures; a push or the user
+ * syncs at once. */
+#define ENCORE_SYNC_PERIODIC 0
+#define ENCORE_SYNC_PUSH 1
+#define ENCORE_SYNC_APP_START 2
+#define ENCORE_SYNC_USER 3
+
+/* The network the device is on now: metered skips hour packages, none syncs nothing. */
+#define ENCORE_NETWORK_UNMETERED 0
+#define ENCORE_NETWORK_METERED 1
+#define ENCORE_NETWORK_NONE 2
+
+/* The steps of a sync plan (encore_sync_plan_info.steps, a bit set). */
+#define ENCORE_SYNC_STEP_CONFIG 1  /* the app configuration (If-None-Match) */
+#define ENCORE_SYNC_STEP_DAYS 2    /* the day index and missing day packages */
+#define ENCORE_SYNC_STEP_HOURS 4   /* today's hour index and missing hours */
+#define ENCORE_SYNC_STEP_DP3T 8    /* DP-3T exposed keys since the bundle tag */
+
+/* What a sync is told: start from encore_sync_options_init(&o, sizeof o). */
+typedef struct encore_sync_options {
+    uint32_t struct_size;               /* set by _init */
+    int32_t trigger;                    /* ENCORE_SYNC_* (USER) */
+    int32_t network;                    /* ENCORE_NETWORK_* (UNMETERED) */
+    int32_t run_check;                  /* 1 (default): run the exposure check on the cache after new data */
+    int64_t budget_seconds;             /* the whole sync stops cleanly after this, 1..86400 (480) */
+    const char *distribution_url;       /* CWA's distribution server; NULL: no CWA sync */
+    const char *country;                /* its packages' country; NULL: "EUR" */
+    const encore_trust *trust;          /* the keys the packages and configuration must be signed with */
+    const char *dp3t_url;               /* a DP-3T backend; NULL: none */
+    const uint8_t *dp3t_public_key;     /* the key of its answers' JWTs: PEM, base64 or DER */
+    size_t dp3t_public_key_length;
+    encore_progress_fn progress;        /* requests done; return nonzero to go on, 0 to cancel */
+    void *progress_context;
+} encore_sync_options;
+
+/* What a sync would do now (encore_sync_plan()). */
+typedef struct encore_sync_plan_info {
+    uint32_t struct_size;     /* sizeof(encore_sync_plan_info), set by the caller */
+    uint32_t steps;           /* ENCORE_SYNC_STEP_* bits; 0: nothing due */
+    int32_t has_next_due;     /* 0 without a network: sync when one appears */
+    int32_t reserved;
+    int64_t next_due_at;      /* when a scheduler should run the next periodic sync */
+} encore_sync_plan_info;
+
+/* What a sync did. Immutable: thread-safe. */
+typedef struct encore_sync_result encore_sync_result;
+
+typedef struct encore_sync_summary {
+    uint32_t struct_size;     /* sizeof(encore_sync_summary), set by the caller */
+    uint32_t fetched;         /* packages and configurations kept */
+    uint32_t deleted;         /* cached packages deleted: unlisted, covered by a day, too old */
+    uint32_t revoked;         /* cached packages deleted because the configuration revoked them */
+    int32_t stopped_early;    /* 1: the time budget ran out; the next sync resumes */
+    int32_t has_check;        /* 1: new data came and the check ran (encore_sync_result_get_check) */
+    int32_t has_next_due;
+    int32_t has_clock_offset;
+    int64_t next_due_at;
+    int64_t clock_offset;     /* the server's clock minus this device's, seconds */
+} encore_sync_summary;
+
+/* Fills *options with the defaults (a user-triggered sync on an unmetered
+ * network, country EUR, the check after new data, a 480 s budget) for a
+ * struct of `struct_size` bytes. */
+encore_status encore_sync_options_init(encore_sync_options *options, size_t struct_size);
+
+/* What a sync would fetch at `now` (unix seconds), from the store's state
+ * alone: no request is made. info->steps is 0 when nothing is due; then
+ * info->next_due_at says when to call again (a scheduler's next run). */
+encore_status encore_sync_plan(encore_store *store, const encore_sync_options *options, int64_t now, encore_sync_plan_info *info);
+
+/* Syncs what is due at `now` through `transport`: the app configuration
+ * (revocations applied), day and hour key packages of the country, DP-3T
+ * exposed keys; each verified before it is kept and stored in one
+ * transaction with the state that names it (a sync killed at any moment
+ * leaves only verified packages; the next resumes). Old packages are
+ * purged. When new data came and options->run_check is 1, the exposure
+ * check runs on the cache and its result is stored. A failure is counted
+ * for the backoff and returned; what was kept before it stays. */
+encore_status encore_sync(encore_store *store, encore_transport *transport, const encore_sync_options *options, int64_t now, encore_sync_result **out);
+
+/* Releases a sync result; NULL does nothing. */
+void encore_sync_result_free(encore_sync_result *result);
+
+/* Writes what the sync did. */
+encore_status encore_sync_result_get_summary(encore_sync_result *result, encore_sync_summary *summary);
+
+/* The sync as JSON (the form `encore sync --json` prints), in library
+ * memory for encore_bytes_free(). */
+encore_status encore_sync_result_get_json(encore_sync_result *result, encore_bytes *out);
+
+/* The check that ran after the sync, for encore_check_result_free();
+ * ENCORE_ERR_NOT_FOUND when none ran (nothing new came). */
+encore_status encore_sync_result_get_check(encore_sync_result *result, encore_check_result **out);
+
+/* The exposure check on the store's key package cache (what encore_sync()
+ * keeps), as encore_exposure_check() does on files. `config` NULL: the
+ * risk parameters of the synced app configuration, or CWA's built-in
+ * ones. match_options->keyfile_options is not used: cached packages were
+ * verified when they were downloaded. */
+encore_status encore_exposure_check_cached(encore_store *store, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
 #ifdef __cplusplus
 }

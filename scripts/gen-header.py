@@ -46,6 +46,8 @@ SECTIONS = [
     ("Test results and key submission (CWA's verification and submission servers)", "encore_test_types.h",
      ["TestResultAPI.swift"]),
     ("Check-ins: CWA event registration and CrowdNotifier", "encore_checkin_types.h", ["CheckInAPI.swift"]),
+    ("Background sync: the key package cache, the app configuration, DP-3T, the planner", "encore_sync_types.h",
+     ["SyncAPI.swift"]),
 ]
 # ABI files without @c functions (helpers of the C layer).
 HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift"}

@@ -115,6 +115,17 @@ ENCORE_SYMPTOMS_ONSET_DATE = 6
 ENCORE_CHECKIN_RISK_LOW = 1
 ENCORE_CHECKIN_RISK_HIGH = 2
 ENCORE_CHECKIN_RISK_FAILED = 3
+ENCORE_SYNC_PERIODIC = 0
+ENCORE_SYNC_PUSH = 1
+ENCORE_SYNC_APP_START = 2
+ENCORE_SYNC_USER = 3
+ENCORE_NETWORK_UNMETERED = 0
+ENCORE_NETWORK_METERED = 1
+ENCORE_NETWORK_NONE = 2
+ENCORE_SYNC_STEP_CONFIG = 1
+ENCORE_SYNC_STEP_DAYS = 2
+ENCORE_SYNC_STEP_HOURS = 4
+ENCORE_SYNC_STEP_DP3T = 8
 
 # Types, in header order.
 encore_status = ctypes.c_int32
@@ -670,6 +681,53 @@ class encore_checkin_day(ctypes.Structure):
     ]
 
 
+class encore_sync_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('trigger', ctypes.c_int32),
+        ('network', ctypes.c_int32),
+        ('run_check', ctypes.c_int32),
+        ('budget_seconds', ctypes.c_int64),
+        ('distribution_url', ctypes.c_char_p),
+        ('country', ctypes.c_char_p),
+        ('trust', ctypes.POINTER(encore_trust)),
+        ('dp3t_url', ctypes.c_char_p),
+        ('dp3t_public_key', ctypes.POINTER(ctypes.c_uint8)),
+        ('dp3t_public_key_length', ctypes.c_size_t),
+        ('progress', encore_progress_fn),
+        ('progress_context', ctypes.c_void_p),
+    ]
+
+
+class encore_sync_plan_info(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('steps', ctypes.c_uint32),
+        ('has_next_due', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+        ('next_due_at', ctypes.c_int64),
+    ]
+
+
+class encore_sync_result(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_sync_summary(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('fetched', ctypes.c_uint32),
+        ('deleted', ctypes.c_uint32),
+        ('revoked', ctypes.c_uint32),
+        ('stopped_early', ctypes.c_int32),
+        ('has_check', ctypes.c_int32),
+        ('has_next_due', ctypes.c_int32),
+        ('has_clock_offset', ctypes.c_int32),
+        ('next_due_at', ctypes.c_int64),
+        ('clock_offset', ctypes.c_int64),
+    ]
+
+
 # Every function of the header: name -> (restype, argtypes).
 FUNCTIONS = {
     'encore_version': (ctypes.c_char_p, []),
@@ -925,6 +983,22 @@ FUNCTIONS = {
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
     # (store, options, now, out)
     'encore_checkin_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    # (options, struct_size)
+    'encore_sync_options_init': (encore_status, [ctypes.POINTER(encore_sync_options), ctypes.c_size_t]),
+    # (store, options, now, info)
+    'encore_sync_plan': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(encore_sync_plan_info)]),
+    # (store, transport, options, now, out)
+    'encore_sync': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
+    # (result)
+    'encore_sync_result_free': (None, [ctypes.POINTER(encore_sync_result)]),
+    # (result, summary)
+    'encore_sync_result_get_summary': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(encore_sync_summary)]),
+    # (result, out)
+    'encore_sync_result_get_json': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(encore_bytes)]),
+    # (result, out)
+    'encore_sync_result_get_check': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
+    # (store, config, match_options, check_options, out)
+    'encore_exposure_check_cached': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -1038,6 +1112,13 @@ FALLIBLE = frozenset({
     'encore_checkin_assessment_copy_days',
     'encore_checkin_assessment_get_json',
     'encore_checkin_reports_json',
+    'encore_sync_options_init',
+    'encore_sync_plan',
+    'encore_sync',
+    'encore_sync_result_get_summary',
+    'encore_sync_result_get_json',
+    'encore_sync_result_get_check',
+    'encore_exposure_check_cached',
 })
 
 

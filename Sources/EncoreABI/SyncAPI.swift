@@ -1,0 +1,158 @@
+import CEncoreTypes
+import EncoreCore
+
+public typealias encore_sync_result_ptr = OpaquePointer
+
+final class SyncResultHandle: @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let report: SyncReport
+    init(_ r: SyncReport) { report = r }
+}
+
+let syncOptionsSize = MemoryLayout<encore_sync_options>.size
+
+/// Fills *options with the defaults (a user-triggered sync on an unmetered
+/// network, country EUR, the check after new data, a 480 s budget) for a
+/// struct of `struct_size` bytes.
+@c public func encore_sync_options_init(_ options: UnsafeMutablePointer<encore_sync_options>?, _ struct_size: Int) -> encore_status {
+    guarded {
+        let out = try required(options, "options")
+        try initStruct(out, struct_size, known: syncOptionsSize)
+        out.pointee.struct_size = UInt32(struct_size)
+        out.pointee.trigger = ENCORE_SYNC_USER
+        out.pointee.network = ENCORE_NETWORK_UNMETERED
+        out.pointee.run_check = 1
+        out.pointee.budget_seconds = SyncPlanner.budgetSeconds
+    }
+}
+
+func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncOptions {
+    let p = try required(pointer, "options")
+    let o = p.pointee
+    try checkStructSize(p, Int(o.struct_size), known: syncOptionsSize, "encore_sync_options_init")
+    var s = SyncOptions()
+    let triggers: [Int32: SyncTrigger] = [ENCORE_SYNC_PERIODIC: .periodic, ENCORE_SYNC_PUSH: .push, ENCORE_SYNC_APP_START: .appStart, ENCORE_SYNC_USER: .user]
+    let networks: [Int32: NetworkKind] = [ENCORE_NETWORK_UNMETERED: .unmetered, ENCORE_NETWORK_METERED: .metered, ENCORE_NETWORK_NONE: .none]
+    guard let trigger = triggers[o.trigger] else { throw EncoreError(.invalidArgument, "options->trigger must be ENCORE_SYNC_*, not \(o.trigger)") }
+    guard let network = networks[o.network] else { throw EncoreError(.invalidArgument, "options->network must be ENCORE_NETWORK_*, not \(o.network)") }
+    guard o.run_check <= 1, o.run_check >= 0 else { throw EncoreError(.invalidArgument, "options->run_check must be 0 or 1") }
+    s.trigger = trigger
+    s.network = network
+    s.runCheck = o.run_check == 1
+    s.budgetSeconds = o.budget_seconds
+    s.distribution = try o.distribution_url.map { try text($0, "options->distribution_url") }
+    if let c = o.country { s.country = try text(c, "options->country") }
+    s.trust = try o.trust.map { try borrow($0, as: TrustList.self, "options->trust") }
+    s.dp3t = try o.dp3t_url.map { try text($0, "options->dp3t_url") }
+    let key = try buffer(o.dp3t_public_key, o.dp3t_public_key_length, "options->dp3t_public_key")
+    if key.count > 0 { s.dp3tKey = try PublicKey(material: Array(key)) }
+    if let callback = o.progress {
+        let context = o.progress_context
+        s.progress = { done, total in callback(context, done, total) != 0 }
+    }
+    return s
+}
+
+/// What a sync would fetch at `now` (unix seconds), from the store's state
+/// alone: no request is made. info->steps is 0 when nothing is due; then
+/// info->next_due_at says when to call again (a scheduler's next run).
+@c public func encore_sync_plan(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ info: UnsafeMutablePointer<encore_sync_plan_info>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let plan = try SyncService.plan(store: s, try syncOptions(options), now: now)
+        var out = encore_sync_plan_info()
+        out.struct_size = UInt32(MemoryLayout<encore_sync_plan_info>.size)
+        for step in plan.steps {
+            switch step {
+            case .appConfig: out.steps |= UInt32(ENCORE_SYNC_STEP_CONFIG)
+            case .dayIndex: out.steps |= UInt32(ENCORE_SYNC_STEP_DAYS)
+            case .hourIndex: out.steps |= UInt32(ENCORE_SYNC_STEP_HOURS)
+            case .dp3t: out.steps |= UInt32(ENCORE_SYNC_STEP_DP3T)
+            }
+        }
+        out.has_next_due = plan.nextDueAt == nil ? 0 : 1
+        out.next_due_at = plan.nextDueAt ?? 0
+        try writeOutput(out, to: info, "info")
+    }
+}
+
+/// Syncs what is due at `now` through `transport`: the app configuration
+/// (revocations applied), day and hour key packages of the country, DP-3T
+/// exposed keys; each verified before it is kept and stored in one
+/// transaction with the state that names it (a sync killed at any moment
+/// leaves only verified packages; the next resumes). Old packages are
+/// purged. When new data came and options->run_check is 1, the exposure
+/// check runs on the cache and its result is stored. A failure is counted
+/// for the backoff and returned; what was kept before it stays.
+@c public func encore_sync(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let o = try syncOptions(options)
+        let out = try required(out, "out")
+        let report = try SyncService(store: s, transport: t).run(o, now: now)
+        out.pointee = retainedHandle(SyncResultHandle(report))
+    }
+}
+
+/// Releases a sync result; NULL does nothing.
+@c public func encore_sync_result_free(_ result: encore_sync_result_ptr?) {
+    release(result)
+}
+
+/// Writes what the sync did.
+@c public func encore_sync_result_get_summary(_ result: encore_sync_result_ptr?, _ summary: UnsafeMutablePointer<encore_sync_summary>?) -> encore_status {
+    guarded {
+        let r = try borrow(result, as: SyncResultHandle.self, "result").report
+        var out = encore_sync_summary()
+        out.struct_size = UInt32(MemoryLayout<encore_sync_summary>.size)
+        out.fetched = UInt32(clamping: r.fetched.count)
+        out.deleted = UInt32(clamping: r.deleted)
+        out.revoked = UInt32(clamping: r.revoked)
+        out.stopped_early = r.stoppedEarly ? 1 : 0
+        out.has_check = r.check == nil ? 0 : 1
+        out.has_next_due = r.nextDueAt == nil ? 0 : 1
+        out.next_due_at = r.nextDueAt ?? 0
+        out.has_clock_offset = r.clockOffset == nil ? 0 : 1
+        out.clock_offset = r.clockOffset ?? 0
+        try writeOutput(out, to: summary, "summary")
+    }
+}
+
+/// The sync as JSON (the form `encore sync --json` prints), in library
+/// memory for encore_bytes_free().
+@c public func encore_sync_result_get_json(_ result: encore_sync_result_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let r = try borrow(result, as: SyncResultHandle.self, "result").report
+        try output(out, "out") { try LibraryBytes.make(r.json.rendered) }
+    }
+}
+
+/// The check that ran after the sync, for encore_check_result_free();
+/// ENCORE_ERR_NOT_FOUND when none ran (nothing new came).
+@c public func encore_sync_result_get_check(_ result: encore_sync_result_ptr?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
+    guarded {
+        let r = try borrow(result, as: SyncResultHandle.self, "result").report
+        let out = try required(out, "out")
+        guard let check = r.check else { throw EncoreError(.notFound, "no check ran after this sync (nothing new came)") }
+        out.pointee = retainedHandle(CheckResultHandle(check))
+    }
+}
+
+/// The exposure check on the store's key package cache (what encore_sync()
+/// keeps), as encore_exposure_check() does on files. `config` NULL: the
+/// risk parameters of the synced app configuration, or CWA's built-in
+/// ones. match_options->keyfile_options is not used: cached packages were
+/// verified when they were downloaded.
+@c public func encore_exposure_check_cached(_ store: encore_store_ptr?, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let risk = try config.map { try borrow($0, as: RiskConfigHandle.self, "config").configuration }
+        let out = try required(out, "out")
+        let (matching, now, _, v1, threads, progress) = try matchingParameters(match_options)
+        let (options, riskV1, checkInRisk) = try checkOptions(check_options)
+        let result = try CachedCheck(store: s).run(risk: risk, matching: matching, v1: v1, options: options, riskV1: riskV1,
+                                                   checkInRisk: checkInRisk, now: now, threads: threads, progress: progress)
+        out.pointee = retainedHandle(CheckResultHandle(result))
+    }
+}
