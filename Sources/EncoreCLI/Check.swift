@@ -4,8 +4,9 @@ import EncoreCore
 import Glibc
 #endif
 
-/// `encore check --db PATH [--config cwa|CFG.json] [--trust …]… FILE… [--now T] [--json]`:
-/// the whole exposure check.
+/// `encore check --db PATH [--config cwa|CFG.json] [--trust …]… [FILE…] [--now T] [--json]`:
+/// the whole exposure check, on key files or (without FILE) on the key
+/// package cache that `encore sync` keeps.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
@@ -17,19 +18,23 @@ struct Check: ParsableCommand {
             of tracing in \(CheckOptions().tracingDays) days, unless HIGH) and the freshness rule (OUTDATED when \
             the newest keys are over \(CheckReason.hours(CheckOptions().maximumKeyAgeSeconds)) old or the clock went back), \
             stores the result and says whether a notification is due (and, for UNKNOWN and OUTDATED, why). \
-            --json prints the document stored with the result. Exit status: 0 when the check ran, 1 when \
-            a file or the store cannot be used, 2 on usage errors.
+            --json prints the document stored with the result. Without FILE the check runs on the \
+            packages `encore sync` keeps in the store (verified when downloaded), with the synced app \
+            configuration's risk parameters unless --config is given. Exit status: 0 when the check ran, \
+            1 when a file or the store cannot be used, 2 on usage errors.
 
-            Example:
+            Examples:
               encore check --db client.db --trust 310:v1:public.pem 2026-11-2*.zip
+              encore check --db client.db          # the synced packages
 
             """ + "\n" + StoreArguments.keyHelp
     )
 
     @OptionGroup var store: StoreArguments
 
-    @Option(name: .long, help: ArgumentHelp("The risk calculation configuration: `cwa` (built in) or a JSON file.", valueName: "cwa|file"))
-    var config = "cwa"
+    @Option(name: .long, help: ArgumentHelp("The risk calculation configuration: `cwa` (built in) or a JSON file (default: cwa; without FILE, the synced configuration's).",
+                                            valueName: "cwa|file"))
+    var config: String?
 
     @OptionGroup var keyFiles: KeyFileArguments
 
@@ -37,15 +42,19 @@ struct Check: ParsableCommand {
     var json = false
 
     func run() throws {
-        let risk = try Risk.loadConfiguration(config)
+        let risk = try config.map(Risk.loadConfiguration)
         let options = try keyFiles.keyFileOptions()
         let s = try store.open()
         let result: CheckResult
         do {
-            result = try ExposureCheck(store: s).run(files: keyFiles.sources, keyFileOptions: options, matching: MatchingOptions(), risk: risk,
-                                                   now: keyFiles.clock.value)
+            if keyFiles.files.isEmpty {
+                result = try CachedCheck(store: s).run(risk: risk, now: keyFiles.clock.value)
+            } else {
+                result = try ExposureCheck(store: s).run(files: keyFiles.sources, keyFileOptions: options, matching: MatchingOptions(),
+                                                       risk: risk ?? Risk.loadConfiguration("cwa"), now: keyFiles.clock.value)
+            }
         } catch let e as EncoreError {
-            Output.fail(keyFiles.subject, e.message)
+            Output.fail(keyFiles.files.isEmpty ? store.db : keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)
         }
         Output.write(json ? CheckDocument.json(result).rendered(pretty: true) + "\n" : CheckReport.text(result))

@@ -27,6 +27,8 @@ struct Detect: ParsableCommand {
 
     @OptionGroup var keyFiles: KeyFileArguments
 
+    func validate() throws { try keyFiles.requireFiles() }
+
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 

@@ -22,6 +22,8 @@ struct EncoreCommand: CommandGroup {
               test            register a lab test, learn its result
               submit          upload own keys after a positive test
               checkin         check in to events; match published warnings
+              sync            download key packages and configuration; check
+              packages        the key packages the store keeps
               demo            the check on a simulated user, start to end
 
             Run `encore help COMMAND` for a command's options and an example.
@@ -31,7 +33,7 @@ struct EncoreCommand: CommandGroup {
             """,
         version: ENCORE_VERSION_STRING,
         subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
-                      TestCommand.self, Submit.self, CheckInCommand.self, Demo.self]
+                      TestCommand.self, Submit.self, CheckInCommand.self, SyncCommand.self, PackagesCommand.self, Demo.self]
     )
 }
 

@@ -18,9 +18,10 @@ struct KeyFileArguments: ParsableArguments {
     @OptionGroup var clock: NowArgument
 
     @Argument(help: ArgumentHelp("Key files (zip or bare export.bin).", valueName: "file"))
-    var files: [String]
+    var files: [String] = []
 
-    func validate() throws {
+    /// For the commands that need files (check does without: the cache).
+    func requireFiles() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one key file") }
     }
 

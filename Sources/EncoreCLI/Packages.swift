@@ -1,0 +1,54 @@
+import ArgumentParser
+import EncoreCore
+
+/// `encore packages list`: the key package cache.
+struct PackagesCommand: CommandGroup {
+    static let configuration = CommandConfiguration(
+        commandName: "packages",
+        abstract: "Show the key packages the store keeps (what `encore sync` downloaded).",
+        subcommands: [PackagesList.self]
+    )
+}
+
+struct PackagesList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the cached packages: region, identifier, ETag, size, download time.",
+        discussion: """
+            --json prints [{"region": R, "identifier": ID, "etag": E|null, "size": N, "downloaded": T, "sha256": HEX}].
+
+            Example:
+              encore packages list --db client.db
+            """ + "\n\n" + StoreArguments.keyHelp
+    )
+
+    @OptionGroup var store: StoreArguments
+
+    @Flag(name: .long, help: "Print one JSON array instead of text.")
+    var json = false
+
+    func run() throws {
+        let s = try store.open()
+        var infos: [KeyPackageInfo] = []
+        for region in try s.keyPackageRegions() {
+            for id in try s.keyPackageIdentifiers(region: region) {
+                if let info = try s.keyPackageInfo(region: region, identifier: id) { infos.append(info) }
+            }
+        }
+        if json {
+            Output.write(JSONValue.array(infos.map(\.json)).rendered(pretty: true) + "\n")
+            return
+        }
+        if infos.isEmpty { Output.write("no cached packages\n") }
+        for i in infos {
+            Output.write("\(i.region) \(i.identifier)  \(i.size) bytes  \(UTCTime.iso8601(seconds: i.downloaded) ?? "?")  \(i.etag ?? "-")\n")
+        }
+    }
+}
+
+extension KeyPackageInfo {
+    var json: JSONValue {
+        .object([("region", .string(region)), ("identifier", .string(identifier)), ("etag", .string(etag)), ("size", .int(size)),
+                 ("downloaded", .int(downloaded)), ("sha256", .string(Hex.encode(sha256)))])
+    }
+}

@@ -1,0 +1,174 @@
+import ArgumentParser
+import EncoreCore
+
+/// `encore sync ...`: background sync, and its planner.
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Download what was published (key packages, app configuration, DP-3T keys) and run the check.",
+        discussion: """
+            `encore sync` (the default subcommand, `run`) fetches what is due; `encore sync plan` only says \
+            what would be fetched, or when the next sync is due, for a scheduler (see docs/systemd/).
+
+            """ + StoreArguments.keyHelp,
+        subcommands: [SyncRun.self, SyncPlanCommand.self],
+        defaultSubcommand: SyncRun.self
+    )
+}
+
+/// What a sync talks to and how: shared by `sync` and `sync plan`.
+struct SyncArguments: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("CWA's distribution server (https, or http to this machine).", valueName: "url"))
+    var distribution: String?
+
+    @Option(name: .long, help: ArgumentHelp("The packages' country (default EUR, the federated packages).", valueName: "cc"))
+    var country = "EUR"
+
+    @Option(name: .long, help: ArgumentHelp("A DP-3T backend (SwissCovid): its exposed keys by bundle tag.", valueName: "url"))
+    var dp3t: String?
+
+    @Option(name: .customLong("dp3t-key"), help: ArgumentHelp("The public key (PEM) the DP-3T backend signs its answers' JWTs with.", valueName: "pem-file"))
+    var dp3tKey: String?
+
+    @Option(name: .long, parsing: .singleValue,
+            help: ArgumentHelp("Trust a public key for the packages' signatures. May be repeated.", valueName: TrustArgument.valueName),
+            transform: TrustArgument.parse)
+    var trust: [TrustArgument] = []
+
+    @Option(name: .long, help: ArgumentHelp("What woke the sync: periodic, push, app-start or user (default user: at once).", valueName: "trigger"))
+    var trigger = SyncTrigger.user.rawValue
+
+    @Option(name: .long, help: ArgumentHelp("The network: unmetered, metered (no hour packages) or none.", valueName: "kind"))
+    var network = NetworkKind.unmetered.rawValue
+
+    @OptionGroup var clock: NowArgument
+
+    func validate() throws {
+        guard distribution != nil || dp3t != nil else { throw ValidationError("give --distribution, --dp3t or both") }
+        guard SyncTrigger(rawValue: trigger) != nil else { throw ValidationError("--trigger is periodic, push, app-start or user") }
+        guard NetworkKind(rawValue: network) != nil else { throw ValidationError("--network is unmetered, metered or none") }
+        guard (dp3t == nil) == (dp3tKey == nil) else { throw ValidationError("--dp3t and --dp3t-key go together") }
+        do { try DistributionProtocol.checkCountry(country) } catch let e as EncoreError { throw ValidationError(e.message) }
+    }
+
+    func options() throws -> SyncOptions {
+        var o = SyncOptions()
+        o.distribution = distribution
+        o.country = country
+        o.dp3t = dp3t
+        if let dp3tKey {
+            do {
+                let pem = try FileReader.read(path: dp3tKey, maxSize: TrustArgument.maxFileSize).withUnsafeBytes { Array($0) }
+                o.dp3tKey = try PublicKey(material: pem)
+            } catch let e as EncoreError {
+                throw ValidationError("--dp3t-key \(dp3tKey): \(e.message)")
+            }
+        }
+        o.trust = try TrustArgument.trustList(trust)
+        o.trigger = SyncTrigger(rawValue: trigger) ?? .user
+        o.network = NetworkKind(rawValue: network) ?? .unmetered
+        return o
+    }
+}
+
+struct SyncRun: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Sync what is due now; after new data, run the exposure check on the cache.",
+        discussion: """
+            Every package and the configuration are verified (--trust) before they are kept; each answer \
+            is stored in one transaction, so a sync killed at any moment keeps only verified packages \
+            and the next one resumes. Revoked packages are deleted and fetched again; packages older \
+            than 14 days are purged. --json prints {"fetched": [...], "deleted": N, "revoked": N, \
+            "check": {...}|null, "nextDueAt": T, ...}. Exit status: 0 synced (or nothing due); 1 a \
+            server or the store failed (counted for the backoff); 2 usage errors.
+
+            Examples:
+              encore sync --db client.db --distribution https://svc90.main.px.t-online.de --trust 310:v1:cwa.pem
+              encore sync --db client.db --dp3t https://www.pt.bfs.admin.ch --dp3t-key backend.pem --trigger push
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+    @OptionGroup var sync: SyncArguments
+    @OptionGroup var transport: TransportArguments
+
+    @Flag(name: .customLong("no-check"), help: "Do not run the exposure check after new data.")
+    var noCheck = false
+
+    @Option(name: .long, help: ArgumentHelp("Stop cleanly after this many seconds (default 480); the next sync resumes.", valueName: "seconds"))
+    var budget = SyncPlanner.budgetSeconds
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        var options = try sync.options()
+        options.runCheck = !noCheck
+        options.budgetSeconds = budget
+        let s = try store.open(create: true)
+        let t = try transport.transport()
+        let report = try talking(sync.distribution ?? sync.dp3t ?? "sync") {
+            try SyncService(store: s, transport: t).run(options, now: sync.clock.value)
+        }
+        if json {
+            Output.write(report.json.rendered(pretty: true) + "\n")
+            return
+        }
+        Output.write(SyncText.render(report))
+    }
+}
+
+struct SyncPlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Say what a sync would fetch now, or when the next one is due (nothing is sent).",
+        discussion: """
+            --json prints {"steps": [{"step": "config"|"days"|"hours"|"dp3t", ...}], "nextDueAt": T|null, "reason": "..."}.
+
+            Example:
+              encore sync plan --db client.db --distribution https://svc90.main.px.t-online.de --trigger periodic --json
+            """
+    )
+
+    @OptionGroup var store: StoreArguments
+    @OptionGroup var sync: SyncArguments
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let s = try store.open(create: true)
+        let plan = try talking(store.db) { try SyncService.plan(store: s, sync.options(), now: sync.clock.value) }
+        if json {
+            Output.write(plan.json.rendered(pretty: true) + "\n")
+            return
+        }
+        var lines = [("due", plan.steps.isEmpty ? "nothing" : plan.steps.map(\.name).joined(separator: ", ")), ("why", plan.reason)]
+        if let t = plan.nextDueAt { lines.append(("next sync", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
+        Output.write(LabelledLines.render(lines))
+    }
+}
+
+/// How `encore sync` shows what it did.
+enum SyncText {
+    static func render(_ r: SyncReport) -> String {
+        var lines: [(String, String)] = []
+        let fetched = r.fetched.map { f -> String in
+            switch f.kind {
+            case .config: return "configuration"
+            case .day: return "day \(f.day ?? "?") (\(f.keys) keys)"
+            case .hour: return "hour \(f.day ?? "?") \(f.hour ?? 0):00 (\(f.keys) keys)"
+            case .dp3t: return "DP-3T bundle \(f.etag) (\(f.keys) keys)"
+            }
+        }
+        lines.append(("fetched", fetched.isEmpty ? "nothing new" : fetched.joined(separator: ", ")))
+        if r.deleted > 0 { lines.append(("deleted", "\(r.deleted) packages")) }
+        if r.revoked > 0 { lines.append(("revoked", "\(r.revoked) packages (fetched again)")) }
+        for w in r.warnings { lines.append(("warning", w)) }
+        if let t = r.nextDueAt { lines.append(("next sync", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
+        var out = LabelledLines.render(lines)
+        if let check = r.check { out += CheckReport.text(check) }
+        return out
+    }
+}
