@@ -1405,7 +1405,7 @@ typedef struct encore_sync_options {
     const char *dp3t_url;               /* a DP-3T backend; NULL: none */
     const uint8_t *dp3t_public_key;     /* the key of its answers' JWTs: PEM, base64 or DER */
     size_t dp3t_public_key_length;
-    encore_progress_fn progress;        /* requests done; return nonzero to go on, 0 to cancel */
+    encore_progress_fn progress;        /* requests done so far; returns 0 to go on, nonzero to cancel */
     void *progress_context;
 } encore_sync_options;
 

@@ -48,7 +48,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
     if key.count > 0 { s.dp3tKey = try PublicKey(material: Array(key)) }
     if let callback = o.progress {
         let context = o.progress_context
-        s.progress = { done, total in callback(context, done, total) != 0 }
+        s.progress = { done, total in callback(context, done, total) == 0 }
     }
     return s
 }

@@ -22,6 +22,7 @@ from .keyfile import KeyFile
 from .records import (Key, KeyFileInfo, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult,
                       TracingEvent)
 from .store import Store
+from .sync import Sync, SyncPlan, SyncReport
 from .testresult import SubmitSummary, TestResultClient, TestStatus, send_noise
 from .transport import Transport
 from .trust import TrustList
@@ -30,6 +31,6 @@ __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
 __all__ = ["EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "OwnKey", "PackageInfo",
-           "PurgeCounts", "RiskResult", "Store", "SubmitSummary", "TestResultClient", "TestStatus", "TracingEvent",
+           "PurgeCounts", "RiskResult", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
            "Transport", "TrustList", "send_noise", "status_name",
            "__version__", *sorted(_CLASSES)]

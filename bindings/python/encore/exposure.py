@@ -1,4 +1,5 @@
 """Exposure matching and the exposure check on a Store's sightings."""
+import contextlib
 import ctypes
 import dataclasses
 import time as _time
@@ -10,7 +11,8 @@ from .risk import RiskConfig, _assessment
 from .trust import TrustList
 
 CHECK_STATUS = {_ffi.ENCORE_CHECK_LOW: "LOW", _ffi.ENCORE_CHECK_HIGH: "HIGH",
-                _ffi.ENCORE_CHECK_UNKNOWN: "UNKNOWN", _ffi.ENCORE_CHECK_OUTDATED: "OUTDATED"}
+                _ffi.ENCORE_CHECK_UNKNOWN: "UNKNOWN", _ffi.ENCORE_CHECK_OUTDATED: "OUTDATED",
+                _ffi.ENCORE_CHECK_FAILED: "FAILED"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,7 +24,7 @@ class MatchResult:
 
 @dataclasses.dataclass(frozen=True)
 class CheckResult:
-    status: str             # "LOW", "HIGH", "UNKNOWN" or "OUTDATED"
+    status: str             # "LOW", "HIGH", "UNKNOWN", "OUTDATED" or "FAILED"
     notification_due: bool
     calculated_at: int
     active_tracing_seconds: int
@@ -136,6 +138,28 @@ def exposure_check(store, sources, config=None, now=None, trust=None, verify=Tru
             store._call("encore_exposure_check", array, len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
     finally:
         _release(keep)
+    return _take_check_result(out)
+
+
+def exposure_check_cached(store, config=None, now=None, threads=0, progress=None):
+    """The exposure check on the store's key package cache (what encore.sync
+    keeps): `config` None uses the synced app configuration's risk
+    parameters, or CWA's built-in ones."""
+    if config is not None and not isinstance(config, RiskConfig):
+        raise TypeError("config must be an encore.risk.RiskConfig or None")
+    now = int(_time.time()) if now is None else now
+    options, keep = _options(now, None, True, threads, progress)
+    out = ctypes.POINTER(_ffi.encore_check_result)()
+    try:
+        with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
+            store._call("encore_exposure_check_cached", c, ctypes.byref(options), None, ctypes.byref(out))
+    finally:
+        _release(keep)
+    return _take_check_result(out)
+
+
+def _take_check_result(out):
+    """A CheckResult from a check result handle, which it frees."""
     try:
         s = _cdata.output(_ffi.encore_check_summary)
         lib.encore_check_result_get_summary(out, ctypes.byref(s))

@@ -1,0 +1,242 @@
+/* C tests of background sync through the .so, with a host transport that
+ * plays the servers in a few lines: the plan before and after a sync, a
+ * DP-3T sync with nothing new (204) and its bundle tag, the statuses of
+ * failing and hostile answers (503, a broken index, an unsigned package, a
+ * package without an ETag) and the backoff they start, cancellation through
+ * progress, the check on an empty cache, and argument checks. Signed
+ * packages and whole syncs are tested from Python (Tests/cli/test_cli_sync.py)
+ * against the stand-in servers. Built with -Werror, run under valgrind. */
+#include "check.h"
+#include "scratch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NOW 1795500000LL
+#define DIST "https://distribution.example"
+#define DP3T "https://dp3t.example"
+
+static const char pem[] =
+    "-----BEGIN PUBLIC KEY-----\n"
+    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEml59itec9qzwVojreLXdPNRsUWzf\n"
+    "YHc1cKvIIi6/H56AJS/kZEYQnfDpxrgyGhdAm+pNN2GAJ3XdnQZ1Sk4amg==\n"
+    "-----END PUBLIC KEY-----\n";
+
+typedef enum { CONFIG_503, INDEX_BROKEN, DAY_UNSIGNED, DAY_NO_ETAG, DP3T_204 } scenario;
+
+typedef struct server {
+    scenario scenario;
+    int requests;
+    char last_url[512];
+} server;
+
+static int32_t serve(void *context, const encore_http_request *r, encore_http_response *response) {
+    server *s = context;
+    s->requests++;
+    snprintf(s->last_url, sizeof s->last_url, "%s", r->url);
+    const char *body = "";
+    int status = 200;
+    if (strstr(r->url, "/app_config_android") != NULL) {
+        status = s->scenario == CONFIG_503 ? 503 : 304;
+    } else if (strstr(r->url, "/date/") == NULL && strstr(r->url, "/date") != NULL) {
+        body = s->scenario == INDEX_BROKEN ? "[\"2026-13-40\"]" : "[\"2026-11-23\"]";
+    } else if (strstr(r->url, "/date/") != NULL) {
+        body = "PK not really a zip";
+        if (s->scenario != DAY_NO_ETAG) encore_http_response_add_header(response, "ETag", "\"abc\"");
+    } else if (strstr(r->url, "/v2/gaen/exposed") != NULL) {
+        status = 204;
+        encore_http_response_add_header(response, "x-key-bundle-tag", "1795496400000");
+    }
+    encore_http_response_set_status(response, status);
+    encore_http_response_append_body(response, (const uint8_t *)body, strlen(body));
+    return 0;
+}
+
+static char dir[4096];
+
+static encore_store *fresh_store(void) {
+    static int n = 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/s%d.db", dir, n++);
+    static const uint8_t raw[32] = {7};
+    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store *store = NULL;
+    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
+    return store;
+}
+
+static encore_sync_options cwa_options(void) {
+    encore_sync_options o;
+    CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
+    o.distribution_url = DIST;
+    return o;
+}
+
+static void test_failures_and_their_statuses(void) {
+    static const struct { scenario scenario; encore_status status; } cases[] = {
+        {CONFIG_503, ENCORE_ERR_SERVER_UNAVAILABLE},
+        {INDEX_BROKEN, ENCORE_ERR_PROTOCOL},
+        {DAY_UNSIGNED, ENCORE_ERR_ZIP_NOT_ZIP},
+        {DAY_NO_ETAG, ENCORE_ERR_PROTOCOL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        encore_store *store = fresh_store();
+        server s = {cases[i].scenario, 0, ""};
+        encore_transport *t = NULL;
+        CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
+        encore_sync_options o = cwa_options();
+        encore_sync_result *r = (encore_sync_result *)&s; /* must stay as it is on failure */
+        CHECK(encore_sync(store, t, &o, NOW, &r) == cases[i].status);
+        CHECK(r == (encore_sync_result *)&s);
+        CHECK(strlen(encore_last_error_message()) > 0);
+        /* Nothing was kept, and a periodic sync now backs off. */
+        encore_string_list *ids = NULL;
+        CHECK(encore_store_list_packages(store, "EUR", &ids) == ENCORE_OK);
+        size_t count = 1;
+        CHECK(encore_string_list_count(ids, &count) == ENCORE_OK && count == 0);
+        encore_string_list_free(ids);
+        o.trigger = ENCORE_SYNC_PERIODIC;
+        encore_sync_plan_info plan;
+        memset(&plan, 0, sizeof plan);
+        ENCORE_OUTPUT_INIT(plan);
+        CHECK(encore_sync_plan(store, &o, NOW + 60, &plan) == ENCORE_OK);
+        CHECK(plan.steps == 0 && plan.has_next_due && plan.next_due_at >= NOW + 240 && plan.next_due_at <= NOW + 360);
+        /* A user sync goes anyway. */
+        o.trigger = ENCORE_SYNC_USER;
+        CHECK(encore_sync_plan(store, &o, NOW + 60, &plan) == ENCORE_OK);
+        CHECK(plan.steps == (ENCORE_SYNC_STEP_CONFIG | ENCORE_SYNC_STEP_DAYS | ENCORE_SYNC_STEP_HOURS));
+        encore_transport_free(t);
+        encore_store_close(store);
+    }
+}
+
+static int32_t stop_after_first(void *context, uint64_t done, uint64_t total) {
+    (void)context;
+    (void)total;
+    return done >= 1;
+}
+
+static void test_dp3t_nothing_new_and_cancel(void) {
+    encore_store *store = fresh_store();
+    server s = {DP3T_204, 0, ""};
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
+    encore_sync_options o;
+    CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
+    o.dp3t_url = DP3T;
+    o.dp3t_public_key = (const uint8_t *)pem;
+    o.dp3t_public_key_length = sizeof pem - 1;
+    encore_sync_plan_info plan;
+    memset(&plan, 0, sizeof plan);
+    ENCORE_OUTPUT_INIT(plan);
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_OK && plan.steps == ENCORE_SYNC_STEP_DP3T);
+
+    encore_sync_result *r = NULL;
+    CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
+    CHECK(strstr(s.last_url, "lastKeyBundleTag") == NULL);
+    encore_sync_summary sum;
+    memset(&sum, 0, sizeof sum);
+    ENCORE_OUTPUT_INIT(sum);
+    CHECK(encore_sync_result_get_summary(r, &sum) == ENCORE_OK);
+    CHECK(sum.fetched == 0 && sum.has_check == 0 && sum.stopped_early == 0 && sum.has_next_due && sum.next_due_at == NOW + 4 * 3600);
+    encore_check_result *check = NULL;
+    CHECK(encore_sync_result_get_check(r, &check) == ENCORE_ERR_NOT_FOUND && check == NULL);
+    encore_bytes json = {0};
+    CHECK(encore_sync_result_get_json(r, &json) == ENCORE_OK && json.length > 0);
+    CHECK(strstr((const char *)json.data, "\"fetched\"") != NULL);
+    encore_bytes_free(&json);
+    encore_sync_result_free(r);
+    encore_sync_result_free(NULL);
+
+    /* The tag of the 204 goes with the next request. */
+    CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_OK);
+    CHECK(strstr(s.last_url, "lastKeyBundleTag=1795496400000") != NULL);
+    encore_sync_result_free(r);
+
+    /* Progress that says stop: cancelled after the first request. */
+    int before = s.requests;
+    o.progress = stop_after_first;
+    o.dp3t_url = DP3T;
+    encore_sync_options c = cwa_options();
+    c.progress = stop_after_first;
+    CHECK(encore_sync(store, t, &c, NOW, &r) == ENCORE_ERR_CANCELLED);
+    CHECK(s.requests == before + 1);
+
+    /* The check on an empty cache runs (OUTDATED: no keys). */
+    encore_match_options m;
+    CHECK(encore_match_options_init(&m, sizeof m, NOW) == ENCORE_OK);
+    CHECK(encore_exposure_check_cached(store, NULL, &m, NULL, &check) == ENCORE_OK && check != NULL);
+    encore_check_summary cs;
+    memset(&cs, 0, sizeof cs);
+    ENCORE_OUTPUT_INIT(cs);
+    CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status == ENCORE_CHECK_OUTDATED);
+    encore_check_result_free(check);
+    encore_transport_free(t);
+    encore_store_close(store);
+}
+
+static void test_arguments(void) {
+    encore_store *store = fresh_store();
+    server s = {DP3T_204, 0, ""};
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
+    encore_sync_options o;
+    CHECK(encore_sync_options_init(NULL, sizeof o) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_options_init(&o, 4) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
+    CHECK(o.trigger == ENCORE_SYNC_USER && o.network == ENCORE_NETWORK_UNMETERED && o.run_check == 1 && o.budget_seconds == 480);
+    encore_sync_plan_info plan;
+    memset(&plan, 0, sizeof plan);
+    ENCORE_OUTPUT_INIT(plan);
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);  /* nothing to sync */
+    o = cwa_options();
+    CHECK(encore_sync_plan(NULL, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_plan(store, NULL, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_plan(store, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_plan(store, &o, -1, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o.trigger = 99;
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = cwa_options();
+    o.network = -1;
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = cwa_options();
+    o.country = "eur";
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = cwa_options();
+    o.budget_seconds = 0;
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = cwa_options();
+    o.dp3t_url = DP3T;  /* without its key */
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o.dp3t_public_key = (const uint8_t *)"not a key";
+    o.dp3t_public_key_length = 9;
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) != ENCORE_OK);
+    o.dp3t_public_key = NULL;
+    o.dp3t_public_key_length = 5;
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = cwa_options();
+    o.network = ENCORE_NETWORK_NONE;
+    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_OK && plan.steps == 0 && plan.has_next_due == 0);
+    /* Plain http to another machine: refused by the transport's URL rule. */
+    o = cwa_options();
+    o.distribution_url = "http://distribution.example";
+    encore_sync_result *r = NULL;
+    CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(encore_sync(store, NULL, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync(store, t, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_sync_summary sum;
+    memset(&sum, 0, sizeof sum);
+    ENCORE_OUTPUT_INIT(sum);
+    CHECK(encore_sync_result_get_summary(NULL, &sum) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_transport_free(t);
+    encore_store_close(store);
+}
+
+int main(void) {
+    if (scratch_dir_make(dir, sizeof dir, "sync") != 0) return 1;
+    test_failures_and_their_statuses();
+    test_dp3t_nothing_new_and_cancel();
+    test_arguments();
+    scratch_dir_remove(dir);
+    return check_report();
+}

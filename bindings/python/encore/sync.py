@@ -1,0 +1,117 @@
+"""Background sync over a store and a transport: CWA's key packages and app
+configuration, DP-3T exposed keys, the planner, the check on the cache."""
+import ctypes
+import dataclasses
+import json
+import time as _time
+
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import text
+from ._loader import lib
+from ._progress import Progress
+from .exposure import CheckResult, _take_check_result
+from .store import _take_bytes
+from .trust import TrustList
+
+TRIGGERS = {"periodic": _ffi.ENCORE_SYNC_PERIODIC, "push": _ffi.ENCORE_SYNC_PUSH,
+            "app-start": _ffi.ENCORE_SYNC_APP_START, "user": _ffi.ENCORE_SYNC_USER}
+NETWORKS = {"unmetered": _ffi.ENCORE_NETWORK_UNMETERED, "metered": _ffi.ENCORE_NETWORK_METERED,
+            "none": _ffi.ENCORE_NETWORK_NONE}
+STEPS = [(_ffi.ENCORE_SYNC_STEP_CONFIG, "config"), (_ffi.ENCORE_SYNC_STEP_DAYS, "days"),
+         (_ffi.ENCORE_SYNC_STEP_HOURS, "hours"), (_ffi.ENCORE_SYNC_STEP_DP3T, "dp3t")]
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncPlan:
+    steps: tuple            # of "config", "days", "hours", "dp3t"; empty: nothing due
+    next_due_at: int | None  # None without a network
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncReport:
+    document: dict          # the form `encore sync --json` prints
+    check: CheckResult | None
+
+    @property
+    def fetched(self):
+        return self.document["fetched"]
+
+
+class Sync:
+    """A store's sync with CWA's distribution server and/or a DP-3T backend.
+
+        s = Sync(store, Transport.curl(), distribution=url, trust=trust)
+        if s.plan(trigger="periodic").steps:
+            report = s.run(trigger="periodic")
+    """
+
+    def __init__(self, store, transport, *, distribution=None, country="EUR", trust=None, dp3t=None, dp3t_key=None):
+        if trust is not None and not isinstance(trust, TrustList):
+            raise TypeError("trust must be a TrustList or None")
+        self.store, self.transport, self.trust = store, transport, trust
+        self._distribution = None if distribution is None else text(distribution, "distribution")
+        self._country = text(country, "country")
+        self._dp3t = None if dp3t is None else text(dp3t, "dp3t")
+        self._dp3t_key = b"" if dp3t_key is None else bytes(dp3t_key)
+
+    def _options(self, trigger, network, run_check, budget, progress):
+        if trigger not in TRIGGERS or network not in NETWORKS:
+            raise ValueError(f"trigger is one of {sorted(TRIGGERS)}, network one of {sorted(NETWORKS)}")
+        o = _ffi.encore_sync_options()
+        lib.encore_sync_options_init(ctypes.byref(o), ctypes.sizeof(o))
+        o.trigger, o.network, o.run_check = TRIGGERS[trigger], NETWORKS[network], 1 if run_check else 0
+        if budget is not None:
+            o.budget_seconds = budget
+        o.distribution_url, o.country, o.dp3t_url = self._distribution, self._country, self._dp3t
+        key = (ctypes.c_uint8 * max(len(self._dp3t_key), 1)).from_buffer_copy(self._dp3t_key or b"\0")
+        o.dp3t_public_key = ctypes.cast(key, ctypes.POINTER(ctypes.c_uint8)) if self._dp3t_key else None
+        o.dp3t_public_key_length = len(self._dp3t_key)
+        watcher = Progress(progress) if progress is not None else None
+        if watcher is not None:
+            o.progress, o.progress_context = watcher.c_callback, None
+        return o, (key, watcher)
+
+    def plan(self, *, trigger="user", network="unmetered", now=None):
+        """What a sync would fetch now, from the store alone."""
+        o, keep = self._options(trigger, network, True, None, None)
+        info = _cdata.output(_ffi.encore_sync_plan_info)
+        with self._trust() as t:
+            o.trust = t
+            self.store._call("encore_sync_plan", ctypes.byref(o), _now(now), ctypes.byref(info))
+        del keep
+        return SyncPlan(tuple(name for bit, name in STEPS if info.steps & bit), info.next_due_at if info.has_next_due else None)
+
+    def run(self, *, trigger="user", network="unmetered", run_check=True, budget=None, now=None, progress=None):
+        """Syncs what is due; `progress(done, total)` (requests) may return
+        False to cancel. Raises on a failure (counted for the backoff)."""
+        o, keep = self._options(trigger, network, run_check, budget, progress)
+        out = ctypes.POINTER(_ffi.encore_sync_result)()
+        watcher = keep[1]
+        try:
+            with self._trust() as t, self.store._handle.borrow() as s, self.transport.borrow() as tr:
+                o.trust = t
+                lib.encore_sync(s, tr, ctypes.byref(o), _now(now), ctypes.byref(out))
+        except errors.EncoreError as e:
+            if watcher is not None:
+                watcher.reraise(e)
+            raise
+        try:
+            b = _ffi.encore_bytes()
+            lib.encore_sync_result_get_json(out, ctypes.byref(b))
+            document = json.loads(_take_bytes(b))
+            check = None
+            if document["check"] is not None:
+                c = ctypes.POINTER(_ffi.encore_check_result)()
+                lib.encore_sync_result_get_check(out, ctypes.byref(c))
+                check = _take_check_result(c)
+            return SyncReport(document, check)
+        finally:
+            lib.encore_sync_result_free(out)
+
+    def _trust(self):
+        import contextlib
+        return self.trust._handle.borrow() if self.trust is not None else contextlib.nullcontext(None)
+
+
+def _now(now):
+    return int(_time.time()) if now is None else now
