@@ -9,7 +9,7 @@ LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-install check-abi header bench fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-install check-abi header bench bench-sync fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -90,6 +90,11 @@ test-install: lib cli
 
 bench: lib cli
 	scripts/bench.sh
+
+# Background sync: a 14-day sync of 1 000 000 keys from the loopback
+# stand-in + the check, against the check alone plus the transfer; a re-sync.
+bench-sync: lib cli venv
+	build/venv/bin/python Tests/bench/bench_sync.py
 
 fuzz: deps
 	scripts/fuzz.sh

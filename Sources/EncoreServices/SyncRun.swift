@@ -171,7 +171,10 @@ struct SyncRun {
                                also: (StoreWriter) throws -> Void = { _ in }) throws {
         let what = hour.map { "the key package of \(day ?? "") hour \($0)" } ?? "the key package of \(day ?? identifier)"
         let (bytes, etag) = try DistributionProtocol.package(from: r, what)
-        let file = try KeyFile(bytes: bytes, options: KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits))
+        // Container, every field and the signature are checked here; the keys
+        // themselves are checked when the check reads them (as for any file).
+        let file = try KeyFile(bytes: bytes, options: KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits),
+                               keys: .countFields)
         try store.write { w in
             try w.putKeyPackage(region: region, identifier: identifier, etag: etag, content: bytes, downloaded: now)
             try also(w)
@@ -192,7 +195,7 @@ struct SyncRun {
         switch try DP3TProtocol.answer(r, key: key) {
         case .keys(let body, let next):
             // The JWT authenticated the body; the zip is still checked as a key file.
-            let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: options.limits))
+            let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: options.limits), keys: .countFields)
             try store.write { w in
                 try w.putKeyPackage(region: CachedPackageName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: now)
                 try w.setSetting(SyncSettings.dp3tTag, to: .text(next))

@@ -1,0 +1,119 @@
+"""Bench of background sync (make bench-sync): a full 14-day sync of
+1 000 000 keys from the loopback stand-in distribution server, then the
+check on the cache, against the check alone on the same files plus the
+time to transfer the same bytes (urllib from the same server), measured in
+the same run; and a re-sync with nothing new (target: under 50 ms, the CLI's
+start included). Prints the figures and the ratios; exit status 1 when a
+target is missed (sync + check ≤ 1.5 × (check + transfer); re-sync < 50 ms)."""
+import argparse
+import datetime as dt
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "Tests"))
+from standins import keyfiles  # noqa: E402
+from standins.cwa_distribution import CwaDistributionServer, day_path  # noqa: E402
+
+CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
+RAW_KEY = "ab" * 32
+
+
+def run(*args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENCORE_DB_KEY")}
+    env["ENCORE_DB_KEY_HEX"] = RAW_KEY
+    r = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"bench: encore {' '.join(map(str, args[:2]))} failed: {r.stderr.strip()}")
+    return r
+
+
+def timed(fn, runs):
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--keys", type=int, default=1_000_000)
+    p.add_argument("--runs", type=int, default=3)
+    a = p.parse_args()
+    now = int(time.time())
+    today = dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
+    days = [(today - dt.timedelta(days=b)).isoformat() for b in range(14, 0, -1)]
+    per_day = a.keys // len(days)
+    work = Path(tempfile.mkdtemp(prefix="encore-bench-sync-"))
+    signer = keyfiles.SigningKey()
+    pem = work / "cwa.pem"
+    signer.write_public_pem(pem)
+    trust = signer.trust_arg(pem)
+    rng = random.Random(7)
+    print(f"bench-sync: making 14 signed day packages of {per_day} keys ...", flush=True)
+    # Sightings that match nothing: the check does all its work on every key.
+    csv = work / "heard.csv"
+    csv.write_text("time,rpi,aem,rssi,prev_scan\n" + "".join(
+        f"{now - rng.randrange(13 * 86400)},{rng.randbytes(16).hex()},00000000,-70,\n" for _ in range(2000)))
+    with CwaDistributionServer(signer) as dist:
+        files = []
+        for d in days:
+            keys = [keyfiles.make_key(rng.randbytes(16), day=d, trl=5, report_type=1, dsos=1) for _ in range(per_day)]
+            dist.add_day("EUR", d, keys)
+            f = work / f"{d}.zip"
+            f.write_bytes(dist.package(day_path("EUR", d)))
+            files.append(f)
+        total = sum(f.stat().st_size for f in files)
+
+        def store(name):
+            db = work / name
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(db) + suffix).unlink(missing_ok=True)
+            run("store", "init", "--db", db)
+            run("observations", "import", "--db", db, csv)
+            return db
+
+        def check_files():
+            db = store("files.db")
+            t = time.perf_counter()
+            run("check", "--db", db, "--trust", trust, "--now", now, *files)
+            return time.perf_counter() - t
+
+        def transfer():
+            for d in days:
+                with urllib.request.urlopen(dist.url + day_path("EUR", d)) as r:
+                    r.read()
+
+        def sync_and_check():
+            db = store("sync.db")
+            t = time.perf_counter()
+            run("sync", "--db", db, "--distribution", dist.url, "--trust", trust, "--now", now, "--network", "metered")
+            return time.perf_counter() - t
+
+        check = statistics.median(check_files() for _ in range(a.runs))
+        move = timed(transfer, a.runs)
+        synced = statistics.median(sync_and_check() for _ in range(a.runs))
+        resync = timed(lambda: run("sync", "--db", work / "sync.db", "--distribution", dist.url, "--trust", trust,
+                                   "--now", now, "--network", "metered"), max(a.runs, 5))
+    baseline = check + move
+    ratio = synced / baseline
+    print(f"bench-sync: {a.keys} keys in 14 day packages, {total / 1e6:.1f} MB")
+    print(f"  check alone on the files       {check * 1000:8.0f} ms")
+    print(f"  transfer of the same bytes     {move * 1000:8.0f} ms")
+    print(f"  sync (verify, store) + check   {synced * 1000:8.0f} ms   = {ratio:.2f} x (check + transfer)   target <= 1.5 x")
+    print(f"  re-sync, nothing new           {resync * 1000:8.1f} ms   (the CLI's start included)          target < 50 ms")
+    missed = ratio > 1.5 or resync >= 0.050
+    sys.exit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()
