@@ -29,6 +29,8 @@ struct CheckInMatchCommand: ParsableCommand {
 
     @OptionGroup var packages: KeyFileArguments
 
+    func validate() throws { try packages.requireFiles() }
+
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 

@@ -1,0 +1,154 @@
+"""`encore checkin` end to end (issue 16's "done when"): a check-in made from
+a real CWA QR string, a trace warning package made here with the spec's
+crypto (AES-256-CBC + HMAC-SHA256, written with the `cryptography` package
+independently of encore) and signed like key files, then `encore checkin
+match` and `encore check` show the match, its minutes and the combined HIGH
+day; and hostile QR codes and packages get distinct failures."""
+import base64
+import hashlib
+import hmac
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "Tests"))
+from standins import keyfiles, protos  # noqa: E402
+from test_cli_detect import run  # noqa: E402
+
+REAL_QR = ("https://e.coronawarn.app?v=1#CAESJQgBEgpBZ3dheSBJbmMuGhExNTk0IERlZmZlIEF2ZW51ZSgAMAAadggBEmA4xNrp5hKJoO_yVbXfF1gS8Yc5nURh"
+           "OIVLG3nUcSg8IPsI2e8JSIhg-FrHUymQ3RR80KUKb1lZjLQkfTUINUP16r6-jFDURwUlCQQi6NXCgI0rQw0a4MrVrKMbF4NzhQMaEPXDJZ2XSeO0SY43-KCQlQciBggBEAQYHA")
+DAY = 86_400
+NOW = 20_400 * DAY + 20 * 3600           # 20:00 UTC
+VISIT = (NOW - 8 * 3600, NOW - 6 * 3600)  # 12:00 to 14:00 today
+
+
+def location_id(qr):
+    payload = base64.urlsafe_b64decode(qr.split("#", 1)[1] + "=" * (-len(qr.split("#", 1)[1]) % 4))
+    return hashlib.sha256(b"CWA-GUID" + payload).digest()
+
+
+def report(loc, start_interval, period, trl):
+    """A CheckInProtectedReport as CWA's server publishes it (checkins.md)."""
+    record = protos.CheckInRecord(startIntervalNumber=start_interval, period=period, transmissionRiskLevel=trl).SerializeToString()
+    enc_key = hashlib.sha256(b"CWA-ENCRYPTION-KEY" + loc).digest()
+    mac_key = hashlib.sha256(b"CWA-MAC-KEY" + loc).digest()
+    iv = os.urandom(16)
+    padder = padding.PKCS7(128).padder()
+    plain = padder.update(record) + padder.finalize()
+    enc = Cipher(algorithms.AES(enc_key), modes.CBC(iv)).encryptor()
+    ciphertext = enc.update(plain) + enc.finalize()
+    mac = hmac.new(mac_key, iv + ciphertext, hashlib.sha256).digest()
+    return protos.CheckInProtectedReport(locationIdHash=hashlib.sha256(loc).digest(), iv=iv,
+                                         encryptedCheckInRecord=ciphertext, mac=mac)
+
+
+@pytest.fixture
+def signer(tmp_path):
+    s = keyfiles.SigningKey()
+    pem = tmp_path / "cwa.pem"
+    s.write_public_pem(pem)
+    return s, s.trust_arg(pem)
+
+
+def package(tmp_path, signer, reports, name="twp.zip"):
+    twp = protos.TraceWarningPackage(intervalNumber=NOW // 3600, region="DE", checkInProtectedReports=reports)
+    path = tmp_path / name
+    path.write_bytes(keyfiles.signed_package(twp.SerializeToString(), [signer]))
+    return path
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "client.db"
+    assert run("store", "init", "--db", path).returncode == 0
+    return path
+
+
+def test_a_real_qr_code_a_warning_and_the_combined_high_day(tmp_path, db, signer):
+    s, trust = signer
+    r = run("checkin", "add", "--db", db, "--qr", REAL_QR, "--start", VISIT[0], "--end", VISIT[1], "--now", NOW)
+    assert r.returncode == 0, r.stderr
+    checkin_id = int(r.stdout)
+    listed = json.loads(run("checkin", "list", "--db", db, "--json", "--now", NOW).stdout)
+    assert "Agway Inc." in json.dumps(listed)
+
+    # A positive visitor was there 13:00-15:00 (TRL 7): 60 minutes overlap.
+    loc = location_id(REAL_QR)
+    other = report(hashlib.sha256(b"another place").digest(), (NOW - 7 * 3600) // 600, 12, 7)
+    twp = package(tmp_path, s, [report(loc, (NOW - 7 * 3600) // 600, 12, 7), other])
+    r = run("checkin", "match", "--db", db, "--trust", trust, "--now", NOW, "--json", twp)
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)
+    assert m["skippedReports"] == 0
+    assert len(m["matches"]) == 1
+    match = m["matches"][0]
+    assert match["checkin"] == checkin_id and match["locationIdHash"] == hashlib.sha256(loc).hexdigest()
+    assert match["overlapMinutes"] == 60 and match["transmissionRiskLevel"] == 7
+    today = "%04d-%02d-%02d" % __import__("time").gmtime(NOW)[:3]
+    assert match["date"] == today
+    # TRL 7 → 1.4; 60 min × 1.4 = 84 ≥ 10: HIGH.
+    assert m["days"] == [{"date": today, "normalizedTime": pytest.approx(84.0), "riskLevel": "HIGH"}]
+    assert m["totalRiskLevel"] == "HIGH"
+
+    # The exposure check combines it: HIGH even without any exposure window.
+    keys = tmp_path / "keys.zip"
+    keys.write_bytes(keyfiles.key_file([keyfiles.make_key(day="2025-11-07")], s, end_timestamp=NOW - 3600))
+    r = run("check", "--db", db, "--trust", trust, "--now", NOW, "--json", keys)
+    assert r.returncode == 0, r.stderr
+    check = json.loads(r.stdout)
+    assert check["status"] == "HIGH" and check["windowCount"] == 0
+    text = run("check", "--db", db, "--trust", trust, "--now", NOW, keys)
+    assert "HIGH" in text.stdout and "60" in text.stdout
+
+    # Matching the same package again adds nothing.
+    again = json.loads(run("checkin", "match", "--db", db, "--trust", trust, "--now", NOW, "--json", twp).stdout)
+    assert len(again["matches"]) == 1
+
+
+def test_hostile_reports_are_skipped_and_counted(tmp_path, db, signer):
+    s, trust = signer
+    assert run("checkin", "add", "--db", db, "--qr", REAL_QR, "--start", VISIT[0], "--end", VISIT[1], "--now", NOW).returncode == 0
+    loc = location_id(REAL_QR)
+    good = report(loc, (NOW - 7 * 3600) // 600, 12, 7)
+    bad_mac = report(loc, (NOW - 7 * 3600) // 600, 12, 7)
+    bad_mac.mac = bytes(32)
+    short = report(loc, (NOW - 7 * 3600) // 600, 12, 7)
+    short.encryptedCheckInRecord = short.encryptedCheckInRecord[:8]
+    twp = package(tmp_path, s, [good, bad_mac, short])
+    m = json.loads(run("checkin", "match", "--db", db, "--trust", trust, "--now", NOW, "--json", twp).stdout)
+    assert len(m["matches"]) == 1 and m["skippedReports"] == 2
+
+
+def test_bad_qr_codes_and_packages_fail_clearly(tmp_path, db, signer):
+    s, trust = signer
+    cases = [
+        "https://example.com?v=1#" + REAL_QR.split("#")[1],          # not CWA
+        "https://e.coronawarn.app?v=9#" + REAL_QR.split("#")[1],     # unknown version
+        "https://e.coronawarn.app?v=1#@@@@",                         # not base64url
+        "https://e.coronawarn.app?v=1#AAAA",                         # not a QRCodePayload
+    ]
+    messages = set()
+    for qr in cases:
+        r = run("checkin", "add", "--db", db, "--qr", qr, "--start", VISIT[0], "--now", NOW)
+        assert r.returncode != 0 and r.stderr.strip(), qr
+        messages.add(r.stderr.strip())
+    assert len(messages) == len(cases)
+    # An end before the start.
+    r = run("checkin", "add", "--db", db, "--qr", REAL_QR, "--start", VISIT[1], "--end", VISIT[0], "--now", NOW)
+    assert r.returncode != 0
+    # A package signed by a stranger, and one that is not a TraceWarningPackage.
+    stranger = keyfiles.SigningKey()
+    twp = package(tmp_path, stranger, [])
+    assert run("checkin", "match", "--db", db, "--trust", trust, "--now", NOW, twp).returncode == 1
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(keyfiles.signed_package(b"\xff\xff\xff", [s]))
+    r = run("checkin", "match", "--db", db, "--trust", trust, "--now", NOW, garbage)
+    assert r.returncode == 1 and r.stderr.strip()
+    # No package at all is a usage error.
+    assert run("checkin", "match", "--db", db, "--now", NOW).returncode == 2
