@@ -19,31 +19,14 @@ struct CheckInReport: ParsableCommand {
     @OptionGroup var store: StoreArguments
     @OptionGroup var clock: NowArgument
 
-    @Option(name: .long, help: ArgumentHelp(
-        "What the user said about symptoms: no-info, none, onset-unknown, onset-last-7-days, onset-1-2-weeks, onset-over-2-weeks.",
-        valueName: "answer"))
-    var symptoms = "no-info"
-
-    @Option(name: .long, help: ArgumentHelp("The day symptoms began (instead of --symptoms).", valueName: "YYYY-MM-DD"))
-    var onset: String?
+    @OptionGroup var symptoms: SymptomsArguments
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
-    func answer() throws -> Symptoms {
-        if let onset {
-            guard let day = UTCTime.midnight(ofDay: onset) else { throw ValidationError("--onset is a day YYYY-MM-DD") }
-            return .onset(day: day)
-        }
-        guard let s = Symptoms.named(symptoms) else { throw ValidationError("--symptoms \(symptoms) is not one of the answers (see --help)") }
-        return s
-    }
-
-    func validate() throws { _ = try answer() }
-
     func run() throws {
         let s = try store.open()
-        let reports = try talking("check-ins") { try CheckInSubmission.reports(s.checkIns(), now: clock.value, symptoms: answer()) }
+        let reports = try talking("check-ins") { try CheckInSubmission.reports(s.checkIns(), now: clock.value, symptoms: symptoms.answer()) }
         if json {
             Output.write(CheckInSubmission.json(reports).rendered(pretty: true) + "\n")
             return

@@ -27,13 +27,7 @@ struct Submit: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The submission server's base URL.", valueName: "url"))
     var submission: String
 
-    @Option(name: .long, help: ArgumentHelp(
-        "What the user said about symptoms: no-info, none, onset-unknown, onset-last-7-days, onset-1-2-weeks, onset-over-2-weeks.",
-        valueName: "answer"))
-    var symptoms = "no-info"
-
-    @Option(name: .long, help: ArgumentHelp("The day symptoms began (instead of --symptoms).", valueName: "YYYY-MM-DD"))
-    var onset: String?
+    @OptionGroup var symptoms: SymptomsArguments
 
     @Option(name: .customLong("visited"), help: ArgumentHelp("A country visited (two capital letters). May be repeated.", valueName: "cc"))
     var visitedCountries: [String] = []
@@ -51,13 +45,7 @@ struct Submit: ParsableCommand {
 
     func options() throws -> SubmissionOptions {
         var o = SubmissionOptions()
-        if let onset {
-            guard let day = UTCTime.midnight(ofDay: onset) else { throw ValidationError("--onset is a day YYYY-MM-DD") }
-            o.symptoms = .onset(day: day)
-        } else {
-            guard let s = Symptoms.named(symptoms) else { throw ValidationError("--symptoms \(symptoms) is not one of the answers (see --help)") }
-            o.symptoms = s
-        }
+        o.symptoms = try symptoms.answer()
         o.visitedCountries = visitedCountries
         o.consentToFederation = federation
         return o
