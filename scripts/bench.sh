@@ -11,6 +11,10 @@
 #     this script builds into build/bench/ and encore-bench runs between its
 #     own timed runs; targets: dense ≥ 1.5× the floor, sparse ≥ 10×, peak RSS
 #     ≤ 100 MB (exit status 1 when missed).
+#   - check-ins: a trace warning package of 1 000 000 protected reports
+#     against 200 check-ins, reports/s of the scan against SHA-256 of the
+#     same export.bin (target ≥ 0.5× its throughput), and once end to end
+#     through the store (`scripts/bench.sh checkin` runs it alone).
 # Arguments go to `encore-bench suite` (e.g. --keys 2M --runs 9 --dir /tmp/kf);
 # `encore-bench help` lists them. `scripts/bench.sh match` runs the matching
 # section alone (any encore-bench command may come first).

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for KeyFile(bytes:options:) and runs it.
+# Builds a libFuzzer target and runs it. FUZZ_TARGET chooses which:
+#   keyfile (default)  KeyFile(bytes:options:)          fuzz/KeyFileFuzzer.swift
+#   checkin            CWA event QR codes and trace      fuzz/CheckInFuzzer.swift
+#                      warning packages
 #
 #   scripts/fuzz.sh [SECONDS]      (default: $FUZZ_SECONDS, else 60)
+#   FUZZ_TARGET=checkin scripts/fuzz.sh 60
 #
 # SwiftPM cannot build a -sanitize=fuzzer binary of one target here, so this
 # compiles directly: the C targets with clang (ASan + fuzzer coverage), the
 # core layers' sources (Sources/Encore{Support,...}, their imports of each
-# other removed) plus fuzz/KeyFileFuzzer.swift with swiftc as one module.
-# Output: build/fuzz/keyfile-fuzzer, corpus in build/fuzz/corpus (seeded with
-# the samples of Tests/data/exports), crashes in build/fuzz/artifacts.
+# other removed) plus the target's harness with swiftc as one module.
+# Output: build/fuzz/TARGET-fuzzer; corpus in build/fuzz/corpus (keyfile,
+# seeded with the samples of Tests/data/exports) or build/fuzz/corpus-TARGET
+# (checkin: seeded by fuzz/checkin_seeds.py); crashes in build/fuzz/artifacts
+# (the checkin target's named checkin-*).
 # Exits non-zero when the fuzzer finds a crash (or the build fails).
 # Extra libFuzzer flags may be given in FUZZ_FLAGS; FUZZ_BUILD_ONLY=1 only builds.
 set -euo pipefail
@@ -19,9 +25,23 @@ seconds="${1:-${FUZZ_SECONDS:-60}}"
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 2; }
 
 out="$root/build/fuzz"
+target="${FUZZ_TARGET:-keyfile}"
+# Per target: its harness, the layers it stands on (each with those below
+# it), its dictionary and its corpus.
+case "$target" in
+    keyfile)
+        harness=fuzz/KeyFileFuzzer.swift
+        layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreMatching)
+        dict=fuzz/keyfile.dict corpus="$out/corpus" artifacts="$out/artifacts/" ;;
+    checkin)
+        harness=fuzz/CheckInFuzzer.swift
+        layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreRisk EncoreCheckIns)
+        dict=fuzz/checkin.dict corpus="$out/corpus-checkin" artifacts="$out/artifacts/checkin-" ;;
+    *) echo "fuzz: FUZZ_TARGET must be keyfile or checkin, not '$target'" >&2; exit 2 ;;
+esac
 obj="$out/obj"
 maps="$out/modulemaps"
-mkdir -p "$obj" "$maps" "$out/corpus" "$out/artifacts"
+mkdir -p "$obj" "$maps" "$corpus" "$out/artifacts"
 
 SWIFTC="${SWIFTC:-swiftc}"
 # The clang that ships with the Swift toolchain has the libFuzzer runtime
@@ -57,6 +77,11 @@ for dir in Sources/C*/; do
     fi
 done
 
+# Libraries that C source targets link through Package.swift's
+# linkerSettings (.linkedLibrary), e.g. curl for CEncoreHTTP.
+while IFS= read -r lib; do link_flags+=("-l$lib"); done \
+    < <(grep -o 'linkedLibrary("[^"]*")' Package.swift | sed 's/linkedLibrary("\(.*\)")/\1/' | sort -u)
+
 swift_module_flags=()
 objects=()
 cflags=(-fsanitize=fuzzer-no-link,address -g -O1 -fPIC)
@@ -72,39 +97,48 @@ for name in "${c_targets[@]}"; do
     done < <(find "Sources/$name" -name '*.c' -print0 | sort -z)
 done
 
-echo "fuzz: compiling the core's layers + fuzz/KeyFileFuzzer.swift"
-# The layers the key file parser stands on, as one module: their imports of
-# each other would name modules that do not exist here.
-layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreMatching)
-rm -rf "$out/src" && mkdir -p "$out/src"
+echo "fuzz: compiling the core's layers + $harness"
+# The layers the target stands on, as one module: their imports of each
+# other would name modules that do not exist here.
+src="$out/src-$target"
+rm -rf "$src" && mkdir -p "$src"
 for layer in "${layers[@]}"; do
     for f in Sources/"$layer"/*.swift; do
-        sed -E '/^import (Encore[A-Za-z]+)$/d' "$f" > "$out/src/$layer-$(basename "$f")"
+        sed -E '/^import (Encore[A-Za-z]+)$/d' "$f" > "$src/$layer-$(basename "$f")"
     done
 done
-mapfile -t swift_sources < <(find "$out/src" -name '*.swift' | sort)
+mapfile -t swift_sources < <(find "$src" -name '*.swift' | sort)
 "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g \
     -module-name EncoreFuzz -package-name encore \
     "${include_flags[@]}" "${swift_module_flags[@]}" \
     -module-cache-path "$out/module-cache" \
-    "${swift_sources[@]}" fuzz/KeyFileFuzzer.swift \
+    "${swift_sources[@]}" "$harness" \
     "${objects[@]}" "${link_flags[@]}" $LD_FLAG \
-    -o "$out/keyfile-fuzzer"
-echo "fuzz: built $out/keyfile-fuzzer"
+    -o "$out/$target-fuzzer"
+echo "fuzz: built $out/$target-fuzzer"
 [[ "${FUZZ_BUILD_ONLY:-0}" == 1 ]] && exit 0
 
-# Seed corpus: the sample key files (copied at run time, never committed).
-while IFS= read -r -d '' f; do
-    name="$(echo "${f#Tests/data/exports/}" | tr '/' '_')"
-    cp "$f" "$out/corpus/seed_$name"
-done < <(find Tests/data/exports \( -name '*.zip' -o -name '*.bin' \) -print0)
+# Seed corpus (written at run time, never committed): the sample key
+# files, or the check-in seeds (AES through `cryptography`: build/venv's
+# Python when it exists).
+if [[ "$target" == keyfile ]]; then
+    while IFS= read -r -d '' f; do
+        name="$(echo "${f#Tests/data/exports/}" | tr '/' '_')"
+        cp "$f" "$corpus/seed_$name"
+    done < <(find Tests/data/exports \( -name '*.zip' -o -name '*.bin' \) -print0)
+else
+    python=python3
+    [[ -x build/venv/bin/python ]] && python=build/venv/bin/python
+    "$python" fuzz/checkin_seeds.py "$corpus"
+fi
 
 echo "fuzz: running for ${seconds}s"
 log="$out/last-run.log"
+[[ "$target" == keyfile ]] || log="$out/last-run-$target.log"
 set +e
 # shellcheck disable=SC2086
-"$out/keyfile-fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
-    -dict=fuzz/keyfile.dict -artifact_prefix="$out/artifacts/" ${FUZZ_FLAGS:-} "$out/corpus" 2>&1 | tee "$log"
+"$out/$target-fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
+    -dict="$dict" -artifact_prefix="$artifacts" ${FUZZ_FLAGS:-} "$corpus" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"

@@ -277,6 +277,10 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
         let s = try borrow(store, as: Store.self, "store")
         let bytes = Array(try buffer(package, length, "package"))
         let o = try keyFileOptions(options)
+        // Checked before anything is stored: a call that fails changes nothing.
+        if let summary, Int(summary.pointee.struct_size) < MemoryLayout<encore_warning_match_summary>.size {
+            throw EncoreError(.invalidArgument, "summary->struct_size is \(summary.pointee.struct_size), expected at least \(MemoryLayout<encore_warning_match_summary>.size): set it with ENCORE_OUTPUT_INIT")
+        }
         let outcome = try CheckInService(store: s).matchWarningPackage(bytes, trust: o.trust, verify: o.verification != .skip, limits: o.limits, now: now)
         if summary != nil {
             var m = encore_warning_match_summary()

@@ -121,22 +121,26 @@ public enum TraceWarningScanner {
     /// A CheckInProtectedReport: locationIdHash, iv, encrypted record, mac.
     private static func protected(_ m: UnsafeRawBufferPointer, item: Int, index: LocationIndex, into out: inout WarningScan) throws {
         var hash: UnsafeRawBufferPointer?, iv: UnsafeRawBufferPointer?, sealed: UnsafeRawBufferPointer?, mac: UnsafeRawBufferPointer?
-        var wire = ProtoWire(m)
-        do {
-            while let f = try wire.next() {
-                guard (1 ... 4).contains(f.number) else { continue }
-                guard f.wireType == .lengthDelimited else { throw EncoreError(.warningMalformed, "wrong wire type") }
-                let bytes = UnsafeRawBufferPointer(rebasing: m[f.payload])
-                switch f.number {
-                case 1: hash = bytes
-                case 2: iv = bytes
-                case 3: sealed = bytes
-                default: mac = bytes
+        if let simple = simpleReport(m) {
+            (hash, iv, sealed, mac) = simple
+        } else {
+            var wire = ProtoWire(m)
+            do {
+                while let f = try wire.next() {
+                    guard (1 ... 4).contains(f.number) else { continue }
+                    guard f.wireType == .lengthDelimited else { throw EncoreError(.warningMalformed, "wrong wire type") }
+                    let bytes = UnsafeRawBufferPointer(rebasing: m[f.payload])
+                    switch f.number {
+                    case 1: hash = bytes
+                    case 2: iv = bytes
+                    case 3: sealed = bytes
+                    default: mac = bytes
+                    }
                 }
+            } catch {
+                out.skipped += 1
+                return
             }
-        } catch {
-            out.skipped += 1
-            return
         }
         guard let hash, hash.count == CheckInCrypto.hashBytes else {
             out.skipped += 1
@@ -156,5 +160,34 @@ public enum TraceWarningScanner {
             out.matches.append(TraceWarning(item: item, entry: entry, startInterval: UInt32(r.start), period: UInt32(r.period),
                                             transmissionRiskLevel: UInt32(r.trl), encrypted: true))
         }
+    }
+
+    /// The fields of a report in the shape every real one has (fields 1-4,
+    /// each a one-byte tag and a one-byte length), read in place: the walk
+    /// of a million reports for other places then costs little more than
+    /// reading them. Any other shape (unknown fields, longer lengths, other
+    /// wire types, a cut field) gives nil and goes to the general walk,
+    /// which decides as protobuf does; a field given twice counts last here
+    /// too.
+    @inline(__always)
+    private static func simpleReport(_ m: UnsafeRawBufferPointer)
+        -> (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?, UnsafeRawBufferPointer?, UnsafeRawBufferPointer?)? {
+        var fields: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?, UnsafeRawBufferPointer?, UnsafeRawBufferPointer?) = (nil, nil, nil, nil)
+        var i = 0
+        while i < m.count {
+            let tag = m[i]
+            guard m.count - i >= 2, tag & 7 == 2, (1 ... 4).contains(tag >> 3) else { return nil }
+            let length = Int(m[i + 1])
+            guard length < 0x80, m.count - i - 2 >= length else { return nil }
+            let bytes = UnsafeRawBufferPointer(rebasing: m[i + 2 ..< i + 2 + length])
+            switch tag >> 3 {
+            case 1: fields.0 = bytes
+            case 2: fields.1 = bytes
+            case 3: fields.2 = bytes
+            default: fields.3 = bytes
+            }
+            i += 2 + length
+        }
+        return fields
     }
 }

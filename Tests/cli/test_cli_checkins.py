@@ -152,3 +152,61 @@ def test_bad_qr_codes_and_packages_fail_clearly(tmp_path, db, signer):
     assert r.returncode == 1 and r.stderr.strip()
     # No package at all is a usage error.
     assert run("checkin", "match", "--db", db, "--now", NOW).returncode == 2
+
+
+def test_the_json_shapes_and_the_text(tmp_path, db, signer):
+    """`checkin match --json` has exactly the issue's members; `check --json`
+    carries the check-ins' part and the combined day; the text says the
+    minutes; list, end, delete and report round-trip."""
+    s, trust = signer
+    first = int(run("checkin", "add", "--db", db, "--qr", REAL_QR, "--start", VISIT[0], "--now", NOW).stdout)
+    assert run("checkin", "end", "--db", db, first, "--end", VISIT[1]).returncode == 0
+    second = int(run("checkin", "add", "--db", db, "--qr", REAL_QR, "--start", NOW - 3600, "--end", NOW - 1800, "--now", NOW).stdout)
+    listed = json.loads(run("checkin", "list", "--db", db, "--json", "--now", NOW).stdout)["checkins"]
+    assert [(c["id"], c["start"], c["end"]) for c in listed] == [(first, VISIT[0], VISIT[1]), (second, NOW - 3600, NOW - 1800)]
+    assert run("checkin", "end", "--db", db, 9999, "--end", NOW).returncode == 1
+    assert run("checkin", "end", "--db", db, first, "--end", VISIT[0] - 60).returncode == 1
+
+    loc = location_id(REAL_QR)
+    twp = package(tmp_path, s, [report(loc, (NOW - 7 * 3600) // 600, 12, 7)])
+    r = run("checkin", "match", "--db", db, "--trust", trust, "--now", NOW, "--json", twp)
+    m = json.loads(r.stdout)
+    assert list(m) == ["matches", "days", "totalRiskLevel", "skippedReports"]
+    assert [list(x) for x in m["matches"]] == [["checkin", "locationIdHash", "overlapMinutes", "transmissionRiskLevel", "normalizedTime", "date"]]
+    assert [list(x) for x in m["days"]] == [["date", "normalizedTime", "riskLevel"]]
+    assert m["matches"][0]["checkin"] == first  # the later visit (19:00-19:30) does not overlap 13:00-15:00
+    text = run("checkin", "match", "--db", db, "--trust", trust, "--now", NOW, twp).stdout
+    assert "check-in risk: HIGH" in text and "60 min overlap" in text and "TRL 7" in text
+
+    keys = tmp_path / "keys.zip"
+    keys.write_bytes(keyfiles.key_file([keyfiles.make_key(day="2025-11-07")], s, end_timestamp=NOW - 3600))
+    check = json.loads(run("check", "--db", db, "--trust", trust, "--now", NOW, "--json", keys).stdout)
+    today = "%04d-%02d-%02d" % __import__("time").gmtime(NOW)[:3]
+    assert check["checkIns"]["totalRiskLevel"] == "HIGH" and check["checkIns"]["matches"][0]["overlapMinutes"] == 60
+    assert check["combined"]["days"] == [{"date": today, "riskLevel": "HIGH", "exposureWindows": None, "checkIns": "HIGH"}]
+    text = run("check", "--db", db, "--trust", trust, "--now", NOW, keys).stdout
+    assert "60 min overlap" in text and f"combined {today}: HIGH" in text
+
+    # A submission's reports: 12:00-14:00 derived to 12:00-14:30 (decay), the
+    # record readable with the location's key by anyone who scanned the code.
+    reports = json.loads(run("checkin", "report", "--db", db, "--now", NOW, "--json").stdout)["reports"]
+    mine = [x for x in reports if x["checkin"] == first]
+    assert len(mine) == 1 and mine[0]["startIntervalNumber"] * 600 == VISIT[0] and mine[0]["period"] == 15
+    enc_key = hashlib.sha256(b"CWA-ENCRYPTION-KEY" + loc).digest()
+    mac_key = hashlib.sha256(b"CWA-MAC-KEY" + loc).digest()
+    iv, sealed = bytes.fromhex(mine[0]["iv"]), bytes.fromhex(mine[0]["encryptedCheckInRecord"])
+    assert hmac.compare_digest(hmac.new(mac_key, iv + sealed, hashlib.sha256).digest(), bytes.fromhex(mine[0]["mac"]))
+    dec = Cipher(algorithms.AES(enc_key), modes.CBC(iv)).decryptor()
+    unpadder = padding.PKCS7(128).unpadder()
+    record = protos.CheckInRecord.FromString(unpadder.update(dec.update(sealed) + dec.finalize()) + unpadder.finalize())
+    assert (record.startIntervalNumber, record.period, record.transmissionRiskLevel) == (VISIT[0] // 600, 15, mine[0]["transmissionRiskLevel"])
+
+    # A bad --config file, and deleting: its warnings go with it.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"transmissionRiskValueMapping": 5}')
+    r = run("checkin", "match", "--db", db, "--config", bad, "--trust", trust, "--now", NOW, twp)
+    assert r.returncode == 1 and r.stderr.strip()
+    assert run("checkin", "delete", "--db", db, first).returncode == 0
+    assert run("checkin", "delete", "--db", db, first).returncode == 1
+    check = json.loads(run("check", "--db", db, "--trust", trust, "--now", NOW, "--json", keys).stdout)
+    assert check["checkIns"]["totalRiskLevel"] == "LOW" and check["status"] != "HIGH"

@@ -17,6 +17,8 @@ ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
 from . import _ffi
 from ._loader import lib as _lib
+from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskConfig, CheckIns, ProtectedReport,
+                       TraceLocation, WarningMatchSummary)
 from .errors import CLASSES as _CLASSES, EncoreError, status_name_of as status_name
 from .keyfile import KeyFile
 from .records import (Key, KeyFileInfo, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult,
@@ -30,7 +32,7 @@ from .trust import TrustList
 __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
-__all__ = ["EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "OwnKey", "PackageInfo",
+__all__ = ["CheckIn", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "OwnKey", "PackageInfo", "ProtectedReport",
            "PurgeCounts", "RiskResult", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
-           "Transport", "TrustList", "send_noise", "status_name",
+           "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "send_noise", "status_name",
            "__version__", *sorted(_CLASSES)]

@@ -5,6 +5,7 @@ import dataclasses
 import time as _time
 
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from .checkins import take_assessment as take_checkin_assessment
 from .records import checked_int
 from ._loader import lib
 from .risk import RiskConfig, _assessment
@@ -33,6 +34,7 @@ class CheckResult:
     window_count: int
     v1_score: float
     assessment: object      # encore.risk.RiskAssessment
+    check_ins: object = None  # encore.CheckInAssessment: the check-ins' risk the status combines
 
 
 def _sources(sources):
@@ -169,8 +171,11 @@ def _take_check_result(out):
             assessment = _assessment(a)
         finally:
             lib.encore_risk_assessment_free(a)
+        c = ctypes.POINTER(_ffi.encore_checkin_assessment)()
+        lib.encore_check_result_get_checkin_assessment(out, ctypes.byref(c))
+        check_ins = take_checkin_assessment(c)
         return CheckResult(CHECK_STATUS[s.status], bool(s.notification_due), s.calculated_at, s.active_tracing_seconds,
                            s.newest_keys if s.has_newest_keys else None, s.stored_result_id if s.has_stored_result else None,
-                           s.window_count, s.v1_score, assessment)
+                           s.window_count, s.v1_score, assessment, check_ins)
     finally:
         lib.encore_check_result_free(out)

@@ -1,0 +1,404 @@
+"""CWA event check-ins (presence tracing): QR codes, the check-ins kept in
+a Store, matching trace warning packages, their risk, and the protected
+reports a submission sends.
+
+    checkins = CheckIns(store)
+    visit = checkins.add("https://e.coronawarn.app?v=1#CAES...", start=t0, end=t1)
+    summary = checkins.match_package(open("twp.zip", "rb").read(), trust=trust)
+    risk = checkins.assess()
+    print(risk.total_risk_level, [(m.check_in, m.overlap_minutes) for m in risk.matches])
+
+Bad QR codes raise their own classes (QrNotCwaError, QrVersionError,
+QrEncodingError, QrMalformedError, QrInvalidError, QrTooLargeError); a
+package whose export.bin is no TraceWarningPackage WarningMalformedError;
+unusable reports inside a package are skipped and counted, never raised."""
+import contextlib
+import ctypes
+import dataclasses
+import json
+import os
+import time as _time
+import weakref
+
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import text, uint8_pointer
+from ._handle import Closeable, Handle
+from ._loader import lib
+from .records import SIGNATURE_STATUSES, checked_int
+from .store import _take_bytes
+from .testresult import SYMPTOMS
+from .trust import TrustList
+
+LEVELS = {_ffi.ENCORE_CHECKIN_RISK_LOW: "LOW", _ffi.ENCORE_CHECKIN_RISK_HIGH: "HIGH",
+          _ffi.ENCORE_CHECKIN_RISK_FAILED: "FAILED"}
+# Rows copied per copy call (as Store does).
+CHUNK = 256
+
+
+def _now(now):
+    return int(_time.time()) if now is None else checked_int(now, 64, "now")
+
+
+def _fixed(value, size, what):
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
+    data = bytes(value)
+    if len(data) != size:
+        raise ValueError(f"{what} must be {size} bytes, not {len(data)}")
+    return data
+
+
+def _text(value):
+    return value.decode("utf-8") if value is not None else ""
+
+
+# ---- QR codes ---------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class TraceLocation:
+    """What a CWA event QR code says (encore_trace_location_info)."""
+    version: int
+    description: str
+    address: str
+    start_timestamp: int            # unix seconds; 0 for a permanent place
+    end_timestamp: int
+    location_type: int              # CWALocationData's type (0 when absent)
+    default_check_in_length_minutes: int
+    location_id: bytes              # SHA-256("CWA-GUID" || payload as scanned)
+    location_id_hash: bytes         # SHA-256(location_id)
+    payload_length: int
+    automatic_length_seconds: int   # how long a check-in lasts without a check-out
+
+
+def _take_location(pointer):
+    try:
+        i = _cdata.output(_ffi.encore_trace_location_info)
+        lib.encore_trace_location_get_info(pointer, ctypes.byref(i))
+        return TraceLocation(i.version, _text(i.description), _text(i.address), i.start_timestamp, i.end_timestamp,
+                             i.location_type, i.default_check_in_length_minutes, bytes(i.location_id),
+                             bytes(i.location_id_hash), i.payload_length, i.automatic_length_seconds)
+    finally:
+        lib.encore_trace_location_free(pointer)
+
+
+def parse_qr(qr_code):
+    """The location of a CWA event QR code's text
+    (https://e.coronawarn.app?v=1#<base64url>, padding allowed). Nothing is stored."""
+    out = ctypes.POINTER(_ffi.encore_trace_location)()
+    lib.encore_trace_location_parse(text(qr_code, "qr_code"), ctypes.byref(out))
+    return _take_location(out)
+
+
+def location_from_payload(payload):
+    """The location of a QRCodePayload's bytes (what follows "#", decoded)."""
+    if not isinstance(payload, (bytes, bytearray, memoryview)):
+        raise TypeError(f"payload must be bytes, not {type(payload).__name__}")
+    data = bytes(payload)
+    out = ctypes.POINTER(_ffi.encore_trace_location)()
+    lib.encore_trace_location_from_payload(uint8_pointer(data), len(data), ctypes.byref(out))
+    return _take_location(out)
+
+
+# ---- the crypto of protected reports ----------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class CheckInRecord:
+    """The plaintext of a protected report (10-minute intervals)."""
+    start_interval_number: int
+    period: int
+    transmission_risk_level: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ProtectedReport:
+    """A CheckInProtectedReport as the server publishes it."""
+    location_id_hash: bytes
+    iv: bytes
+    encrypted_record: bytes
+    mac: bytes
+
+    def _to_c(self):
+        sealed = bytes(self.encrypted_record)
+        if len(sealed) > 32:
+            # The C struct holds 32 bytes: a real record is at most 18 bytes
+            # (two AES blocks); anything longer cannot be a report.
+            raise ValueError(f"encrypted_record is {len(sealed)} bytes; a report holds at most 32")
+        r = _ffi.encore_checkin_report()
+        r.location_id_hash[:] = list(_fixed(self.location_id_hash, 32, "location_id_hash"))
+        r.iv[:] = list(_fixed(self.iv, 16, "iv"))
+        r.mac[:] = list(_fixed(self.mac, 32, "mac"))
+        r.encrypted_record[:len(sealed)] = list(sealed)
+        r.encrypted_record_length = len(sealed)
+        return r
+
+
+def encrypt_report(location_id, record, iv=None):
+    """A ProtectedReport of `record` (a CheckInRecord) under the keys of
+    `location_id` (32 bytes): AES-256-CBC with PKCS#7 and `iv` (16 bytes;
+    None: a random one), HMAC-SHA256 over iv || ciphertext."""
+    lid = _fixed(location_id, 32, "location_id")
+    iv_bytes = None if iv is None else _fixed(iv, 16, "iv")
+    r = _ffi.encore_checkin_record(
+        _cdata.unsigned(record.start_interval_number, ctypes.c_uint32, "start_interval_number"),
+        _cdata.unsigned(record.period, ctypes.c_uint32, "period"),
+        _cdata.unsigned(record.transmission_risk_level, ctypes.c_uint32, "transmission_risk_level"), 0)
+    out = _ffi.encore_checkin_report()
+    lib.encore_checkin_report_encrypt(uint8_pointer(lid), len(lid), ctypes.byref(r),
+                                      None if iv_bytes is None else uint8_pointer(iv_bytes),
+                                      0 if iv_bytes is None else len(iv_bytes), ctypes.byref(out))
+    return ProtectedReport(bytes(out.location_id_hash), bytes(out.iv),
+                           bytes(out.encrypted_record[:out.encrypted_record_length]), bytes(out.mac))
+
+
+def decrypt_report(location_id, report):
+    """The CheckInRecord of a ProtectedReport, opened with the keys of
+    `location_id`: ReportMacError when the MAC does not verify (checked
+    before anything is decrypted), ReportInvalidError for wrong lengths,
+    bad padding or a record that does not decode."""
+    lid = _fixed(location_id, 32, "location_id")
+    c = report._to_c()
+    out = _ffi.encore_checkin_record()
+    lib.encore_checkin_report_decrypt(uint8_pointer(lid), len(lid), ctypes.byref(c), ctypes.byref(out))
+    return CheckInRecord(out.start_interval_number, out.period, out.transmission_risk_level)
+
+
+def derive_times(start, end):
+    """A visit's (start, end) as a submission reports them with CWA's
+    production parameters (under 10 minutes dropped, aerosol decay added,
+    aligned to 10 minutes); None for a dropped visit."""
+    s, e, reported = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int32()
+    lib.encore_checkin_derive_times(checked_int(start, 64, "start"), checked_int(end, 64, "end"),
+                                    ctypes.byref(s), ctypes.byref(e), ctypes.byref(reported))
+    return (s.value, e.value) if reported.value else None
+
+
+# ---- risk ----------------------------------------------------------------------
+
+class CheckInRiskConfig(Closeable):
+    """Presence-tracing risk parameters (CWA's
+    PresenceTracingRiskCalculationParameters as a dict, JSON text or bytes:
+    transmissionRiskValueMapping, normalizedTimePerCheckInToRiskLevelMapping,
+    normalizedTimePerDayToRiskLevelMapping, maxCheckInAgeInDays). A bad one
+    raises InvalidArgumentError naming the field."""
+
+    @classmethod
+    def cwa(cls):
+        """CWA's production parameters, built into the library."""
+        self = cls.__new__(cls)
+        out = ctypes.POINTER(_ffi.encore_checkin_risk_config)()
+        lib.encore_checkin_risk_config_new_cwa(ctypes.byref(out))
+        self._adopt(out)
+        return self
+
+    def __init__(self, configuration):
+        if isinstance(configuration, (bytes, bytearray)):
+            data = bytes(configuration)
+        elif isinstance(configuration, str):
+            data = configuration.encode()
+        else:
+            data = json.dumps(configuration).encode()
+        out = ctypes.POINTER(_ffi.encore_checkin_risk_config)()
+        lib.encore_checkin_risk_config_new_json(uint8_pointer(data), len(data), ctypes.byref(out))
+        self._adopt(out)
+
+    def _adopt(self, pointer):
+        self._handle = Handle(pointer, lib.encore_checkin_risk_config_free, "CheckInRiskConfig")
+        weakref.finalize(self, self._handle.close)
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckInMatch:
+    """One warning overlapping one check-in on one UTC day."""
+    check_in: int
+    date: int                       # unix seconds of the UTC midnight
+    overlap_seconds: int
+    overlap_minutes: int            # rounded half up
+    normalized_time: float          # transmission risk value x overlap_minutes
+    transmission_risk_level: int
+    location_id_hash: bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckInDay:
+    date: int                       # unix seconds of the UTC midnight
+    normalized_time: float
+    risk_level: str                 # "LOW", "HIGH" or "FAILED"
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckInAssessment:
+    """The presence-tracing risk: per match, per day (newest first), in total."""
+    total_risk_level: str           # "LOW", "HIGH" or "FAILED"
+    matches: tuple
+    days: tuple
+    json: dict                      # the library's JSON form (as `encore checkin match --json`, without skippedReports)
+
+
+def _copy_all(name, pointer, ctype, count, convert):
+    """Rows 0 ..< count of a copy function, CHUNK at a time, converted."""
+    rows = []
+    buffer = (ctype * CHUNK)()
+    copied = ctypes.c_size_t()
+    while len(rows) < count:
+        getattr(lib, name)(pointer, len(rows), buffer, CHUNK, ctypes.byref(copied))
+        if copied.value == 0:
+            break
+        rows.extend(convert(buffer[i]) for i in range(copied.value))
+    return tuple(rows)
+
+
+def _assessment(pointer):
+    """A CheckInAssessment of a library assessment handle (not freed here)."""
+    s = _cdata.output(_ffi.encore_checkin_risk_summary)
+    lib.encore_checkin_assessment_get_summary(pointer, ctypes.byref(s))
+    matches = _copy_all("encore_checkin_assessment_copy_matches", pointer, _ffi.encore_checkin_match, s.match_count,
+                        lambda m: CheckInMatch(m.check_in, m.date, m.overlap_seconds, m.overlap_minutes, m.normalized_time,
+                                               m.transmission_risk_level, bytes(m.location_id_hash)))
+    days = _copy_all("encore_checkin_assessment_copy_days", pointer, _ffi.encore_checkin_day, s.day_count,
+                     lambda d: CheckInDay(d.date, d.normalized_time, LEVELS.get(d.risk_level, f"unknown ({d.risk_level})")))
+    b = _ffi.encore_bytes()
+    lib.encore_checkin_assessment_get_json(pointer, ctypes.byref(b))
+    return CheckInAssessment(
+        total_risk_level=LEVELS.get(s.total_risk_level, f"unknown ({s.total_risk_level})"),
+        matches=matches,
+        days=days,
+        json=json.loads(_take_bytes(b)))
+
+
+def take_assessment(pointer):
+    """A CheckInAssessment of a library assessment handle, which is freed."""
+    try:
+        return _assessment(pointer)
+    finally:
+        lib.encore_checkin_assessment_free(pointer)
+
+
+# ---- check-ins in a store ---------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class CheckIn:
+    """A stored check-in (times unix seconds)."""
+    id: int
+    start: int
+    end: int | None                 # None while checked in
+    auto_end: int                   # when an open check-in closes by itself
+    description: str
+    address: str
+    location_id_hash: bytes
+    submitted: bool                 # sent with a positive test: its warnings are ignored
+
+
+@dataclasses.dataclass(frozen=True)
+class WarningMatchSummary:
+    """What matching one trace warning package found."""
+    signature_status: str           # "verified", "skipped", ...
+    interval_number: int            # the package's hour (hours since the epoch)
+    warnings: int                   # plain TraceTimeIntervalWarnings in the package
+    reports: int                    # CheckInProtectedReports in the package
+    matches: int                    # of them, for the user's locations and valid
+    added: int                      # warnings stored for the first time
+    skipped: int                    # unusable: wrong lengths, MAC, padding, record
+
+
+class CheckIns:
+    """The check-ins of a Store (encore.Store). Times are unix seconds;
+    `now` defaults to the current time."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def _call(self, name, *args):
+        return self.store._call(name, *args)
+
+    def add(self, qr_code, start, end=None, now=None):
+        """Checks in at the place of a CWA QR code from `start`; without `end`
+        the check-in stays open until the location's automatic length has
+        passed. Returns the check-in's id. A bad QR code raises its Qr*Error,
+        an end before the start CheckinTimesError."""
+        out = ctypes.c_int64()
+        self._call("encore_checkin_add", text(qr_code, "qr_code"), checked_int(start, 64, "start"),
+                   -1 if end is None else checked_int(end, 64, "end"), _now(now), ctypes.byref(out))
+        return out.value
+
+    def end(self, check_in, end):
+        """Checks out: the check-in ends at `end`. NotFoundError for an unknown id."""
+        self._call("encore_checkin_end", checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"))
+
+    def edit(self, check_in, start, end=None):
+        """Sets a check-in's times (end None: checked in again)."""
+        self._call("encore_checkin_edit", checked_int(check_in, 64, "check_in"), checked_int(start, 64, "start"),
+                   -1 if end is None else checked_int(end, 64, "end"))
+
+    def delete(self, check_in):
+        """Deletes a check-in and its warnings; returns whether there was one."""
+        existed = ctypes.c_int32()
+        self._call("encore_checkin_delete", checked_int(check_in, 64, "check_in"), ctypes.byref(existed))
+        return bool(existed.value)
+
+    def list(self, now=None):
+        """The check-ins, oldest first, after closing those whose time is up
+        and deleting those that ended over 10 days before `now`."""
+        out = ctypes.POINTER(_ffi.encore_checkin_list)()
+        self._call("encore_checkin_list_open", _now(now), ctypes.byref(out))
+        try:
+            result = []
+            for index in range(lib.encore_checkin_list_count(out)):
+                i = _cdata.output(_ffi.encore_checkin_info)
+                lib.encore_checkin_list_get(out, index, ctypes.byref(i))
+                result.append(CheckIn(i.id, i.start, None if i.end < 0 else i.end, i.auto_end, _text(i.description),
+                                      _text(i.address), bytes(i.location_id_hash), bool(i.submitted)))
+            return result
+        finally:
+            lib.encore_checkin_list_free(out)
+
+    def match_package(self, package, trust=None, verify=True, now=None):
+        """Matches a trace warning package (bytes, or a path: a zip of
+        export.bin + export.sig; empty is the empty package), verified with
+        `trust` (a TrustList) unless verify=False, against the check-ins;
+        its warnings for them are stored (once, however often a package is
+        matched). Returns a WarningMatchSummary."""
+        from .keyfile import _options as keyfile_options
+        if isinstance(package, (str, os.PathLike)):
+            with open(package, "rb") as f:
+                package = f.read()
+        if not isinstance(package, (bytes, bytearray, memoryview)):
+            raise TypeError(f"package must be bytes or a path, not {type(package).__name__}")
+        if trust is not None and not isinstance(trust, TrustList):
+            raise TypeError(f"trust must be a TrustList or None, not {type(trust).__name__}")
+        data = bytes(package)
+        summary = _cdata.output(_ffi.encore_warning_match_summary)
+        no_trust = contextlib.nullcontext(ctypes.POINTER(_ffi.encore_trust)())
+        with (trust._handle.borrow() if trust is not None else no_trust) as trust_pointer:
+            options = keyfile_options(trust_pointer, verify, None, None, None)
+            self._call("encore_checkin_match_package", uint8_pointer(data), len(data), ctypes.byref(options),
+                       _now(now), ctypes.byref(summary))
+        return WarningMatchSummary(SIGNATURE_STATUSES.get(summary.signature_status, f"unknown ({summary.signature_status})"),
+                                   summary.interval_number, summary.warnings, summary.reports, summary.matches,
+                                   summary.added, summary.skipped)
+
+    def assess(self, config=None, now=None):
+        """The presence-tracing risk of the stored warnings (`config` a
+        CheckInRiskConfig; None: CWA's production parameters). Reads only."""
+        if config is not None and not isinstance(config, CheckInRiskConfig):
+            raise TypeError("config must be a CheckInRiskConfig or None")
+        out = ctypes.POINTER(_ffi.encore_checkin_assessment)()
+        with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
+            self._call("encore_checkin_assess", c, _now(now), ctypes.byref(out))
+        return take_assessment(out)
+
+    def reports(self, symptoms="no-info", onset=None, now=None):
+        """The protected reports a submission at `now` would send, as dicts
+        (checkin, locationIdHash, startIntervalNumber, period, start,
+        transmissionRiskLevel, iv, encryptedCheckInRecord, mac), shuffled.
+        Nothing is sent or stored."""
+        o = _ffi.encore_submit_options()
+        lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
+        if onset is not None:
+            o.symptoms, o.onset = _ffi.ENCORE_SYMPTOMS_ONSET_DATE, checked_int(onset, 64, "onset")
+        else:
+            if symptoms not in SYMPTOMS:
+                raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
+            o.symptoms = SYMPTOMS[symptoms]
+        b = _ffi.encore_bytes()
+        self._call("encore_checkin_reports_json", ctypes.byref(o), _now(now), ctypes.byref(b))
+        return json.loads(_take_bytes(b))["reports"]
