@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // crypto_secretbox (XSalsa20-Poly1305) of CrowdNotifier (Debian: libsodium-dev).
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
         .target(name: "CEncoreProto", dependencies: ["CProtobufC"]),
@@ -43,6 +45,9 @@ let package = Package(
         // One HTTP(S) request through libcurl (Debian: libcurl4-openssl-dev):
         // the built-in transport's policy (TLS verified, no redirects, caps).
         .target(name: "CEncoreHTTP", linkerSettings: [.linkedLibrary("curl")]),
+        // BLS12-381 and its pairing, bit-compatible with mcl (CrowdNotifier);
+        // SHA-256/512 from libcrypto. Tested on its own by Tests/pairing.
+        .target(name: "CEncorePairing", dependencies: ["CCrypto"]),
         // The public C types (copied into include/encore.h).
         .target(name: "CEncoreTypes"),
 
@@ -64,7 +69,7 @@ let package = Package(
         .target(name: "EncoreProtocols", dependencies: ["EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
         // Check-ins: CWA event registration (QR codes, warnings, presence
         // tracing risk) and CrowdNotifier (its BLS12-381 in CEncorePairing).
-        .target(name: "EncoreCheckIns", dependencies: ["EncoreKeyFiles", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        .target(name: "EncoreCheckIns", dependencies: ["EncoreKeyFiles", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
         .target(name: "EncoreServices", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
         .target(name: "EncoreCore", dependencies: ["EncoreServices"]),
         // What tests, the bench and the demo make (key files, signatures, a

@@ -69,11 +69,13 @@ public struct PresenceTracingAssessment: Sendable, Equatable {
     /// Days with matches, newest first.
     public var days: [PresenceTracingDay]
     public var totalRiskLevel: CheckInRiskLevel
+    /// CrowdNotifier visits that trace keys matched (CrowdNotifierAssessment.swift).
+    public var crowdNotifierExposures: [CrowdNotifierExposure] = []
 
     public static let empty = PresenceTracingAssessment(matches: [], checkInDays: [], days: [], totalRiskLevel: .low)
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.matches == b.matches && a.days == b.days && a.totalRiskLevel == b.totalRiskLevel
+        a.matches == b.matches && a.days == b.days && a.totalRiskLevel == b.totalRiskLevel && a.crowdNotifierExposures == b.crowdNotifierExposures
             && a.checkInDays.elementsEqual(b.checkInDays) { $0.checkIn == $1.checkIn && $0.date == $1.date && $0.normalizedTime == $1.normalizedTime && $0.riskLevel == $1.riskLevel }
     }
 
@@ -94,6 +96,7 @@ public struct PresenceTracingAssessment: Sendable, Equatable {
             })),
             ("totalRiskLevel", .string(totalRiskLevel.name)),
         ]
+        if !crowdNotifierExposures.isEmpty { members.append(("crowdNotifierMatches", .array(crowdNotifierExposures.map(\.json)))) }
         if let skippedReports { members.append(("skippedReports", .int(Int64(skippedReports)))) }
         return .object(members)
     }

@@ -30,6 +30,10 @@ public struct CheckInService: Sendable {
     /// location's automatic length has passed.
     public func checkIn(qrCode: String, start: Int64, end: Int64? = nil, now: Int64) throws -> StoredCheckIn {
         try UnixTime.checkNow(now, "check-in")
+        // SwissCovid and NotifyMe venues (CrowdNotifier) join the same list.
+        if CrowdNotifierQRCode.kind(of: qrCode) != nil {
+            return try checkIn(venue: CrowdNotifierQRCode.parse(qrCode), start: start, end: end, now: now)
+        }
         let location = try CheckInQRCode.parse(qrCode)
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
         let (autoEnd, overflow) = start.addingReportingOverflow(location.automaticLength(checkInAt: start))
@@ -43,11 +47,15 @@ public struct CheckInService: Sendable {
     /// Checks out: sets the end (not before the start).
     public func checkOut(id: Int64, end: Int64) throws {
         guard let c = try store.checkIn(id: id) else { throw EncoreError(.notFound, "no check-in \(id)") }
+        if c.kind != .cwa { return try updateCrowdNotifier(c, start: c.start, end: end) }
         try store.updateCheckInTimes(id: id, start: c.start, end: end)
     }
 
     /// Sets both times (end nil: checked in again).
-    public func edit(id: Int64, start: Int64, end: Int64?) throws { try store.updateCheckInTimes(id: id, start: start, end: end) }
+    public func edit(id: Int64, start: Int64, end: Int64?) throws {
+        if let c = try store.checkIn(id: id), c.kind != .cwa { return try updateCrowdNotifier(c, start: start, end: end) }
+        try store.updateCheckInTimes(id: id, start: start, end: end)
+    }
 
     @discardableResult
     public func delete(id: Int64) throws -> Bool { try store.deleteCheckIn(id: id) }
@@ -82,7 +90,7 @@ public struct CheckInService: Sendable {
     /// Matches a TraceWarningPackage's bytes (export.bin, already verified).
     public func matchWarnings(payload: [UInt8], now: Int64) throws -> WarningPackageOutcome {
         try housekeeping(now: now)
-        let candidates = try store.checkIns().filter { !$0.submitted }
+        let candidates = try store.checkIns().filter { !$0.submitted && $0.kind == .cwa }
         let index = try LocationIndex(checkIns: candidates.map { (id: $0.id, locationId: $0.locationId) })
         guard !payload.isEmpty else { return WarningPackageOutcome(scan: WarningScan(), added: 0, signature: .skipped) }
         let scan = try payload.withUnsafeBytes { try TraceWarningScanner.scan(payload: $0, index: index) }
@@ -107,6 +115,7 @@ public struct CheckInService: Sendable {
             return CheckInWarning(checkIn: w.checkIn, startInterval: s, period: p, transmissionRiskLevel: t)
         }
         return try PresenceTracingRisk.assess(visits: visits, warnings: warnings, configuration: configuration, now: now)
+            .adding(crowdNotifier: crowdNotifierExposures())
     }
 }
 
@@ -122,6 +131,7 @@ extension StoredCheckIn {
             ("autoEnd", .int(autoEnd)),
             ("submitted", .bool(submitted)),
             ("locationIdHash", .string(Hex.encode(locationIdHash))),
+            ("kind", .string(kind.name)),
         ])
     }
 }

@@ -51,7 +51,7 @@ public enum CheckInSubmission {
         guard let risk else { throw EncoreError(.internalError, "the built-in presence-tracing parameters do not parse") }
         let today = UnixTime.utcMidnight(now) / UnixTime.day
         var byDay: [Int64: [Report]] = [:]
-        for c in checkIns where !c.submitted && c.start < now {
+        for c in checkIns where !c.submitted && c.start < now && c.kind == .cwa {
             let visit = TimeSpan(start: c.start, end: min(c.effectiveEnd, now))
             guard let derived = try parameters.derive(visit) else { continue }
             let keys = CheckInCrypto.Keys(locationId: c.locationId)

@@ -2,6 +2,13 @@ import CEncoreSQL
 import EncoreModel
 import EncoreSupport
 
+/// Which QR code a check-in came from (check_ins.kind, schema 4).
+public enum CheckInKind: Int64, Sendable, CaseIterable {
+    case cwa = 0, swissCovid = 1, notifyMe = 2
+
+    public var name: String { self == .cwa ? "cwa" : self == .swissCovid ? "swisscovid" : "notifyme" }
+}
+
 /// A stored check-in: the location (its ids and the QR payload, kept for
 /// display and for a later parse), the visit's times, and whether it was
 /// submitted. Like every table, encrypted on disk.
@@ -19,12 +26,14 @@ public struct StoredCheckIn: Equatable, Sendable {
     public var autoEnd: Int64
     public var submitted: Bool
     public var created: Int64
+    /// CWA, or a CrowdNotifier venue (whose hours are in crowdnotifier_hours).
+    public var kind: CheckInKind
 
     /// The end the visit has (or will have if the user never checks out).
     public var effectiveEnd: Int64 { end ?? autoEnd }
 
     public init(id: Int64 = 0, locationId: [UInt8], locationIdHash: [UInt8], payload: [UInt8], description: String, address: String,
-                start: Int64, end: Int64?, autoEnd: Int64, submitted: Bool = false, created: Int64) {
+                start: Int64, end: Int64?, autoEnd: Int64, submitted: Bool = false, created: Int64, kind: CheckInKind = .cwa) {
         self.id = id
         self.locationId = locationId
         self.locationIdHash = locationIdHash
@@ -36,6 +45,7 @@ public struct StoredCheckIn: Equatable, Sendable {
         self.autoEnd = autoEnd
         self.submitted = submitted
         self.created = created
+        self.kind = kind
     }
 }
 
@@ -63,8 +73,8 @@ public struct StoredCheckInWarning: Equatable, Sendable {
 /// table's CHECKs would, so that a caller gets ENCORE_ERR_CHECKIN_TIMES
 /// rather than a constraint failure.
 extension Store {
-    private static let checkInColumns = """
-        id, location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created
+    static let checkInColumns = """
+        id, location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created, kind
         """
 
     static func checkTimes(start: Int64, end: Int64?, autoEnd: Int64) throws {
@@ -78,21 +88,28 @@ extension Store {
     /// Stores a new check-in; returns its id.
     @discardableResult
     public func addCheckIn(_ c: StoredCheckIn) throws -> Int64 {
+        try Self.checkCheckIn(c)
+        return try withConnection { db in try Self.insertCheckIn(c, db) }
+    }
+
+    static func checkCheckIn(_ c: StoredCheckIn) throws {
         try Self.checkTimes(start: c.start, end: c.end, autoEnd: c.autoEnd)
         guard c.locationId.count == 32, c.locationIdHash.count == 32 else { throw EncoreError(.invalidArgument, "location ids are 32 bytes") }
         try StoreText.checkBlob(c.payload.count, "check-in payload")
         try StoreText.checkDocument(c.description, "check-in description")
         try StoreText.checkDocument(c.address, "check-in address")
-        return try withConnection { db in
-            let s = try db.prepare("""
-                INSERT INTO check_ins (location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            s.bind(1, blob: c.locationId).bind(2, blob: c.locationIdHash).bind(3, blob: c.payload).bind(4, text: c.description)
-            s.bind(5, text: c.address).bind(6, c.start).bind(7, c.end).bind(8, c.autoEnd).bind(9, Int64(c.submitted ? 1 : 0)).bind(10, c.created)
-            try s.run()
-            return enc_sql_last_insert_rowid(db.db)
-        }
+    }
+
+    static func insertCheckIn(_ c: StoredCheckIn, _ db: Connection) throws -> Int64 {
+        let s = try db.prepare("""
+            INSERT INTO check_ins (location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created, kind)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        s.bind(1, blob: c.locationId).bind(2, blob: c.locationIdHash).bind(3, blob: c.payload).bind(4, text: c.description)
+        s.bind(5, text: c.address).bind(6, c.start).bind(7, c.end).bind(8, c.autoEnd).bind(9, Int64(c.submitted ? 1 : 0)).bind(10, c.created)
+        s.bind(11, c.kind.rawValue)
+        try s.run()
+        return enc_sql_last_insert_rowid(db.db)
     }
 
     public func checkIn(id: Int64) throws -> StoredCheckIn? {
@@ -211,9 +228,9 @@ extension Store {
         }
     }
 
-    private static func checkIn(_ s: Statement) -> StoredCheckIn {
+    static func checkIn(_ s: Statement) -> StoredCheckIn {
         StoredCheckIn(id: s.int64(0), locationId: s.blob(1), locationIdHash: s.blob(2), payload: s.blob(3), description: s.text(4) ?? "",
                       address: s.text(5) ?? "", start: s.int64(6), end: s.optionalInt64(7), autoEnd: s.int64(8), submitted: s.int64(9) == 1,
-                      created: s.int64(10))
+                      created: s.int64(10), kind: CheckInKind(rawValue: s.int64(11)) ?? .cwa)
     }
 }

@@ -107,6 +107,40 @@ package enum Schema {
             PRIMARY KEY (check_in, package, item)
         ) WITHOUT ROWID;
         """,
+        // 4: CrowdNotifier check-ins (SwissCovid, NotifyMe) in the same list
+        // as CWA ones: a kind on check_ins (the row holds what the list
+        // shows, as for CWA), and per visit hour the IBE ciphertext and its
+        // day only (the hour's identity is never kept); the trace keys that
+        // matched, once per (visit, identity)
+        // (Sources/EncoreStorage/CrowdNotifierCheckIns.swift).
+        """
+        ALTER TABLE check_ins ADD COLUMN kind INTEGER NOT NULL DEFAULT 0 CHECK (kind IN (0, 1, 2));
+
+        CREATE TABLE crowdnotifier_hours (
+            check_in INTEGER NOT NULL REFERENCES check_ins (id) ON DELETE CASCADE,
+            day INTEGER NOT NULL,
+            c1 BLOB NOT NULL CHECK (length(c1) = 96),
+            c2 BLOB NOT NULL CHECK (length(c2) = 32),
+            c3 BLOB NOT NULL,
+            nonce BLOB NOT NULL CHECK (length(nonce) = 24)
+        );
+        CREATE INDEX crowdnotifier_hours_day ON crowdnotifier_hours (day);
+        CREATE INDEX crowdnotifier_hours_check_in ON crowdnotifier_hours (check_in);
+
+        CREATE TABLE crowdnotifier_exposures (
+            check_in INTEGER NOT NULL REFERENCES check_ins (id) ON DELETE CASCADE,
+            identity BLOB NOT NULL CHECK (length(identity) = 32),
+            day INTEGER NOT NULL,
+            arrival INTEGER NOT NULL,
+            departure INTEGER NOT NULL,
+            start_time INTEGER NOT NULL,
+            end_time INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            criticality INTEGER,
+            created INTEGER NOT NULL,
+            PRIMARY KEY (check_in, identity)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     package static var latestVersion: Int { migrations.count }

@@ -25,6 +25,14 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// cannot be (an end before the start, before 1970); a protected
         /// report whose MAC does not verify, or that is otherwise unusable.
         case qrNotCWA, qrVersion, qrEncoding, qrMalformed, qrInvalid, qrTooLarge, warningMalformed, checkInTimes, reportMAC, reportInvalid
+        /// CrowdNotifier (SwissCovid, NotifyMe): a QR code whose venue public
+        /// key is not a usable G2 point; a trace-key body that is not a
+        /// ProblematicEventWrapper, or larger than allowed; one trace key
+        /// unusable (a secret key off the curve, outside the subgroup, the
+        /// identity, fields of the wrong length); a ciphertext the key does
+        /// not open (or whose c1 re-check fails); a venue master secret that
+        /// is not one; a body whose SHA-256 is not its signed content hash.
+        case cnPublicKey, traceKeysMalformed, traceKeysTooLarge, traceKeyInvalid, cnNoMatch, cnSecret, traceKeysContentHash
     }
 
     public let kind: Kind

@@ -13,7 +13,7 @@ import Testing
     @Test func checkInOutEditDeleteList() throws {
         let dir = TempDir()
         let store = try Store(path: dir.file("s.db"), key: Self.key)
-        #expect(try store.schemaVersion == 3)
+        #expect(try store.schemaVersion == Store.latestSchemaVersion)
         let service = CheckInService(store: store)
         let open = try service.checkIn(qrCode: Self.qr, start: Self.start, now: Self.start)
         #expect(open.end == nil && open.autoEnd == Self.start + 7200)

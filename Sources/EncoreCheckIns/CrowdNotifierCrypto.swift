@@ -1,0 +1,106 @@
+import CCrypto
+import CSodium
+import EncoreModel
+import EncoreSupport
+
+/// CrowdNotifier v3's derivations (../shared/spec/checkins.md, part 2): the
+/// nonces of a QR payload, the per-hour identities, and libsodium's
+/// crypto_secretbox (XSalsa20-Poly1305) for the visit record and the
+/// associated data. Pure: bytes in, bytes out.
+public enum CrowdNotifierCrypto {
+    /// Identities are per hour (the interval length in the id's input).
+    public static let intervalSeconds: Int64 = 3600
+    public static let nonceBytes = 24
+    public static let keyBytes = 32
+
+    /// noncePreId ‖ nonceTimekey ‖ notificationKey.
+    public struct Nonces: Sendable, Equatable {
+        public var preId: [UInt8]
+        public var timeKey: [UInt8]
+        public var notificationKey: [UInt8]
+    }
+
+    /// HKDF-SHA256(IKM = payload, salt = empty, info = "CrowdNotifier_v3", L = 96).
+    public static func nonces(payload: [UInt8]) -> Nonces {
+        let okm = hkdfSHA256(ikm: payload, info: Array("CrowdNotifier_v3".utf8), length: 96)
+        return Nonces(preId: Array(okm[0 ..< 32]), timeKey: Array(okm[32 ..< 64]), notificationKey: Array(okm[64 ..< 96]))
+    }
+
+    /// RFC 5869 with an empty salt (HMAC keys shorter than the block are
+    /// zero-padded, so an empty salt is HashLen zero bytes).
+    static func hkdfSHA256(ikm: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
+        let prk = hmacSHA256(key: [UInt8](repeating: 0, count: 32), data: ikm)
+        var out: [UInt8] = [], t: [UInt8] = []
+        var counter: UInt8 = 1
+        while out.count < length {
+            t = hmacSHA256(key: prk, data: t + info + [counter])
+            out += t
+            counter &+= 1
+        }
+        return Array(out.prefix(length))
+    }
+
+    static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        // HMAC fails only when libcrypto cannot allocate.
+        _ = HMAC(EVP_sha256(), key, Int32(key.count), data, data.count, &out, &length)
+        return out
+    }
+
+    /// SHA-256("CN-PREID" ‖ payload ‖ noncePreId).
+    public static func preId(payload: [UInt8], nonces: Nonces) -> [UInt8] {
+        CheckInCrypto.sha256(Array("CN-PREID".utf8), payload, nonces.preId)
+    }
+
+    /// SHA-256("CN-TIMEKEY" ‖ BE32(3600) ‖ BE64(intervalStart) ‖ nonceTimekey).
+    public static func timeKey(intervalStart: Int64, nonces: Nonces) -> [UInt8] {
+        CheckInCrypto.sha256(Array("CN-TIMEKEY".utf8), bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), nonces.timeKey)
+    }
+
+    /// SHA-256("CN-ID" ‖ preid ‖ BE32(3600) ‖ BE64(intervalStart) ‖ timekey),
+    /// the deployed derivation (the SDKs' current test vectors).
+    public static func identity(preId: [UInt8], intervalStart: Int64, timeKey: [UInt8]) -> [UInt8] {
+        CheckInCrypto.sha256(Array("CN-ID".utf8), preId, bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), timeKey)
+    }
+
+    /// The identity of the hour starting at `intervalStart` for a payload.
+    public static func identity(payload: [UInt8], intervalStart: Int64) -> [UInt8] {
+        let n = nonces(payload: payload)
+        return identity(preId: preId(payload: payload, nonces: n), intervalStart: intervalStart, timeKey: timeKey(intervalStart: intervalStart, nonces: n))
+    }
+
+    /// The starts of the hours a visit touches: floor(arrival/3600)·3600
+    /// through floor(departure/3600)·3600. Empty for departure < arrival.
+    public static func hours(arrival: Int64, departure: Int64) -> [Int64] {
+        guard arrival >= 0, departure >= arrival else { return [] }
+        let first = arrival / intervalSeconds * intervalSeconds, last = departure / intervalSeconds * intervalSeconds
+        return Array(stride(from: first, through: last, by: Int(intervalSeconds)))
+    }
+
+    static func bigEndian(_ v: UInt32) -> [UInt8] { (0 ..< 4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
+    static func bigEndian(_ v: UInt64) -> [UInt8] { (0 ..< 8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
+
+    // MARK: - crypto_secretbox
+
+    /// crypto_secretbox_easy: MAC (16 bytes) ‖ ciphertext.
+    public static func seal(_ message: [UInt8], nonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
+        guard nonce.count == nonceBytes, key.count == keyBytes else {
+            throw EncoreError(.invalidArgument, "secretbox needs a 24-byte nonce and a 32-byte key")
+        }
+        var out = [UInt8](repeating: 0, count: message.count + Int(crypto_secretbox_MACBYTES))
+        let rc = crypto_secretbox_easy(&out, message, UInt64(message.count), nonce, key)
+        guard rc == 0 else { throw EncoreError(.internalError, "crypto_secretbox_easy failed") }
+        return out
+    }
+
+    /// crypto_secretbox_open_easy; nil when the box does not open (wrong
+    /// key, altered bytes, too short, wrong nonce or key lengths).
+    public static func open(_ box: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8]? {
+        let mac = Int(crypto_secretbox_MACBYTES)
+        guard box.count >= mac, nonce.count == nonceBytes, key.count == keyBytes else { return nil }
+        var out = [UInt8](repeating: 0, count: box.count - mac)
+        guard crypto_secretbox_open_easy(&out, box, UInt64(box.count), nonce, key) == 0 else { return nil }
+        return out
+    }
+}

@@ -1,0 +1,214 @@
+import CEncorePairing
+import CEncoreProto
+import CProtobufC
+import EncoreModel
+import EncoreSupport
+
+/// The visit record m encrypted in each hour's c3 (its encoding is the
+/// client's own): version 1, BE64 arrival, BE64 departure, the
+/// notification key (32 bytes).
+public struct CrowdNotifierVisitRecord: Sendable, Equatable {
+    public var arrival: Int64
+    public var departure: Int64
+    public var notificationKey: [UInt8]
+
+    public init(arrival: Int64, departure: Int64, notificationKey: [UInt8]) {
+        self.arrival = arrival
+        self.departure = departure
+        self.notificationKey = notificationKey
+    }
+
+    public static let encodedBytes = 49
+
+    public var encoded: [UInt8] {
+        [1] + CrowdNotifierCrypto.bigEndian(UInt64(bitPattern: arrival)) + CrowdNotifierCrypto.bigEndian(UInt64(bitPattern: departure)) + notificationKey
+    }
+
+    public init?(decoding b: [UInt8]) {
+        guard b.count == Self.encodedBytes, b[0] == 1 else { return nil }
+        func be64(_ at: Int) -> Int64 { Int64(bitPattern: b[at ..< at + 8].reduce(0) { $0 << 8 | UInt64($1) }) }
+        arrival = be64(1)
+        departure = be64(9)
+        notificationKey = Array(b[17 ..< 49])
+        guard departure >= arrival else { return nil }
+    }
+}
+
+/// The associated data of a trace key, opened with a visit's notification key.
+public struct CrowdNotifierAssociatedData: Sendable, Equatable {
+    public var version: Int32
+    public var message: String
+    public var start: Int64
+    public var end: Int64
+    public var countryData: [UInt8]
+
+    public init(version: Int32 = 1, message: String, start: Int64, end: Int64, countryData: [UInt8] = []) {
+        self.version = version
+        self.message = message
+        self.start = start
+        self.end = end
+        self.countryData = countryData
+    }
+
+    /// SwissCovid's criticality (0 LOW, 1 HIGH) when the country data has one.
+    public var criticality: UInt32? {
+        guard !countryData.isEmpty,
+              let s = countryData.withUnsafeBufferPointer({ cnv3__swiss_covid_associated_data__unpack(nil, $0.count, $0.baseAddress) }) else { return nil }
+        defer { cnv3__swiss_covid_associated_data__free_unpacked(s, nil) }
+        return s.pointee.criticality
+    }
+
+    public static func swissCovidCountryData(criticality: UInt32) -> [UInt8] {
+        var w = CrowdNotifierProtoWriter()
+        w.varint(1, 1)
+        w.varint(2, UInt64(criticality))
+        return w.output
+    }
+
+    public var encoded: [UInt8] {
+        var w = CrowdNotifierProtoWriter()
+        w.varint(1, UInt64(bitPattern: Int64(version)))
+        w.string(2, message)
+        w.varint(3, UInt64(bitPattern: start))
+        w.varint(4, UInt64(bitPattern: end))
+        if !countryData.isEmpty { w.bytes(5, countryData) }
+        return w.output
+    }
+
+    public init?(decoding b: [UInt8]) {
+        guard let m = b.withUnsafeBufferPointer({ cnv3__associated_data__unpack(nil, $0.count, $0.baseAddress) }) else { return nil }
+        defer { cnv3__associated_data__free_unpacked(m, nil) }
+        guard let text = m.pointee.message.flatMap({ String(validatingCString: $0) }) else { return nil }
+        version = m.pointee.version
+        message = text
+        start = m.pointee.starttimestamp
+        end = m.pointee.endtimestamp
+        countryData = CrowdNotifierQRCode.bytes(m.pointee.countrydata)
+    }
+}
+
+/// One hour of a stored visit as the matching sees it.
+public struct CrowdNotifierVisitHour: Sendable, Equatable {
+    public var checkIn: Int64
+    public var day: Int64
+    public var ciphertext: CrowdNotifierCiphertext
+
+    public init(checkIn: Int64, day: Int64, ciphertext: CrowdNotifierCiphertext) {
+        self.checkIn = checkIn
+        self.day = day
+        self.ciphertext = ciphertext
+    }
+}
+
+/// A trace key that opened one of the user's visits and overlaps it.
+public struct CrowdNotifierExposure: Sendable, Equatable {
+    public var checkIn: Int64
+    public var identity: [UInt8]
+    public var day: Int64
+    public var arrival: Int64
+    public var departure: Int64
+    /// The published time of the problem (from the associated data, or
+    /// the event itself in NotifyMe's layout).
+    public var start: Int64
+    public var end: Int64
+    public var message: String
+    public var criticality: UInt32?
+
+    public init(checkIn: Int64, identity: [UInt8], day: Int64, arrival: Int64, departure: Int64, start: Int64, end: Int64, message: String, criticality: UInt32?) {
+        self.checkIn = checkIn
+        self.identity = identity
+        self.day = day
+        self.arrival = arrival
+        self.departure = departure
+        self.start = start
+        self.end = end
+        self.message = message
+        self.criticality = criticality
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("checkin", .int(checkIn)), ("identity", .string(Hex.encode(identity))), ("date", UTCTime.dayJSON(day)),
+            ("arrival", .int(arrival)), ("departure", .int(departure)), ("start", .int(start)), ("end", .int(end)),
+            ("message", .string(message)), ("criticality", criticality.map { .string($0 == 1 ? "HIGH" : $0 == 0 ? "LOW" : "\($0)") } ?? .null),
+        ])
+    }
+}
+
+/// What matching trace keys against the visits did.
+public struct CrowdNotifierMatchOutcome: Sendable, Equatable {
+    public var exposures: [CrowdNotifierExposure] = []
+    /// (key, hour) pairs of the same day, each one pairing.
+    public var pairings = 0
+    /// Keys of a day with visits whose secret key is not a usable point.
+    public var invalidKeys = 0
+    /// Keys that opened a visit but whose associated data did not open or
+    /// decode, or whose time does not overlap the visit.
+    public var rejected = 0
+
+    public init() {}
+}
+
+/// Matching by day: a key is tried only on the stored hours of its day;
+/// each try is one pairing; a key that opens a box is checked (c1
+/// re-derived), its associated data opened with the visit's notification
+/// key and its time overlapped with the visit.
+public enum CrowdNotifierMatcher {
+    public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour]) -> CrowdNotifierMatchOutcome {
+        var out = CrowdNotifierMatchOutcome()
+        // Each hour's c1 parsed (and checked to be in G2) once; our own
+        // ciphertexts, so one that does not parse is simply never matched.
+        var byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: enc_g2)]] = [:]
+        for h in hours {
+            if case .success(let c1) = BLS.g2Nonzero(h.ciphertext.c1) { byDay[h.day, default: []].append((h, c1)) }
+        }
+        for key in keys {
+            guard let candidates = byDay[key.day], !candidates.isEmpty else { continue }
+            guard case .success(let sk) = BLS.g1Nonzero(key.secretKey) else {
+                out.invalidKeys += 1
+                continue
+            }
+            for (h, c1) in candidates {
+                out.pairings += 1
+                guard case .success(let m) = CrowdNotifierIBE.decrypt(secretKey: sk, identity: key.identity, h.ciphertext, c1: c1) else { continue }
+                guard let record = CrowdNotifierVisitRecord(decoding: m),
+                      let plain = CrowdNotifierCrypto.open(key.encryptedAssociatedData, nonce: key.nonce, key: record.notificationKey),
+                      let ad = CrowdNotifierAssociatedData(decoding: plain) else {
+                    out.rejected += 1
+                    continue
+                }
+                let start = key.start ?? ad.start, end = key.end ?? ad.end
+                guard record.arrival < end, start < record.departure else {
+                    out.rejected += 1
+                    continue
+                }
+                out.exposures.append(CrowdNotifierExposure(checkIn: h.checkIn, identity: key.identity, day: key.day, arrival: record.arrival,
+                                                           departure: record.departure, start: start, end: end, message: ad.message,
+                                                           criticality: ad.criticality))
+            }
+        }
+        return out
+    }
+
+    /// The hourly ciphertexts of a visit at a venue: for each hour it
+    /// touches, the record encrypted to that hour's identity.
+    public static func encryptVisit(_ venue: CrowdNotifierVenue, arrival: Int64, departure: Int64) throws -> [(day: Int64, ciphertext: CrowdNotifierCiphertext)] {
+        guard case .success(let mpk) = BLS.g2Nonzero(venue.publicKey) else { throw EncoreError(.cnPublicKey, "the venue's public key is not a usable G2 point") }
+        let hours = CrowdNotifierCrypto.hours(arrival: arrival, departure: departure)
+        guard !hours.isEmpty else { throw EncoreError(.checkInTimes, "a visit cannot end before it starts") }
+        guard hours.count <= maxHours else {
+            throw EncoreError(.checkInTimes, "a CrowdNotifier check-in lasts at most \(maxHours - 1) hours; this one touches \(hours.count)")
+        }
+        let nonces = CrowdNotifierCrypto.nonces(payload: venue.payload)
+        let preId = CrowdNotifierCrypto.preId(payload: venue.payload, nonces: nonces)
+        let record = CrowdNotifierVisitRecord(arrival: arrival, departure: departure, notificationKey: nonces.notificationKey).encoded
+        return try hours.map { start in
+            let id = CrowdNotifierCrypto.identity(preId: preId, intervalStart: start, timeKey: CrowdNotifierCrypto.timeKey(intervalStart: start, nonces: nonces))
+            return (UnixTime.utcMidnight(start), try CrowdNotifierIBE.encrypt(mpk: mpk, identity: id, message: record))
+        }
+    }
+
+    /// A visit touches at most this many hours (a day, and the hour it
+    /// began in): longer stays are refused rather than stored partly.
+    public static let maxHours = 25
+}

@@ -1,0 +1,104 @@
+import EncoreCheckIns
+import EncoreModel
+import EncoreStorage
+import EncoreSupport
+
+/// What matching one body of trace keys did.
+public struct TraceKeyMatchOutcome: Sendable, Equatable {
+    /// Events in the body, and those skipped (fields of the wrong shape).
+    public var events: Int
+    public var skipped: Int
+    /// Keys of a day with visits whose secret key is not a usable point.
+    public var invalidKeys: Int
+    /// Pairings computed: (key, visit hour) pairs of the same day.
+    public var pairings: Int
+    /// Every match, and those not stored before: the ones to notify (each
+    /// (visit, trace key) once, however often the keys come again).
+    public var matches: [CrowdNotifierExposure]
+    public var new: [CrowdNotifierExposure]
+}
+
+/// CrowdNotifier venues in the check-in list: checking in (each hour of
+/// the visit encrypted to the hour's identity under the venue's key), new
+/// times re-encrypted, trace keys matched by day into the store.
+extension CheckInService {
+    /// The setting under which the trace keys' bundle tag is kept.
+    public static let traceKeyBundleTagSetting = "sync.crowdnotifier.bundleTag"
+
+    static func kind(_ k: CrowdNotifierVenue.Kind) -> CheckInKind { k == .swissCovid ? .swissCovid : .notifyMe }
+
+    static func hours(_ venue: CrowdNotifierVenue, arrival: Int64, departure: Int64) throws -> [StoredCrowdNotifierHour] {
+        try CrowdNotifierMatcher.encryptVisit(venue, arrival: arrival, departure: departure).map {
+            StoredCrowdNotifierHour(day: $0.day, c1: $0.ciphertext.c1, c2: $0.ciphertext.c2, c3: $0.ciphertext.c3, nonce: $0.ciphertext.nonce)
+        }
+    }
+
+    /// Checks in at a SwissCovid or NotifyMe venue (its QR code parsed
+    /// already). An open visit is encrypted until its automatic end, and
+    /// again when it closes or its times change.
+    func checkIn(venue: CrowdNotifierVenue, start: Int64, end: Int64?, now: Int64) throws -> StoredCheckIn {
+        guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
+        let (autoEnd, overflow) = start.addingReportingOverflow(venue.location.automaticLength(checkInAt: start))
+        guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
+        let l = venue.location
+        var c = StoredCheckIn(locationId: l.locationId, locationIdHash: l.locationIdHash, payload: l.payload, description: l.description,
+                              address: l.address, start: start, end: end, autoEnd: autoEnd, created: now, kind: Self.kind(venue.kind))
+        c.id = try store.addCrowdNotifierCheckIn(c, hours: Self.hours(venue, arrival: start, departure: end ?? autoEnd))
+        return c
+    }
+
+    /// New times for a CrowdNotifier check-in: its hours made again.
+    func updateCrowdNotifier(_ c: StoredCheckIn, start: Int64, end: Int64?) throws {
+        let kind: CrowdNotifierVenue.Kind = c.kind == .swissCovid ? .swissCovid : .notifyMe
+        let venue = try CrowdNotifierQRCode.venue(payload: c.payload, kind: kind)
+        let (autoEnd, overflow) = start.addingReportingOverflow(c.autoEnd - c.start)
+        guard !overflow, start >= 0 else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
+        try store.updateCrowdNotifierCheckIn(id: c.id, start: start, end: end, autoEnd: autoEnd,
+                                             hours: Self.hours(venue, arrival: start, departure: end ?? autoEnd))
+    }
+
+    /// The seam of the trace-key sync: a body of `GET /v3/traceKeys` (a
+    /// ProblematicEventWrapper; its JWT checked by the caller, and its
+    /// SHA-256 against `contentHash` when given) matched against the stored
+    /// visits by day; matches stored once per (visit, identity). When
+    /// `bundleTag` is given it is stored after the body was processed.
+    public func matchTraceKeys(_ body: [UInt8], contentHash: [UInt8]? = nil, bundleTag: String? = nil, now: Int64) throws -> TraceKeyMatchOutcome {
+        try UnixTime.checkNow(now, "trace-key matching")
+        if let contentHash, contentHash != CheckInCrypto.sha256(body) {
+            throw EncoreError(.traceKeysContentHash, "the trace keys' SHA-256 is not the content hash of their signature")
+        }
+        let batch = try CrowdNotifierTraceKeys.parse(body)
+        try housekeeping(now: now)
+        let days = Set(batch.keys.map(\.day))
+        let hours = try store.crowdNotifierHours(days: days).map {
+            CrowdNotifierVisitHour(checkIn: $0.checkIn, day: $0.day, ciphertext: CrowdNotifierCiphertext(c1: $0.c1, c2: $0.c2, c3: $0.c3, nonce: $0.nonce))
+        }
+        let outcome = CrowdNotifierMatcher.match(keys: batch.keys, hours: hours)
+        let added = try store.addCrowdNotifierExposures(outcome.exposures.map {
+            StoredCrowdNotifierExposure(checkIn: $0.checkIn, identity: $0.identity, day: $0.day, arrival: $0.arrival, departure: $0.departure,
+                                        start: $0.start, end: $0.end, message: $0.message, criticality: $0.criticality.map(Int64.init), created: now)
+        })
+        if let bundleTag { try store.setSetting(Self.traceKeyBundleTagSetting, to: .text(bundleTag)) }
+        let new = added.map(Self.exposure)
+        return TraceKeyMatchOutcome(events: batch.events, skipped: batch.skipped, invalidKeys: outcome.invalidKeys, pairings: outcome.pairings,
+                                    matches: outcome.exposures, new: new)
+    }
+
+    /// The bundle tag stored by the last trace-key body processed (nil: fetch everything).
+    public func traceKeyBundleTag() throws -> String? {
+        if case .text(let t)? = try store.setting(Self.traceKeyBundleTagSetting) { return t }
+        return nil
+    }
+
+    /// The stored CrowdNotifier matches, newest day first.
+    public func crowdNotifierExposures() throws -> [CrowdNotifierExposure] {
+        try store.crowdNotifierExposures().map(Self.exposure)
+    }
+
+    static func exposure(_ e: StoredCrowdNotifierExposure) -> CrowdNotifierExposure {
+        CrowdNotifierExposure(checkIn: e.checkIn, identity: e.identity, day: e.day, arrival: e.arrival, departure: e.departure, start: e.start,
+                              end: e.end, message: e.message, criticality: e.criticality.flatMap { UInt32(exactly: $0) })
+    }
+}
