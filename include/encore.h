@@ -22,7 +22,8 @@
  *   8. HTTP transport: the built-in one (libcurl) or the host's
  *   9. Test results and key submission (CWA's verification and submission servers)
  *   10. Check-ins: CWA event registration and CrowdNotifier
- *   11. Background sync: the key package cache, the app configuration, DP-3T, the planner
+ *   11. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
+ *   12. Background sync: the key package cache, the app configuration, DP-3T, the planner
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -116,6 +117,15 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CHECKIN_TIMES 77       /* check-in times that cannot be: an end before the start, a negative time */
 #define ENCORE_ERR_REPORT_MAC 78          /* a protected report's MAC does not verify with the location's key */
 #define ENCORE_ERR_REPORT_INVALID 79      /* a protected report of wrong lengths, bad padding or a record that does not decode */
+
+/* CrowdNotifier check-ins (SwissCovid, NotifyMe) */
+#define ENCORE_ERR_CN_PUBLIC_KEY 80       /* a CrowdNotifier QR code whose venue public key is not a usable G2 point */
+#define ENCORE_ERR_TRACE_KEYS_MALFORMED 81 /* a trace-key body that is not a ProblematicEventWrapper */
+#define ENCORE_ERR_TRACE_KEYS_TOO_LARGE 82 /* a trace-key body with more bytes or events than allowed */
+#define ENCORE_ERR_TRACE_KEY_INVALID 83   /* a trace key's secret key is off the curve, outside G1, the identity; wrong field lengths */
+#define ENCORE_ERR_CN_NO_MATCH 84         /* the trace key does not open the visit's ciphertext (or its c1 re-check fails) */
+#define ENCORE_ERR_CN_SECRET 85           /* a venue master secret that is not one: wrong length, zero, not below r */
+#define ENCORE_ERR_TRACE_KEYS_CONTENT_HASH 86 /* the body's SHA-256 is not the content hash its signature carries */
 
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
@@ -1371,7 +1381,94 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * encore_bytes_free(). encore_submit() sends such reports itself. */
 encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
 
-/* ==== 11. Background sync: the key package cache, the app configuration, DP-3T, the planner ==== */
+/* ==== 11. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
+
+/* Which app's QR code (the host of its URL). */
+#define ENCORE_CROWDNOTIFIER_SWISSCOVID 1   /* https://qr.swisscovid.ch?v=4#... */
+#define ENCORE_CROWDNOTIFIER_NOTIFYME 2     /* https://qr.notify-me.ch?v=4#... */
+
+/* Sizes of CrowdNotifier's values (BLS12-381 in mcl's serialisation). */
+#define ENCORE_CROWDNOTIFIER_SECRET_BYTES 32     /* a venue's master secret (Fr, little-endian) */
+#define ENCORE_CROWDNOTIFIER_PUBLIC_KEY_BYTES 96 /* a venue's public key (G2) */
+#define ENCORE_CROWDNOTIFIER_IDENTITY_BYTES 32   /* an hour's identity */
+#define ENCORE_CROWDNOTIFIER_SECRET_KEY_BYTES 48 /* a trace key's secret key (G1) */
+
+/* What matching one body of trace keys found. */
+typedef struct encore_trace_key_match_summary {
+    uint32_t struct_size;                 /* sizeof(encore_trace_key_match_summary), set by the caller */
+    uint32_t reserved;
+    uint64_t events;                      /* ProblematicEvents in the body */
+    uint64_t skipped;                     /* of them unusable: fields of the wrong length or type */
+    uint64_t invalid_keys;                /* keys of a day with visits whose secret key is not a point of G1 */
+    uint64_t pairings;                    /* pairings computed (same-day key and visit hour pairs) */
+    uint64_t matches;                     /* visits a key opened, overlapping its time */
+    uint64_t new_matches;                 /* of them not seen before: notify these (once per visit and key) */
+} encore_trace_key_match_summary;
+
+/* The seam of the trace-key sync: a body of GET /v3/traceKeys (a
+ * ProblematicEventWrapper, either layout of ProblematicEvent) matched
+ * against the stored SwissCovid and NotifyMe check-ins, by day. The
+ * caller checks the answer's JWT; `content_hash` (32 bytes, may be NULL)
+ * is its content-hash claim, checked against the body's SHA-256
+ * (ENCORE_ERR_TRACE_KEYS_CONTENT_HASH). Matches are stored once per
+ * (visit, trace key); summary->new_matches counts the ones to notify.
+ * `bundle_tag` (may be NULL: keep the stored one) is stored after the body
+ * was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE for bodies
+ * that cannot be used; events of a wrong shape and keys that are not
+ * points of G1 are skipped and counted. `summary` may be NULL. */
+encore_status encore_crowdnotifier_match_trace_keys(encore_store *store, const uint8_t *body, size_t length, const uint8_t *content_hash, size_t content_hash_length, const char *bundle_tag, int64_t now, encore_trace_key_match_summary *summary);
+
+/* The bundle tag stored with the last trace-key body (for
+ * ?lastKeyBundleTag=), in library memory for encore_bytes_free();
+ * ENCORE_ERR_NOT_FOUND when none is stored (fetch everything). */
+encore_status encore_crowdnotifier_trace_key_bundle_tag(encore_store *store, encore_bytes *out);
+
+/* Reads a SwissCovid or NotifyMe QR code (the venue's public key
+ * validated) and writes its kind (ENCORE_CROWDNOTIFIER_*). The QR
+ * statuses of encore_trace_location_parse(), and
+ * ENCORE_ERR_CN_PUBLIC_KEY for a public key that is not a point of G2. */
+encore_status encore_crowdnotifier_venue_kind(const char *qr_code, int32_t *kind);
+
+/* The identity (32 bytes) of the hour starting at `interval_start` (a
+ * multiple of 3600) at the venue of a QRCodePayload's bytes. */
+encore_status encore_crowdnotifier_identity(const uint8_t *payload, size_t length, int64_t interval_start, uint8_t *identity, size_t identity_length);
+
+/* Encrypts `message` to `identity` under a venue public key (96 bytes):
+ * c1 (96) ‖ c2 (32) ‖ nonce (24) ‖ c3, in library memory for
+ * encore_bytes_free(). ENCORE_ERR_CN_PUBLIC_KEY for a key that is not a
+ * non-zero point of G2. */
+encore_status encore_crowdnotifier_encrypt(const uint8_t *public_key, size_t public_key_length, const uint8_t *identity, size_t identity_length, const uint8_t *message, size_t message_length, encore_bytes *out);
+
+/* Decrypts c1 ‖ c2 ‖ nonce ‖ c3 with a trace key's secret key (48
+ * bytes) for `identity`; the message in library memory for
+ * encore_bytes_free(). ENCORE_ERR_TRACE_KEY_INVALID for a secret key that
+ * is not a non-zero point of G1 (off the curve, outside the subgroup, the
+ * identity, not 48 bytes); ENCORE_ERR_CN_NO_MATCH when it does not open
+ * the ciphertext or the c1 re-check fails. */
+encore_status encore_crowdnotifier_decrypt(const uint8_t *secret_key, size_t secret_key_length, const uint8_t *identity, size_t identity_length, const uint8_t *ciphertext, size_t ciphertext_length, encore_bytes *out);
+
+/* A new venue: its master secret (32 bytes; keep it secret) and public
+ * key (96 bytes) into the caller's buffers. */
+encore_status encore_crowdnotifier_keys_generate(uint8_t *secret, size_t secret_length, uint8_t *public_key, size_t public_key_length);
+
+/* The public key (96 bytes) of a master secret (32 bytes);
+ * ENCORE_ERR_CN_SECRET for one that is zero or not below r. */
+encore_status encore_crowdnotifier_public_key(const uint8_t *secret, size_t secret_length, uint8_t *public_key, size_t public_key_length);
+
+/* The QR code (URL text) of a venue: `kind` ENCORE_CROWDNOTIFIER_*, a
+ * name (1..100 characters), an address, `start`/`end` 0 for a permanent
+ * place, its public key (96 bytes); in library memory for encore_bytes_free(). */
+encore_status encore_crowdnotifier_qr_code(int32_t kind, const char *name, const char *address, int64_t start, int64_t end, const uint8_t *public_key, size_t public_key_length, encore_bytes *out);
+
+/* The trace keys (a ProblematicEventWrapper) of the venue of `qr_code`
+ * for [start, end] with `message`: one per hour touched, in the layout of
+ * `layout` (ENCORE_CROWDNOTIFIER_SWISSCOVID: day + SwissCovid's HIGH
+ * criticality; _NOTIFYME: start/end times); in library memory for
+ * encore_bytes_free(). ENCORE_ERR_CN_SECRET when the secret is not the
+ * venue's. */
+encore_status encore_crowdnotifier_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
+
+/* ==== 12. Background sync: the key package cache, the app configuration, DP-3T, the planner ==== */
 
 /* What woke the sync up. Periodic syncs are spaced (CWA hourly, DP-3T at
  * most 6 a day, 4 h apart) and back off after failures; a push or the user

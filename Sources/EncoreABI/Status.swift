@@ -56,6 +56,13 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .checkInTimes: return ENCORE_ERR_CHECKIN_TIMES
     case .reportMAC: return ENCORE_ERR_REPORT_MAC
     case .reportInvalid: return ENCORE_ERR_REPORT_INVALID
+    case .cnPublicKey: return ENCORE_ERR_CN_PUBLIC_KEY
+    case .traceKeysMalformed: return ENCORE_ERR_TRACE_KEYS_MALFORMED
+    case .traceKeysTooLarge: return ENCORE_ERR_TRACE_KEYS_TOO_LARGE
+    case .traceKeyInvalid: return ENCORE_ERR_TRACE_KEY_INVALID
+    case .cnNoMatch: return ENCORE_ERR_CN_NO_MATCH
+    case .cnSecret: return ENCORE_ERR_CN_SECRET
+    case .traceKeysContentHash: return ENCORE_ERR_TRACE_KEYS_CONTENT_HASH
     }
 }
 

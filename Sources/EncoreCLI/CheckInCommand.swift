@@ -30,7 +30,7 @@ struct CheckInTime: ExpressibleByArgument {
 struct CheckInAdd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Check in at the place of a CWA event QR code; prints the check-in's id.",
+        abstract: "Check in at the place of a CWA, SwissCovid or NotifyMe QR code; prints the check-in's id.",
         discussion: """
             Without --end the check-in stays open until the location's default length has passed \
             (the QR code's, else until the event ends, else two hours), then closes by itself.
@@ -63,8 +63,11 @@ struct CheckInAdd: ParsableCommand {
             Output.write("\(c.id)\n")
             return
         }
-        let location = try talking("check-in") { try CheckInQRCode.location(payload: c.payload) }
-        Output.write(JSONValue.object([("checkin", c.json), ("location", location.json)]).rendered(pretty: true) + "\n")
+        let location = try talking("check-in") {
+            c.kind == .cwa ? try CheckInQRCode.location(payload: c.payload).json
+                : try CrowdNotifierQRCode.venue(payload: c.payload, kind: c.kind == .swissCovid ? .swissCovid : .notifyMe).json
+        }
+        Output.write(JSONValue.object([("checkin", c.json), ("location", location)]).rendered(pretty: true) + "\n")
     }
 }
 

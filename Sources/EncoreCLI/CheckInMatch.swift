@@ -29,7 +29,10 @@ struct CheckInMatchCommand: ParsableCommand {
 
     @OptionGroup var packages: KeyFileArguments
 
-    func validate() throws { try packages.requireFiles() }
+    @Option(name: .customLong("trace-keys"), help: ArgumentHelp("CrowdNotifier trace keys (a ProblematicEventWrapper, as GET /v3/traceKeys answers) to match against the SwissCovid and NotifyMe check-ins.", valueName: "file"))
+    var traceKeys: String?
+
+    func validate() throws { if traceKeys == nil { try packages.requireFiles() } }
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
@@ -63,9 +66,20 @@ struct CheckInMatchCommand: ParsableCommand {
             }
             skipped += outcome.scan.skipped
         }
+        let traced = try traceKeys.map { file in
+            try talking(file) { try service.matchTraceKeys(Array(FileReader.read(path: file, maxSize: UInt64(CrowdNotifierTraceKeys.maxBodyBytes)).bytes), now: now) }
+        }
         let assessment = try talking("check-ins") { try service.assessment(configuration: configuration, now: now) }
-        Output.write(json ? assessment.json(skippedReports: skipped).rendered(pretty: true) + "\n"
-                          : CheckInRiskReport.text(assessment, skipped: skipped))
+        guard json else {
+            Output.write(CheckInRiskReport.text(assessment, skipped: skipped) + (traced.map(CheckInRiskReport.text) ?? ""))
+            return
+        }
+        var document = assessment.json(skippedReports: skipped)
+        if let traced, case .object(var members) = document {
+            members.append(("traceKeys", CheckInRiskReport.json(traced)))
+            document = .object(members)
+        }
+        Output.write(document.rendered(pretty: true) + "\n")
     }
 }
 
@@ -81,6 +95,22 @@ enum CheckInRiskReport {
             out += "  \(UTCTime.day(seconds: d.date) ?? "?"): \(d.riskLevel.name) (normalized time \(PresenceTracingAssessment.rounded(d.normalizedTime)))\n"
         }
         return out
+    }
+
+    /// What a body of CrowdNotifier trace keys did.
+    static func text(_ t: TraceKeyMatchOutcome) -> String {
+        var out = "trace keys: \(t.events) events, \(t.matches.count) matches (\(t.new.count) new), \(t.pairings) pairings"
+        out += (t.skipped + t.invalidKeys > 0 ? ", \(t.skipped) skipped, \(t.invalidKeys) invalid keys" : "") + "\n"
+        for e in t.matches {
+            out += "  check-in \(e.checkIn) on \(UTCTime.day(seconds: e.day) ?? "?"): \(CheckReason.time(e.start)) – \(CheckReason.time(e.end))"
+            out += e.message.isEmpty ? "\n" : ": \(Output.oneLine(e.message))\n"
+        }
+        return out
+    }
+
+    static func json(_ t: TraceKeyMatchOutcome) -> JSONValue {
+        .object([("events", .int(Int64(t.events))), ("skipped", .int(Int64(t.skipped))), ("invalidKeys", .int(Int64(t.invalidKeys))),
+                 ("pairings", .int(Int64(t.pairings))), ("matches", .int(Int64(t.matches.count))), ("new", .array(t.new.map(\.json)))])
     }
 
     /// The check's view: the check-ins' risk, then each date combined with the windows'.

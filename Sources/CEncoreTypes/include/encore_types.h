@@ -94,6 +94,15 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_REPORT_MAC 78          /* a protected report's MAC does not verify with the location's key */
 #define ENCORE_ERR_REPORT_INVALID 79      /* a protected report of wrong lengths, bad padding or a record that does not decode */
 
+/* CrowdNotifier check-ins (SwissCovid, NotifyMe) */
+#define ENCORE_ERR_CN_PUBLIC_KEY 80       /* a CrowdNotifier QR code whose venue public key is not a usable G2 point */
+#define ENCORE_ERR_TRACE_KEYS_MALFORMED 81 /* a trace-key body that is not a ProblematicEventWrapper */
+#define ENCORE_ERR_TRACE_KEYS_TOO_LARGE 82 /* a trace-key body with more bytes or events than allowed */
+#define ENCORE_ERR_TRACE_KEY_INVALID 83   /* a trace key's secret key is off the curve, outside G1, the identity; wrong field lengths */
+#define ENCORE_ERR_CN_NO_MATCH 84         /* the trace key does not open the visit's ciphertext (or its c1 re-check fails) */
+#define ENCORE_ERR_CN_SECRET 85           /* a venue master secret that is not one: wrong length, zero, not below r */
+#define ENCORE_ERR_TRACE_KEYS_CONTENT_HASH 86 /* the body's SHA-256 is not the content hash its signature carries */
+
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
  * library cannot check a handle's type or lifetime: passing a freed handle,

@@ -63,6 +63,13 @@ ENCORE_ERR_WARNING_MALFORMED = 76
 ENCORE_ERR_CHECKIN_TIMES = 77
 ENCORE_ERR_REPORT_MAC = 78
 ENCORE_ERR_REPORT_INVALID = 79
+ENCORE_ERR_CN_PUBLIC_KEY = 80
+ENCORE_ERR_TRACE_KEYS_MALFORMED = 81
+ENCORE_ERR_TRACE_KEYS_TOO_LARGE = 82
+ENCORE_ERR_TRACE_KEY_INVALID = 83
+ENCORE_ERR_CN_NO_MATCH = 84
+ENCORE_ERR_CN_SECRET = 85
+ENCORE_ERR_TRACE_KEYS_CONTENT_HASH = 86
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
 ENCORE_SIGNATURE_UNTRUSTED = 2
@@ -115,6 +122,12 @@ ENCORE_SYMPTOMS_ONSET_DATE = 6
 ENCORE_CHECKIN_RISK_LOW = 1
 ENCORE_CHECKIN_RISK_HIGH = 2
 ENCORE_CHECKIN_RISK_FAILED = 3
+ENCORE_CROWDNOTIFIER_SWISSCOVID = 1
+ENCORE_CROWDNOTIFIER_NOTIFYME = 2
+ENCORE_CROWDNOTIFIER_SECRET_BYTES = 32
+ENCORE_CROWDNOTIFIER_PUBLIC_KEY_BYTES = 96
+ENCORE_CROWDNOTIFIER_IDENTITY_BYTES = 32
+ENCORE_CROWDNOTIFIER_SECRET_KEY_BYTES = 48
 ENCORE_SYNC_PERIODIC = 0
 ENCORE_SYNC_PUSH = 1
 ENCORE_SYNC_APP_START = 2
@@ -681,6 +694,19 @@ class encore_checkin_day(ctypes.Structure):
     ]
 
 
+class encore_trace_key_match_summary(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('events', ctypes.c_uint64),
+        ('skipped', ctypes.c_uint64),
+        ('invalid_keys', ctypes.c_uint64),
+        ('pairings', ctypes.c_uint64),
+        ('matches', ctypes.c_uint64),
+        ('new_matches', ctypes.c_uint64),
+    ]
+
+
 class encore_sync_options(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
@@ -983,6 +1009,26 @@ FUNCTIONS = {
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
     # (store, options, now, out)
     'encore_checkin_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    # (store, body, length, content_hash, content_hash_length, bundle_tag, now, summary)
+    'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_trace_key_match_summary)]),
+    # (store, out)
+    'encore_crowdnotifier_trace_key_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (qr_code, kind)
+    'encore_crowdnotifier_venue_kind': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (payload, length, interval_start, identity, identity_length)
+    'encore_crowdnotifier_identity': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (public_key, public_key_length, identity, identity_length, message, message_length, out)
+    'encore_crowdnotifier_encrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
+    # (secret_key, secret_key_length, identity, identity_length, ciphertext, ciphertext_length, out)
+    'encore_crowdnotifier_decrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
+    # (secret, secret_length, public_key, public_key_length)
+    'encore_crowdnotifier_keys_generate': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (secret, secret_length, public_key, public_key_length)
+    'encore_crowdnotifier_public_key': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (kind, name, address, start, end, public_key, public_key_length, out)
+    'encore_crowdnotifier_qr_code': (encore_status, [ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
+    # (secret, secret_length, qr_code, start, end, message, layout, out)
+    'encore_crowdnotifier_trace_keys': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_bytes)]),
     # (options, struct_size)
     'encore_sync_options_init': (encore_status, [ctypes.POINTER(encore_sync_options), ctypes.c_size_t]),
     # (store, options, now, info)
@@ -1112,6 +1158,16 @@ FALLIBLE = frozenset({
     'encore_checkin_assessment_copy_days',
     'encore_checkin_assessment_get_json',
     'encore_checkin_reports_json',
+    'encore_crowdnotifier_match_trace_keys',
+    'encore_crowdnotifier_trace_key_bundle_tag',
+    'encore_crowdnotifier_venue_kind',
+    'encore_crowdnotifier_identity',
+    'encore_crowdnotifier_encrypt',
+    'encore_crowdnotifier_decrypt',
+    'encore_crowdnotifier_keys_generate',
+    'encore_crowdnotifier_public_key',
+    'encore_crowdnotifier_qr_code',
+    'encore_crowdnotifier_trace_keys',
     'encore_sync_options_init',
     'encore_sync_plan',
     'encore_sync',
