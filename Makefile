@@ -9,7 +9,7 @@ LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-install check-abi header bench bench-sync fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-install check-abi header bench bench-sync bench-crowdnotifier fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -49,7 +49,7 @@ header:
 demo: cli
 	@$(CLI) demo
 
-test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-install
+test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-install
 	@echo "all tests passed"
 
 # Swift Testing only: the package has no XCTest cases (SwiftPM would run an
@@ -80,6 +80,11 @@ test-store: lib venv
 test-pairing: venv
 	@scripts/pytest-suite.sh "pairing tests (BLS12-381 against mcl)" Tests/pairing
 
+# CrowdNotifier across implementations: encore's CLI and library against a
+# pymcl-based server and client (Tests/crowdnotifier/cn_reference.py).
+test-crowdnotifier: lib cli venv
+	@scripts/pytest-suite.sh "CrowdNotifier tests (encore against pymcl)" Tests/crowdnotifier
+
 # The stand-in servers (verification, submission, distribution, DP-3T)
 # the protocol tests talk to, tested on their own.
 test-standins: venv
@@ -95,6 +100,11 @@ bench: lib cli
 # stand-in + the check, against the check alone plus the transfer; a re-sync.
 bench-sync: lib cli venv
 	build/venv/bin/python Tests/bench/bench_sync.py
+
+# CrowdNotifier: pairings/s against pymcl, and 10 000 trace keys against 30 visits.
+bench-crowdnotifier: lib cli venv
+	build/venv/bin/python Tests/pairing/bench_pairing.py
+	build/venv/bin/python Tests/crowdnotifier/bench_matching.py
 
 fuzz: deps
 	scripts/fuzz.sh

@@ -3,6 +3,8 @@
 #   keyfile (default)  KeyFile(bytes:options:)          fuzz/KeyFileFuzzer.swift
 #   checkin            CWA event QR codes and trace      fuzz/CheckInFuzzer.swift
 #                      warning packages
+#   crowdnotifier      CrowdNotifier trace keys, QR      fuzz/CrowdNotifierFuzzer.swift
+#                      codes, associated data, points
 #
 #   scripts/fuzz.sh [SECONDS]      (default: $FUZZ_SECONDS, else 60)
 #   FUZZ_TARGET=checkin scripts/fuzz.sh 60
@@ -37,7 +39,11 @@ case "$target" in
         harness=fuzz/CheckInFuzzer.swift
         layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreRisk EncoreCheckIns)
         dict=fuzz/checkin.dict corpus="$out/corpus-checkin" artifacts="$out/artifacts/checkin-" ;;
-    *) echo "fuzz: FUZZ_TARGET must be keyfile or checkin, not '$target'" >&2; exit 2 ;;
+    crowdnotifier)
+        harness=fuzz/CrowdNotifierFuzzer.swift
+        layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreRisk EncoreCheckIns)
+        dict=fuzz/checkin.dict corpus="$out/corpus-crowdnotifier" artifacts="$out/artifacts/crowdnotifier-" ;;
+    *) echo "fuzz: FUZZ_TARGET must be keyfile, checkin or crowdnotifier, not '$target'" >&2; exit 2 ;;
 esac
 obj="$out/obj"
 maps="$out/modulemaps"
@@ -126,6 +132,8 @@ if [[ "$target" == keyfile ]]; then
         name="$(echo "${f#Tests/data/exports/}" | tr '/' '_')"
         cp "$f" "$corpus/seed_$name"
     done < <(find Tests/data/exports \( -name '*.zip' -o -name '*.bin' \) -print0)
+elif [[ "$target" == crowdnotifier ]]; then
+    : # no seeds: the harness's first byte picks the parser, libFuzzer grows the rest
 else
     python=python3
     [[ -x build/venv/bin/python ]] && python=build/venv/bin/python

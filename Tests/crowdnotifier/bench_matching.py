@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Matching 10 000 CrowdNotifier trace keys against a user with 30 visits of
+3 hours each (3 visits a day over 10 days), through `encore checkin match`:
+the time, and the pairings computed (the day filter keeps them to the
+same-day pairs) against what trying every pair would cost.
+
+  ENCORE_CLI=path/to/encore build/venv/bin/python Tests/crowdnotifier/bench_matching.py [--keys N]
+
+The trace keys are made by the pymcl-based reference server (cn_reference):
+most are for other venues on 14 days; 6 are for hours of the user's visits.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cn_reference as ref  # noqa: E402
+
+DAY = 86400
+FIRST_DAY = 1795564800  # 2026-11-25T00:00:00Z
+# The day after the last visit: none is past the 10-day retention yet.
+NOW = FIRST_DAY + 10 * DAY
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--keys", type=int, default=10_000)
+    args = ap.parse_args()
+    cli = os.environ.get("ENCORE_CLI", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bin", "encore"))
+    env = dict(os.environ, ENCORE_DB_KEY="bench")
+    rng = random.Random(17)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "client.db")
+        subprocess.run([cli, "store", "init", "--db", db], check=True, env=env, capture_output=True)
+        mine = []
+        t = time.perf_counter()
+        for i in range(30):
+            venue = ref.Venue(name="Venue %d" % i)
+            arrival = FIRST_DAY + (i // 3) * DAY + (9 + 4 * (i % 3)) * 3600 + 60
+            departure = arrival + 2 * 3600 + 1700  # touches 3 hours
+            subprocess.run([cli, "checkin", "add", "--db", db, "--qr", venue.qr, "--start", str(arrival), "--end", str(departure),
+                            "--now", str(NOW)], check=True, env=env, capture_output=True)
+            mine.append((venue, arrival))
+        checkin_seconds = time.perf_counter() - t
+        others = [ref.Venue(name="Other %d" % i) for i in range(40)]
+        t = time.perf_counter()
+        body = ref.field_varint(1, 3)
+        events = 0
+        # 6 keys for the user's visits (their middle hour), the rest elsewhere.
+        for venue, arrival in rng.sample(mine, 6):
+            one = venue.trace_keys(arrival + 3600, arrival + 3700, "please get tested")
+            body += one[2:]  # drop the wrapper's version field, keep the event
+            events += 1
+        while events < args.keys:
+            venue = rng.choice(others)
+            start = FIRST_DAY + rng.randrange(14) * DAY + rng.randrange(24) * 3600
+            one = venue.trace_keys(start, start + 1800, "x")
+            body += one[2:]
+            events += 1
+        make_seconds = time.perf_counter() - t
+        keys = os.path.join(tmp, "keys.pb")
+        with open(keys, "wb") as f:
+            f.write(body)
+        t = time.perf_counter()
+        p = subprocess.run([cli, "checkin", "match", "--db", db, "--trace-keys", keys, "--now", str(NOW), "--json"],
+                           check=True, env=env, capture_output=True, text=True)
+        match_seconds = time.perf_counter() - t
+        doc = json.loads(p.stdout)["traceKeys"]
+    hours = 30 * 3
+    print("visits: 30 x 3 hours (3 visits a day over 10 days), checked in through the CLI in %.1f s" % checkin_seconds)
+    print("trace keys: %d (%d bytes), made by pymcl in %.1f s" % (events, len(body), make_seconds))
+    print("encore checkin match --trace-keys: %.2f s (process, store and all); matches %d (expected 6)" % (match_seconds, doc["matches"]))
+    print("pairings computed: %d; every key against every hour would be %d (%.1f%% of it)"
+          % (doc["pairings"], events * hours, 100.0 * doc["pairings"] / (events * hours)))
+    print("per pairing (whole command / pairings): %.0f us" % (1e6 * match_seconds / max(doc["pairings"], 1)))
+    if doc["matches"] != 6:
+        sys.exit("bench: expected 6 matches")
+
+
+if __name__ == "__main__":
+    main()
