@@ -33,6 +33,10 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// not open (or whose c1 re-check fails); a venue master secret that
         /// is not one; a body whose SHA-256 is not its signed content hash.
         case cnPublicKey, traceKeysMalformed, traceKeysTooLarge, traceKeyInvalid, cnNoMatch, cnSecret, traceKeysContentHash
+        /// Silent pushes: a push token (or app-instance token) of the wrong
+        /// form for its type; a push registration message that cannot be
+        /// read; an event name the rule does not know.
+        case pushToken, pushMessage, pushEvent
     }
 
     public let kind: Kind

@@ -103,6 +103,11 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CN_SECRET 85           /* a venue master secret that is not one: wrong length, zero, not below r */
 #define ENCORE_ERR_TRACE_KEYS_CONTENT_HASH 86 /* the body's SHA-256 is not the content hash its signature carries */
 
+/* Silent pushes */
+#define ENCORE_ERR_PUSH_TOKEN 90          /* a push token (or app-instance token) of the wrong form for its type */
+#define ENCORE_ERR_PUSH_MESSAGE 91        /* a push registration body that is not a PushRegistration, too large, or of an unknown type */
+#define ENCORE_ERR_PUSH_EVENT 92          /* an event name the registration rule does not know */
+
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
  * library cannot check a handle's type or lifetime: passing a freed handle,
