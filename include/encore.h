@@ -24,6 +24,7 @@
  *   10. Check-ins: CWA event registration and CrowdNotifier
  *   11. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
  *   12. Background sync: the key package cache, the app configuration, DP-3T, the planner
+ *   13. Silent pushes: the registration rule, the app-instance token, registering
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -1493,6 +1494,8 @@ encore_status encore_crowdnotifier_trace_keys(const uint8_t *secret, size_t secr
 #define ENCORE_SYNC_STEP_DAYS 2    /* the day index and missing day packages */
 #define ENCORE_SYNC_STEP_HOURS 4   /* today's hour index and missing hours */
 #define ENCORE_SYNC_STEP_DP3T 8    /* DP-3T exposed keys since the bundle tag */
+#define ENCORE_SYNC_STEP_WARNINGS 16   /* CWA's trace warning packages not yet fetched (check-in warnings) */
+#define ENCORE_SYNC_STEP_TRACE_KEYS 32 /* CrowdNotifier trace keys since the bundle tag */
 
 /* What a sync is told: start from encore_sync_options_init(&o, sizeof o). */
 typedef struct encore_sync_options {
@@ -1509,6 +1512,12 @@ typedef struct encore_sync_options {
     size_t dp3t_public_key_length;
     encore_progress_fn progress;        /* requests done so far; returns 0 to go on, nonzero to cancel */
     void *progress_context;
+    int32_t trace_warnings;             /* 1 (default): with the CWA sync, also its trace warning packages */
+    int32_t reserved;
+    const char *warning_region;         /* the region of the warning packages; NULL: "DE" */
+    const char *crowdnotifier_url;      /* a CrowdNotifier backend (GET /v3/traceKeys); NULL: none */
+    const uint8_t *crowdnotifier_public_key; /* the key of its answers' JWTs: PEM, base64 or DER */
+    size_t crowdnotifier_public_key_length;
 } encore_sync_options;
 
 /* What a sync would do now (encore_sync_plan()). */
@@ -1548,7 +1557,8 @@ encore_status encore_sync_plan(encore_store *store, const encore_sync_options *o
 
 /* Syncs what is due at `now` through `transport`: the app configuration
  * (revocations applied), day and hour key packages of the country, DP-3T
- * exposed keys; each verified before it is kept and stored in one
+ * exposed keys, CWA's trace warning packages (matched against the
+ * check-ins as they arrive) and CrowdNotifier trace keys; each verified before it is kept and stored in one
  * transaction with the state that names it (a sync killed at any moment
  * leaves only verified packages; the next resumes). Old packages are
  * purged. When new data came and options->run_check is 1, the exposure
@@ -1576,6 +1586,86 @@ encore_status encore_sync_result_get_check(encore_sync_result *result, encore_ch
  * ones. match_options->keyfile_options is not used: cached packages were
  * verified when they were downloaded. */
 encore_status encore_exposure_check_cached(encore_store *store, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
+
+/* ==== 13. Silent pushes: the registration rule, the app-instance token, registering ==== */
+
+/* Events of the registration rule (../shared/spec/push.md). */
+#define ENCORE_PUSH_EVENT_APP_START 0     /* the app (the host's process) starts */
+#define ENCORE_PUSH_EVENT_CHECKOUT 1      /* a check-out: a new check-in is stored */
+#define ENCORE_PUSH_EVENT_EN_ON 2         /* the user turned Exposure Notifications on */
+#define ENCORE_PUSH_EVENT_EN_OFF 3        /* the user turned Exposure Notifications off */
+#define ENCORE_PUSH_EVENT_TOKEN_CHANGED 4 /* the OS gave a new push token */
+
+/* What the rule says to do. */
+#define ENCORE_PUSH_NONE 0
+#define ENCORE_PUSH_REGISTER 1
+#define ENCORE_PUSH_DEREGISTER 2
+
+/* Where a push token comes from. */
+#define ENCORE_PUSH_TYPE_IOS 0
+#define ENCORE_PUSH_TYPE_ANDROID 1
+#define ENCORE_PUSH_TYPE_IOS_SANDBOX 2
+
+/* Which registration API the server speaks: SwissCovid's POST /v3/register
+ * (a PushRegistration protobuf), or encore-pushd's PUT/DELETE
+ * /v1/registrations (the app-instance token as a bearer token). */
+#define ENCORE_PUSH_API_SWISSCOVID 0
+#define ENCORE_PUSH_API_REGISTRY 1
+
+/* For the state arguments of encore_push_set_state(). */
+#define ENCORE_PUSH_KEEP (-1)
+
+/* How registration requests are made: start from
+ * encore_push_options_init(&o, sizeof o). */
+typedef struct encore_push_options {
+    uint32_t struct_size;      /* set by _init */
+    int32_t api;               /* ENCORE_PUSH_API_* (SWISSCOVID) */
+    int32_t attempts;          /* 1..10 (3): a request without a usable answer (network, timeout, 429, 5xx) is retried */
+    int32_t retry_delay_ms;    /* 0..60000 (1000): before the first retry, doubling */
+} encore_push_options;
+
+/* What the rule decided (encore_push_decide()). */
+typedef struct encore_push_decision {
+    uint32_t struct_size;      /* sizeof(encore_push_decision), set by the caller */
+    int32_t action;            /* ENCORE_PUSH_NONE, _REGISTER or _DEREGISTER */
+} encore_push_decision;
+
+/* Fills *options with the defaults (SwissCovid's API, 3 attempts, 1 s
+ * before the first retry) for a struct of `struct_size` bytes. */
+encore_status encore_push_options_init(encore_push_options *options, size_t struct_size);
+
+/* Records the state the rule decides on: whether the user has Exposure
+ * Notifications on (`exposure_notifications`, stored as a tracing event)
+ * and is in isolation; 0 or 1, or ENCORE_PUSH_KEEP to leave one as it is. */
+encore_status encore_push_set_state(encore_store *store, int32_t exposure_notifications, int32_t isolated, int64_t now);
+
+/* What to do on `event` (ENCORE_PUSH_EVENT_*) at `now`, by the rule of
+ * ../shared/spec/push.md on the store's state: decision->action is
+ * ENCORE_PUSH_REGISTER, _DEREGISTER or _NONE. `reason` (may be NULL)
+ * receives why, in words, for encore_bytes_free(). No request is made.
+ * ENCORE_ERR_PUSH_EVENT for an unknown event. */
+encore_status encore_push_decide(encore_store *store, int32_t event, int64_t now, encore_push_decision *decision, encore_bytes *reason);
+
+/* Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the server at
+ * `server_url`, with the app-instance token (made on first use, kept in
+ * the store, sent in no other request); also to renew, or after the OS
+ * gave a new token. The registration is stored only when the server said
+ * yes. `options` may be NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a
+ * token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
+ * characters), before any request; the transport's statuses otherwise. */
+encore_status encore_push_register(encore_store *store, encore_transport *transport, const char *server_url, const char *push_token, int32_t type, const encore_push_options *options, int64_t now);
+
+/* Deregisters (an empty push token, or DELETE, with the app-instance
+ * token) from `server_url`, or when NULL from the server and API of the
+ * stored registration (options->api is then not used); the registration
+ * is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
+ * `server_url` is NULL and nothing is registered. */
+encore_status encore_push_deregister(encore_store *store, encore_transport *transport, const char *server_url, const encore_push_options *options);
+
+/* The registration state as JSON ({"registered", "registeredAt", "server",
+ * "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the
+ * tokens are not in it), for encore_bytes_free(). */
+encore_status encore_push_get_status_json(encore_store *store, encore_bytes *out);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,8 @@ SECTIONS = [
      ["CrowdNotifierAPI.swift"]),
     ("Background sync: the key package cache, the app configuration, DP-3T, the planner", "encore_sync_types.h",
      ["SyncAPI.swift"]),
+    ("Silent pushes: the registration rule, the app-instance token, registering", "encore_push_types.h",
+     ["PushAPI.swift"]),
 ]
 # ABI files without @c functions (helpers of the C layer).
 HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift"}

@@ -23,6 +23,7 @@ let syncOptionsSize = MemoryLayout<encore_sync_options>.size
         out.pointee.network = ENCORE_NETWORK_UNMETERED
         out.pointee.run_check = 1
         out.pointee.budget_seconds = SyncPlanner.budgetSeconds
+        out.pointee.trace_warnings = 1
     }
 }
 
@@ -46,6 +47,14 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
     s.dp3t = try o.dp3t_url.map { try text($0, "options->dp3t_url") }
     let key = try buffer(o.dp3t_public_key, o.dp3t_public_key_length, "options->dp3t_public_key")
     if key.count > 0 { s.dp3tKey = try PublicKey(material: Array(key)) }
+    guard o.trace_warnings == 0 || o.trace_warnings == 1, o.reserved == 0 else {
+        throw EncoreError(.invalidArgument, "options->trace_warnings must be 0 or 1 (and options->reserved 0)")
+    }
+    s.traceWarnings = o.trace_warnings == 1
+    if let r = o.warning_region { s.warningRegion = try text(r, "options->warning_region") }
+    s.crowdNotifier = try o.crowdnotifier_url.map { try text($0, "options->crowdnotifier_url") }
+    let cnKey = try buffer(o.crowdnotifier_public_key, o.crowdnotifier_public_key_length, "options->crowdnotifier_public_key")
+    if cnKey.count > 0 { s.crowdNotifierKey = try PublicKey(material: Array(cnKey)) }
     if let callback = o.progress {
         let context = o.progress_context
         s.progress = { done, total in callback(context, done, total) == 0 }
@@ -68,6 +77,8 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
             case .dayIndex: out.steps |= UInt32(ENCORE_SYNC_STEP_DAYS)
             case .hourIndex: out.steps |= UInt32(ENCORE_SYNC_STEP_HOURS)
             case .dp3t: out.steps |= UInt32(ENCORE_SYNC_STEP_DP3T)
+            case .traceWarnings: out.steps |= UInt32(ENCORE_SYNC_STEP_WARNINGS)
+            case .traceKeys: out.steps |= UInt32(ENCORE_SYNC_STEP_TRACE_KEYS)
             }
         }
         out.has_next_due = plan.nextDueAt == nil ? 0 : 1
@@ -78,7 +89,8 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 
 /// Syncs what is due at `now` through `transport`: the app configuration
 /// (revocations applied), day and hour key packages of the country, DP-3T
-/// exposed keys; each verified before it is kept and stored in one
+/// exposed keys, CWA's trace warning packages (matched against the
+/// check-ins as they arrive) and CrowdNotifier trace keys; each verified before it is kept and stored in one
 /// transaction with the state that names it (a sync killed at any moment
 /// leaves only verified packages; the next resumes). Old packages are
 /// purged. When new data came and options->run_check is 1, the exposure

@@ -33,7 +33,8 @@ struct EncoreCommand: CommandGroup {
             """,
         version: ENCORE_VERSION_STRING,
         subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
-                      TestCommand.self, Submit.self, CheckInCommand.self, CrowdNotifierCommand.self, SyncCommand.self, PackagesCommand.self, Demo.self]
+                      TestCommand.self, Submit.self, CheckInCommand.self, CrowdNotifierCommand.self, SyncCommand.self, PackagesCommand.self, PushCommand.self,
+                      Demo.self]
     )
 }
 

@@ -5,7 +5,7 @@ import EncoreCore
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Download what was published (key packages, app configuration, DP-3T keys) and run the check.",
+        abstract: "Download what was published (key packages, app configuration, check-in warnings, DP-3T and CrowdNotifier keys) and run the check.",
         discussion: """
             `encore sync` (the default subcommand, `run`) fetches what is due; `encore sync plan` only says \
             what would be fetched, or when the next sync is due, for a scheduler (see docs/systemd/).
@@ -30,6 +30,18 @@ struct SyncArguments: ParsableArguments {
     @Option(name: .customLong("dp3t-key"), help: ArgumentHelp("The public key (PEM) the DP-3T backend signs its answers' JWTs with.", valueName: "pem-file"))
     var dp3tKey: String?
 
+    @Flag(name: .customLong("no-warnings"), help: "With --distribution, do not fetch CWA's trace warning packages (check-in warnings).")
+    var noWarnings = false
+
+    @Option(name: .customLong("warning-region"), help: ArgumentHelp("The region of the trace warning packages (default DE).", valueName: "cc"))
+    var warningRegion = "DE"
+
+    @Option(name: .long, help: ArgumentHelp("A CrowdNotifier backend (SwissCovid, NotifyMe): its trace keys by bundle tag.", valueName: "url"))
+    var crowdnotifier: String?
+
+    @Option(name: .customLong("crowdnotifier-key"), help: ArgumentHelp("The public key (PEM) the CrowdNotifier backend signs its answers' JWTs with.", valueName: "pem-file"))
+    var crowdnotifierKey: String?
+
     @Option(name: .long, parsing: .singleValue,
             help: ArgumentHelp("Trust a public key for the packages' signatures. May be repeated.", valueName: TrustArgument.valueName),
             transform: TrustArgument.parse)
@@ -44,11 +56,15 @@ struct SyncArguments: ParsableArguments {
     @OptionGroup var clock: NowArgument
 
     func validate() throws {
-        guard distribution != nil || dp3t != nil else { throw ValidationError("give --distribution, --dp3t or both") }
+        guard distribution != nil || dp3t != nil || crowdnotifier != nil else { throw ValidationError("give --distribution, --dp3t, --crowdnotifier or several") }
         guard SyncTrigger(rawValue: trigger) != nil else { throw ValidationError("--trigger is periodic, push, app-start or user") }
         guard NetworkKind(rawValue: network) != nil else { throw ValidationError("--network is unmetered, metered or none") }
         guard (dp3t == nil) == (dp3tKey == nil) else { throw ValidationError("--dp3t and --dp3t-key go together") }
-        do { try DistributionProtocol.checkCountry(country) } catch let e as EncoreError { throw ValidationError(e.message) }
+        guard (crowdnotifier == nil) == (crowdnotifierKey == nil) else { throw ValidationError("--crowdnotifier and --crowdnotifier-key go together") }
+        do {
+            try DistributionProtocol.checkCountry(country)
+            try DistributionProtocol.checkCountry(warningRegion)
+        } catch let e as EncoreError { throw ValidationError(e.message) }
     }
 
     func options() throws -> SyncOptions {
@@ -56,18 +72,27 @@ struct SyncArguments: ParsableArguments {
         o.distribution = distribution
         o.country = country
         o.dp3t = dp3t
-        if let dp3tKey {
-            do {
-                let pem = try FileReader.read(path: dp3tKey, maxSize: TrustArgument.maxFileSize).withUnsafeBytes { Array($0) }
-                o.dp3tKey = try PublicKey(material: pem)
-            } catch let e as EncoreError {
-                throw ValidationError("--dp3t-key \(dp3tKey): \(e.message)")
-            }
-        }
+        o.dp3tKey = try dp3tKey.map { try Self.publicKey($0, "--dp3t-key") }
+        o.traceWarnings = !noWarnings
+        o.warningRegion = warningRegion
+        o.crowdNotifier = crowdnotifier
+        o.crowdNotifierKey = try crowdnotifierKey.map { try Self.publicKey($0, "--crowdnotifier-key") }
         o.trust = try TrustArgument.trustList(trust)
         o.trigger = SyncTrigger(rawValue: trigger) ?? .user
         o.network = NetworkKind(rawValue: network) ?? .unmetered
         return o
+    }
+}
+
+extension SyncArguments {
+    /// A backend's JWT key from a PEM file.
+    static func publicKey(_ path: String, _ option: String) throws -> PublicKey {
+        do {
+            let pem = try FileReader.read(path: path, maxSize: TrustArgument.maxFileSize).withUnsafeBytes { Array($0) }
+            return try PublicKey(material: pem)
+        } catch let e as EncoreError {
+            throw ValidationError("\(option) \(path): \(e.message)")
+        }
     }
 }
 
@@ -86,6 +111,7 @@ struct SyncRun: ParsableCommand {
             Examples:
               encore sync --db client.db --distribution https://svc90.main.px.t-online.de --trust 310:v1:cwa.pem
               encore sync --db client.db --dp3t https://www.pt.bfs.admin.ch --dp3t-key backend.pem --trigger push
+              encore sync --db client.db --crowdnotifier https://www.pt-a.bfs.admin.ch --crowdnotifier-key backend.pem
             """
     )
 
@@ -108,7 +134,7 @@ struct SyncRun: ParsableCommand {
         options.budgetSeconds = budget
         let s = try store.open(create: true)
         let t = try transport.transport()
-        let report = try talking(sync.distribution ?? sync.dp3t ?? "sync") {
+        let report = try talking(sync.distribution ?? sync.dp3t ?? sync.crowdnotifier ?? "sync") {
             try SyncService(store: s, transport: t).run(options, now: sync.clock.value)
         }
         if json {
@@ -124,7 +150,7 @@ struct SyncPlanCommand: ParsableCommand {
         commandName: "plan",
         abstract: "Say what a sync would fetch now, or when the next one is due (nothing is sent).",
         discussion: """
-            --json prints {"steps": [{"step": "config"|"days"|"hours"|"dp3t", ...}], "nextDueAt": T|null, "reason": "..."}.
+            --json prints {"steps": [{"step": "config"|"days"|"hours"|"dp3t"|"warnings"|"traceKeys", ...}], "nextDueAt": T|null, "reason": "..."}.
 
             Example:
               encore sync plan --db client.db --distribution https://svc90.main.px.t-online.de --trigger periodic --json
@@ -160,11 +186,14 @@ enum SyncText {
             case .day: return "day \(f.day ?? "?") (\(f.keys) keys)"
             case .hour: return "hour \(f.day ?? "?") \(f.hour ?? 0):00 (\(f.keys) keys)"
             case .dp3t: return "DP-3T bundle \(f.etag) (\(f.keys) keys)"
+            case .warnings: return "warnings of hour \(f.interval ?? 0) (\(f.keys) reports, \(f.matches ?? 0) new matches)"
+            case .traceKeys: return "trace keys \(f.etag) (\(f.keys) events, \(f.matches ?? 0) new matches)"
             }
         }
         lines.append(("fetched", fetched.isEmpty ? "nothing new" : fetched.joined(separator: ", ")))
         if r.deleted > 0 { lines.append(("deleted", "\(r.deleted) packages")) }
         if r.revoked > 0 { lines.append(("revoked", "\(r.revoked) packages (fetched again)")) }
+        if r.checkInMatches > 0 { lines.append(("check-ins", "\(r.checkInMatches) new matches")) }
         for w in r.warnings { lines.append(("warning", w)) }
         if let t = r.nextDueAt { lines.append(("next sync", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
         var out = LabelledLines.render(lines)

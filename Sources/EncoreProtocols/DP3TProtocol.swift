@@ -4,16 +4,24 @@ import EncoreKeyFiles
 import EncoreModel
 import EncoreSupport
 
-/// A DP-3T / SwissCovid backend's exposed keys, as requests and answers:
-/// everything published since a bundle tag, the new tag in
-/// `x-key-bundle-tag`, and the body signed by a JWT in `Signature` whose
-/// claims carry its SHA-256 (`content-hash`, base64).
+/// A DP-3T / SwissCovid backend's exposed keys and CrowdNotifier trace
+/// keys, as requests and answers: everything published since a bundle tag,
+/// the new tag in `x-key-bundle-tag`, and the body signed by a JWT in
+/// `Signature` whose claims carry its SHA-256 (`content-hash`, base64).
 public enum DP3TProtocol {
     public static func exposed(base: String, lastKeyBundleTag: String?) throws -> HTTPRequest {
+        try request(base, "/v2/gaen/exposed", lastKeyBundleTag, accept: "application/zip")
+    }
+
+    /// `GET /v3/traceKeys`: a ProblematicEventWrapper (protobuf).
+    public static func traceKeys(base: String, lastKeyBundleTag: String?) throws -> HTTPRequest {
+        try request(base, "/v3/traceKeys", lastKeyBundleTag, accept: "application/x-protobuf")
+    }
+
+    static func request(_ base: String, _ path: String, _ lastKeyBundleTag: String?, accept: String) throws -> HTTPRequest {
         if let tag = lastKeyBundleTag { try checkTag(tag) }
         let query = lastKeyBundleTag.map { "?lastKeyBundleTag=\($0)" } ?? ""
-        return HTTPRequest(method: "GET", url: VerificationProtocol.joined(base, "/v2/gaen/exposed") + query,
-                           headers: [HTTPHeader("Accept", "application/zip")])
+        return HTTPRequest(method: "GET", url: VerificationProtocol.joined(base, path) + query, headers: [HTTPHeader("Accept", accept)])
     }
 
     /// A tag is milliseconds since the epoch, digits only.
@@ -53,7 +61,7 @@ public enum DP3TProtocol {
         case 400, 404:
             return .tagRefused(status: r.status)
         default:
-            throw ServerAnswer.error(r, "DP-3T exposed keys")
+            throw ServerAnswer.error(r, "the DP-3T backend")
         }
     }
 

@@ -39,6 +39,39 @@ public enum DistributionProtocol {
                     headers: etag.map { [HTTPHeader("If-None-Match", $0)] } ?? [])
     }
 
+    /// CWA's trace warning packages (check-in warnings) of a region, by
+    /// hour since the epoch (checkins.md: the index is {"oldest": h, "latest": h}).
+    static func warnings(_ base: String, _ region: String) -> String {
+        VerificationProtocol.joined(base, "/version/v2/twp/country/\(region)/hour")
+    }
+
+    public static func traceWarningIndex(base: String, region: String) -> HTTPRequest {
+        HTTPRequest(method: "GET", url: warnings(base, region))
+    }
+
+    public static func traceWarningPackage(base: String, region: String, interval: Int64) -> HTTPRequest {
+        HTTPRequest(method: "GET", url: warnings(base, region) + "/\(interval)")
+    }
+
+    /// The hours the warning index announces; nil when none are (404).
+    public static func traceWarningHours(from r: HTTPResponse) throws -> ClosedRange<Int64>? {
+        if r.status == 404 { return nil }
+        try expect(r, "the trace warning index")
+        guard r.body.count <= 1 << 16, let v = try? JSONParser.parse(r.body), case .object = v else {
+            throw EncoreError(.protocolError, "the trace warning index is not a JSON object")
+        }
+        func hour(_ name: String) throws -> Int64 {
+            // Hours since 1970 up to the year 9999.
+            guard let n = try? JSONReader(v).member(name).integer(in: 0 ... Int(UTCTime.maxSeconds / 3600)) else {
+                throw EncoreError(.protocolError, "the trace warning index's \(name) is not an hour since the epoch")
+            }
+            return Int64(n)
+        }
+        let oldest = try hour("oldest"), latest = try hour("latest")
+        guard oldest <= latest else { throw EncoreError(.protocolError, "the trace warning index's oldest hour is after its latest") }
+        return oldest ... latest
+    }
+
     /// The days of the day index ("YYYY-MM-DD", each a real day), ascending.
     public static func days(from r: HTTPResponse) throws -> [String] {
         try expect(r, "the day index")

@@ -27,6 +27,12 @@ public struct SyncState: Sendable, Equatable {
     public var dp3tSyncs: [Int64] = []
     /// Per-store randomness for the backoff's jitter (devices must not retry in step).
     public var jitterSeed: UInt64 = 0
+    /// The last trace-key (CrowdNotifier) sync that completed.
+    public var lastTraceKeySync: Int64?
+    /// SwissCovid or NotifyMe visits are stored (trace keys are fetched only then).
+    public var crowdNotifierVisits = false
+    /// The user is in isolation (no trace keys are fetched then).
+    public var isolated = false
 
     public init() {}
 }
@@ -38,6 +44,10 @@ public enum SyncStep: Sendable, Equatable {
     /// Today's hour index (and its missing hours).
     case hourIndex(day: String)
     case dp3t
+    /// CWA's trace warning packages (check-in warnings) not yet fetched.
+    case traceWarnings
+    /// CrowdNotifier trace keys since the bundle tag.
+    case traceKeys
 
     public var name: String {
         switch self {
@@ -45,6 +55,8 @@ public enum SyncStep: Sendable, Equatable {
         case .dayIndex: return "days"
         case .hourIndex: return "hours"
         case .dp3t: return "dp3t"
+        case .traceWarnings: return "warnings"
+        case .traceKeys: return "traceKeys"
         }
     }
 }
@@ -70,10 +82,16 @@ public struct SyncPlan: Sendable, Equatable {
 public struct SyncSources: Sendable, Equatable {
     public var cwa: Bool
     public var dp3t: Bool
+    /// CWA's trace warning packages, with the CWA sync.
+    public var traceWarnings: Bool
+    /// A CrowdNotifier trace-key backend.
+    public var traceKeys: Bool
 
-    public init(cwa: Bool, dp3t: Bool) {
+    public init(cwa: Bool, dp3t: Bool, traceWarnings: Bool = false, traceKeys: Bool = false) {
         self.cwa = cwa
         self.dp3t = dp3t
+        self.traceWarnings = traceWarnings && cwa
+        self.traceKeys = traceKeys
     }
 }
 
@@ -83,7 +101,10 @@ public struct SyncSources: Sendable, Equatable {
 /// - CWA: at most hourly when periodic (Android's worker); the day index
 ///   only when the newest cached day is not yesterday, the last day sync
 ///   failed or a revocation happened; today's hour index unless metered.
+/// - CWA's trace warning packages with the CWA sync (same cadence).
 /// - DP-3T: at most 6 syncs in 24 h and at least 4 h apart when periodic.
+/// - CrowdNotifier trace keys (SwissCovid iOS's rule): when the last sync is
+///   over 2 h old, never without CrowdNotifier visits or in isolation.
 /// - A push or the user syncs at once; nothing syncs without a network.
 /// - Failures back off exponentially (5 min doubling to 6 h) with ±20 %
 ///   jitter, except for a push or the user.
@@ -91,6 +112,7 @@ public enum SyncPlanner {
     public static let cwaInterval: Int64 = 3600
     public static let dp3tGap: Int64 = 4 * 3600
     public static let dp3tPerDay = 6
+    public static let traceKeyInterval: Int64 = 2 * 3600
     public static let backoffBase: Int64 = 300
     public static let backoffCap: Int64 = 6 * 3600
     /// A whole sync stops cleanly after this long (Android's 480 s) and
@@ -117,6 +139,7 @@ public enum SyncPlanner {
                 let yesterday = UTCTime.day(seconds: now - UnixTime.day)
                 if s.newestCachedDay != yesterday || s.lastDaySyncFailed || s.revocationPending { steps.append(.dayIndex) }
                 if network == .unmetered { steps.append(.hourIndex(day: today)) } else { why.append("metered: no hour packages") }
+                if sources.traceWarnings { steps.append(.traceWarnings) }
                 due.append(now + cwaInterval)
             } else {
                 due.append(cwaDue)
@@ -133,7 +156,22 @@ public enum SyncPlanner {
                 due.append(dp3tDue)
             }
         }
-        let reason = steps.isEmpty ? "nothing due" : "\(trigger.rawValue) sync" + (why.isEmpty ? "" : "; " + why.joined(separator: "; "))
+        if sources.traceKeys {
+            if !s.crowdNotifierVisits {
+                why.append("no SwissCovid or NotifyMe check-ins: no trace keys")
+            } else if s.isolated {
+                why.append("in isolation: no trace keys")
+            } else {
+                let traceDue = s.lastTraceKeySync.map { $0.addingReportingOverflow(traceKeyInterval).partialValue } ?? now
+                if forced || now >= traceDue {
+                    steps.append(.traceKeys)
+                    due.append(now + traceKeyInterval)
+                } else {
+                    due.append(traceDue)
+                }
+            }
+        }
+        let reason = (steps.isEmpty ? "nothing due" : "\(trigger.rawValue) sync") + (why.isEmpty ? "" : "; " + why.joined(separator: "; "))
         return SyncPlan(steps: steps, nextDueAt: due.min(), reason: reason)
     }
 

@@ -17,10 +17,10 @@ public struct CachedCheck {
 
     public init(store: Store) { self.store = store }
 
-    /// The cached packages, every region, as the check's sources.
+    /// The cached key packages, every region, as the check's sources.
     public func sources() throws -> [KeyFileSource] {
         var out: [KeyFileSource] = []
-        for region in try store.keyPackageRegions() {
+        for region in try store.keyPackageRegions() where !region.hasPrefix(CachedPackageName.warningPrefix) {
             for id in try store.keyPackageIdentifiers(region: region) {
                 out.append(.bytes(try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }))
             }

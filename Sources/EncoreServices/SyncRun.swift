@@ -45,6 +45,8 @@ struct SyncRun {
             case .dayIndex: try days()
             case .hourIndex(let day): try hours(of: day)
             case .dp3t: try dp3t()
+            case .traceWarnings: try traceWarnings()
+            case .traceKeys: try traceKeys()
             }
             if report.stoppedEarly { return }
         }
@@ -212,6 +214,76 @@ struct SyncRun {
             // Unaligned (400) or in the future (404): start over without a tag.
             try store.deleteSetting(SyncSettings.dp3tTag)
             report.warnings.append("the DP-3T backend refused the stored bundle tag (\(status)); the next sync fetches everything")
+        }
+    }
+
+    // MARK: - check-in warnings
+
+    /// CWA's trace warning packages of the announced hours of the last 14
+    /// days not yet cached: each verified like a key package, matched
+    /// against the check-ins as it arrives (its warnings stored), then kept
+    /// with its ETag so it is not fetched again. Matching again after a
+    /// crash between the two adds nothing (warnings are stored once).
+    private mutating func traceWarnings() throws {
+        let region = options.warningRegion
+        let cacheRegion = CachedPackageName.warningRegion(region)
+        guard let r = try fetch(DistributionProtocol.traceWarningIndex(base: base, region: region)) else { return }
+        let announced = try DistributionProtocol.traceWarningHours(from: r)
+        let cached = try store.keyPackageIdentifiers(region: cacheRegion)
+        let gone = cached.filter { id in Int64(id).map { !(announced?.contains($0) ?? false) } ?? true }
+        if !gone.isEmpty {
+            try store.write { w in for id in gone { try w.removeKeyPackage(region: cacheRegion, identifier: id) } }
+            report.deleted += gone.count
+        }
+        guard let announced else { return }
+        // Whatever the index says, only the retention's hours up to now.
+        let nowHour = now / 3600
+        let lo = max(announced.lowerBound, nowHour - SyncService.retentionDays * 24), hi = min(announced.upperBound, nowHour)
+        guard lo <= hi else { return }
+        let service = CheckInService(store: store)
+        for id in try store.missingKeyPackages(region: cacheRegion, available: (lo ... hi).map(String.init)) {
+            guard let interval = Int64(id) else { continue }
+            guard let r = try fetch(DistributionProtocol.traceWarningPackage(base: base, region: region, interval: interval)) else { return }
+            let (bytes, etag) = try DistributionProtocol.package(from: r, "the trace warning package of hour \(interval)")
+            // An empty body is the empty package: nothing to verify or match.
+            var outcome: WarningPackageOutcome?
+            if !bytes.isEmpty {
+                outcome = try service.matchWarningPackage(bytes, trust: options.trust, verify: true, limits: options.limits, now: now)
+            }
+            try store.write { w in try w.putKeyPackage(region: cacheRegion, identifier: id, etag: etag, content: bytes, downloaded: now) }
+            let added = outcome?.added ?? 0
+            report.fetched.append(SyncFetched(kind: .warnings, day: nil, hour: nil, etag: etag, keys: outcome.map { $0.scan.reports + $0.scan.warnings } ?? 0,
+                                              interval: interval, matches: added))
+            report.checkInMatches += added
+            if added > 0 { changed = true }
+        }
+    }
+
+    // MARK: - CrowdNotifier trace keys
+
+    /// Trace keys published since the stored bundle tag, matched against
+    /// the SwissCovid and NotifyMe visits; the tag is stored with the
+    /// matches (never before the body was verified and processed).
+    private mutating func traceKeys() throws {
+        guard let base = options.crowdNotifier, let key = options.crowdNotifierKey else { return }
+        let service = CheckInService(store: store)
+        guard let r = try fetch(try DP3TProtocol.traceKeys(base: base, lastKeyBundleTag: try service.traceKeyBundleTag())) else { return }
+        switch try DP3TProtocol.answer(r, key: key) {
+        case .keys(let body, let next):
+            // The JWT's content hash was checked against the body.
+            let outcome = try service.matchTraceKeys(body, bundleTag: next, now: now)
+            try store.setSetting(SyncSettings.traceKeysLast, to: .integer(now))
+            report.fetched.append(SyncFetched(kind: .traceKeys, day: nil, hour: nil, etag: next, keys: outcome.events, matches: outcome.new.count))
+            report.checkInMatches += outcome.new.count
+            if !outcome.new.isEmpty { changed = true }
+        case .nothingNew(let next):
+            try store.write { w in
+                if let next { try w.setSetting(CheckInService.traceKeyBundleTagSetting, to: .text(next)) }
+                try w.setSetting(SyncSettings.traceKeysLast, to: .integer(now))
+            }
+        case .tagRefused(let status):
+            try store.deleteSetting(CheckInService.traceKeyBundleTagSetting)
+            report.warnings.append("the CrowdNotifier backend refused the stored bundle tag (\(status)); the next sync fetches everything")
         }
     }
 

@@ -18,6 +18,14 @@ public struct SyncOptions {
     /// A DP-3T backend (nil: none) and the key its answers' JWTs are signed with.
     public var dp3t: String?
     public var dp3tKey: PublicKey?
+    /// With the CWA sync, also CWA's trace warning packages (check-in
+    /// warnings) of this region (CWA publishes them for "DE").
+    public var traceWarnings = true
+    public var warningRegion = "DE"
+    /// A CrowdNotifier backend (SwissCovid, NotifyMe: `GET /v3/traceKeys`;
+    /// nil: none) and the key its answers' JWTs are signed with.
+    public var crowdNotifier: String?
+    public var crowdNotifierKey: PublicKey?
     /// The trusted keys of the packages and the configuration (verification
     /// is always required: nothing unverified is kept).
     public var trust: TrustList?
@@ -33,20 +41,33 @@ public struct SyncOptions {
 
     public init() {}
 
-    var sources: SyncSources { SyncSources(cwa: distribution != nil, dp3t: dp3t != nil) }
+    var sources: SyncSources {
+        SyncSources(cwa: distribution != nil, dp3t: dp3t != nil, traceWarnings: traceWarnings, traceKeys: crowdNotifier != nil)
+    }
 }
 
 /// One package or configuration a sync kept.
 public struct SyncFetched: Sendable, Equatable {
-    public enum Kind: String, Sendable { case day, hour, config, dp3t }
+    /// Key packages (day, hour, dp3t), the configuration, a trace warning
+    /// package (warnings), a body of CrowdNotifier trace keys (traceKeys).
+    public enum Kind: String, Sendable { case day, hour, config, dp3t, warnings, traceKeys }
     public var kind: Kind
     public var day: String?
     public var hour: Int?
+    /// The ETag, or a bundle tag (dp3t, traceKeys).
     public var etag: String
+    /// Keys of a key package; reports and warnings of a warning package; events of trace keys.
     public var keys: Int
+    /// A warning package's hour since the epoch.
+    public var interval: Int64? = nil
+    /// Check-in matches that were new (warnings and trace keys).
+    public var matches: Int? = nil
 
     var json: JSONValue {
-        .object([("kind", .string(kind.rawValue)), ("day", .string(day)), ("hour", .int(hour)), ("etag", .string(etag)), ("keys", .int(keys))])
+        var members: [(String, JSONValue)] = [("kind", .string(kind.rawValue)), ("day", .string(day)), ("hour", .int(hour)), ("etag", .string(etag)), ("keys", .int(keys))]
+        if let interval { members.append(("interval", .int(interval))) }
+        if let matches { members.append(("matches", .int(matches))) }
+        return .object(members)
     }
 }
 
@@ -60,6 +81,8 @@ public struct SyncReport {
     public var revoked = 0
     /// The server's clock minus ours (its Date header), when it sent one.
     public var clockOffset: Int64?
+    /// New check-in matches: warnings of trace warning packages, CrowdNotifier trace keys.
+    public var checkInMatches = 0
     /// The sync ran out of its time budget; the next one resumes.
     public var stoppedEarly = false
     /// The check run on the cache after new data; nil when nothing new came.
@@ -70,6 +93,7 @@ public struct SyncReport {
     /// `encore sync --json`.
     public var json: JSONValue {
         .object([("fetched", .array(fetched.map(\.json))), ("deleted", .int(deleted)), ("revoked", .int(revoked)),
+                 ("checkInMatches", .int(checkInMatches)),
                  ("check", check.map(CheckDocument.json) ?? .null), ("nextDueAt", .int(nextDueAt)),
                  ("clockOffset", .int(clockOffset)), ("stoppedEarly", .bool(stoppedEarly)),
                  ("warnings", .array(warnings.map { .string($0) })), ("reason", .string(plan.reason))])
@@ -146,6 +170,11 @@ public struct SyncService {
         for id in try store.keyPackageIdentifiers(region: options.country) {
             if let (day, _) = CachedPackageName.parse(id), day < oldest { stale.append((options.country, id)) }
         }
+        let warnings = CachedPackageName.warningRegion(options.warningRegion)
+        let oldestHour = (now - Self.retentionDays * UnixTime.day) / 3600
+        for id in try store.keyPackageIdentifiers(region: warnings) where (Int64(id) ?? 0) < oldestHour {
+            stale.append((warnings, id))
+        }
         for id in try store.keyPackageIdentifiers(region: CachedPackageName.dp3tRegion) {
             if let info = try store.keyPackageInfo(region: CachedPackageName.dp3tRegion, identifier: id),
                info.downloaded < now - Self.retentionDays * UnixTime.day { stale.append((CachedPackageName.dp3tRegion, id)) }
@@ -156,11 +185,15 @@ public struct SyncService {
 
     static func validate(_ o: SyncOptions, now: Int64) throws {
         guard (0 ... UTCTime.maxSeconds).contains(now) else { throw EncoreError(.invalidArgument, "now must be a time between 1970 and 9999") }
-        guard o.distribution != nil || o.dp3t != nil else {
-            throw EncoreError(.invalidArgument, "nothing to sync: give a distribution server, a DP-3T backend or both")
+        guard o.distribution != nil || o.dp3t != nil || o.crowdNotifier != nil else {
+            throw EncoreError(.invalidArgument, "nothing to sync: give a distribution server, a DP-3T backend, a CrowdNotifier backend or several")
         }
         try DistributionProtocol.checkCountry(o.country)
+        try DistributionProtocol.checkCountry(o.warningRegion)
         if o.dp3t != nil && o.dp3tKey == nil { throw EncoreError(.invalidArgument, "a DP-3T backend needs the public key its answers are signed with") }
+        if o.crowdNotifier != nil && o.crowdNotifierKey == nil {
+            throw EncoreError(.invalidArgument, "a CrowdNotifier backend needs the public key its answers are signed with")
+        }
         guard (1 ... 86400).contains(o.budgetSeconds) else { throw EncoreError(.invalidArgument, "the time budget must be 1 s to 1 day") }
     }
 }

@@ -20,13 +20,22 @@ enum SyncSettings {
     static let config = "sync.config"
     static let configETag = "sync.config.etag"
     static let lastError = "sync.last-error"
+    /// The last trace-key sync that completed (the tag itself is
+    /// CheckInService.traceKeyBundleTagSetting, stored with the matches).
+    static let traceKeysLast = "sync.crowdnotifier.last"
 }
 
 /// Identifiers of the CWA layout in the key package cache: a day is
 /// "YYYY-MM-DD", an hour "YYYY-MM-DD/hour/H". DP-3T bundles are kept in
-/// the region "DP3T" under the bundle tag that followed them.
+/// the region "DP3T" under the bundle tag that followed them; CWA's trace
+/// warning packages in "TWP-<region>" under their hour since the epoch
+/// (they are matched when they arrive, and are not key files: the check
+/// skips them).
 enum CachedPackageName {
     static let dp3tRegion = "DP3T"
+    static let warningPrefix = "TWP-"
+
+    static func warningRegion(_ region: String) -> String { warningPrefix + region }
 
     static func hour(_ day: String, _ hour: Int) -> String { "\(day)/hour/\(hour)" }
 
@@ -61,6 +70,9 @@ extension Store {
             s.jitterSeed = seed
         }
         s.newestCachedDay = try keyPackageIdentifiers(region: country).filter { !$0.contains("/") }.max()
+        s.lastTraceKeySync = try optionalInteger(SyncSettings.traceKeysLast)
+        s.crowdNotifierVisits = try checkIns().contains { $0.kind != .cwa }
+        s.isolated = (try optionalInteger(PushSettings.isolated) ?? 0) != 0
         return s
     }
 

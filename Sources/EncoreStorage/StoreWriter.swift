@@ -60,6 +60,19 @@ public struct StoreWriter {
         try putSetting(name) { $0.bind(2, blob: blob) }
     }
 
+    /// Sets a text setting unless one of that name exists (of any type):
+    /// whoever writes first wins, so values made once (tokens) stay one.
+    /// False when the setting existed.
+    @discardableResult
+    public func insertSettingIfAbsent(_ name: String, text: String) throws -> Bool {
+        try StoreText.checkName(name, "setting name")
+        try StoreText.checkDocument(text, "setting '\(name)'")
+        let s = try connection.prepare("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)")
+        s.bind(1, text: name).bind(2, text: text)
+        try s.run()
+        return connection.changes > 0
+    }
+
     /// Deletes a setting; false when there was none.
     @discardableResult
     public func deleteSetting(_ name: String) throws -> Bool {

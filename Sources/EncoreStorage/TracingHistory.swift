@@ -49,6 +49,14 @@ extension Store {
         try rows(Self.tracingEventRows, from: from, to: to, offset: offset, limit: limit)
     }
 
+    /// The latest event (the state now), nil when none was recorded.
+    public func lastTracingEvent() throws -> TracingEvent? {
+        try withConnection { c in
+            let s = try c.prepare("SELECT time, active FROM tracing_events ORDER BY time DESC, rowid DESC LIMIT 1")
+            return try s.one { TracingEvent(time: $0.int64(0), active: $0.int64(1) == 1) }
+        }
+    }
+
     /// Calls `body` with the events of tracingEvents(from:to:) (the
     /// connection is held meanwhile: do not call the store from `body`).
     public func forEachTracingEvent(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,

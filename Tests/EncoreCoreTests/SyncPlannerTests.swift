@@ -116,3 +116,38 @@ import Testing
         #expect(throws: EncoreError.self) { try DP3TProtocol.exposed(base: "https://x", lastKeyBundleTag: "12&a=b") }
     }
 }
+
+/// The planner's check-in steps: warnings with the CWA sync, trace keys by SwissCovid's rule.
+@Suite struct SyncPlannerCheckInTests {
+    static let now: Int64 = 1_795_500_000
+
+    @Test func warningsGoWithTheCWASync() {
+        let sources = SyncSources(cwa: true, dp3t: false, traceWarnings: true)
+        #expect(SyncPlanner.plan(SyncState(), now: Self.now, trigger: .periodic, network: .metered, sources: sources).steps.last == .traceWarnings)
+        var s = SyncState()
+        s.lastSuccess = Self.now - 60
+        #expect(SyncPlanner.plan(s, now: Self.now, trigger: .periodic, network: .unmetered, sources: sources).steps == [])
+        // Without the CWA sync there are none.
+        #expect(!SyncSources(cwa: false, dp3t: true, traceWarnings: true).traceWarnings)
+    }
+
+    @Test func traceKeysEvery2HoursWithVisitsAndNotInIsolation() {
+        let sources = SyncSources(cwa: false, dp3t: false, traceKeys: true)
+        func steps(_ s: SyncState, _ trigger: SyncTrigger = .periodic) -> [SyncStep] {
+            SyncPlanner.plan(s, now: Self.now, trigger: trigger, network: .metered, sources: sources).steps
+        }
+        var s = SyncState()
+        #expect(steps(s) == [])
+        s.crowdNotifierVisits = true
+        #expect(steps(s) == [.traceKeys])
+        s.lastTraceKeySync = Self.now - 7199
+        #expect(steps(s) == [])
+        #expect(SyncPlanner.plan(s, now: Self.now, trigger: .periodic, network: .metered, sources: sources).nextDueAt == Self.now + 1)
+        #expect(steps(s, .push) == [.traceKeys])
+        s.lastTraceKeySync = Self.now - 7200
+        #expect(steps(s) == [.traceKeys])
+        s.isolated = true
+        #expect(steps(s, .push) == [])
+        #expect(SyncPlanner.plan(s, now: Self.now, trigger: .periodic, network: .metered, sources: sources).reason.contains("isolation"))
+    }
+}

@@ -104,7 +104,7 @@ static void test_failures_and_their_statuses(void) {
         /* A user sync goes anyway. */
         o.trigger = ENCORE_SYNC_USER;
         CHECK(encore_sync_plan(store, &o, NOW + 60, &plan) == ENCORE_OK);
-        CHECK(plan.steps == (ENCORE_SYNC_STEP_CONFIG | ENCORE_SYNC_STEP_DAYS | ENCORE_SYNC_STEP_HOURS));
+        CHECK(plan.steps == (ENCORE_SYNC_STEP_CONFIG | ENCORE_SYNC_STEP_DAYS | ENCORE_SYNC_STEP_HOURS | ENCORE_SYNC_STEP_WARNINGS));
         encore_transport_free(t);
         encore_store_close(store);
     }

@@ -227,13 +227,13 @@ def test_failures_back_off_and_a_user_sync_goes_anyway(db, dist, trust):
     p = json.loads(run("sync", "plan", "--db", db, "--distribution", dist.url, "--trigger", "periodic", "--now", NOW + 60, "--json").stdout)
     assert p["steps"] == [] and p["nextDueAt"] == NOW + 3600 and p["reason"] == "nothing due"
     p = json.loads(run("sync", "plan", "--db", db, "--distribution", dist.url, "--trigger", "periodic", "--now", NOW + 3600, "--json").stdout)
-    assert [s["step"] for s in p["steps"]] == ["config", "hours"]
+    assert [s["step"] for s in p["steps"]] == ["config", "hours", "warnings"]
 
 
 def test_metered_networks_skip_hours_and_no_network_syncs_nothing(db, dist, trust):
     out = sync_json(db, dist, trust, "--network", "metered")
     assert {f["kind"] for f in out["fetched"]} == {"config", "day"}
-    assert not [r for r in dist.requests if "/hour" in r.path]
+    assert not [r for r in dist.requests if "/hour" in r.path and "/diagnosis-keys/" in r.path]
     dist.clear_requests()
     out = sync_json(db, dist, trust, "--network", "none")
     assert out["fetched"] == [] and out["nextDueAt"] is None and dist.requests == []

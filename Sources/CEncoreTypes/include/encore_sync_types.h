@@ -27,6 +27,8 @@
 #define ENCORE_SYNC_STEP_DAYS 2    /* the day index and missing day packages */
 #define ENCORE_SYNC_STEP_HOURS 4   /* today's hour index and missing hours */
 #define ENCORE_SYNC_STEP_DP3T 8    /* DP-3T exposed keys since the bundle tag */
+#define ENCORE_SYNC_STEP_WARNINGS 16   /* CWA's trace warning packages not yet fetched (check-in warnings) */
+#define ENCORE_SYNC_STEP_TRACE_KEYS 32 /* CrowdNotifier trace keys since the bundle tag */
 
 /* What a sync is told: start from encore_sync_options_init(&o, sizeof o). */
 typedef struct encore_sync_options {
@@ -43,6 +45,12 @@ typedef struct encore_sync_options {
     size_t dp3t_public_key_length;
     encore_progress_fn progress;        /* requests done so far; returns 0 to go on, nonzero to cancel */
     void *progress_context;
+    int32_t trace_warnings;             /* 1 (default): with the CWA sync, also its trace warning packages */
+    int32_t reserved;
+    const char *warning_region;         /* the region of the warning packages; NULL: "DE" */
+    const char *crowdnotifier_url;      /* a CrowdNotifier backend (GET /v3/traceKeys); NULL: none */
+    const uint8_t *crowdnotifier_public_key; /* the key of its answers' JWTs: PEM, base64 or DER */
+    size_t crowdnotifier_public_key_length;
 } encore_sync_options;
 
 /* What a sync would do now (encore_sync_plan()). */

@@ -142,6 +142,22 @@ ENCORE_SYNC_STEP_CONFIG = 1
 ENCORE_SYNC_STEP_DAYS = 2
 ENCORE_SYNC_STEP_HOURS = 4
 ENCORE_SYNC_STEP_DP3T = 8
+ENCORE_SYNC_STEP_WARNINGS = 16
+ENCORE_SYNC_STEP_TRACE_KEYS = 32
+ENCORE_PUSH_EVENT_APP_START = 0
+ENCORE_PUSH_EVENT_CHECKOUT = 1
+ENCORE_PUSH_EVENT_EN_ON = 2
+ENCORE_PUSH_EVENT_EN_OFF = 3
+ENCORE_PUSH_EVENT_TOKEN_CHANGED = 4
+ENCORE_PUSH_NONE = 0
+ENCORE_PUSH_REGISTER = 1
+ENCORE_PUSH_DEREGISTER = 2
+ENCORE_PUSH_TYPE_IOS = 0
+ENCORE_PUSH_TYPE_ANDROID = 1
+ENCORE_PUSH_TYPE_IOS_SANDBOX = 2
+ENCORE_PUSH_API_SWISSCOVID = 0
+ENCORE_PUSH_API_REGISTRY = 1
+ENCORE_PUSH_KEEP = -1
 
 # Types, in header order.
 encore_status = ctypes.c_int32
@@ -725,6 +741,12 @@ class encore_sync_options(ctypes.Structure):
         ('dp3t_public_key_length', ctypes.c_size_t),
         ('progress', encore_progress_fn),
         ('progress_context', ctypes.c_void_p),
+        ('trace_warnings', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+        ('warning_region', ctypes.c_char_p),
+        ('crowdnotifier_url', ctypes.c_char_p),
+        ('crowdnotifier_public_key', ctypes.POINTER(ctypes.c_uint8)),
+        ('crowdnotifier_public_key_length', ctypes.c_size_t),
     ]
 
 
@@ -754,6 +776,22 @@ class encore_sync_summary(ctypes.Structure):
         ('has_clock_offset', ctypes.c_int32),
         ('next_due_at', ctypes.c_int64),
         ('clock_offset', ctypes.c_int64),
+    ]
+
+
+class encore_push_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('api', ctypes.c_int32),
+        ('attempts', ctypes.c_int32),
+        ('retry_delay_ms', ctypes.c_int32),
+    ]
+
+
+class encore_push_decision(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('action', ctypes.c_int32),
     ]
 
 
@@ -1048,6 +1086,18 @@ FUNCTIONS = {
     'encore_sync_result_get_check': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
     # (store, config, match_options, check_options, out)
     'encore_exposure_check_cached': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
+    # (options, struct_size)
+    'encore_push_options_init': (encore_status, [ctypes.POINTER(encore_push_options), ctypes.c_size_t]),
+    # (store, exposure_notifications, isolated, now)
+    'encore_push_set_state': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int32, ctypes.c_int64]),
+    # (store, event, now, decision, reason)
+    'encore_push_decide': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
+    # (store, transport, server_url, push_token, type, options, now)
+    'encore_push_register': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64]),
+    # (store, transport, server_url, options)
+    'encore_push_deregister': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.POINTER(encore_push_options)]),
+    # (store, out)
+    'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -1178,6 +1228,12 @@ FALLIBLE = frozenset({
     'encore_sync_result_get_json',
     'encore_sync_result_get_check',
     'encore_exposure_check_cached',
+    'encore_push_options_init',
+    'encore_push_set_state',
+    'encore_push_decide',
+    'encore_push_register',
+    'encore_push_deregister',
+    'encore_push_get_status_json',
 })
 
 

@@ -1,5 +1,6 @@
-"""Background sync over a store and a transport: CWA's key packages and app
-configuration, DP-3T exposed keys, the planner, the check on the cache."""
+"""Background sync over a store and a transport: CWA's key packages, app
+configuration and trace warning packages, DP-3T exposed keys, CrowdNotifier
+trace keys, the planner, the check on the cache."""
 import ctypes
 import dataclasses
 import json
@@ -18,12 +19,13 @@ TRIGGERS = {"periodic": _ffi.ENCORE_SYNC_PERIODIC, "push": _ffi.ENCORE_SYNC_PUSH
 NETWORKS = {"unmetered": _ffi.ENCORE_NETWORK_UNMETERED, "metered": _ffi.ENCORE_NETWORK_METERED,
             "none": _ffi.ENCORE_NETWORK_NONE}
 STEPS = [(_ffi.ENCORE_SYNC_STEP_CONFIG, "config"), (_ffi.ENCORE_SYNC_STEP_DAYS, "days"),
-         (_ffi.ENCORE_SYNC_STEP_HOURS, "hours"), (_ffi.ENCORE_SYNC_STEP_DP3T, "dp3t")]
+         (_ffi.ENCORE_SYNC_STEP_HOURS, "hours"), (_ffi.ENCORE_SYNC_STEP_DP3T, "dp3t"),
+         (_ffi.ENCORE_SYNC_STEP_WARNINGS, "warnings"), (_ffi.ENCORE_SYNC_STEP_TRACE_KEYS, "traceKeys")]
 
 
 @dataclasses.dataclass(frozen=True)
 class SyncPlan:
-    steps: tuple            # of "config", "days", "hours", "dp3t"; empty: nothing due
+    steps: tuple            # of "config", "days", "hours", "dp3t", "warnings", "traceKeys"; empty: nothing due
     next_due_at: int | None  # None without a network
 
 
@@ -38,14 +40,16 @@ class SyncReport:
 
 
 class Sync:
-    """A store's sync with CWA's distribution server and/or a DP-3T backend.
+    """A store's sync with CWA's distribution server, a DP-3T backend, a
+    CrowdNotifier backend, or several.
 
         s = Sync(store, Transport.curl(), distribution=url, trust=trust)
         if s.plan(trigger="periodic").steps:
             report = s.run(trigger="periodic")
     """
 
-    def __init__(self, store, transport, *, distribution=None, country="EUR", trust=None, dp3t=None, dp3t_key=None):
+    def __init__(self, store, transport, *, distribution=None, country="EUR", trust=None, dp3t=None, dp3t_key=None,
+                 trace_warnings=True, warning_region="DE", crowdnotifier=None, crowdnotifier_key=None):
         if trust is not None and not isinstance(trust, TrustList):
             raise TypeError("trust must be a TrustList or None")
         self.store, self.transport, self.trust = store, transport, trust
@@ -53,6 +57,10 @@ class Sync:
         self._country = text(country, "country")
         self._dp3t = None if dp3t is None else text(dp3t, "dp3t")
         self._dp3t_key = b"" if dp3t_key is None else bytes(dp3t_key)
+        self._trace_warnings = bool(trace_warnings)
+        self._warning_region = text(warning_region, "warning_region")
+        self._crowdnotifier = None if crowdnotifier is None else text(crowdnotifier, "crowdnotifier")
+        self._crowdnotifier_key = b"" if crowdnotifier_key is None else bytes(crowdnotifier_key)
 
     def _options(self, trigger, network, run_check, budget, progress):
         if trigger not in TRIGGERS or network not in NETWORKS:
@@ -63,13 +71,18 @@ class Sync:
         if budget is not None:
             o.budget_seconds = budget
         o.distribution_url, o.country, o.dp3t_url = self._distribution, self._country, self._dp3t
-        key = (ctypes.c_uint8 * max(len(self._dp3t_key), 1)).from_buffer_copy(self._dp3t_key or b"\0")
+        key = _key_buffer(self._dp3t_key)
         o.dp3t_public_key = ctypes.cast(key, ctypes.POINTER(ctypes.c_uint8)) if self._dp3t_key else None
         o.dp3t_public_key_length = len(self._dp3t_key)
+        o.trace_warnings, o.warning_region = 1 if self._trace_warnings else 0, self._warning_region
+        o.crowdnotifier_url = self._crowdnotifier
+        cn_key = _key_buffer(self._crowdnotifier_key)
+        o.crowdnotifier_public_key = ctypes.cast(cn_key, ctypes.POINTER(ctypes.c_uint8)) if self._crowdnotifier_key else None
+        o.crowdnotifier_public_key_length = len(self._crowdnotifier_key)
         watcher = Progress(progress) if progress is not None else None
         if watcher is not None:
             o.progress, o.progress_context = watcher.c_callback, None
-        return o, (key, watcher)
+        return o, (key, cn_key, watcher)
 
     def plan(self, *, trigger="user", network="unmetered", now=None):
         """What a sync would fetch now, from the store alone."""
@@ -86,7 +99,7 @@ class Sync:
         False to cancel. Raises on a failure (counted for the backoff)."""
         o, keep = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_sync_result)()
-        watcher = keep[1]
+        watcher = keep[-1]
         try:
             with self._trust() as t, self.store._handle.borrow() as s, self.transport.borrow() as tr:
                 o.trust = t
@@ -111,6 +124,11 @@ class Sync:
     def _trust(self):
         import contextlib
         return self.trust._handle.borrow() if self.trust is not None else contextlib.nullcontext(None)
+
+
+def _key_buffer(key):
+    """The key's bytes in memory ctypes keeps alive (one byte when empty)."""
+    return (ctypes.c_uint8 * max(len(key), 1)).from_buffer_copy(key or b"\0")
 
 
 def _now(now):

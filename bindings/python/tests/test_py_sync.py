@@ -55,7 +55,7 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     dist, trust, store = setup
     transport = encore.Transport.curl() if kind == "curl" else callback_transport()
     s = encore.Sync(store, transport, distribution=dist.url, trust=trust)
-    assert s.plan(now=NOW).steps == ("config", "days", "hours")
+    assert s.plan(now=NOW).steps == ("config", "days", "hours", "warnings")
     report = s.run(now=NOW, network="metered")
     assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
     assert report.check is not None and report.document["check"]["status"] == report.check.status

@@ -1,0 +1,114 @@
+import CEncoreTypes
+import EncoreCore
+
+let pushOptionsSize = MemoryLayout<encore_push_options>.size
+
+/// Fills *options with the defaults (SwissCovid's API, 3 attempts, 1 s
+/// before the first retry) for a struct of `struct_size` bytes.
+@c public func encore_push_options_init(_ options: UnsafeMutablePointer<encore_push_options>?, _ struct_size: Int) -> encore_status {
+    guarded {
+        let out = try required(options, "options")
+        try initStruct(out, struct_size, known: pushOptionsSize)
+        out.pointee.struct_size = UInt32(struct_size)
+        out.pointee.api = ENCORE_PUSH_API_SWISSCOVID
+        out.pointee.attempts = 3
+        out.pointee.retry_delay_ms = 1000
+    }
+}
+
+func pushOptions(_ pointer: UnsafePointer<encore_push_options>?) throws -> (api: PushProtocol.API, retry: PushRetry) {
+    guard let pointer else { return (.swisscovid, PushRetry()) }
+    let o = pointer.pointee
+    try checkStructSize(pointer, Int(o.struct_size), known: pushOptionsSize, "encore_push_options_init")
+    let apis: [Int32: PushProtocol.API] = [ENCORE_PUSH_API_SWISSCOVID: .swisscovid, ENCORE_PUSH_API_REGISTRY: .registry]
+    guard let api = apis[o.api] else { throw EncoreError(.invalidArgument, "options->api must be ENCORE_PUSH_API_*, not \(o.api)") }
+    return (api, PushRetry(attempts: Int(o.attempts), delayMilliseconds: Int(o.retry_delay_ms)))
+}
+
+/// Records the state the rule decides on: whether the user has Exposure
+/// Notifications on (`exposure_notifications`, stored as a tracing event)
+/// and is in isolation; 0 or 1, or ENCORE_PUSH_KEEP to leave one as it is.
+@c public func encore_push_set_state(_ store: encore_store_ptr?, _ exposure_notifications: Int32, _ isolated: Int32, _ now: Int64) -> encore_status {
+    guarded {
+        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        for (v, name) in [(exposure_notifications, "exposure_notifications"), (isolated, "isolated")] where !(-1 ... 1).contains(v) {
+            throw EncoreError(.invalidArgument, "\(name) must be 0, 1 or ENCORE_PUSH_KEEP, not \(v)")
+        }
+        if exposure_notifications != ENCORE_PUSH_KEEP { try service.setExposureNotifications(exposure_notifications == 1, now: now) }
+        if isolated != ENCORE_PUSH_KEEP { try service.setIsolated(isolated == 1) }
+    }
+}
+
+/// What to do on `event` (ENCORE_PUSH_EVENT_*) at `now`, by the rule of
+/// ../shared/spec/push.md on the store's state: decision->action is
+/// ENCORE_PUSH_REGISTER, _DEREGISTER or _NONE. `reason` (may be NULL)
+/// receives why, in words, for encore_bytes_free(). No request is made.
+/// ENCORE_ERR_PUSH_EVENT for an unknown event.
+@c public func encore_push_decide(_ store: encore_store_ptr?, _ event: Int32, _ now: Int64, _ decision: UnsafeMutablePointer<encore_push_decision>?, _ reason: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        let events: [Int32: PushRule.Event] = [ENCORE_PUSH_EVENT_APP_START: .appStart, ENCORE_PUSH_EVENT_CHECKOUT: .checkout, ENCORE_PUSH_EVENT_EN_ON: .enOn,
+                                               ENCORE_PUSH_EVENT_EN_OFF: .enOff, ENCORE_PUSH_EVENT_TOKEN_CHANGED: .tokenChanged]
+        guard let e = events[event] else { throw EncoreError(.pushEvent, "event must be ENCORE_PUSH_EVENT_*, not \(event)") }
+        let d = try service.decide(e, now: now)
+        var out = encore_push_decision()
+        out.struct_size = UInt32(MemoryLayout<encore_push_decision>.size)
+        out.action = [PushRule.Action.none: ENCORE_PUSH_NONE, .register: ENCORE_PUSH_REGISTER, .deregister: ENCORE_PUSH_DEREGISTER][d.action] ?? ENCORE_PUSH_NONE
+        let text = reason == nil ? nil : try LibraryBytes.make(d.reason)
+        do {
+            try writeOutput(out, to: decision, "decision")
+        } catch {
+            if let data = text?.data { LibraryBytes.release(data) }
+            throw error
+        }
+        if let reason, let text { reason.pointee = text }
+    }
+}
+
+func pushType(_ t: Int32) throws -> PushType {
+    let types: [Int32: PushType] = [ENCORE_PUSH_TYPE_IOS: .ios, ENCORE_PUSH_TYPE_ANDROID: .android, ENCORE_PUSH_TYPE_IOS_SANDBOX: .iosSandbox]
+    guard let type = types[t] else { throw EncoreError(.invalidArgument, "type must be ENCORE_PUSH_TYPE_*, not \(t)") }
+    return type
+}
+
+/// Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the server at
+/// `server_url`, with the app-instance token (made on first use, kept in
+/// the store, sent in no other request); also to renew, or after the OS
+/// gave a new token. The registration is stored only when the server said
+/// yes. `options` may be NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a
+/// token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
+/// characters), before any request; the transport's statuses otherwise.
+@c public func encore_push_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64) -> encore_status {
+    guarded {
+        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let (api, retry) = try pushOptions(options)
+        _ = try service.register(transport: t, server: try text(server_url, "server_url"), api: api, pushToken: try text(push_token, "push_token"),
+                                 type: try pushType(type), retry: retry, now: now)
+    }
+}
+
+/// Deregisters (an empty push token, or DELETE, with the app-instance
+/// token) from `server_url`, or when NULL from the server and API of the
+/// stored registration (options->api is then not used); the registration
+/// is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
+/// `server_url` is NULL and nothing is registered.
+@c public func encore_push_deregister(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
+    guarded {
+        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let (api, retry) = try pushOptions(options)
+        let server = try server_url.map { try text($0, "server_url") }
+        _ = try service.deregister(transport: t, server: server, api: server == nil ? nil : api, retry: retry)
+    }
+}
+
+/// The registration state as JSON ({"registered", "registeredAt", "server",
+/// "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the
+/// tokens are not in it), for encore_bytes_free().
+@c public func encore_push_get_status_json(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        try output(out, "out") { try LibraryBytes.make(service.status().json.rendered) }
+    }
+}

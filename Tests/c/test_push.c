@@ -1,0 +1,170 @@
+/* C tests of silent-push registration through the .so, with a host
+ * transport playing the registry: the rule on the stored state
+ * (encore_push_set_state, encore_push_decide with its reason), register and
+ * deregister through both APIs (the request each sends, the app-instance
+ * token the same in all), the registration kept only on success (400 is
+ * final, 503 is retried), and argument checks (tokens, events, types, NULL
+ * pointers). Built with -Werror, run under valgrind. */
+#include "check.h"
+#include "scratch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NOW 1795500000LL
+#define SERVER "https://push.example"
+#define APNS "abababababababababababababababababababababababababababababababab"
+
+typedef struct registry {
+    int status;          /* what to answer */
+    int fail_first;      /* answer 503 this many times first */
+    int requests;
+    char method[8];
+    char url[256];
+    char auth[160];
+    size_t body_length;
+} registry;
+
+static int32_t serve(void *context, const encore_http_request *r, encore_http_response *response) {
+    registry *s = context;
+    s->requests++;
+    snprintf(s->method, sizeof s->method, "%s", r->method);
+    snprintf(s->url, sizeof s->url, "%s", r->url);
+    s->auth[0] = '\0';
+    for (size_t i = 0; i < r->header_count; i++) {
+        if (strcmp(r->headers[i].name, "Authorization") == 0) snprintf(s->auth, sizeof s->auth, "%s", r->headers[i].value);
+    }
+    s->body_length = r->body_length;
+    int status = s->fail_first > 0 ? 503 : s->status;
+    if (s->fail_first > 0) s->fail_first--;
+    encore_http_response_set_status(response, status);
+    return 0;
+}
+
+static char dir[4096];
+
+static encore_store *fresh_store(void) {
+    static int n = 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/p%d.db", dir, n++);
+    static const uint8_t raw[32] = {9};
+    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store *store = NULL;
+    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
+    return store;
+}
+
+static int32_t decide(encore_store *store, int32_t event, int64_t now) {
+    encore_push_decision d;
+    memset(&d, 0, sizeof d);
+    ENCORE_OUTPUT_INIT(d);
+    d.action = -7;
+    encore_bytes reason = {0};
+    CHECK(encore_push_decide(store, event, now, &d, &reason) == ENCORE_OK);
+    CHECK(reason.data != NULL && reason.length > 0);
+    encore_bytes_free(&reason);
+    return d.action;
+}
+
+static int registered(encore_store *store) {
+    encore_bytes json = {0};
+    CHECK(encore_push_get_status_json(store, &json) == ENCORE_OK);
+    int yes = strstr((const char *)json.data, "\"registered\":true") != NULL;
+    encore_bytes_free(&json);
+    return yes;
+}
+
+static void test_rule_register_and_deregister(void) {
+    encore_store *store = fresh_store();
+    registry s = {200, 0, 0, "", "", "", 0};
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
+    /* No check-ins: nothing at app start; EN off then on. */
+    CHECK(decide(store, ENCORE_PUSH_EVENT_APP_START, NOW) == ENCORE_PUSH_NONE);
+    CHECK(decide(store, ENCORE_PUSH_EVENT_CHECKOUT, NOW) == ENCORE_PUSH_REGISTER);
+    CHECK(encore_push_set_state(store, 1, ENCORE_PUSH_KEEP, NOW) == ENCORE_OK);
+    CHECK(decide(store, ENCORE_PUSH_EVENT_CHECKOUT, NOW) == ENCORE_PUSH_NONE);
+    CHECK(encore_push_set_state(store, 0, 1, NOW) == ENCORE_OK);
+    CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_NONE);
+
+    /* SwissCovid's API (the default, options NULL). */
+    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_OK);
+    CHECK(strcmp(s.method, "POST") == 0 && strcmp(s.url, SERVER "/v3/register") == 0 && s.body_length > 64 + 64);
+    CHECK(registered(store));
+    CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_REGISTER);
+    CHECK(encore_push_set_state(store, 1, ENCORE_PUSH_KEEP, NOW + 60) == ENCORE_OK);
+    CHECK(decide(store, ENCORE_PUSH_EVENT_APP_START, NOW + 60) == ENCORE_PUSH_DEREGISTER);
+
+    /* The registry's API: PUT and DELETE with the bearer token. */
+    encore_push_options o;
+    CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK && o.attempts == 3);
+    o.api = ENCORE_PUSH_API_REGISTRY;
+    o.retry_delay_ms = 0;
+    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS_SANDBOX, &o, NOW) == ENCORE_OK);
+    CHECK(strcmp(s.method, "PUT") == 0 && strcmp(s.url, SERVER "/v1/registrations") == 0);
+    CHECK(strncmp(s.auth, "Bearer ", 7) == 0 && strlen(s.auth) == 7 + 64);
+    char bearer[160];
+    snprintf(bearer, sizeof bearer, "%s", s.auth);
+    CHECK(encore_push_deregister(store, t, NULL, NULL) == ENCORE_OK);
+    CHECK(strcmp(s.method, "DELETE") == 0 && strcmp(s.auth, bearer) == 0 && s.body_length == 0);
+    CHECK(!registered(store));
+
+    /* 400 is final: one request, nothing stored. 503 twice then 200: three requests. */
+    s.status = 400;
+    s.requests = 0;
+    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_SERVER_REFUSED);
+    CHECK(s.requests == 1 && !registered(store));
+    s.status = 200;
+    s.fail_first = 2;
+    s.requests = 0;
+    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_OK);
+    CHECK(s.requests == 3 && registered(store));
+    s.fail_first = 5;
+    o.attempts = 2;
+    CHECK(encore_push_deregister(store, t, NULL, &o) == ENCORE_ERR_SERVER_UNAVAILABLE);
+    CHECK(registered(store));
+    encore_transport_free(t);
+    encore_store_close(store);
+}
+
+static void test_arguments(void) {
+    encore_store *store = fresh_store();
+    registry s = {200, 0, 0, "", "", "", 0};
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
+    encore_push_decision d;
+    memset(&d, 0, sizeof d);
+    ENCORE_OUTPUT_INIT(d);
+    CHECK(encore_push_decide(store, 99, NOW, &d, NULL) == ENCORE_ERR_PUSH_EVENT);
+    CHECK(encore_push_decide(store, ENCORE_PUSH_EVENT_APP_START, NOW, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_decide(NULL, ENCORE_PUSH_EVENT_APP_START, NOW, &d, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    d.struct_size = 2;
+    encore_bytes reason = {0};
+    CHECK(encore_push_decide(store, ENCORE_PUSH_EVENT_APP_START, NOW, &d, &reason) == ENCORE_ERR_INVALID_ARGUMENT && reason.data == NULL);
+    CHECK(encore_push_set_state(store, 2, ENCORE_PUSH_KEEP, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_set_state(store, 1, ENCORE_PUSH_KEEP, -1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register(store, t, SERVER, "abab", ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register(store, t, SERVER, "has space", ENCORE_PUSH_TYPE_ANDROID, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register(store, t, SERVER, APNS, 7, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register(store, t, NULL, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register(store, t, "http://push.example", APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register(store, NULL, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_push_options o;
+    CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK);
+    o.attempts = 0;
+    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_options_init(&o, 3) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* Not registered and no server: nothing to deregister from. */
+    CHECK(encore_push_deregister(store, t, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(s.requests == 0);
+    encore_transport_free(t);
+    encore_store_close(store);
+}
+
+int main(void) {
+    if (scratch_dir_make(dir, sizeof dir, "push") != 0) return 1;
+    test_rule_register_and_deregister();
+    test_arguments();
+    scratch_dir_remove(dir);
+    return check_report();
+}
