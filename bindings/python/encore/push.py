@@ -1,0 +1,85 @@
+"""Silent-push registration over a store and a transport: the rule of
+push.md on the stored state, the app-instance token (made once, kept in the
+encrypted store), registering and deregistering."""
+import ctypes
+import dataclasses
+import json
+import time as _time
+
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import text
+from ._loader import lib
+from .store import _take_bytes
+
+EVENTS = {"app-start": _ffi.ENCORE_PUSH_EVENT_APP_START, "checkout": _ffi.ENCORE_PUSH_EVENT_CHECKOUT,
+          "en-on": _ffi.ENCORE_PUSH_EVENT_EN_ON, "en-off": _ffi.ENCORE_PUSH_EVENT_EN_OFF,
+          "token-changed": _ffi.ENCORE_PUSH_EVENT_TOKEN_CHANGED}
+ACTIONS = {_ffi.ENCORE_PUSH_NONE: "none", _ffi.ENCORE_PUSH_REGISTER: "register", _ffi.ENCORE_PUSH_DEREGISTER: "deregister"}
+TYPES = {"ios": _ffi.ENCORE_PUSH_TYPE_IOS, "android": _ffi.ENCORE_PUSH_TYPE_ANDROID, "ios-sandbox": _ffi.ENCORE_PUSH_TYPE_IOS_SANDBOX}
+APIS = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
+
+
+@dataclasses.dataclass(frozen=True)
+class PushDecision:
+    action: str   # "register", "deregister" or "none"
+    reason: str
+
+
+class Push:
+    """A store's push registration.
+
+        push = Push(store, Transport.curl(), server=url)
+        if push.decide("checkout").action == "register":
+            push.register(token, "ios")
+    """
+
+    def __init__(self, store, transport=None, *, server=None, api="swisscovid", attempts=3, retry_delay_ms=1000):
+        if api not in APIS:
+            raise ValueError(f"api is one of {sorted(APIS)}")
+        self.store, self.transport = store, transport
+        self._server = None if server is None else text(server, "server")
+        self._options = _ffi.encore_push_options()
+        lib.encore_push_options_init(ctypes.byref(self._options), ctypes.sizeof(self._options))
+        self._options.api, self._options.attempts, self._options.retry_delay_ms = APIS[api], attempts, retry_delay_ms
+
+    def set_state(self, *, exposure_notifications=None, isolated=None, now=None):
+        """Stores the state the rule decides on (None: left as it is)."""
+        def value(v):
+            return _ffi.ENCORE_PUSH_KEEP if v is None else (1 if v else 0)
+        self.store._call("encore_push_set_state", value(exposure_notifications), value(isolated), _now(now))
+
+    def decide(self, event, *, now=None):
+        if event not in EVENTS:
+            raise ValueError(f"event is one of {sorted(EVENTS)}")
+        d = _cdata.output(_ffi.encore_push_decision)
+        reason = _ffi.encore_bytes()
+        self.store._call("encore_push_decide", EVENTS[event], _now(now), ctypes.byref(d), ctypes.byref(reason))
+        return PushDecision(ACTIONS[d.action], _take_bytes(reason).decode())
+
+    def register(self, push_token, push_type="ios", *, now=None):
+        """Registers (or renews, or after a new token); stored on success only."""
+        if push_type not in TYPES:
+            raise ValueError(f"push_type is one of {sorted(TYPES)}")
+        with self._transport() as t:
+            self.store._call("encore_push_register", t, self._server, text(push_token, "push_token"), TYPES[push_type],
+                             ctypes.byref(self._options), _now(now))
+
+    def deregister(self):
+        """Deregisters from `server`, or (None) from the server registered with."""
+        with self._transport() as t:
+            self.store._call("encore_push_deregister", t, self._server, ctypes.byref(self._options))
+
+    @property
+    def status(self):
+        b = _ffi.encore_bytes()
+        self.store._call("encore_push_get_status_json", ctypes.byref(b))
+        return json.loads(_take_bytes(b))
+
+    def _transport(self):
+        if self.transport is None:
+            raise ValueError("this Push has no transport")
+        return self.transport.borrow()
+
+
+def _now(now):
+    return int(_time.time()) if now is None else now

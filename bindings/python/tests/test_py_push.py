@@ -1,0 +1,61 @@
+"""encore.Push: the rule on the stored state, register and deregister
+through a host transport (both APIs), errors as exceptions."""
+import json
+
+import pytest
+
+import encore
+
+NOW = 1_795_500_000
+APNS = "ab" * 32
+
+
+@pytest.fixture
+def store(tmp_path):
+    with encore.Store.open(str(tmp_path / "s.db"), "pw") as s:
+        yield s
+
+
+class Registry:
+    def __init__(self, status=200):
+        self.status, self.requests = status, []
+
+    def __call__(self, method, url, headers, body):
+        self.requests.append((method, url, dict(headers), body))
+        return self.status, [], b""
+
+
+def test_decide_register_deregister(store):
+    registry = Registry()
+    with encore.Transport.callback(registry) as t:
+        push = encore.Push(store, t, server="https://push.example", api="registry", retry_delay_ms=0)
+        assert push.decide("checkout", now=NOW) == encore.PushDecision("register", push.decide("checkout", now=NOW).reason)
+        push.set_state(exposure_notifications=True, now=NOW)
+        assert push.decide("checkout", now=NOW).action == "none"
+        push.set_state(exposure_notifications=False, isolated=True, now=NOW)
+        push.register(APNS, "ios", now=NOW)
+        method, url, headers, body = registry.requests[-1]
+        assert (method, url) == ("PUT", "https://push.example/v1/registrations")
+        assert json.loads(body) == {"pushToken": APNS, "pushType": "ios"}
+        status = push.status
+        assert status["registered"] and status["isolated"] and status["registeredAt"] == NOW
+        assert push.decide("token-changed", now=NOW).action == "register"
+        push.deregister()
+        assert registry.requests[-1][0] == "DELETE"
+        assert registry.requests[-1][2]["Authorization"] == headers["Authorization"]
+        assert not push.status["registered"]
+
+
+def test_errors(store):
+    registry = Registry(status=400)
+    with encore.Transport.callback(registry) as t:
+        push = encore.Push(store, t, server="https://push.example")
+        with pytest.raises(encore.PushTokenError):
+            push.register("abc", "ios")
+        with pytest.raises(encore.ServerRefusedError):
+            push.register(APNS, "ios", now=NOW)
+        assert not push.status["registered"] and len(registry.requests) == 1
+        with pytest.raises(ValueError):
+            push.decide("reboot")
+        with pytest.raises(ValueError):
+            encore.Push(store, t, api="apns")
