@@ -154,14 +154,33 @@ public struct CrowdNotifierMatchOutcome: Sendable, Equatable {
 /// re-derived), its associated data opened with the visit's notification
 /// key and its time overlapped with the visit.
 public enum CrowdNotifierMatcher {
-    public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour]) -> CrowdNotifierMatchOutcome {
-        var out = CrowdNotifierMatchOutcome()
+    /// `threads` 0: one per processor (at most 8). The keys are split into
+    /// contiguous slices, one per thread, and the outcomes merged in key
+    /// order, so the result does not depend on the number of threads.
+    public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], threads: Int = 0) -> CrowdNotifierMatchOutcome {
         // Each hour's c1 parsed (and checked to be in G2) once; our own
         // ciphertexts, so one that does not parse is simply never matched.
         var byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: enc_g2)]] = [:]
         for h in hours {
             if case .success(let c1) = BLS.g2Nonzero(h.ciphertext.c1) { byDay[h.day, default: []].append((h, c1)) }
         }
+        // Only keys of a day with visits cost a pairing: those are split.
+        let relevant = keys.filter { byDay[$0.day] != nil }
+        let parts = Parallel.slices(count: relevant.count, threads: threads > 0 ? threads : Parallel.threads()) { range in
+            match(relevant[range], byDay)
+        }
+        var out = CrowdNotifierMatchOutcome()
+        for p in parts {
+            out.exposures += p.exposures
+            out.pairings += p.pairings
+            out.invalidKeys += p.invalidKeys
+            out.rejected += p.rejected
+        }
+        return out
+    }
+
+    private static func match(_ keys: ArraySlice<CrowdNotifierTraceKey>, _ byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: enc_g2)]]) -> CrowdNotifierMatchOutcome {
+        var out = CrowdNotifierMatchOutcome()
         for key in keys {
             guard let candidates = byDay[key.day], !candidates.isEmpty else { continue }
             guard case .success(let sk) = BLS.g1Nonzero(key.secretKey) else {

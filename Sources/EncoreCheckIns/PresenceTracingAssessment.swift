@@ -110,7 +110,10 @@ public struct PresenceTracingAssessment: Sendable, Equatable {
 /// round(overlap minutes) is mapped by the per-check-in mapping; per day
 /// the check-ins' sum by the per-day mapping; a value mapped to no level is
 /// FAILED, as in CWA's apps. The total is HIGH when a check-in is HIGH,
-/// else LOW when one is LOW, else FAILED (LOW without matches).
+/// else LOW when one is LOW, else FAILED (LOW without matches). So a user
+/// whose only match has TRL 1 or 2 (value 0: the production mappings start
+/// at 0 exclusive) gets FAILED: CWA Android's PresenceTracingRiskMapper and
+/// PresenceTracingRiskCalculator.calculateTotalRisk do the same.
 public enum PresenceTracingRisk {
     public static func assess(visits: [CheckInVisit], warnings: [CheckInWarning], configuration c: PresenceTracingRiskConfiguration,
                               now: Int64) throws -> PresenceTracingAssessment {

@@ -178,6 +178,29 @@ import Testing
         #expect(try CrowdNotifierTraceKeys.parse([]).events == 0)
     }
 
+    /// Matching on several threads gives what one thread gives, in the same
+    /// order: three venues, visits at two, keys of all three for the evening.
+    @Test func matchingOnSeveralThreadsIsMatchingOnOne() throws {
+        var hours: [CrowdNotifierVisitHour] = []
+        var keys: [CrowdNotifierTraceKey] = []
+        for (i, kind) in [CrowdNotifierVenue.Kind.swissCovid, .notifyMe, .swissCovid].enumerated() {
+            let (qr, venueKeys) = try Self.venue(kind, name: "Venue \(i)")
+            let venue = try CrowdNotifierQRCode.parse(qr)
+            if i < 2 {
+                for (day, c) in try CrowdNotifierMatcher.encryptVisit(venue, arrival: Self.evening + 600, departure: Self.evening + 7000) {
+                    hours.append(CrowdNotifierVisitHour(checkIn: Int64(i + 1), day: day, ciphertext: c))
+                }
+            }
+            keys += try CrowdNotifierAuthority.traceKeys(masterSecret: venueKeys.masterSecret, payload: venue.payload,
+                                                         start: Self.evening, end: Self.evening + 3 * 3600, message: "m\(i)")
+        }
+        let one = CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: 1)
+        #expect(one.exposures.count == 4 && one.pairings == keys.count * hours.count)
+        for threads in [2, 3, 8, 64] {
+            #expect(CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) == one)
+        }
+    }
+
     // MARK: - The check-in list
 
     @Test func checkInMatchOnceAndByDay() throws {

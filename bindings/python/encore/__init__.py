@@ -15,7 +15,7 @@ Every failing library call raises an EncoreError subclass named after its
 status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is found through
 ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
-from . import _ffi
+from . import _ffi, crowdnotifier
 from ._loader import lib as _lib
 from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskConfig, CheckIns, ProtectedReport,
                        TraceLocation, WarningMatchSummary)
@@ -36,4 +36,4 @@ globals().update(_CLASSES)
 __all__ = ["CheckIn", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "OwnKey", "PackageInfo", "ProtectedReport", "Push", "PushDecision",
            "PurgeCounts", "RiskResult", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "send_noise", "status_name",
-           "__version__", *sorted(_CLASSES)]
+           "__version__", "crowdnotifier", *sorted(_CLASSES)]

@@ -1,0 +1,91 @@
+"""CrowdNotifier (SwissCovid, NotifyMe): trace keys matched into a store,
+and the authority's side (venue keys, QR codes, trace keys) for tests and
+operators. Check-ins at CrowdNotifier venues go through CheckIns.add like
+CWA's."""
+import ctypes
+import dataclasses
+import time as _time
+
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import text, uint8_pointer
+from ._loader import lib
+from .store import _take_bytes
+
+KINDS = {"swisscovid": _ffi.ENCORE_CROWDNOTIFIER_SWISSCOVID, "notifyme": _ffi.ENCORE_CROWDNOTIFIER_NOTIFYME}
+
+
+@dataclasses.dataclass(frozen=True)
+class TraceKeyMatchSummary:
+    events: int        # ProblematicEvents in the body
+    skipped: int       # of them unusable
+    invalid_keys: int  # keys of a day with visits that are not points of G1
+    pairings: int      # pairings computed (same-day key and visit hour pairs)
+    matches: int       # visits a key opened, overlapping its time
+    new_matches: int   # of them not seen before: notify these
+
+
+def match_trace_keys(store, body, *, content_hash=None, bundle_tag=None, now=None):
+    """Matches a body of GET /v3/traceKeys against the store's SwissCovid and
+    NotifyMe visits (the caller checked the JWT; `content_hash` is its claim,
+    checked against the body). `bundle_tag` is stored after the body."""
+    body = bytes(body)
+    digest = b"" if content_hash is None else bytes(content_hash)
+    s = _cdata.output(_ffi.encore_trace_key_match_summary)
+    store._call("encore_crowdnotifier_match_trace_keys", uint8_pointer(body), len(body),
+                uint8_pointer(digest) if digest else None, len(digest),
+                None if bundle_tag is None else text(bundle_tag, "bundle_tag"),
+                int(_time.time()) if now is None else now, ctypes.byref(s))
+    return TraceKeyMatchSummary(s.events, s.skipped, s.invalid_keys, s.pairings, s.matches, s.new_matches)
+
+
+def bundle_tag(store):
+    """The bundle tag stored with the last trace-key body, None before the first."""
+    b = _ffi.encore_bytes()
+    try:
+        store._call("encore_crowdnotifier_trace_key_bundle_tag", ctypes.byref(b))
+    except errors.CLASSES["NotFoundError"]:
+        return None
+    return _take_bytes(b).decode()
+
+
+def venue_kind(qr_code):
+    """"swisscovid" or "notifyme" for a CrowdNotifier QR code (the venue key checked)."""
+    kind = ctypes.c_int32()
+    lib.encore_crowdnotifier_venue_kind(text(qr_code, "qr_code"), ctypes.byref(kind))
+    return {v: k for k, v in KINDS.items()}[kind.value]
+
+
+def generate_keys():
+    """A new venue: (master secret, 32 bytes, keep it secret; public key, 96 bytes)."""
+    secret, public = (ctypes.c_uint8 * 32)(), (ctypes.c_uint8 * 96)()
+    lib.encore_crowdnotifier_keys_generate(secret, 32, public, 96)
+    return bytes(secret), bytes(public)
+
+
+def public_key(secret):
+    secret = bytes(secret)
+    public = (ctypes.c_uint8 * 96)()
+    lib.encore_crowdnotifier_public_key(uint8_pointer(secret), len(secret), public, 96)
+    return bytes(public)
+
+
+def qr_code(public_key, name, address="", *, start=0, end=0, kind="swisscovid"):
+    """The venue's QR code text (start = end = 0: a permanent place)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind is one of {sorted(KINDS)}")
+    key = bytes(public_key)
+    b = _ffi.encore_bytes()
+    lib.encore_crowdnotifier_qr_code(KINDS[kind], text(name, "name"), text(address, "address"), start, end,
+                                     uint8_pointer(key), len(key), ctypes.byref(b))
+    return _take_bytes(b).decode()
+
+
+def trace_keys(secret, qr_code, start, end, message="", *, layout="swisscovid"):
+    """The trace keys (a ProblematicEventWrapper's bytes) of the venue for [start, end]."""
+    if layout not in KINDS:
+        raise ValueError(f"layout is one of {sorted(KINDS)}")
+    secret = bytes(secret)
+    b = _ffi.encore_bytes()
+    lib.encore_crowdnotifier_trace_keys(uint8_pointer(secret), len(secret), text(qr_code, "qr_code"), start, end,
+                                        text(message, "message"), KINDS[layout], ctypes.byref(b))
+    return _take_bytes(b)
