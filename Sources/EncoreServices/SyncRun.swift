@@ -192,28 +192,40 @@ struct SyncRun {
     private mutating func dp3t() throws {
         guard let base = options.dp3t, let key = options.dp3tKey else { return }
         let tag: String? = if case .text(let t)? = try store.setting(SyncSettings.dp3tTag) { t } else { nil }
-        guard let r = try fetch(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag)) else { return }
         let synced = try dp3tSyncTimes()
-        switch try DP3TProtocol.answer(r, key: key) {
-        case .keys(let body, let next):
+        try sinceBundleTag(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag), key: key, tagSetting: SyncSettings.dp3tTag,
+                           synced: (SyncSettings.dp3tSyncs, .text(synced)), backend: "DP-3T") { run, body, next in
             // The JWT authenticated the body; the zip is still checked as a key file.
-            let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: options.limits), keys: .countFields)
-            try store.write { w in
-                try w.putKeyPackage(region: CachedPackageName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: now)
+            let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: run.options.limits), keys: .countFields)
+            try run.store.write { w in
+                try w.putKeyPackage(region: CachedPackageName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: run.now)
                 try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
                 try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
             }
-            report.fetched.append(SyncFetched(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount)))
-            changed = true
+            run.report.fetched.append(SyncFetched(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount)))
+            run.changed = true
+        }
+    }
+
+    /// One answer of a bundle-tag backend (DP-3T keys, CrowdNotifier trace
+    /// keys): a verified body goes to `keep` (which stores the new tag with
+    /// what it keeps); with nothing new only the tag and the sync time move;
+    /// a refused tag (unaligned 400, in the future 404) is dropped, so the
+    /// next sync fetches everything.
+    private mutating func sinceBundleTag(_ request: HTTPRequest, key: PublicKey, tagSetting: String, synced: (name: String, value: SettingValue),
+                                         backend: String, keep: (inout SyncRun, [UInt8], String) throws -> Void) throws {
+        guard let r = try fetch(request) else { return }
+        switch try DP3TProtocol.answer(r, key: key) {
+        case .keys(let body, let next):
+            try keep(&self, body, next)
         case .nothingNew(let next):
             try store.write { w in
-                if let next { try w.setSetting(SyncSettings.dp3tTag, to: .text(next)) }
-                try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
+                if let next { try w.setSetting(tagSetting, to: .text(next)) }
+                try w.setSetting(synced.name, to: synced.value)
             }
         case .tagRefused(let status):
-            // Unaligned (400) or in the future (404): start over without a tag.
-            try store.deleteSetting(SyncSettings.dp3tTag)
-            report.warnings.append("the DP-3T backend refused the stored bundle tag (\(status)); the next sync fetches everything")
+            try store.deleteSetting(tagSetting)
+            report.warnings.append("the \(backend) backend refused the stored bundle tag (\(status)); the next sync fetches everything")
         }
     }
 
@@ -267,23 +279,15 @@ struct SyncRun {
     private mutating func traceKeys() throws {
         guard let base = options.crowdNotifier, let key = options.crowdNotifierKey else { return }
         let service = CheckInService(store: store)
-        guard let r = try fetch(try DP3TProtocol.traceKeys(base: base, lastKeyBundleTag: try service.traceKeyBundleTag())) else { return }
-        switch try DP3TProtocol.answer(r, key: key) {
-        case .keys(let body, let next):
+        try sinceBundleTag(try DP3TProtocol.traceKeys(base: base, lastKeyBundleTag: try service.traceKeyBundleTag()), key: key,
+                           tagSetting: CheckInService.traceKeyBundleTagSetting, synced: (SyncSettings.traceKeysLast, .integer(now)),
+                           backend: "CrowdNotifier") { run, body, next in
             // The JWT's content hash was checked against the body.
-            let outcome = try service.matchTraceKeys(body, bundleTag: next, now: now)
-            try store.setSetting(SyncSettings.traceKeysLast, to: .integer(now))
-            report.fetched.append(SyncFetched(kind: .traceKeys, day: nil, hour: nil, etag: next, keys: outcome.events, matches: outcome.new.count))
-            report.checkInMatches += outcome.new.count
-            if !outcome.new.isEmpty { changed = true }
-        case .nothingNew(let next):
-            try store.write { w in
-                if let next { try w.setSetting(CheckInService.traceKeyBundleTagSetting, to: .text(next)) }
-                try w.setSetting(SyncSettings.traceKeysLast, to: .integer(now))
-            }
-        case .tagRefused(let status):
-            try store.deleteSetting(CheckInService.traceKeyBundleTagSetting)
-            report.warnings.append("the CrowdNotifier backend refused the stored bundle tag (\(status)); the next sync fetches everything")
+            let outcome = try service.matchTraceKeys(body, bundleTag: next, now: run.now)
+            try run.store.setSetting(SyncSettings.traceKeysLast, to: .integer(run.now))
+            run.report.fetched.append(SyncFetched(kind: .traceKeys, day: nil, hour: nil, etag: next, keys: outcome.events, matches: outcome.new.count))
+            run.report.checkInMatches += outcome.new.count
+            if !outcome.new.isEmpty { run.changed = true }
         }
     }
 

@@ -19,23 +19,11 @@ from standins.cwa_distribution import CwaDistributionServer, twp_path  # noqa: E
 from standins.dp3t import TRACE_KEYS, Dp3tServer  # noqa: E402
 from test_cli_checkins import REAL_QR, location_id, report  # noqa: E402
 from test_cli_detect import run  # noqa: E402
-from test_cli_sync import cached  # noqa: E402
+from test_cli_sync import cached, signer, trust  # noqa: E402,F401 (fixtures)
 
 HOUR = 3600
 NOW = int(time.time()) // 60 * 60
 VISIT = (NOW - 5 * HOUR, NOW - 3 * HOUR)
-
-
-@pytest.fixture
-def signer():
-    return keyfiles.SigningKey()
-
-
-@pytest.fixture
-def trust(tmp_path, signer):
-    pem = tmp_path / "cwa.pem"
-    signer.write_public_pem(pem)
-    return signer.trust_arg(pem)
 
 
 @pytest.fixture
