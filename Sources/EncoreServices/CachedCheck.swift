@@ -14,15 +14,28 @@ import EncoreSupport
 /// its SHA-256 when read, so they are not verified again.
 public struct CachedCheck {
     public let store: Store
+    /// Packages a sync has just kept, by region and identifier: their bytes
+    /// are used as they are instead of being read back (and decrypted)
+    /// from the cache. Only packages the cache still lists are used.
+    var fresh: [String: [String: [UInt8]]] = [:]
 
     public init(store: Store) { self.store = store }
+
+    init(store: Store, fresh: [String: [String: [UInt8]]]) {
+        self.store = store
+        self.fresh = fresh
+    }
 
     /// The cached key packages, every region, as the check's sources.
     public func sources() throws -> [KeyFileSource] {
         var out: [KeyFileSource] = []
         for region in try store.keyPackageRegions() where !region.hasPrefix(CachedPackageName.warningPrefix) {
             for id in try store.keyPackageIdentifiers(region: region) {
-                out.append(.bytes(try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }))
+                if let bytes = fresh[region]?[id] {
+                    out.append(.bytes(bytes))
+                } else {
+                    out.append(.bytes(try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }))
+                }
             }
         }
         return out

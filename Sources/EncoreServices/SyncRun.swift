@@ -18,6 +18,9 @@ struct SyncRun {
     var report: SyncReport
     /// New keys, configuration or deletions: the check must run again.
     var changed = false
+    /// The key packages kept by this run (region → identifier → bytes), for
+    /// the check that follows: it need not read them back from the cache.
+    var kept: [String: [String: [UInt8]]] = [:]
     private let started = ContinuousClock.now
     private var requests = 0
 
@@ -181,6 +184,7 @@ struct SyncRun {
             try w.putKeyPackage(region: region, identifier: identifier, etag: etag, content: bytes, downloaded: now)
             try also(w)
         }
+        kept[region, default: [:]][identifier] = bytes
         report.fetched.append(SyncFetched(kind: kind, day: day, hour: hour, etag: etag, keys: Int(clamping: file.metadata.keyCount)))
         changed = true
     }
@@ -202,6 +206,7 @@ struct SyncRun {
                 try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
                 try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
             }
+            run.kept[CachedPackageName.dp3tRegion, default: [:]][next] = body
             run.report.fetched.append(SyncFetched(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount)))
             run.changed = true
         }

@@ -149,7 +149,7 @@ public struct SyncService {
         periodic.trigger = .periodic
         run.report.nextDueAt = try Self.plan(store: store, periodic, now: now).nextDueAt
         if options.runCheck && run.changed {
-            run.report.check = try CachedCheck(store: store).run(now: now)
+            run.report.check = try CachedCheck(store: store, fresh: run.kept).run(now: now)
         }
         return run.report
     }
