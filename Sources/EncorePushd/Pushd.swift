@@ -13,6 +13,6 @@ struct Pushd: AsyncParsableCommand {
             Storage is one SQLCipher file (--db, the default) or PostgreSQL (--postgres), on which \
             several serve and send instances can run at once. See docs/pushd.md.
             """,
-        subcommands: [Serve.self]
+        subcommands: [Serve.self, Send.self]
     )
 }
