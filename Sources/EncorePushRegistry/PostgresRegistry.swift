@@ -68,13 +68,21 @@ public final class PostgresRegistry: RegistryStore {
         while true {
             do {
                 return try await body()
-            } catch let e as PSQLError {
-                let state = e.serverInfo?[.sqlState]
-                guard attempt < 8, state == "23505" || state == "40001" || state == "40P01" else { throw e }
+            } catch {
+                guard attempt < 8, Self.isRetryable(error) else { throw error }
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1 ... 5 * attempt)))
             }
         }
+    }
+
+    /// The SQLSTATE of a failure, also inside a transaction's error.
+    static func isRetryable(_ error: any Error) -> Bool {
+        if let t = error as? PostgresTransactionError {
+            return [t.closureError, t.commitError, t.beginError].contains { $0.map(isRetryable) ?? false }
+        }
+        guard let e = error as? PSQLError, let state = e.serverInfo?[.sqlState] else { return false }
+        return state == "23505" || state == "40001" || state == "40P01"
     }
 
     public func apply(_ registration: PushRegistration, now: Int64) async throws -> RegistrationPlan {
