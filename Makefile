@@ -9,7 +9,7 @@ LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-install check-abi header bench bench-sync bench-crowdnotifier fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install check-abi header bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -84,6 +84,22 @@ test-pairing: venv
 # pymcl-based server and client (Tests/crowdnotifier/cn_reference.py).
 test-crowdnotifier: lib cli venv
 	@scripts/pytest-suite.sh "CrowdNotifier tests (encore against pymcl)" Tests/crowdnotifier
+
+# The push registry service (docs/pushd.md), a debug build.
+pushd: deps
+	swift build --product encore-pushd
+
+# encore-pushd against an HTTP/2 APNs stand-in and a PostgreSQL cluster of
+# the tests' own (Debian's postgresql, on loopback): the real backend's
+# weaknesses, two serve instances and two senders under 10 000 operations.
+test-pushd: pushd venv
+	@ENCORE_PUSHD="$$PWD/.build/debug/encore-pushd" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd
+
+# Registrations/s of one instance on SQLCipher and on PostgreSQL, and
+# tokens pushed/s against the stand-in (a release build).
+bench-pushd: deps venv
+	swift build -c release --product encore-pushd
+	ENCORE_PUSHD="$$PWD/.build/release/encore-pushd" build/venv/bin/python Tests/pushd/bench_pushd.py
 
 # The stand-in servers (verification, submission, distribution, DP-3T)
 # the protocol tests talk to, tested on their own.

@@ -96,7 +96,7 @@ let package = Package(
         // and the service's executable.
         .target(
             name: "EncorePushRegistry",
-            dependencies: ["EncoreStorage", "CEncoreSQL", "CCrypto", "CEncoreProto", "CProtobufC",
+            dependencies: ["EncoreStorage", "EncoreProtocols", "EncoreSupport", "CEncoreSQL", "CCrypto", "CEncoreProto", "CProtobufC",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]

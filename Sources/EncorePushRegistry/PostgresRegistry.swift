@@ -1,0 +1,258 @@
+import EncoreProtocols
+import EncoreSupport
+import Logging
+import PostgresNIO
+
+/// The registry in PostgreSQL, for deployments that outgrow one file:
+/// several `serve` instances behind a load balancer write to one database,
+/// and several senders share the work. Each registration request is one
+/// transaction that locks the rows it touches (`FOR UPDATE`); senders claim
+/// due rows with `FOR UPDATE SKIP LOCKED` and a lease, so no token is
+/// claimed by two senders in one round.
+public final class PostgresRegistry: RegistryStore {
+    public let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS registrations (
+            id BIGSERIAL PRIMARY KEY,
+            instance_hash TEXT NOT NULL UNIQUE CHECK (length(instance_hash) = 64),
+            push_token TEXT NOT NULL UNIQUE CHECK (length(push_token) BETWEEN 1 AND 4096),
+            push_type TEXT NOT NULL CHECK (push_type IN ('ios', 'ios-sandbox', 'android')),
+            registered_at BIGINT NOT NULL,
+            renewed_at BIGINT NOT NULL,
+            last_push_at BIGINT,
+            last_outcome TEXT,
+            lease_owner TEXT,
+            lease_until BIGINT
+        );
+        CREATE INDEX IF NOT EXISTS registrations_renewed ON registrations (renewed_at)
+        """
+
+    /// Connects (`postgres://user[:password]@host[:port]/database`, no TLS:
+    /// meant for a database on loopback or a private network) and creates
+    /// the schema if it is missing.
+    public init(url: String, maximumConnections: Int = 16, logger: Logger = Logger(label: "encore-pushd.postgres")) async throws {
+        let target = try PostgresURL(url)
+        var configuration = PostgresClient.Configuration(host: target.host, port: target.port, username: target.user,
+                                                         password: target.password, database: target.database, tls: .disable)
+        configuration.options.maximumConnections = max(1, maximumConnections)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+        do {
+            try await client.withTransaction(logger: logger) { c in
+                // Two instances starting together must not both create the table.
+                try await c.query("SELECT pg_advisory_xact_lock(4242018)", logger: logger)
+                for statement in Self.schema.split(separator: ";") {
+                    try await c.query(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
+                }
+            }
+        } catch {
+            runner.cancel()
+            throw EncoreError(.io, "cannot use the PostgreSQL database at \(target.redacted): \(String(reflecting: error).prefix(300))")
+        }
+    }
+
+    public func close() async {
+        runner.cancel()
+    }
+
+    /// Unique violations (two instances inserting for one token at once),
+    /// serialisation failures and deadlocks are retried: the retry sees the
+    /// other transaction's row and plans again.
+    private func retrying<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await body()
+            } catch {
+                guard attempt < 8, Self.isRetryable(error) else { throw error }
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1 ... 5 * attempt)))
+            }
+        }
+    }
+
+    /// The SQLSTATE of a failure, also inside a transaction's error.
+    static func isRetryable(_ error: any Error) -> Bool {
+        if let t = error as? PostgresTransactionError {
+            return [t.closureError, t.commitError, t.beginError].contains { $0.map(isRetryable) ?? false }
+        }
+        guard let e = error as? PSQLError, let state = e.serverInfo?[.sqlState] else { return false }
+        return state == "23505" || state == "40001" || state == "40P01"
+    }
+
+    public func apply(_ registration: PushRegistration, now: Int64) async throws -> RegistrationPlan {
+        let hash = InstanceTokenHash(token: registration.instanceToken)
+        let hex = Hex.encode(hash.bytes)
+        let token = registration.pushToken
+        let type = registration.pushType.rawValue
+        let logger = self.logger
+        return try await retrying {
+            try await client.withTransaction(logger: logger) { c in
+                var own: StoredRegistration?, holder: StoredRegistration?
+                let rows = try await c.query("""
+                    SELECT id, instance_hash, push_token, push_type, registered_at, renewed_at FROM registrations
+                    WHERE instance_hash = \(hex) OR push_token = \(token) ORDER BY id FOR UPDATE
+                    """, logger: logger)
+                for try await (id, h, t, ty, reg, ren) in rows.decode((Int64, String, String, String, Int64, Int64).self) {
+                    guard let bytes = Hex.decode(h), let rowHash = InstanceTokenHash(stored: bytes), let rowType = PushType(rawValue: ty) else { continue }
+                    let row = StoredRegistration(id: id, instanceHash: rowHash, pushToken: t, pushType: rowType, registeredAt: reg, renewedAt: ren)
+                    if rowHash.matches(hash) { own = row }
+                    if !token.isEmpty && t == token { holder = row }
+                }
+                let plan = RegistrationRules.plan(requester: hash, pushToken: token, own: own, tokenHolder: holder)
+                switch plan {
+                case .insert:
+                    try await c.query("""
+                        INSERT INTO registrations (instance_hash, push_token, push_type, registered_at, renewed_at)
+                        VALUES (\(hex), \(token), \(type), \(now), \(now))
+                        """, logger: logger)
+                case .update(let id):
+                    try await c.query("""
+                        UPDATE registrations SET
+                            last_push_at = CASE WHEN push_token = \(token) THEN last_push_at END,
+                            last_outcome = CASE WHEN push_token = \(token) THEN last_outcome END,
+                            push_token = \(token), push_type = \(type), renewed_at = \(now)
+                        WHERE id = \(id)
+                        """, logger: logger)
+                case .ignore:
+                    // Written back unchanged: a refused takeover costs what an insert costs.
+                    if let holder {
+                        try await c.query("UPDATE registrations SET renewed_at = renewed_at WHERE id = \(holder.id)", logger: logger)
+                    }
+                case .delete(let id):
+                    try await c.query("DELETE FROM registrations WHERE id = \(id)", logger: logger)
+                case .none:
+                    break
+                }
+                return plan
+            }
+        }
+    }
+
+    public func claim(_ r: ClaimRequest) async throws -> [DueToken] {
+        let limit = Int64(r.limit)
+        let rows = try await client.query("""
+            UPDATE registrations AS r SET lease_owner = \(r.owner), lease_until = \(r.leaseUntil)
+            FROM (SELECT id FROM registrations
+                  WHERE id > \(r.after) AND push_type IN ('ios', 'ios-sandbox')
+                    AND (last_push_at IS NULL OR last_push_at < \(r.pushedBefore))
+                    AND renewed_at >= \(r.renewedAfter)
+                    AND (lease_until IS NULL OR lease_until <= \(r.now))
+                  ORDER BY id LIMIT \(limit)
+                  FOR UPDATE SKIP LOCKED) AS due
+            WHERE r.id = due.id
+            RETURNING r.id, r.push_token, r.push_type
+            """, logger: logger)
+        var due: [DueToken] = []
+        for try await (id, token, type) in rows.decode((Int64, String, String).self) {
+            guard let t = PushType(rawValue: type) else { continue }
+            due.append(DueToken(id: id, pushToken: token, pushType: t))
+        }
+        return due.sorted { $0.id < $1.id }
+    }
+
+    public func finish(_ results: [PushResult], owner: String) async throws {
+        guard !results.isEmpty else { return }
+        let logger = self.logger
+        try await client.withTransaction(logger: logger) { c in
+            for r in results {
+                if r.action == .reject {
+                    try await c.query("DELETE FROM registrations WHERE id = \(r.token.id) AND push_token = \(r.token.pushToken)", logger: logger)
+                    continue
+                }
+                let pushed = r.action == .pushed
+                try await c.query("""
+                    UPDATE registrations SET
+                        last_outcome = CASE WHEN push_token = \(r.token.pushToken) THEN \(r.outcome) ELSE last_outcome END,
+                        last_push_at = CASE WHEN \(pushed) AND push_token = \(r.token.pushToken) THEN \(r.at) ELSE last_push_at END,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = \(r.token.id) AND lease_owner = \(owner)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func expire(renewedBefore: Int64) async throws -> Int {
+        let rows = try await client.query("WITH gone AS (DELETE FROM registrations WHERE renewed_at < \(renewedBefore) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
+        var n: Int64 = 0
+        for try await (count,) in rows.decode((Int64,).self) { n = count }
+        return Int(n)
+    }
+
+    public func countDue(pushedBefore: Int64, renewedAfter: Int64) async throws -> Int {
+        let rows = try await client.query("""
+            SELECT count(*) FROM registrations WHERE push_type IN ('ios', 'ios-sandbox')
+              AND (last_push_at IS NULL OR last_push_at < \(pushedBefore)) AND renewed_at >= \(renewedAfter)
+            """, logger: logger)
+        var n: Int64 = 0
+        for try await (count,) in rows.decode((Int64,).self) { n = count }
+        return Int(n)
+    }
+}
+
+/// `postgres://user[:password]@host[:port]/database` (or `postgresql://`).
+public struct PostgresURL: Sendable, Equatable {
+    public var user: String
+    public var password: String?
+    public var host: String
+    public var port: Int
+    public var database: String
+
+    public init(_ url: String) throws {
+        let bad = EncoreError(.invalidArgument, "a PostgreSQL URL is postgres://user[:password]@host[:port]/database")
+        var rest: Substring
+        if url.hasPrefix("postgres://") {
+            rest = url.dropFirst("postgres://".count)
+        } else if url.hasPrefix("postgresql://") {
+            rest = url.dropFirst("postgresql://".count)
+        } else {
+            throw bad
+        }
+        guard let at = rest.lastIndex(of: "@") else { throw bad }
+        let credentials = rest[..<at]
+        rest = rest[rest.index(after: at)...]
+        if let colon = credentials.firstIndex(of: ":") {
+            user = Self.unescape(credentials[..<colon])
+            password = Self.unescape(credentials[credentials.index(after: colon)...])
+        } else {
+            user = Self.unescape(credentials)
+        }
+        guard let slash = rest.firstIndex(of: "/") else { throw bad }
+        let hostPort = rest[..<slash]
+        database = String(rest[rest.index(after: slash)...].prefix { $0 != "?" })
+        if let colon = hostPort.lastIndex(of: ":") {
+            host = String(hostPort[..<colon])
+            guard let p = Int(hostPort[hostPort.index(after: colon)...]), (1 ... 65535).contains(p) else { throw bad }
+            port = p
+        } else {
+            host = String(hostPort)
+            port = 5432
+        }
+        guard !user.isEmpty, !host.isEmpty, !database.isEmpty else { throw bad }
+    }
+
+    /// The URL without its password, for messages.
+    public var redacted: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+
+    /// %XX escapes (a password may hold @ or :).
+    static func unescape(_ s: Substring) -> String {
+        var out: [UInt8] = []
+        let u = Array(s.utf8)
+        var i = 0
+        while i < u.count {
+            if u[i] == UInt8(ascii: "%"), i + 2 < u.count, let h = Hex.nibble(u[i + 1]), let l = Hex.nibble(u[i + 2]) {
+                out.append(h << 4 | l)
+                i += 3
+            } else {
+                out.append(u[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
