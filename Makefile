@@ -49,7 +49,7 @@ header:
 demo: cli
 	@$(CLI) demo
 
-test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-install
+test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install
 	@echo "all tests passed"
 
 # Swift Testing only: the package has no XCTest cases (SwiftPM would run an
@@ -87,12 +87,12 @@ test-crowdnotifier: lib cli venv
 
 # The push registry service (docs/pushd.md), a debug build.
 pushd: deps
-	swift build --product encore-pushd
+	@ENCORE_BUILD_CONFIG=debug scripts/build.sh encore-pushd
 
 # encore-pushd against an HTTP/2 APNs stand-in and a PostgreSQL cluster of
 # the tests' own (Debian's postgresql, on loopback): the real backend's
 # weaknesses, two serve instances and two senders under 10 000 operations.
-test-pushd: pushd venv
+test-pushd: pushd lib cli venv
 	@ENCORE_PUSHD="$$PWD/.build/debug/encore-pushd" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd
 
 # Registrations/s of one instance on SQLCipher and on PostgreSQL, and

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds one SwiftPM product in release mode, quietly: one line says what
-# is built and why it may take a while, the compiler's output goes to
-# build/logs/PRODUCT.log and is shown only when the build fails.
+# Builds one SwiftPM product in release mode (ENCORE_BUILD_CONFIG=debug:
+# debug), quietly: one line says what is built and why it may take a while,
+# the compiler's output goes to build/logs/PRODUCT.log and is shown only
+# when the build fails.
 #   scripts/build.sh PRODUCT [SWIFT BUILD ARGS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,16 +10,17 @@ product=${1:?usage: build.sh PRODUCT [ARGS]}
 shift
 mkdir -p build/logs
 log=build/logs/$product.log
-if [[ -d .build/release ]]; then
+config=${ENCORE_BUILD_CONFIG:-release}
+if [[ -d .build/$config ]]; then
     note="incremental"
 else
     # Counted on the 2-core machines this project is built on: the Swift
     # compiler builds the core's layers and swift-argument-parser once.
-    note="first release build: about 2 minutes on 2 cores; later builds take seconds"
+    note="first $config build: about 2 minutes on 2 cores; later builds take seconds"
 fi
 printf 'build: %s (%s) ... ' "$product" "$note"
 start=$SECONDS
-if ! swift build -c release --product "$product" "$@" > "$log" 2>&1; then
+if ! swift build -c "$config" --product "$product" "$@" > "$log" 2>&1; then
     echo "FAILED"
     # The toolchain's own warning about mktemp in static Foundation is not ours.
     grep -v "the use of \`mktemp' is dangerous" "$log" | tail -40 >&2
