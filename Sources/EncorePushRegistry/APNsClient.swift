@@ -57,7 +57,7 @@ public final class APNsClient: Sendable {
         var c = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
                                          timeout: .init(connect: .seconds(10), read: .seconds(configuration.requestTimeoutSeconds)))
         c.httpVersion = .automatic
-        c.connectionPool = .init(idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, concurrency))
+        c.connectionPool = .init(idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
         http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: c)
         self.configuration = configuration
         self.key = key

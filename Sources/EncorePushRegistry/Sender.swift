@@ -14,7 +14,7 @@ public struct SenderConfiguration: Sendable {
     /// table is never read whole).
     public var batchSize = 500
     /// Pushes in flight at once (streams on the HTTP/2 connection).
-    public var concurrency = 64
+    public var concurrency = 16
     /// How long a claim holds; a sender that dies leaves its tokens due again after it.
     public var leaseSeconds: Int64 = 300
     public var expiry = ExpiryPolicy()

@@ -48,7 +48,7 @@ struct Send: AsyncParsableCommand {
     var batchSize = 500
 
     @Option(help: "Pushes in flight at once.")
-    var concurrency = 64
+    var concurrency = 16
 
     @Option(help: "How long a claim on a batch holds (a sender that dies frees its tokens after it).")
     var lease = Duration(seconds: 300)

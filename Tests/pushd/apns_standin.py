@@ -49,6 +49,7 @@ class APNsStandIn:
         self.throttle = 0                      # answer 429 to this many next requests
         self.unavailable = 0                   # answer 503 to this many next requests
         self.protocols = set()
+        self.connections = 0
         self.loop = asyncio.new_event_loop()
         self.port = None
         ready = threading.Event()
@@ -150,6 +151,7 @@ class APNsStandIn:
     async def _connection(self, reader, writer):
         sslobj = writer.get_extra_info("ssl_object")
         self.protocols.add(sslobj.selected_alpn_protocol() if sslobj else None)
+        self.connections += 1
         conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         conn.initiate_connection()
         conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})

@@ -50,7 +50,7 @@ def bench_storage(label, storage_args, apns, send_args):
         serve.stop()
     apns.reset()
     start = time.perf_counter()
-    code, _, err = run("send", *storage_args, *send_args, "--once", "--concurrency", "128", timeout=600)
+    code, _, err = run("send", *storage_args, *send_args, "--once", timeout=600)
     elapsed = time.perf_counter() - start
     assert code == 0, err
     pushed = apns.total()
