@@ -1,3 +1,4 @@
+import EncoreCheckIns
 import EncoreCrypto
 import EncoreHTTP
 import EncoreKeyFiles
@@ -89,16 +90,41 @@ struct SyncRun {
             let id = p.hour.map { CachedPackageName.hour(p.date, $0) } ?? p.date
             return cached[id] == p.etag ? id : nil
         }
+        let revokedWarnings = try revokedWarningPackages(config)
         try store.write { w in
             try w.setSetting(SyncSettings.config, to: .blob(package.payload))
             try w.setSetting(SyncSettings.configETag, to: .text(newTag))
             for id in revoked { try w.removeKeyPackage(region: country, identifier: id) }
             if !revoked.isEmpty { try w.setSetting(SyncSettings.revocationPending, to: .integer(1)) }
+            // A revoked warning package goes with the warnings it brought;
+            // the next sync fetches it again.
+            for (id, digest) in revokedWarnings {
+                try w.removeKeyPackage(region: CachedPackageName.warningRegion(options.warningRegion), identifier: id)
+                if let digest { try w.removeCheckInWarnings(package: digest) }
+            }
         }
+        report.revoked += revokedWarnings.count
         report.fetched.append(SyncFetched(kind: .config, day: nil, hour: nil, etag: newTag, keys: 0))
         report.revoked += revoked.count
         changed = true
         return !revoked.isEmpty
+    }
+
+    /// The cached trace warning packages the configuration revokes: an hour
+    /// package of the warning region whose ETag is the cached one's (its
+    /// interval is the day's midnight hour plus the hour), with the SHA-256
+    /// of its export.bin, which names the warnings it brought (nil: empty).
+    private func revokedWarningPackages(_ config: AppConfiguration) throws -> [(String, [UInt8]?)] {
+        let region = CachedPackageName.warningRegion(options.warningRegion)
+        return try config.revoked.filter { $0.region == options.warningRegion }.compactMap { p -> (String, [UInt8]?)? in
+            guard let hour = p.hour, let midnight = UTCTime.midnight(ofDay: p.date) else { return nil }
+            let id = String(midnight / 3600 + Int64(hour))
+            guard let info = try store.keyPackageInfo(region: region, identifier: id), info.etag == p.etag else { return nil }
+            let bytes = try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }
+            if bytes.isEmpty { return (id, nil) }
+            let payload = try SignedPackage(bytes: bytes, trust: nil, verify: false, limits: options.limits).payload
+            return (id, CheckInCrypto.sha256(payload))
+        }
     }
 
     private mutating func noteClock(_ r: HTTPResponse) {

@@ -73,6 +73,16 @@ public struct StoreWriter {
         return connection.changes > 0
     }
 
+    /// Deletes the check-in warnings that came from one trace warning
+    /// package (by the SHA-256 of its export.bin); returns how many.
+    @discardableResult
+    public func removeCheckInWarnings(package: [UInt8]) throws -> Int {
+        let s = try connection.prepare("DELETE FROM check_in_warnings WHERE package = ?")
+        s.bind(1, blob: package)
+        try s.run()
+        return connection.changes
+    }
+
     /// Deletes a setting; false when there was none.
     @discardableResult
     public func deleteSetting(_ name: String) throws -> Bool {

@@ -186,3 +186,27 @@ def test_no_trace_keys_without_crowdnotifier_visits(tmp_path, db):
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["fetched"] == [] and backend.requests == []
         assert run("sync", "--db", db, "--crowdnotifier", backend.url, "--now", NOW).returncode == 2
+
+
+def test_a_revoked_warning_package_takes_its_warnings_along(db, signer, trust):
+    assert run("checkin", "add", "--db", db, "--qr", REAL_QR, "--start", VISIT[0], "--end", VISIT[1], "--now", NOW).returncode == 0
+    loc = location_id(REAL_QR)
+    hour = NOW // HOUR
+    with distribution(signer) as dist:
+        old = dist.add_twp("DE", hour - 2, reports=[report(loc, (VISIT[0] + HOUR) // 600, 6, 7)])
+        r = run("sync", "--db", db, "--distribution", dist.url, "--trust", trust, "--now", NOW, "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["check"]["status"] == "HIGH"
+        # The package is revoked (by hour and ETag) and replaced by one without the warning.
+        day, at = time.strftime("%Y-%m-%d", time.gmtime((hour - 2) * HOUR)), time.gmtime((hour - 2) * HOUR).tm_hour
+        dist.revoke_hour("DE", day, at, etag=old)
+        new = dist.add_twp("DE", hour - 2, reports=[report(hashlib.sha256(b"elsewhere").digest(), VISIT[0] // 600, 6, 7)])
+        assert new != old
+        r = run("sync", "--db", db, "--distribution", dist.url, "--trust", trust, "--now", NOW, "--json")
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert out["revoked"] == 1
+        assert [(f["interval"], f["etag"]) for f in out["fetched"] if f["kind"] == "warnings"] == [(hour - 2, new)]
+        check = json.loads(run("check", "--db", db, "--now", NOW, "--json").stdout)
+        # No warning is left: not HIGH (UNKNOWN: this user never traced with EN).
+        assert check["status"] != "HIGH" and check["checkIns"]["matches"] == []
