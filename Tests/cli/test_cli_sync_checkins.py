@@ -148,7 +148,10 @@ def test_trace_keys_are_synced_by_bundle_tag_and_matched(tmp_path, db):
 
         assert [s["step"] for s in plan()["steps"]] == ["traceKeys"]
         keys = tmp_path / "keys.pb"
-        r = run("crowdnotifier", "trace", "--secret", msk, "--qr", qr, "--start", VISIT[0] + HOUR, "--end", VISIT[0] + HOUR + 1200,
+        # 20 minutes inside one hour of the visit (a window across an hour
+        # boundary is two trace keys, and two matches).
+        start = (VISIT[0] // HOUR + 1) * HOUR
+        r = run("crowdnotifier", "trace", "--secret", msk, "--qr", qr, "--start", start, "--end", start + 1200,
                 "--message", "Bitte testen", "--out", keys)
         assert r.returncode == 0, r.stderr
         for event in protos.ProblematicEventWrapper.FromString(keys.read_bytes()).events:
