@@ -48,20 +48,23 @@ package final class EncryptedDatabase: @unchecked Sendable {
         }
         // SQLCipher writes whole pages: a file cut anywhere else is damaged,
         // even when the pages the key proof reads are intact.
-        if existing.size % StoreFile.pageSize != 0 {
+        if existing.size % Int64(StoreFile.legacyPageSize) != 0 {
             throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore \(kind) (its size is not a whole number of pages)")
         }
+        // New files get StoreFile.pageSize; a file written before has
+        // either size, which only the key proof tells apart.
+        var pageSizes = existing.size > 0 ? [StoreFile.pageSize, StoreFile.legacyPageSize] : [StoreFile.pageSize]
         // A crash leaves a WAL behind, and the last connection to close
         // checkpoints it into the file. A refused open must not be that
-        // connection, so with a WAL present the key and version are proven
-        // on a read-only connection first (it cannot checkpoint).
+        // connection, so with a WAL present the key, page size and version
+        // are proven on a read-only connection first (it cannot checkpoint).
         let latest = migrations.count
         if existing.exists && StoreFile.hasWAL(path) {
-            let probe = try Connection(path: path, create: false, readOnly: true)
-            _ = try Self.prove(keyBytes, on: probe, path: path, latest: latest, kind: kind)
+            let probe = try Self.open(path: path, create: false, readOnly: true, key: keyBytes, pageSizes: pageSizes, latest: latest, kind: kind)
+            pageSizes = [probe.pageSize]
         }
-        let c = try Connection(path: path, create: options.create)
-        let version = try Self.prove(keyBytes, on: c, path: path, latest: latest, kind: kind)
+        let (c, version, _) = try Self.open(path: path, create: options.create, readOnly: false, key: keyBytes, pageSizes: pageSizes,
+                                            latest: latest, kind: kind)
         enc_sql_busy_timeout(c.db, options.busyTimeoutMilliseconds)
         // Durable commits, zeroed deletions, WAL for concurrent readers.
         try c.exec("PRAGMA secure_delete = ON")
@@ -119,11 +122,28 @@ package final class EncryptedDatabase: @unchecked Sendable {
         try withConnection { try $0.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
+    /// A connection keyed with the first of `pageSizes` the file opens
+    /// with, and the schema version. A wrong key fails with every size.
+    private static func open(path: String, create: Bool, readOnly: Bool, key: [UInt8], pageSizes: [Int32], latest: Int,
+                             kind: String) throws -> (Connection, version: Int64, pageSize: Int32) {
+        for (i, size) in pageSizes.enumerated() {
+            let c = try Connection(path: path, create: create, readOnly: readOnly)
+            do {
+                return (c, try prove(key, pageSize: size, on: c, path: path, latest: latest, kind: kind), size)
+            } catch let e as EncoreError where e.kind == .storeWrongKey && i + 1 < pageSizes.count {
+                continue
+            }
+        }
+        throw EncoreError(.internalError, "no page size to open the \(kind) at \(path) with")
+    }
+
     /// Keys a connection and reads the schema version: the first read
-    /// proves the key before anything is written. Returns the version.
-    private static func prove(_ key: [UInt8], on c: Connection, path: String, latest: Int, kind: String) throws -> Int64 {
+    /// proves the key (and the page size) before anything is written.
+    /// Returns the version.
+    private static func prove(_ key: [UInt8], pageSize: Int32, on c: Connection, path: String, latest: Int, kind: String) throws -> Int64 {
         let rc = key.withUnsafeBytes { enc_sql_key(c.db, $0.baseAddress, Int32($0.count)) }
         guard rc == ENC_SQL_OK else { throw c.error(rc, "sqlite3_key") }
+        try c.exec("PRAGMA cipher_page_size = \(pageSize)")
         let version: Int64
         do {
             version = try c.scalar("PRAGMA user_version") ?? 0
@@ -172,8 +192,16 @@ public final class Store: Sendable {
 
 /// What a store's file looks like before SQLCipher touches it.
 package enum StoreFile {
-    /// SQLCipher 3's default page size: a store's size is a multiple of it.
-    package static let pageSize: Int64 = 1024
+    /// The page size of new files: SQLite's and SQLCipher 4's default.
+    /// SQLCipher 3 (what Debian ships) encrypts, authenticates and writes
+    /// each page on its own, with a fresh cipher context each time: with
+    /// its default of 1 KiB that per-page work was most of the cost of
+    /// storing key packages and reading them back (a sync's cache writes
+    /// took 1.8x as long).
+    package static let pageSize: Int32 = 4096
+    /// SQLCipher 3's default, which the stores of earlier encore builds use
+    /// (they keep it); every store's size is a multiple of it.
+    package static let legacyPageSize: Int32 = 1024
     package static let plaintextMagic = Array("SQLite format 3\0".utf8)
 
     /// Whether a non-empty WAL lies beside the store (left by a crash, or

@@ -432,6 +432,21 @@ def test_rekey_round_trip(tmp_path, db):
     assert count(db) == 2
 
 
+def test_a_store_of_an_earlier_encore_opens_is_rekeyed_and_reopened(tmp_path):
+    """Tests/data/store/legacy-1024.db: made by encore before stores had
+    4 KiB pages (raw key ab..ab, two sightings), a CWA check-in added since."""
+    db = tmp_path / "legacy.db"
+    db.write_bytes((REPO / "Tests" / "data" / "store" / "legacy-1024.db").read_bytes())
+    old = {"ENCORE_DB_KEY_HEX": "ab" * 32}
+    assert count(db, **old) == 2
+    listed = json.loads(ok(run("checkin", "list", "--db", db, "--now", 1_762_010_000, "--json", **old)).stdout)
+    assert [c["description"] for c in listed["checkins"]] == ["Agway Inc."]
+    assert "wrong key" in assert_failure(run("store", "info", "--db", db), 1, db)
+    ok(run("store", "rekey", "--db", db, **old, ENCORE_NEW_DB_KEY_HEX=KEY_A))
+    assert count(db) == 2
+    assert json.loads(ok(run("checkin", "list", "--db", db, "--now", 1_762_010_000, "--json")).stdout) == listed
+
+
 def test_rekey_needs_both_keys(db):
     for keys in [{"ENCORE_DB_KEY_HEX": KEY_A},
                  {"ENCORE_DB_KEY_HEX": KEY_A, "ENCORE_NEW_DB_KEY": PASSPHRASE, "ENCORE_NEW_DB_KEY_HEX": KEY_B},

@@ -128,7 +128,7 @@ def run(*args, timeout=300, env=None):
 
 
 def sqlcipher_rows(db, key_hex, query):
-    script = f"PRAGMA key = \"x'{key_hex}'\";\n.mode list\n.separator \"\\t\"\n{query};\n"
+    script = f"PRAGMA key = \"x'{key_hex}'\";\nPRAGMA cipher_page_size = 4096;\n.mode list\n.separator \"\\t\"\n{query};\n"
     out = subprocess.run(["sqlcipher", str(db)], input=script, capture_output=True, text=True, check=True).stdout
     return [line.split("\t") for line in out.splitlines() if line and line != "ok"]
 

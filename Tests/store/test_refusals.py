@@ -93,7 +93,7 @@ def test_too_new_after_a_crash_leaves_the_files_byte_identical(tmp_path):
     tool = sqlcipher_tool()
     db = crashed_store(tmp_path)
     # A newer encore's schema version, committed to the WAL by a process that then dies (no checkpoint).
-    script = f"PRAGMA key = \"x'{KEY.hex()}'\";\nPRAGMA user_version = 999;\n.system kill -9 $PPID\n"
+    script = f"PRAGMA key = \"x'{KEY.hex()}'\";\nPRAGMA cipher_page_size = 4096;\nPRAGMA user_version = 999;\n.system kill -9 $PPID\n"
     subprocess.run([tool, "-batch", db], input=script, capture_output=True, text=True, timeout=60)
     before = without_read_marks(db, fingerprint(db))
     assert "-wal" in before

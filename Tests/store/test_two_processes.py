@@ -39,6 +39,7 @@ def start_sqlcipher_holder(db, marker):
     if tool is None:
         pytest.fail("the sqlcipher command-line tool is missing: install the Debian package `sqlcipher`", pytrace=False)
     script = (f"PRAGMA key = \"x'{KEY.hex()}'\";\n"
+              "PRAGMA cipher_page_size = 4096;\n"
               "BEGIN IMMEDIATE;\n"
               "INSERT INTO observations VALUES (1, zeroblob(16), x'aaaaaaaa', -1, NULL);\n"
               f".system touch '{marker}'; sleep {HOLD_SECONDS}\n"
