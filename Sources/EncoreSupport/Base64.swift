@@ -57,7 +57,9 @@ public enum Base64 {
             case plus: v = 62
             case slash: v = 63
             case UInt8(ascii: "="): padding += 1; continue
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t") where whiteSpace: continue
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                if whiteSpace { continue }
+                return nil
             default: return nil
             }
             if padding > 0 { return nil } // data after padding
