@@ -163,6 +163,10 @@ public final class KeyFile: Sendable {
         }
     }
 
+    /// A copy of export.bin: what a reader that trusts this file (it was
+    /// verified) opens again without the zip and its inflating.
+    package var exportBinBytes: [UInt8] { Array(exportBin.buffer) }
+
     public func count(of list: KeyList) -> UInt64 {
         switch list {
         case .keys: return metadata.keyCount

@@ -14,9 +14,10 @@ import EncoreSupport
 /// its SHA-256 when read, so they are not verified again.
 public struct CachedCheck {
     public let store: Store
-    /// Packages a sync has just kept, by region and identifier: their bytes
-    /// are used as they are instead of being read back (and decrypted)
-    /// from the cache. Only packages the cache still lists are used.
+    /// Packages a sync has just kept, by region and identifier (export.bin
+    /// once verified, or the package): their bytes are used as they are
+    /// instead of being read back (and decrypted) from the cache. Only
+    /// packages the cache still lists are used.
     var fresh: [String: [String: [UInt8]]] = [:]
 
     public init(store: Store) { self.store = store }

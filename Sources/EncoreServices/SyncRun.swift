@@ -19,8 +19,9 @@ struct SyncRun {
     var report: SyncReport
     /// New keys, configuration or deletions: the check must run again.
     var changed = false
-    /// The key packages kept by this run (region → identifier → bytes), for
-    /// the check that follows: it need not read them back from the cache.
+    /// The key packages kept by this run (region → identifier → export.bin
+    /// or package), for the check that follows: it need not read them back
+    /// from the cache, nor inflate again what verifying them inflated.
     var kept: [String: [String: [UInt8]]] = [:]
     private let started = ContinuousClock.now
     private var requests = 0
@@ -33,8 +34,8 @@ struct SyncRun {
         self.report = report
     }
 
-    private var country: String { options.country }
-    private var base: String { options.distribution ?? "" }
+    var country: String { options.country }
+    var base: String { options.distribution ?? "" }
 
     mutating func perform(_ steps: [SyncStep]) throws {
         var pending = steps
@@ -59,7 +60,7 @@ struct SyncRun {
     // MARK: - requests
 
     /// Performs a request unless the budget is spent (then nil: stop cleanly).
-    private mutating func fetch(_ request: HTTPRequest) throws -> HTTPResponse? {
+    mutating func fetch(_ request: HTTPRequest) throws -> HTTPResponse? {
         let elapsed = ContinuousClock.now - started
         guard elapsed < .seconds(options.budgetSeconds) else {
             report.stoppedEarly = true
@@ -144,77 +145,6 @@ struct SyncRun {
         return out
     }
 
-    // MARK: - key packages
-
-    private mutating func days() throws {
-        do {
-            guard let r = try fetch(DistributionProtocol.dayIndex(base: base, country: country)) else { return }
-            let listed = try DistributionProtocol.days(from: r)
-            let cached = try store.keyPackageIdentifiers(region: country)
-            let gone = cached.filter { id in CachedPackageName.parse(id).map { $0.hour == nil && !listed.contains($0.day) } ?? false }
-            if !gone.isEmpty {
-                try store.write { w in for id in gone { try w.removeKeyPackage(region: country, identifier: id) } }
-                report.deleted += gone.count
-                changed = true
-            }
-            for day in try store.missingKeyPackages(region: country, available: listed) {
-                guard let r = try fetch(DistributionProtocol.day(base: base, country: country, day: day)) else { return }
-                // The day's hours are covered by the day: they go with its arrival.
-                let hours = try store.keyPackageIdentifiers(region: country).filter { $0.hasPrefix(day + "/") }
-                let region = country
-                try keep(r, .day, day: day, hour: nil, identifier: day, region: region, also: { w in
-                    for id in hours { try w.removeKeyPackage(region: region, identifier: id) }
-                })
-                report.deleted += hours.count
-            }
-            try store.write { w in
-                try w.setSetting(SyncSettings.daySyncFailed, to: .integer(0))
-                try w.setSetting(SyncSettings.revocationPending, to: .integer(0))
-            }
-        } catch {
-            try? store.setSetting(SyncSettings.daySyncFailed, to: .integer(1))
-            throw error
-        }
-    }
-
-    private mutating func hours(of day: String) throws {
-        // A day package covers its hours.
-        if try store.hasKeyPackage(region: country, identifier: day) { return }
-        guard let r = try fetch(DistributionProtocol.hourIndex(base: base, country: country, day: day)) else { return }
-        let listed = try DistributionProtocol.hours(from: r).map { CachedPackageName.hour(day, $0) }
-        let gone = try store.keyPackageIdentifiers(region: country).filter { $0.hasPrefix(day + "/") && !listed.contains($0) }
-        if !gone.isEmpty {
-            try store.write { w in for id in gone { try w.removeKeyPackage(region: country, identifier: id) } }
-            report.deleted += gone.count
-            changed = true
-        }
-        for id in try store.missingKeyPackages(region: country, available: listed) {
-            guard let hour = CachedPackageName.parse(id)?.hour else { continue }
-            guard let r = try fetch(DistributionProtocol.hour(base: base, country: country, day: day, hour: hour)) else { return }
-            try keep(r, .hour, day: day, hour: hour, identifier: id, region: country)
-        }
-    }
-
-    /// Verifies a key package answer (zip, export.bin, a trusted
-    /// signature) and stores it with its ETag, with `also`'s writes in the
-    /// same transaction.
-    private mutating func keep(_ r: HTTPResponse, _ kind: SyncFetched.Kind, day: String?, hour: Int?, identifier: String, region: String,
-                               also: (StoreWriter) throws -> Void = { _ in }) throws {
-        let what = hour.map { "the key package of \(day ?? "") hour \($0)" } ?? "the key package of \(day ?? identifier)"
-        let (bytes, etag) = try DistributionProtocol.package(from: r, what)
-        // Container, every field and the signature are checked here; the keys
-        // themselves are checked when the check reads them (as for any file).
-        let file = try KeyFile(bytes: bytes, options: KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits),
-                               keys: .countFields)
-        try store.write { w in
-            try w.putKeyPackage(region: region, identifier: identifier, etag: etag, content: bytes, downloaded: now)
-            try also(w)
-        }
-        kept[region, default: [:]][identifier] = bytes
-        report.fetched.append(SyncFetched(kind: kind, day: day, hour: hour, etag: etag, keys: Int(clamping: file.metadata.keyCount)))
-        changed = true
-    }
-
     // MARK: - DP-3T
 
     /// Everything published since the stored bundle tag; the new tag is
@@ -232,7 +162,7 @@ struct SyncRun {
                 try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
                 try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
             }
-            run.kept[CachedPackageName.dp3tRegion, default: [:]][next] = body
+            run.kept[CachedPackageName.dp3tRegion, default: [:]][next] = file.exportBinBytes
             run.report.fetched.append(SyncFetched(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount)))
             run.changed = true
         }

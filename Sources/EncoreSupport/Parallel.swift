@@ -23,6 +23,42 @@ package enum Parallel {
             return job.collect()
         }
     }
+
+    /// `a` and `b` at the same time, on two threads (one after the other
+    /// when there is one processor). Each must be safe to run beside the
+    /// other.
+    package static func pair<A, B>(_ a: () -> A, _ b: () -> B) -> (A, B) {
+        if threads() == 1 { return (a(), b()) }
+        return withoutActuallyEscaping(a) { a in
+            withoutActuallyEscaping(b) { b in
+                let job = PairResults(a, b)
+                DispatchQueue.concurrentPerform(iterations: 2) { job.run($0) }
+                return job.collect()
+            }
+        }
+    }
+}
+
+/// The two slots of Parallel.pair.
+private final class PairResults<A, B>: @unchecked Sendable {
+    // @unchecked: each slot is written by the one iteration that owns it and
+    // read only after concurrentPerform has returned.
+    private let a: () -> A, b: () -> B
+    private var first: A?, second: B?
+
+    init(_ a: @escaping () -> A, _ b: @escaping () -> B) {
+        self.a = a
+        self.b = b
+    }
+
+    func run(_ i: Int) {
+        if i == 0 { first = a() } else { second = b() }
+    }
+
+    func collect() -> (A, B) {
+        guard let first, let second else { preconditionFailure("Parallel.pair: a slot was not filled") }
+        return (first, second)
+    }
 }
 
 /// The slots of Parallel.slices.

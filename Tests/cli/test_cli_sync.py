@@ -194,6 +194,9 @@ def test_nothing_unverified_is_kept(db, dist, trust, tmp_path):
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     ids = {k[1] for k in cached(db)}
     assert day(2) not in ids and day(4) in ids and day(3) in ids
+    # Nothing is requested after the package that failed.
+    days = [r.path for r in dist.requests if "/date/" in r.path and "/hour" not in r.path and r.path.rsplit("/", 1)[1][:1].isdigit()]
+    assert days[-1] == day_path("EUR", day(2)), days
     # Signed by a stranger: refused too.
     stranger = keyfiles.SigningKey()
     dist.add_day("EUR", day(2), [keyfiles.make_key(day=day(2))], package=keyfiles.key_file([keyfiles.make_key(day=day(2))], stranger))

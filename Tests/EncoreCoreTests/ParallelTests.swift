@@ -1,0 +1,26 @@
+import EncoreSupport
+import Synchronization
+import Testing
+
+/// Parallel: slices in slice order, and a pair of jobs whose results come
+/// back in place whatever ran first.
+@Suite struct ParallelTests {
+    @Test func slicesCoverTheRangeInOrder() {
+        for threads in [1, 2, 3, 8] {
+            let parts = Parallel.slices(count: 10, threads: threads) { Array($0) }
+            #expect(parts.flatMap { $0 } == Array(0 ..< 10))
+        }
+    }
+
+    @Test func aPairRunsBothAndKeepsTheirPlaces() {
+        let calls = Atomic<Int>(0)
+        struct Failure: Error {}
+        for _ in 0 ..< 100 {
+            let (a, b) = Parallel.pair({ () -> Result<Int, Failure> in calls.add(1, ordering: .relaxed); return .success(1) },
+                                       { () -> Result<Int, Failure>? in calls.add(1, ordering: .relaxed); return .failure(Failure()) })
+            #expect((try? a.get()) == 1)
+            #expect(b.map { (try? $0.get()) == nil } == true)
+        }
+        #expect(calls.load(ordering: .relaxed) == 200)
+    }
+}
