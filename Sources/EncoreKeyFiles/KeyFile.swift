@@ -134,7 +134,7 @@ public final class KeyFile: Sendable {
 
     /// The members of a file read into memory; a bare export.bin is used as
     /// it is, without a copy.
-    private static func members(of file: OwnedBytes, options: KeyFileOptions) throws -> Members {
+    static func members(of file: OwnedBytes, options: KeyFileOptions) throws -> Members {
         if ExportFormat.looksLikeExport(file.buffer) {
             guard UInt64(file.count) <= options.limits.maxMemberSize else {
                 throw EncoreError(.zipLimit, "export.bin of \(file.count) bytes is larger than the member limit of \(options.limits.maxMemberSize)")
@@ -163,9 +163,9 @@ public final class KeyFile: Sendable {
         }
     }
 
-    /// A copy of export.bin: what a reader that trusts this file (it was
-    /// verified) opens again without the zip and its inflating.
-    package var exportBinBytes: [UInt8] { Array(exportBin.buffer) }
+    /// export.bin (shared, not copied): what a reader that trusts this file
+    /// (it was verified) opens again without the zip and its inflating.
+    package var exportBinBuffer: OwnedBytes { exportBin }
 
     public func count(of list: KeyList) -> UInt64 {
         switch list {

@@ -31,6 +31,7 @@ extension KeyFile {
         switch source {
         case .path(let p): return try members(path: p, options: options)
         case .bytes(let b): return try b.withUnsafeBytes { try members(of: $0, options: options) }
+        case .buffer(let b): return try members(of: b, options: options)
         }
     }
 }

@@ -141,6 +141,7 @@ public enum Matcher {
     static func progressWeight(_ source: KeyFileSource) -> UInt64 {
         switch source {
         case .bytes(let b): return UInt64(max(b.count, 1))
+        case .buffer(let b): return UInt64(max(b.count, 1))
         case .path(let p):
             var st = stat()
             return stat(p, &st) == 0 ? UInt64(max(st.st_size, 1)) : 1

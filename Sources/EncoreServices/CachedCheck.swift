@@ -18,11 +18,11 @@ public struct CachedCheck {
     /// once verified, or the package): their bytes are used as they are
     /// instead of being read back (and decrypted) from the cache. Only
     /// packages the cache still lists are used.
-    var fresh: [String: [String: [UInt8]]] = [:]
+    var fresh: [String: [String: OwnedBytes]] = [:]
 
     public init(store: Store) { self.store = store }
 
-    init(store: Store, fresh: [String: [String: [UInt8]]]) {
+    init(store: Store, fresh: [String: [String: OwnedBytes]]) {
         self.store = store
         self.fresh = fresh
     }
@@ -33,7 +33,7 @@ public struct CachedCheck {
         for region in try store.keyPackageRegions() where !region.hasPrefix(CachedPackageName.warningPrefix) {
             for id in try store.keyPackageIdentifiers(region: region) {
                 if let bytes = fresh[region]?[id] {
-                    out.append(.bytes(bytes))
+                    out.append(.buffer(bytes))
                 } else {
                     out.append(.bytes(try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }))
                 }

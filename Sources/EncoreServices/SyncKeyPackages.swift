@@ -77,28 +77,37 @@ extension SyncRun {
     }
 
     /// Fetches the targets' packages in order and keeps each. While one is
-    /// verified (inflating and hashing export.bin), the one fetched before
-    /// it is written to the store (encrypting pages, syncing the file), so
-    /// two processors share the work. Packages are kept in order, each only
-    /// once verified; the first failure (of writing the earlier package,
-    /// then of verifying the later) ends the run.
+    /// verified (inflating and hashing export.bin) on another thread, the
+    /// one verified before it is written to the store (encrypting pages,
+    /// syncing the file) and the next one is fetched, on the calling thread
+    /// (where a host's transport expects its calls), so two processors
+    /// share the work. Packages are kept in order, each only once verified;
+    /// the first failure ends the run: of writing (nothing more is fetched),
+    /// of verifying (the package fetched meanwhile is dropped), of fetching
+    /// (the verified package is written first).
     private mutating func fetchAndKeep(_ targets: [PackageTarget]) throws {
+        guard let first = targets.first, var answer = try fetch(first.request) else { return }
         var ready: (CheckedPackage, PackageTarget)?
-        for target in targets {
-            guard let r = try fetch(target.request) else { break }
-            let run = self
-            let (checked, written) = Parallel.pair({ Result { try run.check(r, target.what) } },
-                                                   { ready.map { p in Result { try run.write(p.0, p.1) } } })
-            if let written, let p = ready {
+        var failedFetch: (any Error)?
+        for (i, target) in targets.enumerated() {
+            var next: HTTPRequest?
+            if i + 1 < targets.count, try admit() { next = targets[i + 1].request }
+            let run = self, r = answer, previous = ready
+            let (checked, (written, fetched)) = Parallel.pair({ Result { try run.check(r, target.what) } },
+                                                              { run.write(previous, thenFetch: next) })
+            if let written, let p = previous {
                 try written.get()
                 note(p.0, p.1)
             }
             ready = (try checked.get(), target)
+            guard let fetched else { break }
+            do { answer = try fetched.get() } catch { failedFetch = error; break }
         }
         if let p = ready {
             try write(p.0, p.1)
             note(p.0, p.1)
         }
+        if let failedFetch { throw failedFetch }
     }
 
     /// Verifies a key package answer: container, every field of export.bin
@@ -109,6 +118,15 @@ extension SyncRun {
         let file = try KeyFile(bytes: bytes, options: KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits),
                                keys: .countFields)
         return CheckedPackage(bytes: bytes, etag: etag, file: file)
+    }
+
+    /// Lane B of fetchAndKeep: writes the package verified before (if any),
+    /// then, unless that failed, fetches the next (if any).
+    private func write(_ previous: (CheckedPackage, PackageTarget)?,
+                       thenFetch next: HTTPRequest?) -> (Result<Void, any Error>?, Result<HTTPResponse, any Error>?) {
+        let written: Result<Void, any Error>? = previous.map { p in Result { try write(p.0, p.1) } }
+        if case .failure? = written { return (written, nil) }
+        return (written, next.map { n in Result { try transport.perform(n) } })
     }
 
     /// Keeps a verified package with its ETag, replacing what it replaces,
@@ -123,7 +141,7 @@ extension SyncRun {
     /// What a kept package adds to the run's report.
     private mutating func note(_ package: CheckedPackage, _ target: PackageTarget) {
         // The check that follows reads the verified export.bin as it is.
-        kept[country, default: [:]][target.identifier] = package.file.exportBinBytes
+        kept[country, default: [:]][target.identifier] = package.file.exportBinBuffer
         report.fetched.append(SyncFetched(kind: target.kind, day: target.day, hour: target.hour, etag: package.etag,
                                           keys: Int(clamping: package.file.metadata.keyCount)))
         report.deleted += target.replaces.count

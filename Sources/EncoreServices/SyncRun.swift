@@ -22,7 +22,7 @@ struct SyncRun {
     /// The key packages kept by this run (region → identifier → export.bin
     /// or package), for the check that follows: it need not read them back
     /// from the cache, nor inflate again what verifying them inflated.
-    var kept: [String: [String: [UInt8]]] = [:]
+    var kept: [String: [String: OwnedBytes]] = [:]
     private let started = ContinuousClock.now
     private var requests = 0
 
@@ -61,16 +61,23 @@ struct SyncRun {
 
     /// Performs a request unless the budget is spent (then nil: stop cleanly).
     mutating func fetch(_ request: HTTPRequest) throws -> HTTPResponse? {
+        guard try admit() else { return nil }
+        return try transport.perform(request)
+    }
+
+    /// Whether one more request may go out: false once the time budget is
+    /// spent (the run stops cleanly); throws when the progress callback
+    /// cancels. Counts the request.
+    mutating func admit() throws -> Bool {
         let elapsed = ContinuousClock.now - started
         guard elapsed < .seconds(options.budgetSeconds) else {
             report.stoppedEarly = true
             report.warnings.append("the sync's time budget (\(options.budgetSeconds) s) ran out; the next sync resumes")
-            return nil
+            return false
         }
         if let p = options.progress, !p(UInt64(requests), UInt64(requests + 1)) { throw EncoreError(.cancelled, "the sync was cancelled") }
-        let r = try transport.perform(request)
         requests += 1
-        return r
+        return true
     }
 
     // MARK: - the app configuration
@@ -162,7 +169,7 @@ struct SyncRun {
                 try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
                 try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
             }
-            run.kept[CachedPackageName.dp3tRegion, default: [:]][next] = file.exportBinBytes
+            run.kept[CachedPackageName.dp3tRegion, default: [:]][next] = file.exportBinBuffer
             run.report.fetched.append(SyncFetched(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount)))
             run.changed = true
         }

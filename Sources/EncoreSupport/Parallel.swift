@@ -24,40 +24,37 @@ package enum Parallel {
         }
     }
 
-    /// `a` and `b` at the same time, on two threads (one after the other
-    /// when there is one processor). Each must be safe to run beside the
-    /// other.
+    /// `a` and `b` at the same time: `a` on another thread, `b` on the
+    /// calling thread (work that must stay there, such as a host's
+    /// callbacks, goes in `b`); one after the other when there is one
+    /// processor. Each must be safe to run beside the other.
     package static func pair<A, B>(_ a: () -> A, _ b: () -> B) -> (A, B) {
         if threads() == 1 { return (a(), b()) }
         return withoutActuallyEscaping(a) { a in
-            withoutActuallyEscaping(b) { b in
-                let job = PairResults(a, b)
-                DispatchQueue.concurrentPerform(iterations: 2) { job.run($0) }
-                return job.collect()
-            }
+            let job = Background(a)
+            let done = DispatchGroup()
+            DispatchQueue.global().async(group: done) { job.run() }
+            let second = b()
+            done.wait()
+            return (job.collect(), second)
         }
     }
 }
 
-/// The two slots of Parallel.pair.
-private final class PairResults<A, B>: @unchecked Sendable {
-    // @unchecked: each slot is written by the one iteration that owns it and
-    // read only after concurrentPerform has returned.
-    private let a: () -> A, b: () -> B
-    private var first: A?, second: B?
+/// The job Parallel.pair runs on another thread, and its result.
+private final class Background<A>: @unchecked Sendable {
+    // @unchecked: the result is written by the one job and read only after
+    // the caller has waited for it.
+    private let body: () -> A
+    private var result: A?
 
-    init(_ a: @escaping () -> A, _ b: @escaping () -> B) {
-        self.a = a
-        self.b = b
-    }
+    init(_ body: @escaping () -> A) { self.body = body }
 
-    func run(_ i: Int) {
-        if i == 0 { first = a() } else { second = b() }
-    }
+    func run() { result = body() }
 
-    func collect() -> (A, B) {
-        guard let first, let second else { preconditionFailure("Parallel.pair: a slot was not filled") }
-        return (first, second)
+    func collect() -> A {
+        guard let result else { preconditionFailure("Parallel.pair: the background job left no result") }
+        return result
     }
 }
 

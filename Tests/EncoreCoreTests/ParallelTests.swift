@@ -1,6 +1,9 @@
 import EncoreSupport
 import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Parallel: slices in slice order, and a pair of jobs whose results come
 /// back in place whatever ran first.
@@ -22,5 +25,15 @@ import Testing
             #expect(b.map { (try? $0.get()) == nil } == true)
         }
         #expect(calls.load(ordering: .relaxed) == 200)
+    }
+
+    /// The second job stays on the calling thread (a host's transport
+    /// callback is called there, as the header promises).
+    @Test func theSecondOfAPairRunsOnTheCallingThread() {
+        let caller = pthread_self()
+        for _ in 0 ..< 100 {
+            let (_, here) = Parallel.pair({ pthread_self() }, { pthread_self() })
+            #expect(pthread_equal(here, caller) != 0)
+        }
     }
 }

@@ -3,12 +3,14 @@
  * DP-3T sync with nothing new (204) and its bundle tag, the statuses of
  * failing and hostile answers (503, a broken index, an unsigned package, a
  * package without an ETag) and the backoff they start, cancellation through
- * progress, the check on an empty cache, and argument checks. Signed
+ * progress, the check on an empty cache, argument checks, and the host's
+ * callback called on the thread of the encore call only. Signed
  * packages and whole syncs are tested from Python (Tests/cli/test_cli_sync.py)
  * against the stand-in servers. Built with -Werror, run under valgrind. */
 #include "check.h"
 #include "scratch.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,18 +30,22 @@ typedef struct server {
     scenario scenario;
     int requests;
     char last_url[512];
+    pthread_t caller;     /* the thread that calls encore */
+    int other_thread;     /* a request came on another thread */
 } server;
 
 static int32_t serve(void *context, const encore_http_request *r, encore_http_response *response) {
     server *s = context;
     s->requests++;
+    if (!pthread_equal(pthread_self(), s->caller)) s->other_thread = 1;
     snprintf(s->last_url, sizeof s->last_url, "%s", r->url);
     const char *body = "";
     int status = 200;
     if (strstr(r->url, "/app_config_android") != NULL) {
         status = s->scenario == CONFIG_503 ? 503 : 304;
     } else if (strstr(r->url, "/date/") == NULL && strstr(r->url, "/date") != NULL) {
-        body = s->scenario == INDEX_BROKEN ? "[\"2026-13-40\"]" : "[\"2026-11-23\"]";
+        /* Two days: the second is fetched while the first is verified. */
+        body = s->scenario == INDEX_BROKEN ? "[\"2026-13-40\"]" : "[\"2026-11-22\",\"2026-11-23\"]";
     } else if (strstr(r->url, "/date/") != NULL) {
         body = "PK not really a zip";
         if (s->scenario != DAY_NO_ETAG) encore_http_response_add_header(response, "ETag", "\"abc\"");
@@ -81,7 +87,7 @@ static void test_failures_and_their_statuses(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         encore_store *store = fresh_store();
-        server s = {cases[i].scenario, 0, ""};
+        server s = {cases[i].scenario, 0, "", pthread_self(), 0};
         encore_transport *t = NULL;
         CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
         encore_sync_options o = cwa_options();
@@ -89,6 +95,7 @@ static void test_failures_and_their_statuses(void) {
         CHECK(encore_sync(store, t, &o, NOW, &r) == cases[i].status);
         CHECK(r == (encore_sync_result *)&s);
         CHECK(strlen(encore_last_error_message()) > 0);
+        CHECK(s.other_thread == 0);
         /* Nothing was kept, and a periodic sync now backs off. */
         encore_string_list *ids = NULL;
         CHECK(encore_store_list_packages(store, "EUR", &ids) == ENCORE_OK);
@@ -118,7 +125,7 @@ static int32_t stop_after_first(void *context, uint64_t done, uint64_t total) {
 
 static void test_dp3t_nothing_new_and_cancel(void) {
     encore_store *store = fresh_store();
-    server s = {DP3T_204, 0, ""};
+    server s = {DP3T_204, 0, "", pthread_self(), 0};
     encore_transport *t = NULL;
     CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
     encore_sync_options o;
@@ -177,7 +184,7 @@ static void test_dp3t_nothing_new_and_cancel(void) {
 
 static void test_arguments(void) {
     encore_store *store = fresh_store();
-    server s = {DP3T_204, 0, ""};
+    server s = {DP3T_204, 0, "", pthread_self(), 0};
     encore_transport *t = NULL;
     CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
     encore_sync_options o;

@@ -194,9 +194,12 @@ def test_nothing_unverified_is_kept(db, dist, trust, tmp_path):
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     ids = {k[1] for k in cached(db)}
     assert day(2) not in ids and day(4) in ids and day(3) in ids
-    # Nothing is requested after the package that failed.
+    # Nothing after the package that failed is kept, and at most the next
+    # one was requested (fetched while the failed one was being verified).
     days = [r.path for r in dist.requests if "/date/" in r.path and "/hour" not in r.path and r.path.rsplit("/", 1)[1][:1].isdigit()]
-    assert days[-1] == day_path("EUR", day(2)), days
+    failed = days.index(day_path("EUR", day(2)))
+    assert days[failed + 1:] in ([], [day_path("EUR", day(1))]), days
+    assert day(1) not in ids
     # Signed by a stranger: refused too.
     stranger = keyfiles.SigningKey()
     dist.add_day("EUR", day(2), [keyfiles.make_key(day=day(2))], package=keyfiles.key_file([keyfiles.make_key(day=day(2))], stranger))
@@ -208,6 +211,19 @@ def test_nothing_unverified_is_kept(db, dist, trust, tmp_path):
     r = sync(db, dist, trust)
     assert r.returncode == 1 and "ETag" in r.stderr
     # Without faults the next sync converges.
+    assert sync(db, dist, trust).returncode == 0
+    assert {k[1]: p["etag"] for k, p in cached(db).items()} == served(dist)
+
+
+def test_a_package_without_an_answer_ends_the_sync_after_the_one_before_is_kept(db, dist, trust):
+    # The package before the request that got no answer was verified while
+    # it was being fetched: it is kept all the same.
+    dist.inject(day_path("EUR", day(2)), drop=True)
+    r = sync(db, dist, trust)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    ids = {k[1] for k in cached(db)}
+    assert day(3) in ids and day(2) not in ids and day(1) not in ids
+    dist.clear_faults()
     assert sync(db, dist, trust).returncode == 0
     assert {k[1]: p["etag"] for k, p in cached(db).items()} == served(dist)
 
