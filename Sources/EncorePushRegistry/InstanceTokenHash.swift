@@ -22,21 +22,14 @@ public struct InstanceTokenHash: Sendable, Equatable, Hashable {
         bytes = stored
     }
 
-    /// Constant-time comparison: the time taken says nothing about how many
-    /// leading bytes match.
+    /// Constant-time comparison (libcrypto's CRYPTO_memcmp): the time taken
+    /// says nothing about how many leading bytes match.
     public func matches(_ other: InstanceTokenHash) -> Bool {
-        ConstantTime.equal(bytes, other.bytes)
+        guard bytes.count == other.bytes.count else { return false }
+        return bytes.withUnsafeBytes { a in
+            other.bytes.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }
+        }
     }
 
     public static func == (a: InstanceTokenHash, b: InstanceTokenHash) -> Bool { a.matches(b) }
-}
-
-public enum ConstantTime {
-    /// Equal-length byte strings compared without an early exit.
-    public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var diff: UInt8 = 0
-        for i in 0 ..< a.count { diff |= a[i] ^ b[i] }
-        return diff == 0
-    }
 }

@@ -8,6 +8,8 @@ import select
 import subprocess
 import time
 
+from standins import protos
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PUSHD = os.environ.get("ENCORE_PUSHD", str(ROOT / ".build" / "debug" / "encore-pushd"))
 
@@ -22,30 +24,11 @@ def instance_token():
     return secrets.token_urlsafe(24)  # 32 URL-safe characters, 192 bits
 
 
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def push_registration(push_token, push_type, device_id, version=1):
-    """SwissCovid's PushRegistration (proto3): 1 version, 2 pushToken, 3 pushType, 4 deviceId."""
-    body = bytearray()
-    if version:
-        body += b"\x08" + _varint(version)
-    for field, text in ((2, push_token), (4, device_id)):
-        if text:
-            raw = text.encode()
-            body += bytes([field << 3 | 2]) + _varint(len(raw)) + raw
-    if TYPES[push_type]:
-        body += b"\x18" + _varint(TYPES[push_type])
-    return bytes(body)
+    """SwissCovid's PushRegistration, as its apps send it (the stand-ins'
+    message classes, written from the spec)."""
+    return protos.PushRegistration(version=version, pushToken=push_token, pushType=TYPES[push_type],
+                                   deviceId=device_id).SerializeToString()
 
 
 class Client:
