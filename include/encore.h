@@ -20,11 +20,12 @@
  *   6. Risk: CWA's risk calculation
  *   7. The exposure check
  *   8. HTTP transport: the built-in one (libcurl) or the host's
- *   9. Test results and key submission (CWA's verification and submission servers)
- *   10. Check-ins: CWA event registration and CrowdNotifier
- *   11. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
- *   12. Background sync: the key package cache, the app configuration, DP-3T, the planner
- *   13. Silent pushes: the registration rule, the app-instance token, registering
+ *   9. Network operations: every flow as a state machine the host can drive with its own I/O
+ *   10. Test results and key submission (CWA's verification and submission servers)
+ *   11. Check-ins: CWA event registration and CrowdNotifier
+ *   12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
+ *   13. Background sync: the key package cache, the app configuration, DP-3T, the planner
+ *   14. Silent pushes: the registration rule, the app-instance token, registering
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -132,6 +133,9 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_PUSH_TOKEN 90          /* a push token (or app-instance token) of the wrong form for its type */
 #define ENCORE_ERR_PUSH_MESSAGE 91        /* a push registration body that is not a PushRegistration, too large, or of an unknown type */
 #define ENCORE_ERR_PUSH_EVENT 92          /* an event name the registration rule does not know */
+
+/* Network operations (encore_operation) */
+#define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
 
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
@@ -1044,7 +1048,87 @@ encore_status encore_http_response_add_header(encore_http_response *response, co
  * request fails so however the callback returns. */
 encore_status encore_http_response_append_body(encore_http_response *response, const uint8_t *data, size_t length);
 
-/* ==== 9. Test results and key submission (CWA's verification and submission servers) ==== */
+/* ==== 9. Network operations: every flow as a state machine the host can drive with its own I/O ==== */
+
+/* A network flow (a push registration, a test result poll, ...) as a state
+ * machine the host drives with its own I/O: encore_operation_next() says
+ * what to do, encore_operation_feed_answer() / _feed_failure() hand back
+ * what came, encore_operation_get_status() and the result getters tell the
+ * outcome. An operation does no I/O, starts no thread and reads no clock:
+ * time is passed in (unix seconds). What it stores, it stores when the
+ * answer that brings it is fed, in one transaction. Its requests, their
+ * sizes and their order (fake requests included) are its own, whatever the
+ * host does. encore_operation_run() is the blocking form: the same machine
+ * driven through an encore_transport.
+ * Not thread-safe: drive one operation from one thread at a time (different
+ * operations, even on one store, may run on different threads). */
+typedef struct encore_operation encore_operation;
+
+/* What encore_operation_next() asks for. */
+#define ENCORE_STEP_REQUEST 1   /* perform the request in the step, then feed its answer or failure */
+#define ENCORE_STEP_WAIT 2      /* nothing to send now: call encore_operation_next() again after wait_ms */
+#define ENCORE_STEP_DONE 3      /* finished: encore_operation_get_status() tells how */
+
+/* The next step of an operation. An output struct that may grow: set
+ * struct_size (ENCORE_OUTPUT_INIT). The request's strings and bytes belong
+ * to the operation and stay valid until the answer (or failure) for this
+ * request is fed, or the operation is freed. */
+typedef struct encore_operation_step {
+    uint32_t struct_size;             /* sizeof(encore_operation_step), set by the caller */
+    int32_t kind;                     /* ENCORE_STEP_* */
+    uint64_t request_id;              /* REQUEST: feed the answer with this id */
+    const char *method;               /* REQUEST: "GET", "POST", "PUT" or "DELETE"; otherwise NULL */
+    const char *url;                  /* REQUEST: https, or plain http to this machine only */
+    const encore_http_header *headers;
+    size_t header_count;
+    const uint8_t *body;              /* NULL when body_length is 0 */
+    size_t body_length;
+    int64_t wait_ms;                  /* WAIT: milliseconds to wait; otherwise 0 */
+} encore_operation_step;
+
+/* What to do next, at `now` (unix seconds): *step (struct_size set by the
+ * caller) gets ENCORE_STEP_REQUEST with the request to perform,
+ * ENCORE_STEP_WAIT with how long to wait, or ENCORE_STEP_DONE.
+ * ENCORE_ERR_OPERATION_STATE while a request waits for its answer. */
+encore_status encore_operation_next(encore_operation *operation, int64_t now, encore_operation_step *step);
+
+/* Feeds the answer to request `request_id`, whatever its HTTP status
+ * (100...599): headers and body are copied. What the answer brings is
+ * stored now, in one transaction. A refusal or an answer that cannot be
+ * read is not an error of this call: it ends the operation (or schedules a
+ * retry), and encore_operation_get_status() tells. ENCORE_ERR_OPERATION_STATE
+ * for an id the operation is not waiting for. */
+encore_status encore_operation_feed_answer(encore_operation *operation, uint64_t request_id, int32_t http_status, const encore_http_header *headers, size_t header_count, const uint8_t *body, size_t body_length, int64_t now);
+
+/* Feeds that request `request_id` got no answer: `failure` is
+ * ENCORE_ERR_NETWORK, _TIMEOUT, _TLS, _RESPONSE_TOO_LARGE or _CANCELLED.
+ * The operation retries where its flow does, or ends with that status. */
+encore_status encore_operation_feed_failure(encore_operation *operation, uint64_t request_id, encore_status failure, int64_t now);
+
+/* How the operation ended: ENCORE_OK when it succeeded, its failure's
+ * status (and encore_last_error_message()) when it failed,
+ * ENCORE_ERR_OPERATION_STATE while it has not finished. */
+encore_status encore_operation_get_status(encore_operation *operation);
+
+/* The result of a finished, successful operation as JSON (the same
+ * document the CLI prints), for encore_bytes_free(). The operation's own
+ * status when it failed; ENCORE_ERR_OPERATION_STATE before it finished. */
+encore_status encore_operation_get_result_json(encore_operation *operation, encore_bytes *out);
+
+/* The blocking form: drives the operation to its end through `transport`
+ * on the calling thread (the transport's callback runs on it), waiting
+ * where the flow waits. Time is `now` plus the time that has passed since
+ * the call (a monotonic clock). `progress` (may be NULL) is called while it
+ * runs with the requests done so far (total 0: not known); returning
+ * nonzero cancels with ENCORE_ERR_CANCELLED, and the operation can then be
+ * driven on or freed. Returns the operation's status. */
+encore_status encore_operation_run(encore_operation *operation, encore_transport *transport, int64_t now, encore_progress_fn progress, void *context);
+
+/* Releases an operation; NULL does nothing. What it stored stays stored;
+ * a request still waiting for its answer is abandoned. */
+void encore_operation_free(encore_operation *operation);
+
+/* ==== 10. Test results and key submission (CWA's verification and submission servers) ==== */
 
 /* What identifies a lab test. */
 #define ENCORE_TEST_KEY_QR_CODE 0    /* the test QR code's text: https://localhost/?<GUID> */
@@ -1133,6 +1217,20 @@ encore_status encore_test_register(encore_store *store, encore_transport *transp
  * result. ENCORE_ERR_NOT_REGISTERED without a test. */
 encore_status encore_test_poll(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, int64_t now, encore_test_status *status);
 
+/* The poll of encore_test_poll() as an operation the host drives with its
+ * own I/O (encore_operation_next(), _feed_answer(), ...): the testresult
+ * request, whose answer is stored when fed, then the session's fake
+ * requests. The registration is checked now: ENCORE_ERR_NOT_REGISTERED
+ * without a test. encore_operation_get_test_status() reads the result.
+ * Release *out with encore_operation_free(). */
+encore_status encore_test_poll_start(encore_store *store, const char *verification_url, const char *submission_url, int64_t now, encore_operation **out);
+
+/* Where the test stands after a finished test operation
+ * (encore_test_poll_start()): status->notify is 1 when its answer brought
+ * a new final result. The operation's own status when it failed;
+ * ENCORE_ERR_OPERATION_STATE before it finished. */
+encore_status encore_operation_get_test_status(encore_operation *operation, encore_test_status *status);
+
 /* Where the registered test stands, from the store alone (registered is 0
  * when there is none). */
 encore_status encore_test_get_status(encore_store *store, int64_t now, encore_test_status *status);
@@ -1160,7 +1258,7 @@ encore_status encore_submit_options_init(encore_submit_options *options, size_t 
  * `summary` (may be NULL) tells what went. */
 encore_status encore_submit(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_submit_summary *summary);
 
-/* ==== 10. Check-ins: CWA event registration and CrowdNotifier ============ */
+/* ==== 11. Check-ins: CWA event registration and CrowdNotifier ============ */
 
 /* A location read from a CWA event QR code
  * (https://e.coronawarn.app?v=1#<base64url QRCodePayload>). Immutable: thread-safe. */
@@ -1387,7 +1485,7 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * encore_bytes_free(). encore_submit() sends such reports itself. */
 encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
 
-/* ==== 11. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
+/* ==== 12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
 
 /* Which app's QR code (the host of its URL). */
 #define ENCORE_CROWDNOTIFIER_SWISSCOVID 1   /* https://qr.swisscovid.ch?v=4#... */
@@ -1474,7 +1572,7 @@ encore_status encore_crowdnotifier_qr_code(int32_t kind, const char *name, const
  * venue's. */
 encore_status encore_crowdnotifier_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
 
-/* ==== 12. Background sync: the key package cache, the app configuration, DP-3T, the planner ==== */
+/* ==== 13. Background sync: the key package cache, the app configuration, DP-3T, the planner ==== */
 
 /* What woke the sync up. Periodic syncs are spaced (CWA hourly, DP-3T at
  * most 6 a day, 4 h apart) and back off after failures; a push or the user
@@ -1587,7 +1685,7 @@ encore_status encore_sync_result_get_check(encore_sync_result *result, encore_ch
  * verified when they were downloaded. */
 encore_status encore_exposure_check_cached(encore_store *store, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
-/* ==== 13. Silent pushes: the registration rule, the app-instance token, registering ==== */
+/* ==== 14. Silent pushes: the registration rule, the app-instance token, registering ==== */
 
 /* Events of the registration rule (../shared/spec/push.md). */
 #define ENCORE_PUSH_EVENT_APP_START 0     /* the app (the host's process) starts */
@@ -1652,15 +1750,27 @@ encore_status encore_push_decide(encore_store *store, int32_t event, int64_t now
  * gave a new token. The registration is stored only when the server said
  * yes. `options` may be NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a
  * token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
- * characters), before any request; the transport's statuses otherwise. */
+ * characters), before any request; the transport's statuses otherwise.
+ * The blocking form of encore_push_register_start() + encore_operation_run(). */
 encore_status encore_push_register(encore_store *store, encore_transport *transport, const char *server_url, const char *push_token, int32_t type, const encore_push_options *options, int64_t now);
+
+/* The registration of encore_push_register() as an operation the host
+ * drives with its own I/O (encore_operation_next(), _feed_answer(), ...);
+ * its result JSON is encore_push_get_status_json()'s. Release *out with
+ * encore_operation_free(). The token is checked now, before any request. */
+encore_status encore_push_register_start(encore_store *store, const char *server_url, const char *push_token, int32_t type, const encore_push_options *options, int64_t now, encore_operation **out);
 
 /* Deregisters (an empty push token, or DELETE, with the app-instance
  * token) from `server_url`, or when NULL from the server and API of the
  * stored registration (options->api is then not used); the registration
  * is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
- * `server_url` is NULL and nothing is registered. */
+ * `server_url` is NULL and nothing is registered. The blocking form of
+ * encore_push_deregister_start() + encore_operation_run(). */
 encore_status encore_push_deregister(encore_store *store, encore_transport *transport, const char *server_url, const encore_push_options *options);
+
+/* The deregistration of encore_push_deregister() as an operation the host
+ * drives. Release *out with encore_operation_free(). */
+encore_status encore_push_deregister_start(encore_store *store, const char *server_url, const encore_push_options *options, encore_operation **out);
 
 /* The registration state as JSON ({"registered", "registeredAt", "server",
  * "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the

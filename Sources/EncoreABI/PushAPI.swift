@@ -78,29 +78,63 @@ func pushType(_ t: Int32) throws -> PushType {
 /// yes. `options` may be NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a
 /// token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
 /// characters), before any request; the transport's statuses otherwise.
+/// The blocking form of encore_push_register_start() + encore_operation_run().
 @c public func encore_push_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64) -> encore_status {
     guarded {
-        let service = PushService(store: try borrow(store, as: Store.self, "store"))
         let t = try borrow(transport, as: TransportHandle.self, "transport").transport
-        let (api, retry) = try pushOptions(options)
-        _ = try service.register(transport: t, server: try text(server_url, "server_url"), api: api, pushToken: try text(push_token, "push_token"),
-                                 type: try pushType(type), retry: retry, now: now)
+        try runOperation(try pushRegisterOperation(store, server_url, push_token, type, options, now), transport: t, now: now)
     }
+}
+
+/// The registration of encore_push_register() as an operation the host
+/// drives with its own I/O (encore_operation_next(), _feed_answer(), ...);
+/// its result JSON is encore_push_get_status_json()'s. Release *out with
+/// encore_operation_free(). The token is checked now, before any request.
+@c public func encore_push_register_start(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+    guarded {
+        _ = try required(out, "out")
+        let op = try pushRegisterOperation(store, server_url, push_token, type, options, now)
+        try output(out, "out") { retainedHandle(OperationHandle(op)) }
+    }
+}
+
+func pushRegisterOperation(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32,
+                           _ options: UnsafePointer<encore_push_options>?, _ now: Int64) throws -> RequestScript<PushStatus> {
+    let service = PushService(store: try borrow(store, as: Store.self, "store"))
+    let (api, retry) = try pushOptions(options)
+    return try service.registerOperation(server: try text(server_url, "server_url"), api: api, pushToken: try text(push_token, "push_token"),
+                                         type: try pushType(type), retry: retry, now: now)
 }
 
 /// Deregisters (an empty push token, or DELETE, with the app-instance
 /// token) from `server_url`, or when NULL from the server and API of the
 /// stored registration (options->api is then not used); the registration
 /// is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
-/// `server_url` is NULL and nothing is registered.
+/// `server_url` is NULL and nothing is registered. The blocking form of
+/// encore_push_deregister_start() + encore_operation_run().
 @c public func encore_push_deregister(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
     guarded {
-        let service = PushService(store: try borrow(store, as: Store.self, "store"))
         let t = try borrow(transport, as: TransportHandle.self, "transport").transport
-        let (api, retry) = try pushOptions(options)
-        let server = try server_url.map { try text($0, "server_url") }
-        _ = try service.deregister(transport: t, server: server, api: server == nil ? nil : api, retry: retry)
+        try runOperation(try pushDeregisterOperation(store, server_url, options), transport: t, now: 0)
     }
+}
+
+/// The deregistration of encore_push_deregister() as an operation the host
+/// drives. Release *out with encore_operation_free().
+@c public func encore_push_deregister_start(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+    guarded {
+        _ = try required(out, "out")
+        let op = try pushDeregisterOperation(store, server_url, options)
+        try output(out, "out") { retainedHandle(OperationHandle(op)) }
+    }
+}
+
+func pushDeregisterOperation(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?,
+                             _ options: UnsafePointer<encore_push_options>?) throws -> RequestScript<PushStatus> {
+    let service = PushService(store: try borrow(store, as: Store.self, "store"))
+    let (api, retry) = try pushOptions(options)
+    let server = try server_url.map { try text($0, "server_url") }
+    return try service.deregisterOperation(server: server, api: server == nil ? nil : api, retry: retry)
 }
 
 /// The registration state as JSON ({"registered", "registeredAt", "server",

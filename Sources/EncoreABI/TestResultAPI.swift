@@ -64,6 +64,32 @@ extension encore_test_status {
     }
 }
 
+/// The poll of encore_test_poll() as an operation the host drives with its
+/// own I/O (encore_operation_next(), _feed_answer(), ...): the testresult
+/// request, whose answer is stored when fed, then the session's fake
+/// requests. The registration is checked now: ENCORE_ERR_NOT_REGISTERED
+/// without a test. encore_operation_get_test_status() reads the result.
+/// Release *out with encore_operation_free().
+@c public func encore_test_poll_start(_ store: encore_store_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+    guarded {
+        _ = try required(out, "out")
+        let op = try TestResultService.pollOperation(store: borrow(store, as: Store.self, "store"), verification: text(verification_url, "verification_url"),
+                                                     submission: submission_url.map { try text($0, "submission_url") }, now: now)
+        try output(out, "out") { retainedHandle(OperationHandle(op)) }
+    }
+}
+
+/// Where the test stands after a finished test operation
+/// (encore_test_poll_start()): status->notify is 1 when its answer brought
+/// a new final result. The operation's own status when it failed;
+/// ENCORE_ERR_OPERATION_STATE before it finished.
+@c public func encore_operation_get_test_status(_ operation: encore_operation_ptr?, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+    guarded {
+        _ = try required(status, "status")
+        try writeOutput(encore_test_status(try finishedOperation(operation, as: TestStatus.self)), to: status, "status")
+    }
+}
+
 /// Where the registered test stands, from the store alone (registered is 0
 /// when there is none).
 @c public func encore_test_get_status(_ store: encore_store_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {

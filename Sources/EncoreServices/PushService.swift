@@ -4,9 +4,6 @@ import EncoreModel
 import EncoreProtocols
 import EncoreStorage
 import EncoreSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where push registration keeps its state: settings named "push.*" in
 /// the encrypted store. Exposure Notifications' state is the tracing
@@ -32,6 +29,12 @@ public struct PushRetry: Sendable, Equatable {
     public init(attempts: Int = 3, delayMilliseconds: Int = 1000) {
         self.attempts = attempts
         self.delayMilliseconds = delayMilliseconds
+    }
+
+    func policy() throws -> RetryPolicy {
+        let p = RetryPolicy(attempts: attempts, delayMilliseconds: Int64(delayMilliseconds))
+        try p.validate()
+        return p
     }
 }
 
@@ -110,52 +113,63 @@ public struct PushService: Sendable {
     /// with the server; the registration is stored only once it said yes.
     public func register(transport: any HTTPTransport, server: String, api: PushProtocol.API, pushToken: String, type: PushType,
                          retry: PushRetry = PushRetry(), now: Int64) throws -> PushStatus {
+        let operation = try registerOperation(server: server, api: api, pushToken: pushToken, type: type, retry: retry, now: now)
+        _ = try OperationRunner.run(operation, transport: transport, now: now)
+        return try operation.outcome()
+    }
+
+    /// The registration as an operation the host drives (one request, with
+    /// its retries); the registration is stored when the server's yes is fed.
+    public func registerOperation(server: String, api: PushProtocol.API, pushToken: String, type: PushType,
+                                  retry: PushRetry = PushRetry(), now: Int64) throws -> RequestScript<PushStatus> {
         try UnixTime.checkNow(now, "push registration")
         try PushRegistration.validatePushToken(pushToken, type: type)
+        let policy = try retry.policy()
         let request = try PushProtocol.request(base: server, api: api, instanceToken: try instanceToken(), push: (pushToken, type))
-        try perform(request, transport: transport, retry: retry, deregistration: false)
-        try store.write { w in
-            try w.setSetting(PushSettings.registeredAt, to: .integer(now))
-            try w.setSetting(PushSettings.pushToken, to: .text(pushToken))
-            try w.setSetting(PushSettings.pushType, to: .text(type.rawValue))
-            try w.setSetting(PushSettings.server, to: .text(server))
-            try w.setSetting(PushSettings.api, to: .text(api.rawValue))
-        }
-        return try status()
+        let store = self.store
+        return RequestScript("push registration", [
+            .real(retry: policy, { request }) { answer, now in
+                try PushProtocol.check(answer, deregistration: false)
+                try store.write { w in
+                    try w.setSetting(PushSettings.registeredAt, to: .integer(now))
+                    try w.setSetting(PushSettings.pushToken, to: .text(pushToken))
+                    try w.setSetting(PushSettings.pushType, to: .text(type.rawValue))
+                    try w.setSetting(PushSettings.server, to: .text(server))
+                    try w.setSetting(PushSettings.api, to: .text(api.rawValue))
+                }
+            },
+        ], render: \.json) { _ in try self.status() }
     }
 
     /// Deregisters with `server` (nil: the one registered with, by its
     /// API); the registration is forgotten once the server said yes.
     public func deregister(transport: any HTTPTransport, server: String? = nil, api: PushProtocol.API? = nil,
                            retry: PushRetry = PushRetry()) throws -> PushStatus {
+        let operation = try deregisterOperation(server: server, api: api, retry: retry)
+        _ = try OperationRunner.run(operation, transport: transport, now: 0)
+        return try operation.outcome()
+    }
+
+    /// The deregistration as an operation the host drives.
+    public func deregisterOperation(server: String? = nil, api: PushProtocol.API? = nil,
+                                    retry: PushRetry = PushRetry()) throws -> RequestScript<PushStatus> {
         let current = try status()
         guard let base = server ?? current.server else {
             throw EncoreError(.invalidArgument, "not registered: give the server to deregister from")
         }
+        let policy = try retry.policy()
         let request = try PushProtocol.request(base: base, api: api ?? current.api ?? .swisscovid, instanceToken: try instanceToken(), push: nil)
-        try perform(request, transport: transport, retry: retry, deregistration: true)
-        try store.write { w in
-            for name in [PushSettings.registeredAt, PushSettings.pushToken, PushSettings.pushType, PushSettings.server, PushSettings.api] {
-                try w.deleteSetting(name)
-            }
-        }
-        return try status()
-    }
-
-    private func perform(_ request: HTTPRequest, transport: any HTTPTransport, retry: PushRetry, deregistration: Bool) throws {
-        guard (1 ... 10).contains(retry.attempts), (0 ... 60_000).contains(retry.delayMilliseconds) else {
-            throw EncoreError(.invalidArgument, "push retries: 1 to 10 attempts, a delay of 0 to 60000 ms")
-        }
-        var delay = retry.delayMilliseconds
-        for attempt in 1 ... retry.attempts {
-            do {
-                try PushProtocol.check(try transport.perform(request), deregistration: deregistration)
-                return
-            } catch let e as EncoreError where attempt < retry.attempts && [.network, .timeout, .serverUnavailable].contains(e.kind) {
-                usleep(UInt32(delay) * 1000)
-                delay = min(delay * 2, 60_000)
-            }
-        }
+        let store = self.store
+        return RequestScript("push deregistration", [
+            .real(retry: policy, { request }) { answer, _ in
+                try PushProtocol.check(answer, deregistration: true)
+                try store.write { w in
+                    for name in [PushSettings.registeredAt, PushSettings.pushToken, PushSettings.pushType, PushSettings.server, PushSettings.api] {
+                        try w.deleteSetting(name)
+                    }
+                }
+            },
+        ], render: \.json) { _ in try self.status() }
     }
 
     private func integer(_ name: String) throws -> Int64? {

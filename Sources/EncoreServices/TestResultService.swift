@@ -114,7 +114,7 @@ public struct TestResultService: Sendable {
         try store.insertTestRegistration(registration)
         var notify = false
         if case .guid = key {
-            notify = try pollNow(now: now).notify
+            notify = try pollNow(now: now)
         } else {
             fakes([{ try VerificationProtocol.testResult(base: verification, registrationToken: nil) }])
         }
@@ -126,12 +126,51 @@ public struct TestResultService: Sendable {
 
     /// One poll of the result (whether due or not; nextPollAt says when).
     public func poll(now: Int64) throws -> TestStatus {
+        let operation = try Self.pollOperation(store: store, verification: verification, submission: submission, now: now)
+        _ = try OperationRunner.run(operation, transport: transport, now: now)
+        return try operation.outcome()
+    }
+
+    /// The poll as an operation the host drives: the real testresult
+    /// request (its answer stored when fed), then the session's fakes (a
+    /// TAN request, an upload when the submission server is known).
+    public static func pollOperation(store: Store, verification: String, submission: String?, now: Int64) throws -> RequestScript<TestStatus> {
         try UnixTime.checkNow(now, "test result poll")
-        let notify = try pollNow(now: now).notify
-        fakes([{ try VerificationProtocol.tan(base: verification, registrationToken: nil) }] + fakeSubmission)
-        var status = try self.status(now: now)
-        status.notify = notify
-        return status
+        try URLPolicy.check(verification)
+        if let submission { try URLPolicy.check(submission) }
+        guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
+        guard r.keyType == "GUID" else {
+            throw EncoreError(.invalidArgument, "a teleTAN test is positive by definition: there is no result to poll")
+        }
+        let notified = NotifyFlag()
+        var steps: [ScriptedRequest] = [
+            .real({ try VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken) }) { answer, now in
+                notified.value = try record(answer: answer, of: store, now: now)
+            },
+            .fake { try VerificationProtocol.tan(base: verification, registrationToken: nil) },
+        ]
+        if let submission { steps.append(.fake { try SubmissionProtocol.fakeSubmission(base: submission) }) }
+        return RequestScript("test result poll", steps, render: \.json) { now in
+            var status = try Self.status(of: store, now: now)
+            status.notify = notified.value
+            return status
+        }
+    }
+
+    /// A testresult answer, stored; true when it brings a new final result.
+    private static func record(answer: HTTPResponse, of store: Store, now: Int64) throws -> Bool {
+        let (result, sample) = try VerificationProtocol.testResult(from: answer)
+        var notify = false
+        try store.updateTestRegistration {
+            $0.result = result.code
+            $0.resultAt = now
+            $0.sampleCollectedAt = sample ?? $0.sampleCollectedAt
+            if result.isFinal && $0.notifiedResult != result.code {
+                $0.notifiedResult = result.code
+                notify = true
+            }
+        }
+        return notify
     }
 
     /// Where the test stands, from the store alone.
@@ -219,25 +258,11 @@ public struct TestResultService: Sendable {
 
     // MARK: - the steps
 
-    /// The real testresult request and what it brings, stored.
-    private func pollNow(now: Int64) throws -> (status: TestResult, notify: Bool) {
+    /// The real testresult request of a registration and what it brings, stored.
+    private func pollNow(now: Int64) throws -> Bool {
         guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
-        guard r.keyType == "GUID" else {
-            throw EncoreError(.invalidArgument, "a teleTAN test is positive by definition: there is no result to poll")
-        }
-        let (result, sample) = try VerificationProtocol.testResult(
-            from: real(VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken)))
-        var notify = false
-        try store.updateTestRegistration {
-            $0.result = result.code
-            $0.resultAt = now
-            $0.sampleCollectedAt = sample ?? $0.sampleCollectedAt
-            if result.isFinal && $0.notifiedResult != result.code {
-                $0.notifiedResult = result.code
-                notify = true
-            }
-        }
-        return (result, notify)
+        let answer = try real(VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken))
+        return try Self.record(answer: answer, of: store, now: now)
     }
 
     /// The fake upload of a session, when the submission server is known
@@ -265,4 +290,10 @@ public struct TestResultService: Sendable {
             _ = try? transport.perform(try make())
         }
     }
+}
+
+/// Set by a poll's answer, read when its result is made.
+final class NotifyFlag: @unchecked Sendable {
+    // @unchecked: one operation, driven from one thread at a time.
+    var value = false
 }

@@ -37,6 +37,9 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// form for its type; a push registration message that cannot be
         /// read; an event name the rule does not know.
         case pushToken, pushMessage, pushEvent
+        /// A network operation driven out of turn: an answer for a request
+        /// it is not waiting for, a result asked before it finished.
+        case operationState
     }
 
     public let kind: Kind
@@ -48,4 +51,9 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     public var description: String { message }
+
+    /// `error` as an EncoreError: itself, or an internal error naming `what`.
+    public static func wrapping(_ error: any Error, _ what: String) -> EncoreError {
+        (error as? EncoreError) ?? EncoreError(.internalError, "\(what): \(error)")
+    }
 }

@@ -108,6 +108,9 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_PUSH_MESSAGE 91        /* a push registration body that is not a PushRegistration, too large, or of an unknown type */
 #define ENCORE_ERR_PUSH_EVENT 92          /* an event name the registration rule does not know */
 
+/* Network operations (encore_operation) */
+#define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
+
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
  * library cannot check a handle's type or lifetime: passing a freed handle,

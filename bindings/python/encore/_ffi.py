@@ -73,6 +73,7 @@ ENCORE_ERR_TRACE_KEYS_CONTENT_HASH = 86
 ENCORE_ERR_PUSH_TOKEN = 90
 ENCORE_ERR_PUSH_MESSAGE = 91
 ENCORE_ERR_PUSH_EVENT = 92
+ENCORE_ERR_OPERATION_STATE = 120
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
 ENCORE_SIGNATURE_UNTRUSTED = 2
@@ -106,6 +107,9 @@ ENCORE_CHECK_HIGH = 2
 ENCORE_CHECK_UNKNOWN = 3
 ENCORE_CHECK_OUTDATED = 4
 ENCORE_CHECK_FAILED = 5
+ENCORE_STEP_REQUEST = 1
+ENCORE_STEP_WAIT = 2
+ENCORE_STEP_DONE = 3
 ENCORE_TEST_KEY_QR_CODE = 0
 ENCORE_TEST_KEY_GUID = 1
 ENCORE_TEST_KEY_TELETAN = 2
@@ -555,6 +559,25 @@ class encore_http_response(ctypes.Structure):
 encore_http_fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(encore_http_request), ctypes.POINTER(encore_http_response))
 
 
+class encore_operation(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_operation_step(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('kind', ctypes.c_int32),
+        ('request_id', ctypes.c_uint64),
+        ('method', ctypes.c_char_p),
+        ('url', ctypes.c_char_p),
+        ('headers', ctypes.POINTER(encore_http_header)),
+        ('header_count', ctypes.c_size_t),
+        ('body', ctypes.POINTER(ctypes.c_uint8)),
+        ('body_length', ctypes.c_size_t),
+        ('wait_ms', ctypes.c_int64),
+    ]
+
+
 class encore_test_key(ctypes.Structure):
     _fields_ = [
         ('kind', ctypes.c_int32),
@@ -982,10 +1005,28 @@ FUNCTIONS = {
     'encore_http_response_add_header': (encore_status, [ctypes.POINTER(encore_http_response), ctypes.c_char_p, ctypes.c_char_p]),
     # (response, data, length)
     'encore_http_response_append_body': (encore_status, [ctypes.POINTER(encore_http_response), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (operation, now, step)
+    'encore_operation_next': (encore_status, [ctypes.POINTER(encore_operation), ctypes.c_int64, ctypes.POINTER(encore_operation_step)]),
+    # (operation, request_id, http_status, headers, header_count, body, body_length, now)
+    'encore_operation_feed_answer': (encore_status, [ctypes.POINTER(encore_operation), ctypes.c_uint64, ctypes.c_int32, ctypes.POINTER(encore_http_header), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
+    # (operation, request_id, failure, now)
+    'encore_operation_feed_failure': (encore_status, [ctypes.POINTER(encore_operation), ctypes.c_uint64, encore_status, ctypes.c_int64]),
+    # (operation)
+    'encore_operation_get_status': (encore_status, [ctypes.POINTER(encore_operation)]),
+    # (operation, out)
+    'encore_operation_get_result_json': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_bytes)]),
+    # (operation, transport, now, progress, context)
+    'encore_operation_run': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_transport), ctypes.c_int64, encore_progress_fn, ctypes.c_void_p]),
+    # (operation)
+    'encore_operation_free': (None, [ctypes.POINTER(encore_operation)]),
     # (store, transport, verification_url, submission_url, key, now, status)
     'encore_test_register': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (store, transport, verification_url, submission_url, now, status)
     'encore_test_poll': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    # (store, verification_url, submission_url, now, out)
+    'encore_test_poll_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (operation, status)
+    'encore_operation_get_test_status': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_test_status)]),
     # (store, now, status)
     'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (transport, verification_url, submission_url)
@@ -1094,8 +1135,12 @@ FUNCTIONS = {
     'encore_push_decide': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
     # (store, transport, server_url, push_token, type, options, now)
     'encore_push_register': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64]),
+    # (store, server_url, push_token, type, options, now, out)
+    'encore_push_register_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, transport, server_url, options)
     'encore_push_deregister': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.POINTER(encore_push_options)]),
+    # (store, server_url, options, out)
+    'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, out)
     'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
 }
@@ -1182,8 +1227,16 @@ FALLIBLE = frozenset({
     'encore_http_response_set_status',
     'encore_http_response_add_header',
     'encore_http_response_append_body',
+    'encore_operation_next',
+    'encore_operation_feed_answer',
+    'encore_operation_feed_failure',
+    'encore_operation_get_status',
+    'encore_operation_get_result_json',
+    'encore_operation_run',
     'encore_test_register',
     'encore_test_poll',
+    'encore_test_poll_start',
+    'encore_operation_get_test_status',
     'encore_test_get_status',
     'encore_test_noise',
     'encore_test_forget',
@@ -1232,7 +1285,9 @@ FALLIBLE = frozenset({
     'encore_push_set_state',
     'encore_push_decide',
     'encore_push_register',
+    'encore_push_register_start',
     'encore_push_deregister',
+    'encore_push_deregister_start',
     'encore_push_get_status_json',
 })
 

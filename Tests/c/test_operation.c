@@ -1,0 +1,238 @@
+/* C tests of network operations through the .so, driven by hand as a host
+ * with its own I/O would (no transport at all): the steps of a push
+ * registration and of a test result poll, answers and failures fed back,
+ * retries as WAIT steps, the store written only when the answer that brings
+ * it is fed, and every misuse (out of turn, wrong id, bad status, small
+ * struct) refused with its status. Built with -Werror, run under valgrind. */
+#include "check.h"
+#include "scratch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NOW 1795500000LL
+#define PUSH "https://push.example"
+#define VERIFY "https://verification.example"
+#define SUBMIT "https://submission.example"
+#define APNS "abababababababababababababababababababababababababababababababab"
+#define GUID "3D6D08-3567F3F2-4DCF-43A3-8737-4CD1F87D6FDA"
+
+static char dir[4096];
+
+static encore_store *fresh_store(void) {
+    static int n = 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/o%d.db", dir, n++);
+    static const uint8_t raw[32] = {7};
+    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store *store = NULL;
+    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
+    return store;
+}
+
+static int push_registered(encore_store *store) {
+    encore_bytes json = {0};
+    CHECK(encore_push_get_status_json(store, &json) == ENCORE_OK);
+    int yes = json.data != NULL && strstr((const char *)json.data, "\"registered\":true") != NULL;
+    encore_bytes_free(&json);
+    return yes;
+}
+
+static encore_operation_step next(encore_operation *op, int64_t now) {
+    encore_operation_step s;
+    memset(&s, 0, sizeof s);
+    ENCORE_OUTPUT_INIT(s);
+    CHECK(encore_operation_next(op, now, &s) == ENCORE_OK);
+    return s;
+}
+
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+static void test_push_registration_step_by_step(void) {
+    encore_store *store = fresh_store();
+    encore_operation *op = NULL;
+    CHECK(encore_push_register_start(store, PUSH, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW, &op) == ENCORE_OK);
+    CHECK(encore_operation_get_status(op) == ENCORE_ERR_OPERATION_STATE);
+
+    encore_operation_step s = next(op, NOW);
+    CHECK(s.kind == ENCORE_STEP_REQUEST);
+    CHECK(s.method != NULL && strcmp(s.method, "POST") == 0);
+    CHECK(s.url != NULL && strcmp(s.url, PUSH "/v3/register") == 0);
+    CHECK(s.body != NULL && s.body_length > 64);
+    CHECK(s.header_count == 1 && strcmp(s.headers[0].name, "Content-Type") == 0);
+    uint64_t first = s.request_id;
+
+    /* Out of turn: another step while the request waits, an unknown id. */
+    encore_operation_step again;
+    ENCORE_OUTPUT_INIT(again);
+    CHECK(encore_operation_next(op, NOW, &again) == ENCORE_ERR_OPERATION_STATE);
+    CHECK(encore_operation_feed_answer(op, first + 1, 200, NULL, 0, NULL, 0, NOW) == ENCORE_ERR_OPERATION_STATE);
+    CHECK(encore_operation_feed_answer(op, first, 42, NULL, 0, NULL, 0, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_operation_feed_answer(op, first, 200, NULL, 3, NULL, 0, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_operation_feed_failure(op, first, ENCORE_ERR_SERVER_REFUSED, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+
+    /* 503: retried after the default delay, as a WAIT step. Nothing stored. */
+    encore_http_header retry_after = {"Retry-After", "1"};
+    CHECK(encore_operation_feed_answer(op, first, 503, &retry_after, 1, NULL, 0, NOW) == ENCORE_OK);
+    CHECK(!push_registered(store));
+    s = next(op, NOW);
+    CHECK(s.kind == ENCORE_STEP_WAIT && s.wait_ms == 1000);
+    CHECK(s.method == NULL && s.url == NULL);
+    s = next(op, NOW + 1);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && s.request_id != first);
+
+    /* The yes: stored when it is fed, at the time fed with it. */
+    CHECK(encore_operation_feed_answer(op, s.request_id, 200, NULL, 0, NULL, 0, NOW + 2) == ENCORE_OK);
+    CHECK(push_registered(store));
+    s = next(op, NOW + 2);
+    CHECK(s.kind == ENCORE_STEP_DONE);
+    CHECK(encore_operation_get_status(op) == ENCORE_OK);
+    encore_bytes json = {0};
+    CHECK(encore_operation_get_result_json(op, &json) == ENCORE_OK);
+    CHECK(json.data != NULL && strstr((const char *)json.data, "\"registeredAt\":1795500002") != NULL);
+    encore_bytes_free(&json);
+    /* Not a test operation. */
+    encore_test_status st;
+    ENCORE_OUTPUT_INIT(st);
+    CHECK(encore_operation_get_test_status(op, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_operation_free(op);
+
+    /* Deregistration: 400 is final, nothing forgotten. */
+    CHECK(encore_push_deregister_start(store, NULL, NULL, &op) == ENCORE_OK);
+    s = next(op, NOW);
+    CHECK(s.kind == ENCORE_STEP_REQUEST);
+    CHECK(encore_operation_feed_answer(op, s.request_id, 400, NULL, 0, (const uint8_t *)"no", 2, NOW) == ENCORE_OK);
+    CHECK(next(op, NOW).kind == ENCORE_STEP_DONE);
+    CHECK(encore_operation_get_status(op) == ENCORE_ERR_SERVER_REFUSED);
+    CHECK(encore_operation_get_result_json(op, &json) == ENCORE_ERR_SERVER_REFUSED);
+    CHECK(json.data == NULL);
+    CHECK(push_registered(store));
+    encore_operation_free(op);
+    encore_store_close(store);
+}
+
+static void test_push_registration_without_answers(void) {
+    encore_store *store = fresh_store();
+    encore_push_options o;
+    CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK);
+    o.attempts = 3;
+    o.retry_delay_ms = 200;
+    encore_operation *op = NULL;
+    CHECK(encore_push_register_start(store, PUSH, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW, &op) == ENCORE_OK);
+    int64_t waits[2] = {0, 0};
+    int requests = 0, w = 0;
+    for (int guard = 0; guard < 20; guard++) {
+        encore_operation_step s = next(op, NOW);
+        if (s.kind == ENCORE_STEP_DONE) break;
+        if (s.kind == ENCORE_STEP_WAIT) {
+            if (w < 2) waits[w] = s.wait_ms;
+            w++;
+            continue;
+        }
+        requests++;
+        CHECK(encore_operation_feed_failure(op, s.request_id, ENCORE_ERR_NETWORK, NOW) == ENCORE_OK);
+    }
+    CHECK(requests == 3);
+    CHECK(w == 2 && waits[0] == 200 && waits[1] == 400);
+    CHECK(encore_operation_get_status(op) == ENCORE_ERR_NETWORK);
+    CHECK(!push_registered(store));
+    encore_operation_free(op);
+
+    /* A token of the wrong form is refused before any operation exists. */
+    op = NULL;
+    CHECK(encore_push_register_start(store, PUSH, "abc", ENCORE_PUSH_TYPE_IOS, NULL, NOW, &op) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(op == NULL);
+    CHECK(encore_push_register_start(store, PUSH, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_store_close(store);
+}
+
+/* A registered GUID test, through the blocking API and a host transport. */
+static int32_t registration_server(void *context, const encore_http_request *r, encore_http_response *response) {
+    (void)context;
+    const char *body = "{}";
+    int status = 200;
+    if (ends_with(r->url, "/registrationToken")) {
+        status = 201;
+        body = "{\"registrationToken\": \"2f1d2c44-39a6-4b51-9d0c-9a0b1d8e0c55\"}";
+    } else if (ends_with(r->url, "/testresult")) {
+        body = "{\"testResult\": 0}";
+    }
+    encore_http_response_set_status(response, status);
+    encore_http_response_append_body(response, (const uint8_t *)body, strlen(body));
+    return 0;
+}
+
+static void test_result_poll_step_by_step(void) {
+    encore_store *store = fresh_store();
+    encore_operation *op = NULL;
+    CHECK(encore_test_poll_start(store, VERIFY, SUBMIT, NOW, &op) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(op == NULL);
+
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(registration_server, NULL, NULL, &t) == ENCORE_OK);
+    encore_test_key key = {ENCORE_TEST_KEY_GUID, 0, GUID, NULL};
+    encore_test_status st;
+    ENCORE_OUTPUT_INIT(st);
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+    CHECK(st.result == ENCORE_TEST_RESULT_PENDING);
+    encore_transport_free(t);
+
+    CHECK(encore_test_poll_start(store, VERIFY, SUBMIT, NOW + 3600, &op) == ENCORE_OK);
+    /* The real request, then a fake TAN request and a fake upload. */
+    encore_operation_step s = next(op, NOW + 3600);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/version/v1/testresult"));
+    const char *positive = "{\"testResult\": 2, \"sc\": 1795400000}";
+    CHECK(encore_operation_feed_answer(op, s.request_id, 200, NULL, 0, (const uint8_t *)positive, strlen(positive), NOW + 3600) == ENCORE_OK);
+    /* Stored as it was fed, before the fakes. */
+    encore_test_status stored;
+    ENCORE_OUTPUT_INIT(stored);
+    CHECK(encore_test_get_status(store, NOW + 3600, &stored) == ENCORE_OK);
+    CHECK(stored.result == ENCORE_TEST_RESULT_POSITIVE && stored.sample_collected_at == 1795400000);
+    CHECK(encore_operation_get_test_status(op, &st) == ENCORE_ERR_OPERATION_STATE);
+
+    s = next(op, NOW + 3600);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/version/v1/tan"));
+    size_t fake_tan_size = s.body_length;
+    /* A fake request's failure does not matter. */
+    CHECK(encore_operation_feed_failure(op, s.request_id, ENCORE_ERR_TIMEOUT, NOW + 3600) == ENCORE_OK);
+    s = next(op, NOW + 3600);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/version/v1/diagnosis-keys"));
+    CHECK(fake_tan_size > 0);
+    CHECK(encore_operation_feed_answer(op, s.request_id, 500, NULL, 0, NULL, 0, NOW + 3600) == ENCORE_OK);
+    CHECK(next(op, NOW + 3600).kind == ENCORE_STEP_DONE);
+    CHECK(encore_operation_get_status(op) == ENCORE_OK);
+
+    /* The typed result, with the one-time notification. */
+    memset(&st, 0, sizeof st);
+    ENCORE_OUTPUT_INIT(st);
+    CHECK(encore_operation_get_test_status(op, &st) == ENCORE_OK);
+    CHECK(st.registered == 1 && st.result == ENCORE_TEST_RESULT_POSITIVE && st.notify == 1);
+    encore_operation_step small;
+    small.struct_size = 8;
+    CHECK(encore_operation_next(op, NOW, &small) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_operation_free(op);
+
+    /* A refusal of the real request ends the poll, with no fakes after it. */
+    CHECK(encore_test_poll_start(store, VERIFY, SUBMIT, NOW + 7200, &op) == ENCORE_OK);
+    s = next(op, NOW + 7200);
+    CHECK(encore_operation_feed_answer(op, s.request_id, 400, NULL, 0, NULL, 0, NOW + 7200) == ENCORE_OK);
+    CHECK(next(op, NOW + 7200).kind == ENCORE_STEP_DONE);
+    CHECK(encore_operation_get_status(op) == ENCORE_ERR_SERVER_REFUSED);
+    encore_operation_free(op);
+
+    encore_operation_free(NULL);
+    CHECK(encore_operation_get_status(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_store_close(store);
+}
+
+int main(void) {
+    if (scratch_dir_make(dir, sizeof dir, "operation") != 0) return 1;
+    test_push_registration_step_by_step();
+    test_push_registration_without_answers();
+    test_result_poll_step_by_step();
+    scratch_dir_remove(dir);
+    return check_report();
+}
