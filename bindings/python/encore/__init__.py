@@ -21,6 +21,7 @@ from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskCon
                        TraceLocation, WarningMatchSummary)
 from .errors import CLASSES as _CLASSES, EncoreError, status_name_of as status_name
 from .keyfile import KeyFile
+from .operation import Operation, Request
 from .push import Push, PushDecision
 from .records import (Key, KeyFileInfo, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult,
                       TracingEvent)
@@ -33,7 +34,7 @@ from .trust import TrustList
 __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
-__all__ = ["CheckIn", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "OwnKey", "PackageInfo", "ProtectedReport", "Push", "PushDecision",
-           "PurgeCounts", "RiskResult", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
+__all__ = ["CheckIn", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "Operation", "OwnKey", "PackageInfo", "ProtectedReport", "Push", "PushDecision",
+           "PurgeCounts", "Request", "RiskResult", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "send_noise", "status_name",
            "__version__", "crowdnotifier", *sorted(_CLASSES)]

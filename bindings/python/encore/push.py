@@ -9,6 +9,7 @@ import time as _time
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text
 from ._loader import lib
+from .operation import Operation
 from .store import _take_bytes
 
 EVENTS = {"app-start": _ffi.ENCORE_PUSH_EVENT_APP_START, "checkout": _ffi.ENCORE_PUSH_EVENT_CHECKOUT,
@@ -63,6 +64,23 @@ class Push:
         with self._transport() as t:
             self.store._call("encore_push_register", t, self._server, text(push_token, "push_token"), TYPES[push_type],
                              ctypes.byref(self._options), _now(now))
+
+    def register_operation(self, push_token, push_type="ios", *, now=None):
+        """The registration as an Operation the caller drives (run_async
+        with an async HTTP client, or by hand); its result is the status."""
+        if push_type not in TYPES:
+            raise ValueError(f"push_type is one of {sorted(TYPES)}")
+        token = text(push_token, "push_token")
+        out = ctypes.POINTER(_ffi.encore_operation)()
+        self.store._call("encore_push_register_start", self._server, token, TYPES[push_type], ctypes.byref(self._options),
+                         _now(now), ctypes.byref(out))
+        return Operation(out, Operation.json, keep=(self.store, token))
+
+    def deregister_operation(self):
+        """The deregistration as an Operation the caller drives."""
+        out = ctypes.POINTER(_ffi.encore_operation)()
+        self.store._call("encore_push_deregister_start", self._server, ctypes.byref(self._options), ctypes.byref(out))
+        return Operation(out, Operation.json, keep=self.store)
 
     def deregister(self):
         """Deregisters from `server`, or (None) from the server registered with."""

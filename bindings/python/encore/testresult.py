@@ -6,6 +6,7 @@ import time as _time
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text
 from ._loader import lib
+from .operation import Operation
 
 RESULTS = {_ffi.ENCORE_TEST_RESULT_PENDING: "PENDING", _ffi.ENCORE_TEST_RESULT_NEGATIVE: "NEGATIVE",
            _ffi.ENCORE_TEST_RESULT_POSITIVE: "POSITIVE", _ffi.ENCORE_TEST_RESULT_INVALID: "INVALID",
@@ -101,6 +102,14 @@ class TestResultClient:
         self._call("encore_test_poll", _now(now), ctypes.byref(status))
         return TestStatus._from(status)
 
+    def poll_operation(self, now=None):
+        """The poll as an Operation the caller drives (no transport needed);
+        its result is the TestStatus."""
+        out = ctypes.POINTER(_ffi.encore_operation)()
+        with self.store._handle.borrow() as s:
+            lib.encore_test_poll_start(s, self._verification, self._submission, _now(now), ctypes.byref(out))
+        return Operation(out, _test_status, keep=self.store)
+
     def status(self, now=None):
         """Where the test stands, from the store alone."""
         status = _cdata.output(_ffi.encore_test_status)
@@ -139,3 +148,9 @@ def send_noise(transport, *, verification, submission):
     """One session of fake requests (background noise)."""
     with transport.borrow() as t:
         lib.encore_test_noise(t, text(verification, "verification"), text(submission, "submission"))
+
+
+def _test_status(operation):
+    status = _cdata.output(_ffi.encore_test_status)
+    operation._call("encore_operation_get_test_status", ctypes.byref(status))
+    return TestStatus._from(status)
