@@ -58,20 +58,22 @@ let package = Package(
         .target(name: "EncoreSupport"),
         .target(name: "EncoreModel", dependencies: ["EncoreSupport"]),
         .target(name: "EncoreWire", dependencies: ["EncoreSupport", "CZlib", "CProtobufC", "CEncoreShim"]),
-        .target(name: "EncoreCrypto", dependencies: ["EncoreModel", "CCrypto", "CEncoreShim"]),
-        .target(name: "EncoreKeyFiles", dependencies: ["EncoreModel", "EncoreWire", "EncoreCrypto", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
-        .target(name: "EncoreStorage", dependencies: ["EncoreModel", "CEncoreSQL", "CCrypto"]),
+        .target(name: "EncoreCrypto", dependencies: ["EncoreSupport", "EncoreModel", "CCrypto", "CEncoreShim"]),
+        .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
+        .target(name: "EncoreStorage", dependencies: ["EncoreSupport", "EncoreModel", "CEncoreSQL", "CCrypto"]),
         .target(name: "EncoreHTTP", dependencies: ["EncoreSupport", "CEncoreHTTP"]),
-        .target(name: "EncoreMatching", dependencies: ["EncoreKeyFiles", "CEncoreShim"]),
-        .target(name: "EncoreRisk", dependencies: ["EncoreModel"]),
+        .target(name: "EncoreMatching", dependencies: ["EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "CEncoreShim"]),
+        .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreModel"]),
         // The protocols of the servers as requests and answers, no I/O:
         // test results and submission (and next sync).
-        .target(name: "EncoreProtocols", dependencies: ["EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        .target(name: "EncoreProtocols", dependencies: ["EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
         // Check-ins: CWA event registration (QR codes, warnings, presence
         // tracing risk) and CrowdNotifier (its BLS12-381 in CEncorePairing).
-        .target(name: "EncoreCheckIns", dependencies: ["EncoreKeyFiles", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
-        .target(name: "EncoreServices", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
-        .target(name: "EncoreCore", dependencies: ["EncoreServices"]),
+        .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
+        .target(name: "EncoreServices", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles",
+                                                      "EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
+        .target(name: "EncoreCore", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles", "EncoreStorage",
+                                                  "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
         .target(name: "EncoreFixtures", dependencies: ["EncoreCore", "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
@@ -89,7 +91,7 @@ let package = Package(
             dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib"]),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"]),
 
         // The push-token registry (encore-pushd): its rules, its storage
         // (SQLCipher through EncoreStorage, or PostgreSQL) and the APNs sender;
@@ -106,6 +108,7 @@ let package = Package(
             dependencies: ["EncorePushRegistry", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
-        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures"]),
+        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreSupport", "EncoreStorage", "EncoreCheckIns",
+                                                            "CEncoreProto", "CEncoreSQL", "CEncoreShim", "CZlib"]),
     ]
 )

@@ -509,15 +509,17 @@ encore_status encore_store_copy_own_keys(encore_store *store, int32_t since_inte
  * among equal starts) to *key; ENCORE_ERR_NOT_FOUND when there is none. */
 encore_status encore_store_get_latest_own_key(encore_store *store, encore_own_key *key);
 
-/* Stores a downloaded key package: `content` (`content_len` bytes, e.g. the
- * zip file) of `region` under `identifier` ("2020-06-01", or
- * "2020-06-01/hour/13" for an hour, in the CWA layout), with the server's
- * `etag` (NULL when it sent none) and the unix time it was downloaded. A
- * package with the same region and identifier is replaced (it was
- * re-published with a new ETag). The library computes and keeps the
- * content's SHA-256. Strings are UTF-8 of at most 1024 bytes; region and
- * identifier must not be empty. */
-encore_status encore_store_put_package(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, int64_t downloaded);
+/* Keeps a CWA key package the host downloaded itself: `content`
+ * (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
+ * under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
+ * with the server's `etag` (NULL when it sent none), at `now`. It is kept
+ * only after the verification the sync gives its own downloads: the zip,
+ * every field of export.bin, and a signature by a key of `trust` (the
+ * key file statuses otherwise, and nothing is stored). A day replaces the
+ * cached hours of that day; a package with the same name is replaced.
+ * `keys` (may be NULL) receives the package's number of keys. There is no
+ * other way to put a package into the cache. */
+encore_status encore_store_import_package(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
 
 /* Writes 1 to *has when the package is cached, else 0. With an `etag` (not
  * NULL), only a package stored with exactly that ETag counts: a host that
@@ -550,11 +552,6 @@ encore_status encore_store_remove_package(encore_store *store, const char *regio
  * new list, in the order given and each once: what the host still has to
  * download. Release it with encore_string_list_free(). */
 encore_status encore_store_missing_packages(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
-
-/* Stores a risk result: the unix time of the calculation (not negative),
- * the level and a document describing it (NUL-terminated UTF-8, e.g. JSON).
- * *id (may be NULL) receives the store's number for it. */
-encore_status encore_store_add_risk_result(encore_store *store, int64_t time, int32_t level, const char *document, int64_t *id);
 
 /* Writes the newest risk result (latest time; the last added among equal
  * times) to *result and its document into library-owned memory in
@@ -612,7 +609,7 @@ encore_status encore_store_get_setting_type(encore_store *store, const char *nam
  * was one: 1, or 0 when there was none (not an error). */
 encore_status encore_store_delete_setting(encore_store *store, const char *name, int32_t *deleted);
 
-/* Writes a new list of the names of all settings, in byte order, to *out
+/* Writes a new list of the names of the host's settings, in byte order, to *out
  * (release it with encore_string_list_free()). */
 encore_status encore_store_list_settings(encore_store *store, encore_string_list **out);
 

@@ -6,21 +6,25 @@ import EncoreCore
 
 // The key package cache (its bytes and lists: ReturnedMemoryAPI.swift).
 
-/// Stores a downloaded key package: `content` (`content_len` bytes, e.g. the
-/// zip file) of `region` under `identifier` ("2020-06-01", or
-/// "2020-06-01/hour/13" for an hour, in the CWA layout), with the server's
-/// `etag` (NULL when it sent none) and the unix time it was downloaded. A
-/// package with the same region and identifier is replaced (it was
-/// re-published with a new ETag). The library computes and keeps the
-/// content's SHA-256. Strings are UTF-8 of at most 1024 bytes; region and
-/// identifier must not be empty.
-@c public func encore_store_put_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ downloaded: Int64) -> encore_status {
+/// Keeps a CWA key package the host downloaded itself: `content`
+/// (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
+/// under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
+/// with the server's `etag` (NULL when it sent none), at `now`. It is kept
+/// only after the verification the sync gives its own downloads: the zip,
+/// every field of export.bin, and a signature by a key of `trust` (the
+/// key file statuses otherwise, and nothing is stored). A day replaces the
+/// cached hours of that day; a package with the same name is replaced.
+/// `keys` (may be NULL) receives the package's number of keys. There is no
+/// other way to put a package into the cache.
+@c public func encore_store_import_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ now: Int64, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
+        let trust = try borrow(trust, as: TrustList.self, "trust")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }
-        let bytes = try buffer(content, content_len, "content")
-        try s.putKeyPackage(region: region, identifier: identifier, etag: etag, content: bytes, downloaded: downloaded)
+        let bytes = Array(try buffer(content, content_len, "content"))
+        let kept = try KeyPackageImport.keep(bytes, region: region, identifier: identifier, etag: etag, trust: trust, store: s, now: now)
+        keys?.pointee = UInt64(kept.keys)
     }
 }
 

@@ -1,18 +1,6 @@
 import CEncoreTypes
 import EncoreCore
 
-/// Stores a risk result: the unix time of the calculation (not negative),
-/// the level and a document describing it (NUL-terminated UTF-8, e.g. JSON).
-/// *id (may be NULL) receives the store's number for it.
-@c public func encore_store_add_risk_result(_ store: encore_store_ptr?, _ time: Int64, _ level: Int32, _ document: UnsafePointer<CChar>?, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let doc = try text(document, "document")
-        let n = try s.addRiskResult(time: time, level: level, document: doc)
-        id?.pointee = n
-    }
-}
-
 /// Writes the newest risk result (latest time; the last added among equal
 /// times) to *result and its document into library-owned memory in
 /// *document (release it with encore_bytes_free()). Either may be NULL when

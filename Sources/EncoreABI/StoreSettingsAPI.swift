@@ -1,16 +1,26 @@
 import CEncoreTypes
 import EncoreCore
 
-// Settings: small typed values under a name (NUL-terminated UTF-8, 1 to 1024
-// bytes). Setting a value replaces any value of any type under the name.
-// Reading with the wrong type is ENCORE_ERR_INVALID_ARGUMENT (the message
-// names the stored type); reading a missing name is ENCORE_ERR_NOT_FOUND.
+// The host's settings: small typed values under a name (NUL-terminated
+// UTF-8, 1 to 1024 bytes). Setting a value replaces any value of any type
+// under the name. Reading with the wrong type is ENCORE_ERR_INVALID_ARGUMENT
+// (the message names the stored type); reading a missing name is
+// ENCORE_ERR_NOT_FOUND. Names starting "sync.", "push." or "encore." are the
+// library's own: every function here refuses them
+// (ENCORE_ERR_INVALID_ARGUMENT) and the list leaves them out.
+
+/// A host's setting name, read from C and checked against the library's own.
+func hostSettingName(_ name: UnsafePointer<CChar>?) throws -> String {
+    let n = try text(name, "name")
+    try LibrarySettings.checkHostName(n)
+    return n
+}
 
 /// Sets the setting `name` to an integer.
 @c public func encore_store_set_setting_int64(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: Int64) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try s.setSetting(try text(name, "name"), to: .integer(value))
+        try s.setSetting(try hostSettingName(name), to: .integer(value))
     }
 }
 
@@ -20,7 +30,7 @@ import EncoreCore
 @c public func encore_store_get_setting_int64(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try text(name, "name")
+        let name = try hostSettingName(name)
         try output(value, "value") { try s.integerSetting(name) }
     }
 }
@@ -29,7 +39,7 @@ import EncoreCore
 @c public func encore_store_set_setting_double(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: Double) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try s.setSetting(try text(name, "name"), to: .double(value))
+        try s.setSetting(try hostSettingName(name), to: .double(value))
     }
 }
 
@@ -37,7 +47,7 @@ import EncoreCore
 @c public func encore_store_get_setting_double(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<Double>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try text(name, "name")
+        let name = try hostSettingName(name)
         try output(value, "value") { try s.doubleSetting(name) }
     }
 }
@@ -46,7 +56,7 @@ import EncoreCore
 @c public func encore_store_set_setting_text(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try text(name, "name")
+        let name = try hostSettingName(name)
         try s.setSetting(name, to: .text(try text(value, "value")))
     }
 }
@@ -56,7 +66,7 @@ import EncoreCore
 @c public func encore_store_get_setting_text(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try text(name, "name")
+        let name = try hostSettingName(name)
         try output(value, "value") { try s.withSettingBytes(name, .text) { try LibraryBytes.make(copying: $0) } }
     }
 }
@@ -65,7 +75,7 @@ import EncoreCore
 @c public func encore_store_set_setting_blob(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<UInt8>?, _ length: Int) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try text(name, "name")
+        let name = try hostSettingName(name)
         try s.setSetting(name, blob: try buffer(value, length, "value"))
     }
 }
@@ -75,7 +85,7 @@ import EncoreCore
 @c public func encore_store_get_setting_blob(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try text(name, "name")
+        let name = try hostSettingName(name)
         try output(value, "value") { try s.withSettingBytes(name, .blob) { try LibraryBytes.make(copying: $0) } }
     }
 }
@@ -85,7 +95,7 @@ import EncoreCore
 @c public func encore_store_get_setting_type(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ type: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let name = try text(name, "name")
+        let name = try hostSettingName(name)
         let out = try required(type, "type")
         guard let t = try s.settingType(name) else { throw EncoreError(.notFound, "no setting named '\(name)'") }
         out.pointee = t.rawValue
@@ -97,16 +107,16 @@ import EncoreCore
 @c public func encore_store_delete_setting(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ deleted: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let d = try s.deleteSetting(try text(name, "name"))
+        let d = try s.deleteSetting(try hostSettingName(name))
         deleted?.pointee = d ? 1 : 0
     }
 }
 
-/// Writes a new list of the names of all settings, in byte order, to *out
+/// Writes a new list of the names of the host's settings, in byte order, to *out
 /// (release it with encore_string_list_free()).
 @c public func encore_store_list_settings(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try output(out, "out") { retainedHandle(try StringList(s.settingNames())) }
+        try output(out, "out") { retainedHandle(try StringList(s.settingNames().filter { !LibrarySettings.isLibrary($0) })) }
     }
 }

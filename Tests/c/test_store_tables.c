@@ -110,61 +110,102 @@ static int list_equals(encore_string_list *list, const char *const *expected, si
     return 1;
 }
 
+/* The google sample key file and its key: the one package the tests import. */
+static uint8_t *sample;
+static size_t sample_length;
+static encore_trust *trust;
+
+static uint8_t *read_data(const char *name, size_t *length) {
+    const char *data = getenv("ENCORE_TEST_DATA");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/exports/google-sample/%s", data != NULL ? data : "Tests/data", name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    uint8_t *bytes = malloc(1 << 20);
+    *length = bytes == NULL ? 0 : fread(bytes, 1, 1 << 20, f);
+    fclose(f);
+    return bytes;
+}
+
+static int load_sample(void) {
+    size_t pem_length = 0;
+    uint8_t *pem = read_data("public_310-v1.pem", &pem_length);
+    sample = read_data("sample_diagnosis_key_file.zip", &sample_length);
+    int ok = pem != NULL && sample != NULL && encore_trust_new(&trust) == ENCORE_OK &&
+             encore_trust_add_key(trust, "310", "v1", pem, pem_length) == ENCORE_OK;
+    free(pem);
+    CHECK(ok);
+    return ok;
+}
+
+static int has(encore_store *s, const char *region, const char *identifier) {
+    int32_t yes = 99;
+    CHECK(encore_store_has_package(s, region, identifier, NULL, &yes) == ENCORE_OK);
+    return yes;
+}
+
 static void test_packages(encore_store *s) {
-    static const uint8_t abc[] = {'a', 'b', 'c'};
-    /* SHA-256("abc"), FIPS 180-2. */
-    static const uint8_t abc_sha[32] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
-                                        0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
-    int32_t has = 99, removed = 99;
+    int32_t yes = 99, removed = 99;
+    uint64_t keys = 0;
     encore_bytes content = {NULL, 0}, etag = {NULL, 0};
     encore_package_info info;
+    static const uint8_t zeros[32] = {0};
 
     CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
     CHECK(content.data == NULL);
     CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", NULL, &has) == ENCORE_OK && has == 0);
+    CHECK(!has(s, "DE", "2020-06-01"));
 
-    CHECK(encore_store_put_package(s, "DE", "2020-06-01", "\"v1\"", abc, sizeof abc, 1591000000) == ENCORE_OK);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", NULL, &has) == ENCORE_OK && has == 1);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &has) == ENCORE_OK && has == 1);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v2\"", &has) == ENCORE_OK && has == 0);
-    CHECK(encore_store_has_package(s, "AT", "2020-06-01", NULL, &has) == ENCORE_OK && has == 0);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, 1591000000, &keys) == ENCORE_OK);
+    CHECK(keys > 0);
+    CHECK(has(s, "DE", "2020-06-01"));
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v2\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(!has(s, "AT", "2020-06-01"));
 
     CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_OK);
-    CHECK(content.data != NULL && content.length == 3 && memcmp(content.data, abc, 3) == 0);
-    CHECK(content.data != NULL && content.data[3] == 0); /* NUL after the bytes */
+    CHECK(content.data != NULL && content.length == sample_length && memcmp(content.data, sample, sample_length) == 0);
+    CHECK(content.data != NULL && content.data[sample_length] == 0); /* NUL after the bytes */
     encore_bytes_free(&content);
     CHECK(content.data == NULL && content.length == 0);
 
     CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
-    CHECK(info.size == 3 && info.downloaded == 1591000000 && info.has_etag == 1 && info.reserved == 0);
-    CHECK(memcmp(info.sha256, abc_sha, 32) == 0);
+    CHECK(info.size == sample_length && info.downloaded == 1591000000 && info.has_etag == 1 && info.reserved == 0);
+    CHECK(memcmp(info.sha256, zeros, 32) != 0);
     CHECK(etag.length == 4 && strcmp((const char *)etag.data, "\"v1\"") == 0);
     encore_bytes_free(&etag);
 
     /* Re-published with a new ETag: replaced. */
-    uint8_t *big = malloc(300000);
-    CHECK(big != NULL);
-    if (big == NULL) return;
-    for (size_t i = 0; i < 300000; i++) big[i] = (uint8_t)(i * 7);
-    CHECK(encore_store_put_package(s, "DE", "2020-06-01", "\"v2\"", big, 300000, 1591100000) == ENCORE_OK);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &has) == ENCORE_OK && has == 0);
-    CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_OK);
-    CHECK(content.length == 300000 && memcmp(content.data, big, 300000) == 0);
-    encore_bytes_free(&content);
-    free(big);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, 1591100000, NULL) == ENCORE_OK);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
 
-    /* No ETag, empty content. */
-    CHECK(encore_store_put_package(s, "DE", "2020-06-01/hour/13", NULL, NULL, 0, 1591000000) == ENCORE_OK);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01/hour/13", "", &has) == ENCORE_OK && has == 0);
+    /* Nothing unverified gets in: a damaged copy, an untrusted signer, bytes that are no key file. */
+    uint8_t *damaged = malloc(sample_length);
+    CHECK(damaged != NULL);
+    if (damaged == NULL) return;
+    memcpy(damaged, sample, sample_length);
+    damaged[sample_length / 2] ^= 0x40;
+    CHECK(encore_store_import_package(s, "DE", "2020-06-05", NULL, damaged, sample_length, trust, 1591000000, NULL) != ENCORE_OK);
+    free(damaged);
+    encore_trust *nobody = NULL;
+    CHECK(encore_trust_new(&nobody) == ENCORE_OK);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-05", NULL, sample, sample_length, nobody, 1591000000, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
+    encore_trust_free(nobody);
+    static const uint8_t abc[] = {'a', 'b', 'c'};
+    CHECK(encore_store_import_package(s, "DE", "2020-06-05", NULL, abc, sizeof abc, trust, 1591000000, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
+    CHECK(!has(s, "DE", "2020-06-05"));
+
+    /* No ETag; an hour. A day replaces the cached hours of that day. */
+    CHECK(encore_store_import_package(s, "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_store_has_package(s, "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
     CHECK(encore_store_get_package_info(s, "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
-    CHECK(info.has_etag == 0 && info.size == 0 && etag.data != NULL && etag.length == 0);
+    CHECK(info.has_etag == 0 && etag.data != NULL && etag.length == 0);
     encore_bytes_free(&etag);
-    CHECK(encore_store_get_package(s, "DE", "2020-06-01/hour/13", &content) == ENCORE_OK);
-    CHECK(content.data != NULL && content.length == 0 && content.data[0] == 0);
-    encore_bytes_free(&content);
-    CHECK(encore_store_put_package(s, "DE", "2020-06-02", NULL, abc, 1, 1591000000) == ENCORE_OK);
-    CHECK(encore_store_put_package(s, "EUR", "2020-06-03", NULL, abc, 2, 1591000000) == ENCORE_OK);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-02", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(!has(s, "DE", "2020-06-02/hour/5") && has(s, "DE", "2020-06-01/hour/13"));
+    CHECK(encore_store_import_package(s, "EUR", "2020-06-03", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
 
     /* Listing, and what is missing. */
     encore_string_list *list = NULL;
@@ -196,15 +237,21 @@ static void test_packages(encore_store *s) {
     CHECK(encore_store_remove_package(s, "DE", "2020-06-02", NULL) == ENCORE_OK);
     CHECK(encore_store_get_package(s, "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
 
-    /* Bad input. */
+    /* Bad input: nothing is kept. */
     list = NULL;
-    CHECK(encore_store_put_package(s, "", "x", NULL, abc, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_put_package(s, "DE", NULL, NULL, abc, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_put_package(s, "D\xff", "x", NULL, abc, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DE", NULL, NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "D\xff", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "UTF-8") != NULL);
-    CHECK(encore_store_put_package(s, "DE", "x", NULL, NULL, 3, 0) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_put_package(s, "DE", "x", NULL, abc, (size_t)-1, 0) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_put_package(s, "DE", "x", NULL, abc, 3, -1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DE", "x", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DP3T", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, NULL, 3, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, sample, sample_length, trust, -1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, sample, sample_length, NULL, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(!has(s, "DE", "2020-06-09"));
     CHECK(encore_store_has_package(s, "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_get_package(s, "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -250,41 +297,55 @@ static void test_tracing(encore_store *s) {
     CHECK(encore_store_copy_tracing_events(s, 0, 1000, 0, NULL, 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 }
 
+/* Risk results are what the exposure check computed and stored: there is
+ * no other way in. A check without key files at `now`. */
+static int64_t check_at(encore_store *s, int64_t now) {
+    encore_risk_config *config = NULL;
+    CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK);
+    encore_match_options mo;
+    CHECK(encore_match_options_init(&mo, sizeof mo, now) == ENCORE_OK);
+    encore_check_result *check = NULL;
+    CHECK(encore_exposure_check(s, NULL, 0, config, &mo, NULL, &check) == ENCORE_OK);
+    encore_check_summary summary;
+    ENCORE_OUTPUT_INIT(summary);
+    summary.stored_result_id = -1;
+    CHECK(encore_check_result_get_summary(check, &summary) == ENCORE_OK);
+    encore_check_result_free(check);
+    encore_risk_config_free(config);
+    return summary.stored_result_id;
+}
+
+static int64_t last_result_id;
+
 static void test_risk_results(encore_store *s) {
     encore_risk_result r;
     encore_bytes doc = {NULL, 0};
-    int64_t id1 = 0, id2 = 0, id3 = 0;
     uint64_t count = 0;
     CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
-    CHECK(encore_store_add_risk_result(s, 2000, 1, "{\"level\":\"low\"}", &id1) == ENCORE_OK);
-    CHECK(encore_store_add_risk_result(s, 1000, 2, "\xc3\xa4lter", &id2) == ENCORE_OK);
-    CHECK(id2 > id1);
+    int64_t id1 = check_at(s, 1000), id2 = check_at(s, 2000);
+    CHECK(id1 > 0 && id2 > id1);
     CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_OK);
-    CHECK(r.id == id1 && r.time == 2000 && r.level == 1 && r.document_length == 15);
-    CHECK(doc.length == 15 && strcmp((const char *)doc.data, "{\"level\":\"low\"}") == 0);
+    CHECK(r.id == id2 && r.time == 2000 && r.document_length == doc.length);
+    CHECK(doc.data != NULL && doc.data[0] == '{' && strstr((const char *)doc.data, "\"status\"") != NULL);
     encore_bytes_free(&doc);
-    CHECK(encore_store_add_risk_result(s, 2000, -3, "", NULL) == ENCORE_OK);
-    CHECK(encore_store_get_last_risk_result(s, &r, NULL) == ENCORE_OK && r.level == -3 && r.document_length == 0);
-    id3 = r.id;
-    CHECK(encore_store_get_last_risk_result(s, NULL, &doc) == ENCORE_OK && doc.length == 0 && doc.data != NULL);
+    /* The clock went back: nothing stored. The same time again: stored. */
+    CHECK(check_at(s, 500) == 0);
+    int64_t id3 = check_at(s, 2000);
+    CHECK(encore_store_get_last_risk_result(s, &r, NULL) == ENCORE_OK && r.id == id3);
+    CHECK(encore_store_get_last_risk_result(s, NULL, &doc) == ENCORE_OK && doc.length > 0 && doc.data != NULL);
     encore_bytes_free(&doc);
-    CHECK(encore_store_get_risk_result(s, id2, &r, &doc) == ENCORE_OK && r.level == 2);
-    CHECK(strcmp((const char *)doc.data, "\xc3\xa4lter") == 0 && doc.length == 6);
+    CHECK(encore_store_get_risk_result(s, id1, &r, &doc) == ENCORE_OK && r.time == 1000);
     encore_bytes_free(&doc);
     CHECK(encore_store_get_risk_result(s, 999999, &r, &doc) == ENCORE_ERR_NOT_FOUND);
+    last_result_id = id3;
 
     CHECK(encore_store_count_risk_results(s, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
     CHECK(encore_store_count_risk_results(s, 1500, 3000, &count) == ENCORE_OK && count == 2);
     encore_risk_result list[4];
     size_t copied = 0;
     CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 0, list, 4, &copied) == ENCORE_OK && copied == 3);
-    CHECK(list[0].id == id2 && list[1].id == id1 && list[2].id == id3);
-    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id1);
-
-    CHECK(encore_store_add_risk_result(s, 1, 0, "bad \xff", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_add_risk_result(s, -1, 0, "{}", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_add_risk_result(s, 1, 0, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_count_risk_results(s, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
+    CHECK(list[0].id == id1 && list[1].id == id2 && list[2].id == id3);
+    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
 }
 
 static void test_settings(encore_store *s) {
@@ -340,6 +401,24 @@ static void test_settings(encore_store *s) {
     CHECK(list_equals(names, expected, 4));
     encore_string_list_free(names);
 
+    /* The library's own settings are neither written nor read nor listed. */
+    CHECK(encore_store_set_setting_text(s, "sync.config", "{}") == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "the library's own") != NULL);
+    CHECK(encore_store_set_setting_blob(s, "sync.config", blob, sizeof blob) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting_int64(s, "push.registered-at", 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_setting_text(s, "push.instance-token", &b) == ENCORE_ERR_INVALID_ARGUMENT && b.data == NULL);
+    CHECK(encore_store_get_setting_type(s, "sync.last-success", &type) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_delete_setting(s, "encore.anything", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_bytes reason = {NULL, 0};
+    encore_push_decision decision;
+    ENCORE_OUTPUT_INIT(decision);
+    CHECK(encore_push_decide(s, ENCORE_PUSH_EVENT_APP_START, 1000, &decision, &reason) == ENCORE_OK); /* makes no setting */
+    encore_bytes_free(&reason);
+    CHECK(encore_push_set_state(s, ENCORE_PUSH_KEEP, 1, 1000) == ENCORE_OK);               /* stores push.isolated */
+    names = NULL;
+    CHECK(encore_store_list_settings(s, &names) == ENCORE_OK && list_equals(names, expected, 4));
+    encore_string_list_free(names);
+
     /* Bad input. */
     CHECK(encore_store_set_setting_double(s, "nan", NAN) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_set_setting_int64(s, "", 1) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -364,7 +443,7 @@ static void test_reopen_and_purge(encore_store **s) {
     encore_risk_result r;
     CHECK(encore_store_count_own_keys(*s, 0, &count) == ENCORE_OK && count == 3);
     CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK && d == 0.25);
-    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.level == -3);
+    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.id == last_result_id);
 
     encore_purge_counts n;
     CHECK(encore_store_purge(*s, 2000000000, 1209600, &n) == ENCORE_OK);
@@ -372,7 +451,7 @@ static void test_reopen_and_purge(encore_store **s) {
     int64_t seconds = 0;
     /* Tracing was on at the cut-off: the state is kept. */
     CHECK(encore_store_active_tracing_seconds(*s, 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
-    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.level == -3);
+    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.id == last_result_id);
     CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK);
     CHECK(encore_store_check_integrity(*s) == ENCORE_OK);
 }
@@ -388,13 +467,13 @@ static void *work(void *arg) {
         snprintf(name, sizeof name, "k%d", job->index);
         if (encore_store_set_setting_int64(job->store, name, i) != ENCORE_OK) job->ok = 0;
         if (encore_store_add_tracing_event(job->store, 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
-        snprintf(name, sizeof name, "id-%d", i);
-        uint8_t byte = (uint8_t)i;
-        if (encore_store_put_package(job->store, region, name, NULL, &byte, 1, 3000000000) != ENCORE_OK) job->ok = 0;
+        snprintf(name, sizeof name, "2030-01-%02d", i + 1);
+        if (encore_store_import_package(job->store, region, name, NULL, sample, sample_length, trust, 3000000000, NULL) != ENCORE_OK) job->ok = 0;
         encore_bytes b = {NULL, 0};
-        if (encore_store_get_package(job->store, region, name, &b) != ENCORE_OK || b.length != 1 || b.data[0] != byte) job->ok = 0;
+        if (encore_store_get_package(job->store, region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
         encore_bytes_free(&b);
-        if (encore_store_add_risk_result(job->store, 3000000000 + i, job->index, "{}", NULL) != ENCORE_OK) job->ok = 0;
+        /* One time for all: a check at an earlier time than another's stores nothing. */
+        if (i % 5 == 0 && check_at(job->store, 3000000100) <= 0) job->ok = 0;
     }
     return NULL;
 }
@@ -422,7 +501,7 @@ static void test_threads(encore_store *s) {
         int64_t v = 0;
         CHECK(encore_store_get_setting_int64(s, name, &v) == ENCORE_OK && v == 19);
     }
-    CHECK(encore_store_count_risk_results(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
+    CHECK(encore_store_count_risk_results(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 4);
     CHECK(encore_store_count_tracing_events(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
 }
 
@@ -430,7 +509,7 @@ int main(void) {
     if (scratch_dir_make(dir, sizeof dir, "c-store") != 0) return 1;
     snprintf(db_path, sizeof db_path, "%s/store.db", dir);
     test_memory_helpers();
-    encore_store *s = open_store();
+    encore_store *s = load_sample() ? open_store() : NULL;
     if (s != NULL) {
         test_own_keys(s);
         test_packages(s);
@@ -441,6 +520,8 @@ int main(void) {
         test_threads(s);
     }
     encore_store_close(s);
+    encore_trust_free(trust);
+    free(sample);
     scratch_dir_remove(dir);
     return check_report();
 }

@@ -15,6 +15,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -154,21 +155,23 @@ def test_no_plaintext_after_a_kill(tmp_path):
 
 
 OTHER_TABLES = ["encore_store_put_own_key", "encore_store_set_setting_text", "encore_store_set_setting_blob",
-                "encore_store_put_package", "encore_store_add_risk_result"]
+                "encore_store_import_package", "encore_exposure_check"]
+SAMPLE = Path(__file__).resolve().parents[1] / "data/exports/google-sample"
 
 
-@pytest.mark.skipif(not all(storelib.has(f) for f in OTHER_TABLES),
-                    reason="the library does not have the own-key, setting, package and risk-result functions yet")
 def test_no_plaintext_in_the_other_tables(tmp_path):
     """Own keys (TEKs), settings, key packages and risk results: the same scan."""
+    assert all(storelib.has(f) for f in OTHER_TABLES), "the library lacks a table function this test uses"
     lib, ffi = storelib.lib, storelib.ffi
     db = str(tmp_path / "tables.db")
     tek = b"TEK!plaintext\x01\x02\x03"
     text = b"setting-text-marker-5b1d"
     blob = b"setting-blob-marker-\x00\xff\x10"
-    package = b"package-content-marker-91c2" * 40
-    document = b'{"risk-document-marker": "e4d9"}'
+    package = (SAMPLE / "sample_diagnosis_key_file.zip").read_bytes()
+    pem = (SAMPLE / "public_310-v1.pem").read_bytes()
     store = storelib.open_store(db, storelib.make_key(RAW_KEY, raw=True))
+    trust = ctypes.POINTER(ffi.encore_trust)()
+    config = ctypes.POINTER(ffi.encore_risk_config)()
     try:
         key = ffi.encore_own_key()
         ctypes_memmove(key.key_data, tek)
@@ -178,16 +181,26 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
         storelib.check("put_own_key", lib.encore_store_put_own_key(store, key))
         storelib.check("set text", lib.encore_store_set_setting_text(store, b"name-marker-text", text))
         storelib.check("set blob", lib.encore_store_set_setting_blob(store, b"name-marker-blob", bytes_arg(blob), len(blob)))
-        storelib.check("put package", lib.encore_store_put_package(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
-                                                                   bytes_arg(package), len(package), T0))
-        storelib.check("risk result", lib.encore_store_add_risk_result(store, T0, 2, document, None))
+        storelib.check("trust", lib.encore_trust_new(ctypes.byref(trust)))
+        storelib.check("trust key", lib.encore_trust_add_key(trust, b"310", b"v1", bytes_arg(pem), len(pem)))
+        storelib.check("import package", lib.encore_store_import_package(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
+                                                                         bytes_arg(package), len(package), trust, T0, None))
+        # A risk result: what the exposure check stores (its JSON document).
+        storelib.check("config", lib.encore_risk_config_new_cwa(ctypes.byref(config)))
+        options = ffi.encore_match_options()
+        storelib.check("options", lib.encore_match_options_init(ctypes.byref(options), ctypes.sizeof(options), T0))
+        result = ctypes.POINTER(ffi.encore_check_result)()
+        storelib.check("check", lib.encore_exposure_check(store, None, 0, config, ctypes.byref(options), None, ctypes.byref(result)))
+        lib.encore_check_result_free(result)
         patterns = {"TEK": tek, "TEK hex": tek.hex().encode(), "setting text": text, "setting blob": blob,
-                    "setting name": b"name-marker-text", "package content": b"package-content-marker-91c2",
-                    "etag": b"etag-marker-77", "risk document": b"risk-document-marker"}
+                    "setting name": b"name-marker-text", "package content": package[len(package) // 2:][:32],
+                    "package name": b"export.bin", "etag": b"etag-marker-77", "risk document": b'"activeTracingSeconds"'}
         sizes, findings = scan(db, patterns)
         assert findings == [], f"while open ({sizes}): {findings}"
     finally:
         storelib.close(store)
+        lib.encore_trust_free(trust)
+        lib.encore_risk_config_free(config)
     sizes, findings = scan(db, patterns)
     assert findings == [], f"after close ({sizes}): {findings}"
 

@@ -9,7 +9,7 @@
     with encore.Store.open("state.db", "passphrase") as store:
         store.set_setting("onboarded", 1)
         for day in store.missing_packages("DE", server_days):
-            store.put_package("DE", day, download(day), etag=etag_of(day))
+            store.import_package("DE", day, download(day), trust, etag=etag_of(day))
 
 Every failing library call raises an EncoreError subclass named after its
 status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is found through

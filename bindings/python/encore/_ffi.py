@@ -889,8 +889,8 @@ FUNCTIONS = {
     'encore_store_copy_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, key)
     'encore_store_get_latest_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
-    # (store, region, identifier, etag, content, content_len, downloaded)
-    'encore_store_put_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
+    # (store, region, identifier, etag, content, content_len, trust, now, keys)
+    'encore_store_import_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
     # (store, region, identifier, etag, has)
     'encore_store_has_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (store, region, identifier, content)
@@ -903,8 +903,6 @@ FUNCTIONS = {
     'encore_store_remove_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (store, region, available, count, out)
     'encore_store_missing_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
-    # (store, time, level, document, id)
-    'encore_store_add_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
     # (store, result, document)
     'encore_store_get_last_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
     # (store, id, result, document)
@@ -1174,14 +1172,13 @@ FALLIBLE = frozenset({
     'encore_store_count_own_keys',
     'encore_store_copy_own_keys',
     'encore_store_get_latest_own_key',
-    'encore_store_put_package',
+    'encore_store_import_package',
     'encore_store_has_package',
     'encore_store_get_package',
     'encore_store_get_package_info',
     'encore_store_list_packages',
     'encore_store_remove_package',
     'encore_store_missing_packages',
-    'encore_store_add_risk_result',
     'encore_store_get_last_risk_result',
     'encore_store_get_risk_result',
     'encore_store_count_risk_results',

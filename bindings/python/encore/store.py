@@ -243,13 +243,18 @@ class Store(Closeable):
 
     # ---- key package cache ------------------------------------------------
 
-    def put_package(self, region, identifier, content, etag=None, downloaded=None):
-        """Caches a downloaded key package (bytes), replacing one with the same
-        region and identifier; `downloaded` defaults to now."""
+    def import_package(self, region, identifier, content, trust, etag=None, now=None):
+        """Keeps a key package (bytes of the zip) the host downloaded itself,
+        after the sync's verification against `trust` (a TrustList); a day
+        replaces the cached hours of that day. Returns its number of keys.
+        Nothing else puts a package into the cache."""
         data = _blob(content, "content")
-        downloaded = int(_time.time()) if downloaded is None else checked_int(downloaded, 64, "downloaded")
-        self._call("encore_store_put_package", text(region, "region"), text(identifier, "identifier"),
-                   None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), downloaded)
+        now = int(_time.time()) if now is None else checked_int(now, 64, "now")
+        keys = ctypes.c_uint64()
+        with trust._handle.borrow() as t:
+            self._call("encore_store_import_package", text(region, "region"), text(identifier, "identifier"),
+                       None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), t, now, ctypes.byref(keys))
+        return keys.value
 
     def has_package(self, region, identifier, etag=None):
         """Whether the package is cached (with `etag`: stored with exactly that ETag)."""
@@ -328,15 +333,6 @@ class Store(Closeable):
         return seconds.value
 
     # ---- risk results -----------------------------------------------------
-
-    def add_risk_result(self, time, level, document):
-        """Stores a risk result (document: text such as JSON); returns its id."""
-        if not isinstance(document, str):
-            raise TypeError(f"document must be str, not {type(document).__name__}")
-        new_id = ctypes.c_int64()
-        self._call("encore_store_add_risk_result", checked_int(time, 64, "time"), checked_int(level, 32, "level"),
-                   text(document, "document"), ctypes.byref(new_id))
-        return new_id.value
 
     def _result(self, name, *args):
         r = _ffi.encore_risk_result()

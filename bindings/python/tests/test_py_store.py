@@ -5,6 +5,7 @@ import threading
 import pytest
 
 import encore
+from encore.exposure import exposure_check
 from encore import _ffi
 from encore_testdata import BINDINGS
 
@@ -110,12 +111,12 @@ def test_observations(store):
 def test_purge(store):
     now = 1_700_000_000
     store.add_observations([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
-    store.add_risk_result(now - 20 * 86400, 1, "{}")
-    store.add_risk_result(now - 19 * 86400, 2, "{}")
+    exposure_check(store, [], now=now - 20 * 86400)
+    kept = exposure_check(store, [], now=now - 19 * 86400).stored_result_id
     counts = store.purge(now=now)
     assert counts == encore.PurgeCounts(observations=1, own_keys=0, key_packages=0, tracing_events=0, risk_results=1)
     assert counts.total == 2
-    assert store.last_risk_result().level == 2
+    assert store.last_risk_result().id == kept
     assert store.purge().observations == 1  # now defaults to the current time
     with pytest.raises(encore.InvalidArgumentError):
         store.purge(now=now, max_age=-1)

@@ -1,12 +1,15 @@
 """encore.Store tables: own keys, key package cache, tracing history, risk
 results and settings, with the library-owned bytes and string lists."""
 import hashlib
+import json
 import math
 import threading
 
 import pytest
 
 import encore
+from encore.exposure import exposure_check
+from encore_testdata import REPO
 
 RAW = bytes(range(100, 132))
 
@@ -66,36 +69,63 @@ def test_own_key_values_are_checked_before_c(store):
 
 # ---- key package cache ------------------------------------------------------
 
-def test_packages(store):
-    content = b"PK\x03\x04" + bytes(range(256)) * 400
-    store.put_package("DE", "2020-06-01", content, etag='"v1"', downloaded=1_591_000_000)
+SAMPLE_DIR = REPO / "Tests/data/exports/google-sample"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return (SAMPLE_DIR / "sample_diagnosis_key_file.zip").read_bytes()
+
+
+@pytest.fixture
+def trust():
+    with encore.TrustList() as t:
+        t.add_key("310", "v1", (SAMPLE_DIR / "public_310-v1.pem").read_bytes())
+        yield t
+
+
+def test_packages(store, sample, trust):
+    assert store.import_package("DE", "2020-06-01", sample, trust, etag='"v1"', now=1_591_000_000) > 0
     assert store.has_package("DE", "2020-06-01")
     assert store.has_package("DE", "2020-06-01", etag='"v1"')
     assert not store.has_package("DE", "2020-06-01", etag='"v2"')
     assert not store.has_package("AT", "2020-06-01")
-    assert store.get_package("DE", "2020-06-01") == content
+    assert store.get_package("DE", "2020-06-01") == sample
     info = store.package_info("DE", "2020-06-01")
     assert info == encore.PackageInfo(region="DE", identifier="2020-06-01", etag='"v1"',
-                                      sha256=hashlib.sha256(content).digest(), size=len(content),
+                                      sha256=hashlib.sha256(sample).digest(), size=len(sample),
                                       downloaded=1_591_000_000)
     # Re-published: replaced.
-    store.put_package("DE", "2020-06-01", b"new", etag='"v2"', downloaded=1_591_100_000)
-    assert store.get_package("DE", "2020-06-01") == b"new"
+    store.import_package("DE", "2020-06-01", sample, trust, etag='"v2"', now=1_591_100_000)
     assert store.package_info("DE", "2020-06-01").etag == '"v2"'
-    # No ETag, empty content, downloaded defaults to now.
-    store.put_package("DE", "2020-06-01/hour/13", b"")
+    # No ETag; now defaults to the current time; an empty ETag is one.
+    store.import_package("DE", "2020-06-01/hour/13", sample, trust)
     info = store.package_info("DE", "2020-06-01/hour/13")
-    assert info.etag is None and info.size == 0 and info.sha256 == hashlib.sha256(b"").digest()
-    assert info.downloaded > 1_700_000_000
-    assert store.get_package("DE", "2020-06-01/hour/13") == b""
-    store.put_package("DE", "2020-06-01/hour/14", b"x", etag="")
+    assert info.etag is None and info.downloaded > 1_700_000_000
+    store.import_package("DE", "2020-06-01/hour/14", sample, trust, etag="")
     assert store.package_info("DE", "2020-06-01/hour/14").etag == ""
+    # A day replaces the cached hours of that day.
+    store.import_package("DE", "2020-06-01", sample, trust)
+    assert store.packages("DE") == ["2020-06-01"]
 
 
-def test_listing_missing_and_removing(store):
+def test_nothing_unverified_is_kept(store, sample, trust):
+    damaged = bytearray(sample)
+    damaged[len(damaged) // 2] ^= 0x40
+    with pytest.raises(encore.EncoreError):
+        store.import_package("DE", "2020-06-01", bytes(damaged), trust)
+    with encore.TrustList() as nobody, pytest.raises(encore.SignatureUntrustedError):
+        store.import_package("DE", "2020-06-01", sample, nobody)
+    with pytest.raises(encore.ZipTruncatedError):
+        store.import_package("DE", "2020-06-01", b"PK\x03\x04 but no zip", trust)
+    assert store.packages("DE") == []
+    assert not hasattr(store, "put_package") and not hasattr(store, "add_risk_result")
+
+
+def test_listing_missing_and_removing(store, sample, trust):
     for ident in ["2020-06-02", "2020-06-01", "2020-06-01/hour/9"]:
-        store.put_package("DE", ident, ident.encode(), downloaded=1)
-    store.put_package("EUR", "2020-06-03", b"e", downloaded=1)
+        store.import_package("DE", ident, sample, trust, now=1)
+    store.import_package("EUR", "2020-06-03", sample, trust, now=1)
     assert store.packages("DE") == ["2020-06-01", "2020-06-01/hour/9", "2020-06-02"]
     assert store.packages("FR") == []
     available = ["2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"]
@@ -113,25 +143,27 @@ def test_listing_missing_and_removing(store):
 
 
 @pytest.mark.parametrize("call", [
-    lambda s: s.put_package("", "x", b"1"),
-    lambda s: s.put_package("DE", "", b"1"),
-    lambda s: s.put_package("DE", "x" * 1025, b"1"),
-    lambda s: s.put_package("DE", "x", b"1", downloaded=-1),
-    lambda s: s.put_package(b"D\xff", "x", b"1"),
-    lambda s: s.has_package("DE", ""),
-    lambda s: s.missing_packages("DE", ["ok", ""]),
-    lambda s: s.packages(""),
+    lambda s, z, t: s.import_package("", "2020-06-01", z, t),
+    lambda s, z, t: s.import_package("DE", "", z, t),
+    lambda s, z, t: s.import_package("DE", "x" * 1025, z, t),
+    lambda s, z, t: s.import_package("DE", "2020-06-01", z, t, now=-1),
+    lambda s, z, t: s.import_package(b"D\xff", "2020-06-01", z, t),
+    lambda s, z, t: s.import_package("DP3T", "2020-06-01", z, t),
+    lambda s, z, t: s.import_package("TWP-DE", "2020-06-01", z, t),
+    lambda s, z, t: s.has_package("DE", ""),
+    lambda s, z, t: s.missing_packages("DE", ["ok", ""]),
+    lambda s, z, t: s.packages(""),
 ])
-def test_bad_package_arguments(store, call):
+def test_bad_package_arguments(store, sample, trust, call):
     with pytest.raises(encore.InvalidArgumentError):
-        call(store)
+        call(store, sample, trust)
 
 
-def test_package_arguments_checked_in_python(store):
+def test_package_arguments_checked_in_python(store, sample, trust):
     with pytest.raises(ValueError):
-        store.put_package("DE", "a\0b", b"1")
+        store.import_package("DE", "a\0b", sample, trust)
     with pytest.raises(TypeError):
-        store.put_package("DE", "x", "text is not bytes")
+        store.import_package("DE", "2020-06-01", "text is not bytes", trust)
     with pytest.raises(TypeError):
         store.missing_packages("DE", "2020-06-01")
 
@@ -160,29 +192,37 @@ def test_tracing_history(store):
 
 # ---- risk results -----------------------------------------------------------
 
+def check(store, now):
+    """Risk results are what the exposure check stores: no other way in."""
+    return exposure_check(store, [], now=now).stored_result_id
+
+
 def test_risk_results(store):
     assert store.last_risk_result() is None
-    a = store.add_risk_result(2000, 1, '{"level": "low"}')
-    b = store.add_risk_result(1000, 2, "älter ✓")
+    a, b = check(store, 1000), check(store, 2000)
     assert b > a
-    assert store.last_risk_result() == encore.RiskResult(id=a, time=2000, level=1, document='{"level": "low"}')
-    c = store.add_risk_result(2000, -3, "")
+    last = store.last_risk_result()
+    assert (last.id, last.time) == (b, 2000) and json.loads(last.document)["status"]
+    assert check(store, 500) is None  # the clock went back: nothing stored
+    c = check(store, 2000)
     assert store.last_risk_result().id == c
-    assert store.risk_result(b).document == "älter ✓"
+    assert store.risk_result(a).time == 1000
     with pytest.raises(encore.NotFoundError):
         store.risk_result(10_000)
-    assert [r.id for r in store.risk_results()] == [b, a, c]
-    assert [r.level for r in store.risk_results(1500, 3000)] == [1, -3]
+    assert [r.id for r in store.risk_results()] == [a, b, c]
+    assert [r.id for r in store.risk_results(1500, 3000)] == [b, c]
     assert store.count_risk_results() == 3 and store.count_risk_results(end=1000) == 0
-    with pytest.raises(encore.InvalidArgumentError):
-        store.add_risk_result(-1, 0, "{}")
-    with pytest.raises(ValueError):
-        store.add_risk_result(1, 0, "a\0b")
-    with pytest.raises(ValueError):
-        store.add_risk_result(1, 1 << 31, "{}")
-    with pytest.raises(TypeError):
-        store.add_risk_result(1, 0, b"{}")
-    assert store.count_risk_results() == 3
+
+
+def test_the_librarys_settings_are_its_own(store):
+    encore.Push(store).set_state(isolated=True, now=1000)
+    for name in ["sync.config", "push.isolated", "encore.x"]:
+        with pytest.raises(encore.InvalidArgumentError, match="the library's own"):
+            store.set_setting(name, "{}")
+        with pytest.raises(encore.InvalidArgumentError):
+            store.get_setting(name)
+    assert encore.Push(store).status["isolated"] is True
+    assert store.settings() == []
 
 
 # ---- settings ---------------------------------------------------------------
@@ -239,16 +279,17 @@ def test_setting_errors(store):
     assert store.settings() == ["n", "t"]
 
 
-def test_tables_from_several_threads(store):
+def test_tables_from_several_threads(store, sample, trust):
     errors = []
 
     def work(t):
         try:
             for i in range(20):
-                store.put_package(f"R{t}", f"id-{i}", bytes([i]), downloaded=1)
-                assert store.get_package(f"R{t}", f"id-{i}") == bytes([i])
+                store.import_package(f"R{t}", f"2030-01-{i + 1:02}", sample, trust, now=1)
+                assert store.get_package(f"R{t}", f"2030-01-{i + 1:02}") == sample
                 store.add_tracing_event(t * 100 + i, i % 2 == 0)
-                store.add_risk_result(t * 100 + i, i, str(i))
+                if i % 4 == 0:  # one time for all: an earlier one than another's stores nothing
+                    check(store, 10_000)
                 store.set_setting(f"k{t}", i)
                 store.put_own_key(encore.OwnKey(key_data=bytes([t, i]) * 8, rolling_start_interval_number=i))
                 store.active_tracing_seconds(0, 10_000)
@@ -261,6 +302,6 @@ def test_tables_from_several_threads(store):
     for t in threads:
         t.join()
     assert errors == []
-    assert store.count_tracing_events() == 100 and store.count_risk_results() == 100
+    assert store.count_tracing_events() == 100 and store.count_risk_results() == 25
     assert store.count_own_keys() == 100
     assert all(len(store.packages(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))
