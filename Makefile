@@ -87,19 +87,19 @@ test-crowdnotifier: lib cli venv
 
 # The push registry service (docs/pushd.md), a debug build.
 pushd: deps
-	@ENCORE_BUILD_CONFIG=debug scripts/build.sh encore-pushd
+	@ENCORE_BUILD_CONFIG=debug scripts/build.sh --package-path server encore-pushd
 
 # encore-pushd against an HTTP/2 APNs stand-in and a PostgreSQL cluster of
 # the tests' own (Debian's postgresql, on loopback): the real backend's
 # weaknesses, two serve instances and two senders under 10 000 operations.
 test-pushd: pushd lib cli venv
-	@ENCORE_PUSHD="$$PWD/.build/debug/encore-pushd" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd
+	@ENCORE_PUSHD="$$PWD/server/.build/debug/encore-pushd" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd
 
 # Registrations/s of one instance on SQLCipher and on PostgreSQL, and
 # tokens pushed/s against the stand-in (a release build).
 bench-pushd: deps venv
-	swift build -c release --product encore-pushd
-	ENCORE_PUSHD="$$PWD/.build/release/encore-pushd" build/venv/bin/python Tests/pushd/bench_pushd.py
+	@scripts/build.sh --package-path server encore-pushd
+	ENCORE_PUSHD="$$PWD/server/.build/release/encore-pushd" build/venv/bin/python Tests/pushd/bench_pushd.py
 
 # The stand-in servers (verification, submission, distribution, DP-3T)
 # the protocol tests talk to, tested on their own.

@@ -16,14 +16,15 @@ let package = Package(
         .library(name: "encore", type: .dynamic, targets: ["EncoreABI"]),
         .executable(name: "encore-cli", targets: ["EncoreCLI"]),
         .executable(name: "encore-bench", targets: ["EncoreBench"]),
-        .executable(name: "encore-pushd", targets: ["EncorePushd"]),
+        // What the push registry service (server/, a package of its own)
+        // builds on; static so that nothing of it is a second libencore.
+        .library(name: "EncoreSupport", type: .static, targets: ["EncoreSupport"]),
+        .library(name: "EncoreStorage", type: .static, targets: ["EncoreStorage"]),
+        .library(name: "EncoreProtocols", type: .static, targets: ["EncoreProtocols"]),
+        .library(name: "CCrypto", targets: ["CCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The push registry service only (encore-pushd), never libencore.so.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
         // System libraries (Debian: libprotobuf-c-dev, zlib1g-dev, libssl-dev).
@@ -55,6 +56,10 @@ let package = Package(
         // the compiler keeps apart (a target sees only the ones below it):
         //   support → model → wire, crypto, http → key files, storage →
         //   matching → risk → protocols → services; EncoreCore re-exports them all.
+        // The push registry service is a package of its own (server/, with
+        // Hummingbird, PostgresNIO, AsyncHTTPClient): it builds on support,
+        // storage and protocols through the library products above, and
+        // nothing of it, nor any of its dependencies, is resolved here.
         .target(name: "EncoreSupport"),
         .target(name: "EncoreModel", dependencies: ["EncoreSupport"]),
         .target(name: "EncoreWire", dependencies: ["EncoreSupport", "CZlib", "CProtobufC", "CEncoreShim"]),
@@ -92,21 +97,6 @@ let package = Package(
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
         .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"]),
-
-        // The push-token registry (encore-pushd): its rules, its storage
-        // (SQLCipher through EncoreStorage, or PostgreSQL) and the APNs sender;
-        // and the service's executable.
-        .target(
-            name: "EncorePushRegistry",
-            dependencies: ["EncoreStorage", "EncoreProtocols", "EncoreSupport", "CEncoreSQL", "CCrypto", "CEncoreProto", "CProtobufC",
-                           .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
-        ),
-        .executableTarget(
-            name: "EncorePushd",
-            dependencies: ["EncorePushRegistry", .product(name: "ArgumentParser", package: "swift-argument-parser")]
-        ),
 
         .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreSupport", "EncoreStorage", "EncoreCheckIns",
                                                             "CEncoreProto", "CEncoreSQL", "CEncoreShim", "CZlib"]),

@@ -3,12 +3,14 @@ import EncoreModel
 import EncoreSupport
 
 /// One SQLCipher connection with a cache of prepared statements. Not
-/// thread-safe by itself: `Store` serialises access to it.
-package final class Connection {
-    package let db: OpaquePointer
+/// thread-safe by itself: `Store` serialises access to it. Public (with
+/// `Statement` and `EncryptedDatabase`) for the push registry service, a
+/// package of its own (server/) that keeps its schema on this layer.
+public final class Connection {
+    public let db: OpaquePointer
     private var statements: [String: Statement] = [:]
 
-    package init(path: String, create: Bool, readOnly: Bool = false) throws {
+    public init(path: String, create: Bool, readOnly: Bool = false) throws {
         // SQLCipher is loaded privately, once (CEncoreSQL explains why).
         guard enc_sql_load() == 0 else {
             throw EncoreError(.storeFailed, enc_sql_load_error().map { String(cString: $0) } ?? "cannot load SQLCipher")
@@ -31,13 +33,13 @@ package final class Connection {
         enc_sql_close(db)
     }
 
-    package func exec(_ sql: String) throws {
+    public func exec(_ sql: String) throws {
         let rc = enc_sql_exec(db, sql)
         guard rc == ENC_SQL_OK else { throw error(rc, sql) }
     }
 
     /// A prepared statement, reset and with its bindings cleared.
-    package func prepare(_ sql: String) throws -> Statement {
+    public func prepare(_ sql: String) throws -> Statement {
         if let s = statements[sql] {
             s.reset()
             return s
@@ -51,12 +53,12 @@ package final class Connection {
     }
 
     /// The first column of the first row of a query, as an integer.
-    package func scalar(_ sql: String) throws -> Int64? {
+    public func scalar(_ sql: String) throws -> Int64? {
         try prepare(sql).one { $0.int64(0) }
     }
 
     /// Runs `body` in an immediate transaction: all of it or none of it.
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
         try exec("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -68,10 +70,10 @@ package final class Connection {
         }
     }
 
-    package var changes: Int { Int(enc_sql_changes(db)) }
+    public var changes: Int { Int(enc_sql_changes(db)) }
 
     /// The error for a SQLite result code, with SQLite's message.
-    package func error(_ rc: Int32, _ context: String) -> EncoreError {
+    public func error(_ rc: Int32, _ context: String) -> EncoreError {
         let message = String(cString: enc_sql_errmsg(db))
         let what = "store: \(message) (\(context.prefix(60)))"
         switch rc & 0xff {
@@ -88,19 +90,19 @@ package final class Connection {
 /// Binding does not throw, so that binds chain; a bind SQLite refuses (a
 /// value over its length limit) is kept and thrown by the next step(), so
 /// that no statement runs with a parameter silently left NULL or cut short.
-package final class Statement {
-    package let handle: OpaquePointer
+public final class Statement {
+    public let handle: OpaquePointer
     private unowned let connection: Connection
     private var bindFailure: EncoreError?
 
-    package init(_ handle: OpaquePointer, connection: Connection) {
+    public init(_ handle: OpaquePointer, connection: Connection) {
         self.handle = handle
         self.connection = connection
     }
 
     deinit { enc_sql_finalize(handle) }
 
-    package func reset() {
+    public func reset() {
         enc_sql_reset(handle)
         enc_sql_clear_bindings(handle)
         bindFailure = nil
@@ -113,17 +115,17 @@ package final class Statement {
     }
 
     @discardableResult
-    package func bind(_ i: Int32, _ v: Int64) -> Statement { bound(enc_sql_bind_int64(handle, i, v), i); return self }
+    public func bind(_ i: Int32, _ v: Int64) -> Statement { bound(enc_sql_bind_int64(handle, i, v), i); return self }
     @discardableResult
-    package func bind(_ i: Int32, _ v: Double) -> Statement { bound(enc_sql_bind_double(handle, i, v), i); return self }
+    public func bind(_ i: Int32, _ v: Double) -> Statement { bound(enc_sql_bind_double(handle, i, v), i); return self }
     @discardableResult
-    package func bind(_ i: Int32, _ v: Int64?) -> Statement {
+    public func bind(_ i: Int32, _ v: Int64?) -> Statement {
         guard let v else { bound(enc_sql_bind_null(handle, i), i); return self }
         return bind(i, v)
     }
     /// Text with its length, so that a NUL inside is stored, not an end.
     @discardableResult
-    package func bind(_ i: Int32, text: String?) -> Statement {
+    public func bind(_ i: Int32, text: String?) -> Statement {
         guard var text else { bound(enc_sql_bind_null(handle, i), i); return self }
         text.withUTF8 { utf8 in
             // A zero-length text, not NULL, for an empty string.
@@ -133,17 +135,17 @@ package final class Statement {
         return self
     }
     @discardableResult
-    package func bind(_ i: Int32, blob: UnsafeRawBufferPointer) -> Statement {
+    public func bind(_ i: Int32, blob: UnsafeRawBufferPointer) -> Statement {
         // A zero-length blob, not NULL, for an empty buffer.
         let p = blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
         bound(enc_sql_bind_blob(handle, i, p, UInt64(blob.count)), i)
         return self
     }
     @discardableResult
-    package func bind(_ i: Int32, blob: [UInt8]) -> Statement { blob.withUnsafeBytes { bind(i, blob: $0) } }
+    public func bind(_ i: Int32, blob: [UInt8]) -> Statement { blob.withUnsafeBytes { bind(i, blob: $0) } }
 
     /// Steps once: true when a row is ready, false when done.
-    package func step() throws -> Bool {
+    public func step() throws -> Bool {
         if let bindFailure {
             reset()
             throw bindFailure
@@ -160,36 +162,36 @@ package final class Statement {
     }
 
     /// Steps a statement that returns no rows.
-    package func run() throws {
+    public func run() throws {
         defer { enc_sql_reset(handle) }
         _ = try step()
     }
 
     /// Reads the first row, if any, and resets: a statement left on a row
     /// would keep its read transaction (and other processes) waiting.
-    package func one<T>(_ read: (Statement) throws -> T) throws -> T? {
+    public func one<T>(_ read: (Statement) throws -> T) throws -> T? {
         defer { enc_sql_reset(handle) }
         return try step() ? read(self) : nil
     }
 
-    package func isNull(_ c: Int32) -> Bool { enc_sql_column_type(handle, c) == ENC_SQL_NULL }
-    package func int64(_ c: Int32) -> Int64 { enc_sql_column_int64(handle, c) }
-    package func double(_ c: Int32) -> Double { enc_sql_column_double(handle, c) }
-    package func optionalInt64(_ c: Int32) -> Int64? { isNull(c) ? nil : int64(c) }
+    public func isNull(_ c: Int32) -> Bool { enc_sql_column_type(handle, c) == ENC_SQL_NULL }
+    public func int64(_ c: Int32) -> Int64 { enc_sql_column_int64(handle, c) }
+    public func double(_ c: Int32) -> Double { enc_sql_column_double(handle, c) }
+    public func optionalInt64(_ c: Int32) -> Int64? { isNull(c) ? nil : int64(c) }
 
-    package func text(_ c: Int32) -> String? {
+    public func text(_ c: Int32) -> String? {
         guard let p = enc_sql_column_text(handle, c) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: p, count: Int(enc_sql_column_bytes(handle, c))), as: UTF8.self)
     }
 
-    package func blob(_ c: Int32) -> [UInt8] {
+    public func blob(_ c: Int32) -> [UInt8] {
         let n = Int(enc_sql_column_bytes(handle, c))
         guard n > 0, let p = enc_sql_column_blob(handle, c) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
 
     /// A column of exactly 16 bytes as key data; nil otherwise.
-    package func keyData(_ c: Int32) -> KeyData? {
+    public func keyData(_ c: Int32) -> KeyData? {
         guard enc_sql_column_bytes(handle, c) == 16, let p = enc_sql_column_blob(handle, c) else { return nil }
         return KeyData(UnsafeRawBufferPointer(start: p, count: 16))
     }

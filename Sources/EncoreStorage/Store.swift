@@ -25,11 +25,11 @@ public struct StoreOptions: Sendable {
 /// are built on. Every method is safe to call from several threads: calls
 /// are serialised on the one connection. Two processes on one file wait
 /// for each other up to the busy timeout.
-package final class EncryptedDatabase: @unchecked Sendable {
+public final class EncryptedDatabase: @unchecked Sendable {
     // @unchecked: `connection` is touched only inside `lock` (withConnection).
-    package let path: String
+    public let path: String
     /// What the file holds, for messages ("store", "push registry").
-    package let kind: String
+    public let kind: String
     private let connection: Connection
     private let lock = Mutex<Void>(())
 
@@ -37,7 +37,7 @@ package final class EncryptedDatabase: @unchecked Sendable {
     /// `migrations.count` (migration i takes version i to i + 1). A wrong
     /// key, a file that is not such a database, and a file of a newer
     /// schema are refused without writing a byte to the file.
-    package init(path: String, key: StoreKey, options: StoreOptions, migrations: [String], kind: String) throws {
+    public init(path: String, key: StoreKey, options: StoreOptions, migrations: [String], kind: String) throws {
         let keyBytes = try key.sqlcipherKey()
         let existing = try StoreFile.inspect(path)
         if !existing.exists && !options.create {
@@ -85,17 +85,17 @@ package final class EncryptedDatabase: @unchecked Sendable {
     }
 
     /// Runs `body` with the connection, one caller at a time.
-    package func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+    public func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         try lock.withLock { _ in try body(connection) }
     }
 
-    package var schemaVersion: Int {
+    public var schemaVersion: Int {
         get throws { try withConnection { Int(try $0.scalar("PRAGMA user_version") ?? 0) } }
     }
 
     /// Re-encrypts the database under a new key. WAL is left for the
     /// rewrite (SQLCipher cannot rekey in WAL mode) and resumed afterwards.
-    package func rekey(to key: StoreKey) throws {
+    public func rekey(to key: StoreKey) throws {
         let keyBytes = try key.sqlcipherKey()
         try withConnection { c in
             try c.exec("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -108,7 +108,7 @@ package final class EncryptedDatabase: @unchecked Sendable {
     }
 
     /// SQLite's integrity check: nil when the database is sound, else its findings.
-    package func integrityProblems() throws -> [String]? {
+    public func integrityProblems() throws -> [String]? {
         try withConnection { c in
             let s = try c.prepare("PRAGMA integrity_check")
             var lines: [String] = []
@@ -118,7 +118,7 @@ package final class EncryptedDatabase: @unchecked Sendable {
     }
 
     /// Moves everything in the WAL into the database file and empties the WAL.
-    package func checkpoint() throws {
+    public func checkpoint() throws {
         try withConnection { try $0.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 

@@ -19,7 +19,7 @@ KEY_ID, TEAM_ID, TOPIC = "ABC123DEFG", "TEAM123456", "org.example.encore"
 
 def pytest_collection_modifyitems(config, items):
     if not os.path.exists(PUSHD):
-        pytest.exit(f"{PUSHD} is missing: swift build --product encore-pushd (or make test-pushd)", returncode=1)
+        pytest.exit(f"{PUSHD} is missing: swift build --package-path server --product encore-pushd (or make test-pushd)", returncode=1)
 
 
 @pytest.fixture(scope="session")

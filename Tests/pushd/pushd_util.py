@@ -11,7 +11,7 @@ import time
 from standins import protos
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PUSHD = os.environ.get("ENCORE_PUSHD", str(ROOT / ".build" / "debug" / "encore-pushd"))
+PUSHD = os.environ.get("ENCORE_PUSHD", str(ROOT / "server" / ".build" / "debug" / "encore-pushd"))
 
 TYPES = {"ios": 0, "android": 1, "ios-sandbox": 2}
 

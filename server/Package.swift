@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// encore-pushd, the push registry service (docs/pushd.md): a package of its
+// own so that the library, the CLI and their tests resolve and compile none
+// of the server's dependencies. It builds on the core package (..) through
+// its library products EncoreSupport, EncoreStorage, EncoreProtocols and
+// CCrypto; nothing of it is in libencore.so.
+let package = Package(
+    name: "encore-server",
+    products: [
+        .executable(name: "encore-pushd", targets: ["EncorePushd"]),
+    ],
+    dependencies: [
+        .package(name: "encore", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+    ],
+    targets: [
+        // The push-token registry: its rules, its storage (SQLCipher through
+        // EncoreStorage, or PostgreSQL) and the APNs sender.
+        .target(
+            name: "EncorePushRegistry",
+            dependencies: [
+                .product(name: "EncoreStorage", package: "encore"),
+                .product(name: "EncoreProtocols", package: "encore"),
+                .product(name: "EncoreSupport", package: "encore"),
+                .product(name: "CCrypto", package: "encore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The service's executable: `encore-pushd serve` and `encore-pushd send`.
+        .executableTarget(
+            name: "EncorePushd",
+            dependencies: ["EncorePushRegistry", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+    ]
+)
