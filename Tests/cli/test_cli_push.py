@@ -131,13 +131,17 @@ def test_state_is_stored_only_on_success_and_retries(db, registry):
     r = run("push", "register", "--db", db, "--server", registry.url, "--token", APNS, "--type", "ios", "--now", NOW)
     assert r.returncode == 0, r.stderr
     assert len(registry.requests_to(REGISTER)) == 3
+    # Registered at the time of the yes: the given now plus the two retry
+    # delays (1 s, then 2 s) that passed before it.
+    registered_at = json.loads(run("push", "status", "--db", db, "--json").stdout)["registeredAt"]
+    assert NOW + 3 <= registered_at < NOW + 60
     # Out of attempts: failure, and the earlier registration stays.
     registry.clear_requests()
     registry.inject(REGISTER, status=503, times=None)
     r = run("push", "register", "--db", db, "--server", registry.url, "--token", APNS2, "--type", "ios", "--attempts", "2", "--now", NOW + 60)
     assert r.returncode == 1 and "503" in r.stderr
     assert len(registry.requests_to(REGISTER)) == 2
-    assert json.loads(run("push", "status", "--db", db, "--json").stdout)["registeredAt"] == NOW
+    assert json.loads(run("push", "status", "--db", db, "--json").stdout)["registeredAt"] == registered_at
 
 
 def test_bad_input_is_refused_before_any_request(db, registry):
