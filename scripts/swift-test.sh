@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The Swift tests (Swift Testing only: the package has no XCTest cases, and
+# SwiftPM would run an empty XCTest pass), built with SwiftPM's explicit
+# target-dependency import check: a target that imports a module of the
+# package it does not depend on fails the run. SwiftPM prints that check's
+# errors but goes on building (swiftlang/swift-package-manager#7062), so
+# this script reads them from the build's output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p build/logs
+log=build/logs/swift-test-build.log
+check=(--explicit-target-dependency-import-check error)
+if ! swift build --build-tests "${check[@]}" > "$log" 2>&1; then
+    tail -40 "$log" >&2
+    echo "swift tests: the build failed; the whole log is $log" >&2
+    exit 1
+fi
+if grep "without declaring it a dependency" "$log" >&2; then
+    echo "swift tests: a target imports a module it does not declare (Package.swift)" >&2
+    exit 1
+fi
+echo "swift tests: every target imports only what it declares"
+swift test --disable-xctest "${check[@]}"
