@@ -12,7 +12,8 @@
             store.import_package("DE", day, download(day), trust, etag=etag_of(day))
 
 Every failing library call raises an EncoreError subclass named after its
-status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is found through
+status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is the one
+installed with the package (a wheel from `make wheel` carries it), else
 ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
 from . import _ffi, crowdnotifier

@@ -7,12 +7,18 @@ import pathlib
 
 from . import _ffi
 
+# The library a wheel carries, next to this file (scripts/build-wheel.py).
+_BUNDLED_LIBRARY = pathlib.Path(__file__).resolve().parent / "libencore.so"
 # bindings/python/encore/_loader.py -> the repository root is three levels up.
 _REPO_LIBRARY = pathlib.Path(__file__).resolve().parents[3] / "build/lib/libencore.so"
 
 
 def _candidates():
-    """Library paths to try, most explicit first."""
+    """Library paths to try: the one installed with the package, else the most explicit first."""
+    if _BUNDLED_LIBRARY.exists():
+        # An installed wheel uses its own library: it is the one this copy of
+        # the package was built and tested with.
+        return [("package", str(_BUNDLED_LIBRARY))]
     explicit = os.environ.get("ENCORE_LIBRARY")
     if explicit:
         # A library the user named is the only one tried: silently loading a

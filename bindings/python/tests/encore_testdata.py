@@ -1,14 +1,30 @@
 """Paths of the sample exports (a uniquely named module, so that test
 directories with their own conftest.py can be collected in the same run)."""
+import importlib.util
+import os
 import pathlib
 import sys
 
 BINDINGS = pathlib.Path(__file__).resolve().parent.parent
 REPO = BINDINGS.parent.parent
 EXPORTS = REPO / "Tests/data/exports"
-# Import the package under test from this checkout, not an installed copy.
-if str(BINDINGS) not in sys.path:
-    sys.path.insert(0, str(BINDINGS))
+# ENCORE_TEST_INSTALLED=1 (scripts/test-wheel.sh): the package under test is
+# the installed one (a wheel in site-packages, with its own library), and
+# the tests must not see this checkout's copy. Otherwise the package under
+# test is this checkout's, not an installed copy.
+INSTALLED = os.environ.get("ENCORE_TEST_INSTALLED") == "1"
+if INSTALLED:
+    _spec = importlib.util.find_spec("encore")
+    if _spec is None or _spec.origin is None:
+        raise ImportError("ENCORE_TEST_INSTALLED=1 but no installed encore package was found")
+    # The directory holding the package under test: what a child interpreter puts on sys.path.
+    PACKAGE_PARENT = pathlib.Path(_spec.origin).resolve().parent.parent
+    if PACKAGE_PARENT == BINDINGS:
+        raise ImportError(f"ENCORE_TEST_INSTALLED=1 but encore would be imported from the checkout ({BINDINGS})")
+else:
+    PACKAGE_PARENT = BINDINGS
+    if str(BINDINGS) not in sys.path:
+        sys.path.insert(0, str(BINDINGS))
 
 GOOGLE = EXPORTS / "google-sample/sample_diagnosis_key_file.zip"
 GOOGLE_PEM = EXPORTS / "google-sample/public_310-v1.pem"

@@ -2,13 +2,14 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import encore
 from encore import _ffi
 from encore._loader import check_version
-from encore_testdata import BINDINGS
+from encore_testdata import INSTALLED, PACKAGE_PARENT
 
 
 def test_version_agrees_with_header():
@@ -28,7 +29,7 @@ def test_version_mismatch_is_refused():
 
 def import_encore(library):
     """Imports encore in a fresh interpreter with ENCORE_LIBRARY=library."""
-    env = dict(os.environ, ENCORE_LIBRARY=library, PYTHONPATH=str(BINDINGS))
+    env = dict(os.environ, ENCORE_LIBRARY=library, PYTHONPATH=str(PACKAGE_PARENT))
     return subprocess.run([sys.executable, "-c", "import encore; print(encore.__version__)"],
                           env=env, capture_output=True, text=True)
 
@@ -37,8 +38,22 @@ def test_encore_library_variable_is_used():
     ok = import_encore(encore._lib._name)
     assert ok.returncode == 0 and ok.stdout.strip() == encore.__version__
     missing = import_encore("/nonexistent/libencore.so")
+    if INSTALLED:
+        # An installed wheel loads the library it carries, whatever ENCORE_LIBRARY says.
+        assert missing.returncode == 0 and missing.stdout.strip() == encore.__version__, missing.stderr
+        return
     assert missing.returncode != 0
     assert "ImportError" in missing.stderr and "ENCORE_LIBRARY" in missing.stderr
+
+
+def test_library_is_the_packages_own_when_installed():
+    """From a wheel, the library is the one next to the package's _loader.py; from
+    the checkout, there is none there and the library comes from elsewhere."""
+    bundled = Path(encore._loader.__file__).resolve().parent / "libencore.so"
+    if INSTALLED:
+        assert Path(encore._lib._name).resolve() == bundled.resolve()
+    else:
+        assert not bundled.exists(), f"{bundled} in the checkout would shadow every other library"
 
 
 def test_status_names():

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from encore_testdata import BINDINGS
+from encore_testdata import PACKAGE_PARENT
 
 RAW_KEY = bytes(range(0x20, 0x40))
 
@@ -60,7 +60,7 @@ CHILD = textwrap.dedent("""
 
 def run_child(tmp_path, mode):
     script = tmp_path / "child.py"
-    script.write_text(CHILD.format(bindings=str(BINDINGS), key=RAW_KEY))
+    script.write_text(CHILD.format(bindings=str(PACKAGE_PARENT), key=RAW_KEY))
     store, host = tmp_path / "store.db", tmp_path / "host.db"
     done = subprocess.run([sys.executable, str(script), str(store), str(host), mode],
                           capture_output=True, text=True, timeout=120, env=os.environ.copy())

@@ -1,13 +1,13 @@
 """encore.Store as a whole: opening, keys, errors, rekey, integrity, purge,
 observations, closing, and that the class wraps every store function."""
 import threading
+from pathlib import Path
 
 import pytest
 
 import encore
 from encore.exposure import exposure_check
 from encore import _ffi
-from encore_testdata import BINDINGS
 
 RAW = bytes(range(32))
 
@@ -157,7 +157,7 @@ def test_close_while_another_thread_uses_the_store(path):
 
 
 def test_store_class_wraps_every_store_function():
-    source = (BINDINGS / "encore/store.py").read_text()
+    source = Path(encore.store.__file__).read_text()
     names = [n for n in _ffi.FUNCTIONS
              if n.startswith(("encore_store_", "encore_bytes_", "encore_string_list_"))]
     assert len(names) > 40
