@@ -7,9 +7,10 @@ VERSION := $(shell sed -n 's/^\#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' Sour
 BUILD := build
 LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
+SHARE := $(BUILD)/share
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install check-abi header bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -17,6 +18,8 @@ help:
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
+	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
+	@echo "make share     shell completions (bash, zsh, fish) and man pages in $(SHARE)"
 	@echo "make install PREFIX=/usr/local"
 
 deps:
@@ -43,13 +46,28 @@ cli: deps
 	@mkdir -p $(BUILD)/bin
 	@cp .build/release/encore-cli $(CLI)
 
+# Shell completions and man pages, generated from the CLI's own definitions
+# (swift-argument-parser's completion scripts and dump of its help), laid out
+# as under PREFIX/share.
+share: cli
+	@rm -rf $(SHARE)
+	@mkdir -p $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
+	@$(CLI) --generate-completion-script bash > $(SHARE)/bash-completion/completions/encore
+	@$(CLI) --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_encore
+	@$(CLI) --generate-completion-script fish > $(SHARE)/fish/vendor_completions.d/encore.fish
+	@scripts/gen-manpages.py $(CLI) $(SHARE)/man/man1
+
+# The Python package with the library inside (scripts/build-wheel.py), offline.
+wheel: lib
+	@scripts/build-wheel.py $(LIB) dist
+
 header:
 	scripts/gen-header.py
 
 demo: cli
 	@$(CLI) demo
 
-test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install
+test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel
 	@echo "all tests passed"
 
 # Swift Testing only, built with the explicit import check (scripts/swift-test.sh).
@@ -108,6 +126,11 @@ test-standins: venv
 test-install: lib cli
 	scripts/test-install.sh
 
+# The wheel installed into a fresh venv outside the checkout, and the binding
+# tests against the installed package (scripts/test-wheel.sh).
+test-wheel: wheel venv
+	@scripts/test-wheel.sh
+
 bench: lib cli
 	scripts/bench.sh
 
@@ -124,14 +147,20 @@ bench-crowdnotifier: lib cli venv
 fuzz: deps
 	scripts/fuzz.sh
 
-install: lib cli
+install: lib cli share
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libencore.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libencore.so.$(MAJOR)
 	ln -sf libencore.so.$(MAJOR) $(DESTDIR)$(PREFIX)/lib/libencore.so
 	install -m 0644 include/encore.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/encore
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' support/encore.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/encore.pc
+	install -m 0644 $(SHARE)/bash-completion/completions/encore $(DESTDIR)$(PREFIX)/share/bash-completion/completions/encore
+	install -m 0644 $(SHARE)/zsh/site-functions/_encore $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_encore
+	install -m 0644 $(SHARE)/fish/vendor_completions.d/encore.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/encore.fish
+	install -m 0644 $(SHARE)/man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
-	rm -rf $(BUILD) .build
+	rm -rf $(BUILD) .build dist

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Writes the CLI's man pages from its own definitions.
+
+    scripts/gen-manpages.py ENCORE_BINARY OUT_DIR
+
+Reads `encore --experimental-dump-help` (swift-argument-parser's JSON of
+every command, argument and text) and writes OUT_DIR/encore.1 (the overview
+and the list of subcommands) and one page per subcommand, encore-<sub>.1
+(e.g. encore-sync.1), which also documents the subcommand's own subcommands
+(`encore sync run`, `encore sync plan`), so `man encore-sync` shows the
+options a user types. Our own script rather than the package's
+generate-manual plugin: the plugin needs a build of its own tool, and the
+pages must come out of `make` offline on any machine that built the CLI.
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+
+def roff(text):
+    """Escapes text for a roff line: backslashes, and a leading . or ' that roff would read as a request."""
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    # Non-ASCII as groff's Unicode escapes: the pages stay ASCII, whatever the reader's locale.
+    text = "".join(c if ord(c) < 128 else f"\\[u{ord(c):04X}]" for c in text)
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith((".", "'")):
+            line = "\\&" + line
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def paragraphs(text):
+    """The discussion as roff: blank lines become paragraph breaks, indented lines (examples) stay as typed."""
+    out = []
+    for block in text.strip().split("\n\n"):
+        lines = block.split("\n")
+        out.append(".PP")
+        for line in lines:
+            if line.startswith("  "):
+                out += [".nf", roff(line[2:]), ".fi"]
+            else:
+                out.append(roff(line))
+    return out
+
+
+def flag_names(arg):
+    names = []
+    for name in arg.get("names", []):
+        dashes = "-" if name["kind"] in ("short", "longWithSingleDash") else "--"
+        names.append(f"\\fB{roff(dashes + name['name'])}\\fR")
+    return ", ".join(names)
+
+
+def options(arguments):
+    """The OPTIONS section's entries: positionals, then options and flags, as the --help text orders them."""
+    out = []
+    for arg in arguments:
+        if not arg.get("shouldDisplay", True) or arg.get("preferredName", {}).get("name") in ("help", "version"):
+            continue
+        value = roff(arg.get("valueName", ""))
+        if arg["kind"] == "positional":
+            head = f"\\fI<{value}>\\fR"
+        elif arg["kind"] == "option":
+            head = f"{flag_names(arg)} \\fI<{value}>\\fR"
+        else:
+            head = flag_names(arg)
+        if arg.get("isRepeating"):
+            head += " ..."
+        text = arg.get("abstract", "")
+        if "defaultValue" in arg and "default" not in text:
+            text += f" (default: {arg['defaultValue']})"
+        out += [".TP", head, roff(text)]
+    return out
+
+
+def synopsis(path, command):
+    parts = [f"\\fB{' '.join(path)}\\fR"]
+    if command.get("subcommands"):
+        parts.append("\\fI<subcommand>\\fR")
+    for arg in command.get("arguments", []):
+        if not arg.get("shouldDisplay", True) or arg.get("preferredName", {}).get("name") in ("help", "version"):
+            continue
+        name = arg.get("preferredName") or {}
+        if arg["kind"] == "positional":
+            word = f"\\fI<{roff(arg.get('valueName', ''))}>\\fR"
+        else:
+            dashes = "-" if name.get("kind") == "short" else "--"
+            word = f"\\fB{roff(dashes + name.get('name', ''))}\\fR"
+            if arg["kind"] == "option":
+                word += f" \\fI<{roff(arg.get('valueName', ''))}>\\fR"
+        if arg.get("isRepeating"):
+            word += " ..."
+        parts.append(f"[{word}]" if arg.get("isOptional") else word)
+    return " ".join(parts)
+
+
+def command_body(path, command):
+    """SYNOPSIS, DESCRIPTION and OPTIONS of one command."""
+    out = [".SH SYNOPSIS", synopsis(path, command), ".SH DESCRIPTION", roff(command.get("abstract", ""))]
+    if command.get("discussion"):
+        out += paragraphs(command["discussion"])
+    entries = options(command.get("arguments", []))
+    if entries:
+        out += [".SH OPTIONS", *entries]
+    return out
+
+
+def visible(command):
+    return [c for c in command.get("subcommands", []) if c.get("shouldDisplay", True) and c["commandName"] != "help"]
+
+
+def page(name, path, command, version, date, see_also):
+    out = [f'.TH "{name.upper()}" "1" "{date}" "encore {version}" "encore manual"', ".SH NAME",
+           f"{roff(name)} \\- {roff(command.get('abstract', '').splitlines()[0] if command.get('abstract') else '')}"]
+    out += command_body(path, command)
+    subs = visible(command)
+    if subs:
+        out.append(".SH SUBCOMMANDS")
+        for sub in subs:
+            default = " (the default)" if command.get("defaultSubcommand") == sub["commandName"] else ""
+            out += [".TP", f"\\fB{roff(sub['commandName'])}\\fR", roff(sub.get("abstract", "")) + default]
+        for sub in subs:
+            # One section per subcommand, with its own synopsis and options.
+            out.append(f'.SH "{roff(" ".join(path + [sub["commandName"]]).upper())}"')
+            body = command_body(path + [sub["commandName"]], sub)
+            out += [".SS " + line[4:] if line.startswith(".SH ") else line for line in body]
+    out += [".SH SEE ALSO", ", ".join(f"\\fB{roff(s)}\\fR(1)" for s in see_also)]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: gen-manpages.py ENCORE_BINARY OUT_DIR")
+    binary, out_dir = sys.argv[1], pathlib.Path(sys.argv[2])
+    dump = json.loads(subprocess.run([binary, "--experimental-dump-help"], check=True, capture_output=True,
+                                     text=True).stdout)
+    version = subprocess.run([binary, "--version"], check=True, capture_output=True, text=True).stdout.strip()
+    root = dump["command"]
+    # No date in the pages: the version says which CLI they describe, and the build stays reproducible.
+    date = ""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    subs = visible(root)
+    names = [f"encore-{sub['commandName']}" for sub in subs]
+    (out_dir / "encore.1").write_text(page("encore", ["encore"], root, version, date, names))
+    for sub, name in zip(subs, names):
+        (out_dir / f"{name}.1").write_text(page(name, ["encore", sub["commandName"]], sub, version, date, ["encore"]))
+    print(f"man pages: {len(subs) + 1} in {out_dir}")
+
+
+if __name__ == "__main__":
+    main()
