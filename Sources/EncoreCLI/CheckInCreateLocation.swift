@@ -50,7 +50,7 @@ struct CheckInCreateLocation: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the QR code as an SVG image here.", valueName: "file"))
     var svg: String?
 
-    @Option(name: .long, help: ArgumentHelp("PNG pixels a module, 1-16 (default 8).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("PNG pixels a module, 1-16.", valueName: "n"))
     var scale: Int = QRCodeMatrix.defaultScale
 
     @Flag(name: .long, help: "Print one JSON object (url, locationId, locationIdHash, location) instead of text.")
