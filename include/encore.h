@@ -113,7 +113,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_QR_VERSION 71          /* a check-in QR code of a version encore does not know */
 #define ENCORE_ERR_QR_ENCODING 72         /* the QR code's payload is not base64url */
 #define ENCORE_ERR_QR_MALFORMED 73        /* the payload is not a QRCodePayload protobuf with a location */
-#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the rules: text over 100 characters, end before start, ... */
+#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the app's rules: an empty or multi-line text, over 255 characters, a start without an end, ... */
 #define ENCORE_ERR_QR_TOO_LARGE 75        /* the QR code is larger than any real one */
 #define ENCORE_ERR_WARNING_MALFORMED 76   /* a trace warning package's export.bin is not a TraceWarningPackage */
 #define ENCORE_ERR_CHECKIN_TIMES 77       /* check-in times that cannot be: an end before the start, a negative time */
@@ -133,6 +133,9 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_PUSH_TOKEN 90          /* a push token (or app-instance token) of the wrong form for its type */
 #define ENCORE_ERR_PUSH_MESSAGE 91        /* a push registration body that is not a PushRegistration, too large, or of an unknown type */
 #define ENCORE_ERR_PUSH_EVENT 92          /* an event name the registration rule does not know */
+
+/* Creating CWA event QR codes (the organizer side) */
+#define ENCORE_ERR_LOCATION_INVALID 100   /* a location to create that breaks the app's rules: type, text, times, default length */
 
 /* Network operations (encore_operation) */
 #define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
@@ -1264,8 +1267,8 @@ typedef struct encore_trace_location encore_trace_location;
 typedef struct encore_trace_location_info {
     uint32_t struct_size;                 /* sizeof(encore_trace_location_info), set by the caller */
     uint32_t version;                     /* QRCodePayload version (1) */
-    const char *description;              /* UTF-8, at most 100 characters; lives as long as the handle */
-    const char *address;                  /* UTF-8, at most 100 characters (may be empty) */
+    const char *description;              /* UTF-8, 1 to 255 characters, one line; lives as long as the handle */
+    const char *address;                  /* UTF-8, 1 to 255 characters, one line */
     uint64_t start_timestamp;             /* unix seconds; 0 for a permanent place */
     uint64_t end_timestamp;
     uint32_t location_type;               /* CWALocationData's type (0 when absent) */
@@ -1273,8 +1276,26 @@ typedef struct encore_trace_location_info {
     uint8_t location_id[32];              /* SHA-256("CWA-GUID" || payload as scanned) */
     uint8_t location_id_hash[32];         /* SHA-256(location_id) */
     uint64_t payload_length;              /* bytes of the QRCodePayload */
-    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out */
+    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out (CWA's rule: 900 to 85500) */
 } encore_trace_location_info;
+
+/* What an organizer enters for a new CWA event or place (the organizer
+ * side): initialise with encore_trace_location_spec_init(), then set the
+ * fields. Strings are the caller's, read during the call only. */
+typedef struct encore_trace_location_spec {
+    uint32_t struct_size;                 /* set by encore_trace_location_spec_init() */
+    uint32_t location_type;               /* CWA's TraceLocationType: places 1, 3-8; events 2, 9-12 */
+    const char *description;              /* UTF-8: not blank, at most 255 characters, one line */
+    const char *address;                  /* the same rules */
+    uint64_t start_timestamp;             /* unix seconds: an event has both, start < end; a place neither (0) */
+    uint64_t end_timestamp;
+    int32_t default_check_in_length_minutes; /* -1 (the init's value): the app's default, places 120, events 15; 0: 15; at most 1425 */
+    uint32_t reserved;                    /* 0 */
+} encore_trace_location_spec;
+
+/* Image formats of encore_trace_location_qr_image(). */
+#define ENCORE_QR_IMAGE_PNG 1             /* 8-bit greyscale PNG */
+#define ENCORE_QR_IMAGE_SVG 2             /* SVG text, one unit a module */
 
 /* The plaintext of a protected report (CheckInRecord). */
 typedef struct encore_checkin_record {
@@ -1360,9 +1381,11 @@ typedef struct encore_checkin_day {
 /* Reads a CWA event QR code (`https://e.coronawarn.app?v=1#<base64url>`,
  * padding allowed): ENCORE_ERR_QR_NOT_CWA for another code,
  * ENCORE_ERR_QR_VERSION, ENCORE_ERR_QR_ENCODING (not base64url),
- * ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID (a
- * description or address over 100 characters, an end before the start, a
- * bad seed), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
+ * ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID
+ * (what CWA's app refuses: an empty description or address, one over 255
+ * characters or of several lines, a start without an end, an end before
+ * the start, a seed not of 16 bytes; the message names the field and the
+ * rule), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
  * encore_trace_location_free(); nothing is stored. */
 encore_status encore_trace_location_parse(const char *qr_code, encore_trace_location **out);
 
@@ -1481,6 +1504,36 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit() sends such reports itself. */
 encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
+
+/* Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
+ * type 0 (set one), default_check_in_length_minutes -1 (the app's
+ * default for the type). */
+encore_status encore_trace_location_spec_init(encore_trace_location_spec *spec, size_t struct_size);
+
+/* Creates a new CWA event or place as the Corona-Warn-App does on the
+ * phone (nothing sent or stored): a fresh random 16-byte seed, CWA's
+ * presence-tracing public key, the payload read back by the guests'
+ * parser. ENCORE_ERR_LOCATION_INVALID for what the app refuses (a type
+ * outside 1-12, a blank, multi-line or over-255-character description or
+ * address, an event without a start and a later end, a place with times, a
+ * default length above 1425 minutes; the message names the field and the
+ * rule). On success *out is a location for encore_trace_location_free():
+ * encore_trace_location_get_info() has its location id,
+ * encore_trace_location_get_url() its QR code's text. */
+encore_status encore_trace_location_create(const encore_trace_location_spec *spec, encore_trace_location **out);
+
+/* The location's QR code text, `https://e.coronawarn.app?v=1#` and the
+ * payload's base64url without padding (what the apps show and a guest
+ * scans; for a parsed location, its payload as scanned), as a C string in
+ * library memory for encore_bytes_free(). */
+encore_status encore_trace_location_get_url(encore_trace_location *location, encore_bytes *out);
+
+/* The printable QR code of the location's URL, its modules drawn by
+ * libqrencode (error correction M, the quiet zone of 4 modules around):
+ * `format` ENCORE_QR_IMAGE_PNG (8-bit grey, `scale` pixels a module,
+ * 1-16; 0: 8) or ENCORE_QR_IMAGE_SVG (text; `scale` must be 0), in library
+ * memory for encore_bytes_free(). */
+encore_status encore_trace_location_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
 
 /* ==== 12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
 

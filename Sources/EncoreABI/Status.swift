@@ -66,6 +66,7 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .pushToken: return ENCORE_ERR_PUSH_TOKEN
     case .pushMessage: return ENCORE_ERR_PUSH_MESSAGE
     case .pushEvent: return ENCORE_ERR_PUSH_EVENT
+    case .locationInvalid: return ENCORE_ERR_LOCATION_INVALID
     case .operationState: return ENCORE_ERR_OPERATION_STATE
     }
 }

@@ -43,7 +43,8 @@ public struct TestStatus: Sendable, Equatable {
 /// How a submission went.
 public struct SubmissionOutcome: Sendable, Equatable {
     public var keys: Int
-    /// Check-ins whose reports went with the keys.
+    /// Check-ins shared with the keys and marked submitted (also those the
+    /// time rules left without a report).
     public var checkIns: Int
     public var submittedAt: Int64
     /// Own keys left out because their rolling start is not a UTC midnight.
@@ -216,7 +217,8 @@ public struct TestResultService: Sendable {
         let (keys, unaligned) = KeyEnrichment.enrich(own, now: now, symptoms: options.symptoms)
         guard !keys.isEmpty else { throw EncoreError(.notFound, "no own keys of the last 14 days to submit") }
         // The check-ins too (field 8), each derived, split and encrypted.
-        let checkIns = try CheckInSubmission.reports(store.checkIns(), now: now, symptoms: options.symptoms)
+        let shared = CheckInSubmission.shared(try store.checkIns(), now: now)
+        let checkIns = try CheckInSubmission.reports(shared, now: now, symptoms: options.symptoms)
         let payload = SubmissionPayload(keys: keys, visitedCountries: options.visitedCountries, consentToFederation: options.consentToFederation,
                                         submissionType: r.rapid ? 1 : 0, checkInProtectedReports: checkIns.map(\.protected))
         let tan: String
@@ -246,8 +248,9 @@ public struct TestResultService: Sendable {
             $0.submittedAt = now
             $0.submittedKeys = keys.count
         }
-        // Warnings for one's own visits are then ignored.
-        let submittedCheckIns = Array(Set(checkIns.map(\.checkIn))).sorted()
+        // Every shared check-in, reported or dropped by the time rules, is
+        // the user's own: warnings for it are then ignored.
+        let submittedCheckIns = shared.map(\.id)
         try store.markCheckInsSubmitted(submittedCheckIns)
         return SubmissionOutcome(keys: keys.count, checkIns: submittedCheckIns.count, submittedAt: now, unalignedKeys: unaligned)
     }

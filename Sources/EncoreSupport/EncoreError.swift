@@ -37,6 +37,9 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// form for its type; a push registration message that cannot be
         /// read; an event name the rule does not know.
         case pushToken, pushMessage, pushEvent
+        /// The organizer side: a location to create that breaks the app's
+        /// rules (type, description, address, times, default length).
+        case locationInvalid
         /// A network operation driven out of turn: an answer for a request
         /// it is not waiting for, a result asked before it finished.
         case operationState

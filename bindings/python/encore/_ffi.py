@@ -73,6 +73,7 @@ ENCORE_ERR_TRACE_KEYS_CONTENT_HASH = 86
 ENCORE_ERR_PUSH_TOKEN = 90
 ENCORE_ERR_PUSH_MESSAGE = 91
 ENCORE_ERR_PUSH_EVENT = 92
+ENCORE_ERR_LOCATION_INVALID = 100
 ENCORE_ERR_OPERATION_STATE = 120
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
@@ -126,6 +127,8 @@ ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS = 3
 ENCORE_SYMPTOMS_ONSET_1_2_WEEKS = 4
 ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS = 5
 ENCORE_SYMPTOMS_ONSET_DATE = 6
+ENCORE_QR_IMAGE_PNG = 1
+ENCORE_QR_IMAGE_SVG = 2
 ENCORE_CHECKIN_RISK_LOW = 1
 ENCORE_CHECKIN_RISK_HIGH = 2
 ENCORE_CHECKIN_RISK_FAILED = 3
@@ -649,6 +652,19 @@ class encore_trace_location_info(ctypes.Structure):
     ]
 
 
+class encore_trace_location_spec(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('location_type', ctypes.c_uint32),
+        ('description', ctypes.c_char_p),
+        ('address', ctypes.c_char_p),
+        ('start_timestamp', ctypes.c_uint64),
+        ('end_timestamp', ctypes.c_uint64),
+        ('default_check_in_length_minutes', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
 class encore_checkin_record(ctypes.Structure):
     _fields_ = [
         ('start_interval_number', ctypes.c_uint32),
@@ -1089,6 +1105,14 @@ FUNCTIONS = {
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
     # (store, options, now, out)
     'encore_checkin_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    # (spec, struct_size)
+    'encore_trace_location_spec_init': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.c_size_t]),
+    # (spec, out)
+    'encore_trace_location_create': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
+    # (location, out)
+    'encore_trace_location_get_url': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_bytes)]),
+    # (location, format, scale, out)
+    'encore_trace_location_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
     # (store, body, length, content_hash, content_hash_length, bundle_tag, now, summary)
     'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_trace_key_match_summary)]),
     # (store, out)
@@ -1261,6 +1285,10 @@ FALLIBLE = frozenset({
     'encore_checkin_assessment_copy_days',
     'encore_checkin_assessment_get_json',
     'encore_checkin_reports_json',
+    'encore_trace_location_spec_init',
+    'encore_trace_location_create',
+    'encore_trace_location_get_url',
+    'encore_trace_location_qr_image',
     'encore_crowdnotifier_match_trace_keys',
     'encore_crowdnotifier_trace_key_bundle_tag',
     'encore_crowdnotifier_venue_kind',
