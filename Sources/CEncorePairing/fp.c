@@ -11,7 +11,7 @@
  * needs the two extra carry words of textbook CIOS and stays in registers.
  * Deliberately not inline: gcc takes minutes on files that inline dozens of
  * fully unrolled copies, and the call costs little next to the product. */
-void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
+void enc_fp_mul_portable(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     uint64_t t[6] = {0, 0, 0, 0, 0, 0};
     ENC_UNROLL
     for (int i = 0; i < 6; i++) {
@@ -42,6 +42,26 @@ void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     uint64_t keep = 0 - br;
     ENC_UNROLL
     for (int i = 0; i < 6; i++) r->l[i] = (t[i] & keep) | (u[i] & ~keep);
+}
+
+void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
+#if ENC_HAVE_MULX_ASM
+    if (enc_fp_use_mulx) {
+        enc_fp_mul_mulx(r, a, b);
+        return;
+    }
+#endif
+    enc_fp_mul_portable(r, a, b);
+}
+
+int enc_fp_select_fast_path(int fast) {
+#if ENC_HAVE_MULX_ASM
+    enc_fp_use_mulx = fast && enc_fp_fast_path_available();
+    return enc_fp_use_mulx;
+#else
+    (void)fast;
+    return 0;
+#endif
 }
 
 void enc_fp_sqr(enc_fp *r, const enc_fp *a) { enc_fp_mul(r, a, a); }

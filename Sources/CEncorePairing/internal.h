@@ -130,8 +130,23 @@ static inline void enc_cmov_words(uint64_t *r, const uint64_t *b, size_t nwords,
 #define ENC_CMOV(dst, src, mask) \
     enc_cmov_words((uint64_t *)(void *)(dst), (const uint64_t *)(const void *)(src), sizeof(*(dst)) / 8, (mask))
 
-/* fp.c */
+/* fp.c, fp_mulx.c: the Montgomery product has two implementations, the
+ * portable C and x86-64 BMI2/ADX assembly, picked at load time (cpuid; the
+ * environment variable ENCORE_PAIRING_PORTABLE=1 forces the C).  Both are CT
+ * and give identical results. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ENC_HAVE_MULX_ASM 1
+extern int enc_fp_use_mulx;
+void enc_fp_mul_mulx(enc_fp *r, const enc_fp *a, const enc_fp *b);
+#else
+#define ENC_HAVE_MULX_ASM 0
+#endif
 void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b); /* Montgomery product, CT */
+void enc_fp_mul_portable(enc_fp *r, const enc_fp *a, const enc_fp *b);
+int enc_fp_fast_path_available(void);  /* 1 if this CPU can run the assembly */
+/* Test hook: 1 selects the assembly (if the CPU has it), 0 the portable C;
+ * returns the path now in use.  Not thread-safe: tests only. */
+int enc_fp_select_fast_path(int fast);
 void enc_fp_sqr(enc_fp *r, const enc_fp *a);
 void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs); /* public exponent */
 void enc_fp_inv(enc_fp *r, const enc_fp *a);              /* 0 -> 0 */

@@ -257,3 +257,25 @@ int h_g2_add_affine(uint8_t *out, const uint8_t *a, const uint8_t *b, const uint
     if (enc_bls_g2_is_identity(&q)) return -2;
     enc_bls_g2_add_affine(&p, &p, &q); enc_bls_g2_serialize(out, &p); return 0;
 }
+
+/* ---- the two Montgomery products (fp.c, fp_mulx.c) ---- */
+int h_select_fast_path(int fast) { return enc_fp_select_fast_path(fast); }
+int h_fast_path_available(void) { return enc_fp_fast_path_available(); }
+/* out = a * b mod p through the chosen product (fast: the assembly), on
+ * canonical 48-byte little-endian inputs below p; -1 if that path is absent */
+int h_fp_mul_with(uint8_t *out, const uint8_t *a, const uint8_t *b, int fast) {
+    enc_fp x, y, r;
+    if (enc_fp_from_bytes(&x, a) || enc_fp_from_bytes(&y, b)) return -2;
+    if (fast) {
+#if ENC_HAVE_MULX_ASM
+        if (!enc_fp_fast_path_available()) return -1;
+        enc_fp_mul_mulx(&r, &x, &y);
+#else
+        return -1;
+#endif
+    } else {
+        enc_fp_mul_portable(&r, &x, &y);
+    }
+    enc_fp_to_bytes(out, &r);
+    return 0;
+}
