@@ -209,6 +209,7 @@ int enc_bls_g2_in_subgroup_slow(const enc_g2 *a);
 
 /* pairing.c */
 void enc_bls_miller_loop(enc_fp12 *f, const enc_g1 *p, const enc_g2 *q, size_t n);
+void enc_bls_miller_loop_prepared(enc_fp12 *f, const enc_g1 *p, const enc_g2_prepared *q);
 void enc_bls_final_exp(enc_fp12 *r, const enc_fp12 *f);
 
 #endif
