@@ -44,16 +44,6 @@ void enc_fp_mul_portable(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     for (int i = 0; i < 6; i++) r->l[i] = (t[i] & keep) | (u[i] & ~keep);
 }
 
-void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
-#if ENC_HAVE_MULX_ASM
-    if (enc_fp_use_mulx) {
-        enc_fp_mul_mulx(r, a, b);
-        return;
-    }
-#endif
-    enc_fp_mul_portable(r, a, b);
-}
-
 int enc_fp_select_fast_path(int fast) {
 #if ENC_HAVE_MULX_ASM
     enc_fp_use_mulx = fast && enc_fp_fast_path_available();

@@ -46,8 +46,24 @@ static inline uint64_t enc_mask_zero(uint64_t x) {
 
 /* ------------------------------------------------------------------ Fp -- */
 
-/* add/subtract with carry on plain 64-bit words: gcc turns these into
- * adc/sbb chains, which it does not do for the equivalent __int128 code */
+/* Add/subtract with carry on 64-bit words.  On x86-64 the compilers'
+ * carry intrinsics become adc/sbb chains; the portable expressions below
+ * turn into setb/or sequences under clang, three times the instructions,
+ * and the field additions are a third of a pairing's time. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <x86intrin.h>
+static inline uint64_t enc_addc(uint64_t a, uint64_t b, uint64_t cin, uint64_t *cout) {
+    unsigned long long s;
+    *cout = _addcarry_u64((unsigned char)cin, a, b, &s);
+    return s;
+}
+
+static inline uint64_t enc_subb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *bout) {
+    unsigned long long d;
+    *bout = _subborrow_u64((unsigned char)bin, a, b, &d);
+    return d;
+}
+#else
 static inline uint64_t enc_addc(uint64_t a, uint64_t b, uint64_t cin, uint64_t *cout) {
     uint64_t s = a + cin;
     uint64_t c = s < cin;
@@ -62,6 +78,7 @@ static inline uint64_t enc_subb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *
     *bout = br | (d < bin);
     return d - bin;
 }
+#endif
 
 /* r = a + b mod p (a, b < p) */
 static inline void enc_fp_add(enc_fp *r, const enc_fp *a, const enc_fp *b) {
@@ -141,8 +158,20 @@ void enc_fp_mul_mulx(enc_fp *r, const enc_fp *a, const enc_fp *b);
 #else
 #define ENC_HAVE_MULX_ASM 0
 #endif
-void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b); /* Montgomery product, CT */
 void enc_fp_mul_portable(enc_fp *r, const enc_fp *a, const enc_fp *b);
+
+/* The Montgomery product a b / 2^384 mod p, CT.  Only the choice is inline
+ * (a well-predicted branch on a flag fixed at load time), so the callers
+ * save a call level without gcc inlining the unrolled products everywhere. */
+static inline void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
+#if ENC_HAVE_MULX_ASM
+    if (enc_fp_use_mulx) {
+        enc_fp_mul_mulx(r, a, b);
+        return;
+    }
+#endif
+    enc_fp_mul_portable(r, a, b);
+}
 int enc_fp_fast_path_available(void);  /* 1 if this CPU can run the assembly */
 /* Test hook: 1 selects the assembly (if the CPU has it), 0 the portable C;
  * returns the path now in use.  Not thread-safe: tests only. */
