@@ -228,6 +228,7 @@ void enc_fp12_frob2(enc_fp12 *r, const enc_fp12 *a);     /* a^(p^2) */
 void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *a);   /* Granger-Scott, cyclotomic a only */
 /* r = a * (l0 + l1 v + l4 v w): the shape of a Miller-loop line */
 void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *a, const enc_fp2 *l0, const enc_fp2 *l1, const enc_fp2 *l4);
+void enc_fp12_mul_line_1(enc_fp12 *r, const enc_fp12 *a, const enc_fp2 *l1, const enc_fp2 *l4); /* l0 = 1 */
 uint64_t enc_fp12_eq_mask(const enc_fp12 *a, const enc_fp12 *b);
 void enc_fp12_pow_vartime(enc_fp12 *r, const enc_fp12 *a, const uint64_t *e, size_t nlimbs); /* generic, any a */
 void enc_fp12_cyc_pow_vartime(enc_fp12 *r, const enc_fp12 *a, const uint64_t *e, size_t nlimbs);

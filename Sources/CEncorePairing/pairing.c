@@ -161,9 +161,30 @@ void enc_bls_miller_loop(enc_fp12 *f, const enc_g1 *p, const enc_g2 *q, size_t n
     enc_fp12_conj(f, f); /* z < 0 */
 }
 
-/* The same loop with Q's lines computed once: the stored coefficients are
- * exactly the ones the loop above computes, in the same order, so the two
- * agree to the bit.  Lines stored as (l0, a, b) triples of Fp2. */
+/* The same loop with Q's lines computed once, in the same order.  Each line
+ * is then divided by its constant term l0 (one batched inversion): lines
+ * matter only up to factors in Fp2, which the final exponentiation maps to
+ * 1 (r divides (p^12 - 1)/(p^2 - 1)), so the pairing is unchanged and each
+ * line product gets cheaper.  A zero l0 (a chance of about 2^-381 per line)
+ * leaves the lines unscaled; that test is the only data-dependent branch. */
+static void scale_lines(enc_g2_prepared *out) {
+    enc_fp2 prefix[ENC_BLS_G2_PREPARED_LINES], inv, t;
+    prefix[0] = out->lines[0][0];
+    for (size_t i = 1; i < ENC_BLS_G2_PREPARED_LINES; i++) enc_fp2_mul(&prefix[i], &prefix[i - 1], &out->lines[i][0]);
+    out->scaled = 0;
+    if (enc_fp2_is_zero_mask(&prefix[ENC_BLS_G2_PREPARED_LINES - 1])) return;
+    enc_fp2_inv(&inv, &prefix[ENC_BLS_G2_PREPARED_LINES - 1]);
+    for (size_t i = ENC_BLS_G2_PREPARED_LINES; i-- > 0;) {
+        enc_fp2 *l = out->lines[i];
+        if (i > 0) enc_fp2_mul(&t, &inv, &prefix[i - 1]); else t = inv; /* 1 / l0 */
+        enc_fp2_mul(&inv, &inv, &l[0]);
+        enc_fp2_mul(&l[1], &l[1], &t);
+        enc_fp2_mul(&l[2], &l[2], &t);
+        enc_fp2_one(&l[0]);
+    }
+    out->scaled = 1;
+}
+
 void enc_bls_g2_prepare(enc_g2_prepared *out, const enc_g2 *q) {
     enc_g1 pa, gen1;
     enc_g2 qa;
@@ -178,6 +199,20 @@ void enc_bls_g2_prepare(enc_g2_prepared *out, const enc_g2 *q) {
         dbl_step((line_coeffs *)(void *)out->lines[n++], &s);
         if ((ENC_BLS_Z_ABS >> i) & 1) add_step((line_coeffs *)(void *)out->lines[n++], &s);
     }
+    scale_lines(out);
+}
+
+/* f <- f * l(P) for a prepared line */
+static void apply_prepared(enc_fp12 *f, const enc_g2_prepared *q, size_t n, const enc_fp *xp, const enc_fp *yp) {
+    const line_coeffs *l = (const line_coeffs *)(const void *)q->lines[n];
+    if (q->scaled) {
+        enc_fp2 l1, l4;
+        enc_fp2_mul_fp(&l1, &l->a, xp);
+        enc_fp2_mul_fp(&l4, &l->b, yp);
+        enc_fp12_mul_line_1(f, f, &l1, &l4);
+    } else {
+        apply_line(f, l, xp, yp);
+    }
 }
 
 void enc_bls_miller_loop_prepared(enc_fp12 *f, const enc_g1 *p, const enc_g2_prepared *q) {
@@ -191,8 +226,8 @@ void enc_bls_miller_loop_prepared(enc_fp12 *f, const enc_g1 *p, const enc_g2_pre
     enc_fp12_one(f);
     for (int i = 62; i >= 0; i--) {
         if (i != 62) enc_fp12_sqr(f, f);
-        apply_line(f, (const line_coeffs *)(const void *)q->lines[n++], &pa.x, &pa.y);
-        if ((ENC_BLS_Z_ABS >> i) & 1) apply_line(f, (const line_coeffs *)(const void *)q->lines[n++], &pa.x, &pa.y);
+        apply_prepared(f, q, n++, &pa.x, &pa.y);
+        if ((ENC_BLS_Z_ABS >> i) & 1) apply_prepared(f, q, n++, &pa.x, &pa.y);
     }
     enc_fp12_one(&one);
     ENC_CMOV(f, &one, degenerate);
