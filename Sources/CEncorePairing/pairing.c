@@ -186,6 +186,10 @@ static void scale_lines(enc_g2_prepared *out) {
 }
 
 void enc_bls_g2_prepare(enc_g2_prepared *out, const enc_g2 *q) {
+    enc_bls_g2_prepare_lines(out, q, 1);
+}
+
+void enc_bls_g2_prepare_lines(enc_g2_prepared *out, const enc_g2 *q, int scale) {
     enc_g1 pa, gen1;
     enc_g2 qa;
     miller_state s;
@@ -199,7 +203,8 @@ void enc_bls_g2_prepare(enc_g2_prepared *out, const enc_g2 *q) {
         dbl_step((line_coeffs *)(void *)out->lines[n++], &s);
         if ((ENC_BLS_Z_ABS >> i) & 1) add_step((line_coeffs *)(void *)out->lines[n++], &s);
     }
-    scale_lines(out);
+    out->scaled = 0;
+    if (scale) scale_lines(out);
 }
 
 /* f <- f * l(P) for a prepared line */

@@ -82,7 +82,7 @@ class Lib:
             "h_bench_g2_mul": [cp, i], "h_bench_g1_mul": [cp, i], "h_bench_gt_pow": [cp, cp, i],
             "h_bench_g1_hash": [i], "h_bench_g1_parse": [cp, i], "h_bench_g2_parse": [cp, i],
             "h_select_fast_path": [i], "h_fast_path_available": [], "h_fp_mul_with": [cp, cp, cp, i],
-            "h_pairing_prepared": [cp, cp, cp], "h_bench_pairing_prepared": [cp, cp, i], "h_bench_g2_prepare": [cp, i],
+            "h_pairing_prepared": [cp, cp, cp, i], "h_bench_pairing_prepared": [cp, cp, i], "h_bench_g2_prepare": [cp, i],
         }.items():
             fn = getattr(c, name)
             fn.argtypes = args
@@ -186,7 +186,7 @@ class Lib:
 
     # pairing / GT
     def pairing(self, p, q): return self._ok("h_pairing", 576, p, q)
-    def pairing_prepared(self, p, q): return self._ok("h_pairing_prepared", 576, p, q)
+    def pairing_prepared(self, p, q, scale=True): return self._ok("h_pairing_prepared", 576, p, q, 1 if scale else 0)
     def pairing_pow(self, p, q, k): return self._ok("h_pairing_pow", 576, p, q, k)
 
     def multi_pairing(self, ps, qs):

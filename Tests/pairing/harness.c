@@ -281,10 +281,11 @@ int h_fp_mul_with(uint8_t *out, const uint8_t *a, const uint8_t *b, int fast) {
 }
 
 /* ---- pairings from a prepared Q (enc_bls_g2_prepare) ---- */
-int h_pairing_prepared(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+int h_pairing_prepared(uint8_t *out, const uint8_t *a, const uint8_t *b, int scale) {
     static enc_g2_prepared pq; /* 20 KB: off the stack (tests are single-threaded) */
     enc_g1 p; enc_g2 q; enc_gt g; PARSE1(p, a); PARSE2(q, b);
-    enc_bls_g2_prepare(&pq, &q);
+    enc_bls_g2_prepare_lines(&pq, &q, scale);
+    if ((int)pq.scaled != scale) return -9;
     enc_bls_pairing_prepared(&g, &p, &pq);
     enc_bls_gt_serialize(out, &g);
     return 0;

@@ -34,6 +34,7 @@ def test_prepared_pairing_matches_pymcl(lib, rng):
             p, q = rand_pair(gen)
             want = pymcl.pairing(p, q).serialize()
             assert lib.pairing_prepared(p.serialize(), q.serialize()) == want
+            assert lib.pairing_prepared(p.serialize(), q.serialize(), scale=False) == want
             assert lib.pairing(p.serialize(), q.serialize()) == want
     for _ in range(4):
         p = pymcl.G1.hash(rng.randbytes(32))
@@ -43,6 +44,7 @@ def test_prepared_pairing_matches_pymcl(lib, rng):
     assert lib.pairing_prepared(bytes(48), lib.g2_gen()) == one
     assert lib.pairing_prepared(lib.g1_gen(), bytes(96)) == one
     assert lib.pairing_prepared(bytes(48), bytes(96)) == one
+    assert lib.pairing_prepared(lib.g1_gen(), bytes(96), scale=False) == one
 
 
 def test_pairing_with_identity(lib):
