@@ -225,7 +225,9 @@ void enc_bls_miller_loop_prepared(enc_fp12 *f, const enc_g1 *p, const enc_g2_pre
     enc_fp12 one;
     size_t n = 0;
     uint64_t degenerate = enc_fp_is_zero_mask(&p->z) | q->degenerate;
-    enc_bls_g1_normalize(&pa, p);
+    /* P as parsed is affine already: skip the inversion then (a branch on
+     * P's representation only; the trace keys paired here are public) */
+    if (enc_fp_eq_mask(&p->z, &ENC_FP_ONE)) pa = *p; else enc_bls_g1_normalize(&pa, p);
     enc_bls_g1_generator(&gen1);
     ENC_CMOV(&pa, &gen1, degenerate);
     enc_fp12_one(f);

@@ -164,7 +164,8 @@ void enc_bls_pairing_pow(enc_gt *out, const enc_g1 *p, const enc_g2 *q, const en
  * sparser line products: each line is divided by its constant term, an
  * Fp2 factor that the final exponentiation removes).
  * q may be any point; the identity prepares to a value that pairs to 1.
- * Both functions are CT in their point arguments. */
+ * Both are CT in their point arguments, except that the pairing skips
+ * normalising a P that is affine already (Z = 1, as parsed). */
 #define ENC_BLS_G2_PREPARED_LINES 68
 typedef struct {
     enc_fp2 lines[ENC_BLS_G2_PREPARED_LINES][3];
