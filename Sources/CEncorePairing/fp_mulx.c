@@ -101,8 +101,33 @@ static const uint64_t p_and_pinv[7] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffff
 #define R5 "%[t5]"
 #define R6 "%[t6]"
 
+/* The result (below 2p) is in t6 t0 t1 t2 t3 t4, low to high: copy it to
+ * the registers free by now (lo, hi, the zero word t5, the a and b
+ * pointers, rdx), subtract p there, and keep the copy unless that borrowed
+ * (cmov: branch-free). */
+#define FINAL_SUB                                           \
+    "movq %[t6], %[lo]\n\t"                                 \
+    "movq %[t0], %[hi]\n\t"                                 \
+    "movq %[t1], %[t5]\n\t"                                 \
+    "movq %[t2], %[a]\n\t"                                  \
+    "movq %[t3], %[b]\n\t"                                  \
+    "movq %[t4], %%rdx\n\t"                                 \
+    "subq 0(%[p]), %[lo]\n\t"                               \
+    "sbbq 8(%[p]), %[hi]\n\t"                               \
+    "sbbq 16(%[p]), %[t5]\n\t"                              \
+    "sbbq 24(%[p]), %[a]\n\t"                               \
+    "sbbq 32(%[p]), %[b]\n\t"                               \
+    "sbbq 40(%[p]), %%rdx\n\t"                              \
+    "cmovcq %[t6], %[lo]\n\t"                               \
+    "cmovcq %[t0], %[hi]\n\t"                               \
+    "cmovcq %[t1], %[t5]\n\t"                               \
+    "cmovcq %[t2], %[a]\n\t"                                \
+    "cmovcq %[t3], %[b]\n\t"                                \
+    "cmovcq %[t4], %%rdx\n\t"
+
 void enc_fp_mul_mulx(enc_fp *r, const enc_fp *a, const enc_fp *b) {
-    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, top;
+    uint64_t ap = (uint64_t)(uintptr_t)a->l, bp = (uint64_t)(uintptr_t)b->l; /* reused for the result */
     __asm__(ROW0_MUL(R0, R1, R2, R3, R4, R5, R6)
             ROW_RED(R0, R1, R2, R3, R4, R5, R6)
             ROW_MUL(1, R1, R2, R3, R4, R5, R6, R0)
@@ -115,20 +140,17 @@ void enc_fp_mul_mulx(enc_fp *r, const enc_fp *a, const enc_fp *b) {
             ROW_RED(R4, R5, R6, R0, R1, R2, R3)
             ROW_MUL(5, R5, R6, R0, R1, R2, R3, R4)
             ROW_RED(R5, R6, R0, R1, R2, R3, R4)
+            FINAL_SUB
             : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-              [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
-            : [a] "r"(a->l), [b] "r"(b->l), [p] "r"(p_and_pinv)
-            : "rdx", "cc", "memory"); /* reads a, b and p through the pointers */
-    (void)lo;
-    (void)hi;
-    (void)t5; /* the zero word after the last row */
-    /* the result, below 2p, is t6 t0 t1 t2 t3 t4 (low to high) */
-    uint64_t v[6] = {t6, t0, t1, t2, t3, t4}, u[6], br = 0;
-    ENC_UNROLL
-    for (int i = 0; i < 6; i++) u[i] = enc_subb(v[i], enc_p_[i], br, &br);
-    uint64_t keep = 0 - br;
-    ENC_UNROLL
-    for (int i = 0; i < 6; i++) r->l[i] = (v[i] & keep) | (u[i] & ~keep);
+              [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+r"(ap), [b] "+r"(bp), "=&d"(top)
+            : [p] "r"(p_and_pinv)
+            : "cc", "memory"); /* reads a, b and p through the pointers */
+    r->l[0] = lo;
+    r->l[1] = hi;
+    r->l[2] = t5;
+    r->l[3] = ap;
+    r->l[4] = bp;
+    r->l[5] = top;
 }
 
 /* Chosen once at load time; ENCORE_PAIRING_PORTABLE=1 in the environment
