@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "EncoreRisk", dependencies: ["EncoreModel"]),
         // The protocols of the servers as requests and answers, no I/O:
         // test results and submission (and next sync).
-        .target(name: "EncoreProtocols", dependencies: ["EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        .target(name: "EncoreProtocols", dependencies: ["EncoreKeyFiles", "EncoreWire", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
         // Check-ins: CWA event registration (QR codes, warnings, presence
         // tracing risk) and CrowdNotifier (its BLS12-381 in CEncorePairing).
         .target(name: "EncoreCheckIns", dependencies: ["EncoreKeyFiles", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
