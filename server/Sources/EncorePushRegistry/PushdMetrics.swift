@@ -6,6 +6,24 @@ import EncoreProtocols
 /// without one, swift-metrics' no-op backend). Every label set is fixed
 /// and small: no token, address or free text becomes a label.
 public enum PushdMetrics {
+    // The fixed label sets' handles are made once, at first use (after
+    // the backend is bootstrapped at start): a request then costs an atomic
+    // add, not a look-up in the backend's registry.
+    static let registrationOutcomes = handles(["inserted", "updated", "takeover_refused", "deleted", "nothing_to_delete"]) {
+        Counter(label: "encore_pushd_registrations_total", dimensions: [("outcome", $0)])
+    }
+    static let refusalReasons = handles(["rate_limited", "too_large", "media_type", "unauthorized", "bad_version", "bad_message",
+                                         "bad_token", "storage_unavailable"]) {
+        Counter(label: "encore_pushd_refusals_total", dimensions: [("reason", $0)])
+    }
+    static let storageOperations = handles(["apply", "claim", "finish", "expire", "count_due", "ping"]) {
+        Timer(label: "encore_pushd_storage_seconds", dimensions: [("operation", $0)])
+    }
+
+    static func handles<T>(_ names: [String], _ make: (String) -> T) -> [String: T] {
+        Dictionary(uniqueKeysWithValues: names.map { ($0, make($0)) })
+    }
+
     /// Registration requests carried out, by what they did.
     public static func registration(_ plan: RegistrationPlan) {
         let outcome: String
@@ -16,12 +34,12 @@ public enum PushdMetrics {
         case .delete: outcome = "deleted"
         case .none: outcome = "nothing_to_delete"
         }
-        Counter(label: "encore_pushd_registrations_total", dimensions: [("outcome", outcome)]).increment()
+        registrationOutcomes[outcome]?.increment()
     }
 
-    /// Requests refused, by reason (`RegistryAnswer.reason`).
+    /// Requests refused, by reason (`RegistryAnswer.reason`, one of `refusalReasons`).
     public static func refusal(_ reason: String) {
-        Counter(label: "encore_pushd_refusals_total", dimensions: [("reason", reason)]).increment()
+        (refusalReasons[reason] ?? Counter(label: "encore_pushd_refusals_total", dimensions: [("reason", reason)])).increment()
     }
 
     /// Pushes, by APNs' answer: its status and reason (letters only, at most
@@ -53,7 +71,8 @@ public enum PushdMetrics {
 
     /// One storage operation's time, by operation.
     public static func storage(_ operation: String, seconds: Double) {
-        Timer(label: "encore_pushd_storage_seconds", dimensions: [("operation", operation)]).recordNanoseconds(Int64(max(0, seconds) * 1e9))
+        (storageOperations[operation] ?? Timer(label: "encore_pushd_storage_seconds", dimensions: [("operation", operation)]))
+            .recordNanoseconds(Int64(max(0, seconds) * 1e9))
     }
 }
 
