@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreModel"]),
         // The protocols of the servers as requests and answers, no I/O:
         // test results and submission (and next sync).
-        .target(name: "EncoreProtocols", dependencies: ["EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        .target(name: "EncoreProtocols", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
         // Check-ins: CWA event registration (QR codes, warnings, presence
         // tracing risk) and CrowdNotifier (its BLS12-381 in CEncorePairing).
         .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
