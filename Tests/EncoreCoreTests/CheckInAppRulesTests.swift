@@ -169,7 +169,7 @@ import Testing
         let qr = P.qr(P.payload())
         let long = try service.checkIn(qrCode: qr, start: now - 4 * 3600, end: now - 3 * 3600, now: now)
         let short = try service.checkIn(qrCode: qr, start: now - 2 * 3600, end: now - 2 * 3600 + 300, now: now) // 5 minutes: dropped
-        _ = try service.checkIn(qrCode: qr, start: now + 3600, end: now + 7200, now: now) // not begun: not shared
+        _ = try service.checkIn(qrCode: P.qr(P.payload(description: "Later")), start: now + 3600, end: now + 7200, now: now) // not begun: not shared
         let shared = CheckInSubmission.shared(try store.checkIns(), now: now)
         #expect(shared.map(\.id) == [long.id, short.id])
         let reports = try CheckInSubmission.reports(shared, now: now, symptoms: .noInformation)
