@@ -108,6 +108,11 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_PUSH_MESSAGE 91        /* a push registration body that is not a PushRegistration, too large, or of an unknown type */
 #define ENCORE_ERR_PUSH_EVENT 92          /* an event name the registration rule does not know */
 
+/* Rapid tests and test results (110-119) */
+#define ENCORE_ERR_TEST_CODE_HASH 110     /* a rapid test QR code whose hash does not match its content; nothing was sent */
+#define ENCORE_ERR_DOB_MISMATCH 111       /* the verification server's 403: the date-of-birth key's result differs from the test's */
+#define ENCORE_ERR_TEST_REDEEMED 112      /* the server reports the test redeemed when it is registered: it was discarded */
+
 /* Network operations (encore_operation) */
 #define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
 
