@@ -155,6 +155,11 @@ ENCORE_SYNC_STEP_HOURS = 4
 ENCORE_SYNC_STEP_DP3T = 8
 ENCORE_SYNC_STEP_WARNINGS = 16
 ENCORE_SYNC_STEP_TRACE_KEYS = 32
+ENCORE_SYNC_CONFIG_NONE = 0
+ENCORE_SYNC_CONFIG_FETCHED = 1
+ENCORE_SYNC_CONFIG_UNCHANGED = 2
+ENCORE_SYNC_CONFIG_LAST_VERIFIED = 3
+ENCORE_SYNC_CONFIG_BUILT_IN = 4
 ENCORE_PUSH_EVENT_APP_START = 0
 ENCORE_PUSH_EVENT_CHECKOUT = 1
 ENCORE_PUSH_EVENT_EN_ON = 2
@@ -809,6 +814,8 @@ class encore_sync_summary(ctypes.Structure):
         ('has_clock_offset', ctypes.c_int32),
         ('next_due_at', ctypes.c_int64),
         ('clock_offset', ctypes.c_int64),
+        ('configuration', ctypes.c_int32),
+        ('config_failures', ctypes.c_uint32),
     ]
 
 
