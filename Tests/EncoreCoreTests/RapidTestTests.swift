@@ -114,10 +114,13 @@ import Testing
         #expect(try VerificationProtocol.testResult(from: answer(200, #"{"testResult": 7, "sc": 5}"#), rapidAntigen: true).result == TestResult(value: .positive, rapid: true))
         #expect(try VerificationProtocol.testResult(from: answer(200, #"{"testResult": 7, "sc": 5}"#)).result == TestResult(value: .invalid, rapid: false))
         // 400: an unknown registration token; 403 only for the date-of-birth mismatch.
-        #expect(#expect(throws: EncoreError.self) { try VerificationProtocol.testResult(from: answer(400)) }?.kind == .serverRefused)
-        #expect(#expect(throws: EncoreError.self) { try VerificationProtocol.testResult(from: answer(403)) }?.kind == .dateOfBirthMismatch)
+        let unknown = #expect(throws: EncoreError.self) { try VerificationProtocol.testResult(from: answer(400)) }
+        #expect(unknown?.kind == .serverRefused)
+        let mismatch = #expect(throws: EncoreError.self) { try VerificationProtocol.testResult(from: answer(403)) }
+        #expect(mismatch?.kind == .dateOfBirthMismatch)
         // The TAN refused with 400 (not positive, or issued already).
-        #expect(#expect(throws: EncoreError.self) { try VerificationProtocol.tan(from: answer(400)) }?.kind == .tanRefused)
+        let refused = #expect(throws: EncoreError.self) { try VerificationProtocol.tan(from: answer(400)) }
+        #expect(refused?.kind == .tanRefused)
         let registration = #expect(throws: EncoreError.self) { try VerificationProtocol.registrationToken(from: answer(400)) }
         #expect(registration?.kind == .serverRefused && registration?.message.contains("registered already") == true)
     }
