@@ -137,6 +137,11 @@ typedef int32_t encore_status;
 /* Creating CWA event QR codes (the organizer side) */
 #define ENCORE_ERR_LOCATION_INVALID 100   /* a location to create that breaks the app's rules: type, text, times, default length */
 
+/* Rapid tests and test results (110-119) */
+#define ENCORE_ERR_TEST_CODE_HASH 110     /* a rapid test QR code whose hash does not match its content; nothing was sent */
+#define ENCORE_ERR_DOB_MISMATCH 111       /* the verification server's 403: the date-of-birth key's result differs from the test's */
+#define ENCORE_ERR_TEST_REDEEMED 112      /* the server reports the test redeemed when it is registered: it was discarded */
+
 /* Network operations (encore_operation) */
 #define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
 
@@ -1131,13 +1136,15 @@ void encore_operation_free(encore_operation *operation);
 /* ==== 10. Test results and key submission (CWA's verification and submission servers) ==== */
 
 /* What identifies a lab test. */
-#define ENCORE_TEST_KEY_QR_CODE 0    /* the test QR code's text: https://localhost/?<GUID> */
+#define ENCORE_TEST_KEY_QR_CODE 0    /* a test QR code's text: a lab test's https://localhost/?<GUID>, a rapid
+                                      * antigen test's https://s.coronawarn.app?v=1#..., a rapid PCR test's
+                                      * https://p.coronawarn.app?v=1#... (hash checked: ENCORE_ERR_TEST_CODE_HASH) */
 #define ENCORE_TEST_KEY_GUID 1       /* the GUID alone: 6-8-4-4-4-12 hex digits */
 #define ENCORE_TEST_KEY_TELETAN 2    /* a teleTAN from a hotline: 10 characters, positive by definition */
 
 typedef struct encore_test_key {
     int32_t kind;                    /* ENCORE_TEST_KEY_* */
-    uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID) */
+    uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID; a rapid test's QR code says it itself) */
     const char *value;
     const char *date_of_birth;       /* "YYYY-MM-DD" or NULL (with a GUID only) */
 } encore_test_key;
@@ -1168,7 +1175,18 @@ typedef struct encore_test_status {
     int64_t submitted_at;
     uint32_t submitted_keys;
     uint32_t reserved;
+    int32_t test_type;               /* ENCORE_TEST_TYPE_* */
+    int32_t outdated;                /* 1: a negative rapid antigen test taken more than 48 hours ago */
+    int64_t tested_at;               /* when the test was taken: the sample time, for a rapid antigen test
+                                      * until the server reports one the consent time of its QR code; -1 */
 } encore_test_status;
+
+/* Which test is registered (a rapid PCR test is a PCR test to the servers:
+ * results 0-4, submitted as a PCR test). */
+#define ENCORE_TEST_TYPE_NONE (-1)
+#define ENCORE_TEST_TYPE_PCR 0           /* a lab PCR test (QR code or GUID), or a teleTAN */
+#define ENCORE_TEST_TYPE_RAPID_ANTIGEN 1
+#define ENCORE_TEST_TYPE_RAPID_PCR 2
 
 /* What a positive user said about symptoms (the keys' transmission risk
  * and days since onset follow from it). */
@@ -1201,10 +1219,14 @@ typedef struct encore_submit_summary {
     int64_t submitted_at;
 } encore_submit_summary;
 
-/* Registers a lab test with CWA's verification server (a QR code, a GUID
- * or a teleTAN; the key and date of birth are checked before anything is
- * sent: ENCORE_ERR_TEST_KEY), and for a GUID polls its result at once. On
- * the wire the session also carries the fake requests every session has.
+/* Registers a test with CWA's verification server (a lab test's QR code
+ * or GUID, a teleTAN, or a rapid antigen or rapid PCR test's QR code; the
+ * key and date of birth are checked before anything is sent:
+ * ENCORE_ERR_TEST_KEY, and ENCORE_ERR_TEST_CODE_HASH for a rapid code
+ * whose hash does not match), and but for a teleTAN polls its result at
+ * once (ENCORE_ERR_TEST_REDEEMED, the test discarded, when the server
+ * reports it redeemed). On the wire the session also carries the fake
+ * requests every session has.
  * ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
  * `status` (may be NULL) gets where the test stands. `submission_url` may
  * be NULL (for this call and encore_test_poll()), but with it the session
@@ -1214,7 +1236,11 @@ encore_status encore_test_register(encore_store *store, encore_transport *transp
 /* Asks the verification server for the registered test's result (one
  * poll, whether due or not: status->next_poll_at says when one is due) and
  * stores it. status->notify is 1 in the one call that brings a new final
- * result. ENCORE_ERR_NOT_REGISTERED without a test. */
+ * result. ENCORE_ERR_NOT_REGISTERED without a test; ENCORE_ERR_DOB_MISMATCH
+ * when the server answers 403 (the result under the date of birth differs);
+ * ENCORE_ERR_SERVER_REFUSED when it answers 400 (it does not know the
+ * registration token) for a test registered up to 21 days ago, while for an
+ * older one the 400 means redeemed (the server deleted it). */
 encore_status encore_test_poll(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, int64_t now, encore_test_status *status);
 
 /* The poll of encore_test_poll() as an operation the host drives with its
@@ -1691,7 +1717,20 @@ typedef struct encore_sync_summary {
     int32_t has_clock_offset;
     int64_t next_due_at;
     int64_t clock_offset;     /* the server's clock minus this device's, seconds */
+    int32_t configuration;    /* ENCORE_SYNC_CONFIG_*: the app configuration the sync went on with */
+    uint32_t config_failures; /* failed fetches of the configuration in a row (its own backoff) */
 } encore_sync_summary;
+
+/* Which app configuration a CWA sync went on with (the JSON's
+ * "configuration" says why). When the configuration cannot be fetched or
+ * verified, key packages and trace warnings are still synced and checked,
+ * with the last verified configuration or the built-in one; the failure
+ * counts for the configuration's own backoff, not the sync's. */
+#define ENCORE_SYNC_CONFIG_NONE 0          /* no CWA sync ran */
+#define ENCORE_SYNC_CONFIG_FETCHED 1       /* a new configuration was fetched and verified */
+#define ENCORE_SYNC_CONFIG_UNCHANGED 2     /* the stored one is current (304) */
+#define ENCORE_SYNC_CONFIG_LAST_VERIFIED 3 /* not fetched: the last verified one was used */
+#define ENCORE_SYNC_CONFIG_BUILT_IN 4      /* not fetched, none stored: the built-in values were used */
 
 /* Fills *options with the defaults (a user-triggered sync on an unmetered
  * network, country EUR, the check after new data, a 480 s budget) for a

@@ -46,6 +46,9 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .notPositive: return ENCORE_ERR_NOT_POSITIVE
     case .tanRefused: return ENCORE_ERR_TAN_REFUSED
     case .alreadySubmitted: return ENCORE_ERR_ALREADY_SUBMITTED
+    case .testCodeHash: return ENCORE_ERR_TEST_CODE_HASH
+    case .dateOfBirthMismatch: return ENCORE_ERR_DOB_MISMATCH
+    case .testRedeemed: return ENCORE_ERR_TEST_REDEEMED
     case .qrNotCWA: return ENCORE_ERR_QR_NOT_CWA
     case .qrVersion: return ENCORE_ERR_QR_VERSION
     case .qrEncoding: return ENCORE_ERR_QR_ENCODING

@@ -74,6 +74,9 @@ ENCORE_ERR_PUSH_TOKEN = 90
 ENCORE_ERR_PUSH_MESSAGE = 91
 ENCORE_ERR_PUSH_EVENT = 92
 ENCORE_ERR_LOCATION_INVALID = 100
+ENCORE_ERR_TEST_CODE_HASH = 110
+ENCORE_ERR_DOB_MISMATCH = 111
+ENCORE_ERR_TEST_REDEEMED = 112
 ENCORE_ERR_OPERATION_STATE = 120
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
@@ -120,6 +123,10 @@ ENCORE_TEST_RESULT_NEGATIVE = 1
 ENCORE_TEST_RESULT_POSITIVE = 2
 ENCORE_TEST_RESULT_INVALID = 3
 ENCORE_TEST_RESULT_REDEEMED = 4
+ENCORE_TEST_TYPE_NONE = -1
+ENCORE_TEST_TYPE_PCR = 0
+ENCORE_TEST_TYPE_RAPID_ANTIGEN = 1
+ENCORE_TEST_TYPE_RAPID_PCR = 2
 ENCORE_SYMPTOMS_NO_INFORMATION = 0
 ENCORE_SYMPTOMS_NONE = 1
 ENCORE_SYMPTOMS_ONSET_UNKNOWN = 2
@@ -151,6 +158,11 @@ ENCORE_SYNC_STEP_HOURS = 4
 ENCORE_SYNC_STEP_DP3T = 8
 ENCORE_SYNC_STEP_WARNINGS = 16
 ENCORE_SYNC_STEP_TRACE_KEYS = 32
+ENCORE_SYNC_CONFIG_NONE = 0
+ENCORE_SYNC_CONFIG_FETCHED = 1
+ENCORE_SYNC_CONFIG_UNCHANGED = 2
+ENCORE_SYNC_CONFIG_LAST_VERIFIED = 3
+ENCORE_SYNC_CONFIG_BUILT_IN = 4
 ENCORE_PUSH_EVENT_APP_START = 0
 ENCORE_PUSH_EVENT_CHECKOUT = 1
 ENCORE_PUSH_EVENT_EN_ON = 2
@@ -606,6 +618,9 @@ class encore_test_status(ctypes.Structure):
         ('submitted_at', ctypes.c_int64),
         ('submitted_keys', ctypes.c_uint32),
         ('reserved', ctypes.c_uint32),
+        ('test_type', ctypes.c_int32),
+        ('outdated', ctypes.c_int32),
+        ('tested_at', ctypes.c_int64),
     ]
 
 
@@ -815,6 +830,8 @@ class encore_sync_summary(ctypes.Structure):
         ('has_clock_offset', ctypes.c_int32),
         ('next_due_at', ctypes.c_int64),
         ('clock_offset', ctypes.c_int64),
+        ('configuration', ctypes.c_int32),
+        ('config_failures', ctypes.c_uint32),
     ]
 
 
