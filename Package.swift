@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // crypto_secretbox (XSalsa20-Poly1305) of CrowdNotifier (Debian: libsodium-dev).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        // The modules of an organizer's printable check-in QR code (Debian: libqrencode-dev).
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
         .target(name: "CEncoreProto", dependencies: ["CProtobufC"]),
@@ -71,10 +73,10 @@ let package = Package(
         .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreModel"]),
         // The protocols of the servers as requests and answers, no I/O:
         // test results and submission (and next sync).
-        .target(name: "EncoreProtocols", dependencies: ["EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        .target(name: "EncoreProtocols", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
         // Check-ins: CWA event registration (QR codes, warnings, presence
         // tracing risk) and CrowdNotifier (its BLS12-381 in CEncorePairing).
-        .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
+        .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
         .target(name: "EncoreServices", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles",
                                                       "EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
         .target(name: "EncoreCore", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles", "EncoreStorage",

@@ -35,15 +35,18 @@ private let index: LocationIndex = {
 
 /// What a parsed location must satisfy whatever the input was.
 private func checkLocation(_ l: TraceLocation) {
-    guard l.description.utf16.count <= CheckInQRCode.maxTextLength, l.address.utf16.count <= CheckInQRCode.maxTextLength else {
-        fatalError("a location with a text over \(CheckInQRCode.maxTextLength) characters was accepted")
+    for text in [l.description, l.address] {
+        guard !text.isEmpty, text.utf16.count <= CheckInLocationRules.maxTextLength, !text.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" }) else {
+            fatalError("a location with an empty, multi-line or over-\(CheckInLocationRules.maxTextLength)-character text was accepted")
+        }
     }
     guard l.endTimestamp == 0 || l.endTimestamp >= l.startTimestamp else { fatalError("a location that ends before it starts was accepted") }
+    guard l.startTimestamp == 0 || l.endTimestamp != 0 else { fatalError("a location with a start and no end was accepted") }
     guard l.locationId == CheckInCrypto.locationId(payload: l.payload), l.locationIdHash == CheckInCrypto.locationIdHash(l.locationId) else {
         fatalError("the location's ids are not those of its payload")
     }
-    let length = l.automaticLength(checkInAt: 1_700_000_000)
-    guard (60 ... 86_400).contains(length) else { fatalError("automatic length \(length) out of its bounds") }
+    let length = l.defaultCheckInMinutes
+    guard (15 ... 1425).contains(length), length % 15 == 0 else { fatalError("default check-in length \(length) out of its bounds") }
     // The payload's text form reads back to the same location (when it fits
     // a QR code: a payload near the byte limit is longer as text).
     guard CheckInQRCode.text(payload: l.payload).utf8.count <= CheckInQRCode.maxTextBytes else { return }

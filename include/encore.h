@@ -113,7 +113,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_QR_VERSION 71          /* a check-in QR code of a version encore does not know */
 #define ENCORE_ERR_QR_ENCODING 72         /* the QR code's payload is not base64url */
 #define ENCORE_ERR_QR_MALFORMED 73        /* the payload is not a QRCodePayload protobuf with a location */
-#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the rules: text over 100 characters, end before start, ... */
+#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the app's rules: an empty or multi-line text, over 255 characters, a start without an end, ... */
 #define ENCORE_ERR_QR_TOO_LARGE 75        /* the QR code is larger than any real one */
 #define ENCORE_ERR_WARNING_MALFORMED 76   /* a trace warning package's export.bin is not a TraceWarningPackage */
 #define ENCORE_ERR_CHECKIN_TIMES 77       /* check-in times that cannot be: an end before the start, a negative time */
@@ -133,6 +133,14 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_PUSH_TOKEN 90          /* a push token (or app-instance token) of the wrong form for its type */
 #define ENCORE_ERR_PUSH_MESSAGE 91        /* a push registration body that is not a PushRegistration, too large, or of an unknown type */
 #define ENCORE_ERR_PUSH_EVENT 92          /* an event name the registration rule does not know */
+
+/* Creating CWA event QR codes (the organizer side) */
+#define ENCORE_ERR_LOCATION_INVALID 100   /* a location to create that breaks the app's rules: type, text, times, default length */
+
+/* Rapid tests and test results (110-119) */
+#define ENCORE_ERR_TEST_CODE_HASH 110     /* a rapid test QR code whose hash does not match its content; nothing was sent */
+#define ENCORE_ERR_DOB_MISMATCH 111       /* the verification server's 403: the date-of-birth key's result differs from the test's */
+#define ENCORE_ERR_TEST_REDEEMED 112      /* the server reports the test redeemed when it is registered: it was discarded */
 
 /* Network operations (encore_operation) */
 #define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
@@ -1128,13 +1136,15 @@ void encore_operation_free(encore_operation *operation);
 /* ==== 10. Test results and key submission (CWA's verification and submission servers) ==== */
 
 /* What identifies a lab test. */
-#define ENCORE_TEST_KEY_QR_CODE 0    /* the test QR code's text: https://localhost/?<GUID> */
+#define ENCORE_TEST_KEY_QR_CODE 0    /* a test QR code's text: a lab test's https://localhost/?<GUID>, a rapid
+                                      * antigen test's https://s.coronawarn.app?v=1#..., a rapid PCR test's
+                                      * https://p.coronawarn.app?v=1#... (hash checked: ENCORE_ERR_TEST_CODE_HASH) */
 #define ENCORE_TEST_KEY_GUID 1       /* the GUID alone: 6-8-4-4-4-12 hex digits */
 #define ENCORE_TEST_KEY_TELETAN 2    /* a teleTAN from a hotline: 10 characters, positive by definition */
 
 typedef struct encore_test_key {
     int32_t kind;                    /* ENCORE_TEST_KEY_* */
-    uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID) */
+    uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID; a rapid test's QR code says it itself) */
     const char *value;
     const char *date_of_birth;       /* "YYYY-MM-DD" or NULL (with a GUID only) */
 } encore_test_key;
@@ -1165,7 +1175,18 @@ typedef struct encore_test_status {
     int64_t submitted_at;
     uint32_t submitted_keys;
     uint32_t reserved;
+    int32_t test_type;               /* ENCORE_TEST_TYPE_* */
+    int32_t outdated;                /* 1: a negative rapid antigen test taken more than 48 hours ago */
+    int64_t tested_at;               /* when the test was taken: the sample time, for a rapid antigen test
+                                      * until the server reports one the consent time of its QR code; -1 */
 } encore_test_status;
+
+/* Which test is registered (a rapid PCR test is a PCR test to the servers:
+ * results 0-4, submitted as a PCR test). */
+#define ENCORE_TEST_TYPE_NONE (-1)
+#define ENCORE_TEST_TYPE_PCR 0           /* a lab PCR test (QR code or GUID), or a teleTAN */
+#define ENCORE_TEST_TYPE_RAPID_ANTIGEN 1
+#define ENCORE_TEST_TYPE_RAPID_PCR 2
 
 /* What a positive user said about symptoms (the keys' transmission risk
  * and days since onset follow from it). */
@@ -1198,10 +1219,14 @@ typedef struct encore_submit_summary {
     int64_t submitted_at;
 } encore_submit_summary;
 
-/* Registers a lab test with CWA's verification server (a QR code, a GUID
- * or a teleTAN; the key and date of birth are checked before anything is
- * sent: ENCORE_ERR_TEST_KEY), and for a GUID polls its result at once. On
- * the wire the session also carries the fake requests every session has.
+/* Registers a test with CWA's verification server (a lab test's QR code
+ * or GUID, a teleTAN, or a rapid antigen or rapid PCR test's QR code; the
+ * key and date of birth are checked before anything is sent:
+ * ENCORE_ERR_TEST_KEY, and ENCORE_ERR_TEST_CODE_HASH for a rapid code
+ * whose hash does not match), and but for a teleTAN polls its result at
+ * once (ENCORE_ERR_TEST_REDEEMED, the test discarded, when the server
+ * reports it redeemed). On the wire the session also carries the fake
+ * requests every session has.
  * ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
  * `status` (may be NULL) gets where the test stands. `submission_url` may
  * be NULL (for this call and encore_test_poll()), but with it the session
@@ -1211,7 +1236,11 @@ encore_status encore_test_register(encore_store *store, encore_transport *transp
 /* Asks the verification server for the registered test's result (one
  * poll, whether due or not: status->next_poll_at says when one is due) and
  * stores it. status->notify is 1 in the one call that brings a new final
- * result. ENCORE_ERR_NOT_REGISTERED without a test. */
+ * result. ENCORE_ERR_NOT_REGISTERED without a test; ENCORE_ERR_DOB_MISMATCH
+ * when the server answers 403 (the result under the date of birth differs);
+ * ENCORE_ERR_SERVER_REFUSED when it answers 400 (it does not know the
+ * registration token) for a test registered up to 21 days ago, while for an
+ * older one the 400 means redeemed (the server deleted it). */
 encore_status encore_test_poll(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, int64_t now, encore_test_status *status);
 
 /* The poll of encore_test_poll() as an operation the host drives with its
@@ -1264,8 +1293,8 @@ typedef struct encore_trace_location encore_trace_location;
 typedef struct encore_trace_location_info {
     uint32_t struct_size;                 /* sizeof(encore_trace_location_info), set by the caller */
     uint32_t version;                     /* QRCodePayload version (1) */
-    const char *description;              /* UTF-8, at most 100 characters; lives as long as the handle */
-    const char *address;                  /* UTF-8, at most 100 characters (may be empty) */
+    const char *description;              /* UTF-8, 1 to 255 characters, one line; lives as long as the handle */
+    const char *address;                  /* UTF-8, 1 to 255 characters, one line */
     uint64_t start_timestamp;             /* unix seconds; 0 for a permanent place */
     uint64_t end_timestamp;
     uint32_t location_type;               /* CWALocationData's type (0 when absent) */
@@ -1273,8 +1302,26 @@ typedef struct encore_trace_location_info {
     uint8_t location_id[32];              /* SHA-256("CWA-GUID" || payload as scanned) */
     uint8_t location_id_hash[32];         /* SHA-256(location_id) */
     uint64_t payload_length;              /* bytes of the QRCodePayload */
-    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out */
+    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out (CWA's rule: 900 to 85500) */
 } encore_trace_location_info;
+
+/* What an organizer enters for a new CWA event or place (the organizer
+ * side): initialise with encore_trace_location_spec_init(), then set the
+ * fields. Strings are the caller's, read during the call only. */
+typedef struct encore_trace_location_spec {
+    uint32_t struct_size;                 /* set by encore_trace_location_spec_init() */
+    uint32_t location_type;               /* CWA's TraceLocationType: places 1, 3-8; events 2, 9-12 */
+    const char *description;              /* UTF-8: not blank, at most 255 characters, one line */
+    const char *address;                  /* the same rules */
+    uint64_t start_timestamp;             /* unix seconds: an event has both, start < end; a place neither (0) */
+    uint64_t end_timestamp;
+    int32_t default_check_in_length_minutes; /* -1 (the init's value): the app's default, places 120, events 15; 0: 15; at most 1425 */
+    uint32_t reserved;                    /* 0 */
+} encore_trace_location_spec;
+
+/* Image formats of encore_trace_location_qr_image(). */
+#define ENCORE_QR_IMAGE_PNG 1             /* 8-bit greyscale PNG */
+#define ENCORE_QR_IMAGE_SVG 2             /* SVG text, one unit a module */
 
 /* The plaintext of a protected report (CheckInRecord). */
 typedef struct encore_checkin_record {
@@ -1360,9 +1407,11 @@ typedef struct encore_checkin_day {
 /* Reads a CWA event QR code (`https://e.coronawarn.app?v=1#<base64url>`,
  * padding allowed): ENCORE_ERR_QR_NOT_CWA for another code,
  * ENCORE_ERR_QR_VERSION, ENCORE_ERR_QR_ENCODING (not base64url),
- * ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID (a
- * description or address over 100 characters, an end before the start, a
- * bad seed), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
+ * ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID
+ * (what CWA's app refuses: an empty description or address, one over 255
+ * characters or of several lines, a start without an end, an end before
+ * the start, a seed not of 16 bytes; the message names the field and the
+ * rule), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
  * encore_trace_location_free(); nothing is stored. */
 encore_status encore_trace_location_parse(const char *qr_code, encore_trace_location **out);
 
@@ -1481,6 +1530,36 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit() sends such reports itself. */
 encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
+
+/* Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
+ * type 0 (set one), default_check_in_length_minutes -1 (the app's
+ * default for the type). */
+encore_status encore_trace_location_spec_init(encore_trace_location_spec *spec, size_t struct_size);
+
+/* Creates a new CWA event or place as the Corona-Warn-App does on the
+ * phone (nothing sent or stored): a fresh random 16-byte seed, CWA's
+ * presence-tracing public key, the payload read back by the guests'
+ * parser. ENCORE_ERR_LOCATION_INVALID for what the app refuses (a type
+ * outside 1-12, a blank, multi-line or over-255-character description or
+ * address, an event without a start and a later end, a place with times, a
+ * default length above 1425 minutes; the message names the field and the
+ * rule). On success *out is a location for encore_trace_location_free():
+ * encore_trace_location_get_info() has its location id,
+ * encore_trace_location_get_url() its QR code's text. */
+encore_status encore_trace_location_create(const encore_trace_location_spec *spec, encore_trace_location **out);
+
+/* The location's QR code text, `https://e.coronawarn.app?v=1#` and the
+ * payload's base64url without padding (what the apps show and a guest
+ * scans; for a parsed location, its payload as scanned), as a C string in
+ * library memory for encore_bytes_free(). */
+encore_status encore_trace_location_get_url(encore_trace_location *location, encore_bytes *out);
+
+/* The printable QR code of the location's URL, its modules drawn by
+ * libqrencode (error correction M, the quiet zone of 4 modules around):
+ * `format` ENCORE_QR_IMAGE_PNG (8-bit grey, `scale` pixels a module,
+ * 1-16; 0: 8) or ENCORE_QR_IMAGE_SVG (text; `scale` must be 0), in library
+ * memory for encore_bytes_free(). */
+encore_status encore_trace_location_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
 
 /* ==== 12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
 
@@ -1638,7 +1717,20 @@ typedef struct encore_sync_summary {
     int32_t has_clock_offset;
     int64_t next_due_at;
     int64_t clock_offset;     /* the server's clock minus this device's, seconds */
+    int32_t configuration;    /* ENCORE_SYNC_CONFIG_*: the app configuration the sync went on with */
+    uint32_t config_failures; /* failed fetches of the configuration in a row (its own backoff) */
 } encore_sync_summary;
+
+/* Which app configuration a CWA sync went on with (the JSON's
+ * "configuration" says why). When the configuration cannot be fetched or
+ * verified, key packages and trace warnings are still synced and checked,
+ * with the last verified configuration or the built-in one; the failure
+ * counts for the configuration's own backoff, not the sync's. */
+#define ENCORE_SYNC_CONFIG_NONE 0          /* no CWA sync ran */
+#define ENCORE_SYNC_CONFIG_FETCHED 1       /* a new configuration was fetched and verified */
+#define ENCORE_SYNC_CONFIG_UNCHANGED 2     /* the stored one is current (304) */
+#define ENCORE_SYNC_CONFIG_LAST_VERIFIED 3 /* not fetched: the last verified one was used */
+#define ENCORE_SYNC_CONFIG_BUILT_IN 4      /* not fetched, none stored: the built-in values were used */
 
 /* Fills *options with the defaults (a user-triggered sync on an unmetered
  * network, country EUR, the check after new data, a 480 s budget) for a

@@ -3,7 +3,7 @@
 # Safe to run repeatedly: it does nothing when everything is there.
 set -euo pipefail
 need=()
-for p in libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql valgrind strace gcc g++; do
+for p in libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql valgrind strace gcc g++; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
 done
 if ((${#need[@]})); then

@@ -47,7 +47,7 @@ SECTIONS = [
      ["OperationAPI.swift"]),
     ("Test results and key submission (CWA's verification and submission servers)", "encore_test_types.h",
      ["TestResultAPI.swift"]),
-    ("Check-ins: CWA event registration and CrowdNotifier", "encore_checkin_types.h", ["CheckInAPI.swift"]),
+    ("Check-ins: CWA event registration and CrowdNotifier", "encore_checkin_types.h", ["CheckInAPI.swift", "CheckInCreateAPI.swift"]),
     ("CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side", "encore_crowdnotifier_types.h",
      ["CrowdNotifierAPI.swift"]),
     ("Background sync: the key package cache, the app configuration, DP-3T, the planner", "encore_sync_types.h",

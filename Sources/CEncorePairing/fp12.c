@@ -139,6 +139,24 @@ void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *x, const enc_fp2 *l0, const 
     enc_fp6_add(&r->a, &t0, &t1);
 }
 
+/* r = a * (1 + l1 v + l4 v w), a line scaled to a constant term of 1
+ * (prepared lines): 9 Fp2 products instead of the 13 above */
+void enc_fp12_mul_line_1(enc_fp12 *r, const enc_fp12 *x, const enc_fp2 *l1, const enc_fp2 *l4) {
+    enc_fp6 t0, t1, s, u;
+    enc_fp2 m;
+    enc_fp6_mul_1(&t0, &x->a, l1);
+    enc_fp6_add(&t0, &t0, &x->a);
+    enc_fp6_mul_1(&t1, &x->b, l4);
+    enc_fp6_add(&s, &x->a, &x->b);
+    enc_fp2_add(&m, l1, l4);
+    enc_fp6_mul_1(&u, &s, &m);
+    enc_fp6_add(&s, &s, &u);
+    enc_fp6_sub(&s, &s, &t0);
+    enc_fp6_sub(&r->b, &s, &t1);
+    enc_fp6_mul_v(&t1, &t1);
+    enc_fp6_add(&r->a, &t0, &t1);
+}
+
 uint64_t enc_fp12_eq_mask(const enc_fp12 *a, const enc_fp12 *b) {
     const enc_fp *x = &a->a.a.a, *y = &b->a.a.a;
     uint64_t m = ~(uint64_t)0;

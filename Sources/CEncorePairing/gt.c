@@ -11,6 +11,12 @@ void enc_bls_multi_pairing(enc_gt *out, const enc_g1 *p, const enc_g2 *q, size_t
     enc_bls_final_exp(&out->f, &f);
 }
 
+void enc_bls_pairing_prepared(enc_gt *out, const enc_g1 *p, const enc_g2_prepared *q) {
+    enc_fp12 f;
+    enc_bls_miller_loop_prepared(&f, p, q);
+    enc_bls_final_exp(&out->f, &f);
+}
+
 /* e(P, Q)^k = e(kP, Q): a G1 ladder is far cheaper than a GT power */
 void enc_bls_pairing_pow(enc_gt *out, const enc_g1 *p, const enc_g2 *q, const enc_fr *k) {
     enc_g1 kp;

@@ -61,9 +61,11 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// Reads a CWA event QR code (`https://e.coronawarn.app?v=1#<base64url>`,
 /// padding allowed): ENCORE_ERR_QR_NOT_CWA for another code,
 /// ENCORE_ERR_QR_VERSION, ENCORE_ERR_QR_ENCODING (not base64url),
-/// ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID (a
-/// description or address over 100 characters, an end before the start, a
-/// bad seed), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
+/// ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID
+/// (what CWA's app refuses: an empty description or address, one over 255
+/// characters or of several lines, a start without an end, an end before
+/// the start, a seed not of 16 bytes; the message names the field and the
+/// rule), ENCORE_ERR_QR_TOO_LARGE. On success *out is a location for
 /// encore_trace_location_free(); nothing is stored.
 @c public func encore_trace_location_parse(_ qr_code: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
     guarded {
@@ -96,7 +98,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
         copy32(l.locationId, into: &i.location_id)
         copy32(l.locationIdHash, into: &i.location_id_hash)
         i.payload_length = UInt64(l.payload.count)
-        i.automatic_length_seconds = l.automaticLength(checkInAt: Int64(clamping: l.startTimestamp))
+        i.automatic_length_seconds = l.defaultCheckInSeconds
         try writeOutput(i, to: info, "info")
     }
 }

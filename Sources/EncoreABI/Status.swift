@@ -46,6 +46,9 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .notPositive: return ENCORE_ERR_NOT_POSITIVE
     case .tanRefused: return ENCORE_ERR_TAN_REFUSED
     case .alreadySubmitted: return ENCORE_ERR_ALREADY_SUBMITTED
+    case .testCodeHash: return ENCORE_ERR_TEST_CODE_HASH
+    case .dateOfBirthMismatch: return ENCORE_ERR_DOB_MISMATCH
+    case .testRedeemed: return ENCORE_ERR_TEST_REDEEMED
     case .qrNotCWA: return ENCORE_ERR_QR_NOT_CWA
     case .qrVersion: return ENCORE_ERR_QR_VERSION
     case .qrEncoding: return ENCORE_ERR_QR_ENCODING
@@ -66,6 +69,7 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .pushToken: return ENCORE_ERR_PUSH_TOKEN
     case .pushMessage: return ENCORE_ERR_PUSH_MESSAGE
     case .pushEvent: return ENCORE_ERR_PUSH_EVENT
+    case .locationInvalid: return ENCORE_ERR_LOCATION_INVALID
     case .operationState: return ENCORE_ERR_OPERATION_STATE
     }
 }

@@ -23,13 +23,25 @@ extension encore_test_status {
         next_poll_at = s.nextPollAt ?? -1
         submitted_at = s.submittedAt ?? -1
         submitted_keys = UInt32(clamping: s.submittedKeys ?? 0)
+        switch s.testType {
+        case nil: test_type = ENCORE_TEST_TYPE_NONE
+        case RapidTestCode.Kind.rapidAntigen.rawValue?: test_type = ENCORE_TEST_TYPE_RAPID_ANTIGEN
+        case RapidTestCode.Kind.rapidPCR.rawValue?: test_type = ENCORE_TEST_TYPE_RAPID_PCR
+        default: test_type = ENCORE_TEST_TYPE_PCR
+        }
+        outdated = s.outdated ? 1 : 0
+        tested_at = s.testedAt ?? -1
     }
 }
 
-/// Registers a lab test with CWA's verification server (a QR code, a GUID
-/// or a teleTAN; the key and date of birth are checked before anything is
-/// sent: ENCORE_ERR_TEST_KEY), and for a GUID polls its result at once. On
-/// the wire the session also carries the fake requests every session has.
+/// Registers a test with CWA's verification server (a lab test's QR code
+/// or GUID, a teleTAN, or a rapid antigen or rapid PCR test's QR code; the
+/// key and date of birth are checked before anything is sent:
+/// ENCORE_ERR_TEST_KEY, and ENCORE_ERR_TEST_CODE_HASH for a rapid code
+/// whose hash does not match), and but for a teleTAN polls its result at
+/// once (ENCORE_ERR_TEST_REDEEMED, the test discarded, when the server
+/// reports it redeemed). On the wire the session also carries the fake
+/// requests every session has.
 /// ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
 /// `status` (may be NULL) gets where the test stands. `submission_url` may
 /// be NULL (for this call and encore_test_poll()), but with it the session
@@ -56,7 +68,11 @@ extension encore_test_status {
 /// Asks the verification server for the registered test's result (one
 /// poll, whether due or not: status->next_poll_at says when one is due) and
 /// stores it. status->notify is 1 in the one call that brings a new final
-/// result. ENCORE_ERR_NOT_REGISTERED without a test.
+/// result. ENCORE_ERR_NOT_REGISTERED without a test; ENCORE_ERR_DOB_MISMATCH
+/// when the server answers 403 (the result under the date of birth differs);
+/// ENCORE_ERR_SERVER_REFUSED when it answers 400 (it does not know the
+/// registration token) for a test registered up to 21 days ago, while for an
+/// older one the 400 means redeemed (the server deleted it).
 @c public func encore_test_poll(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
         let s = try testService(store, transport, verification_url, submission_url).poll(now: now)

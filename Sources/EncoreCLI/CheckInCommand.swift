@@ -9,11 +9,13 @@ struct CheckInCommand: CommandGroup {
         discussion: """
             Check-ins are kept in the encrypted store and deleted 10 days after they end. A QR code \
             that cannot be used (not a CWA event code, a wrong version, bad base64, a malformed \
-            payload, a description or address over 100 characters, an end before the start) exits 1 \
-            with one line on stderr saying which.
+            payload, or what the Corona-Warn-App refuses: an empty description or address, one over \
+            255 characters or of several lines, a start without an end, an end before the start, a \
+            seed not of 16 bytes) exits 1 with one line on stderr saying which field broke which rule. \
+            create-location makes the QR code of one's own event or place.
 
             """ + StoreArguments.keyHelp,
-        subcommands: [CheckInAdd.self, CheckInEnd.self, CheckInDelete.self, CheckInList.self, CheckInMatchCommand.self, CheckInReport.self]
+        subcommands: [CheckInAdd.self, CheckInCreateLocation.self, CheckInEnd.self, CheckInDelete.self, CheckInList.self, CheckInMatchCommand.self, CheckInReport.self]
     )
 }
 
@@ -32,8 +34,11 @@ struct CheckInAdd: ParsableCommand {
         commandName: "add",
         abstract: "Check in at the place of a CWA, SwissCovid or NotifyMe QR code; prints the check-in's id.",
         discussion: """
-            Without --end the check-in stays open until the location's default length has passed \
-            (the QR code's, else until the event ends, else two hours), then closes by itself.
+            Without --end the check-in stays open until the location's default length has passed, \
+            then closes by itself: as the Corona-Warn-App computes it, the QR code's default length, \
+            else the event's length, rounded to the nearest 15 minutes and kept within 15 minutes \
+            and 23:45 h (15 minutes with neither). SwissCovid and NotifyMe venues: their automatic \
+            check-out delay, else until the validity ends, else two hours.
 
             Example:
               encore checkin add --db client.db --qr 'https://e.coronawarn.app?v=1#CAESJQgB…' --start 2026-11-25T18:00:00Z

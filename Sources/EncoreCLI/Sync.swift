@@ -105,8 +105,12 @@ struct SyncRun: ParsableCommand {
             is stored in one transaction, so a sync killed at any moment keeps only verified packages \
             and the next one resumes. Revoked packages are deleted and fetched again; packages older \
             than 14 days are purged. --json prints {"fetched": [...], "deleted": N, "revoked": N, \
-            "check": {...}|null, "nextDueAt": T, ...}. Exit status: 0 synced (or nothing due); 1 a \
-            server or the store failed (counted for the backoff); 2 usage errors.
+            "check": {...}|null, "nextDueAt": T, "configuration": {"used": "fetched"|"unchanged"|"last-verified"|"built-in", \
+            "reason": "..."|null, "failures": N}|null, ...}. A configuration that cannot be fetched or verified \
+            (404, 5xx, a bad signature) does not stop the sync: the packages are fetched and checked with the \
+            last verified configuration or the built-in one, and the configuration alone backs off. \
+            Exit status: 0 synced (or nothing due); 1 a server or the store failed (counted for the backoff); \
+            2 usage errors.
 
             Examples:
               encore sync --db client.db --distribution https://svc90.main.px.t-online.de --trust 310:v1:cwa.pem
@@ -194,6 +198,9 @@ enum SyncText {
         if r.deleted > 0 { lines.append(("deleted", "\(r.deleted) packages")) }
         if r.revoked > 0 { lines.append(("revoked", "\(r.revoked) packages (fetched again)")) }
         if r.checkInMatches > 0 { lines.append(("check-ins", "\(r.checkInMatches) new matches")) }
+        if let c = r.configuration, c.source == .lastVerified || c.source == .builtIn {
+            lines.append(("configuration", "the \(c.source == .builtIn ? "built-in" : "last verified") one: \(c.reason ?? "")"))
+        }
         for w in r.warnings { lines.append(("warning", w)) }
         if let t = r.nextDueAt { lines.append(("next sync", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
         var out = LabelledLines.render(lines)

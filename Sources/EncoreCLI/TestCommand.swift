@@ -5,7 +5,7 @@ import EncoreCore
 struct TestCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "test",
-        abstract: "Register a lab test with CWA's verification server and learn its result.",
+        abstract: "Register a test (lab PCR, rapid antigen, rapid PCR, teleTAN) with CWA's verification server and learn its result.",
         discussion: """
             The registration token (a secret) and the result are kept in the encrypted store; \
             neither a token nor a TAN is ever printed unless --show-secrets asks for it. \
@@ -35,11 +35,17 @@ enum TestReport {
             Output.write("no test is registered\n")
             return
         }
+        let kind = switch s.testType {
+        case "rapid-antigen": "rapid antigen test"
+        case "rapid-pcr": "rapid PCR test"
+        default: s.keyType == "TELETAN" ? "teleTAN" : "PCR test"
+        }
         var lines: [(String, String)] = [
-            ("test", "\(s.keyType ?? "?") (\(s.rapid ? "rapid antigen" : "PCR"))"),
-            ("result", s.result?.value.name ?? "none yet"),
+            ("test", "\(kind) (\(s.keyType ?? "?"))"),
+            ("result", (s.result?.value.name ?? "none yet") + (s.outdated ? " (outdated: taken more than 48 hours ago)" : "")),
         ]
         if let t = s.sampleCollectedAt { lines.append(("sample collected", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
+        else if let t = s.testedAt { lines.append(("tested", "\(UTCTime.iso8601(seconds: t) ?? "\(t)") (the code's time)")) }
         if let t = s.nextPollAt { lines.append(("next poll due", UTCTime.iso8601(seconds: t) ?? "\(t)")) }
         if s.notify { lines.append(("notify", "yes: a new result to tell the user")) }
         if let t = s.submittedAt { lines.append(("submitted", "\(UTCTime.iso8601(seconds: t) ?? "\(t)"), \(s.submittedKeys ?? 0) keys")) }
@@ -64,19 +70,24 @@ struct TestRegister: ParsableCommand {
         commandName: "register",
         abstract: "Register a test: from its QR code, its GUID or a teleTAN.",
         discussion: """
-            The QR code (https://localhost/?<GUID>), GUID and teleTAN are checked before anything is sent. \
-            With a GUID the result is polled at once. Exit status: 0 registered; 1 refused or failed \
-            (one line on stderr names the server's answer); 2 usage errors (a malformed key among them).
+            --qr takes the three kinds of test QR code: a lab test's https://localhost/?<GUID>, a rapid \
+            antigen test's https://s.coronawarn.app?v=1#… and a rapid PCR test's https://p.coronawarn.app?v=1#… \
+            (a rapid PCR test is a PCR test to the servers). A rapid code's hash is checked against its \
+            content; codes, GUIDs and teleTANs are all checked before anything is sent. But for a teleTAN \
+            the result is polled at once; a test the server reports redeemed then is not kept. \
+            Exit status: 0 registered; 1 refused or failed (one line on stderr names the server's answer); \
+            2 usage errors (a malformed key or a rapid code whose hash does not match among them).
 
-            Example:
+            Examples:
               encore test register --db client.db --verification https://verification.example --qr 'https://localhost/?123456-…'
+              encore test register --db client.db --verification https://verification.example --qr 'https://s.coronawarn.app?v=1#eyJ0…'
             """
     )
 
     @OptionGroup var store: StoreArguments
     @OptionGroup var servers: CWAServerArguments
 
-    @Option(name: .long, help: ArgumentHelp("The test QR code's text.", valueName: "url"))
+    @Option(name: .long, help: ArgumentHelp("The test QR code's text (lab, rapid antigen or rapid PCR test).", valueName: "url"))
     var qr: String?
 
     @Option(name: .long, help: ArgumentHelp("The test's GUID (6-8-4-4-4-12 hex digits).", valueName: "guid"))
@@ -85,10 +96,10 @@ struct TestRegister: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A teleTAN (10 characters).", valueName: "tan"))
     var teletan: String?
 
-    @Option(name: .long, help: ArgumentHelp("The date of birth on the test (with a QR code or GUID).", valueName: "YYYY-MM-DD"))
+    @Option(name: .long, help: ArgumentHelp("The date of birth on the test (with a lab test's QR code or GUID).", valueName: "YYYY-MM-DD"))
     var dob: String?
 
-    @Flag(name: .long, help: "A rapid antigen test (default: PCR).")
+    @Flag(name: .long, help: "A rapid antigen test registered by GUID (default: PCR; a rapid test's QR code says which it is).")
     var rapid = false
 
     @OptionGroup var clock: NowArgument
@@ -100,8 +111,9 @@ struct TestRegister: ParsableCommand {
     func validate() throws {
         guard [qr, guid, teletan].compactMap({ $0 }).count == 1 else { throw ValidationError("give exactly one of --qr, --guid and --teletan") }
         do {
-            _ = try key()
-            if let dob { _ = try key().dateOfBirthKey(dob) }
+            let key = try key()
+            if let dob { _ = try key.dateOfBirthKey(dob) }
+            if rapid, key.rapidKind == .rapidPCR { throw ValidationError("--rapid marks a rapid antigen test; this code is a rapid PCR test's") }
         } catch let e as EncoreError {
             throw ValidationError(e.message)
         }
@@ -127,8 +139,14 @@ struct TestResultPoll: ParsableCommand {
         commandName: "result",
         abstract: "Poll the registered test's result once; print it and when the next poll is due.",
         discussion: """
-            "notify" is true in the one poll that brings a new final result. Exit status: 0 when the \
-            server answered; 1 refused or failed; 2 usage errors.
+            result is PENDING, NEGATIVE, POSITIVE, INVALID or REDEEMED as the kind of test files the \
+            server's code (a rapid antigen test takes 5-9, a PCR test 0-4; the other kind's codes are \
+            INVALID); sampleCollectedAt is the sample time the server reports, testedAt the test's time \
+            (for a rapid antigen test the code's time until then), outdated a negative rapid antigen \
+            test taken over 48 hours ago. "notify" is true in the one poll that brings a new final \
+            result. A registration older than 21 days that the server no longer knows (400) is REDEEMED; \
+            a 403 means the result under the date of birth differs. Exit status: 0 when the server \
+            answered; 1 refused or failed; 2 usage errors.
 
             Example:
               encore test result --db client.db --verification https://verification.example --json

@@ -11,9 +11,6 @@ public enum CheckInQRCode {
     public static let maxTextBytes = 4296
     /// The base64 of the longest text holds at most this many bytes.
     public static let maxPayloadBytes = 3222
-    /// CWA's limit for a description and an address, in UTF-16 units as its
-    /// apps and server count them.
-    public static let maxTextLength = 100
     static let hosts = ["https://e.coronawarn.app?", "https://e.coronawarn.app/?"]
 
     /// The location a QR code's text describes.
@@ -62,18 +59,12 @@ public enum CheckInQRCode {
               let address = l.address.flatMap({ String(validatingCString: $0) }) else {
             throw EncoreError(.qrInvalid, "the location's description or address is not UTF-8")
         }
-        guard !description.isEmpty else { throw EncoreError(.qrInvalid, "the location has no description") }
-        for (name, value) in [("description", description), ("address", address)] where value.utf16.count > maxTextLength {
-            throw EncoreError(.qrInvalid, "the location's \(name) has \(value.utf16.count) characters; at most \(maxTextLength) are allowed")
-        }
-        guard l.endtimestamp == 0 || l.endtimestamp >= l.starttimestamp else {
-            throw EncoreError(.qrInvalid, "the event ends (\(l.endtimestamp)) before it starts (\(l.starttimestamp))")
-        }
-        guard l.starttimestamp <= UInt64(Int64.max), l.endtimestamp <= UInt64(Int64.max) else {
-            throw EncoreError(.qrInvalid, "the event's times are out of range")
-        }
-        if let cn = p.crowdnotifierdata?.pointee, cn.cryptographicseed.len != 16 && cn.cryptographicseed.len != 32 {
-            throw EncoreError(.qrInvalid, "the cryptographic seed has \(cn.cryptographicseed.len) bytes, not 16 or 32")
+        try CheckInLocationRules.checkText("description", description, kind: .qrInvalid)
+        try CheckInLocationRules.checkText("address", address, kind: .qrInvalid)
+        try CheckInLocationRules.checkTimes(start: l.starttimestamp, end: l.endtimestamp, kind: .qrInvalid)
+        let seed = p.crowdnotifierdata?.pointee.cryptographicseed.len ?? 0
+        guard seed == CheckInLocationRules.seedBytes else {
+            throw EncoreError(.qrInvalid, "the location's cryptographicSeed has \(seed) bytes; the app requires exactly \(CheckInLocationRules.seedBytes)")
         }
         var type: UInt32 = 0, length: UInt32 = 0
         if p.vendordata.len > 0 {

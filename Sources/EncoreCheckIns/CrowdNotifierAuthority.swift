@@ -41,8 +41,8 @@ public enum CrowdNotifierAuthority {
                                random: (Int) throws -> [UInt8] = SecureRandom.bytes) throws -> [UInt8] {
         guard start >= 0, end >= 0 else { throw EncoreError(.invalidArgument, "venue times cannot be negative") }
         guard end == 0 || end >= start else { throw EncoreError(.invalidArgument, "the venue's validity cannot end before it starts") }
-        guard !description.isEmpty, description.utf16.count <= CheckInQRCode.maxTextLength, address.utf16.count <= CheckInQRCode.maxTextLength else {
-            throw EncoreError(.invalidArgument, "a venue needs a name, and name and address have at most \(CheckInQRCode.maxTextLength) characters")
+        guard !description.isEmpty, description.utf16.count <= CrowdNotifierQRCode.maxTextLength, address.utf16.count <= CrowdNotifierQRCode.maxTextLength else {
+            throw EncoreError(.invalidArgument, "a venue needs a name, and name and address have at most \(CrowdNotifierQRCode.maxTextLength) characters")
         }
         guard case .success = BLS.g2Nonzero(publicKey) else { throw EncoreError(.cnPublicKey, "the venue public key is not a usable G2 point") }
         var location = CrowdNotifierProtoWriter()

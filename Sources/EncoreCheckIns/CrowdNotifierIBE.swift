@@ -61,7 +61,20 @@ public enum CrowdNotifierIBE {
     /// c1 once, not once per trace key).
     package static func decrypt(secretKey sk: enc_g1, identity: [UInt8], _ c: CrowdNotifierCiphertext, c1: enc_g2) -> Result<[UInt8], Failure> {
         guard c.c2.count == 32 else { return .failure(.ciphertext) }
-        let mask = CheckInCrypto.sha256(BLS.pairing(sk, c1))
+        return open(identity: identity, c, pairing: BLS.pairing(sk, c1))
+    }
+
+    /// The same with c1's Miller-loop lines computed already (matching
+    /// prepares each stored hour's c1 once and pairs it with every trace
+    /// key of its day).
+    package static func decrypt(secretKey sk: enc_g1, identity: [UInt8], _ c: CrowdNotifierCiphertext, c1: BLS.PreparedG2) -> Result<[UInt8], Failure> {
+        guard c.c2.count == 32 else { return .failure(.ciphertext) }
+        return open(identity: identity, c, pairing: BLS.pairing(sk, c1))
+    }
+
+    /// The rest of a decryption, given e(sk, c1) serialised.
+    private static func open(identity: [UInt8], _ c: CrowdNotifierCiphertext, pairing: [UInt8]) -> Result<[UInt8], Failure> {
+        let mask = CheckInCrypto.sha256(pairing)
         let x = zip(c.c2, mask).map { $0 ^ $1 }
         guard let m = CrowdNotifierCrypto.open(c.c3, nonce: c.nonce, key: CheckInCrypto.sha256(x)) else { return .failure(.box) }
         let r = BLS.hashToFr(x + identity + m)

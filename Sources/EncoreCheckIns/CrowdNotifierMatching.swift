@@ -158,15 +158,27 @@ public enum CrowdNotifierMatcher {
     /// contiguous slices, one per thread, and the outcomes merged in key
     /// order, so the result does not depend on the number of threads.
     public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], threads: Int = 0) -> CrowdNotifierMatchOutcome {
+        let threads = threads > 0 ? threads : Parallel.threads()
         // Each hour's c1 parsed (and checked to be in G2) once; our own
         // ciphertexts, so one that does not parse is simply never matched.
-        var byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: enc_g2)]] = [:]
+        var parsed: [(hour: CrowdNotifierVisitHour, c1: enc_g2)] = []
         for h in hours {
-            if case .success(let c1) = BLS.g2Nonzero(h.ciphertext.c1) { byDay[h.day, default: []].append((h, c1)) }
+            if case .success(let c1) = BLS.g2Nonzero(h.ciphertext.c1) { parsed.append((h, c1)) }
         }
-        // Only keys of a day with visits cost a pairing: those are split.
-        let relevant = keys.filter { byDay[$0.day] != nil }
-        let parts = Parallel.slices(count: relevant.count, threads: threads > 0 ? threads : Parallel.threads()) { range in
+        // The day filter first: only keys of a day with visits cost a
+        // pairing, and only hours of a day with keys are prepared (their
+        // Miller-loop lines computed once, on all threads, for every key
+        // of that day).
+        let visitDays = Set(parsed.map(\.hour.day))
+        let relevant = keys.filter { visitDays.contains($0.day) }
+        let keyDays = Set(relevant.map(\.day))
+        let used = parsed.filter { keyDays.contains($0.hour.day) }
+        let prepared = Parallel.slices(count: used.count, threads: threads) { range in
+            used[range].map { BLS.PreparedG2($0.c1) }
+        }.flatMap { $0 }
+        var byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: BLS.PreparedG2)]] = [:]
+        for (u, p) in zip(used, prepared) { byDay[u.hour.day, default: []].append((u.hour, p)) }
+        let parts = Parallel.slices(count: relevant.count, threads: threads) { range in
             match(relevant[range], byDay)
         }
         var out = CrowdNotifierMatchOutcome()
@@ -179,10 +191,11 @@ public enum CrowdNotifierMatcher {
         return out
     }
 
-    private static func match(_ keys: ArraySlice<CrowdNotifierTraceKey>, _ byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: enc_g2)]]) -> CrowdNotifierMatchOutcome {
+    private static func match(_ keys: ArraySlice<CrowdNotifierTraceKey>, _ byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: BLS.PreparedG2)]]) -> CrowdNotifierMatchOutcome {
         var out = CrowdNotifierMatchOutcome()
         for key in keys {
             guard let candidates = byDay[key.day], !candidates.isEmpty else { continue }
+            // sk checked (on the curve, in G1, not the identity) once per key
             guard case .success(let sk) = BLS.g1Nonzero(key.secretKey) else {
                 out.invalidKeys += 1
                 continue

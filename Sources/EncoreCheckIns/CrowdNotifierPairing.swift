@@ -143,6 +143,31 @@ package enum BLS {
         return serialize(g)
     }
 
+    /// e(p, q) serialised, with q's Miller-loop lines computed already
+    /// (the same value as pairing(p, q), bit for bit).
+    package static func pairing(_ p: enc_g1, _ q: PreparedG2) -> [UInt8] {
+        var p = p
+        var g = enc_gt()
+        enc_bls_pairing_prepared(&g, &p, q.lines)
+        return serialize(g)
+    }
+
+    /// A G2 point's Miller-loop lines (about 20 KB), computed once for
+    /// pairing the point with many G1 points: matching prepares each stored
+    /// hour's c1 and pairs it with every trace key of its day. Read-only
+    /// after init, so threads share it.
+    package final class PreparedG2: @unchecked Sendable {
+        fileprivate let lines: UnsafeMutablePointer<enc_g2_prepared>
+
+        package init(_ q: enc_g2) {
+            var q = q
+            lines = .allocate(capacity: 1)
+            enc_bls_g2_prepare(lines, &q)
+        }
+
+        deinit { lines.deallocate() }
+    }
+
     /// e(p, q)^k serialised, for a secret k (computed as e(k·p, q)).
     package static func pairing(_ p: enc_g1, _ q: enc_g2, power k: enc_fr) -> [UInt8] {
         var p = p, q = q, k = k

@@ -53,6 +53,9 @@ public struct CrowdNotifierVenue: Sendable, Equatable {
 public enum CrowdNotifierQRCode {
     /// The payload versions of CrowdNotifier v3's codes.
     public static let payloadVersions: ClosedRange<UInt32> = 3 ... 4
+    /// encore's limit for a venue's description and address, in UTF-16
+    /// units (CWA's own codes allow 255: CheckInLocationRules).
+    public static let maxTextLength = 100
 
     /// The kind of CrowdNotifier code `text` claims to be (by its scheme
     /// and host, case-insensitive), nil for any other text.
@@ -104,8 +107,8 @@ public enum CrowdNotifierQRCode {
             throw EncoreError(.qrInvalid, "the location's description or address is not UTF-8")
         }
         guard !description.isEmpty else { throw EncoreError(.qrInvalid, "the location has no description") }
-        for (name, value) in [("description", description), ("address", address)] where value.utf16.count > CheckInQRCode.maxTextLength {
-            throw EncoreError(.qrInvalid, "the location's \(name) has \(value.utf16.count) characters; at most \(CheckInQRCode.maxTextLength) are allowed")
+        for (name, value) in [("description", description), ("address", address)] where value.utf16.count > maxTextLength {
+            throw EncoreError(.qrInvalid, "the location's \(name) has \(value.utf16.count) characters; at most \(maxTextLength) are allowed")
         }
         guard l.starttimestamp <= UInt64(Int64.max), l.endtimestamp <= UInt64(Int64.max) else {
             throw EncoreError(.qrInvalid, "the venue's times are out of range")

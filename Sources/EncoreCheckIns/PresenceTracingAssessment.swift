@@ -104,7 +104,8 @@ public struct PresenceTracingAssessment: Sendable, Equatable {
 
 /// CWA's presence-tracing risk (../shared/spec/checkins.md, "Matching and
 /// risk"), pure: check-ins, their stored warnings and a configuration in.
-/// Check-ins are split at UTC midnight and each part overlapped with each
+/// Check-ins that ended before the UTC midnight maxCheckInAgeInDays days
+/// before today are left out whole; the others are split at UTC midnight and each part overlapped with each
 /// warning: overlap = min(check-in end, warning end) − max(starts), a match
 /// when above 0. Per check-in and day Σ transmissionRiskValue(TRL) ×
 /// round(overlap minutes) is mapped by the per-check-in mapping; per day
@@ -120,11 +121,14 @@ public enum PresenceTracingRisk {
         try UnixTime.checkNow(now, "presence-tracing risk")
         let oldest = UnixTime.utcMidnight(now) - Int64(c.maxCheckInAgeInDays) * UnixTime.day
         var byID: [Int64: CheckInVisit] = [:]
-        for v in visits { byID[v.id] = v }
+        // CWA Android's CheckInAgeFilter: a check-in is kept whole when it
+        // ends at or after the cut-off midnight (even exactly at it), and
+        // dropped whole when it ends before; its parts are not filtered.
+        for v in visits where v.span.end >= oldest { byID[v.id] = v }
         var matches: [CheckInMatch] = []
         for w in warnings {
             guard let visit = byID[w.checkIn] else { continue }
-            for part in visit.span.splitAtUTCMidnight() where part.start >= oldest {
+            for part in visit.span.splitAtUTCMidnight() {
                 let overlap = part.overlap(w.span)
                 guard overlap > 0 else { continue }
                 var m = CheckInMatch(checkIn: visit.id, locationIdHash: visit.locationIdHash, date: UnixTime.utcMidnight(part.start),

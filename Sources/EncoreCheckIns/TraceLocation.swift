@@ -19,11 +19,21 @@ public struct TraceLocation: Sendable, Equatable {
     public var locationId: [UInt8]
     public var locationIdHash: [UInt8]
 
-    /// What a check-in at this location lasts when the user does not check
-    /// out: the QR code's default length; else until the event's end when
-    /// it lies ahead; else two hours. Never more than a day (CWA's longest
-    /// check-in), never less than a minute.
-    public func automaticLength(checkInAt start: Int64) -> Int64 {
+    /// What a CWA check-in at this location lasts when the user does not
+    /// check out, in minutes: CWA's rule (CheckInLocationRules), 15 … 1425.
+    public var defaultCheckInMinutes: Int64 {
+        CheckInLocationRules.defaultCheckInMinutes(defaultLength: defaultCheckInLengthMinutes, start: startTimestamp, end: endTimestamp)
+    }
+
+    /// The same in seconds.
+    public var defaultCheckInSeconds: Int64 { defaultCheckInMinutes * 60 }
+
+    /// What a check-in at a CrowdNotifier venue (SwissCovid, NotifyMe)
+    /// lasts without a check-out: the venue's automatic check-out delay;
+    /// else until the validity's end when it lies ahead; else two hours.
+    /// Never more than a day, never less than a minute. (CWA's locations
+    /// follow CWA's rule instead: defaultCheckInMinutes.)
+    public func crowdNotifierAutomaticLength(checkInAt start: Int64) -> Int64 {
         let length: Int64
         if defaultCheckInLengthMinutes > 0 {
             length = Int64(defaultCheckInLengthMinutes) * 60

@@ -25,9 +25,12 @@ public struct TraceWarning: Sendable, Equatable, Hashable {
         self.encrypted = encrypted
     }
 
-    /// The rule every warning must satisfy, plain or decrypted.
+    /// The rule every warning must satisfy, plain or decrypted: start ≥ 0
+    /// and period > 0 read as CWA's apps read them, as signed 32-bit
+    /// numbers (protobuf keeps a uint32's low 32 bits; Java writes −1 as
+    /// 0xFFFFFFFF, so such a warning is invalid, never a match), TRL 1...8.
     static func valid(period: UInt64, trl: UInt64, start: UInt64) -> Bool {
-        start <= UInt64(UInt32.max) && period > 0 && period <= UInt64(UInt32.max) && (1 ... 8).contains(trl)
+        Int32(truncatingIfNeeded: start) >= 0 && Int32(truncatingIfNeeded: period) > 0 && (1 ... 8).contains(trl)
     }
 }
 
@@ -114,7 +117,7 @@ public enum TraceWarningScanner {
             out.skipped += 1
             return
         }
-        out.matches.append(TraceWarning(item: item, entry: entry, startInterval: UInt32(start), period: UInt32(period),
+        out.matches.append(TraceWarning(item: item, entry: entry, startInterval: UInt32(truncatingIfNeeded: start), period: UInt32(truncatingIfNeeded: period),
                                         transmissionRiskLevel: UInt32(trl), encrypted: false))
     }
 
@@ -157,7 +160,7 @@ public enum TraceWarningScanner {
                 out.skipped += 1
                 return
             }
-            out.matches.append(TraceWarning(item: item, entry: entry, startInterval: UInt32(r.start), period: UInt32(r.period),
+            out.matches.append(TraceWarning(item: item, entry: entry, startInterval: UInt32(truncatingIfNeeded: r.start), period: UInt32(truncatingIfNeeded: r.period),
                                             transmissionRiskLevel: UInt32(r.trl), encrypted: true))
         }
     }

@@ -1,6 +1,7 @@
 import CEncoreProto
 import CProtobufC
 import EncoreSupport
+import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,8 @@ public struct PushRegistration: Sendable, Equatable {
     public static let instanceTokenLengths = 32 ... 128
     /// Larger bodies are refused before they are parsed.
     public static let maxMessageBytes = 8192
+    /// The only `version` of the message there is (SwissCovid's apps send 1).
+    public static let version: UInt64 = 1
 
     public var pushToken: String
     public var pushType: PushType
@@ -63,8 +66,35 @@ public struct PushRegistration: Sendable, Equatable {
         if !pushToken.isEmpty { try Self.validatePushToken(pushToken, type: pushType) }
     }
 
+    /// The one form a push token is stored, looked up and compared in:
+    /// APNs tokens in lower-case hex (APNs reads either case, so a copy in
+    /// another case would be a second registration of the same device);
+    /// FCM tokens as they are (case matters in them). Throws like
+    /// `validatePushToken`.
+    public static func canonicalPushToken(_ token: String, type: PushType) throws -> String {
+        try validatePushToken(token, type: type)
+        guard type.isApple else { return token }
+        return String(decoding: token.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// This registration with its push token in canonical form (validated).
+    public func canonicalized() throws -> PushRegistration {
+        try validate()
+        guard !pushToken.isEmpty else { return self }
+        return PushRegistration(pushToken: try Self.canonicalPushToken(pushToken, type: pushType), pushType: pushType, instanceToken: instanceToken)
+    }
+
+    /// NUL and the other C0 controls and DEL: refused in every string with
+    /// a message of their own (a NUL once cut tokens short).
+    static func refuseControlCharacters(_ u: [UInt8], _ what: String) throws {
+        if let bad = u.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw EncoreError(.pushToken, "\(what) contains a control character (0x\(Hex.encode([bad])))")
+        }
+    }
+
     public static func validatePushToken(_ token: String, type: PushType) throws {
         let u = Array(token.utf8)
+        try refuseControlCharacters(u, "the push token")
         if type.isApple {
             guard u.count == apnsTokenLength, u.allSatisfy({ Hex.nibble($0) != nil }) else {
                 throw EncoreError(.pushToken, "an APNs push token is \(apnsTokenLength) hex digits (this one is \(u.count) characters\(u.allSatisfy { Hex.nibble($0) != nil } ? "" : ", not all hex"))")
@@ -78,6 +108,7 @@ public struct PushRegistration: Sendable, Equatable {
 
     public static func validateInstanceToken(_ token: String) throws {
         let u = Array(token.utf8)
+        try refuseControlCharacters(u, "the app-instance token")
         guard instanceTokenLengths.contains(u.count), u.allSatisfy(isURLSafe) else {
             throw EncoreError(.pushToken, "an app-instance token is \(instanceTokenLengths.lowerBound) to \(instanceTokenLengths.upperBound) characters of URL-safe text")
         }
@@ -117,25 +148,46 @@ public struct PushRegistration: Sendable, Equatable {
     }
 
     /// Reads and checks a body as clients send it: `.pushMessage` when it is
-    /// not a PushRegistration (or too large, or of an unknown push type),
-    /// `.pushToken` when a token has the wrong form.
+    /// not a PushRegistration (or too large, of a version other than 1, or
+    /// of an unknown push type), `.pushToken` when a token has the wrong
+    /// form or holds a control character. The fields are walked on the
+    /// wire (`ProtoWire`), so that every string is read with its length: a
+    /// NUL inside a string is a NUL, never its end. Unknown fields are
+    /// skipped (proto3); a known field of the wrong wire type is refused.
     public init(decoding body: [UInt8]) throws {
         guard body.count <= Self.maxMessageBytes else {
             throw EncoreError(.pushMessage, "a push registration is at most \(Self.maxMessageBytes) bytes (this one is \(body.count))")
         }
-        guard let m = body.withUnsafeBufferPointer({ pushreg__push_registration__unpack(nil, $0.count, $0.baseAddress) }) else {
+        var version: UInt64 = 0, type: UInt64 = 0
+        var token: [UInt8] = [], device: [UInt8] = []
+        do {
+            try body.withUnsafeBytes { raw in
+                var wire = ProtoWire(raw)
+                while let f = try wire.next() {
+                    switch (f.number, f.wireType) {
+                    case (1, .varint): version = f.value
+                    case (3, .varint): type = f.value
+                    case (2, .lengthDelimited): token = Array(raw[f.payload])
+                    case (4, .lengthDelimited): device = Array(raw[f.payload])
+                    case (1 ... 4, _): throw EncoreError(.pushMessage, "field \(f.number) has the wrong wire type")
+                    default: break
+                    }
+                }
+            }
+        } catch let e as EncoreError where e.kind == .exportMalformed {
             throw EncoreError(.pushMessage, "the body is not a PushRegistration protobuf")
         }
-        defer { pushreg__push_registration__free_unpacked(m, nil) }
-        let raw = Int32(bitPattern: m.pointee.pushtype.rawValue)
-        guard let type = PushType(wireValue: raw) else { throw EncoreError(.pushMessage, "unknown push type \(raw)") }
-        func text(_ p: UnsafeMutablePointer<CChar>?) throws -> String {
-            guard let p else { return "" }
-            let bytes = UnsafeRawBufferPointer(start: p, count: strlen(p))
-            guard let s = String(validating: bytes, as: UTF8.self) else { throw EncoreError(.pushMessage, "a token is not UTF-8") }
+        guard version == Self.version else {
+            throw EncoreError(.pushMessage, "unsupported PushRegistration version \(version) (this registry reads version \(Self.version))")
+        }
+        guard type <= UInt64(Int32.max), let pushType = PushType(wireValue: Int32(type)) else {
+            throw EncoreError(.pushMessage, "unknown push type \(type)")
+        }
+        func text(_ bytes: [UInt8], _ what: String) throws -> String {
+            guard let s = String(validating: bytes, as: UTF8.self) else { throw EncoreError(.pushMessage, "\(what) is not UTF-8") }
             return s
         }
-        self.init(pushToken: try text(m.pointee.pushtoken), pushType: type, instanceToken: try text(m.pointee.deviceid))
+        self.init(pushToken: try text(token, "the push token"), pushType: pushType, instanceToken: try text(device, "the device id"))
         try validate()
     }
 }

@@ -33,6 +33,11 @@ public struct SyncState: Sendable, Equatable {
     public var crowdNotifierVisits = false
     /// The user is in isolation (no trace keys are fetched then).
     public var isolated = false
+    /// Fetches of the app configuration that failed in a row, and the
+    /// last attempt: the configuration backs off on its own while the
+    /// packages are still synced (with the last verified configuration).
+    public var configFailures = 0
+    public var configLastAttempt: Int64?
 
     public init() {}
 }
@@ -107,7 +112,9 @@ public struct SyncSources: Sendable, Equatable {
 ///   over 2 h old, never without CrowdNotifier visits or in isolation.
 /// - A push or the user syncs at once; nothing syncs without a network.
 /// - Failures back off exponentially (5 min doubling to 6 h) with ±20 %
-///   jitter, except for a push or the user.
+///   jitter, except for a push or the user. A configuration that cannot
+///   be fetched or verified does not fail the sync: it backs off alone
+///   (the same curve), and the packages are synced without it.
 public enum SyncPlanner {
     public static let cwaInterval: Int64 = 3600
     public static let dp3tGap: Int64 = 4 * 3600
@@ -135,7 +142,12 @@ public enum SyncPlanner {
         if sources.cwa {
             let cwaDue = s.lastSuccess.map { $0.addingReportingOverflow(cwaInterval).partialValue } ?? now
             if forced || now >= cwaDue {
-                steps.append(.appConfig)
+                if !forced, s.configFailures > 0, let last = s.configLastAttempt,
+                   now < last.addingReportingOverflow(backoff(failures: s.configFailures, seed: s.jitterSeed)).partialValue {
+                    why.append("the configuration is backing off after \(s.configFailures) failed fetch\(s.configFailures == 1 ? "" : "es")")
+                } else {
+                    steps.append(.appConfig)
+                }
                 let yesterday = UTCTime.day(seconds: now - UnixTime.day)
                 if s.newestCachedDay != yesterday || s.lastDaySyncFailed || s.revocationPending { steps.append(.dayIndex) }
                 if network == .unmetered { steps.append(.hourIndex(day: today)) } else { why.append("metered: no hour packages") }

@@ -34,6 +34,21 @@ public struct TestResult: Sendable, Equatable {
 
     public var code: Int32 { value.rawValue + (rapid ? 5 : 0) }
 
+    /// The server's code as the apps file it for the kind of test that was
+    /// registered (Android's toValidatedRaResult / toValidatedPcrResult):
+    /// a rapid antigen test takes 5...9 as named, 0 as pending and 4 as
+    /// redeemed, and counts a PCR verdict (1...3) as invalid; a PCR test
+    /// (lab or rapid PCR) takes 0...4 and counts 5...9 as invalid. nil for
+    /// anything outside 0...9 (a protocol error: the old state stays).
+    public static func validated(code: Int64, rapidAntigen: Bool) -> TestResult? {
+        guard let raw = TestResult(code: code) else { return nil }
+        if rapidAntigen {
+            if raw.rapid || raw.value == .pending || raw.value == .redeemed { return TestResult(value: raw.value, rapid: true) }
+            return TestResult(value: .invalid, rapid: true)
+        }
+        return raw.rapid ? TestResult(value: .invalid, rapid: false) : raw
+    }
+
     /// Final: no further polling (everything but PENDING).
     public var isFinal: Bool { value != .pending }
 }

@@ -34,18 +34,33 @@ public enum VerificationProtocol {
                     fake: registrationToken == nil)
     }
 
-    /// `{"registrationToken": T}` from a 201.
+    /// `{"registrationToken": T}` from a 201. The server answers 400 for a
+    /// malformed key and for a key (or date-of-birth key) registered already.
     public static func registrationToken(from response: HTTPResponse) throws -> String {
+        if response.status == 400 {
+            throw EncoreError(.serverRefused, "registration: the server answered 400 (bad request): the key is registered already (a test code registers once) or malformed")
+        }
         try expect(response, 201, "registration")
         return try uuid(member(response, "registrationToken"), "registrationToken")
     }
 
-    /// The result and its sample time from a 200.
-    public static func testResult(from response: HTTPResponse) throws -> (result: TestResult, sampleCollectedAt: Int64?) {
-        try expect(response, 200, "test result")
+    /// The result (filed as the apps do for the kind of test registered,
+    /// TestResult.validated) and its sample time from a 200. The server
+    /// answers 400 for an unknown registration token (never registered, or
+    /// deleted 21 days after registration) and 403 only when the result
+    /// under the date-of-birth key differs from the test's.
+    public static func testResult(from response: HTTPResponse, rapidAntigen: Bool = false) throws -> (result: TestResult, sampleCollectedAt: Int64?) {
+        switch response.status {
+        case 400:
+            throw EncoreError(.serverRefused, "test result: the server answered 400 (bad request): it does not know the registration token (registrations are deleted after 21 days)")
+        case 403:
+            throw EncoreError(.dateOfBirthMismatch, "test result: the server answered 403 (forbidden): the result under the date of birth differs from the test's (a wrong date of birth?)")
+        default:
+            try expect(response, 200, "test result")
+        }
         let r = try object(response)
         let code = try r.integer("testResult")
-        guard let result = TestResult(code: Int64(code)) else {
+        guard let result = TestResult.validated(code: Int64(code), rapidAntigen: rapidAntigen) else {
             throw EncoreError(.protocolError, "the verification server answered an unknown test result \(code)")
         }
         let sample = try r.optionalMember("sc").map { try $0.integer() }
@@ -53,7 +68,12 @@ public enum VerificationProtocol {
         return (result, sample.map(Int64.init))
     }
 
+    /// The TAN from a 201; 400 is the server's refusal (the result is not
+    /// positive, or this registration's one TAN was issued already).
     public static func tan(from response: HTTPResponse) throws -> String {
+        if response.status == 400 {
+            throw EncoreError(.tanRefused, "TAN: the server answered 400 (bad request): it issues a TAN only for a positive result, once per test")
+        }
         try expect(response, 201, "TAN")
         return try uuid(member(response, "tan"), "tan")
     }

@@ -22,7 +22,8 @@ public struct CheckInService: Sendable {
 
     public init(store: Store) { self.store = store }
 
-    /// Check-ins are kept this long after they end (CWA's maxCheckInAgeInDays).
+    /// Check-ins are kept this long after they end, counted from today's UTC
+    /// midnight (CWA's maxCheckInAgeInDays).
     public static let retentionSeconds: Int64 = 10 * UnixTime.day
 
     /// Checks in at the location of a CWA QR code (parsed and checked first:
@@ -36,7 +37,7 @@ public struct CheckInService: Sendable {
         }
         let location = try CheckInQRCode.parse(qrCode)
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
-        let (autoEnd, overflow) = start.addingReportingOverflow(location.automaticLength(checkInAt: start))
+        let (autoEnd, overflow) = start.addingReportingOverflow(location.defaultCheckInSeconds)
         guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
         var c = StoredCheckIn(locationId: location.locationId, locationIdHash: location.locationIdHash, payload: location.payload,
                               description: location.description, address: location.address, start: start, end: end, autoEnd: autoEnd, created: now)
@@ -67,11 +68,13 @@ public struct CheckInService: Sendable {
     }
 
     /// Closes open check-ins whose automatic end has come and deletes those
-    /// that ended over the retention period ago.
+    /// that ended before the UTC midnight `retention` before today's: the
+    /// cut-off of the risk calculation (CWA's CheckInAgeFilter), so that a
+    /// check-in it keeps (one ending exactly at that midnight) is still there.
     public func housekeeping(now: Int64, retention: Int64 = CheckInService.retentionSeconds) throws {
         try UnixTime.checkNow(now, "check-in housekeeping")
         try store.closeExpiredCheckIns(now: now)
-        try store.purgeCheckIns(now: now, maxAge: retention)
+        try store.purgeCheckIns(now: now, maxAge: retention + (now - UnixTime.utcMidnight(now)))
     }
 
     /// The seam for the sync of warnings: a trace warning package as
@@ -111,7 +114,9 @@ public struct CheckInService: Sendable {
         let checkIns = try store.checkIns().filter { !$0.submitted }
         let visits = checkIns.map { CheckInVisit(id: $0.id, locationIdHash: $0.locationIdHash, span: TimeSpan(start: $0.start, end: $0.effectiveEnd)) }
         let warnings = try store.checkInWarnings().compactMap { w -> CheckInWarning? in
-            guard let s = UInt32(exactly: w.startInterval), let p = UInt32(exactly: w.period), let t = UInt32(exactly: w.transmissionRiskLevel) else { return nil }
+            // Signed 32-bit, as matching keeps them (a start of −1 is no warning).
+            guard let s = UInt32(exactly: w.startInterval), s <= UInt32(Int32.max), let p = UInt32(exactly: w.period), p > 0, p <= UInt32(Int32.max),
+                  let t = UInt32(exactly: w.transmissionRiskLevel) else { return nil }
             return CheckInWarning(checkIn: w.checkIn, startInterval: s, period: p, transmissionRiskLevel: t)
         }
         return try PresenceTracingRisk.assess(visits: visits, warnings: warnings, configuration: configuration, now: now)

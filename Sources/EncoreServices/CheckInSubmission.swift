@@ -42,6 +42,15 @@ public enum CheckInSubmission {
     /// `{"reports": [...]}`: what `encore checkin report --json` prints.
     public static func json(_ reports: [Report]) -> JSONValue { .object([("reports", .array(reports.map(\.json)))]) }
 
+    /// The check-ins a submission at `now` shares (the user consents to
+    /// share these): CWA check-ins not submitted before that have begun.
+    /// All of them are marked submitted afterwards, also those the time
+    /// rules leave without a report (too short, too old): CWA's apps do the
+    /// same, and never match warnings against them.
+    public static func shared(_ checkIns: [StoredCheckIn], now: Int64) -> [StoredCheckIn] {
+        checkIns.filter { !$0.submitted && $0.start < now && $0.kind == .cwa }
+    }
+
     /// The reports of `checkIns` not submitted before, as a submission at
     /// `now` sends them. An open check-in counts until now (or its automatic end).
     public static func reports(_ checkIns: [StoredCheckIn], now: Int64, symptoms: Symptoms,
@@ -51,7 +60,7 @@ public enum CheckInSubmission {
         guard let risk else { throw EncoreError(.internalError, "the built-in presence-tracing parameters do not parse") }
         let today = UnixTime.utcMidnight(now) / UnixTime.day
         var byDay: [Int64: [Report]] = [:]
-        for c in checkIns where !c.submitted && c.start < now && c.kind == .cwa {
+        for c in shared(checkIns, now: now) {
             let visit = TimeSpan(start: c.start, end: min(c.effectiveEnd, now))
             guard let derived = try parameters.derive(visit) else { continue }
             let keys = CheckInCrypto.Keys(locationId: c.locationId)

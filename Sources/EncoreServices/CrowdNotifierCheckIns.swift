@@ -38,7 +38,7 @@ extension CheckInService {
     /// again when it closes or its times change.
     func checkIn(venue: CrowdNotifierVenue, start: Int64, end: Int64?, now: Int64) throws -> StoredCheckIn {
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
-        let (autoEnd, overflow) = start.addingReportingOverflow(venue.location.automaticLength(checkInAt: start))
+        let (autoEnd, overflow) = start.addingReportingOverflow(venue.location.crowdNotifierAutomaticLength(checkInAt: start))
         guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
         if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
         let l = venue.location

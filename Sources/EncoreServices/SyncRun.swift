@@ -44,7 +44,7 @@ struct SyncRun {
             switch step {
             case .appConfig:
                 // A revocation is followed by a fresh index look-up.
-                if try appConfig(), !pending.contains(.dayIndex) {
+                if try appConfigOrFallback(), !pending.contains(.dayIndex) {
                     pending.insert(.dayIndex, at: 0)
                 }
             case .dayIndex: try days()
@@ -82,14 +82,65 @@ struct SyncRun {
 
     // MARK: - the app configuration
 
+    /// The configuration, or, when it cannot be fetched or verified (404,
+    /// 5xx, no answer, a bad signature, a payload that does not parse),
+    /// the last verified one or the built-in one: the packages are synced
+    /// and checked all the same. The failure counts for the
+    /// configuration's own backoff, not for the sync's.
+    private mutating func appConfigOrFallback() throws -> Bool {
+        do {
+            try store.setSetting(SyncSettings.configLastAttempt, to: .integer(now))
+            let revoked = try appConfig()
+            if !report.stoppedEarly {
+                try store.write { w in
+                    try w.setSetting(SyncSettings.configFailures, to: .integer(0))
+                    try w.deleteSetting(SyncSettings.configLastError)
+                }
+            }
+            return revoked
+        } catch let e as EncoreError where Self.degradable(e.kind) {
+            let failures = (try store.syncState(country: country).configFailures).addingReportingOverflow(1).partialValue
+            try store.write { w in
+                try w.setSetting(SyncSettings.configFailures, to: .integer(Int64(failures)))
+                try w.setSetting(SyncSettings.configLastError, to: .text(e.message))
+            }
+            // Said once, in report.configuration (not also as a warning).
+            report.configuration = try fallback("the configuration could not be fetched or verified: \(e.message)", failures: failures)
+            return false
+        }
+    }
+
+    /// What fails the configuration alone; the rest (a cancellation, the
+    /// store, memory, a bug) fails the sync.
+    static func degradable(_ kind: EncoreError.Kind) -> Bool {
+        switch kind {
+        case .cancelled, .outOfMemory, .internalError, .invalidArgument,
+             .storeWrongKey, .storeNotDatabase, .storeTooNew, .storeFailed, .storeBusy, .storeMissing: return false
+        default: return true
+        }
+    }
+
+    /// The configuration the check goes on with when none was fetched: the
+    /// stored (verified when it was fetched) one, else the built-in values.
+    func fallback(_ reason: String, failures: Int) throws -> SyncConfigurationUse {
+        let stored: Bool = if case .blob? = try store.setting(SyncSettings.config) { true } else { false }
+        return SyncConfigurationUse(source: stored ? .lastVerified : .builtIn, reason: reason, failures: failures)
+    }
+
     /// Fetches the configuration unless unchanged (304); keeps it with its
     /// ETag and deletes the cached packages it revokes, in one transaction.
     /// Returns whether packages were revoked.
     private mutating func appConfig() throws -> Bool {
         let etag: String? = if case .text(let t)? = try store.setting(SyncSettings.configETag), try store.setting(SyncSettings.config) != nil { t } else { nil }
-        guard let r = try fetch(DistributionProtocol.appConfig(base: base, etag: etag)) else { return false }
+        guard let r = try fetch(DistributionProtocol.appConfig(base: base, etag: etag)) else {
+            report.configuration = try fallback("the sync's time budget ran out before the configuration", failures: 0)
+            return false
+        }
         noteClock(r)
-        if r.status == 304 { return false }
+        if r.status == 304 {
+            report.configuration = SyncConfigurationUse(source: .unchanged, reason: nil, failures: 0)
+            return false
+        }
         let (bytes, newTag) = try DistributionProtocol.package(from: r, "the app configuration")
         let package = try SignedPackage(bytes: bytes, trust: options.trust, verify: true, limits: options.limits)
         let config = try AppConfiguration(payload: package.payload)
@@ -112,6 +163,7 @@ struct SyncRun {
             }
         }
         report.revoked += revokedWarnings.count
+        report.configuration = SyncConfigurationUse(source: .fetched, reason: nil, failures: 0)
         report.fetched.append(SyncFetched(kind: .config, day: nil, hour: nil, etag: newTag, keys: 0))
         report.revoked += revoked.count
         changed = true

@@ -71,6 +71,27 @@ public struct SyncFetched: Sendable, Equatable {
     }
 }
 
+/// Which app configuration a CWA sync went on with, and why.
+public struct SyncConfigurationUse: Sendable, Equatable {
+    public enum Source: String, Sendable {
+        /// A new one, fetched and verified; the stored one, current (304).
+        case fetched, unchanged
+        /// Not fetched (the reason says why): the last verified one, or,
+        /// with none stored, the built-in values.
+        case lastVerified = "last-verified", builtIn = "built-in"
+    }
+
+    public var source: Source
+    /// Why the configuration was not fetched (nil when it was).
+    public var reason: String?
+    /// Failed fetches of the configuration in a row (its own backoff).
+    public var failures: Int
+
+    var json: JSONValue {
+        .object([("used", .string(source.rawValue)), ("reason", .string(reason)), ("failures", .int(failures))])
+    }
+}
+
 /// What a sync did.
 public struct SyncReport {
     public var plan: SyncPlan
@@ -89,6 +110,8 @@ public struct SyncReport {
     public var check: CheckResult?
     public var nextDueAt: Int64?
     public var warnings: [String] = []
+    /// The configuration the CWA sync went on with (nil without one).
+    public var configuration: SyncConfigurationUse?
 
     /// `encore sync --json`.
     public var json: JSONValue {
@@ -96,7 +119,8 @@ public struct SyncReport {
                  ("checkInMatches", .int(checkInMatches)),
                  ("check", check.map(CheckDocument.json) ?? .null), ("nextDueAt", .int(nextDueAt)),
                  ("clockOffset", .int(clockOffset)), ("stoppedEarly", .bool(stoppedEarly)),
-                 ("warnings", .array(warnings.map { .string($0) })), ("reason", .string(plan.reason))])
+                 ("warnings", .array(warnings.map { .string($0) })), ("reason", .string(plan.reason)),
+                 ("configuration", configuration?.json ?? .null)])
     }
 }
 
@@ -133,6 +157,14 @@ public struct SyncService {
         try store.setSetting(SyncSettings.lastAttempt, to: .integer(now))
         do {
             try run.perform(plan.steps)
+            // Packages synced while the configuration backs off: the check
+            // goes on with the last verified one or the built-in one.
+            if run.report.configuration == nil, plan.steps.contains(where: { $0 != .appConfig && $0 != .dp3t && $0 != .traceKeys }) {
+                let state = try store.syncState(country: options.country)
+                run.report.configuration = try run.fallback(
+                    "the configuration is backing off after \(state.configFailures) failed fetch\(state.configFailures == 1 ? "" : "es")",
+                    failures: state.configFailures)
+            }
         } catch let e as EncoreError {
             try recordFailure(e, options: options, now: now)
             throw e

@@ -20,6 +20,11 @@ enum SyncSettings {
     static let config = "sync.config"
     static let configETag = "sync.config.etag"
     static let lastError = "sync.last-error"
+    /// The configuration's own failures in a row, the last attempt to
+    /// fetch it and its error (a failed configuration does not fail the sync).
+    static let configFailures = "sync.config.failures"
+    static let configLastAttempt = "sync.config.last-attempt"
+    static let configLastError = "sync.config.last-error"
     /// The last trace-key sync that completed (the tag itself is
     /// CheckInService.traceKeyBundleTagSetting, stored with the matches).
     static let traceKeysLast = "sync.crowdnotifier.last"
@@ -57,6 +62,8 @@ extension Store {
         s.lastSuccess = try optionalInteger(SyncSettings.lastSuccess)
         s.lastAttempt = try optionalInteger(SyncSettings.lastAttempt)
         s.failures = max(0, Int(clamping: try optionalInteger(SyncSettings.failures) ?? 0))
+        s.configFailures = max(0, Int(clamping: try optionalInteger(SyncSettings.configFailures) ?? 0))
+        s.configLastAttempt = try optionalInteger(SyncSettings.configLastAttempt)
         s.lastDaySyncFailed = (try optionalInteger(SyncSettings.daySyncFailed) ?? 0) != 0
         s.revocationPending = (try optionalInteger(SyncSettings.revocationPending) ?? 0) != 0
         if case .text(let list)? = try setting(SyncSettings.dp3tSyncs) {

@@ -21,16 +21,26 @@ public struct TestStatus: Sendable, Equatable {
     public var hasTAN: Bool
     public var submittedAt: Int64?
     public var submittedKeys: Int?
+    /// "pcr" (a lab test, or a teleTAN), "rapid-antigen" or "rapid-pcr"; nil with no test.
+    public var testType: String? = nil
+    /// When the test was taken: the sample time the server reported, for a
+    /// rapid antigen test until then the consent time its code carries.
+    public var testedAt: Int64? = nil
+    /// A negative rapid antigen test older than 48 hours: it no longer
+    /// says anything (Android's hoursToDeemTestOutdated; strictly after).
+    public var outdated = false
 
     public var json: JSONValue {
         .object([
             ("registered", .bool(registered)),
             ("keyType", .string(keyType)),
-            ("testType", registered ? .string(rapid ? "rapid" : "pcr") : .null),
+            ("testType", .string(testType)),
             ("result", .string(result?.value.name)),
             ("rapid", .bool(rapid)),
             ("resultAt", .int(resultAt)),
             ("sampleCollectedAt", .int(sampleCollectedAt)),
+            ("testedAt", .int(testedAt)),
+            ("outdated", .bool(outdated)),
             ("nextPollAt", .int(nextPollAt)),
             ("notify", .bool(notify)),
             ("hasTan", .bool(hasTAN)),
@@ -43,7 +53,8 @@ public struct TestStatus: Sendable, Equatable {
 /// How a submission went.
 public struct SubmissionOutcome: Sendable, Equatable {
     public var keys: Int
-    /// Check-ins whose reports went with the keys.
+    /// Check-ins shared with the keys and marked submitted (also those the
+    /// time rules left without a report).
     public var checkIns: Int
     public var submittedAt: Int64
     /// Own keys left out because their rolling start is not a UTC midnight.
@@ -85,6 +96,15 @@ public struct TestResultService: Sendable {
     public let submission: String?
 
     public static let tanValiditySeconds: Int64 = 14 * UnixTime.day
+    /// The verification server deletes a registration after 21 days: a 400
+    /// for an older one means redeemed (Android's isOlderThan21Days).
+    public static let registrationLifetime: Int64 = 21 * UnixTime.day
+    /// A test still pending 60 days after registration is shown as
+    /// redeemed (Android's check60Days): the server deleted it long ago.
+    public static let pendingLimit: Int64 = 60 * UnixTime.day
+    /// A negative rapid antigen test is outdated this long after it was
+    /// taken (CoronaTestParameters hoursToDeemTestOutdated, 48 h in production and in Android's defaults).
+    public static let rapidAntigenOutdatedAfter: Int64 = 48 * 3600
 
     public init(store: Store, transport: any HTTPTransport, verification: String, submission: String? = nil) throws {
         try URLPolicy.check(verification)
@@ -95,16 +115,31 @@ public struct TestResultService: Sendable {
         self.submission = submission
     }
 
-    /// Registers a test: its key is checked before any request.
+    /// Registers a test: its key is checked before any request. A rapid
+    /// test's code says which test it is (`rapid`, for a GUID, marks a
+    /// rapid antigen test); a rapid PCR test is filed as a PCR test, as the
+    /// apps do. A test the server reports redeemed at once is discarded
+    /// (.testRedeemed), as Android does.
     public func register(_ key: TestKey, dateOfBirth: String? = nil, rapid: Bool = false, now: Int64) throws -> TestStatus {
         try UnixTime.checkNow(now, "test registration")
         let dobKey = try dateOfBirth.map { try key.dateOfBirthKey($0) }
+        let kind: String
+        switch key.rapidKind {
+        case .rapidAntigen?: kind = RapidTestCode.Kind.rapidAntigen.rawValue
+        case .rapidPCR?:
+            guard !rapid else { throw EncoreError(.invalidArgument, "a rapid PCR test's code is a PCR test's: it is not registered as a rapid antigen test") }
+            kind = RapidTestCode.Kind.rapidPCR.rawValue
+        case nil: kind = rapid ? RapidTestCode.Kind.rapidAntigen.rawValue : "pcr"
+        }
         if let existing = try store.testRegistration() {
             throw EncoreError(.alreadyRegistered, "a \(existing.keyType) test registered at \(UTCTime.iso8601(seconds: existing.registeredAt) ?? "?") is stored: forget it before registering another")
         }
         let token = try VerificationProtocol.registrationToken(
             from: real(VerificationProtocol.registrationToken(base: verification, key: key, dateOfBirthKey: dobKey)))
-        var registration = TestRegistration(keyType: key.keyType, rapid: rapid, registrationToken: token, registeredAt: now)
+        var registration = TestRegistration(keyType: key.keyType, rapid: kind == RapidTestCode.Kind.rapidAntigen.rawValue,
+                                            registrationToken: token, registeredAt: now)
+        registration.testKind = kind
+        if case .rapid(let code) = key { registration.codeTimestamp = code.timestamp }
         if case .teleTAN = key {
             // A teleTAN session is positive by definition, and the user knows.
             let positive = TestResult(value: .positive, rapid: rapid).code
@@ -113,10 +148,16 @@ public struct TestResultService: Sendable {
         }
         try store.insertTestRegistration(registration)
         var notify = false
-        if case .guid = key {
-            notify = try pollNow(now: now)
-        } else {
+        if case .teleTAN = key {
             fakes([{ try VerificationProtocol.testResult(base: verification, registrationToken: nil) }])
+        } else {
+            let first = try pollNow(now: now)
+            if first.result.value == .redeemed {
+                fakes(fakeSubmission)
+                try store.deleteTestRegistration()
+                throw EncoreError(.testRedeemed, "the server reports this test redeemed already: it was not kept (register a new test)")
+            }
+            notify = first.notify
         }
         fakes(fakeSubmission)
         var status = try self.status(now: now)
@@ -145,7 +186,7 @@ public struct TestResultService: Sendable {
         let notified = NotifyFlag()
         var steps: [ScriptedRequest] = [
             .real({ try VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken) }) { answer, now in
-                notified.value = try record(answer: answer, of: store, now: now)
+                notified.value = try record(answer: answer, of: store, now: now).notify
             },
             .fake { try VerificationProtocol.tan(base: verification, registrationToken: nil) },
         ]
@@ -157,9 +198,18 @@ public struct TestResultService: Sendable {
         }
     }
 
-    /// A testresult answer, stored; true when it brings a new final result.
-    private static func record(answer: HTTPResponse, of store: Store, now: Int64) throws -> Bool {
-        let (result, sample) = try VerificationProtocol.testResult(from: answer)
+    /// A testresult answer, filed as the app files it for the kind of test
+    /// registered, stored; with whether it brings a new final result. A 400
+    /// for a test registered over 21 days ago means redeemed: the server
+    /// deletes registrations then (Android; under 21 days it is an error).
+    private static func record(answer: HTTPResponse, of store: Store, now: Int64) throws -> (result: TestResult, notify: Bool) {
+        guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
+        let result: TestResult, sample: Int64?
+        if answer.status == 400, now - r.registeredAt > registrationLifetime {
+            (result, sample) = (TestResult(value: .redeemed, rapid: r.rapid), nil)
+        } else {
+            (result, sample) = try VerificationProtocol.testResult(from: answer, rapidAntigen: r.rapid)
+        }
         var notify = false
         try store.updateTestRegistration {
             $0.result = result.code
@@ -170,7 +220,7 @@ public struct TestResultService: Sendable {
                 notify = true
             }
         }
-        return notify
+        return (result, notify)
     }
 
     /// Where the test stands, from the store alone.
@@ -182,12 +232,23 @@ public struct TestResultService: Sendable {
             return TestStatus(registered: false, keyType: nil, rapid: false, result: nil, resultAt: nil, sampleCollectedAt: nil,
                               nextPollAt: nil, notify: false, hasTAN: false, submittedAt: nil, submittedKeys: nil)
         }
-        let result = r.result.flatMap { TestResult(code: Int64($0)) }
+        var result = r.result.flatMap { TestResult(code: Int64($0)) }
+        // Still pending 60 days after registration: the server has long
+        // forgotten it (Android shows it as redeemed and stops polling).
+        if result?.value ?? .pending == .pending, r.keyType == "GUID", now - r.registeredAt > pendingLimit {
+            result = TestResult(value: .redeemed, rapid: r.rapid)
+        }
         let next = r.keyType == "TELETAN" ? nil
             : PollingSchedule.nextPoll(rapid: r.rapid, registeredAt: r.registeredAt, lastPoll: r.resultAt, result: result)
-        return TestStatus(registered: true, keyType: r.keyType, rapid: r.rapid, result: result, resultAt: r.resultAt,
-                          sampleCollectedAt: r.sampleCollectedAt, nextPollAt: next, notify: false, hasTAN: r.tan != nil,
-                          submittedAt: r.submittedAt, submittedKeys: r.submittedKeys)
+        var status = TestStatus(registered: true, keyType: r.keyType, rapid: r.rapid, result: result, resultAt: r.resultAt,
+                                sampleCollectedAt: r.sampleCollectedAt, nextPollAt: next, notify: false, hasTAN: r.tan != nil,
+                                submittedAt: r.submittedAt, submittedKeys: r.submittedKeys)
+        status.testType = r.testKind ?? (r.rapid ? RapidTestCode.Kind.rapidAntigen.rawValue : "pcr")
+        status.testedAt = r.sampleCollectedAt ?? (r.rapid ? r.codeTimestamp : nil)
+        if r.rapid, result?.value == .negative, let tested = status.testedAt {
+            status.outdated = now > tested.addingReportingOverflow(rapidAntigenOutdatedAfter).partialValue
+        }
+        return status
     }
 
     /// Background noise: a session of fake requests only (needs no store).
@@ -216,7 +277,8 @@ public struct TestResultService: Sendable {
         let (keys, unaligned) = KeyEnrichment.enrich(own, now: now, symptoms: options.symptoms)
         guard !keys.isEmpty else { throw EncoreError(.notFound, "no own keys of the last 14 days to submit") }
         // The check-ins too (field 8), each derived, split and encrypted.
-        let checkIns = try CheckInSubmission.reports(store.checkIns(), now: now, symptoms: options.symptoms)
+        let shared = CheckInSubmission.shared(try store.checkIns(), now: now)
+        let checkIns = try CheckInSubmission.reports(shared, now: now, symptoms: options.symptoms)
         let payload = SubmissionPayload(keys: keys, visitedCountries: options.visitedCountries, consentToFederation: options.consentToFederation,
                                         submissionType: r.rapid ? 1 : 0, checkInProtectedReports: checkIns.map(\.protected))
         let tan: String
@@ -246,8 +308,9 @@ public struct TestResultService: Sendable {
             $0.submittedAt = now
             $0.submittedKeys = keys.count
         }
-        // Warnings for one's own visits are then ignored.
-        let submittedCheckIns = Array(Set(checkIns.map(\.checkIn))).sorted()
+        // Every shared check-in, reported or dropped by the time rules, is
+        // the user's own: warnings for it are then ignored.
+        let submittedCheckIns = shared.map(\.id)
         try store.markCheckInsSubmitted(submittedCheckIns)
         return SubmissionOutcome(keys: keys.count, checkIns: submittedCheckIns.count, submittedAt: now, unalignedKeys: unaligned)
     }
@@ -259,7 +322,7 @@ public struct TestResultService: Sendable {
     // MARK: - the steps
 
     /// The real testresult request of a registration and what it brings, stored.
-    private func pollNow(now: Int64) throws -> Bool {
+    private func pollNow(now: Int64) throws -> (result: TestResult, notify: Bool) {
         guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
         let answer = try real(VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken))
         return try Self.record(answer: answer, of: store, now: now)

@@ -141,6 +141,15 @@ package enum Schema {
             PRIMARY KEY (check_in, identity)
         ) WITHOUT ROWID;
         """,
+        // 5: rapid tests (Sources/EncoreStorage/TestRegistrations.swift):
+        // which kind of test a registration is ('pcr', 'rapid-antigen',
+        // 'rapid-pcr'; NULL before: 'pcr' or, with rapid = 1, a rapid
+        // antigen test by GUID) and the consent time its QR code carries
+        // (a rapid antigen test's time until the server reports one).
+        """
+        ALTER TABLE test_registration ADD COLUMN test_kind TEXT CHECK (test_kind IN ('pcr', 'rapid-antigen', 'rapid-pcr'));
+        ALTER TABLE test_registration ADD COLUMN code_timestamp INTEGER;
+        """,
     ]
 
     package static var latestVersion: Int { migrations.count }

@@ -21,6 +21,11 @@ public struct TestRegistration: Equatable, Sendable {
     public var tanAt: Int64?
     public var submittedAt: Int64?
     public var submittedKeys: Int?
+    /// "pcr", "rapid-antigen" or "rapid-pcr" (nil: registered before
+    /// encore knew rapid codes; `rapid` tells then).
+    public var testKind: String?
+    /// The consent time a rapid test's QR code carries.
+    public var codeTimestamp: Int64?
 
     public init(keyType: String, rapid: Bool, registrationToken: String, registeredAt: Int64) {
         self.keyType = keyType
@@ -33,7 +38,7 @@ public struct TestRegistration: Equatable, Sendable {
 extension Store {
     private static let registrationColumns = """
         key_type, rapid, registration_token, registered_at, result, result_at, sample_collected_at, notified_result,
-        tan, tan_at, submitted_at, submitted_keys
+        tan, tan_at, submitted_at, submitted_keys, test_kind, code_timestamp
         """
 
     public func testRegistration() throws -> TestRegistration? {
@@ -87,21 +92,25 @@ extension Store {
             r.tanAt = s.optionalInt64(9)
             r.submittedAt = s.optionalInt64(10)
             r.submittedKeys = s.optionalInt64(11).map { Int(clamping: $0) }
+            r.testKind = s.isNull(12) ? nil : s.text(12)
+            r.codeTimestamp = s.optionalInt64(13)
             return r
         }
     }
 
     private static func write(_ r: TestRegistration, _ c: Connection, insert: Bool) throws {
         let sql = insert
-            ? "INSERT INTO test_registration (id, \(registrationColumns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            ? "INSERT INTO test_registration (id, \(registrationColumns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             : """
               UPDATE test_registration SET key_type = ?, rapid = ?, registration_token = ?, registered_at = ?, result = ?, result_at = ?,
-              sample_collected_at = ?, notified_result = ?, tan = ?, tan_at = ?, submitted_at = ?, submitted_keys = ? WHERE id = 1
+              sample_collected_at = ?, notified_result = ?, tan = ?, tan_at = ?, submitted_at = ?, submitted_keys = ?,
+              test_kind = ?, code_timestamp = ? WHERE id = 1
               """
         let s = try c.prepare(sql)
         s.bind(1, text: r.keyType).bind(2, Int64(r.rapid ? 1 : 0)).bind(3, text: r.registrationToken).bind(4, r.registeredAt)
         s.bind(5, r.result.map(Int64.init)).bind(6, r.resultAt).bind(7, r.sampleCollectedAt).bind(8, r.notifiedResult.map(Int64.init))
         s.bind(9, text: r.tan).bind(10, r.tanAt).bind(11, r.submittedAt).bind(12, r.submittedKeys.map(Int64.init))
+        s.bind(13, text: r.testKind).bind(14, r.codeTimestamp)
         try s.run()
     }
 }

@@ -17,6 +17,11 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// registered; one registered already; not positive; the TAN refused
         /// or expired; submitted already.
         case testKey, notRegistered, alreadyRegistered, notPositive, tanRefused, alreadySubmitted
+        /// A rapid test QR code whose hash does not match its content; the
+        /// verification server's 403: the result under the date-of-birth
+        /// key differs from the test's; a test the server reports redeemed
+        /// when it is registered (discarded, as the apps do).
+        case testCodeHash, dateOfBirthMismatch, testRedeemed
         /// Check-ins: a QR code that is not a CWA event code (scheme, host,
         /// path), of an unknown version, not base64url, not a QRCodePayload,
         /// with content breaking the rules (text over 100 characters, an end
@@ -37,6 +42,9 @@ public struct EncoreError: Error, CustomStringConvertible, Sendable, Equatable {
         /// form for its type; a push registration message that cannot be
         /// read; an event name the rule does not know.
         case pushToken, pushMessage, pushEvent
+        /// The organizer side: a location to create that breaks the app's
+        /// rules (type, description, address, times, default length).
+        case locationInvalid
         /// A network operation driven out of turn: an answer for a request
         /// it is not waiting for, a result asked before it finished.
         case operationState

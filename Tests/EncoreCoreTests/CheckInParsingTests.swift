@@ -49,10 +49,8 @@ import Testing
         #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr([0x0a, 0xff])) } == .qrMalformed)
         #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr([0x08, 0x01])) } == .qrMalformed) // no location
         #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr(Self.payload(vendor: [0xff]))) } == .qrMalformed)
-        // 100 characters are fine (counted as CWA counts them), 101 are not.
-        #expect(try CheckInQRCode.parse(Self.qr(Self.payload(description: String(repeating: "é", count: 100)))).description.count == 100)
-        #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr(Self.payload(description: String(repeating: "a", count: 101)))) } == .qrInvalid)
-        #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr(Self.payload(address: String(repeating: "a", count: 101)))) } == .qrInvalid)
+        // The app's text rules: CheckInAppRulesTests.
+        #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr(Self.payload(description: String(repeating: "a", count: 256)))) } == .qrInvalid)
         #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr(Self.payload(description: ""))) } == .qrInvalid)
         #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr(Self.payload(start: 2000, end: 1000))) } == .qrInvalid)
         #expect(Self.kind { _ = try CheckInQRCode.parse(Self.qr(Self.payload(seed: [1, 2, 3]))) } == .qrInvalid)
@@ -67,9 +65,10 @@ import Testing
         cwaData.varint(3, 90)
         let withDefault = try CheckInQRCode.parse(Self.qr(Self.payload(vendor: cwaData.bytes)))
         #expect(withDefault.locationType == 9 && withDefault.defaultCheckInLengthMinutes == 90)
-        #expect(withDefault.automaticLength(checkInAt: 1000) == 90 * 60)
+        #expect(withDefault.defaultCheckInSeconds == 90 * 60)
+        // The event's length (3 hours), whenever the guest checks in.
         let event = try CheckInQRCode.parse(Self.qr(Self.payload(start: 1_700_000_000, end: 1_700_010_800)))
-        #expect(event.automaticLength(checkInAt: 1_700_003_600) == 7200)  // until the event ends
-        #expect(try CheckInQRCode.parse(Self.qr(Self.payload())).automaticLength(checkInAt: 0) == 7200)
+        #expect(event.defaultCheckInSeconds == 10_800)
+        #expect(try CheckInQRCode.parse(Self.qr(Self.payload())).defaultCheckInSeconds == 900)
     }
 }

@@ -16,22 +16,25 @@ import Testing
         #expect(try store.schemaVersion == Store.latestSchemaVersion)
         let service = CheckInService(store: store)
         let open = try service.checkIn(qrCode: Self.qr, start: Self.start, now: Self.start)
-        #expect(open.end == nil && open.autoEnd == Self.start + 7200)
+        // No default length, no event: CWA's 15 minutes.
+        #expect(open.end == nil && open.autoEnd == Self.start + 900)
         let closed = try service.checkIn(qrCode: CheckInVectorTests.realQR, start: Self.start, end: Self.start + 600, now: Self.start)
         #expect(CheckInParsingTests.kind { try service.checkOut(id: open.id, end: Self.start - 1) } == .checkInTimes)
         #expect(CheckInParsingTests.kind { try service.checkOut(id: 999, end: Self.start) } == .notFound)
         #expect(CheckInParsingTests.kind { _ = try service.checkIn(qrCode: Self.qr, start: Self.start, end: Self.start - 60, now: Self.start) } == .checkInTimes)
         #expect(CheckInParsingTests.kind { _ = try service.checkIn(qrCode: "https://e.coronawarn.app?v=3#CAES", start: 0, now: 0) } == .qrVersion)
         // The open one closes by itself after the location's default length.
-        #expect(try service.list(now: Self.start + 3600).first { $0.id == open.id }?.end == nil)
-        #expect(try service.list(now: Self.start + 7200).first { $0.id == open.id }?.end == Self.start + 7200)
+        #expect(try service.list(now: Self.start + 899).first { $0.id == open.id }?.end == nil)
+        #expect(try service.list(now: Self.start + 900).first { $0.id == open.id }?.end == Self.start + 900)
         try service.edit(id: closed.id, start: Self.start + 60, end: Self.start + 1260)
         #expect(try store.checkIn(id: closed.id)?.start == Self.start + 60)
         #expect(try service.delete(id: closed.id))
         #expect(try !service.delete(id: closed.id))
-        // Purged 10 days after they end.
-        #expect(try service.list(now: Self.start + 7200 + 10 * UnixTime.day).count == 1)
-        #expect(try service.list(now: Self.start + 7201 + 10 * UnixTime.day).isEmpty)
+        // Purged when they ended before the UTC midnight 10 days before today's
+        // (the risk calculation's cut-off): here from the 11th midnight after.
+        let purgeDay = UnixTime.utcMidnight(Self.start) + 11 * UnixTime.day
+        #expect(try service.list(now: purgeDay - 1).count == 1)
+        #expect(try service.list(now: purgeDay).isEmpty)
     }
 
     @Test func nothingInClearOnDisk() throws {

@@ -114,7 +114,7 @@ import Testing
         #expect(l.address == "1594 Deffe Avenue")
         #expect(l.startTimestamp == 0 && l.endTimestamp == 0)
         #expect(l.locationType == 4 && l.defaultCheckInLengthMinutes == 28)
-        #expect(l.automaticLength(checkInAt: 1_700_000_000) == 28 * 60)
+        #expect(l.defaultCheckInMinutes == 30) // 28 rounded to the nearest 15
         #expect(l.locationId == CheckInCrypto.locationId(payload: l.payload))
         // Upper-case scheme and host, a slash before "?": still CWA's.
         let upper = "HTTPS://E.CORONAWARN.APP/?v=1#" + Self.realQR.split(separator: "#")[1]

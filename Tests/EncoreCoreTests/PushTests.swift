@@ -76,13 +76,53 @@ import Testing
         // Push type 7 (unknown): field 3, varint 7.
         let good = try PushRegistration(pushToken: Self.apns, pushType: .ios, instanceToken: Self.instance).encoded()
         #expect(kind(good + [0x18, 0x07]) == .pushMessage)
-        // A body with a 2-character push token and no instance token.
-        #expect(kind([0x12, 0x02, 0x61, 0x62]) == .pushToken)
+        // A body (version 1) with a 2-character push token and no instance token.
+        #expect(kind([0x08, 0x01, 0x12, 0x02, 0x61, 0x62]) == .pushToken)
         #expect(throws: EncoreError.self) { try PushRegistration(pushToken: Self.apns, pushType: .ios, instanceToken: "short").encoded() }
         let notHex = String(repeating: "zz", count: 32)
         #expect(throws: EncoreError.self) { try PushRegistration.validatePushToken(notHex, type: .ios) }
         #expect(throws: EncoreError.self) { try PushRegistration.validatePushToken(String(repeating: "a", count: 4097), type: .android) }
         #expect(throws: EncoreError.self) { try PushRegistration.validatePushToken("a/b", type: .android) }
+    }
+
+    /// Strings are read with their length: a NUL does not end them (it
+    /// once did, through strlen), and control characters are refused.
+    @Test func stringsAreReadWithTheirLength() throws {
+        func body(version: UInt8 = 1, token: [UInt8], device: [UInt8]) -> [UInt8] {
+            func field(_ n: UInt8, _ v: [UInt8]) -> [UInt8] {
+                var length: [UInt8] = []
+                var l = v.count
+                repeat { length.append(UInt8(l & 0x7F) | (l > 0x7F ? 0x80 : 0)); l >>= 7 } while l > 0
+                return [n << 3 | 2] + length + v
+            }
+            return [0x08, version] + field(2, token) + field(4, device)
+        }
+        func kind(_ b: [UInt8]) -> EncoreError.Kind? {
+            do { _ = try PushRegistration(decoding: b) } catch let e as EncoreError { return e.kind } catch { return nil }
+            return nil
+        }
+        let token = Array(Self.apns.utf8), device = Array(Self.instance.utf8)
+        #expect(kind(body(token: token, device: device)) == nil)
+        #expect(kind(body(token: token + [0] + Array("junk".utf8), device: device)) == .pushToken)
+        #expect(kind(body(token: token, device: Array(device[0 ..< 40]) + [0] + [UInt8](repeating: 0x78, count: 3000))) == .pushToken)
+        #expect(kind(body(token: [0x01] + Array("fcm".utf8), device: device)) == .pushToken)
+        #expect(kind(body(token: token, device: device + [0x7F])) == .pushToken)
+        #expect(kind(body(token: token, device: [0xC3, 0x28] + device)) == .pushMessage)   // not UTF-8
+        #expect(kind(body(version: 0, token: token, device: device)) == .pushMessage)
+        #expect(kind(body(version: 99, token: token, device: device)) == .pushMessage)
+        #expect(kind(body(token: token, device: device) + [0x10, 0x01]) == .pushMessage)  // field 2 as a varint
+        // Unknown fields are skipped (proto3).
+        #expect(kind(body(token: token, device: device) + [0x28, 0x05]) == nil)
+    }
+
+    @Test func apnsTokensHaveOneCanonicalForm() throws {
+        let upper = Self.apns.uppercased()
+        #expect(try PushRegistration.canonicalPushToken(upper, type: .ios) == Self.apns)
+        #expect(try PushRegistration.canonicalPushToken(upper, type: .iosSandbox) == Self.apns)
+        #expect(try PushRegistration.canonicalPushToken("Fcm:AbC", type: .android) == "Fcm:AbC")
+        let m = try PushRegistration(pushToken: upper, pushType: .ios, instanceToken: Self.instance).canonicalized()
+        #expect(m.pushToken == Self.apns)
+        #expect(throws: EncoreError.self) { try PushRegistration.canonicalPushToken(String(repeating: "G", count: 64), type: .ios) }
     }
 
     @Test func theRequestsOfBothAPIs() throws {

@@ -20,6 +20,29 @@ import Testing
         #expect(p.nextDueAt == Self.now + 3600)
     }
 
+    /// A configuration that failed backs off alone: the packages are
+    /// planned as usual; a push or the user tries it at once.
+    @Test func aFailingConfigurationBacksOffAlone() {
+        var s = SyncState()
+        s.lastSuccess = Self.now - 3600
+        s.newestCachedDay = Self.yesterday
+        s.configFailures = 5
+        s.configLastAttempt = Self.now - 3600
+        let wait = SyncPlanner.backoff(failures: 5, seed: s.jitterSeed)
+        #expect(wait > 3600)
+        let waiting = plan(s)
+        #expect(waiting.steps == [.hourIndex(day: UTCTime.day(seconds: Self.now) ?? "")])
+        #expect(waiting.reason.contains("configuration is backing off after 5 failed fetches"))
+        #expect(plan(s, .user).steps.first == .appConfig)
+        #expect(plan(s, .push).steps.first == .appConfig)
+        // Its backoff over (to the second), the configuration is planned again.
+        #expect(plan(s, at: Self.now - 3600 + wait - 1).steps.first != .appConfig)
+        #expect(plan(s, at: Self.now - 3600 + wait).steps.first == .appConfig)
+        // The sync's own failures are another matter: they stop everything.
+        s.configFailures = 0
+        #expect(plan(s).steps.first == .appConfig)
+    }
+
     @Test func theDayIndexOnlyWhenNeeded() {
         var s = SyncState()
         s.lastSuccess = Self.now - 3601

@@ -49,7 +49,7 @@ import Testing
 
     @Test func answersAreReadStrictly() throws {
         func answer(_ status: Int, _ body: String) -> HTTPResponse { HTTPResponse(status: status, body: Array(body.utf8)) }
-        #expect(try VerificationProtocol.testResult(from: answer(200, #"{"testResult": 7, "sc": 5}"#)).result == TestResult(value: .positive, rapid: true))
+        #expect(try VerificationProtocol.testResult(from: answer(200, #"{"testResult": 7, "sc": 5}"#), rapidAntigen: true).result == TestResult(value: .positive, rapid: true))
         for body in [#"{"testResult": 10}"#, #"{"testResult": -1}"#, #"{"testResult": "2"}"#, "{", #"{"sc": 1}"#, #"{"testResult": 2, "sc": -5}"#] {
             #expect(throws: EncoreError.self) { try VerificationProtocol.testResult(from: answer(200, body)) }
         }

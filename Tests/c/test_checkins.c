@@ -202,6 +202,43 @@ static void test_arguments(void) {
     CHECK(strstr(encore_last_error_message(), "transmissionRiskValue") != NULL);
 }
 
+/* QRCodePayload {1: 1, 2: TraceLocation {1: 1, 2: "x" * n, 3: "a"},
+ * 3: CrowdNotifierData {3: 16 bytes}} (n < 16384). */
+static size_t put_varint(uint8_t *p, size_t v) {
+    size_t i = 0;
+    while (v > 127) {
+        p[i++] = (uint8_t)(0x80 | (v & 0x7f));
+        v >>= 7;
+    }
+    p[i++] = (uint8_t)v;
+    return i;
+}
+
+static size_t text_payload(uint8_t *p, size_t n) {
+    size_t i = 0;
+    uint8_t tmp[4];
+    size_t location = 2 + 1 + put_varint(tmp, n) + n + 3;
+    p[i++] = 0x08;
+    p[i++] = 0x01;
+    p[i++] = 0x12;
+    i += put_varint(p + i, location);
+    p[i++] = 0x08;
+    p[i++] = 0x01;
+    p[i++] = 0x12;
+    i += put_varint(p + i, n);
+    memset(p + i, 'x', n);
+    i += n;
+    p[i++] = 0x1a;
+    p[i++] = 0x01;
+    p[i++] = 'a';
+    p[i++] = 0x1a;
+    p[i++] = 18;
+    p[i++] = 0x1a;
+    p[i++] = 16;
+    memset(p + i, 7, 16);
+    return i + 16;
+}
+
 static void test_qr_codes(void) {
     encore_trace_location *loc = NULL;
     CHECK(encore_trace_location_parse(REAL_QR, &loc) == ENCORE_OK && loc != NULL);
@@ -209,7 +246,7 @@ static void test_qr_codes(void) {
     ENCORE_OUTPUT_INIT(info);
     CHECK(encore_trace_location_get_info(loc, &info) == ENCORE_OK);
     CHECK(info.version == 1 && strcmp(info.description, "Agway Inc.") == 0 && strcmp(info.address, "1594 Deffe Avenue") == 0);
-    CHECK(info.location_type == 4 && info.default_check_in_length_minutes == 28 && info.automatic_length_seconds == 28 * 60);
+    CHECK(info.location_type == 4 && info.default_check_in_length_minutes == 28 && info.automatic_length_seconds == 30 * 60);
     CHECK(info.start_timestamp == 0 && info.end_timestamp == 0 && info.payload_length == 169);
     /* The hash is SHA-256 of the id: the report of a record says so. */
     encore_checkin_record record = {1, 1, 1, 0};
@@ -240,14 +277,13 @@ static void test_qr_codes(void) {
         encore_trace_location *none = NULL;
         CHECK(encore_trace_location_parse(cases[i].qr, &none) == cases[i].status && none == NULL);
     }
-    /* QRCodePayload {1: 1, 2: TraceLocation {1: 1, 2: "x" * 101}}. */
-    uint8_t payload[128] = {0x08, 0x01, 0x12, 2 + 2 + 101, 0x08, 0x01, 0x12, 101};
-    memset(payload + 8, 'x', 101);
+    /* What the app accepts: 255 characters, not 256 (the address and the
+     * seed are needed too). */
+    uint8_t payload[400];
     encore_trace_location *none = NULL;
-    CHECK(encore_trace_location_from_payload(payload, 8 + 101, &none) == ENCORE_ERR_QR_INVALID && none == NULL);
-    payload[3] = 2 + 2 + 100;
-    payload[7] = 100;
-    CHECK(encore_trace_location_from_payload(payload, 8 + 100, &none) == ENCORE_OK && none != NULL);
+    CHECK(encore_trace_location_from_payload(payload, text_payload(payload, 256), &none) == ENCORE_ERR_QR_INVALID && none == NULL);
+    CHECK(strstr(encore_last_error_message(), "description has 256 characters") != NULL);
+    CHECK(encore_trace_location_from_payload(payload, text_payload(payload, 255), &none) == ENCORE_OK && none != NULL);
     encore_trace_location_free(none);
 }
 
@@ -389,7 +425,7 @@ static void test_store_match_and_check(const char *dir) {
     int found_open = 0;
     for (size_t i = 0; i < encore_checkin_list_count(list); i++) {
         CHECK(encore_checkin_list_get(list, i, &ci) == ENCORE_OK);
-        if (ci.id == open_id) found_open = ci.end == NOW - 10 * 60 && ci.auto_end == NOW - 30 * 60 + 28 * 60;
+        if (ci.id == open_id) found_open = ci.end == NOW - 10 * 60 && ci.auto_end == NOW - 30 * 60 + 30 * 60; /* 28 minutes rounded to 30 */
     }
     CHECK(found_open);
     encore_checkin_list_free(list);

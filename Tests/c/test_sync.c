@@ -24,7 +24,7 @@ static const char pem[] =
     "YHc1cKvIIi6/H56AJS/kZEYQnfDpxrgyGhdAm+pNN2GAJ3XdnQZ1Sk4amg==\n"
     "-----END PUBLIC KEY-----\n";
 
-typedef enum { CONFIG_503, INDEX_BROKEN, DAY_UNSIGNED, DAY_NO_ETAG, DP3T_204 } scenario;
+typedef enum { CONFIG_503, INDEX_BROKEN, DAY_UNSIGNED, DAY_NO_ETAG, DP3T_204, CONFIG_404_NOTHING_ELSE } scenario;
 
 typedef struct server {
     scenario scenario;
@@ -41,7 +41,12 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
     snprintf(s->last_url, sizeof s->last_url, "%s", r->url);
     const char *body = "";
     int status = 200;
-    if (strstr(r->url, "/app_config_android") != NULL) {
+    if (s->scenario == CONFIG_404_NOTHING_ELSE) {
+        /* No configuration, an empty day index, no hours, no warnings. */
+        int index = strstr(r->url, "/date") != NULL && strstr(r->url, "/date/") == NULL;
+        status = index ? 200 : 404;
+        body = index ? "[]" : "";
+    } else if (strstr(r->url, "/app_config_android") != NULL) {
         status = s->scenario == CONFIG_503 ? 503 : 304;
     } else if (strstr(r->url, "/date/") == NULL && strstr(r->url, "/date") != NULL) {
         /* Two days: the second is fetched while the first is verified. */
@@ -80,7 +85,9 @@ static encore_sync_options cwa_options(void) {
 
 static void test_failures_and_their_statuses(void) {
     static const struct { scenario scenario; encore_status status; } cases[] = {
-        {CONFIG_503, ENCORE_ERR_SERVER_UNAVAILABLE},
+        /* The configuration's 503 does not stop the sync: the day packages
+         * are fetched all the same (and these are refused). */
+        {CONFIG_503, ENCORE_ERR_ZIP_NOT_ZIP},
         {INDEX_BROKEN, ENCORE_ERR_PROTOCOL},
         {DAY_UNSIGNED, ENCORE_ERR_ZIP_NOT_ZIP},
         {DAY_NO_ETAG, ENCORE_ERR_PROTOCOL},
@@ -121,6 +128,41 @@ static int32_t stop_after_first(void *context, uint64_t done, uint64_t total) {
     (void)context;
     (void)total;
     return done >= 1;
+}
+
+/* A configuration answering 404 does not fail the sync: it goes on with
+ * the built-in configuration and says so; the failure counts for the
+ * configuration's own backoff (not the sync's). */
+static void test_a_configuration_outage_degrades(void) {
+    encore_store *store = fresh_store();
+    server s = {CONFIG_404_NOTHING_ELSE, 0, "", pthread_self(), 0};
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
+    encore_sync_options o = cwa_options();
+    for (uint32_t n = 1; n <= 2; n++) {
+        encore_sync_result *r = NULL;
+        CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
+        encore_sync_summary sum;
+        memset(&sum, 0, sizeof sum);
+        ENCORE_OUTPUT_INIT(sum);
+        CHECK(encore_sync_result_get_summary(r, &sum) == ENCORE_OK);
+        CHECK(sum.configuration == ENCORE_SYNC_CONFIG_BUILT_IN && sum.config_failures == n);
+        encore_bytes json = {0};
+        CHECK(encore_sync_result_get_json(r, &json) == ENCORE_OK);
+        CHECK(strstr((const char *)json.data, "\"used\":\"built-in\"") != NULL);
+        CHECK(strstr((const char *)json.data, "404") != NULL);
+        encore_bytes_free(&json);
+        encore_sync_result_free(r);
+    }
+    /* The sync itself succeeded: a periodic one is due in an hour, not backing off. */
+    o.trigger = ENCORE_SYNC_PERIODIC;
+    encore_sync_plan_info plan;
+    memset(&plan, 0, sizeof plan);
+    ENCORE_OUTPUT_INIT(plan);
+    CHECK(encore_sync_plan(store, &o, NOW + 60, &plan) == ENCORE_OK);
+    CHECK(plan.steps == 0 && plan.has_next_due && plan.next_due_at == NOW + 3600);
+    encore_transport_free(t);
+    encore_store_close(store);
 }
 
 static void test_dp3t_nothing_new_and_cancel(void) {
@@ -242,6 +284,7 @@ static void test_arguments(void) {
 int main(void) {
     if (scratch_dir_make(dir, sizeof dir, "sync") != 0) return 1;
     test_failures_and_their_statuses();
+    test_a_configuration_outage_degrades();
     test_dp3t_nothing_new_and_cancel();
     test_arguments();
     scratch_dir_remove(dir);

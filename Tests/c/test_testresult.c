@@ -183,10 +183,62 @@ static void test_teletan_and_every_result(void) {
         store = fresh_store();
         s.result_code = code;
         encore_test_key key = {ENCORE_TEST_KEY_GUID, code >= 5, GUID, "1990-03-15"};
-        CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
-        CHECK(st.result == code % 5 && st.rapid == (code >= 5) && st.notify == (code % 5 != 0));
+        if (code % 5 == 4) {
+            /* Redeemed at registration: discarded, as the app does. */
+            CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_TEST_REDEEMED);
+            CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.registered == 0);
+        } else {
+            CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+            CHECK(st.result == code % 5 && st.rapid == (code >= 5) && st.notify == (code % 5 != 0));
+            CHECK(st.test_type == (code >= 5 ? ENCORE_TEST_TYPE_RAPID_ANTIGEN : ENCORE_TEST_TYPE_PCR));
+        }
         encore_store_close(store);
     }
+    /* The other kind's codes are INVALID: a PCR verdict for a rapid antigen
+     * test, a rapid antigen verdict for a PCR test. */
+    for (int rapid = 0; rapid <= 1; rapid++) {
+        store = fresh_store();
+        s.result_code = rapid ? 2 : 7;
+        encore_test_key key = {ENCORE_TEST_KEY_GUID, (uint32_t)rapid, GUID, NULL};
+        CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+        CHECK(st.result == ENCORE_TEST_RESULT_INVALID && st.rapid == rapid);
+        encore_store_close(store);
+    }
+    encore_transport_free(t);
+}
+
+/* CWA Android's test codes (TestQrCodes.kt raQrCode3, raQrAnonymousInvalidHash, raPcrCode1). */
+#define RA_QR_CODE_3 "https://s.coronawarn.app?v=1#eyJ0aW1lc3RhbXAiOjE2MTk2MTgzNTIsInNhbHQiOiJDRjBDNTQ3RkY2RDMwOTlBMkIwNkMxQzRFNEYwOEFGOSIsInRlc3RpZCI6ImY0N2VmODA0LTZmMGMtNDhiMy1hODY5LWUyZjg4NmIxMjU0ZiIsImhhc2giOiI3ZGNlMDhkYjBkNGFiZDVhYzFkMjQ5OGI1NzFhZmIyMjFjYTk0N2M3NWM4NDdkMDU0NjZiNGNmZTlkOTVkYzY2IiwiZm4iOiJKYWNvYiIsImxuIjoiVHlsZXIiLCJkb2IiOiIxOTYzLTAzLTE3In0="
+#define RA_QR_INVALID_HASH "https://s.coronawarn.app?v=1#eyJ0aW1lc3RhbXAiOjE2Mjc0MDM2NzUsInNhbHQiOiJGQjRDMzZENDVFMjBBMkMwNzExNUFDMzIwMkI5OThBMiIsInRlc3RpZCI6IjlhYTNmMDM3LWM3MjgtNDRmNy1iMGVmLWVmMWM4MjdiYjAzNSIsImhhc2giOiI3MmQyYmJkNmMwM2QwMGFkMWRlZWQxYjE0Y2MzYjk4ZTVmMTQ1M2U5MDEzYTNiNWE1NTc2MDY1NmYzMWU4YmQ5In0"
+#define RA_PCR_CODE_1 "https://p.coronawarn.app?v=1#eyJ0aW1lc3RhbXAiOjE2NDQyNzQ5MjAsInNhbHQiOiIzMjg0QzRGODUzNjgyQkI2MTBFMzAxQzY3QTUxOEZFOSIsInRlc3RpZCI6IjU4Y2E2OThmLTFmNmUtNDU3Zi1hMzcwLWU1OTVlY2IzNGZkNSIsImhhc2giOiJlNmRjZDVlNmZiMjgwMmYwODhmOTMxMDA2ZjQzNDYwZjBiMTYwNGRhNTRkNzgyOTljMDEwZTQxMTljYTA4ODJlIiwiZm4iOiJJc2FhYyIsImxuIjoiRHVwdXkiLCJkb2IiOiIxOTY1LTEyLTA4In0"
+
+static void test_rapid_codes(void) {
+    server s = {0};
+    encore_transport *t = transport_for(&s);
+    encore_test_status st;
+    ENCORE_OUTPUT_INIT(st);
+    encore_store *store = fresh_store();
+    /* A hash that does not match: refused before any request. */
+    encore_test_key wrong = {ENCORE_TEST_KEY_QR_CODE, 0, RA_QR_INVALID_HASH, NULL};
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &wrong, NOW, &st) == ENCORE_ERR_TEST_CODE_HASH && s.requests == 0);
+    /* A date of birth never goes with a rapid code. */
+    encore_test_key with_dob = {ENCORE_TEST_KEY_QR_CODE, 0, RA_QR_CODE_3, "1963-03-17"};
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &with_dob, NOW, &st) == ENCORE_ERR_TEST_KEY && s.requests == 0);
+    /* A rapid antigen code: the code says it is one (rapid 0), positive, submitted as a rapid test. */
+    s.result_code = 7;
+    encore_test_key rat = {ENCORE_TEST_KEY_QR_CODE, 0, RA_QR_CODE_3, NULL};
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &rat, NOW, &st) == ENCORE_OK);
+    CHECK(st.test_type == ENCORE_TEST_TYPE_RAPID_ANTIGEN && st.rapid == 1 && st.result == ENCORE_TEST_RESULT_POSITIVE);
+    CHECK(st.tested_at == 1700000000 && st.sample_collected_at == 1700000000 && st.outdated == 0);
+    CHECK(encore_test_forget(store, NULL) == ENCORE_OK);
+    /* A rapid PCR code is a PCR test: rapid 1 with it is an error; its results are 0-4. */
+    encore_test_key pcr = {ENCORE_TEST_KEY_QR_CODE, 1, RA_PCR_CODE_1, NULL};
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &pcr, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    pcr.rapid = 0;
+    s.result_code = 1;
+    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &pcr, NOW, &st) == ENCORE_OK);
+    CHECK(st.test_type == ENCORE_TEST_TYPE_RAPID_PCR && st.rapid == 0 && st.result == ENCORE_TEST_RESULT_NEGATIVE);
+    encore_store_close(store);
     encore_transport_free(t);
 }
 
@@ -299,6 +351,7 @@ int main(void) {
     if (scratch_dir_make(dir, sizeof dir, "testresult") != 0) return 1;
     test_guid_path();
     test_teletan_and_every_result();
+    test_rapid_codes();
     test_errors();
     test_arguments();
     scratch_dir_remove(dir);

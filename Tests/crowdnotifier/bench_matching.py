@@ -8,6 +8,13 @@ same-day pairs) against what trying every pair would cost.
 
 The trace keys are made by the pymcl-based reference server (cn_reference):
 most are for other venues on 14 days; 6 are for hours of the user's visits.
+
+In the same run, the reference algorithm on pymcl: what the CrowdNotifier
+SDKs do, one mcl pairing (sk and c1 deserialised and checked each time, as
+the SDKs' decrypt does) per trace key and stored hour of the same day,
+single-threaded, over the same visits encrypted by cn_reference.
+--reference-keys N runs it on every k-th key only (N of them) and scales
+its time by the pairings (printed as an estimate); the default runs all.
 """
 import argparse
 import json
@@ -30,6 +37,7 @@ NOW = FIRST_DAY + 10 * DAY
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--keys", type=int, default=10_000)
+    ap.add_argument("--reference-keys", type=int, default=0, help="0: all")
     args = ap.parse_args()
     cli = os.environ.get("ENCORE_CLI", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bin", "encore"))
     env = dict(os.environ, ENCORE_DB_KEY="bench")
@@ -45,14 +53,14 @@ def main():
             departure = arrival + 2 * 3600 + 1700  # touches 3 hours
             subprocess.run([cli, "checkin", "add", "--db", db, "--qr", venue.qr, "--start", str(arrival), "--end", str(departure),
                             "--now", str(NOW)], check=True, env=env, capture_output=True)
-            mine.append((venue, arrival))
+            mine.append((venue, arrival, departure))
         checkin_seconds = time.perf_counter() - t
         others = [ref.Venue(name="Other %d" % i) for i in range(40)]
         t = time.perf_counter()
         body = ref.field_varint(1, 3)
         events = 0
         # 6 keys for the user's visits (their middle hour), the rest elsewhere.
-        for venue, arrival in rng.sample(mine, 6):
+        for venue, arrival, _ in rng.sample(mine, 6):
             one = venue.trace_keys(arrival + 3600, arrival + 3700, "please get tested")
             body += one[2:]  # drop the wrapper's version field, keep the event
             events += 1
@@ -71,6 +79,7 @@ def main():
                            check=True, env=env, capture_output=True, text=True)
         match_seconds = time.perf_counter() - t
         doc = json.loads(p.stdout)["traceKeys"]
+        ref_seconds, ref_pairings, ref_matches, sampled = reference(mine, body, args.reference_keys)
     hours = 30 * 3
     print("visits: 30 x 3 hours (3 visits a day over 10 days), checked in through the CLI in %.1f s" % checkin_seconds)
     print("trace keys: %d (%d bytes), made by pymcl in %.1f s" % (events, len(body), make_seconds))
@@ -78,8 +87,38 @@ def main():
     print("pairings computed: %d; every key against every hour would be %d (%.1f%% of it)"
           % (doc["pairings"], events * hours, 100.0 * doc["pairings"] / (events * hours)))
     print("per pairing (whole command / pairings): %.0f us" % (1e6 * match_seconds / max(doc["pairings"], 1)))
+    scale = doc["pairings"] / max(ref_pairings, 1)
+    est = ref_seconds * scale
+    print("reference algorithm on pymcl (one mcl pairing per same-day pair, 1 thread): %s%.1f s for %d pairings%s; "
+          "matches %d" % ("" if sampled == events else "~", est, doc["pairings"],
+                          "" if sampled == events else " (measured %.1f s on %d keys, %d pairings)" % (ref_seconds, sampled, ref_pairings),
+                          ref_matches))
+    print("encore / reference time: %.3f (%.1fx faster)" % (match_seconds / est, est / match_seconds))
+    if sampled == events and ref_pairings != doc["pairings"]:
+        sys.exit("bench: the reference computed %d pairings, encore %d" % (ref_pairings, doc["pairings"]))
     if doc["matches"] != 6:
         sys.exit("bench: expected 6 matches")
+
+
+def reference(mine, body, limit):
+    """The SDKs' matching on pymcl over the same visits: (seconds, pairings, matches, keys tried)."""
+    by_day = {}
+    for venue, arrival, departure in mine:
+        _, _, notification_key = ref.nonces(venue.payload)
+        record = b"\x01" + arrival.to_bytes(8, "big") + departure.to_bytes(8, "big") + notification_key
+        for h in ref.hours(arrival, departure):
+            by_day.setdefault(h // DAY * DAY, []).append(ref.encrypt(venue.mpk, ref.identity(venue.payload, h), record))
+    events = ref.events(body)
+    step = max(1, len(events) // limit) if limit else 1
+    tried = events[::step]
+    pairings = matches = 0
+    t = time.perf_counter()
+    for ev in tried:
+        for c1, c2, c3, nonce in by_day.get(ev[4], ()):
+            pairings += 1
+            if ref.decrypt(ev[3], ev[2], c1, c2, c3, nonce) is not None:
+                matches += 1
+    return time.perf_counter() - t, pairings, matches, len(tried)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Speed of CEncorePairing (C, -O2, through ctypes) against pymcl (mcl with
-its assembly back end) in the same run.
+its assembly back end) and blspy (Chia's BLS over blst) in the same run.
 
   build/venv/bin/python Tests/pairing/bench_pairing.py [--cc gcc|clang] [--seconds S]
 
 Two figures for ours: "call" goes through ctypes with serialised inputs on
 every call (so it includes parsing with full subgroup checks), "core" runs
 the operation in a C loop on parsed values, which is what pymcl's
-pre-parsed objects correspond to.  Ratios are ours / mcl (lower is better).
+pre-parsed objects correspond to.  Ratios are ours / mcl and ours / blst
+(lower is better).  "Q prepared" is the pairing with Q's Miller-loop lines
+computed beforehand (enc_bls_g2_prepare), as matching does for each stored
+hour's c1; it is compared with the libraries' plain pairing (neither Python
+package exposes a prepared one).  ENCORE_PAIRING_PORTABLE=1 measures the
+portable C product instead of the mulx/adcx/adox assembly.
 """
 import argparse
 import os
@@ -15,6 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import blspy  # noqa: E402
 import pymcl  # noqa: E402
 
 from conftest import Lib, build  # noqa: E402
@@ -49,6 +55,8 @@ def main():
     e = pymcl.pairing(P, Q)
     Pb, Qb, eb = P.serialize(), Q.serialize(), e.serialize()
     out = lib._out(576)
+    bsk = blspy.PrivateKey.from_bytes(bytes(31) + b"\x07")
+    bP, bQ = bsk.get_g1(), blspy.AugSchemeMPL.sign(bsk, b"bench message")
 
     def loop(f):
         def run(n):
@@ -56,9 +64,13 @@ def main():
                 f()
         return run
 
+    blst_pair = loop(lambda: bP.pair(bQ))
     rows = [
         ("pairing e(P,Q)", lambda n: c.h_bench_pairing(Pb, Qb, n),
-         loop(lambda: c.h_pairing(out, Pb, Qb)), loop(lambda: pymcl.pairing(P, Q))),
+         loop(lambda: c.h_pairing(out, Pb, Qb)), loop(lambda: pymcl.pairing(P, Q)), blst_pair),
+        ("pairing, Q prepared", lambda n: c.h_bench_pairing_prepared(Pb, Qb, n), None,
+         loop(lambda: pymcl.pairing(P, Q)), blst_pair),
+        ("  prepare Q (once)", lambda n: c.h_bench_g2_prepare(Qb, n), None, None),
         ("  Miller loop", lambda n: c.h_bench_miller(Pb, Qb, n), None, None),
         ("  final exponentiation", lambda n: c.h_bench_final_exp(Pb, Qb, n), None, None),
         ("g2^r (secret r, CT)", lambda n: c.h_bench_g2_mul(kb, n),
@@ -76,18 +88,31 @@ def main():
         ("parse G2 (+subgroup)", lambda n: c.h_bench_g2_parse(Qb, n), None,
          loop(lambda: pymcl.G2.deserialize(Qb))),
     ]
-    print("compiler: %s   (times in microseconds; ratio = ours/mcl)" % (args.cc or "default (see conftest)"))
-    print("%-26s %10s %10s %10s %8s %8s" % ("operation", "ours core", "ours call", "mcl", "core/mcl", "call/mcl"))
-    for label, core, call, mcl in rows:
+    path = "mulx/adcx/adox assembly" if c.h_select_fast_path(1) else "portable C"
+    if os.environ.get("ENCORE_PAIRING_PORTABLE") == "1":
+        path = "portable C" if c.h_select_fast_path(0) == 0 else path
+    print("compiler: %s, Fp product: %s   (times in microseconds; ratio = ours/theirs)"
+          % (args.cc or "default (see conftest)", path))
+    print("%-24s %10s %10s %10s %10s %8s %8s %9s" % ("operation", "ours core", "ours call", "mcl", "blst",
+                                                    "core/mcl", "call/mcl", "core/blst"))
+    for row in rows:
+        label, core, call, mcl = row[:4]
+        blst = row[4] if len(row) > 4 else None
         tc = rate(core, S) * 1e6 if core else None
         tl = rate(call, S) * 1e6 if call else None
         tm = rate(mcl, S) * 1e6 if mcl else None
+        tb = rate(blst, S) * 1e6 if blst else None
         fmt = lambda v: "%10.1f" % v if v is not None else "%10s" % "-"  # noqa: E731
-        ratio = lambda a, b: "%8.2f" % (a / b) if a is not None and b else "%8s" % "-"  # noqa: E731
-        print("%-26s %s %s %s %s %s" % (label, fmt(tc), fmt(tl), fmt(tm), ratio(tc, tm), ratio(tl, tm)))
+        ratio = lambda a, b, w=8: ("%*.2f" % (w, a / b)) if a is not None and b else "%*s" % (w, "-")  # noqa: E731
+        print("%-24s %s %s %s %s %s %s %s" % (label, fmt(tc), fmt(tl), fmt(tm), fmt(tb), ratio(tc, tm), ratio(tl, tm),
+                                             ratio(tc, tb, 9)))
+    # the headline figures again, measured back to back (the machine is shared)
     tp = rate(lambda n: c.h_bench_pairing(Pb, Qb, n), S)
+    tq = rate(lambda n: c.h_bench_pairing_prepared(Pb, Qb, n), S)
     tm = rate(loop(lambda: pymcl.pairing(P, Q)), S)
-    print("pairings/s: ours %.0f, mcl %.0f, time ratio %.2f" % (1 / tp, 1 / tm, tp / tm))
+    tb = rate(blst_pair, S)
+    print("pairings/s: ours %.0f (Q prepared %.0f), mcl %.0f, blst %.0f; time ratios: ours/mcl %.2f, ours/blst %.2f, "
+          "prepared/mcl %.2f" % (1 / tp, 1 / tq, 1 / tm, 1 / tb, tp / tm, tp / tb, tq / tm))
 
 
 if __name__ == "__main__":

@@ -81,6 +81,8 @@ class Lib:
             "h_bench_pairing": [cp, cp, i], "h_bench_miller": [cp, cp, i], "h_bench_final_exp": [cp, cp, i],
             "h_bench_g2_mul": [cp, i], "h_bench_g1_mul": [cp, i], "h_bench_gt_pow": [cp, cp, i],
             "h_bench_g1_hash": [i], "h_bench_g1_parse": [cp, i], "h_bench_g2_parse": [cp, i],
+            "h_select_fast_path": [i], "h_fast_path_available": [], "h_fp_mul_with": [cp, cp, cp, i],
+            "h_pairing_prepared": [cp, cp, cp, i], "h_bench_pairing_prepared": [cp, cp, i], "h_bench_g2_prepare": [cp, i],
         }.items():
             fn = getattr(c, name)
             fn.argtypes = args
@@ -184,6 +186,7 @@ class Lib:
 
     # pairing / GT
     def pairing(self, p, q): return self._ok("h_pairing", 576, p, q)
+    def pairing_prepared(self, p, q, scale=True): return self._ok("h_pairing_prepared", 576, p, q, 1 if scale else 0)
     def pairing_pow(self, p, q, k): return self._ok("h_pairing_pow", 576, p, q, k)
 
     def multi_pairing(self, ps, qs):
@@ -213,9 +216,16 @@ class Lib:
         return self._ok("h_fp12_op", 576, a, b, op)
 
 
-@pytest.fixture(scope="session")
-def lib():
-    return Lib(build())
+# Every test runs on both Montgomery products: the x86-64 mulx/adcx/adox
+# assembly (what the CPU picks when it has BMI2 and ADX) and the portable C.
+# Each is its own copy of the library, so each has its own selection.
+@pytest.fixture(scope="session", params=["mulx", "portable"])
+def lib(request):
+    fast = request.param == "mulx"
+    lib = Lib(build(out_name="libencpairing.so" if fast else "libencpairing-portable.so"))
+    if lib.c.h_select_fast_path(1 if fast else 0) != (1 if fast else 0):
+        pytest.skip("this CPU has no BMI2/ADX: only the portable product runs here")
+    return lib
 
 
 @pytest.fixture

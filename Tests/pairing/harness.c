@@ -257,3 +257,49 @@ int h_g2_add_affine(uint8_t *out, const uint8_t *a, const uint8_t *b, const uint
     if (enc_bls_g2_is_identity(&q)) return -2;
     enc_bls_g2_add_affine(&p, &p, &q); enc_bls_g2_serialize(out, &p); return 0;
 }
+
+/* ---- the two Montgomery products (fp.c, fp_mulx.c) ---- */
+int h_select_fast_path(int fast) { return enc_fp_select_fast_path(fast); }
+int h_fast_path_available(void) { return enc_fp_fast_path_available(); }
+/* out = a * b mod p through the chosen product (fast: the assembly), on
+ * canonical 48-byte little-endian inputs below p; -1 if that path is absent */
+int h_fp_mul_with(uint8_t *out, const uint8_t *a, const uint8_t *b, int fast) {
+    enc_fp x, y, r;
+    if (enc_fp_from_bytes(&x, a) || enc_fp_from_bytes(&y, b)) return -2;
+    if (fast) {
+#if ENC_HAVE_MULX_ASM
+        if (!enc_fp_fast_path_available()) return -1;
+        enc_fp_mul_mulx(&r, &x, &y);
+#else
+        return -1;
+#endif
+    } else {
+        enc_fp_mul_portable(&r, &x, &y);
+    }
+    enc_fp_to_bytes(out, &r);
+    return 0;
+}
+
+/* ---- pairings from a prepared Q (enc_bls_g2_prepare) ---- */
+int h_pairing_prepared(uint8_t *out, const uint8_t *a, const uint8_t *b, int scale) {
+    static enc_g2_prepared pq; /* 20 KB: off the stack (tests are single-threaded) */
+    enc_g1 p; enc_g2 q; enc_gt g; PARSE1(p, a); PARSE2(q, b);
+    enc_bls_g2_prepare_lines(&pq, &q, scale);
+    if ((int)pq.scaled != scale) return -9;
+    enc_bls_pairing_prepared(&g, &p, &pq);
+    enc_bls_gt_serialize(out, &g);
+    return 0;
+}
+int h_bench_pairing_prepared(const uint8_t *a, const uint8_t *b, int n) {
+    static enc_g2_prepared pq;
+    enc_g1 p; enc_g2 q; enc_gt g; PARSE1(p, a); PARSE2(q, b);
+    enc_bls_g2_prepare(&pq, &q);
+    for (int i = 0; i < n; i++) enc_bls_pairing_prepared(&g, &p, &pq);
+    return (int)(g.f.a.a.a.l[0] & 1);
+}
+int h_bench_g2_prepare(const uint8_t *b, int n) {
+    static enc_g2_prepared pq;
+    enc_g2 q; PARSE2(q, b);
+    for (int i = 0; i < n; i++) enc_bls_g2_prepare(&pq, &q);
+    return (int)(pq.lines[0][0].a.l[0] & 1);
+}

@@ -26,6 +26,27 @@ def test_pairing_matches_pymcl(lib, rng):
     assert lib.pairing(lib.g1_gen(), lib.g2_gen()) == pymcl.pairing(pymcl.g1, pymcl.g2).serialize()
 
 
+def test_prepared_pairing_matches_pymcl(lib, rng):
+    """Q's lines computed once (enc_bls_g2_prepare), then evaluated at P."""
+    r = random.Random(37)
+    for gen, n in ((r, 12), (rng, 8)):
+        for _ in range(n):
+            p, q = rand_pair(gen)
+            want = pymcl.pairing(p, q).serialize()
+            assert lib.pairing_prepared(p.serialize(), q.serialize()) == want
+            assert lib.pairing_prepared(p.serialize(), q.serialize(), scale=False) == want
+            assert lib.pairing(p.serialize(), q.serialize()) == want
+    for _ in range(4):
+        p = pymcl.G1.hash(rng.randbytes(32))
+        q = pymcl.g2 * pymcl.Fr(str(rng.randrange(R)))
+        assert lib.pairing_prepared(p.serialize(), q.serialize()) == pymcl.pairing(p, q).serialize()
+    one = lib.gt_one()
+    assert lib.pairing_prepared(bytes(48), lib.g2_gen()) == one
+    assert lib.pairing_prepared(lib.g1_gen(), bytes(96)) == one
+    assert lib.pairing_prepared(bytes(48), bytes(96)) == one
+    assert lib.pairing_prepared(lib.g1_gen(), bytes(96), scale=False) == one
+
+
 def test_pairing_with_identity(lib):
     one = lib.gt_one()
     assert one == pymcl.GT().serialize()

@@ -40,12 +40,22 @@ def hammer(port, make_request, n=N, threads=THREADS):
     return n / (time.perf_counter() - start)
 
 
+def registrations(metrics):
+    return sum(v for (name, _), v in metrics.items() if name == "encore_pushd_registrations_total")
+
+
 def bench_storage(label, storage_args, apns, send_args):
-    serve = Process("serve", "--listen", "127.0.0.1:0", "--rate-limit", "0", *storage_args)
+    # With its metrics listener on, as a service runs: the counters are
+    # read before and after (and can be watched with curl meanwhile).
+    serve = Process("serve", "--listen", "127.0.0.1:0", "--rate-limit", "0", "--metrics-listen", "127.0.0.1:0", *storage_args)
     try:
+        print(f"{label:11s} metrics: curl http://127.0.0.1:{serve.metrics_port}/metrics", flush=True)
         ceiling = hammer(serve.port, lambda c, i: c.request("GET", "/health")[0], n=min(N, 3000))
         tokens = [apns_token() for _ in range(N)]
+        before = registrations(serve.metrics())
         rate = hammer(serve.port, lambda c, i: c.put(tokens[i], "ios", instance_token())[0])
+        after = registrations(serve.metrics())
+        assert after - before == N, (before, after)
     finally:
         serve.stop()
     apns.reset()
@@ -55,7 +65,8 @@ def bench_storage(label, storage_args, apns, send_args):
     assert code == 0, err
     pushed = apns.total()
     assert pushed == N and not apns.errors, (pushed, apns.errors[:3])
-    print(f"{label:11s} registrations/s (PUT, new): {rate:8.0f}   (client ceiling, GET /health: {ceiling:.0f}/s)")
+    print(f"{label:11s} registrations/s (PUT, new): {rate:8.0f}   (client ceiling, GET /health: {ceiling:.0f}/s; "
+          f"encore_pushd_registrations_total {before:.0f} -> {after:.0f})")
     print(f"{label:11s} tokens pushed/s (send --once, {N} tokens, incl. start-up): {pushed / elapsed:8.0f}")
 
 
@@ -78,7 +89,7 @@ def main():
             print(f"PostgreSQL  skipped: {e}")
             return
         try:
-            bench_storage("PostgreSQL", ["--postgres", cluster.url], apns, send_args)
+            bench_storage("PostgreSQL", ["--postgres", cluster.url, "--key-file", str(key)], apns, send_args)
         finally:
             cluster.stop()
     finally:

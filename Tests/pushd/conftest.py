@@ -72,17 +72,48 @@ def pg_cluster():
 
 
 @pytest.fixture
-def pg(pg_cluster):
-    """A fresh database on the session's cluster."""
+def pg(pg_cluster, tmp_path):
+    """A fresh database on the session's cluster, and the key its push
+    tokens are sealed with."""
     name = "t" + secrets.token_hex(6)
     pg_cluster.sql(f"CREATE DATABASE {name}")
     url = pg_cluster.url.rsplit("/", 1)[0] + "/" + name
+    key = secrets.token_hex(32)
+    key_file = tmp_path / "pg.key"
+    key_file.write_text(key + "\n")
 
     class DB:
         pass
 
     db = DB()
     db.url = url
-    db.args = ["--postgres", url]
+    db.name = name
+    db.key = key
+    db.args = ["--postgres", url, "--key-file", str(key_file)]
     db.sql = lambda q: pg_cluster.sql_in(name, q)
+    db.cluster = pg_cluster
     return db
+
+
+@pytest.fixture(params=["sqlcipher", "postgres"])
+def backend(request, tmp_path):
+    """The same test on both storage back-ends: `args` for encore-pushd,
+    `rows()` as {instance hash (hex): (push token, type)}, tokens unsealed."""
+    from pushd_util import pg_registrations, sqlcipher_rows
+
+    class Backend:
+        pass
+
+    b = Backend()
+    b.name = request.param
+    if request.param == "sqlcipher":
+        db = request.getfixturevalue("sqlcipher_db")
+        b.args = db["args"]
+        b.rows = lambda: {h.lower(): (t, k) for h, t, k in sqlcipher_rows(
+            db["path"], db["key"], "SELECT hex(instance_hash), push_token, push_type FROM registrations ORDER BY id")}
+    else:
+        db = request.getfixturevalue("pg")
+        b.args = db.args
+        b.rows = lambda: pg_registrations(db)
+        b.pg = db
+    return b

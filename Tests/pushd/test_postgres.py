@@ -8,11 +8,11 @@ import threading
 import time
 
 import load
-from pushd_util import Client, Process, apns_token, instance_token, run
+from pushd_util import Client, Process, apns_token, instance_token, pg_registrations, run
 
 
 def pg_rows(pg):
-    return {h: (t, k) for h, t, k in pg.sql("SELECT instance_hash, push_token, push_type FROM registrations")}
+    return pg_registrations(pg)
 
 
 def test_api_and_takeover_on_postgres(pg):
@@ -23,7 +23,7 @@ def test_api_and_takeover_on_postgres(pg):
         assert c.v3(t, "ios", a)[0] == 200
         assert c.put(t, "ios", b)[0] == 204           # takeover: same answer, nothing moves
         assert c.delete(b)[0] == 204                  # stranger's delete: nothing
-        assert [r[1] for r in pg.sql("SELECT instance_hash, push_token FROM registrations")] == [t]
+        assert [v[0] for v in pg_rows(pg).values()] == [t]
         assert c.v3("", "ios", a)[0] == 200
         assert pg.sql("SELECT count(*) FROM registrations") == [["0"]]
     finally:

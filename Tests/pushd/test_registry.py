@@ -127,9 +127,10 @@ def test_ill_formed_instance_tokens(serve, sqlcipher_db):
 def test_bad_bodies(serve, sqlcipher_db):
     c = Client(serve.port)
     assert c.request("POST", "/v3/register", b"\xff\xff\xff", {"Content-Type": "application/x-protobuf"})[0] == 400
-    assert c.request("PUT", "/v1/registrations", b"{not json", {"Authorization": "Bearer " + instance_token()})[0] == 400
+    json = {"Content-Type": "application/json"}
+    assert c.request("PUT", "/v1/registrations", b"{not json", {"Authorization": "Bearer " + instance_token(), **json})[0] == 400
     assert c.request("PUT", "/v1/registrations", b'{"pushToken":"%s","pushType":"windows"}' % apns_token().encode(),
-                     {"Authorization": "Bearer " + instance_token()})[0] == 400
+                     {"Authorization": "Bearer " + instance_token(), **json})[0] == 400
     assert rows(sqlcipher_db) == []
 
 
@@ -143,8 +144,8 @@ def test_oversized_body_is_refused_before_parsing(serve, sqlcipher_db):
     c2.conn = None
     import http.client
     conn = http.client.HTTPConnection("127.0.0.1", serve.port, timeout=10)
-    conn.request("POST", "/v3/register", body=iter([b"\x00" * 4096] * 4), headers={"Transfer-Encoding": "chunked"},
-                 encode_chunked=True)
+    conn.request("POST", "/v3/register", body=iter([b"\x00" * 4096] * 4),
+                 headers={"Transfer-Encoding": "chunked", "Content-Type": "application/x-protobuf"}, encode_chunked=True)
     assert conn.getresponse().status == 413
     assert rows(sqlcipher_db) == []
 

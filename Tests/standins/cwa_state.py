@@ -98,6 +98,9 @@ class CwaState:
     clock: object = time.time  # seconds; replace to move time
     tancountermax: int = 1
     tan_valid_days: int = 14
+    # The verification server deletes registrations after 21 days
+    # (entities.cleanup.days): their token is unknown then (400).
+    registration_valid_days: int = 21
     teletan_valid_hours: int = 1
     # Accept well-formed teleTANs (valid check character) that were never
     # issued, for tests that do not care where the teleTAN came from.
@@ -152,6 +155,15 @@ class CwaState:
     def result_for(self, key_hash):
         with self.lock:
             return self.results.get(key_hash.lower(), LabResult(PENDING))
+
+    def session(self, token):
+        """The registration of a token, None when unknown or deleted
+        (older than registration_valid_days)."""
+        with self.lock:
+            s = self.sessions.get(token)
+            if s is not None and self.now() - s.created > self.registration_valid_days * 86400:
+                return None
+            return s
 
     def key_registered(self, key_hash):
         key_hash = key_hash.lower()

@@ -6,7 +6,10 @@ RegistrationTokenRequest(Validator), AppSessionService, TanService:
 - one registration per hashed GUID (or date-of-birth key), a second → 400;
 - a teleTAN must have been issued, be unused and younger than 1 hour;
 - malformed bodies, bad key shapes and unknown registration tokens → 400
-  (the real server answers 400, not 404, for an unknown token);
+  (the real server answers 400, never 404, for an unknown token, also one
+  deleted 21 days after registration, and for a refused TAN);
+- rapid tests register like GUIDs: `key` is SHA-256 of the code's hash text
+  (standins/poc.py makes the codes and uploads their results);
 - a date-of-birth key whose result differs from the GUID's → 403;
 - a TAN only for POSITIVE (2) / rapid POSITIVE (7) or a teleTAN session, and
   at most `tancountermax` (1) per token, else 400;
@@ -145,7 +148,7 @@ class VerificationApp:
                                     "responsePadding": padding(45)})
         st = self.state
         with st.lock:
-            session = st.sessions.get(token)
+            session = st.session(token)
             if session is None:
                 return self._reject(req, "unknown-token", self.unknown_token_status)
             if session.source == "teletan":
@@ -172,7 +175,7 @@ class VerificationApp:
             return self._fake(201, {"tan": _uuid4(), "responsePadding": padding(15)})
         st = self.state
         with st.lock:
-            session = st.sessions.get(token)
+            session = st.session(token)
             if session is None:
                 return self._reject(req, "unknown-token", self.unknown_token_status)
             if session.tan_count >= st.tancountermax:

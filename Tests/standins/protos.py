@@ -16,7 +16,8 @@ Field numbers were transcribed from public sources (no code copied):
   submission types 2 HOST_WARNING and 3..9 self reports from the cwa-server
   SubmissionController and cwa-app-android's SrsSubmissionType mapping).
 - CheckIn, CheckInRecord, CheckInProtectedReport, TraceWarningPackage,
-  TraceTimeIntervalWarning: /work/shared/spec/checkins.md and cwa-server
+  TraceTimeIntervalWarning, and QRCodePayload, TraceLocation,
+  CrowdNotifierData, CWALocationData: /work/shared/spec/checkins.md and cwa-server
   .../internal/pt/check_in.proto (mac = 4 in the later revision) and
   .../internal/pt/trace_warning.proto.
 - ApplicationConfigurationAndroid / IOS and their parts: cwa-server
@@ -162,6 +163,21 @@ _file(_POOL, "standins/pt.proto", "standins.pt", "proto3", [
     ("TraceTimeIntervalWarning", [
         ("locationIdHash", 1, "bytes"), ("startIntervalNumber", 2, "uint32"),
         ("period", 3, "uint32"), ("transmissionRiskLevel", 4, "uint32"),
+    ]),
+    # The QR code of an event or place (checkins.md: no field 4 in TraceLocation).
+    ("QRCodePayload", [
+        ("version", 1, "uint32"), ("locationData", 2, "TraceLocation"),
+        ("crowdNotifierData", 3, "CrowdNotifierData"), ("vendorData", 4, "bytes"),
+    ]),
+    ("TraceLocation", [
+        ("version", 1, "uint32"), ("description", 2, "string"), ("address", 3, "string"),
+        ("startTimestamp", 5, "uint64"), ("endTimestamp", 6, "uint64"),
+    ]),
+    ("CrowdNotifierData", [
+        ("version", 1, "uint32"), ("publicKey", 2, "bytes"), ("cryptographicSeed", 3, "bytes"),
+    ]),
+    ("CWALocationData", [
+        ("version", 1, "uint32"), ("type", 2, "uint32"), ("defaultCheckInLengthInMinutes", 3, "uint32"),
     ]),
 ])
 
@@ -371,6 +387,10 @@ CheckInRecord = _cls("standins.pt.CheckInRecord")
 CheckInProtectedReport = _cls("standins.pt.CheckInProtectedReport")
 TraceWarningPackage = _cls("standins.pt.TraceWarningPackage")
 TraceTimeIntervalWarning = _cls("standins.pt.TraceTimeIntervalWarning")
+QRCodePayload = _cls("standins.pt.QRCodePayload")
+TraceLocation = _cls("standins.pt.TraceLocation")
+CrowdNotifierData = _cls("standins.pt.CrowdNotifierData")
+CWALocationData = _cls("standins.pt.CWALocationData")
 
 SubmissionPayload = _cls("standins.submission.SubmissionPayload")
 

@@ -14,8 +14,8 @@ typedef struct encore_trace_location encore_trace_location;
 typedef struct encore_trace_location_info {
     uint32_t struct_size;                 /* sizeof(encore_trace_location_info), set by the caller */
     uint32_t version;                     /* QRCodePayload version (1) */
-    const char *description;              /* UTF-8, at most 100 characters; lives as long as the handle */
-    const char *address;                  /* UTF-8, at most 100 characters (may be empty) */
+    const char *description;              /* UTF-8, 1 to 255 characters, one line; lives as long as the handle */
+    const char *address;                  /* UTF-8, 1 to 255 characters, one line */
     uint64_t start_timestamp;             /* unix seconds; 0 for a permanent place */
     uint64_t end_timestamp;
     uint32_t location_type;               /* CWALocationData's type (0 when absent) */
@@ -23,8 +23,26 @@ typedef struct encore_trace_location_info {
     uint8_t location_id[32];              /* SHA-256("CWA-GUID" || payload as scanned) */
     uint8_t location_id_hash[32];         /* SHA-256(location_id) */
     uint64_t payload_length;              /* bytes of the QRCodePayload */
-    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out */
+    int64_t automatic_length_seconds;     /* how long a check-in lasts without a check-out (CWA's rule: 900 to 85500) */
 } encore_trace_location_info;
+
+/* What an organizer enters for a new CWA event or place (the organizer
+ * side): initialise with encore_trace_location_spec_init(), then set the
+ * fields. Strings are the caller's, read during the call only. */
+typedef struct encore_trace_location_spec {
+    uint32_t struct_size;                 /* set by encore_trace_location_spec_init() */
+    uint32_t location_type;               /* CWA's TraceLocationType: places 1, 3-8; events 2, 9-12 */
+    const char *description;              /* UTF-8: not blank, at most 255 characters, one line */
+    const char *address;                  /* the same rules */
+    uint64_t start_timestamp;             /* unix seconds: an event has both, start < end; a place neither (0) */
+    uint64_t end_timestamp;
+    int32_t default_check_in_length_minutes; /* -1 (the init's value): the app's default, places 120, events 15; 0: 15; at most 1425 */
+    uint32_t reserved;                    /* 0 */
+} encore_trace_location_spec;
+
+/* Image formats of encore_trace_location_qr_image(). */
+#define ENCORE_QR_IMAGE_PNG 1             /* 8-bit greyscale PNG */
+#define ENCORE_QR_IMAGE_SVG 2             /* SVG text, one unit a module */
 
 /* The plaintext of a protected report (CheckInRecord). */
 typedef struct encore_checkin_record {

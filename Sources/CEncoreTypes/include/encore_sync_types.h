@@ -76,6 +76,19 @@ typedef struct encore_sync_summary {
     int32_t has_clock_offset;
     int64_t next_due_at;
     int64_t clock_offset;     /* the server's clock minus this device's, seconds */
+    int32_t configuration;    /* ENCORE_SYNC_CONFIG_*: the app configuration the sync went on with */
+    uint32_t config_failures; /* failed fetches of the configuration in a row (its own backoff) */
 } encore_sync_summary;
+
+/* Which app configuration a CWA sync went on with (the JSON's
+ * "configuration" says why). When the configuration cannot be fetched or
+ * verified, key packages and trace warnings are still synced and checked,
+ * with the last verified configuration or the built-in one; the failure
+ * counts for the configuration's own backoff, not the sync's. */
+#define ENCORE_SYNC_CONFIG_NONE 0          /* no CWA sync ran */
+#define ENCORE_SYNC_CONFIG_FETCHED 1       /* a new configuration was fetched and verified */
+#define ENCORE_SYNC_CONFIG_UNCHANGED 2     /* the stored one is current (304) */
+#define ENCORE_SYNC_CONFIG_LAST_VERIFIED 3 /* not fetched: the last verified one was used */
+#define ENCORE_SYNC_CONFIG_BUILT_IN 4      /* not fetched, none stored: the built-in values were used */
 
 #endif /* ENCORE_SYNC_TYPES_H */

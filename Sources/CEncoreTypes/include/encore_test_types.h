@@ -8,13 +8,15 @@
 #include "encore_net_types.h"
 
 /* What identifies a lab test. */
-#define ENCORE_TEST_KEY_QR_CODE 0    /* the test QR code's text: https://localhost/?<GUID> */
+#define ENCORE_TEST_KEY_QR_CODE 0    /* a test QR code's text: a lab test's https://localhost/?<GUID>, a rapid
+                                      * antigen test's https://s.coronawarn.app?v=1#..., a rapid PCR test's
+                                      * https://p.coronawarn.app?v=1#... (hash checked: ENCORE_ERR_TEST_CODE_HASH) */
 #define ENCORE_TEST_KEY_GUID 1       /* the GUID alone: 6-8-4-4-4-12 hex digits */
 #define ENCORE_TEST_KEY_TELETAN 2    /* a teleTAN from a hotline: 10 characters, positive by definition */
 
 typedef struct encore_test_key {
     int32_t kind;                    /* ENCORE_TEST_KEY_* */
-    uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID) */
+    uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID; a rapid test's QR code says it itself) */
     const char *value;
     const char *date_of_birth;       /* "YYYY-MM-DD" or NULL (with a GUID only) */
 } encore_test_key;
@@ -45,7 +47,18 @@ typedef struct encore_test_status {
     int64_t submitted_at;
     uint32_t submitted_keys;
     uint32_t reserved;
+    int32_t test_type;               /* ENCORE_TEST_TYPE_* */
+    int32_t outdated;                /* 1: a negative rapid antigen test taken more than 48 hours ago */
+    int64_t tested_at;               /* when the test was taken: the sample time, for a rapid antigen test
+                                      * until the server reports one the consent time of its QR code; -1 */
 } encore_test_status;
+
+/* Which test is registered (a rapid PCR test is a PCR test to the servers:
+ * results 0-4, submitted as a PCR test). */
+#define ENCORE_TEST_TYPE_NONE (-1)
+#define ENCORE_TEST_TYPE_PCR 0           /* a lab PCR test (QR code or GUID), or a teleTAN */
+#define ENCORE_TEST_TYPE_RAPID_ANTIGEN 1
+#define ENCORE_TEST_TYPE_RAPID_PCR 2
 
 /* What a positive user said about symptoms (the keys' transmission risk
  * and days since onset follow from it). */

@@ -87,7 +87,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_QR_VERSION 71          /* a check-in QR code of a version encore does not know */
 #define ENCORE_ERR_QR_ENCODING 72         /* the QR code's payload is not base64url */
 #define ENCORE_ERR_QR_MALFORMED 73        /* the payload is not a QRCodePayload protobuf with a location */
-#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the rules: text over 100 characters, end before start, ... */
+#define ENCORE_ERR_QR_INVALID 74          /* the location breaks the app's rules: an empty or multi-line text, over 255 characters, a start without an end, ... */
 #define ENCORE_ERR_QR_TOO_LARGE 75        /* the QR code is larger than any real one */
 #define ENCORE_ERR_WARNING_MALFORMED 76   /* a trace warning package's export.bin is not a TraceWarningPackage */
 #define ENCORE_ERR_CHECKIN_TIMES 77       /* check-in times that cannot be: an end before the start, a negative time */
@@ -107,6 +107,14 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_PUSH_TOKEN 90          /* a push token (or app-instance token) of the wrong form for its type */
 #define ENCORE_ERR_PUSH_MESSAGE 91        /* a push registration body that is not a PushRegistration, too large, or of an unknown type */
 #define ENCORE_ERR_PUSH_EVENT 92          /* an event name the registration rule does not know */
+
+/* Creating CWA event QR codes (the organizer side) */
+#define ENCORE_ERR_LOCATION_INVALID 100   /* a location to create that breaks the app's rules: type, text, times, default length */
+
+/* Rapid tests and test results (110-119) */
+#define ENCORE_ERR_TEST_CODE_HASH 110     /* a rapid test QR code whose hash does not match its content; nothing was sent */
+#define ENCORE_ERR_DOB_MISMATCH 111       /* the verification server's 403: the date-of-birth key's result differs from the test's */
+#define ENCORE_ERR_TEST_REDEEMED 112      /* the server reports the test redeemed when it is registered: it was discarded */
 
 /* Network operations (encore_operation) */
 #define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */

@@ -73,6 +73,10 @@ ENCORE_ERR_TRACE_KEYS_CONTENT_HASH = 86
 ENCORE_ERR_PUSH_TOKEN = 90
 ENCORE_ERR_PUSH_MESSAGE = 91
 ENCORE_ERR_PUSH_EVENT = 92
+ENCORE_ERR_LOCATION_INVALID = 100
+ENCORE_ERR_TEST_CODE_HASH = 110
+ENCORE_ERR_DOB_MISMATCH = 111
+ENCORE_ERR_TEST_REDEEMED = 112
 ENCORE_ERR_OPERATION_STATE = 120
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
@@ -119,6 +123,10 @@ ENCORE_TEST_RESULT_NEGATIVE = 1
 ENCORE_TEST_RESULT_POSITIVE = 2
 ENCORE_TEST_RESULT_INVALID = 3
 ENCORE_TEST_RESULT_REDEEMED = 4
+ENCORE_TEST_TYPE_NONE = -1
+ENCORE_TEST_TYPE_PCR = 0
+ENCORE_TEST_TYPE_RAPID_ANTIGEN = 1
+ENCORE_TEST_TYPE_RAPID_PCR = 2
 ENCORE_SYMPTOMS_NO_INFORMATION = 0
 ENCORE_SYMPTOMS_NONE = 1
 ENCORE_SYMPTOMS_ONSET_UNKNOWN = 2
@@ -126,6 +134,8 @@ ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS = 3
 ENCORE_SYMPTOMS_ONSET_1_2_WEEKS = 4
 ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS = 5
 ENCORE_SYMPTOMS_ONSET_DATE = 6
+ENCORE_QR_IMAGE_PNG = 1
+ENCORE_QR_IMAGE_SVG = 2
 ENCORE_CHECKIN_RISK_LOW = 1
 ENCORE_CHECKIN_RISK_HIGH = 2
 ENCORE_CHECKIN_RISK_FAILED = 3
@@ -148,6 +158,11 @@ ENCORE_SYNC_STEP_HOURS = 4
 ENCORE_SYNC_STEP_DP3T = 8
 ENCORE_SYNC_STEP_WARNINGS = 16
 ENCORE_SYNC_STEP_TRACE_KEYS = 32
+ENCORE_SYNC_CONFIG_NONE = 0
+ENCORE_SYNC_CONFIG_FETCHED = 1
+ENCORE_SYNC_CONFIG_UNCHANGED = 2
+ENCORE_SYNC_CONFIG_LAST_VERIFIED = 3
+ENCORE_SYNC_CONFIG_BUILT_IN = 4
 ENCORE_PUSH_EVENT_APP_START = 0
 ENCORE_PUSH_EVENT_CHECKOUT = 1
 ENCORE_PUSH_EVENT_EN_ON = 2
@@ -603,6 +618,9 @@ class encore_test_status(ctypes.Structure):
         ('submitted_at', ctypes.c_int64),
         ('submitted_keys', ctypes.c_uint32),
         ('reserved', ctypes.c_uint32),
+        ('test_type', ctypes.c_int32),
+        ('outdated', ctypes.c_int32),
+        ('tested_at', ctypes.c_int64),
     ]
 
 
@@ -646,6 +664,19 @@ class encore_trace_location_info(ctypes.Structure):
         ('location_id_hash', ctypes.c_uint8 * 32),
         ('payload_length', ctypes.c_uint64),
         ('automatic_length_seconds', ctypes.c_int64),
+    ]
+
+
+class encore_trace_location_spec(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('location_type', ctypes.c_uint32),
+        ('description', ctypes.c_char_p),
+        ('address', ctypes.c_char_p),
+        ('start_timestamp', ctypes.c_uint64),
+        ('end_timestamp', ctypes.c_uint64),
+        ('default_check_in_length_minutes', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
     ]
 
 
@@ -799,6 +830,8 @@ class encore_sync_summary(ctypes.Structure):
         ('has_clock_offset', ctypes.c_int32),
         ('next_due_at', ctypes.c_int64),
         ('clock_offset', ctypes.c_int64),
+        ('configuration', ctypes.c_int32),
+        ('config_failures', ctypes.c_uint32),
     ]
 
 
@@ -1089,6 +1122,14 @@ FUNCTIONS = {
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
     # (store, options, now, out)
     'encore_checkin_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    # (spec, struct_size)
+    'encore_trace_location_spec_init': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.c_size_t]),
+    # (spec, out)
+    'encore_trace_location_create': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
+    # (location, out)
+    'encore_trace_location_get_url': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_bytes)]),
+    # (location, format, scale, out)
+    'encore_trace_location_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
     # (store, body, length, content_hash, content_hash_length, bundle_tag, now, summary)
     'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_trace_key_match_summary)]),
     # (store, out)
@@ -1261,6 +1302,10 @@ FALLIBLE = frozenset({
     'encore_checkin_assessment_copy_days',
     'encore_checkin_assessment_get_json',
     'encore_checkin_reports_json',
+    'encore_trace_location_spec_init',
+    'encore_trace_location_create',
+    'encore_trace_location_get_url',
+    'encore_trace_location_qr_image',
     'encore_crowdnotifier_match_trace_keys',
     'encore_crowdnotifier_trace_key_bundle_tag',
     'encore_crowdnotifier_venue_kind',

@@ -11,7 +11,10 @@ reports a submission sends.
 Bad QR codes raise their own classes (QrNotCwaError, QrVersionError,
 QrEncodingError, QrMalformedError, QrInvalidError, QrTooLargeError); a
 package whose export.bin is no TraceWarningPackage WarningMalformedError;
-unusable reports inside a package are skipped and counted, never raised."""
+unusable reports inside a package are skipped and counted, never raised.
+
+The organizer side: create_location() makes the QR code of one's own event
+or place (CreatedLocation: its URL, location, png(), svg())."""
 import contextlib
 import ctypes
 import dataclasses
@@ -97,6 +100,81 @@ def location_from_payload(payload):
     out = ctypes.POINTER(_ffi.encore_trace_location)()
     lib.encore_trace_location_from_payload(uint8_pointer(data), len(data), ctypes.byref(out))
     return _take_location(out)
+
+
+# ---- the organizer side: creating an event or place ------------------------
+
+@dataclasses.dataclass(frozen=True)
+class CreatedLocation:
+    """A new CWA event or place: the URL its QR code shows and what it says."""
+    url: str
+    location: TraceLocation
+
+    def png(self, scale=8):
+        """The printable QR code as a PNG (8-bit grey, `scale` pixels a module, 1-16)."""
+        return qr_image(self.url, "png", scale)
+
+    def svg(self):
+        """The printable QR code as SVG text."""
+        return qr_image(self.url, "svg").decode("utf-8")
+
+
+def _unsigned(value, bits, what):
+    """`value` checked to be an int that fits an unsigned C integer of `bits` bits."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << bits:
+        raise ValueError(f"{what} must be an int from 0 to {(1 << bits) - 1}, not {value!r}")
+    return value
+
+
+def create_location(description, address, *, start=None, end=None, location_type=None, default_minutes=None):
+    """Creates a CWA event or place as the Corona-Warn-App does on the phone
+    (nothing sent or stored; a fresh random seed, so each call makes a new
+    location). `location_type` is CWA's TraceLocationType: places 1, 3-8,
+    events 2, 9-12 (default: 2 with start/end, else 1). An event needs
+    `start` and a later `end` (unix seconds), a place neither.
+    `default_minutes`: how long a guest's check-in lasts without a
+    check-out (None: 120 for places, 15 for events; 0: 15; at most 1425).
+    What the app refuses raises LocationInvalidError naming the field and
+    the rule."""
+    spec = _ffi.encore_trace_location_spec()
+    lib.encore_trace_location_spec_init(ctypes.byref(spec), ctypes.sizeof(spec))
+    description_c, address_c = text(description, "description"), text(address, "address")
+    spec.description, spec.address = description_c, address_c
+    spec.start_timestamp = 0 if start is None else _unsigned(start, 64, "start")
+    spec.end_timestamp = 0 if end is None else _unsigned(end, 64, "end")
+    if location_type is None:
+        location_type = 2 if start is not None or end is not None else 1
+    spec.location_type = _unsigned(location_type, 32, "location_type")
+    if default_minutes is not None:
+        spec.default_check_in_length_minutes = _unsigned(default_minutes, 31, "default_minutes")
+    out = ctypes.POINTER(_ffi.encore_trace_location)()
+    lib.encore_trace_location_create(ctypes.byref(spec), ctypes.byref(out))
+    try:
+        url = _ffi.encore_bytes()
+        lib.encore_trace_location_get_url(out, ctypes.byref(url))
+        url_text = _take_bytes(url).decode("utf-8")
+    except BaseException:
+        lib.encore_trace_location_free(out)
+        raise
+    return CreatedLocation(url_text, _take_location(out))
+
+
+def qr_image(qr_code, image_format="png", scale=8):
+    """The printable QR code of a CWA event QR code's text (parsed first),
+    drawn by libqrencode: "png" (bytes; `scale` pixels a module, 1-16) or
+    "svg" (UTF-8 bytes; no scale)."""
+    formats = {"png": _ffi.ENCORE_QR_IMAGE_PNG, "svg": _ffi.ENCORE_QR_IMAGE_SVG}
+    if image_format not in formats:
+        raise ValueError(f"image_format must be 'png' or 'svg', not {image_format!r}")
+    scale_value = _unsigned(scale, 32, "scale") if image_format == "png" else 0
+    location = ctypes.POINTER(_ffi.encore_trace_location)()
+    lib.encore_trace_location_parse(text(qr_code, "qr_code"), ctypes.byref(location))
+    try:
+        out = _ffi.encore_bytes()
+        lib.encore_trace_location_qr_image(location, formats[image_format], scale_value, ctypes.byref(out))
+        return _take_bytes(out)
+    finally:
+        lib.encore_trace_location_free(location)
 
 
 # ---- the crypto of protected reports ----------------------------------------

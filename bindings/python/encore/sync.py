@@ -38,6 +38,14 @@ class SyncReport:
     def fetched(self):
         return self.document["fetched"]
 
+    @property
+    def configuration(self):
+        """Which app configuration a CWA sync went on with and why:
+        {"used": "fetched"|"unchanged"|"last-verified"|"built-in", "reason":
+        str|None, "failures": int} (None without a CWA sync). A configuration
+        that cannot be fetched or verified does not fail the sync."""
+        return self.document["configuration"]
+
 
 class Sync:
     """A store's sync with CWA's distribution server, a DP-3T backend, a

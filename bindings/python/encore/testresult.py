@@ -11,6 +11,8 @@ from .operation import Operation
 RESULTS = {_ffi.ENCORE_TEST_RESULT_PENDING: "PENDING", _ffi.ENCORE_TEST_RESULT_NEGATIVE: "NEGATIVE",
            _ffi.ENCORE_TEST_RESULT_POSITIVE: "POSITIVE", _ffi.ENCORE_TEST_RESULT_INVALID: "INVALID",
            _ffi.ENCORE_TEST_RESULT_REDEEMED: "REDEEMED"}
+TEST_TYPES = {_ffi.ENCORE_TEST_TYPE_PCR: "pcr", _ffi.ENCORE_TEST_TYPE_RAPID_ANTIGEN: "rapid-antigen",
+              _ffi.ENCORE_TEST_TYPE_RAPID_PCR: "rapid-pcr"}
 SYMPTOMS = {"no-info": _ffi.ENCORE_SYMPTOMS_NO_INFORMATION, "none": _ffi.ENCORE_SYMPTOMS_NONE,
             "onset-unknown": _ffi.ENCORE_SYMPTOMS_ONSET_UNKNOWN, "onset-last-7-days": _ffi.ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS,
             "onset-1-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_1_2_WEEKS, "onset-over-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS}
@@ -36,6 +38,9 @@ class TestStatus:
     next_poll_at: int
     submitted_at: int
     submitted_keys: int
+    test_type: str = None      # "pcr", "rapid-antigen", "rapid-pcr"; None without a test
+    outdated: bool = False     # a negative rapid antigen test taken over 48 hours ago
+    tested_at: int = None      # the sample time, for a rapid antigen test until then its code's time
 
     @classmethod
     def _from(cls, s):
@@ -43,7 +48,8 @@ class TestStatus:
                    rapid=bool(s.rapid), result=RESULTS.get(s.result), notify=bool(s.notify), has_tan=bool(s.has_tan),
                    submitted=bool(s.submitted), result_at=_time_or_none(s.result_at),
                    sample_collected_at=_time_or_none(s.sample_collected_at), next_poll_at=_time_or_none(s.next_poll_at),
-                   submitted_at=_time_or_none(s.submitted_at), submitted_keys=s.submitted_keys)
+                   submitted_at=_time_or_none(s.submitted_at), submitted_keys=s.submitted_keys,
+                   test_type=TEST_TYPES.get(s.test_type), outdated=bool(s.outdated), tested_at=_time_or_none(s.tested_at))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,8 +86,11 @@ class TestResultClient:
             return getattr(lib, name)(s, t, self._verification, self._submission, *args)
 
     def register(self, *, qr=None, guid=None, teletan=None, dob=None, rapid=False, now=None):
-        """Registers a test by exactly one of qr, guid and teletan. A key that
-        cannot be right raises TestKeyError before anything is sent."""
+        """Registers a test by exactly one of qr, guid and teletan. `qr` takes a
+        lab test's, a rapid antigen test's (https://s.coronawarn.app?v=1#...)
+        and a rapid PCR test's (https://p.coronawarn.app?v=1#...) code. A key
+        that cannot be right raises TestKeyError (TestCodeHashError for a rapid
+        code whose hash does not match) before anything is sent."""
         given = [(k, v) for k, v in ((_ffi.ENCORE_TEST_KEY_QR_CODE, qr), (_ffi.ENCORE_TEST_KEY_GUID, guid),
                                      (_ffi.ENCORE_TEST_KEY_TELETAN, teletan)) if v is not None]
         if len(given) != 1:

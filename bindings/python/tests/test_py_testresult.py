@@ -3,7 +3,9 @@ the stand-in verification and submission servers (Tests/standins): the
 happy paths, every result value, padding and fake requests, the servers'
 error answers, keys refused before any request, HTTPS with a test CA, and
 the TAN kept across a failed upload."""
+import base64
 import hashlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -113,13 +115,40 @@ def test_teletan_is_positive_by_definition(servers, store):
 def test_every_result_value(servers, store, code):
     state, v, s = servers
     state.set_result_for_guid(GUID, code)
+    if code % 5 == 4:
+        # Redeemed at registration: discarded, as the app does.
+        with pytest.raises(encore.TestRedeemedError):
+            client(store, v, s).register(guid=GUID, rapid=code >= 5, now=NOW)
+        assert not client(store, v, s).status(now=NOW).registered
+        return
     st = client(store, v, s).register(guid=GUID, rapid=code >= 5, now=NOW)
+    assert st.test_type == ("rapid-antigen" if code >= 5 else "pcr")
     assert st.result == ["PENDING", "NEGATIVE", "POSITIVE", "INVALID", "REDEEMED"][code % 5] and st.rapid == (code >= 5)
     assert st.notify == (code % 5 != 0)
     assert (st.next_poll_at is None) == (code % 5 != 0)
     if code % 5 != 2:
         with pytest.raises(encore.NotPositiveError):
             client(store, v, s).submit(now=NOW)
+
+
+# CWA Android's test code raQrCode3 (TestQrCodes.kt) and one with a hash that does not match.
+RA_QR_CODE_3 = ("https://s.coronawarn.app?v=1#eyJ0aW1lc3RhbXAiOjE2MTk2MTgzNTIsInNhbHQiOiJDRjBDNTQ3RkY2RDMwOTlBMkIwNkMxQzRFNEYwOEFGOSIsInRlc3RpZCI6ImY0N2VmODA0LTZmMGMtNDhiMy1hODY5LWUyZjg4NmIxMjU0ZiIsImhhc2giOiI3ZGNlMDhkYjBkNGFiZDVhYzFkMjQ5OGI1NzFhZmIyMjFjYTk0N2M3NWM4NDdkMDU0NjZiNGNmZTlkOTVkYzY2IiwiZm4iOiJKYWNvYiIsImxuIjoiVHlsZXIiLCJkb2IiOiIxOTYzLTAzLTE3In0=")
+RA_QR_CODE_3_KEY = "7a5a84cc629c9e77aba15ef6068f976c156ab5d22cfb881ff1fdd17cee1a354d"
+
+
+def test_a_rapid_antigen_code(servers, store):
+    state, v, s = servers
+    state.set_result(RA_QR_CODE_3_KEY, 6, sc=NOW - 100)
+    st = client(store, v, s).register(qr=RA_QR_CODE_3, now=NOW)
+    assert st.test_type == "rapid-antigen" and st.rapid and st.result == "NEGATIVE" and st.tested_at == NOW - 100
+    assert not st.outdated and client(store, v, s).status(now=NOW - 100 + 48 * 3600 + 1).outdated
+    client(store, v, s).forget()
+    # Another salt: the hash no longer matches.
+    prefix, _, text = RA_QR_CODE_3.partition("#")
+    payload = json.loads(base64.b64decode(text))
+    payload["salt"] = "00"
+    with pytest.raises(encore.TestCodeHashError):
+        client(store, v, s).register(qr=prefix + "#" + base64.b64encode(json.dumps(payload).encode()).decode(), now=NOW)
 
 
 def test_rapid_tests_are_polled_often_at_first(servers, store):

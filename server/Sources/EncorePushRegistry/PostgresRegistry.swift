@@ -1,6 +1,7 @@
 import EncoreProtocols
 import EncoreSupport
 import Logging
+import NIOCore
 import PostgresNIO
 
 /// The registry in PostgreSQL, for deployments that outgrow one file:
@@ -9,16 +10,23 @@ import PostgresNIO
 /// transaction that locks the rows it touches (`FOR UPDATE`); senders claim
 /// due rows with `FOR UPDATE SKIP LOCKED` and a lease, so no token is
 /// claimed by two senders in one round.
+///
+/// Push tokens are not kept in clear (PostgreSQL's files are not
+/// encrypted as the SQLCipher file is): each row holds the token sealed
+/// (`token_sealed`) and its keyed digest (`token_digest`, 32 bytes), on
+/// which lookups are made and uniqueness is kept (`TokenSealer`).
 public final class PostgresRegistry: RegistryStore {
     public let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
+    private let sealer: TokenSealer
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS registrations (
             id BIGSERIAL PRIMARY KEY,
             instance_hash TEXT NOT NULL UNIQUE CHECK (length(instance_hash) = 64),
-            push_token TEXT NOT NULL UNIQUE CHECK (length(push_token) BETWEEN 1 AND 4096),
+            token_digest BYTEA NOT NULL UNIQUE CHECK (octet_length(token_digest) = 32),
+            token_sealed BYTEA NOT NULL CHECK (octet_length(token_sealed) BETWEEN 29 AND 4124),
             push_type TEXT NOT NULL CHECK (push_type IN ('ios', 'ios-sandbox', 'android')),
             registered_at BIGINT NOT NULL,
             renewed_at BIGINT NOT NULL,
@@ -31,9 +39,11 @@ public final class PostgresRegistry: RegistryStore {
         """
 
     /// Connects (`postgres://user[:password]@host[:port]/database`, no TLS:
-    /// meant for a database on loopback or a private network) and creates
-    /// the schema if it is missing.
-    public init(url: String, maximumConnections: Int = 16, logger: Logger = Logger(label: "encore-pushd.postgres")) async throws {
+    /// meant for a database on loopback or a private network), creates
+    /// the schema if it is missing and migrates a database of the first
+    /// schema (push tokens in clear) to sealed tokens.
+    public init(url: String, sealer: TokenSealer, maximumConnections: Int = 16,
+                logger: Logger = Logger(label: "encore-pushd.postgres")) async throws {
         let target = try PostgresURL(url)
         var configuration = PostgresClient.Configuration(host: target.host, port: target.port, username: target.user,
                                                          password: target.password, database: target.database, tls: .disable)
@@ -41,19 +51,49 @@ public final class PostgresRegistry: RegistryStore {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        self.sealer = sealer
         runner = Task { await client.run() }
         do {
-            try await client.withTransaction(logger: logger) { c in
+            let migrated = try await client.withTransaction(logger: logger) { c in
                 // Two instances starting together must not both create the table.
                 try await c.query("SELECT pg_advisory_xact_lock(4242018)", logger: logger)
+                let migrated = try await PostgresMigration.sealTokens(c, sealer: sealer, logger: logger)
                 for statement in Self.schema.split(separator: ";") {
                     try await c.query(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
                 }
+                return migrated
             }
+            if migrated {
+                // The old rows (tokens in clear) are dead tuples until the
+                // table is rewritten; VACUUM cannot run in a transaction.
+                try await client.query("VACUUM FULL registrations", logger: logger)
+                try await client.query("CHECKPOINT", logger: logger)
+            }
+            // A key other than the one the rows were sealed with is refused
+            // at start, not at the first push.
+            try await checkKey()
+        } catch let e as EncoreError {
+            runner.cancel()
+            throw e
         } catch {
             runner.cancel()
             throw EncoreError(.io, "cannot use the PostgreSQL database at \(target.redacted): \(String(reflecting: error).prefix(300))")
         }
+    }
+
+    private func checkKey() async throws {
+        let rows = try await client.query("SELECT token_digest, token_sealed FROM registrations ORDER BY id LIMIT 1", logger: logger)
+        for try await (digest, sealed) in rows.decode((ByteBuffer, ByteBuffer).self) {
+            do {
+                _ = try sealer.open(Array(buffer: sealed), digest: Array(buffer: digest))
+            } catch {
+                throw EncoreError(.storeWrongKey, "the registry's push tokens were sealed with another key: give the key file the database was made with")
+            }
+        }
+    }
+
+    public func ping() async throws {
+        try await client.query("SELECT 1", logger: logger)
     }
 
     public func close() async {
@@ -88,35 +128,43 @@ public final class PostgresRegistry: RegistryStore {
     public func apply(_ registration: PushRegistration, now: Int64) async throws -> RegistrationPlan {
         let hash = InstanceTokenHash(token: registration.instanceToken)
         let hex = Hex.encode(hash.bytes)
+        // The token is canonical already (RegistryRequests): its digest is
+        // the one every spelling of it has.
         let token = registration.pushToken
+        let digest = ByteBuffer(bytes: token.isEmpty ? [] : sealer.digest(token))
+        let sealed = ByteBuffer(bytes: token.isEmpty ? [] : try sealer.seal(token, digest: Array(buffer: digest)))
         let type = registration.pushType.rawValue
         let logger = self.logger
         return try await retrying {
             try await client.withTransaction(logger: logger) { c in
                 var own: StoredRegistration?, holder: StoredRegistration?
                 let rows = try await c.query("""
-                    SELECT id, instance_hash, push_token, push_type, registered_at, renewed_at FROM registrations
-                    WHERE instance_hash = \(hex) OR push_token = \(token) ORDER BY id FOR UPDATE
+                    SELECT id, instance_hash, token_digest, push_type, registered_at, renewed_at FROM registrations
+                    WHERE instance_hash = \(hex) OR token_digest = \(digest) ORDER BY id FOR UPDATE
                     """, logger: logger)
-                for try await (id, h, t, ty, reg, ren) in rows.decode((Int64, String, String, String, Int64, Int64).self) {
+                for try await (id, h, d, ty, reg, ren) in rows.decode((Int64, String, ByteBuffer, String, Int64, Int64).self) {
                     guard let bytes = Hex.decode(h), let rowHash = InstanceTokenHash(stored: bytes), let rowType = PushType(rawValue: ty) else { continue }
-                    let row = StoredRegistration(id: id, instanceHash: rowHash, pushToken: t, pushType: rowType, registeredAt: reg, renewedAt: ren)
+                    // The rules compare tokens: a row holding this token's
+                    // digest holds this token, any other row another one.
+                    let sameToken = !token.isEmpty && d == digest
+                    let row = StoredRegistration(id: id, instanceHash: rowHash, pushToken: sameToken ? token : "", pushType: rowType,
+                                                 registeredAt: reg, renewedAt: ren)
                     if rowHash.matches(hash) { own = row }
-                    if !token.isEmpty && t == token { holder = row }
+                    if sameToken { holder = row }
                 }
                 let plan = RegistrationRules.plan(requester: hash, pushToken: token, own: own, tokenHolder: holder)
                 switch plan {
                 case .insert:
                     try await c.query("""
-                        INSERT INTO registrations (instance_hash, push_token, push_type, registered_at, renewed_at)
-                        VALUES (\(hex), \(token), \(type), \(now), \(now))
+                        INSERT INTO registrations (instance_hash, token_digest, token_sealed, push_type, registered_at, renewed_at)
+                        VALUES (\(hex), \(digest), \(sealed), \(type), \(now), \(now))
                         """, logger: logger)
                 case .update(let id):
                     try await c.query("""
                         UPDATE registrations SET
-                            last_push_at = CASE WHEN push_token = \(token) THEN last_push_at END,
-                            last_outcome = CASE WHEN push_token = \(token) THEN last_outcome END,
-                            push_token = \(token), push_type = \(type), renewed_at = \(now)
+                            last_push_at = CASE WHEN token_digest = \(digest) THEN last_push_at END,
+                            last_outcome = CASE WHEN token_digest = \(digest) THEN last_outcome END,
+                            token_digest = \(digest), token_sealed = \(sealed), push_type = \(type), renewed_at = \(now)
                         WHERE id = \(id)
                         """, logger: logger)
                 case .ignore:
@@ -146,30 +194,31 @@ public final class PostgresRegistry: RegistryStore {
                   ORDER BY id LIMIT \(limit)
                   FOR UPDATE SKIP LOCKED) AS due
             WHERE r.id = due.id
-            RETURNING r.id, r.push_token, r.push_type
+            RETURNING r.id, r.token_digest, r.token_sealed, r.push_type
             """, logger: logger)
         var due: [DueToken] = []
-        for try await (id, token, type) in rows.decode((Int64, String, String).self) {
+        for try await (id, digest, sealed, type) in rows.decode((Int64, ByteBuffer, ByteBuffer, String).self) {
             guard let t = PushType(rawValue: type) else { continue }
-            due.append(DueToken(id: id, pushToken: token, pushType: t))
+            due.append(DueToken(id: id, pushToken: try sealer.open(Array(buffer: sealed), digest: Array(buffer: digest)), pushType: t))
         }
         return due.sorted { $0.id < $1.id }
     }
 
     public func finish(_ results: [PushResult], owner: String) async throws {
         guard !results.isEmpty else { return }
-        let logger = self.logger
+        let logger = self.logger, sealer = self.sealer
         try await client.withTransaction(logger: logger) { c in
             for r in results {
+                let digest = ByteBuffer(bytes: sealer.digest(r.token.pushToken))
                 if r.action == .reject {
-                    try await c.query("DELETE FROM registrations WHERE id = \(r.token.id) AND push_token = \(r.token.pushToken)", logger: logger)
+                    try await c.query("DELETE FROM registrations WHERE id = \(r.token.id) AND token_digest = \(digest)", logger: logger)
                     continue
                 }
                 let pushed = r.action == .pushed
                 try await c.query("""
                     UPDATE registrations SET
-                        last_outcome = CASE WHEN push_token = \(r.token.pushToken) THEN \(r.outcome) ELSE last_outcome END,
-                        last_push_at = CASE WHEN \(pushed) AND push_token = \(r.token.pushToken) THEN \(r.at) ELSE last_push_at END,
+                        last_outcome = CASE WHEN token_digest = \(digest) THEN \(r.outcome) ELSE last_outcome END,
+                        last_push_at = CASE WHEN \(pushed) AND token_digest = \(digest) THEN \(r.at) ELSE last_push_at END,
                         lease_owner = NULL, lease_until = NULL
                     WHERE id = \(r.token.id) AND lease_owner = \(owner)
                     """, logger: logger)

@@ -35,28 +35,41 @@ public enum RegistryHTTP {
         }
 
         @Sendable func serve(_ endpoint: RegistryService.Endpoint, _ request: Request, _ context: PushRequestContext) async throws -> Response {
-            if let refused = service.admit(source: source(request, context)) { return response(refused) }
+            if let refused = service.admit(source: source(request, context)) { return refusal(refused) }
             var body: [UInt8] = []
             if endpoint != .registryDelete {
                 // Declared too large: refused without reading a byte.
                 if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > RegistryRequests.maxBodyBytes {
-                    return response(RegistryAnswer(status: 413, text: "the body is larger than \(RegistryRequests.maxBodyBytes) bytes"))
+                    return refusal(.tooLarge)
                 }
                 var request = request
                 do {
                     body = Array(buffer: try await request.collectBody(upTo: RegistryRequests.maxBodyBytes))
                 } catch {
-                    return response(RegistryAnswer(status: 413, text: "the body is larger than \(RegistryRequests.maxBodyBytes) bytes"))
+                    return refusal(.tooLarge)
                 }
             }
-            return response(await service.handle(endpoint, authorization: request.headers[.authorization], body: body))
+            return response(await service.handle(endpoint, authorization: request.headers[.authorization],
+                                                 contentType: request.headers[.contentType], body: body))
         }
 
         router.post("v3/register") { request, context in try await serve(.swissCovid, request, context) }
         router.put("v1/registrations") { request, context in try await serve(.registryPut, request, context) }
         router.delete("v1/registrations") { request, context in try await serve(.registryDelete, request, context) }
+        // Liveness: the process answers. Readiness: the storage answers too
+        // (a load balancer sends registrations only to ready instances).
         router.get("health") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
+        router.get("ready") { _, _ in
+            if await service.ready() { return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ready\n"))) }
+            return response(RegistryAnswer(status: 503, text: "the storage does not answer", retryAfter: 5))
+        }
         return router
+    }
+
+    /// A refusal before the service has the request: counted here.
+    static func refusal(_ answer: RegistryAnswer) -> Response {
+        if let reason = answer.reason { PushdMetrics.refusal(reason) }
+        return response(answer)
     }
 
     static func response(_ answer: RegistryAnswer) -> Response {

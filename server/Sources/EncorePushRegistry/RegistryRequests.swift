@@ -3,15 +3,18 @@ import EncoreSupport
 
 /// The two request forms the registry understands, read into one
 /// `PushRegistration` (the project's codec and token rules, shared with the
-/// client), without I/O. Errors are `.pushMessage` (not readable) or
-/// `.pushToken` (a token of the wrong form); both are answered 400.
+/// client), without I/O, with the push token in its canonical form
+/// (`PushRegistration.canonicalPushToken`: APNs tokens in lower case)
+/// before anything is looked up or written. Errors are `.pushMessage` (not
+/// readable) or `.pushToken` (a token of the wrong form, or holding a
+/// control character); both are answered 400.
 public enum RegistryRequests {
     /// Bodies above this are refused before they are parsed (413).
     public static let maxBodyBytes = PushRegistration.maxMessageBytes
 
     /// SwissCovid's `POST /v3/register` body (protobuf).
     public static func swissCovid(body: [UInt8]) throws -> PushRegistration {
-        try PushRegistration(decoding: body)
+        try PushRegistration(decoding: body).canonicalized()
     }
 
     /// `PUT /v1/registrations`: `{"pushToken": "...", "pushType": "ios"|"ios-sandbox"|"android"}`
@@ -40,9 +43,7 @@ public enum RegistryRequests {
         // An empty push token in a PUT is a mistake, not a deregistration
         // (DELETE is the way to deregister in this API).
         guard !token.isEmpty else { throw EncoreError(.pushToken, "pushToken is empty (use DELETE to deregister)") }
-        let registration = PushRegistration(pushToken: token, pushType: type, instanceToken: instance)
-        try registration.validate()
-        return registration
+        return try PushRegistration(pushToken: token, pushType: type, instanceToken: instance).canonicalized()
     }
 
     /// `DELETE /v1/registrations`: the bearer token only.

@@ -65,6 +65,9 @@ public protocol RegistryStore: Sendable {
     /// Due tokens of the round (for pacing): iOS, not pushed since `pushedBefore`, not expired.
     func countDue(pushedBefore: Int64, renewedAfter: Int64) async throws -> Int
 
+    /// Throws unless the storage answers a trivial query now (`/ready`).
+    func ping() async throws
+
     /// Closes connections.
     func close() async
 }

@@ -26,6 +26,14 @@ public final class SQLCipherRegistry: RegistryStore {
         );
         CREATE INDEX registrations_renewed ON registrations (renewed_at);
         """,
+        // APNs tokens in canonical form (lower-case hex): of case copies
+        // registered before, the oldest row keeps the token.
+        """
+        DELETE FROM registrations WHERE push_type IN ('ios', 'ios-sandbox') AND EXISTS (
+            SELECT 1 FROM registrations AS older
+            WHERE lower(older.push_token) = lower(registrations.push_token) AND older.id < registrations.id);
+        UPDATE registrations SET push_token = lower(push_token) WHERE push_type IN ('ios', 'ios-sandbox');
+        """,
     ]
 
     private let database: EncryptedDatabase
@@ -161,6 +169,10 @@ public final class SQLCipherRegistry: RegistryStore {
                   AND (last_push_at IS NULL OR last_push_at < ?1) AND renewed_at >= ?2
                 """).bind(1, pushedBefore).bind(2, renewedAfter).one { $0.int64(0) } ?? 0)
         }
+    }
+
+    public func ping() async throws {
+        _ = try await run { c in try c.prepare("SELECT count(*) FROM sqlite_master").one { $0.int64(0) } }
     }
 
     public func close() async {}

@@ -1,5 +1,6 @@
 import EncoreProtocols
 import EncoreSupport
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -39,8 +40,9 @@ public final class Sender: Sendable {
     public let configuration: SenderConfiguration
     private let schedule: SendSchedule
     private let clock: @Sendable () -> Int64
-    /// Set by `stop()`: no new push starts; what is in flight is finished
-    /// and recorded, so that nothing pushed is pushed again by another sender.
+    /// Set by `stop()`: no new batch is claimed; the current batch is
+    /// finished (unpaced) and recorded, so that nothing pushed is pushed
+    /// again by another sender and nothing claimed waits for its lease.
     private let stopping = Atomic<Bool>(false)
 
     public init(store: any RegistryStore, apns: APNsClient, configuration: SenderConfiguration,
@@ -52,7 +54,8 @@ public final class Sender: Sendable {
         self.clock = clock
     }
 
-    /// Ends `run` soon: pushes in flight are awaited and recorded.
+    /// Ends `run` soon: the current batch is pushed and recorded (graceful
+    /// drain on SIGTERM).
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
     public var isStopping: Bool { stopping.load(ordering: .relaxed) }
@@ -69,13 +72,18 @@ public final class Sender: Sendable {
     static let oncePasses = 6
 
     /// Runs until cancelled (or, with `once`, until the tokens due now are done).
-    public func run(log: @escaping @Sendable (String) -> Void) async throws {
+    public func run(logger: Logger) async throws {
         var backoff = Backoff()
         var passes = 0
         while !isStopping {
+            let started = ContinuousClock.now
             let report = try await pass(paced: !configuration.once, backoff: &backoff)
+            PushdMetrics.pass(seconds: PushdMetrics.seconds(since: started))
             passes += 1
-            log("pass: \(report.pushed) pushed, \(report.rejected) rejected and deleted, \(report.retried) to retry, \(report.failed) failed, \(report.expired) expired")
+            logger.info("pass done", metadata: [
+                "pushed": "\(report.pushed)", "rejected": "\(report.rejected)", "retry": "\(report.retried)",
+                "failed": "\(report.failed)", "expired": "\(report.expired)",
+            ])
             // Once: what was throttled is retried (after the back-off) a few times.
             if configuration.once && (report.retried == 0 || passes >= Self.oncePasses) { return }
             // Retries (and tokens registered meanwhile) are taken up by the
@@ -93,10 +101,12 @@ public final class Sender: Sendable {
         let start = clock()
         report.expired = try await store.expire(renewedBefore: configuration.expiry.cutoff(now: start))
         var delay = 0.0, batch = configuration.batchSize
+        let due = try await store.countDue(pushedBefore: schedule.roundStart(start), renewedAfter: configuration.expiry.cutoff(now: start))
+        PushdMetrics.queueDepth(due)
         if paced {
-            let due = try await store.countDue(pushedBefore: schedule.roundStart(start), renewedAfter: configuration.expiry.cutoff(now: start))
             (delay, batch) = schedule.pacing(due: due, now: start, leaseSeconds: configuration.leaseSeconds, batchSize: configuration.batchSize)
         }
+        var left = due
         var cursor: Int64 = 0
         while !isStopping {
             let now = clock()
@@ -117,6 +127,8 @@ public final class Sender: Sendable {
                 }
             }
             try await store.finish(results, owner: configuration.owner)
+            left = max(0, left - results.count(where: { $0.action != .retry }))
+            PushdMetrics.queueDepth(left)
             if let tls = results.first(where: { $0.outcome.hasPrefix("-1 TLS") }) {
                 throw EncoreError(.tls, "the APNs server cannot be trusted (\(tls.outcome.dropFirst(3))): nothing more is sent")
             }
@@ -137,16 +149,19 @@ public final class Sender: Sendable {
                 if r.action == .retry { backoff.failed() } else { backoff.succeeded() }
                 results.append(r)
             }
-            for token in tokens where !isStopping {
+            for token in tokens {
                 while inFlight >= configuration.concurrency, let r = try await group.next() { collect(r) }
                 if backoff.current > 0 {
                     // Let what is in flight finish, then wait before the next one.
                     while let r = try await group.next() { collect(r) }
+                    // Stopped while APNs asks to slow down: the rest of the
+                    // batch is released below, unpushed, still due.
+                    if isStopping { break }
                     if backoff.current > 0 { await pause(backoff.current) }
                 }
+                // Stopped: the rest of the batch goes out unpaced (`pause`
+                // returns at once), so that the drain ends soon.
                 if delay > 0 { await pause(delay) }
-                // Stopped while waiting: the rest of the batch is released below, unpushed.
-                if isStopping { break }
                 inFlight += 1
                 group.addTask {
                     let now = clock()
@@ -154,6 +169,7 @@ public final class Sender: Sendable {
                     if answer.verdict == .refreshProviderToken {
                         answer = await apns.retryWithNewProviderToken(token, rejectedIssuedAt: issuedAt, now: clock())
                     }
+                    PushdMetrics.push(status: answer.status, reason: answer.reason)
                     switch answer.verdict {
                     case .delivered: return PushResult(token: token, action: .pushed, outcome: "200", at: now)
                     case .rejectToken: return PushResult(token: token, action: .reject, outcome: answer.outcome, at: now)

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Dispatch
 import EncorePushRegistry
+import Logging
+import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,11 +12,14 @@ struct Send: AsyncParsableCommand {
         abstract: "Push {\"aps\":{\"content-available\":1}} to every registered iOS token once per interval (APNs, HTTP/2, ES256 provider token).",
         discussion: """
             Android (FCM) tokens are stored by serve but not sent to: FCM is not part of this service. \
-            Several senders may run on one PostgreSQL database: each due token is claimed by one of them.
+            Several senders may run on one PostgreSQL database: each due token is claimed by one of them. \
+            SIGTERM or SIGINT drain the sender: no new batch is claimed, the current batch is pushed and \
+            recorded, then it exits.
             """
     )
 
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var service: ServiceOptions
 
     @Option(help: ArgumentHelp("APNs base URL, e.g. https://api.push.apple.com", valueName: "url"))
     var apns: String
@@ -68,8 +72,9 @@ struct Send: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let (logger, metrics) = try service.bootstrap(label: "encore-pushd.send")
         let signingKey = try APNsSigningKey(path: key)
-        let store = try await storage.open()
+        let store = MeteredStore(try await storage.open(logger: logger))
         let client = try APNsClient(
             configuration: APNsConfiguration(base: apns, sandboxBase: apnsSandbox, topic: topic, keyID: keyID, teamID: teamID, caFile: caFile),
             key: signingKey, concurrency: concurrency)
@@ -80,14 +85,19 @@ struct Send: AsyncParsableCommand {
         c.concurrency = concurrency
         c.leaseSeconds = lease.seconds
         c.expiry = ExpiryPolicy(maxAgeSeconds: expireAfter.seconds)
-        let sender = Sender(store: store, apns: client, configuration: c)
-        // SIGINT/SIGTERM: no new push starts, what is in flight is awaited
-        // and recorded, claims not yet pushed are released.
-        let stop = Self.onSignal { sender.stop() }
-        defer { stop.forEach { $0.cancel() } }
+        let sender = SenderService(sender: Sender(store: store, apns: client, configuration: c), logger: logger)
+        // The sender's end (once: its pass is done) ends the group; SIGTERM
+        // and SIGINT drain it (SenderService).
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: sender, successTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        if let metrics { services.insert(.init(service: metrics), at: 0) }
+        var quiet = logger
+        quiet.logLevel = max(Logger.Level.warning, logger.logLevel)
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: quiet))
         var failure: (any Error)?
         do {
-            try await sender.run(log: { log($0) })
+            try await group.run()
         } catch {
             failure = error
         }
@@ -102,15 +112,20 @@ struct Send: AsyncParsableCommand {
         let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return "\(host)-\(getpid())-\(UInt32.random(in: 0 ... .max))"
     }
+}
 
-    /// Cancels on SIGINT or SIGTERM (through Dispatch: no Swift code runs in a signal handler).
-    static func onSignal(_ action: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: action)
-            source.resume()
-            return source
+/// The sender as a service: a graceful shutdown (SIGTERM) stops it after
+/// the current batch, pushed and recorded.
+struct SenderService: Service {
+    let sender: Sender
+    let logger: Logger
+
+    func run() async throws {
+        let sender = self.sender
+        try await withGracefulShutdownHandler {
+            try await sender.run(logger: logger)
+        } onGracefulShutdown: {
+            sender.stop()
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import EncorePushRegistry
 import Hummingbird
 import Logging
+import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,13 +10,18 @@ import Glibc
 /// `encore-pushd serve`: the registration endpoints.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Take registrations: POST /v3/register (SwissCovid), PUT and DELETE /v1/registrations (Bearer instance token)."
+        abstract: "Take registrations: POST /v3/register (SwissCovid), PUT and DELETE /v1/registrations (Bearer instance token).",
+        discussion: """
+            SIGTERM or SIGINT drain the instance: it stops accepting connections, answers the requests \
+            it has, then exits. GET /health: alive; GET /ready: the storage answers.
+            """
     )
 
     @Option(help: ArgumentHelp("Address and port to listen on (port 0: any free port, printed on start).", valueName: "host:port"))
     var listen = "127.0.0.1:8080"
 
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var service: ServiceOptions
 
     @Option(name: .customLong("rate-limit"), help: "Requests per minute per source address (0: no limit).")
     var rateLimit: Double = 30
@@ -33,51 +39,65 @@ struct Serve: AsyncParsableCommand {
     var sweepInterval = Duration(seconds: 600)
 
     func validate() throws {
-        _ = try address()
+        _ = try listenAddress(listen, option: "--listen")
         guard rateLimit >= 0, (rateBurst ?? 1) >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --rate-burst ≥ 1") }
         guard expireAfter.seconds > 0, sweepInterval.seconds > 0 else { throw ValidationError("--expire-after and --sweep-interval must be positive") }
     }
 
-    func address() throws -> (host: String, port: Int) {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0 ... 65535).contains(port) else {
-            throw ValidationError("--listen is host:port, e.g. 127.0.0.1:8080")
-        }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (host, port)
-    }
-
     func run() async throws {
-        let (host, port) = try address()
-        let store = try await storage.open()
+        let (host, port) = try listenAddress(listen, option: "--listen")
+        let (logger, metrics) = try service.bootstrap(label: "encore-pushd.serve")
+        let store = MeteredStore(try await storage.open(logger: logger))
         let limiter = RateLimiter(.init(perMinute: rateLimit, burst: rateBurst))
-        let service = RegistryService(store: store, limiter: limiter)
-        let expiry = ExpiryPolicy(maxAgeSeconds: expireAfter.seconds)
-        let sweepEvery = sweepInterval.seconds
-        let sweeper = Task {
-            while !Task.isCancelled {
-                do {
-                    let gone = try await store.expire(renewedBefore: expiry.cutoff(now: Int64(time(nil))))
-                    if gone > 0 { log("expired \(gone) registrations") }
-                } catch {
-                    log("expiry sweep failed: \(error)")
-                }
-                try? await Task.sleep(for: .seconds(sweepEvery))
-            }
-        }
-        var logger = Logger(label: "encore-pushd")
-        logger.logLevel = .warning
+        let registry = RegistryService(store: store, limiter: limiter)
+        // Hummingbird's own logs at warning: request lines are not logged.
+        var httpLogger = logger
+        httpLogger.logLevel = max(Logger.Level.warning, logger.logLevel)
         let app = Application(
-            router: RegistryHTTP.router(service: service, sourceHeader: clientIPHeader),
+            router: RegistryHTTP.router(service: registry, sourceHeader: clientIPHeader),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 say("encore-pushd: listening on \(host):\(channel.localAddress?.port ?? port)")
             },
-            logger: logger
+            logger: httpLogger
         )
-        defer { sweeper.cancel() }
-        try await app.runService()
-        sweeper.cancel()
+        let sweeper = ExpirySweeper(store: store, expiry: ExpiryPolicy(maxAgeSeconds: expireAfter.seconds),
+                                    every: sweepInterval.seconds, logger: logger)
+        // Shut down last to first: the HTTP server drains first (no new
+        // connection, the requests in hand answered), then the sweeper,
+        // then the metrics listener.
+        var services: [any Service] = [sweeper, app]
+        if let metrics { services.insert(metrics, at: 0) }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: httpLogger))
+        do {
+            try await group.run()
+        } catch {
+            await store.close()
+            throw error
+        }
         await store.close()
+        logger.notice("drained and stopped")
+    }
+}
+
+/// Deletes expired registrations every `every` seconds until shut down.
+struct ExpirySweeper: Service {
+    let store: any RegistryStore
+    let expiry: ExpiryPolicy
+    let every: Int64
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let gone = try await store.expire(renewedBefore: expiry.cutoff(now: Int64(time(nil))))
+                    if gone > 0 { logger.info("expired registrations deleted", metadata: ["count": "\(gone)"]) }
+                } catch {
+                    logger.error("expiry sweep failed", metadata: ["error": "\(String(describing: error).prefix(200))"])
+                }
+                try? await Task.sleep(for: .seconds(every))
+            }
+        }
     }
 }

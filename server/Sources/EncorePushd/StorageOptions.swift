@@ -2,6 +2,7 @@ import ArgumentParser
 import EncorePushRegistry
 import EncoreStorage
 import EncoreSupport
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,7 @@ struct StorageOptions: ParsableArguments {
     var database: String?
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
-        "A file holding the database key: 32 raw bytes, or 64 hex digits. Without it the passphrase is read from ENCORE_PUSHD_DB_KEY.",
+        "A file holding the database key: 32 raw bytes, or 64 hex digits. Without it the passphrase is read from ENCORE_PUSHD_DB_KEY. SQLCipher: the file's key; PostgreSQL: the key push tokens are sealed with.",
         valueName: "file"))
     var keyFile: String?
 
@@ -24,15 +25,23 @@ struct StorageOptions: ParsableArguments {
 
     func validate() throws {
         guard (database == nil) != (postgres == nil) else { throw ValidationError("give exactly one of --db PATH and --postgres URL") }
-        if postgres != nil, keyFile != nil { throw ValidationError("--key-file is for --db (SQLCipher) only") }
     }
 
-    func open() async throws -> any RegistryStore {
+    func open(logger: Logger) async throws -> any RegistryStore {
+        // Whatever the process creates (the SQLCipher file, its WAL and
+        // shared-memory files) is for its user alone.
+        umask(0o077)
         if let postgres {
-            return try await PostgresRegistry(url: postgres, maximumConnections: maxConnections)
+            // The driver's own logs at warning at most: never a query's values.
+            var quiet = logger
+            quiet.logLevel = max(Logger.Level.warning, logger.logLevel)
+            return try await PostgresRegistry(url: postgres, sealer: try TokenSealer(key: try key()), maximumConnections: maxConnections, logger: quiet)
         }
         guard let database else { throw ValidationError("give --db PATH or --postgres URL") }
-        return try SQLCipherRegistry(path: database, key: try key())
+        let store = try SQLCipherRegistry(path: database, key: try key())
+        // Files made before the umask above (older versions): 0600 too.
+        for path in [database, database + "-wal", database + "-shm"] { _ = chmod(path, 0o600) }
+        return store
     }
 
     /// The key never comes from the command line (process lists, shell history).
@@ -93,11 +102,6 @@ struct Duration: ExpressibleByArgument, Sendable {
         if seconds % 60 == 0 { return "\(seconds / 60)m" }
         return "\(seconds)s"
     }
-}
-
-func log(_ message: String) {
-    let line = Array(("encore-pushd: " + message + "\n").utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
 func say(_ message: String) {
