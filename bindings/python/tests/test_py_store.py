@@ -31,7 +31,7 @@ def obs(i, time=None, prev=None):
 
 def test_open_create_and_reopen(path):
     with encore.Store.open(path, raw_key=RAW) as s:
-        assert s.schema_version == 4   # the latest: CrowdNotifier check-ins came in version 4
+        assert s.schema_version == 5   # the latest: rapid tests came in version 5
         assert s.add_observations([obs(1), obs(2)]) == 2
         assert repr(s).startswith("<Store ") and str(path) in repr(s)
     assert s.closed and "closed" in repr(s)
