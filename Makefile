@@ -33,7 +33,9 @@ all: lib cli
 
 # The shared library, with its SONAME link and development link.
 lib: deps
-	@scripts/build.sh encore
+	@# The same flags as the tool's build: SwiftPM then shares the compiled
+	@# modules between the two (with different flags each rebuilt them all).
+	@scripts/build.sh encore --static-swift-stdlib
 	@mkdir -p $(BUILD)/lib
 	@# Debug sections stripped: DWARF 5 from the Swift toolchain defeats valgrind 3.19.
 	@objcopy --strip-debug .build/release/libencore.so $(LIB)
