@@ -1750,8 +1750,28 @@ encore_status encore_sync_plan(encore_store *store, const encore_sync_options *o
  * leaves only verified packages; the next resumes). Old packages are
  * purged. When new data came and options->run_check is 1, the exposure
  * check runs on the cache and its result is stored. A failure is counted
- * for the backoff and returned; what was kept before it stays. */
+ * for the backoff and returned; what was kept before it stays. One loop
+ * over the operation encore_sync_start() makes. */
 encore_status encore_sync(encore_store *store, encore_transport *transport, const encore_sync_options *options, int64_t now, encore_sync_result **out);
+
+/* The sync as an operation for a host that does its own I/O
+ * (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
+ * the same work as encore_sync(), planned now at `now` (a sync with
+ * nothing due is finished at once). Each answer is verified and applied
+ * when it is fed; a verified key package is written while the next one is
+ * verified, and the last one when its batch ends. options->budget_seconds
+ * counts from the first encore_operation_next()'s `now`;
+ * options->progress, when set, is called before each request and may
+ * cancel. The options are copied: the trust list is kept alive by the
+ * operation. encore_operation_get_sync_result() reads the outcome. Release
+ * *out with encore_operation_free(). */
+encore_status encore_sync_start(encore_store *store, const encore_sync_options *options, int64_t now, encore_operation **out);
+
+/* What a finished sync operation (encore_sync_start()) did, as the
+ * result encore_sync() gives, for encore_sync_result_free(). The
+ * operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
+ * before it finished. */
+encore_status encore_operation_get_sync_result(encore_operation *operation, encore_sync_result **out);
 
 /* Releases a sync result; NULL does nothing. */
 void encore_sync_result_free(encore_sync_result *result);

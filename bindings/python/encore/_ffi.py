@@ -1156,6 +1156,10 @@ FUNCTIONS = {
     'encore_sync_plan': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(encore_sync_plan_info)]),
     # (store, transport, options, now, out)
     'encore_sync': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
+    # (store, options, now, out)
+    'encore_sync_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (operation, out)
+    'encore_operation_get_sync_result': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
     # (result)
     'encore_sync_result_free': (None, [ctypes.POINTER(encore_sync_result)]),
     # (result, summary)
@@ -1319,6 +1323,8 @@ FALLIBLE = frozenset({
     'encore_sync_options_init',
     'encore_sync_plan',
     'encore_sync',
+    'encore_sync_start',
+    'encore_operation_get_sync_result',
     'encore_sync_result_get_summary',
     'encore_sync_result_get_json',
     'encore_sync_result_get_check',
