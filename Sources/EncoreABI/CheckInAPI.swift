@@ -26,11 +26,11 @@ final class TraceLocationHandle: @unchecked Sendable {
 
 final class CheckInListHandle: @unchecked Sendable {
     // @unchecked: immutable after init.
-    let checkIns: [StoredCheckIn]
+    let checkIns: [CheckIn]
     let strings = CStrings()
     let texts: [(UnsafePointer<CChar>?, UnsafePointer<CChar>?)]
 
-    init(_ list: [StoredCheckIn]) {
+    init(_ list: [CheckIn]) {
         checkIns = list
         texts = list.map { [strings] in (strings.keep($0.description), strings.keep($0.address)) }
     }
