@@ -55,9 +55,12 @@ let package = Package(
         .target(name: "CEncoreTypes"),
 
         // The core: plain Swift, no knowledge of C callers, in layers that
-        // the compiler keeps apart (a target sees only the ones below it):
-        //   support → model → wire, crypto, http → key files, storage →
-        //   matching → risk → protocols → services; EncoreCore re-exports them all.
+        // the compiler keeps apart (a target sees only the ones it declares;
+        // scripts/swift-test.sh builds with the explicit import check):
+        //   support → model → wire, crypto, http, storage, risk → key files →
+        //   matching, check-ins → protocols → services; EncoreCore re-exports
+        //   them all. Each layer declares its own error kinds
+        //   (`extension EncoreError.Kind`); support only the shared ones.
         // The push registry service is a package of its own (server/, with
         // Hummingbird, PostgresNIO, AsyncHTTPClient): it builds on support,
         // storage and protocols through the library products above, and

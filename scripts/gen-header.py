@@ -259,8 +259,22 @@ def render_status_names():
     return "\n".join(lines)
 
 
+def check_error_kinds():
+    """Every EncoreError.Kind the modules declare has its status in
+    Sources/EncoreABI/Status.swift (the mapping's `default` is for bugs)."""
+    declared = set()
+    for path in (ROOT / "Sources").glob("*/*.swift"):
+        declared |= set(re.findall(r'static let (\w+) = (?:EncoreError\.)?Kind\("\1"\)', path.read_text()))
+    mapped = set(re.findall(r"case \.(\w+): return ENCORE_", (ABI_DIR / "Status.swift").read_text()))
+    if not declared:
+        fail("no EncoreError.Kind declarations found")
+    if declared - mapped:
+        fail("EncoreError kinds without a status in Sources/EncoreABI/Status.swift: " + ", ".join(sorted(declared - mapped)))
+
+
 def main():
     arg = sys.argv[1] if len(sys.argv) > 1 else ""
+    check_error_kinds()
     outputs = [(OUTPUT, render), (STATUS_NAMES, render_status_names)]
     if arg == "--list":
         print("\n".join(name for name, *_ in declarations()))

@@ -60,7 +60,7 @@ struct CheckInMatchCommand: ParsableCommand {
         var skipped = 0
         for file in packages.files {
             let outcome = try talking(file) {
-                let bytes = try FileReader.read(path: file, maxSize: options.limits.maxTotalSize).bytes
+                let bytes = try FileReader.read(path: file, maxSize: options.limits.maxTotalSize, tooLarge: .zipLimit).bytes
                 return try service.matchWarningPackage(Array(bytes), trust: options.trust, verify: options.verification != .skip,
                                                        limits: options.limits, now: now)
             }

@@ -129,7 +129,7 @@ public final class KeyFile: Sendable {
     package static func members(path: String, options: KeyFileOptions) throws -> Members {
         let slack: UInt64 = 1 << 20
         let maxFile = options.limits.maxTotalSize > UInt64.max - slack ? UInt64.max : options.limits.maxTotalSize + slack
-        return try members(of: FileReader.read(path: path, maxSize: maxFile, pool: options.buffers), options: options)
+        return try members(of: FileReader.read(path: path, maxSize: maxFile, pool: options.buffers, tooLarge: .zipLimit), options: options)
     }
 
     /// The members of a file read into memory; a bare export.bin is used as

@@ -3,13 +3,14 @@ import Glibc
 #endif
 
 /// Reads a whole regular file into memory, refusing files larger than
-/// `maxSize` before allocating anything.
+/// `maxSize` (with `tooLarge`, the kind its caller's format has for that)
+/// before allocating anything.
 public enum FileReader {
-    public static func read(path: String, maxSize: UInt64) throws -> OwnedBytes {
-        try read(path: path, maxSize: maxSize, pool: nil)
+    public static func read(path: String, maxSize: UInt64, tooLarge: EncoreError.Kind = .outOfRange) throws -> OwnedBytes {
+        try read(path: path, maxSize: maxSize, pool: nil, tooLarge: tooLarge)
     }
 
-    package static func read(path: String, maxSize: UInt64, pool: BufferPool?) throws -> OwnedBytes {
+    package static func read(path: String, maxSize: UInt64, pool: BufferPool?, tooLarge: EncoreError.Kind = .outOfRange) throws -> OwnedBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw EncoreError(.io, "cannot open \(path): \(errnoText())") }
         defer { close(fd) }
@@ -18,7 +19,7 @@ public enum FileReader {
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw EncoreError(.io, "\(path) is not a regular file") }
         let size = UInt64(clamping: st.st_size)
         guard size <= maxSize, let count = Int(exactly: size) else {
-            throw EncoreError(.zipLimit, "\(path) is \(size) bytes, more than the limit of \(maxSize)")
+            throw EncoreError(tooLarge, "\(path) is \(size) bytes, more than the limit of \(maxSize)")
         }
         let bytes = try OwnedBytes(uninitializedCount: count, pool: pool)
         let out = bytes.mutableBuffer

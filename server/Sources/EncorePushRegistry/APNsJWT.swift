@@ -1,4 +1,5 @@
 import CCrypto
+import EncoreCrypto
 import EncoreSupport
 #if canImport(Glibc)
 import Glibc

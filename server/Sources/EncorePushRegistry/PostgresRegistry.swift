@@ -1,4 +1,5 @@
 import EncoreProtocols
+import EncoreStorage
 import EncoreSupport
 import Logging
 import NIOCore

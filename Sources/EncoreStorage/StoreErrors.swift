@@ -1,0 +1,13 @@
+import EncoreSupport
+
+/// The store: a wrong key, not a database, a schema newer than this
+/// library, SQLCipher failing, busy past the timeout, no file where one
+/// must be.
+extension EncoreError.Kind {
+    public static let storeWrongKey = EncoreError.Kind("storeWrongKey")
+    public static let storeNotDatabase = EncoreError.Kind("storeNotDatabase")
+    public static let storeTooNew = EncoreError.Kind("storeTooNew")
+    public static let storeFailed = EncoreError.Kind("storeFailed")
+    public static let storeBusy = EncoreError.Kind("storeBusy")
+    public static let storeMissing = EncoreError.Kind("storeMissing")
+}
