@@ -37,7 +37,7 @@ if ldd "$lib" | grep -q 'libswift'; then
     echo "check-abi: $lib depends on a Swift runtime library:" >&2; ldd "$lib" >&2; exit 1
 fi
 soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = "libencore.so.$major" ] || { echo "check-abi: SONAME is '$soname', expected libencore.so.$major" >&2; exit 1; }
+[ "$soname" = "libencore.so.$major" ] || { echo "check-abi: SONAME is '$soname', expected libencore.so.$major (Package.swift reads the major from encore_types.h; after a bump SwiftPM may use its cached manifest: build once with --manifest-cache none)" >&2; exit 1; }
 if readelf -d "$lib" | grep -E 'RUNPATH|RPATH' | grep -qiE 'swift|toolchain|/opt'; then
     echo "check-abi: $lib has a run path into the toolchain" >&2; exit 1
 fi

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 make --no-print-directory install PREFIX="$prefix" >/dev/null
-for f in lib/libencore.so lib/libencore.so.0 include/encore.h lib/pkgconfig/encore.pc bin/encore \
+major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' Sources/CEncoreTypes/include/encore_types.h)
+for f in lib/libencore.so lib/libencore.so.$major include/encore.h lib/pkgconfig/encore.pc bin/encore \
          share/bash-completion/completions/encore share/zsh/site-functions/_encore \
          share/fish/vendor_completions.d/encore.fish share/man/man1/encore.1 share/man/man1/encore-sync.1; do
     [ -e "$prefix/$f" ] || { echo "test-install: $f was not installed" >&2; exit 1; }
