@@ -28,7 +28,7 @@ from .records import (Key, KeyFileInfo, Observation, OwnKey, PackageInfo, PurgeC
                       TracingEvent)
 from .store import Store
 from .sync import Sync, SyncPlan, SyncReport
-from .testresult import SubmitSummary, TestResultClient, TestStatus, send_noise
+from .testresult import SubmitSummary, TestResultClient, TestStatus, noise_operation, send_noise
 from .transport import Transport
 from .trust import TrustList
 
@@ -37,5 +37,5 @@ globals().update(_CLASSES)
 
 __all__ = ["CheckIn", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "Operation", "OwnKey", "PackageInfo", "ProtectedReport", "Push", "PushDecision",
            "PurgeCounts", "Request", "RiskResult", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
-           "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "send_noise", "status_name",
+           "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "noise_operation", "send_noise", "status_name",
            "__version__", "crowdnotifier", *sorted(_CLASSES)]
