@@ -8,28 +8,44 @@ BUILD := build
 LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
 SHARE := $(BUILD)/share
+# The push service's build: release, shared by test-pushd, bench-pushd and
+# the package (make test-pushd PUSHD_CONFIG=debug for a debug one).
+PUSHD_CONFIG ?= release
+PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
+# The suites of `make test`, in order (scripts/test-all.sh): NAME runs make test-NAME.
+TEST_SUITES := swift check-abi c python cli store standins pairing crowdnotifier pushd install wheel
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 
-.PHONY: help deps venv lib cli all demo test test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-packages test-deb deb test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
-	@echo "make test      run every test: Swift, ABI checks, C (valgrind), Python bindings, CLI, store, stand-ins, install"
+	@echo "make test      every suite, one line each (logs in build/logs/), then a summary table:"
+	@echo "               $(TEST_SUITES)"
+	@echo "make test-NAME one suite, its whole output on the terminal (e.g. make test-cli, make check-abi)"
+	@echo "make test-packages  the Debian packages built, inspected, installed into a temporary root and used (make test-deb)"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
 	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
 	@echo "make share     shell completions (bash, zsh, fish) and man pages in $(SHARE)"
+	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd ($(VERSION))"
+	@echo "make pushd     the push registry service, $(PUSHD)"
 	@echo "make install PREFIX=/usr/local"
 
+# ENCORE_SKIP_BUILD=1 (set by `make test` for its suites, after building
+# everything once): the build targets below do nothing, and each suite uses
+# what is already built instead of asking SwiftPM again.
+ifeq ($(ENCORE_SKIP_BUILD),1)
+deps venv lib cli share wheel pushd deb:
+	@:
+else
 deps:
 	@scripts/deps.sh
 
 # The test-only Python packages (Tests/requirements.txt) in build/venv.
 venv:
 	@scripts/venv.sh >/dev/null
-
-all: lib cli
 
 # The shared library, with its SONAME link and development link.
 lib: deps
@@ -63,14 +79,32 @@ share: cli
 wheel: lib
 	@scripts/build-wheel.py $(LIB) dist
 
+# The push registry service (docs/pushd.md).
+pushd: deps
+	@ENCORE_BUILD_CONFIG=$(PUSHD_CONFIG) scripts/build.sh --package-path server encore-pushd
+
+# The Debian packages in dist/ (scripts/build-deb.sh): the library, its
+# development files, the tools and the push service, a release build of each.
+deb: lib cli share
+	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
+	@scripts/build-deb.sh
+endif
+
+all: lib cli
+
 header:
 	scripts/gen-header.py
 
 demo: cli
 	@$(CLI) demo
 
-test: deps test-swift check-abi test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel
-	@echo "all tests passed"
+# Quiet: one line per suite, the end of a failing suite's log, a summary table.
+test: deps
+	@scripts/test-all.sh "lib cli share venv wheel pushd" $(TEST_SUITES)
+
+# The Debian packages, the same way (not in `make test`: .ci/run runs both).
+test-packages: deps
+	@scripts/test-all.sh "deb" deb
 
 # Swift Testing only, built with the explicit import check (scripts/swift-test.sh).
 test-swift: deps
@@ -104,20 +138,16 @@ test-pairing: venv
 test-crowdnotifier: lib cli venv
 	@scripts/pytest-suite.sh "CrowdNotifier tests (encore against pymcl)" Tests/crowdnotifier
 
-# The push registry service (docs/pushd.md), a debug build.
-pushd: deps
-	@ENCORE_BUILD_CONFIG=debug scripts/build.sh --package-path server encore-pushd
-
 # encore-pushd against an HTTP/2 APNs stand-in and a PostgreSQL cluster of
 # the tests' own (Debian's postgresql, on loopback): the real backend's
 # weaknesses, two serve instances and two senders under 10 000 operations.
 test-pushd: pushd lib cli venv
-	@ENCORE_PUSHD="$$PWD/server/.build/debug/encore-pushd" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd
+	@ENCORE_PUSHD="$$PWD/$(PUSHD)" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd
 
 # Registrations/s of one instance on SQLCipher and on PostgreSQL, and
 # tokens pushed/s against the stand-in (a release build).
-bench-pushd: deps venv
-	@scripts/build.sh --package-path server encore-pushd
+bench-pushd: venv
+	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
 	ENCORE_PUSHD="$$PWD/server/.build/release/encore-pushd" build/venv/bin/python Tests/pushd/bench_pushd.py
 
 # The stand-in servers (verification, submission, distribution, DP-3T)
@@ -132,6 +162,12 @@ test-install: lib cli
 # tests against the installed package (scripts/test-wheel.sh).
 test-wheel: wheel venv
 	@scripts/test-wheel.sh
+
+# The packages' contents and control fields, then installed into a temporary
+# root and used there: the C example through pkg-config, encore demo, bash
+# completion, man encore-sync, encore-pushd --help (scripts/test-deb.sh).
+test-deb: deb
+	@scripts/test-deb.sh
 
 bench: lib cli
 	scripts/bench.sh
@@ -158,7 +194,7 @@ install: lib cli share
 	ln -sf libencore.so.$(MAJOR) $(DESTDIR)$(PREFIX)/lib/libencore.so
 	install -m 0644 include/encore.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/encore
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' support/encore.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/encore.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$${prefix}/lib|g' -e 's|@VERSION@|$(VERSION)|g' support/encore.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/encore.pc
 	install -m 0644 $(SHARE)/bash-completion/completions/encore $(DESTDIR)$(PREFIX)/share/bash-completion/completions/encore
 	install -m 0644 $(SHARE)/zsh/site-functions/_encore $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_encore
 	install -m 0644 $(SHARE)/fish/vendor_completions.d/encore.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/encore.fish

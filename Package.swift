@@ -1,12 +1,27 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+import Foundation
+
 // libencore.so: the Swift runtime linked in statically, an explicit SONAME and
 // a version script so that only encore_* symbols are exported.
 let root = Context.packageDirectory
+
+// The SONAME's major version is read from the header's ENCORE_VERSION_MAJOR,
+// the one place the version is written. SwiftPM caches the manifest's result
+// keyed on this file's text, not the header's: after a major bump, build once
+// with `--manifest-cache none`; `make check-abi` fails on a stale SONAME.
+let versionMajor: String = {
+    let header = (try? String(contentsOfFile: "\(root)/Sources/CEncoreTypes/include/encore_types.h", encoding: .utf8)) ?? ""
+    let prefix = "#define ENCORE_VERSION_MAJOR "
+    let line = header.split(separator: "\n").first { $0.hasPrefix(prefix) }
+    // Unreadable: a SONAME no check accepts rather than a guessed number.
+    return line.map { String($0.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) } ?? "unknown-major"
+}()
+
 let sharedLibraryFlags: [String] = [
     "-static-stdlib",
-    "-Xlinker", "-soname=libencore.so.0",
+    "-Xlinker", "-soname=libencore.so.\(versionMajor)",
     "-Xlinker", "--version-script=\(root)/support/libencore.map",
 ]
 

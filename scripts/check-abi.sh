@@ -31,17 +31,17 @@ if ! diff -u "$tmp/declared" "$tmp/exported"; then
     echo "check-abi: functions declared in include/encore.h (-) differ from those $lib exports (+)" >&2
     exit 1
 fi
-echo "exports: $(wc -l < "$tmp/exported") functions, exactly those of the header"
+echo "exports: $(wc -l < "$tmp/exported") functions, exactly those of the header: ok"
 
 if ldd "$lib" | grep -q 'libswift'; then
     echo "check-abi: $lib depends on a Swift runtime library:" >&2; ldd "$lib" >&2; exit 1
 fi
 soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = "libencore.so.$major" ] || { echo "check-abi: SONAME is '$soname', expected libencore.so.$major" >&2; exit 1; }
+[ "$soname" = "libencore.so.$major" ] || { echo "check-abi: SONAME is '$soname', expected libencore.so.$major (Package.swift reads the major from encore_types.h; after a bump SwiftPM may use its cached manifest: build once with --manifest-cache none)" >&2; exit 1; }
 if readelf -d "$lib" | grep -E 'RUNPATH|RPATH' | grep -qiE 'swift|toolchain|/opt'; then
     echo "check-abi: $lib has a run path into the toolchain" >&2; exit 1
 fi
-echo "library: SONAME $soname, no Swift runtime dependency, no toolchain run path"
+echo "library: SONAME $soname, no Swift runtime dependency, no toolchain run path: ok"
 
 # SQLCipher is loaded privately (Sources/CEncoreSQL): never a dependency,
 # and no sqlite3_* reference the dynamic linker could bind to another SQLite.
@@ -53,4 +53,4 @@ if nm -D --undefined-only "$lib" | grep -q 'sqlite3_'; then
     echo "check-abi: $lib references sqlite3_* symbols through the dynamic linker:" >&2
     nm -D --undefined-only "$lib" | grep 'sqlite3_' >&2; exit 1
 fi
-echo "library: no SQLite dependency and no sqlite3_* reference (SQLCipher is loaded privately)"
+echo "library: no SQLite dependency and no sqlite3_* reference (SQLCipher is loaded privately): ok"

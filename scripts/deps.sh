@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the system packages encore needs when any is missing (Debian/apt).
+# dpkg-dev: dpkg-shlibdeps for make deb; man-db: the man page tests.
 # Safe to run repeatedly: it does nothing when everything is there.
 set -euo pipefail
 need=()
-for p in libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql valgrind strace gcc g++; do
+for p in libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql valgrind strace gcc g++ dpkg-dev man-db; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
 done
 if ((${#need[@]})); then

@@ -26,18 +26,9 @@ public final class APNsSigningKey: @unchecked Sendable {
         key = loaded
     }
 
+    /// The key from its .p8 file (a few hundred bytes; more than 64 KiB is not a key).
     public convenience init(path: String) throws {
-        guard let file = fopen(path, "rb") else { throw EncoreError(.io, "cannot read the APNs key \(path)") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            bytes += chunk[0 ..< n]
-            guard bytes.count <= 64 * 1024 else { throw EncoreError(.keyFormat, "\(path) is too large for an APNs key") }
-        }
-        try self.init(pem: bytes)
+        try self.init(pem: FileReader.read(path: path, maxSize: 64 * 1024).bytes)
     }
 
     deinit { EVP_PKEY_free(key) }

@@ -47,7 +47,7 @@ struct StorageOptions: ParsableArguments {
     /// The key never comes from the command line (process lists, shell history).
     func key() throws -> StoreKey {
         if let keyFile {
-            let bytes = try readSmallFile(keyFile, limit: 1024)
+            let bytes = try FileReader.read(path: keyFile, maxSize: 1024).bytes
             if bytes.count == 32 { return .raw(bytes) }
             let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
             guard text.utf8.count == 64, let raw = Hex.decode(text) else {
@@ -62,20 +62,6 @@ struct StorageOptions: ParsableArguments {
         guard !passphrase.isEmpty else { throw ValidationError("ENCORE_PUSHD_DB_KEY is set but empty") }
         return .passphrase(passphrase)
     }
-}
-
-func readSmallFile(_ path: String, limit: Int) throws -> [UInt8] {
-    guard let file = fopen(path, "rb") else { throw ValidationError("cannot read \(path)") }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, file)
-        if n == 0 { break }
-        bytes += chunk[0 ..< n]
-        guard bytes.count <= limit else { throw ValidationError("\(path) is larger than \(limit) bytes") }
-    }
-    return bytes
 }
 
 /// "90", "90s", "15m", "2h", "21d": seconds.

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Builds the Debian packages into dist/ from what `make lib cli share` and
+# the release build of encore-pushd left in build/ and server/.build/
+# (`make deb` runs those first):
+#   libencore<MAJOR>  the library with its SONAME link, shlibs and ldconfig trigger
+#   libencore-dev     encore.h, the libencore.so link, encore.pc, the C example
+#   encore-tools      the encore tool, bash/zsh/fish completions, man pages
+#   encore-pushd      the push registry service, its systemd unit (not enabled),
+#                     a default configuration (a conffile), a system user
+# Each package is a staged tree under build/deb/<package> made into a .deb
+# by dpkg-deb --build (owner root through --root-owner-group; no debhelper).
+# Versions come from ENCORE_VERSION_* in encore_types.h; Depends from
+# dpkg-shlibdeps on the binaries, plus what they dlopen (libsqlcipher0).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+header=Sources/CEncoreTypes/include/encore_types.h
+version=$(sed -n 's/^#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' "$header")
+major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' "$header")
+[[ -n $version && -n $major ]] || { echo "build-deb: no ENCORE_VERSION_* in $header" >&2; exit 1; }
+# One Debian revision per upstream version, raised here when only the packaging changes.
+debversion=$version-1
+arch=$(dpkg --print-architecture)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+libpkg=libencore$major
+lib=build/lib/libencore.so.$version
+cli=build/bin/encore
+share=build/share
+pushd_bin=server/.build/release/encore-pushd
+for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" include/encore.h; do
+    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli share, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
+done
+command -v dpkg-shlibdeps >/dev/null || { echo "build-deb: dpkg-shlibdeps is missing (apt-get install dpkg-dev; scripts/deps.sh installs it)" >&2; exit 1; }
+
+stage=build/deb
+rm -rf "$stage"
+mkdir -p "$stage" dist
+rm -f dist/*.deb
+maintainer="encore developers <encore@localhost>"
+
+# The copyright file every package carries (Debian policy 12.5).
+copyright() {
+    local dir=$1/usr/share/doc/$2
+    mkdir -p "$dir"
+    cat > "$dir/copyright" <<EOF
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: encore
+Comment: Built from the encore source tree by scripts/build-deb.sh.
+ The source tree states no license; this file names none.
+EOF
+}
+
+# A binary's or library's run-time Depends, as dpkg-shlibdeps computes them
+# (run in a scratch source tree: it wants debian/control). Extra arguments
+# are given to dpkg-shlibdeps first (-L: our own shlibs file).
+shlibdeps() {
+    local scratch=$stage/.shlibdeps
+    mkdir -p "$scratch/debian"
+    printf 'Source: encore\n\nPackage: encore\nArchitecture: any\n' > "$scratch/debian/control"
+    (cd "$scratch" && dpkg-shlibdeps -O "$@" 2>/dev/null) | sed -n 's/^shlibs:Depends=//p'
+}
+
+# control PACKAGE "Package: NAME" FIELDS... : DEBIAN/control from "Field: value"
+# lines (Description and its lines last), with the common fields after Package.
+control() {
+    local root=$stage/$1
+    shift
+    mkdir -p "$root/DEBIAN"
+    local size
+    size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+    {
+        echo "$1"
+        echo "Version: $debversion"
+        echo "Architecture: $arch"
+        echo "Maintainer: $maintainer"
+        echo "Installed-Size: $size"
+        shift
+        printf '%s\n' "$@"
+    } > "$root/DEBIAN/control"
+}
+
+build() {
+    local root=$stage/$1
+    # md5sums of every shipped file but the conffiles (dpkg records their sums itself).
+    (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 -r md5sum \
+        | { if [[ -f DEBIAN/conffiles ]]; then grep -vF -f <(sed 's|^/||' DEBIAN/conffiles); else cat; fi; } > DEBIAN/md5sums)
+    dpkg-deb --root-owner-group -Zxz -z3 --build "$root" "dist/${1}_${debversion}_${arch}.deb" > /dev/null
+    echo "deb: dist/${1}_${debversion}_${arch}.deb"
+}
+
+# --- libencore<MAJOR>: the library and its SONAME link.
+root=$stage/$libpkg
+mkdir -p "$root/usr/lib/$multiarch"
+install -m 0644 "$lib" "$root/usr/lib/$multiarch/libencore.so.$version"
+ln -s "libencore.so.$version" "$root/usr/lib/$multiarch/libencore.so.$major"
+copyright "$root" "$libpkg"
+# A program linked against libencore.so.MAJOR needs this package at this
+# version or later: the minor versions add functions (shlibs, Debian policy 8.6.4).
+echo "libencore $major $libpkg (>= $version)" > "$stage/shlibs.local"
+depends=$(shlibdeps "-e$repo/$root/usr/lib/$multiarch/libencore.so.$version")
+control "$libpkg" "Package: $libpkg" "Section: libs" "Priority: optional" "Multi-Arch: same" \
+    "Depends: $depends, libsqlcipher0" \
+    "Description: Exposure Notification core (shared library)" \
+    " libencore does what the core of a contact-tracing app does for any host" \
+    " that links C: key files, encrypted storage (SQLCipher, loaded when the" \
+    " first store is opened), matching, risk, test results and submission."
+install -m 0644 "$stage/shlibs.local" "$root/DEBIAN/shlibs"
+# ldconfig runs once at the end of the dpkg run that installed or removed it.
+echo "activate-noawait ldconfig" > "$root/DEBIAN/triggers"
+build "$libpkg"
+
+# --- libencore-dev: header, development link, pkg-config file, the C example.
+root=$stage/libencore-dev
+mkdir -p "$root/usr/include" "$root/usr/lib/$multiarch/pkgconfig" "$root/usr/share/doc/libencore-dev/examples"
+install -m 0644 include/encore.h "$root/usr/include/encore.h"
+ln -s "libencore.so.$major" "$root/usr/lib/$multiarch/libencore.so"
+sed -e 's|@PREFIX@|/usr|g' -e "s|@LIBDIR@|\${prefix}/lib/$multiarch|g" -e "s|@VERSION@|$version|g" \
+    support/encore.pc.in > "$root/usr/lib/$multiarch/pkgconfig/encore.pc"
+install -m 0644 bindings/c/example.c "$root/usr/share/doc/libencore-dev/examples/example.c"
+copyright "$root" libencore-dev
+control libencore-dev "Package: libencore-dev" "Section: libdevel" "Priority: optional" "Multi-Arch: same" \
+    "Depends: $libpkg (= $debversion)" \
+    "Description: Exposure Notification core (development files)" \
+    " The C header encore.h, the libencore.so link, the pkg-config file" \
+    " (pkg-config --cflags --libs encore) and an example program."
+build libencore-dev
+
+# --- encore-tools: the CLI, its completions and man pages.
+root=$stage/encore-tools
+mkdir -p "$root/usr/bin" "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
+    "$root/usr/share/fish/vendor_completions.d" "$root/usr/share/man/man1"
+# Executables without their debug sections, as Debian ships them (the library already is, by make lib).
+objcopy --strip-debug "$cli" "$root/usr/bin/encore"
+chmod 0755 "$root/usr/bin/encore"
+install -m 0644 "$share/bash-completion/completions/encore" "$root/usr/share/bash-completion/completions/encore"
+install -m 0644 "$share/zsh/site-functions/_encore" "$root/usr/share/zsh/vendor-completions/_encore"
+install -m 0644 "$share/fish/vendor_completions.d/encore.fish" "$root/usr/share/fish/vendor_completions.d/encore.fish"
+for page in "$share"/man/man1/*.1; do
+    gzip -9nc "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"
+done
+copyright "$root" encore-tools
+depends=$(shlibdeps "-L$repo/$stage/shlibs.local" "-l$repo/$stage/$libpkg/usr/lib/$multiarch" "-e$repo/$root/usr/bin/encore")
+control encore-tools "Package: encore-tools" "Section: utils" "Priority: optional" \
+    "Depends: $depends, libsqlcipher0" \
+    "Description: Exposure Notification core (command-line tool)" \
+    " The encore tool: key files, stores, the exposure check, sync, test" \
+    " results, check-ins and a demo (encore demo), with bash, zsh and fish" \
+    " completions and a man page per subcommand (man encore-sync)."
+build encore-tools
+
+# --- encore-pushd: the service, its unit, its configuration, its user.
+root=$stage/encore-pushd
+mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/encore-pushd" "$root/usr/share/doc/encore-pushd"
+objcopy --strip-debug "$pushd_bin" "$root/usr/bin/encore-pushd"
+chmod 0755 "$root/usr/bin/encore-pushd"
+install -m 0644 support/deb/encore-pushd.service "$root/lib/systemd/system/encore-pushd.service"
+install -m 0644 support/deb/encore-pushd.conf "$root/etc/encore-pushd/encore-pushd.conf"
+install -m 0644 docs/pushd.md "$root/usr/share/doc/encore-pushd/pushd.md"
+copyright "$root" encore-pushd
+depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-pushd")
+control encore-pushd "Package: encore-pushd" "Section: net" "Priority: optional" \
+    "Depends: $depends, libsqlcipher0, adduser" \
+    "Description: push registry service of the encore Exposure Notification core" \
+    " encore-pushd keeps the push tokens of apps that want silent pushes and" \
+    " sends those pushes to APNs, on SQLCipher or PostgreSQL. Installing it" \
+    " starts nothing: see /etc/encore-pushd/encore-pushd.conf."
+echo "/etc/encore-pushd/encore-pushd.conf" > "$root/DEBIAN/conffiles"
+for script in postinst postrm; do
+    install -m 0755 "support/deb/encore-pushd.$script" "$root/DEBIAN/$script"
+done
+build encore-pushd
+rm -rf "$stage/.shlibdeps"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `make test` and `make test-packages`: the builds first, then every suite,
+# each through scripts/suite.sh (one line each, its output in build/logs/),
+# then a summary table. A failing suite does not stop the others; the exit
+# status is 1 when any step failed.
+#   scripts/test-all.sh "MAKE TARGETS TO BUILD" SUITE...
+# A suite NAME runs `make test-NAME` (check-abi: `make check-abi`), with
+# ENCORE_SKIP_BUILD=1 so that it reuses the products built once at the
+# start instead of asking SwiftPM again in every suite.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build_targets=${1:?usage: test-all.sh "BUILD TARGETS" SUITE...}
+shift
+mkdir -p build/logs
+rm -f build/logs/summary.tsv
+start=$SECONDS
+printf '%-15s %-7s %-44s %7s\n' step result "what passed" time
+failed=0
+# shellcheck disable=SC2086 # the targets are words
+if ! scripts/suite.sh build make --no-print-directory $build_targets; then
+    echo "test: the build failed; no suite runs"
+    exit 1
+fi
+for suite in "$@"; do
+    target=test-$suite
+    [[ $suite == check-abi ]] && target=check-abi
+    ENCORE_SKIP_BUILD=1 scripts/suite.sh "$suite" make --no-print-directory "$target" || failed=$((failed + 1))
+done
+
+# The table: every step again, aligned, with the failures first to the eye.
+echo
+echo "summary ($(wc -l < build/logs/summary.tsv) steps, $((SECONDS - start)) s; logs in build/logs/):"
+awk -F'\t' '{ printf "  %-15s %-7s %-44s %5s s\n", $1, $2, $3, $4 }' build/logs/summary.tsv
+if ((failed)); then
+    echo "test: $failed of $# suites FAILED"
+    exit 1
+fi
+echo "test: all $# suites passed"

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# `make test-deb`: the packages of `make deb` (scripts/build-deb.sh), as a
+# Debian machine gets them.
+#  1. Each package's control fields and contents (dpkg-deb -I / -c).
+#  2. Installed with `dpkg -i` into a throw-away root, then used from there:
+#     the C example compiled with `pkg-config --cflags --libs encore` and run,
+#     `encore demo`, bash completion of `encore <TAB>`, `man encore-sync`,
+#     `encore-pushd --help`; encore-pushd's user, unit (not enabled) and
+#     conffile; then purged.
+# The throw-away root: when this runs as root and may mount an overlay in
+# a private mount namespace (unshare -m), a chroot of the running system with
+# every write going to a temporary upper layer, so dpkg runs for real
+# (Depends checked against the installed system, maintainer scripts,
+# triggers) and the machine itself is never touched; otherwise (a user, a
+# container without mounts) the packages are extracted with dpkg-deb -x into
+# a temporary directory and used there through PKG_CONFIG_SYSROOT_DIR and
+# LD_LIBRARY_PATH, and what only dpkg does (the user, the conffile) is
+# checked from the control files alone (ENCORE_DEB_TEST_ROOT=extract forces
+# this way). Its line "throw-away root: ..." says which was taken.
+#   scripts/test-deb.sh              (from the repository)
+#   test-deb.sh --inside DIR         (inside the chroot: install and use)
+#   test-deb.sh --use ROOT DIR       (use the installed files under ROOT)
+set -euo pipefail
+
+# Usage of installed files, rooted at $1 ("" inside the chroot); $2 holds the test's files.
+use_installed() {
+    local root=$1 dir=$2 multiarch out
+    multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+    # shellcheck source=scripts/share-checks.sh
+    . "$dir/share-checks.sh"
+    if [[ -n $root ]]; then
+        export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_PATH=$root/usr/lib/$multiarch/pkgconfig
+        export LD_LIBRARY_PATH=$root/usr/lib/$multiarch
+    fi
+    # The example, built as a user builds it: only pkg-config's flags, no run path.
+    # shellcheck disable=SC2046 # pkg-config's output is words
+    cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$root/usr/share/doc/libencore-dev/examples/example.c" \
+        $(pkg-config --cflags --libs encore) -o "$dir/example"
+    out=$("$dir/example" "$dir/export.bin")
+    grep -q "region 222, batch 1 of 1, 3 keys" <<<"$out" || { echo "test-deb: the example printed: $out" >&2; exit 1; }
+    echo "deb: the C example, built with pkg-config --cflags --libs encore ($(pkg-config --modversion encore)), runs: ok"
+    out=$(cd "$dir" && "$root/usr/bin/encore" demo 2>&1) || { echo "test-deb: encore demo failed: $out" >&2; exit 1; }
+    echo "deb: encore demo from $root/usr/bin/encore: ok ($(wc -l <<<"$out") lines)"
+    check_bash_completion "$root/usr/share/bash-completion/completions/encore" "$root/usr/bin"
+    echo "deb: bash completion of 'encore <TAB>' from the installed script: ok"
+    if [[ -z $root ]]; then
+        out=$(MANWIDTH=100 man encore-sync 2>&1)
+    else
+        out=$(MANWIDTH=100 man -l "$root/usr/share/man/man1/encore-sync.1.gz" 2>&1)
+    fi
+    check_man_sync "$out"
+    echo "deb: man encore-sync shows the sync options: ok"
+    out=$("$root/usr/bin/encore-pushd" --help 2>&1) || { echo "test-deb: encore-pushd --help failed: $out" >&2; exit 1; }
+    grep -q 'serve' <<<"$out" || { echo "test-deb: encore-pushd --help names no serve: $out" >&2; exit 1; }
+    echo "deb: encore-pushd --help: ok"
+}
+
+# Inside the chroot: dpkg -i, the system state dpkg leaves, the use, the purge.
+inside() {
+    local dir=$1 pkgs=(libencore1 libencore-dev encore-tools encore-pushd) p
+    export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
+    dpkg -i "$dir"/*.deb > "$dir/dpkg.log" 2>&1 || { cat "$dir/dpkg.log" >&2; echo "test-deb: dpkg -i failed" >&2; exit 1; }
+    for p in "${pkgs[@]}"; do
+        [[ $(dpkg-query -W -f='${Status}' "$p") == "install ok installed" ]] || { echo "test-deb: $p is not installed" >&2; exit 1; }
+    done
+    echo "deb: dpkg -i of the 4 packages (their Depends met by this system): ok"
+    ldconfig -p | grep -q 'libencore.so.1 ' || { echo "test-deb: ldconfig does not know libencore.so.1 (the trigger)" >&2; exit 1; }
+    local user
+    user=$(getent passwd encore-pushd) || { echo "test-deb: postinst made no encore-pushd user" >&2; exit 1; }
+    (( $(cut -d: -f3 <<<"$user") < 1000 )) || { echo "test-deb: encore-pushd is not a system user: $user" >&2; exit 1; }
+    [[ $(stat -c '%U %a' /var/lib/encore-pushd) == "encore-pushd 700" ]] || { echo "test-deb: /var/lib/encore-pushd is $(stat -c '%U %a' /var/lib/encore-pushd)" >&2; exit 1; }
+    [[ -f /lib/systemd/system/encore-pushd.service ]] || { echo "test-deb: no unit installed" >&2; exit 1; }
+    if compgen -G '/etc/systemd/system/*.wants/encore-pushd.service' > /dev/null; then
+        echo "test-deb: installing the package enabled encore-pushd.service" >&2; exit 1
+    fi
+    dpkg-query -W -f='${Conffiles}\n' encore-pushd | grep -q '^ /etc/encore-pushd/encore-pushd.conf ' \
+        || { echo "test-deb: /etc/encore-pushd/encore-pushd.conf is not a conffile" >&2; exit 1; }
+    echo "deb: encore-pushd: system user, state directory 0700, unit installed and not enabled, conffile: ok"
+    use_installed "" "$dir"
+    dpkg --purge "${pkgs[@]}" > "$dir/dpkg.log" 2>&1 || { cat "$dir/dpkg.log" >&2; echo "test-deb: dpkg --purge failed" >&2; exit 1; }
+    for p in /usr/bin/encore /usr/include/encore.h /etc/encore-pushd /var/lib/encore-pushd; do
+        [[ ! -e $p ]] || { echo "test-deb: $p is left after the purge" >&2; exit 1; }
+    done
+    ! ldconfig -p | grep -q 'libencore.so.1 ' || { echo "test-deb: ldconfig still lists libencore.so.1 after the purge" >&2; exit 1; }
+    echo "deb: dpkg --purge leaves nothing of them: ok"
+}
+
+case ${1:-} in
+    --inside) inside "$2"; exit 0 ;;
+    --use) use_installed "$2" "$3"; exit 0 ;;
+esac
+
+cd "$(dirname "$0")/.."
+header=Sources/CEncoreTypes/include/encore_types.h
+version=$(sed -n 's/^#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' "$header")
+major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' "$header")
+arch=$(dpkg --print-architecture)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+debversion=$version-1
+libpkg=libencore$major
+deb() { echo "dist/${1}_${debversion}_${arch}.deb"; }
+for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
+    [[ -f $(deb "$p") ]] || { echo "test-deb: $(deb "$p") is missing (make deb)" >&2; exit 1; }
+done
+
+# field PACKAGE FIELD REGEX: a control field matches.
+field() {
+    local got
+    got=$(dpkg-deb -f "$(deb "$1")" "$2")
+    grep -qE -- "$3" <<<"$got" || { echo "test-deb: $1's $2 is '$got', expected /$3/" >&2; exit 1; }
+}
+# holds PACKAGE PATH...: the package's contents list each path (./path, or ./path -> target).
+holds() {
+    local p=$1 list path
+    shift
+    list=$(dpkg-deb -c "$(deb "$p")" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }')
+    for path in "$@"; do
+        grep -qxE -- "\./${path}( -> .*)?" <<<"$list" || { echo "test-deb: $p does not hold $path; it holds:"$'\n'"$list" >&2; exit 1; }
+    done
+}
+for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
+    field "$p" Package "^$p\$"
+    field "$p" Version "^$debversion\$"
+    field "$p" Architecture "^$arch\$"
+    holds "$p" "usr/share/doc/$p/copyright"
+done
+lib=usr/lib/$multiarch
+field "$libpkg" Depends 'libc6 \(>= [^)]+\)'
+field "$libpkg" Depends 'libcurl4'
+field "$libpkg" Depends 'libsqlcipher0'
+field "$libpkg" Multi-Arch '^same$'
+holds "$libpkg" "$lib/libencore.so.$version" "$lib/libencore.so.$major"
+[[ $(dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./shlibs) == "libencore $major $libpkg (>= $version)" ]] \
+    || { echo "test-deb: $libpkg's shlibs is not 'libencore $major $libpkg (>= $version)'" >&2; exit 1; }
+dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./triggers | grep -qx 'activate-noawait ldconfig' \
+    || { echo "test-deb: $libpkg does not trigger ldconfig" >&2; exit 1; }
+field libencore-dev Depends "^$libpkg \\(= $debversion\\)\$"
+holds libencore-dev usr/include/encore.h "$lib/libencore.so" "$lib/pkgconfig/encore.pc" usr/share/doc/libencore-dev/examples/example.c
+field encore-tools Depends 'libc6'
+field encore-tools Depends 'libsqlcipher0'
+holds encore-tools usr/bin/encore usr/share/bash-completion/completions/encore usr/share/zsh/vendor-completions/_encore \
+    usr/share/fish/vendor_completions.d/encore.fish usr/share/man/man1/encore.1.gz usr/share/man/man1/encore-sync.1.gz
+field encore-pushd Depends 'libc6'
+field encore-pushd Depends 'adduser'
+holds encore-pushd usr/bin/encore-pushd lib/systemd/system/encore-pushd.service etc/encore-pushd/encore-pushd.conf
+dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./conffiles | grep -qx /etc/encore-pushd/encore-pushd.conf \
+    || { echo "test-deb: encore-pushd's conffiles does not list its configuration" >&2; exit 1; }
+echo "deb: control fields (versions $debversion, $arch, Depends from dpkg-shlibdeps), contents, shlibs, triggers, conffiles: ok"
+if command -v lintian > /dev/null; then
+    # Informative only: the packages are not built by debhelper from a source package.
+    echo "deb: lintian: $(lintian --no-tag-display-limit dist/*.deb 2>&1 | grep -c '^E:') errors (not enforced)"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# What the use needs, outside the repository.
+stage() {
+    mkdir -p "$1"
+    cp "$(deb "$libpkg")" "$(deb libencore-dev)" "$(deb encore-tools)" "$(deb encore-pushd)" "$1/"
+    cp scripts/test-deb.sh scripts/share-checks.sh "$1/"
+    cp Tests/data/exports/immuni/export.bin "$1/export.bin"
+}
+overlay_ok() {
+    # ENCORE_DEB_TEST_ROOT=extract: the extraction even where the overlay would work.
+    [[ ${ENCORE_DEB_TEST_ROOT:-} != extract ]] || return 1
+    [[ $(id -u) -eq 0 ]] && command -v unshare > /dev/null || return 1
+    mkdir -p "$tmp/probe/u" "$tmp/probe/w" "$tmp/probe/m"
+    unshare -m sh -c "mount -t overlay overlay -o lowerdir=/,upperdir=$tmp/probe/u,workdir=$tmp/probe/w $tmp/probe/m" 2> /dev/null
+}
+if overlay_ok; then
+    echo "deb: throw-away root: a chroot of this system on an overlay (writes go to $tmp/upper, dropped at the end)"
+    mkdir -p "$tmp/upper" "$tmp/work" "$tmp/root"
+    stage "$tmp/upper/tmp/encore-deb-test"
+    unshare -m bash -c '
+        set -e
+        mount --make-rprivate /
+        mount -t overlay overlay -o lowerdir=/,upperdir="$1/upper",workdir="$1/work" "$1/root"
+        mount -t proc proc "$1/root/proc"
+        mount --rbind /dev "$1/root/dev"
+        mount -t tmpfs tmpfs "$1/root/run"
+        exec chroot "$1/root" /bin/bash /tmp/encore-deb-test/test-deb.sh --inside /tmp/encore-deb-test' _ "$tmp"
+else
+    echo "deb: throw-away root: not root, no overlay mount here or ENCORE_DEB_TEST_ROOT=extract, so the packages are extracted (dpkg-deb -x) into $tmp/root; maintainer scripts not run"
+    stage "$tmp/files"
+    for p in "$libpkg" libencore-dev encore-tools encore-pushd; do dpkg-deb -x "$(deb "$p")" "$tmp/root"; done
+    # The postinst's work as far as it can be read: it makes a system user.
+    dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./postinst | grep -q 'adduser --system' \
+        || { echo "test-deb: encore-pushd's postinst makes no system user" >&2; exit 1; }
+    scripts/test-deb.sh --use "$tmp/root" "$tmp/files"
+fi
