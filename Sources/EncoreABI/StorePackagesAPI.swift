@@ -53,7 +53,8 @@ import EncoreCore
     }
 }
 
-/// Writes what is known about a cached package to *info and, when `etag` is
+/// Writes what is known about a cached package to *info (struct_size set
+/// by the caller) and, when `etag` is
 /// not NULL, its ETag into library-owned memory in *etag (release it with
 /// encore_bytes_free(); "" when info->has_etag is 0). A package that is not
 /// cached is ENCORE_ERR_NOT_FOUND.
@@ -61,7 +62,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
-        let out = try required(info, "info")
+        try checkOutput(info, "info")
         guard let p = try s.keyPackageInfo(region: region, identifier: identifier) else {
             throw EncoreError(.notFound, "no key package \(identifier) of region \(region) in the store")
         }
@@ -71,7 +72,7 @@ import EncoreCore
         p.sha256.withUnsafeBytes { src in withUnsafeMutableBytes(of: &i.sha256) { $0.copyMemory(from: src) } }
         i.has_etag = p.etag == nil ? 0 : 1
         let e = try etag.map { _ in try LibraryBytes.make(p.etag ?? "") }
-        out.pointee = i
+        try writeOutput(i, to: info, "info")
         if let etag, let e { etag.pointee = e }
     }
 }
@@ -83,7 +84,7 @@ import EncoreCore
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region")
         let out = try required(out, "out")
-        let list = try StringList(s.keyPackageIdentifiers(region: region))
+        let list = StringList(try s.keyPackageIdentifiers(region: region))
         out.pointee = retainedHandle(list)
     }
 }
@@ -114,7 +115,7 @@ import EncoreCore
         if let available {
             for i in 0 ..< count { ids.append(try text(available[i], "available[\(i)]")) }
         }
-        let list = try StringList(s.missingKeyPackages(region: region, available: ids))
+        let list = StringList(try s.missingKeyPackages(region: region, available: ids))
         out.pointee = retainedHandle(list)
     }
 }

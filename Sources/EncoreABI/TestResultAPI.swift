@@ -49,7 +49,8 @@ extension encore_test_status {
 @c public func encore_test_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
         let service = try testService(store, transport, verification_url, submission_url)
-        let k = try required(key, "key").pointee
+        let k: encore_test_key = try readInput(UnsafeRawPointer(try required(key, "key")), "key")
+        guard k.reserved == 0 else { throw EncoreError(.invalidArgument, "key->reserved must be 0") }
         let value = try text(k.value, "key->value")
         guard k.rapid <= 1 else { throw EncoreError(.invalidArgument, "key->rapid must be 0 or 1") }
         let testKey: TestKey
