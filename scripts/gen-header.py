@@ -56,7 +56,8 @@ SECTIONS = [
      ["PushAPI.swift"]),
 ]
 # ABI files without @c functions (helpers of the C layer).
-HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift"}
+HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift",
+                "StructVersions.swift"}
 TYPES_HEADERS = [TYPES_DIR / t for _, t, _ in SECTIONS if t]
 
 SCALARS = {

@@ -29,12 +29,6 @@ final class CheckInListHandle: Sendable {
     init(_ list: [StoredCheckIn]) { checkIns = list }
 }
 
-/// The first version of encore_checkin_info ends at location_id_hash
-/// (kind and created came later): a caller built against it gets the
-/// fields it has.
-extension encore_checkin_info: GrownStruct {
-    static var firstVersionSize: Int { MemoryLayout<encore_checkin_info>.offset(of: \.kind) ?? MemoryLayout<encore_checkin_info>.size }
-}
 
 final class CheckInRiskConfigHandle: Sendable {
     let configuration: PresenceTracingRiskConfiguration

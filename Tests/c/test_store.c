@@ -129,6 +129,7 @@ static const uint8_t raw_b[32] = {0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7
 static encore_store_key passphrase(const char *text) {
     encore_store_key k;
     memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
     k.kind = ENCORE_KEY_PASSPHRASE;
     k.data = (const uint8_t *)text;
     k.length = strlen(text);
@@ -138,6 +139,7 @@ static encore_store_key passphrase(const char *text) {
 static encore_store_key raw(const uint8_t *bytes, size_t length) {
     encore_store_key k;
     memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
     k.kind = ENCORE_KEY_RAW;
     k.data = bytes;
     k.length = length;
@@ -163,6 +165,7 @@ static encore_store *open_ok(const char *db, encore_store_key key) {
 static encore_observation obs(int64_t time, uint32_t n) {
     encore_observation o;
     memset(&o, 0, sizeof o);
+    ENCORE_OUTPUT_INIT(o);
     o.time = time;
     for (int i = 0; i < 16; i++) o.rpi[i] = (uint8_t)((n >> (8 * (i % 4))) ^ (uint8_t)(i * 37));
     for (int i = 0; i < 4; i++) o.aem[i] = (uint8_t)(n * 7 + (uint32_t)i);
@@ -197,7 +200,7 @@ static void test_create_and_reopen(void) {
     CHECK(encore_store_schema_version(s, &version) == ENCORE_OK && version >= 1);
     encore_observation o[3] = {obs(T0, 1), obs(T0 + 1, 2), obs(T0 + 2, 3)};
     size_t added = 99;
-    CHECK(encore_store_add_observations(s, o, 3, &added) == ENCORE_OK && added == 3);
+    CHECK(encore_store_add_observations(s, o, sizeof(encore_observation), 3, &added) == ENCORE_OK && added == 3);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
     encore_store_close(s);
     CHECK(exists(db));
@@ -213,7 +216,7 @@ static void test_create_and_reopen(void) {
 
     const char *rdb = path_in_dir("raw.db");
     s = open_ok(rdb, raw(raw_a, 32));
-    CHECK(encore_store_add_observations(s, o, 2, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(s, o, sizeof(encore_observation), 2, NULL) == ENCORE_OK);
     encore_store_close(s);
     s = open_ok(rdb, raw(raw_a, 32));
     CHECK(count_all(s) == 2);
@@ -260,7 +263,7 @@ static void test_wrong_key_leaves_files_alone(void) {
     encore_store *s = open_ok(db, passphrase("right"));
     encore_observation o[50];
     for (uint32_t i = 0; i < 50; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_observations(s, o, 50, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(s, o, sizeof(encore_observation), 50, NULL) == ENCORE_OK);
     encore_store_close(s);
 
     struct snapshot before;
@@ -278,9 +281,9 @@ static void test_wrong_key_leaves_files_alone(void) {
 
     /* While the right key has the store open (WAL and its index present). */
     s = open_ok(db, passphrase("right"));
-    CHECK(encore_store_add_observations(s, o, 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
+    CHECK(encore_store_add_observations(s, o, sizeof(encore_observation), 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
     encore_observation more = obs(T0 + 1000, 1000);
-    CHECK(encore_store_add_observations(s, &more, 1, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(s, &more, sizeof(encore_observation), 1, NULL) == ENCORE_OK);
     take_snapshot(db, &before);
     CHECK(before.present[1]); /* the -wal file */
     for (int i = 0; i < 2; i++) {
@@ -324,7 +327,7 @@ static void test_not_a_database(void) {
     const char *cut = path_in_dir("cut.db");
     encore_store *good = open_ok(cut, raw(raw_b, 32));
     encore_observation o = obs(T0, 1);
-    CHECK(encore_store_add_observations(good, &o, 1, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(good, &o, sizeof(encore_observation), 1, NULL) == ENCORE_OK);
     encore_store_close(good);
     size_t n = 0;
     unsigned char *bytes = slurp(cut, &n);
@@ -380,7 +383,7 @@ static void test_bulk_count_copy(void) {
         in[i] = obs(T0 + n, n);
     }
     size_t added = 0;
-    CHECK(encore_store_add_observations(s, in, BULK, &added) == ENCORE_OK && added == BULK);
+    CHECK(encore_store_add_observations(s, in, sizeof(encore_observation), BULK, &added) == ENCORE_OK && added == BULK);
     CHECK(count_all(s) == BULK);
     uint64_t n = 0;
     CHECK(encore_store_count_observations(s, T0 + 100, T0 + 250, &n) == ENCORE_OK && n == 150);
@@ -395,7 +398,7 @@ static void test_bulk_count_copy(void) {
     int chunks = 0;
     for (;;) {
         size_t cap = BULK - total < 777 ? BULK - total + 1 : 777;
-        CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, total, out + total, cap, &copied) == ENCORE_OK);
+        CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, total, out + total, sizeof(encore_observation), cap, &copied) == ENCORE_OK);
         total += copied;
         chunks++;
         if (copied < cap || chunks > 100) break;
@@ -411,19 +414,19 @@ static void test_bulk_count_copy(void) {
 
     /* A range with an offset. */
     encore_observation part[10];
-    CHECK(encore_store_copy_observations(s, T0 + 500, T0 + 600, 95, part, 10, &copied) == ENCORE_OK && copied == 5);
+    CHECK(encore_store_copy_observations(s, T0 + 500, T0 + 600, 95, part, sizeof(encore_observation), 10, &copied) == ENCORE_OK && copied == 5);
     encore_observation want = obs(T0 + 595, 595);
     CHECK(same_obs(&part[0], &want));
-    CHECK(encore_store_copy_observations(s, T0 + 500, T0 + 600, 100, part, 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_observations(s, T0 + 500, T0 + 600, 100, part, sizeof(encore_observation), 10, &copied) == ENCORE_OK && copied == 0);
     /* One rule for every _copy_ function: first equal to the count copies
      * nothing, past it is ENCORE_ERR_OUT_OF_RANGE (and *copied is untouched). */
     copied = 99;
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, part, 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, NULL, 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, UINT64_MAX, part, 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 10, part, 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, part, sizeof(encore_observation), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, NULL, sizeof(encore_observation), 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, UINT64_MAX, part, sizeof(encore_observation), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 10, part, sizeof(encore_observation), 10, &copied) == ENCORE_OK && copied == 0);
     copied = 99;
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 0, NULL, sizeof(encore_observation), 0, &copied) == ENCORE_OK && copied == 0);
     encore_store_close(s);
 
     s = open_ok(db, raw(raw_a, 32));
@@ -437,8 +440,8 @@ static void test_duplicates(void) {
     encore_observation a = obs(T0, 1), b = obs(T0, 2);
     encore_observation batch[4] = {a, a, b, a};
     size_t added = 99;
-    CHECK(encore_store_add_observations(s, batch, 4, &added) == ENCORE_OK && added == 2);
-    CHECK(encore_store_add_observations(s, batch, 4, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_store_add_observations(s, batch, sizeof(encore_observation), 4, &added) == ENCORE_OK && added == 2);
+    CHECK(encore_store_add_observations(s, batch, sizeof(encore_observation), 4, &added) == ENCORE_OK && added == 0);
     CHECK(count_all(s) == 2);
 
     /* prev_scan unknown vs known: different sightings; prev_scan ignored when unknown. */
@@ -449,9 +452,9 @@ static void test_duplicates(void) {
     zero.prev_scan = 0;
     ignored.has_prev_scan = 0;
     ignored.prev_scan = 12345;
-    CHECK(encore_store_add_observations(s, &unknown, 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_store_add_observations(s, &zero, 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_store_add_observations(s, &ignored, 1, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_store_add_observations(s, &unknown, sizeof(encore_observation), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_store_add_observations(s, &zero, sizeof(encore_observation), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_store_add_observations(s, &ignored, sizeof(encore_observation), 1, &added) == ENCORE_OK && added == 0);
     /* One field apart: a new sighting each. */
     encore_observation d = a;
     d.rssi = (int8_t)(d.rssi + 1);
@@ -462,9 +465,9 @@ static void test_duplicates(void) {
     encore_observation g = a;
     g.time += 1;
     encore_observation four[4] = {d, e, f, g};
-    CHECK(encore_store_add_observations(s, four, 4, &added) == ENCORE_OK && added == 4);
+    CHECK(encore_store_add_observations(s, four, sizeof(encore_observation), 4, &added) == ENCORE_OK && added == 4);
     CHECK(count_all(s) == 8);
-    CHECK(encore_store_add_observations(s, NULL, 0, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_store_add_observations(s, NULL, sizeof(encore_observation), 0, &added) == ENCORE_OK && added == 0);
     encore_store_close(s);
 }
 
@@ -473,7 +476,7 @@ static void test_all_or_nothing(void) {
     enum { N = 1000 };
     static encore_observation batch[N];
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_observations(s, batch, 10, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(s, batch, sizeof(encore_observation), 10, NULL) == ENCORE_OK);
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + 100000 + i, i);
     size_t added = 4242;
     struct {
@@ -493,13 +496,13 @@ static void test_all_or_nothing(void) {
         case 4: o->reserved[1] = 0x80; break;
         default: o->has_prev_scan = 255; break;
         }
-        CHECK(encore_store_add_observations(s, batch, N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
+        CHECK(encore_store_add_observations(s, batch, sizeof(encore_observation), N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
         CHECK(added == 4242);
         if (count_all(s) != 10) fprintf(stderr, "  %s: rows were added\n", bad[k].what);
         CHECK(count_all(s) == 10);
         batch[bad[k].row] = keep;
     }
-    CHECK(encore_store_add_observations(s, batch, N, &added) == ENCORE_OK && added == N);
+    CHECK(encore_store_add_observations(s, batch, sizeof(encore_observation), N, &added) == ENCORE_OK && added == N);
     CHECK(count_all(s) == 10 + N);
     encore_store_close(s);
 }
@@ -509,12 +512,12 @@ static void test_rekey(void) {
     encore_store *s = open_ok(db, raw(raw_a, 32));
     encore_observation o[100];
     for (uint32_t i = 0; i < 100; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_observations(s, o, 100, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(s, o, sizeof(encore_observation), 100, NULL) == ENCORE_OK);
     encore_store_key to_pass = passphrase("new passphrase");
     CHECK(encore_store_rekey(s, &to_pass) == ENCORE_OK);
     CHECK(count_all(s) == 100); /* the handle goes on working */
     encore_observation more = obs(T0 + 500, 500);
-    CHECK(encore_store_add_observations(s, &more, 1, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(s, &more, sizeof(encore_observation), 1, NULL) == ENCORE_OK);
     /* A bad new key changes nothing. */
     encore_store_key short_raw = raw(raw_b, 31);
     CHECK(encore_store_rekey(s, &short_raw) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -549,10 +552,13 @@ static void test_purge(void) {
     for (uint32_t i = 0; i < NEW; i++) o[OLD + i] = obs(now - day + i, OLD + i);
     o[0].time = now - keep - 1; /* just past the cut-off: goes */
     o[OLD].time = now - keep;   /* at the cut-off: stays */
-    CHECK(encore_store_add_observations(s, o, OLD + NEW, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_observations(s, o, sizeof(encore_observation), OLD + NEW, NULL) == ENCORE_OK);
 
     encore_purge_counts c;
+
     memset(&c, 0xff, sizeof c);
+
+    ENCORE_OUTPUT_INIT(c);
     CHECK(encore_store_purge(s, now, keep, &c) == ENCORE_OK);
     CHECK(c.observations == OLD);
     CHECK(c.own_keys == 0 && c.key_packages == 0 && c.tracing_events == 0 && c.risk_results == 0);
@@ -564,6 +570,7 @@ static void test_purge(void) {
     CHECK(encore_store_purge(s, now, keep, NULL) == ENCORE_OK);
     /* Bad arguments remove nothing and leave counts alone. */
     memset(&c, 0x5a, sizeof c);
+    ENCORE_OUTPUT_INIT(c);
     CHECK(encore_store_purge(s, now, -1, &c) == ENCORE_ERR_INVALID_ARGUMENT && c.observations == 0x5a5a5a5a5a5a5a5aULL);
     CHECK(encore_store_purge(s, INT64_MIN, 1, &c) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_purge(NULL, now, keep, &c) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -591,7 +598,7 @@ static void test_bad_arguments(void) {
     k.kind = 7;
     CHECK(encore_store_open(db, &k, NULL, &s) == ENCORE_ERR_INVALID_ARGUMENT && s == sentinel);
     k = good;
-    k.reserved = 1;
+    k.struct_size = 0;
     CHECK(encore_store_open(db, &k, NULL, &s) == ENCORE_ERR_INVALID_ARGUMENT && s == sentinel);
     k = good;
     k.length = 31;
@@ -645,16 +652,16 @@ static void test_bad_arguments(void) {
     uint64_t n = 77;
     size_t copied = 77;
     uint32_t version = 77;
-    CHECK(encore_store_add_observations(NULL, &one, 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_observations(s, NULL, 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_observations(s, &one, SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_observations(s, &one, SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_add_observations(NULL, &one, sizeof(encore_observation), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_add_observations(s, NULL, sizeof(encore_observation), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_add_observations(s, &one, sizeof(encore_observation), SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_add_observations(s, &one, sizeof(encore_observation), SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
     CHECK(encore_store_count_observations(NULL, 0, 1, &n) == ENCORE_ERR_INVALID_ARGUMENT && n == 77);
     CHECK(encore_store_count_observations(s, 0, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_observations(NULL, 0, 1, 0, &one, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_observations(s, 0, 1, 0, &one, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_observations(s, 0, 1, 0, NULL, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_observations(s, 0, 1, 0, &one, SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_observations(NULL, 0, 1, 0, &one, sizeof(encore_observation), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_observations(s, 0, 1, 0, &one, sizeof(encore_observation), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_observations(s, 0, 1, 0, NULL, sizeof(encore_observation), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_observations(s, 0, 1, 0, &one, sizeof(encore_observation), SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
     CHECK(encore_store_schema_version(NULL, &version) == ENCORE_ERR_INVALID_ARGUMENT && version == 77);
     CHECK(encore_store_schema_version(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_check_integrity(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -687,7 +694,7 @@ static void *insert_many(void *arg) {
             batch[i] = obs(T0 + n, n);
         }
         size_t added = 0;
-        if (encore_store_add_observations(j->store, batch, PER_BATCH, &added) != ENCORE_OK) {
+        if (encore_store_add_observations(j->store, batch, sizeof(encore_observation), PER_BATCH, &added) != ENCORE_OK) {
             fprintf(stderr, "  thread %u: %s\n", j->id, encore_last_error_message());
             j->errors++;
         }
@@ -696,7 +703,7 @@ static void *insert_many(void *arg) {
         if (encore_store_count_observations(j->store, INT64_MIN, INT64_MAX, &n) != ENCORE_OK || n < j->added) j->errors++;
         encore_observation back[5];
         size_t copied = 0;
-        if (encore_store_copy_observations(j->store, T0, INT64_MAX, 0, back, 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
+        if (encore_store_copy_observations(j->store, T0, INT64_MAX, 0, back, sizeof(encore_observation), 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
     }
     return NULL;
 }

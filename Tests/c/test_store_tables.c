@@ -21,7 +21,7 @@ static const uint8_t raw_key_bytes[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 
 /* A raw key: no key derivation, which would be slow under valgrind. */
 static encore_store *open_store(void) {
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw_key_bytes, sizeof raw_key_bytes};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw_key_bytes, sizeof raw_key_bytes};
     encore_store *store = NULL;
     CHECK(encore_store_open(db_path, &key, NULL, &store) == ENCORE_OK);
     return store;
@@ -30,6 +30,7 @@ static encore_store *open_store(void) {
 static encore_own_key own_key(int i, int32_t start, int32_t period, int64_t created) {
     encore_own_key k;
     memset(&k, 0, sizeof k);
+    ENCORE_OUTPUT_INIT(k);
     for (int j = 0; j < 16; j++) k.key_data[j] = (uint8_t)(i * 31 + j);
     k.rolling_start_interval_number = start;
     k.rolling_period = period;
@@ -43,14 +44,15 @@ static void test_memory_helpers(void) {
     encore_bytes_free(&zero);
     encore_bytes_free(&zero); /* a zeroed struct may be passed again */
     encore_string_list_free(NULL);
-    size_t n = 0;
-    const char *item = NULL;
+    size_t n = 0, copied = 0;
+    encore_bytes item = {NULL, 0};
     CHECK(encore_string_list_count(NULL, &n) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_string_list_get(NULL, 0, &item) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_string_list_copy(NULL, 0, &item, sizeof item, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 }
 
 static void test_own_keys(encore_store *s) {
     encore_own_key k, out[4];
+    ENCORE_OUTPUT_INIT(k);
     size_t copied = 99;
     uint64_t count = 99;
     CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_ERR_NOT_FOUND);
@@ -66,14 +68,14 @@ static void test_own_keys(encore_store *s) {
     CHECK(encore_store_count_own_keys(s, 2650100, &count) == ENCORE_OK && count == 2);
 
     /* In chunks, ordered by rolling start. */
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 0, out, 2, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 0, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 2);
     CHECK(memcmp(&out[0], &b, sizeof b) == 0 && memcmp(&out[1], &c, sizeof c) == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 2, out, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 2, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(memcmp(&out[0], &a, sizeof a) == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 3, out, 2, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 4, out, 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_store_copy_own_keys(s, 2650200, 0, out, 4, &copied) == ENCORE_OK && copied == 1);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 3, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 4, out, sizeof(encore_own_key), 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_store_copy_own_keys(s, 2650200, 0, out, sizeof(encore_own_key), 4, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, sizeof(encore_own_key), 0, &copied) == ENCORE_OK && copied == 0);
     CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);
 
     /* The same key bytes replace the stored key. */
@@ -93,21 +95,27 @@ static void test_own_keys(encore_store *s) {
     CHECK(encore_store_put_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_put_own_key(NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT);
     copied = 77;
-    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, out, (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, out, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, sizeof(encore_own_key), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, out, sizeof(encore_own_key), (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, out, sizeof(encore_own_key), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_get_latest_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
 }
 
+/* Whether a string list holds `expected`, read in pages of two. */
 static int list_equals(encore_string_list *list, const char *const *expected, size_t n) {
-    size_t count = 0;
+    size_t count = 0, copied = 0;
     if (encore_string_list_count(list, &count) != ENCORE_OK || count != n) return 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *item = NULL;
-        if (encore_string_list_get(list, i, &item) != ENCORE_OK || strcmp(item, expected[i]) != 0) return 0;
+    int same = 1;
+    for (size_t first = 0; first < n; first += copied) {
+        encore_bytes page[2];
+        if (encore_string_list_copy(list, first, page, sizeof page[0], 2, &copied) != ENCORE_OK || copied == 0) return 0;
+        for (size_t i = 0; i < copied; i++) {
+            same = same && page[i].length == strlen(expected[first + i]) && strcmp((const char *)page[i].data, expected[first + i]) == 0;
+            encore_bytes_free(&page[i]);
+        }
     }
-    return 1;
+    return same;
 }
 
 /* The google sample key file and its key: the one package the tests import. */
@@ -149,6 +157,7 @@ static void test_packages(encore_store *s) {
     uint64_t keys = 0;
     encore_bytes content = {NULL, 0}, etag = {NULL, 0};
     encore_package_info info;
+    ENCORE_OUTPUT_INIT(info);
     static const uint8_t zeros[32] = {0};
 
     CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
@@ -170,7 +179,7 @@ static void test_packages(encore_store *s) {
     CHECK(content.data == NULL && content.length == 0);
 
     CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
-    CHECK(info.size == sample_length && info.downloaded == 1591000000 && info.has_etag == 1 && info.reserved == 0);
+    CHECK(info.size == sample_length && info.downloaded == 1591000000 && info.has_etag == 1 && info.struct_size == sizeof info);
     CHECK(memcmp(info.sha256, zeros, 32) != 0);
     CHECK(etag.length == 4 && strcmp((const char *)etag.data, "\"v1\"") == 0);
     encore_bytes_free(&etag);
@@ -212,11 +221,19 @@ static void test_packages(encore_store *s) {
     CHECK(encore_store_list_packages(s, "DE", &list) == ENCORE_OK);
     static const char *const de[] = {"2020-06-01", "2020-06-01/hour/13", "2020-06-02"};
     CHECK(list_equals(list, de, 3));
-    const char *item = "unchanged";
-    CHECK(encore_string_list_get(list, 3, &item) == ENCORE_ERR_OUT_OF_RANGE && strcmp(item, "unchanged") == 0);
-    CHECK(encore_string_list_get(list, (size_t)-1, &item) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_string_list_get(list, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_bytes item = {NULL, 0};
+    size_t copied = 77;
+    CHECK(encore_string_list_copy(list, 4, &item, sizeof item, 1, &copied) == ENCORE_ERR_OUT_OF_RANGE && item.data == NULL && copied == 77);
+    CHECK(encore_string_list_copy(list, 3, &item, sizeof item, 1, &copied) == ENCORE_OK && copied == 0 && item.data == NULL);
+    CHECK(encore_string_list_copy(list, UINT64_MAX, &item, sizeof item, 1, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_string_list_copy(list, 0, NULL, sizeof item, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_string_list_copy(list, 0, &item, sizeof item - 1, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && item.data == NULL);
+    CHECK(encore_string_list_copy(list, 0, &item, sizeof item, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* The strings are the caller's: they outlive the list. */
+    CHECK(encore_string_list_copy(list, 1, &item, sizeof item, 1, &copied) == ENCORE_OK && copied == 1);
     encore_string_list_free(list);
+    CHECK(strcmp((const char *)item.data, "2020-06-01/hour/13") == 0 && item.length == 18);
+    encore_bytes_free(&item);
     list = NULL;
     CHECK(encore_store_list_packages(s, "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
     encore_string_list_free(list);
@@ -289,12 +306,12 @@ static void test_tracing(encore_store *s) {
     CHECK(encore_store_count_tracing_events(s, 300, 500, &count) == ENCORE_OK && count == 2);
     encore_tracing_event events[4];
     size_t copied = 0;
-    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 0, events, 4, &copied) == ENCORE_OK && copied == 4);
+    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 0, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 4);
     CHECK(events[0].time == 100 && events[0].active == 1 && events[1].time == 200 && events[1].active == 0);
-    CHECK(events[3].time == 350 && events[3].reserved == 0);
-    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 4, events, 4, &copied) == ENCORE_OK && copied == 2);
+    CHECK(events[3].time == 350 && events[3].struct_size == sizeof events[3]);
+    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 4, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 2);
     CHECK(events[1].time == 900 && events[1].active == 1);
-    CHECK(encore_store_copy_tracing_events(s, 0, 1000, 0, NULL, 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_tracing_events(s, 0, 1000, 0, NULL, sizeof(encore_tracing_event), 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 }
 
 /* Risk results are what the exposure check computed and stored: there is
@@ -305,7 +322,7 @@ static int64_t check_at(encore_store *s, int64_t now) {
     encore_match_options mo;
     CHECK(encore_match_options_init(&mo, sizeof mo, now) == ENCORE_OK);
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(s, NULL, 0, config, &mo, NULL, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(s, NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK);
     encore_check_summary summary;
     ENCORE_OUTPUT_INIT(summary);
     summary.stored_result_id = -1;
@@ -319,6 +336,7 @@ static int64_t last_result_id;
 
 static void test_risk_results(encore_store *s) {
     encore_risk_result r;
+    ENCORE_OUTPUT_INIT(r);
     encore_bytes doc = {NULL, 0};
     uint64_t count = 0;
     CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
@@ -343,9 +361,9 @@ static void test_risk_results(encore_store *s) {
     CHECK(encore_store_count_risk_results(s, 1500, 3000, &count) == ENCORE_OK && count == 2);
     encore_risk_result list[4];
     size_t copied = 0;
-    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 0, list, 4, &copied) == ENCORE_OK && copied == 3);
+    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 0, list, sizeof(encore_risk_result), 4, &copied) == ENCORE_OK && copied == 3);
     CHECK(list[0].id == id1 && list[1].id == id2 && list[2].id == id3);
-    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
+    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, sizeof(encore_risk_result), 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
 }
 
 static void test_settings(encore_store *s) {
@@ -441,11 +459,13 @@ static void test_reopen_and_purge(encore_store **s) {
     uint64_t count = 0;
     double d = 0;
     encore_risk_result r;
+    ENCORE_OUTPUT_INIT(r);
     CHECK(encore_store_count_own_keys(*s, 0, &count) == ENCORE_OK && count == 3);
     CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK && d == 0.25);
     CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.id == last_result_id);
 
     encore_purge_counts n;
+    ENCORE_OUTPUT_INIT(n);
     CHECK(encore_store_purge(*s, 2000000000, 1209600, &n) == ENCORE_OK);
     CHECK(n.own_keys == 3 && n.key_packages == 3 && n.risk_results == 2 && n.tracing_events == 6);
     int64_t seconds = 0;

@@ -98,7 +98,7 @@ def make_key(data, raw=False):
     """An encore_store_key for bytes (raw: exactly 32 bytes)."""
     data = bytes(data)
     buf = (ctypes.c_uint8 * max(len(data), 1)).from_buffer_copy(data or b"\0")
-    key = ffi.encore_store_key(ffi.ENCORE_KEY_RAW if raw else ffi.ENCORE_KEY_PASSPHRASE, 0,
+    key = ffi.encore_store_key(ctypes.sizeof(ffi.encore_store_key), ffi.ENCORE_KEY_RAW if raw else ffi.ENCORE_KEY_PASSPHRASE,
                                ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)), len(data))
     key._keep = buf  # the bytes live as long as the key
     return key
@@ -136,6 +136,7 @@ def observations(rows):
     rows = list(rows)
     array = (ffi.encore_observation * max(len(rows), 1))()
     for o, (time, rpi, aem, rssi, prev) in zip(array, rows):
+        o.struct_size = ctypes.sizeof(o)
         o.time = time
         ctypes.memmove(o.rpi, bytes(rpi), 16)
         ctypes.memmove(o.aem, bytes(aem), 4)
@@ -149,7 +150,7 @@ def observations(rows):
 def add_status(handle, array, count):
     """(status, rows added)."""
     added = ctypes.c_size_t(0)
-    status = lib.encore_store_add_observations(handle, array, count, ctypes.byref(added))
+    status = lib.encore_store_add_observations(handle, array, ctypes.sizeof(ffi.encore_observation), count, ctypes.byref(added))
     return status, added.value
 
 
@@ -172,7 +173,8 @@ def copy_all(handle, start=-(2 ** 63), end=2 ** 63 - 1, chunk=10000):
     copied = ctypes.c_size_t(0)
     while True:
         check("encore_store_copy_observations",
-              lib.encore_store_copy_observations(handle, start, end, len(out), buf, chunk, ctypes.byref(copied)))
+              lib.encore_store_copy_observations(handle, start, end, len(out), buf, ctypes.sizeof(ffi.encore_observation), chunk,
+                                                 ctypes.byref(copied)))
         out.extend((o.time, bytes(o.rpi), bytes(o.aem), o.rssi, o.prev_scan if o.has_prev_scan else None)
                    for o in buf[:copied.value])
         if copied.value < chunk:

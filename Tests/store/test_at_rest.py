@@ -109,7 +109,7 @@ def test_no_plaintext_while_open_and_after_close(tmp_path, kind):
         assert sizes.get("secret.db-wal", 0) > 0, sizes
         assert findings == [], f"while open ({sizes}): {findings[:10]}"
         # A purge with secure_delete; then more rows, still open.
-        counts = storelib.ffi.encore_purge_counts()
+        counts = storelib.ffi.encore_purge_counts(ctypes.sizeof(storelib.ffi.encore_purge_counts))
         storelib.check("purge", storelib.lib.encore_store_purge(store, T0 + 100, 0, counts))
         assert counts.observations == 100
         storelib.add(store, rows()[:100])

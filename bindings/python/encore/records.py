@@ -1,4 +1,5 @@
 """Plain Python values for the library's C records."""
+import ctypes
 import dataclasses
 from typing import Optional
 
@@ -99,6 +100,7 @@ class Observation:
 
     def to_c(self):
         o = _ffi.encore_observation()
+        o.struct_size = ctypes.sizeof(o)
         o.time = checked_int(self.time, 64, "time")
         o.rpi[:] = _fixed_bytes(self.rpi, 16, "rpi")
         o.aem[:] = _fixed_bytes(self.aem, 4, "aem")
@@ -123,6 +125,7 @@ class OwnKey:
 
     def to_c(self):
         k = _ffi.encore_own_key()
+        k.struct_size = ctypes.sizeof(k)
         k.key_data[:] = _fixed_bytes(self.key_data, 16, "key_data")
         k.rolling_start_interval_number = checked_int(self.rolling_start_interval_number, 32, "rolling_start_interval_number")
         k.rolling_period = checked_int(self.rolling_period, 32, "rolling_period")

@@ -6,14 +6,12 @@ import time as _time
 import weakref
 
 from . import _ffi, errors
-from ._cdata import text, uint8_pointer
+from ._cdata import array_of, copy_list, sized, text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
 from .records import (Key, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult, TracingEvent,
                       checked_int)
 
-# Rows copied per copy call (as KeyFile.keys does).
-CHUNK = 256
 # The retention period of the Exposure Notification system.
 DEFAULT_RETENTION = 14 * 24 * 3600
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -35,7 +33,7 @@ def _store_key(passphrase, raw_key, what):
     else:
         data = bytes(raw_key)
         kind = _ffi.ENCORE_KEY_RAW
-    key = _ffi.encore_store_key(kind, 0, uint8_pointer(data), len(data))
+    key = _ffi.encore_store_key(ctypes.sizeof(_ffi.encore_store_key), kind, uint8_pointer(data), len(data))
     return key, data  # the caller keeps `data` alive while the key is used
 
 
@@ -56,14 +54,8 @@ def _take_bytes(b):
 def _take_list(pointer):
     """The strings of a library-owned encore_string_list, which is freed."""
     try:
-        count = ctypes.c_size_t()
-        lib.encore_string_list_count(pointer, ctypes.byref(count))
-        item = ctypes.c_char_p()
-        out = []
-        for i in range(count.value):
-            lib.encore_string_list_get(pointer, i, ctypes.byref(item))
-            out.append(item.value.decode("utf-8"))
-        return out
+        copy = lambda *args: lib.encore_string_list_copy(pointer, *args)  # noqa: E731
+        return list(copy_list(copy, _ffi.encore_bytes, lambda b: _take_bytes(b).decode("utf-8")))
     finally:
         lib.encore_string_list_free(pointer)
 
@@ -135,23 +127,14 @@ class Store(Closeable):
         every table, keeping the settings, the newest risk result and the
         tracing state at the cut-off. Returns PurgeCounts."""
         now = int(_time.time()) if now is None else now
-        counts = _ffi.encore_purge_counts()
+        counts = sized(_ffi.encore_purge_counts)
         self._call("encore_store_purge", checked_int(now, 64, "now"), checked_int(max_age, 64, "max_age"),
                    ctypes.byref(counts))
         return PurgeCounts.from_c(counts)
 
     def _copy(self, name, ctype, convert, *args):
-        """Yields rows of a copy function (..., first, out, capacity, copied)."""
-        buffer = (ctype * CHUNK)()
-        copied = ctypes.c_size_t()
-        first = 0
-        while True:
-            self._call(name, *args, first, buffer, CHUNK, ctypes.byref(copied))
-            n = copied.value
-            yield from (convert(buffer[i]) for i in range(n))
-            if n < CHUNK:
-                return
-            first += n
+        """Yields rows of a copy function (..., first, out, element_size, capacity, copied)."""
+        return copy_list(lambda *page: self._call(name, *args, *page), ctype, convert)
 
     def _count(self, name, *args):
         count = ctypes.c_uint64()
@@ -164,9 +147,9 @@ class Store(Closeable):
         """Adds Observation values in one transaction (all or none); ones
         identical to stored sightings are kept once. Returns how many were new."""
         rows = [o.to_c() for o in observations]
-        array = (_ffi.encore_observation * len(rows))(*rows)
+        array, size = array_of(_ffi.encore_observation, rows)
         added = ctypes.c_size_t()
-        self._call("encore_store_add_observations", array, len(rows), ctypes.byref(added))
+        self._call("encore_store_add_observations", array, size, len(rows), ctypes.byref(added))
         return added.value
 
     def count_observations(self, start=None, end=None):
@@ -197,7 +180,7 @@ class Store(Closeable):
 
     def latest_own_key(self):
         """The own key with the latest rolling start, or None."""
-        key = _ffi.encore_own_key()
+        key = sized(_ffi.encore_own_key)
         try:
             self._call("encore_store_get_latest_own_key", ctypes.byref(key))
         except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
@@ -207,7 +190,7 @@ class Store(Closeable):
     def current_own_key(self, now=None):
         """The device's TEK valid at `now` (default: now), made from the
         CSPRNG and stored when the day has none yet."""
-        key = _ffi.encore_own_key()
+        key = sized(_ffi.encore_own_key)
         self._call("encore_store_current_own_key", checked_int(int(_time.time()) if now is None else now, 64, "now"), ctypes.byref(key))
         return OwnKey.from_c(key)
 
@@ -275,7 +258,7 @@ class Store(Closeable):
     def package_info(self, region, identifier):
         """PackageInfo of a cached package; NotFoundError when it is not cached."""
         region, identifier = text(region, "region"), text(identifier, "identifier")
-        info = _ffi.encore_package_info()
+        info = sized(_ffi.encore_package_info)
         etag = _ffi.encore_bytes()
         self._call("encore_store_get_package_info", region, identifier, ctypes.byref(info), ctypes.byref(etag))
         etag_text = _take_bytes(etag).decode("utf-8")
@@ -335,7 +318,7 @@ class Store(Closeable):
     # ---- risk results -----------------------------------------------------
 
     def _result(self, name, *args):
-        r = _ffi.encore_risk_result()
+        r = sized(_ffi.encore_risk_result)
         doc = _ffi.encore_bytes()
         self._call(name, *args, ctypes.byref(r), ctypes.byref(doc))
         return RiskResult(id=r.id, time=r.time, level=r.level, document=_take_bytes(doc).decode("utf-8"))
