@@ -174,6 +174,7 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
     config = ctypes.POINTER(ffi.encore_risk_config)()
     try:
         key = ffi.encore_own_key()
+        key.struct_size = ctypes.sizeof(key)
         ctypes_memmove(key.key_data, tek)
         key.rolling_start_interval_number = 2_700_000
         key.rolling_period = 144
@@ -190,7 +191,7 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
         options = ffi.encore_match_options()
         storelib.check("options", lib.encore_match_options_init(ctypes.byref(options), ctypes.sizeof(options), T0))
         result = ctypes.POINTER(ffi.encore_check_result)()
-        storelib.check("check", lib.encore_exposure_check(store, None, 0, config, ctypes.byref(options), None, ctypes.byref(result)))
+        storelib.check("check", lib.encore_exposure_check(store, None, ctypes.sizeof(ffi.encore_key_source), 0, config, ctypes.byref(options), None, ctypes.byref(result)))
         lib.encore_check_result_free(result)
         patterns = {"TEK": tek, "TEK hex": tek.hex().encode(), "setting text": text, "setting blob": blob,
                     "setting name": b"name-marker-text", "package content": package[len(package) // 2:][:32],

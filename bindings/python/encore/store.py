@@ -54,8 +54,11 @@ def _take_bytes(b):
 def _take_list(pointer):
     """The strings of a library-owned encore_string_list, which is freed."""
     try:
+        count = ctypes.c_size_t()
+        lib.encore_string_list_count(pointer, ctypes.byref(count))
         copy = lambda *args: lib.encore_string_list_copy(pointer, *args)  # noqa: E731
-        return list(copy_list(copy, _ffi.encore_bytes, lambda b: _take_bytes(b).decode("utf-8")))
+        # One call for the whole list (a page more finds its end).
+        return list(copy_list(copy, _ffi.encore_bytes, lambda b: _take_bytes(b).decode("utf-8"), max(count.value, 1)))
     finally:
         lib.encore_string_list_free(pointer)
 

@@ -1,5 +1,6 @@
 """encore.Store as a whole: opening, keys, errors, rekey, integrity, purge,
 observations, closing, and that the class wraps every store function."""
+import ctypes
 import threading
 from pathlib import Path
 
@@ -163,3 +164,28 @@ def test_store_class_wraps_every_store_function():
     assert len(names) > 40
     missing = [n for n in names if f'"{n}"' not in source and f"lib.{n}" not in source]
     assert missing == []
+
+
+def test_lists_read_in_pages_give_the_same_items(store):
+    # The bindings read every list through the one copy idiom
+    # (_cdata.copy_list); its page size does not change what comes out.
+    from encore import _cdata
+    rows = [obs(i) for i in range(37)]
+    store.add_observations(rows)
+    whole = list(store.observations())
+    for chunk in (1, 5, 36, 37, 38):
+        paged = list(_cdata.copy_list(lambda *page: store._call("encore_store_copy_observations", -(1 << 63), (1 << 63) - 1, *page),
+                                      _ffi.encore_observation, encore.Observation.from_c, chunk))
+        assert paged == whole
+    # An element size below the struct's is refused with a clear message.
+    buffer = (_ffi.encore_observation * 1)()
+    copied = ctypes.c_size_t()
+    with pytest.raises(encore.InvalidArgumentError, match="element_size"):
+        store._call("encore_store_copy_observations", 0, 1 << 40, 0, buffer, 8, 1, ctypes.byref(copied))
+
+
+def test_string_lists_are_copied_whole(store, tmp_path):
+    for i in range(3):
+        store.set_setting(f"host.{i}", i)
+    assert store.settings() == ["host.0", "host.1", "host.2"]
+    assert store.missing_packages("DE", ["a", "b", "a"]) == ["a", "b"]
