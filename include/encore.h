@@ -14,7 +14,7 @@
  * Sections:
  *   1. Version, status codes and memory the library hands out
  *   2. Key files: trusted keys, opening, checking and reading diagnosis keys
- *   3. The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings
+ *   3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings
  *   4. Exposure Notification crypto and the device's own keys
  *   5. Matching: sightings against published keys
  *   6. Risk: CWA's risk calculation
@@ -24,7 +24,7 @@
  *   10. Test results and key submission (CWA's verification and submission servers)
  *   11. Check-ins: CWA event registration and CrowdNotifier
  *   12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
- *   13. Background sync: the key package cache, the app configuration, DP-3T, the planner
+ *   13. Background sync: the cache of key files, the app configuration, DP-3T, the planner
  *   14. Silent pushes: the registration rule, the app-instance token, registering
  */
 #ifndef ENCORE_H
@@ -60,7 +60,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CANCELLED 4          /* the progress callback asked to stop */
 #define ENCORE_ERR_INTERNAL 5           /* a bug in encore: please report it */
 #define ENCORE_ERR_OUT_OF_RANGE 6       /* an index or count past the end */
-#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, package, result) */
+#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, key file, result) */
 
 /* Zip container */
 #define ENCORE_ERR_ZIP_NOT_ZIP 10       /* no zip structure, and not a bare export.bin */
@@ -373,7 +373,7 @@ encore_status encore_keyfile_get_info(encore_keyfile *file, encore_keyfile_info 
  * in consecutive chunks costs one pass over the file. */
 encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
 
-/* ==== 3. The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings ==== */
+/* ==== 3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings ==== */
 
 /* The client's encrypted state (a SQLCipher database file). Safe to use from
  * several threads at once: calls are serialised inside. Two processes on
@@ -404,16 +404,16 @@ typedef struct encore_store_options {
 typedef struct encore_purge_counts {
     uint32_t struct_size;   /* sizeof(encore_purge_counts), set by the caller */
     uint32_t reserved;      /* 0 */
-    uint64_t observations;
+    uint64_t sightings;
     uint64_t own_keys;
-    uint64_t key_packages;
+    uint64_t keyfiles;
     uint64_t tracing_events;
     uint64_t risk_results;
 } encore_purge_counts;
 
 /* One sighting heard over Bluetooth. */
-typedef struct encore_observation {
-    uint32_t struct_size;     /* sizeof(encore_observation) */
+typedef struct encore_sighting {
+    uint32_t struct_size;     /* sizeof(encore_sighting) */
     int8_t rssi;              /* dBm */
     uint8_t has_prev_scan;    /* 1 when prev_scan is known */
     uint8_t reserved[2];      /* must be 0 */
@@ -422,7 +422,7 @@ typedef struct encore_observation {
     uint8_t rpi[16];
     uint8_t aem[4];
     uint32_t reserved2;       /* must be 0 */
-} encore_observation;
+} encore_sighting;
 
 /* One of the device's own temporary exposure keys. */
 typedef struct encore_own_key {
@@ -434,14 +434,14 @@ typedef struct encore_own_key {
     int64_t created;                        /* unix seconds the key was made, >= 0 */
 } encore_own_key;
 
-/* What the key package cache knows about a package, besides its content. */
-typedef struct encore_package_info {
-    uint32_t struct_size;   /* sizeof(encore_package_info), set by the caller */
-    int32_t has_etag;       /* 1 when the package was stored with an ETag */
+/* What the cache of key files knows about a cached key file, besides its content. */
+typedef struct encore_cached_keyfile_info {
+    uint32_t struct_size;   /* sizeof(encore_cached_keyfile_info), set by the caller */
+    int32_t has_etag;       /* 1 when the key file was stored with an ETag */
     int64_t downloaded;     /* unix seconds */
     uint64_t size;          /* bytes of content */
     uint8_t sha256[32];     /* SHA-256 of the content, computed by the library */
-} encore_package_info;
+} encore_cached_keyfile_info;
 
 /* Tracing (scanning and advertising) was switched on or off. */
 typedef struct encore_tracing_event {
@@ -489,7 +489,7 @@ void encore_store_close(encore_store *store);
 encore_status encore_store_rekey(encore_store *store, const encore_store_key *new_key);
 
 /* Writes the store's schema version to *version. */
-encore_status encore_store_schema_version(encore_store *store, uint32_t *version);
+encore_status encore_store_get_schema_version(encore_store *store, uint32_t *version);
 
 /* Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
  * ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message. */
@@ -503,17 +503,17 @@ encore_status encore_store_check_integrity(encore_store *store);
 encore_status encore_store_purge(encore_store *store, int64_t now, int64_t max_age_seconds, encore_purge_counts *counts);
 
 /* Adds `count` sightings (`element_size` bytes apart: pass sizeof
- * *observations) in one transaction: all or, on any error, none.
+ * *sightings) in one transaction: all or, on any error, none.
  * Sightings identical to stored ones are kept once; *added (may be NULL)
  * tells how many were new. */
-encore_status encore_store_add_observations(encore_store *store, const encore_observation *observations, size_t element_size, size_t count, size_t *added);
+encore_status encore_store_add_sightings(encore_store *store, const encore_sighting *sightings, size_t element_size, size_t count, size_t *added);
 
 /* Writes the number of sightings with from <= time < to to *count. */
-encore_status encore_store_count_observations(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+encore_status encore_store_count_sightings(encore_store *store, int64_t from, int64_t to, uint64_t *count);
 
 /* Copies sightings with from <= time < to, in time order, from index
  * `first` on, as every list is copied (see "Lists"). */
-encore_status encore_store_copy_observations(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_observation *out, size_t element_size, size_t capacity, size_t *copied);
+encore_status encore_store_copy_sightings(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_sighting *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Records that tracing was switched on (`active` 1) or off (0) at `time`
  * (unix seconds, not negative). Events at the same time apply in the order
@@ -531,7 +531,7 @@ encore_status encore_store_copy_tracing_events(encore_store *store, int64_t from
  * the last event before `from` gives the state at `from` (off when there is
  * none), and an "on" without a later "off" counts until `to`. `from` after
  * `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX. */
-encore_status encore_store_active_tracing_seconds(encore_store *store, int64_t from, int64_t to, int64_t *seconds);
+encore_status encore_store_get_active_tracing_seconds(encore_store *store, int64_t from, int64_t to, int64_t *seconds);
 
 /* Stores one of the device's own temporary exposure keys (rolling start
  * >= 0, rolling period 1..144, created >= 0); a key with the same key_data
@@ -552,50 +552,50 @@ encore_status encore_store_copy_own_keys(encore_store *store, int32_t since_inte
  * ENCORE_ERR_NOT_FOUND when there is none. */
 encore_status encore_store_get_latest_own_key(encore_store *store, encore_own_key *key);
 
-/* Keeps a CWA key package the host downloaded itself: `content`
+/* Keeps a CWA key file the host downloaded itself: `content`
  * (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
  * under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
  * with the server's `etag` (NULL when it sent none), at `now`. It is kept
  * only after the verification the sync gives its own downloads: the zip,
  * every field of export.bin, and a signature by a key of `trust` (the
  * key file statuses otherwise, and nothing is stored). A day replaces the
- * cached hours of that day; a package with the same name is replaced.
- * `keys` (may be NULL) receives the package's number of keys. There is no
- * other way to put a package into the cache. */
-encore_status encore_store_import_package(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
+ * cached hours of that day; a key file with the same name is replaced.
+ * `keys` (may be NULL) receives the key file's number of keys. There is no
+ * other way to put a key file into the cache. */
+encore_status encore_store_import_keyfile(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
 
-/* Writes 1 to *has when the package is cached, else 0. With an `etag` (not
- * NULL), only a package stored with exactly that ETag counts: a host that
- * gets 0 downloads the package (again). */
-encore_status encore_store_has_package(encore_store *store, const char *region, const char *identifier, const char *etag, int32_t *has);
+/* Writes 1 to *has when the key file is cached, else 0. With an `etag` (not
+ * NULL), only a key file stored with exactly that ETag counts: a host that
+ * gets 0 downloads the key file (again). */
+encore_status encore_store_has_keyfile(encore_store *store, const char *region, const char *identifier, const char *etag, int32_t *has);
 
-/* Copies a cached package's content into library-owned memory in *content
+/* Copies a cached key file's content into library-owned memory in *content
  * (release it with encore_bytes_free()). The content is checked against the
  * SHA-256 computed when it was stored: a mismatch is
- * ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A package that is
+ * ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A key file that is
  * not cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_package(encore_store *store, const char *region, const char *identifier, encore_bytes *content);
+encore_status encore_store_get_keyfile(encore_store *store, const char *region, const char *identifier, encore_bytes *content);
 
-/* Writes what is known about a cached package to *info (struct_size set
+/* Writes what is known about a cached key file to *info (struct_size set
  * by the caller) and, when `etag` is
  * not NULL, its ETag into library-owned memory in *etag (release it with
- * encore_bytes_free(); "" when info->has_etag is 0). A package that is not
+ * encore_bytes_free(); "" when info->has_etag is 0). A key file that is not
  * cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_package_info(encore_store *store, const char *region, const char *identifier, encore_package_info *info, encore_bytes *etag);
+encore_status encore_store_get_keyfile_info(encore_store *store, const char *region, const char *identifier, encore_cached_keyfile_info *info, encore_bytes *etag);
 
-/* Writes a new list of the identifiers of the cached packages of `region`,
+/* Writes a new list of the identifiers of the cached key files of `region`,
  * in byte order, to *out (release it with encore_string_list_free()). */
-encore_status encore_store_list_packages(encore_store *store, const char *region, encore_string_list **out);
+encore_status encore_store_list_keyfiles(encore_store *store, const char *region, encore_string_list **out);
 
-/* Removes a cached package. *removed (may be NULL) tells whether there was
+/* Removes a cached key file. *removed (may be NULL) tells whether there was
  * one: 1, or 0 when it was not cached (not an error). */
-encore_status encore_store_remove_package(encore_store *store, const char *region, const char *identifier, int32_t *removed);
+encore_status encore_store_remove_keyfile(encore_store *store, const char *region, const char *identifier, int32_t *removed);
 
 /* Of the `count` identifiers in `available` (what the server lists; the
  * array is not modified), writes those not cached for `region` to *out as a
  * new list, in the order given and each once: what the host still has to
  * download. Release it with encore_string_list_free(). */
-encore_status encore_store_missing_packages(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
+encore_status encore_store_list_missing_keyfiles(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
 
 /* Writes the newest risk result (latest time; the last added among equal
  * times) to *result and its document into library-owned memory in
@@ -659,30 +659,30 @@ encore_status encore_store_list_settings(encore_store *store, encore_string_list
 /* ==== 4. Exposure Notification crypto and the device's own keys ========== */
 
 /* RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16) into out[16]. */
-encore_status encore_en_rpik(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
+encore_status encore_rpik_derive(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
 
 /* AEMK = HKDF-SHA256(TEK, no salt, "EN-AEMK", 16) into out[16]. */
-encore_status encore_en_aemk(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
+encore_status encore_aemk_derive(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
 
 /* The RPIs of intervals start ..< start + count (count 1...144) under an
  * RPIK, 16 bytes each, into out[16 * count]. */
-encore_status encore_en_rpis(const uint8_t *rpik, size_t rpik_len, uint32_t start_interval, uint32_t count, uint8_t *out, size_t out_len);
+encore_status encore_rpis_derive(const uint8_t *rpik, size_t rpik_len, uint32_t start_interval, uint32_t count, uint8_t *out, size_t out_len);
 
 /* AEM = AES-128-CTR(AEMK, IV = RPI, metadata) of `metadata_len` (≤ 16)
  * bytes into out; decryption is the same call with the AEM as metadata. */
-encore_status encore_en_aem(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
+encore_status encore_aem_crypt(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
 
 /* Writes the device's temporary exposure key valid at `now` to *key: the
  * stored key of that UTC day, or a new one from the CSPRNG, made and
  * stored atomically (callers racing at midnight get the same key).
  * key->struct_size is set by the caller. */
-encore_status encore_store_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
+encore_status encore_store_get_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
 
 /* Writes the 20 bytes to broadcast at `now` (BLE service data of UUID
  * 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
  * 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
  * Makes today's key when there is none yet. */
-encore_status encore_advertisement(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
+encore_status encore_advertisement_make(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
 
 /* Copies the device's own keys of the last `days` UTC days up to `now`
  * (today's included, oldest first) in the key file form, from index
@@ -691,7 +691,7 @@ encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now
 
 /* ==== 5. Matching: sightings against published keys ====================== */
 
-/* The outcome of encore_match(): exposure windows, v1 exposures and
+/* The outcome of encore_match_run(): exposure windows, v1 exposures and
  * summary, statistics. Immutable: safe to read from several threads. It
  * holds no key material. */
 typedef struct encore_match_result encore_match_result;
@@ -722,7 +722,7 @@ typedef struct encore_v1_config {
     int32_t attenuation_duration_thresholds[2];   /* X < Y, dB */
 } encore_v1_config;
 
-/* Options of encore_match(): start from
+/* Options of encore_match_run(): start from
  * encore_match_options_init(&options, sizeof options, now), which writes
  * the Apple/Google constants and CWA's choices. */
 typedef struct encore_match_options {
@@ -826,7 +826,7 @@ encore_status encore_match_options_init(encore_match_options *options, size_t st
  * buffers are kept for the next files and calls. The store is only read,
  * so a cancelled run changes nothing. On success *out is a result for
  * encore_match_result_free(). */
-encore_status encore_match(encore_store *store, const encore_key_source *sources, size_t source_size, size_t count, const encore_match_options *options, encore_match_result **out);
+encore_status encore_match_run(encore_store *store, const encore_key_source *sources, size_t source_size, size_t count, const encore_match_options *options, encore_match_result **out);
 
 /* Releases a match result; NULL does nothing. */
 void encore_match_result_free(encore_match_result *result);
@@ -901,7 +901,7 @@ void encore_risk_config_free(encore_risk_config *config);
 
 /* Calculates the risk of `window_count` exposure windows whose scan
  * instances are instances[first_scan_instance ..< + scan_instance_count]
- * (the layout encore_match() results have; `window_size` and
+ * (the layout encore_match_run() results have; `window_size` and
  * `instance_size` are sizeof the element structs, the arrays' strides), at `now` (unix seconds, not
  * negative). On success *out is an assessment for encore_risk_assessment_free(). */
 encore_status encore_risk_calculate(encore_risk_config *config, const encore_exposure_window *windows, size_t window_size, size_t window_count, const encore_scan_instance *instances, size_t instance_size, size_t instance_count, int64_t now, encore_risk_assessment **out);
@@ -995,7 +995,7 @@ typedef struct encore_check_summary {
 encore_status encore_check_options_init(encore_check_options *options, size_t struct_size);
 
 /* The exposure check, the library's main job: matches the store's
- * sightings against the key files (as encore_match() does, with the same
+ * sightings against the key files (as encore_match_run() does, with the same
  * `sources`, `source_size` and `count`, and
  * `match_options`, which also carry now, key file options and progress),
  * calculates the risk with `config`, applies the tracing-time and
@@ -1372,7 +1372,7 @@ typedef struct encore_trace_location_spec {
     uint32_t reserved;                    /* 0 */
 } encore_trace_location_spec;
 
-/* Image formats of encore_trace_location_qr_image(). */
+/* Image formats of encore_trace_location_get_qr_image(). */
 #define ENCORE_QR_IMAGE_PNG 1             /* 8-bit greyscale PNG */
 #define ENCORE_QR_IMAGE_SVG 2             /* SVG text, one unit a module */
 
@@ -1480,7 +1480,7 @@ typedef struct encore_checkin_day {
 encore_status encore_trace_location_parse(const char *qr_code, encore_trace_location **out);
 
 /* The location of a QRCodePayload's bytes (what follows "#", decoded). */
-encore_status encore_trace_location_from_payload(const uint8_t *payload, size_t length, encore_trace_location **out);
+encore_status encore_trace_location_parse_payload(const uint8_t *payload, size_t length, encore_trace_location **out);
 
 /* Writes what the location's QR code says, its location id and hash. */
 encore_status encore_trace_location_get_info(encore_trace_location *location, encore_trace_location_info *info);
@@ -1597,7 +1597,7 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * startIntervalNumber, period, start, transmissionRiskLevel, iv,
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit() sends such reports itself. */
-encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
+encore_status encore_checkin_get_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
 
 /* Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
  * type 0 (set one), default_check_in_length_minutes -1 (the app's
@@ -1627,7 +1627,7 @@ encore_status encore_trace_location_get_url(encore_trace_location *location, enc
  * `format` ENCORE_QR_IMAGE_PNG (8-bit grey, `scale` pixels a module,
  * 1-16; 0: 8) or ENCORE_QR_IMAGE_SVG (text; `scale` must be 0), in library
  * memory for encore_bytes_free(). */
-encore_status encore_trace_location_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
+encore_status encore_trace_location_get_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
 
 /* ==== 12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
 
@@ -1669,17 +1669,17 @@ encore_status encore_crowdnotifier_match_trace_keys(encore_store *store, const u
 /* The bundle tag stored with the last trace-key body (for
  * ?lastKeyBundleTag=), in library memory for encore_bytes_free();
  * ENCORE_ERR_NOT_FOUND when none is stored (fetch everything). */
-encore_status encore_crowdnotifier_trace_key_bundle_tag(encore_store *store, encore_bytes *out);
+encore_status encore_crowdnotifier_get_bundle_tag(encore_store *store, encore_bytes *out);
 
 /* Reads a SwissCovid or NotifyMe QR code (the venue's public key
  * validated) and writes its kind (ENCORE_CROWDNOTIFIER_*). The QR
  * statuses of encore_trace_location_parse(), and
  * ENCORE_ERR_CN_PUBLIC_KEY for a public key that is not a point of G2. */
-encore_status encore_crowdnotifier_venue_kind(const char *qr_code, int32_t *kind);
+encore_status encore_crowdnotifier_get_venue_kind(const char *qr_code, int32_t *kind);
 
 /* The identity (32 bytes) of the hour starting at `interval_start` (a
  * multiple of 3600) at the venue of a QRCodePayload's bytes. */
-encore_status encore_crowdnotifier_identity(const uint8_t *payload, size_t length, int64_t interval_start, uint8_t *identity, size_t identity_length);
+encore_status encore_crowdnotifier_derive_identity(const uint8_t *payload, size_t length, int64_t interval_start, uint8_t *identity, size_t identity_length);
 
 /* Encrypts `message` to `identity` under a venue public key (96 bytes):
  * c1 (96) ‖ c2 (32) ‖ nonce (24) ‖ c3, in library memory for
@@ -1701,12 +1701,12 @@ encore_status encore_crowdnotifier_keys_generate(uint8_t *secret, size_t secret_
 
 /* The public key (96 bytes) of a master secret (32 bytes);
  * ENCORE_ERR_CN_SECRET for one that is zero or not below r. */
-encore_status encore_crowdnotifier_public_key(const uint8_t *secret, size_t secret_length, uint8_t *public_key, size_t public_key_length);
+encore_status encore_crowdnotifier_derive_public_key(const uint8_t *secret, size_t secret_length, uint8_t *public_key, size_t public_key_length);
 
 /* The QR code (URL text) of a venue: `kind` ENCORE_CROWDNOTIFIER_*, a
  * name (1..100 characters), an address, `start`/`end` 0 for a permanent
  * place, its public key (96 bytes); in library memory for encore_bytes_free(). */
-encore_status encore_crowdnotifier_qr_code(int32_t kind, const char *name, const char *address, int64_t start, int64_t end, const uint8_t *public_key, size_t public_key_length, encore_bytes *out);
+encore_status encore_crowdnotifier_make_qr_code(int32_t kind, const char *name, const char *address, int64_t start, int64_t end, const uint8_t *public_key, size_t public_key_length, encore_bytes *out);
 
 /* The trace keys (a ProblematicEventWrapper) of the venue of `qr_code`
  * for [start, end] with `message`: one per hour touched, in the layout of
@@ -1714,9 +1714,9 @@ encore_status encore_crowdnotifier_qr_code(int32_t kind, const char *name, const
  * criticality; _NOTIFYME: start/end times); in library memory for
  * encore_bytes_free(). ENCORE_ERR_CN_SECRET when the secret is not the
  * venue's. */
-encore_status encore_crowdnotifier_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
+encore_status encore_crowdnotifier_make_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
 
-/* ==== 13. Background sync: the key package cache, the app configuration, DP-3T, the planner ==== */
+/* ==== 13. Background sync: the cache of key files, the app configuration, DP-3T, the planner ==== */
 
 /* What woke the sync up. Periodic syncs are spaced (CWA hourly, DP-3T at
  * most 6 a day, 4 h apart) and back off after failures; a push or the user

@@ -5,7 +5,7 @@ import EncoreCore
 /// stored key of that UTC day, or a new one from the CSPRNG, made and
 /// stored atomically (callers racing at midnight get the same key).
 /// key->struct_size is set by the caller.
-@c public func encore_store_current_own_key(_ store: encore_store_ptr?, _ now: Int64, _ key: UnsafeMutablePointer<encore_own_key>?) -> encore_status {
+@c public func encore_store_get_current_own_key(_ store: encore_store_ptr?, _ now: Int64, _ key: UnsafeMutablePointer<encore_own_key>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try checkOutput(key, "key")
@@ -17,7 +17,7 @@ import EncoreCore
 /// 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
 /// 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
 /// Makes today's key when there is none yet.
-@c public func encore_advertisement(_ store: encore_store_ptr?, _ now: Int64, _ tx_power: Int32, _ calibration_confidence: Int32, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
+@c public func encore_advertisement_make(_ store: encore_store_ptr?, _ now: Int64, _ tx_power: Int32, _ calibration_confidence: Int32, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         guard let power = Int8(exactly: tx_power), let confidence = UInt8(exactly: calibration_confidence) else {

@@ -60,7 +60,7 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 }
 
 /// The exposure check, the library's main job: matches the store's
-/// sightings against the key files (as encore_match() does, with the same
+/// sightings against the key files (as encore_match_run() does, with the same
 /// `sources`, `source_size` and `count`, and
 /// `match_options`, which also carry now, key file options and progress),
 /// calculates the risk with `config`, applies the tracing-time and

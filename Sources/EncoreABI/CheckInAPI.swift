@@ -69,7 +69,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 }
 
 /// The location of a QRCodePayload's bytes (what follows "#", decoded).
-@c public func encore_trace_location_from_payload(_ payload: UnsafePointer<UInt8>?, _ length: Int, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
+@c public func encore_trace_location_parse_payload(_ payload: UnsafePointer<UInt8>?, _ length: Int, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
     guarded {
         let bytes = Array(try buffer(payload, length, "payload"))
         try output(out, "out") { retainedHandle(TraceLocationHandle(try CheckInQRCode.location(payload: bytes))) }
@@ -427,7 +427,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// startIntervalNumber, period, start, transmissionRiskLevel, iv,
 /// encryptedCheckInRecord, mac}]}, shuffled, in library memory for
 /// encore_bytes_free(). encore_submit() sends such reports itself.
-@c public func encore_checkin_reports_json(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_checkin_get_reports_json(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let o = try submissionOptions(options)

@@ -110,4 +110,4 @@ func checkedCount<T>(_ n: Int, of type: T.Type, _ name: String) throws {
     release(list)
 }
 
-// ---- Key package cache ----------------------------------------------------
+// ---- The cache of key files ------------------------------------------------

@@ -66,7 +66,7 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 }
 
 /// Writes the store's schema version to *version.
-@c public func encore_store_schema_version(_ store: encore_store_ptr?, _ version: UnsafeMutablePointer<UInt32>?) -> encore_status {
+@c public func encore_store_get_schema_version(_ store: encore_store_ptr?, _ version: UnsafeMutablePointer<UInt32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try output(version, "version") { UInt32(clamping: try s.schemaVersion) }
@@ -92,24 +92,24 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
     guarded {
         let n = try borrow(store, as: Store.self, "store").purge(now: now, maxAge: max_age_seconds)
         if let counts {
-            try writeOutput(encore_purge_counts(struct_size: 0, reserved: 0, observations: UInt64(n.observations), own_keys: UInt64(n.ownKeys),
-                                                key_packages: UInt64(n.keyPackages), tracing_events: UInt64(n.tracingEvents),
+            try writeOutput(encore_purge_counts(struct_size: 0, reserved: 0, sightings: UInt64(n.observations), own_keys: UInt64(n.ownKeys),
+                                                keyfiles: UInt64(n.keyPackages), tracing_events: UInt64(n.tracingEvents),
                                                 risk_results: UInt64(n.riskResults)), to: counts, "counts")
         }
     }
 }
 
 /// Adds `count` sightings (`element_size` bytes apart: pass sizeof
-/// *observations) in one transaction: all or, on any error, none.
+/// *sightings) in one transaction: all or, on any error, none.
 /// Sightings identical to stored ones are kept once; *added (may be NULL)
 /// tells how many were new.
-@c public func encore_store_add_observations(_ store: encore_store_ptr?, _ observations: UnsafePointer<encore_observation>?, _ element_size: Int, _ count: Int, _ added: UnsafeMutablePointer<Int>?) -> encore_status {
+@c public func encore_store_add_sightings(_ store: encore_store_ptr?, _ sightings: UnsafePointer<encore_sighting>?, _ element_size: Int, _ count: Int, _ added: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let given: [encore_observation] = try readInputs(observations, elementSize: element_size, count: count, "observations")
+        let given: [encore_sighting] = try readInputs(sightings, elementSize: element_size, count: count, "sightings")
         let rows = try given.enumerated().map { i, o in
             guard o.has_prev_scan <= 1, o.reserved.0 == 0, o.reserved.1 == 0, o.reserved2 == 0 else {
-                throw EncoreError(.invalidArgument, "observations[\(i)]: has_prev_scan must be 0 or 1 and reserved bytes 0")
+                throw EncoreError(.invalidArgument, "sightings[\(i)]: has_prev_scan must be 0 or 1 and reserved bytes 0")
             }
             return Observation(o)
         }
@@ -119,7 +119,7 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 }
 
 /// Writes the number of sightings with from <= time < to to *count.
-@c public func encore_store_count_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
+@c public func encore_store_count_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try output(count, "count") { UInt64(try s.countObservations(from: from, to: to)) }
@@ -128,16 +128,16 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 
 /// Copies sightings with from <= time < to, in time order, from index
 /// `first` on, as every list is copied (see "Lists").
-@c public func encore_store_copy_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_observation>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+@c public func encore_store_copy_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_sighting>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countObservations(from: from, to: to) },
-                    forEach: { try s.forEachObservation(from: from, to: to, offset: $0, limit: $1, $2) }, encore_observation.init)
+                    forEach: { try s.forEachObservation(from: from, to: to, offset: $0, limit: $1, $2) }, encore_sighting.init)
     }
 }
 
 extension Observation {
-    init(_ o: encore_observation) {
+    init(_ o: encore_sighting) {
         var rpi = o.rpi
         var aem = o.aem
         self.init(time: o.time, rpi: withUnsafeBytes(of: &rpi) { KeyData($0) },
@@ -146,10 +146,10 @@ extension Observation {
     }
 }
 
-extension encore_observation {
+extension encore_sighting {
     init(_ o: Observation) {
         self.init()
-        struct_size = structSize(encore_observation.self)
+        struct_size = structSize(encore_sighting.self)
         time = o.time
         prev_scan = o.previousScan ?? 0
         has_prev_scan = o.previousScan == nil ? 0 : 1

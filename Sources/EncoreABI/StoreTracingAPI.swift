@@ -36,7 +36,7 @@ import EncoreCore
 /// the last event before `from` gives the state at `from` (off when there is
 /// none), and an "on" without a later "off" counts until `to`. `from` after
 /// `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX.
-@c public func encore_store_active_tracing_seconds(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ seconds: UnsafeMutablePointer<Int64>?) -> encore_status {
+@c public func encore_store_get_active_tracing_seconds(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ seconds: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try output(seconds, "seconds") { try s.activeTracingSeconds(from: from, to: to) }

@@ -198,7 +198,7 @@ static void test_arguments(void) {
     CHECK(encore_trace_location_parse(NULL, &loc) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_trace_location_parse(REAL_QR, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_trace_location_parse("https://e.coronawarn.app?v=1#\xff\xfe", &loc) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_trace_location_from_payload(NULL, 3, &loc) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_trace_location_parse_payload(NULL, 3, &loc) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(loc == (encore_trace_location *)&s);
     CHECK(encore_trace_location_get_info(NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_trace_location_free(NULL);
@@ -298,9 +298,9 @@ static void test_qr_codes(void) {
      * seed are needed too). */
     uint8_t payload[400];
     encore_trace_location *none = NULL;
-    CHECK(encore_trace_location_from_payload(payload, text_payload(payload, 256), &none) == ENCORE_ERR_QR_INVALID && none == NULL);
+    CHECK(encore_trace_location_parse_payload(payload, text_payload(payload, 256), &none) == ENCORE_ERR_QR_INVALID && none == NULL);
     CHECK(strstr(encore_last_error_message(), "description has 256 characters") != NULL);
-    CHECK(encore_trace_location_from_payload(payload, text_payload(payload, 255), &none) == ENCORE_OK && none != NULL);
+    CHECK(encore_trace_location_parse_payload(payload, text_payload(payload, 255), &none) == ENCORE_OK && none != NULL);
     encore_trace_location_free(none);
 }
 
@@ -644,8 +644,8 @@ static void test_store_match_and_check(const char *dir) {
 
     /* What a submission would send: JSON with the remaining check-in's report. */
     encore_bytes reports = {NULL, 0};
-    CHECK(encore_checkin_reports_json(store, NULL, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_reports_json(store, NULL, NOW, &reports) == ENCORE_OK && reports.data != NULL);
+    CHECK(encore_checkin_get_reports_json(store, NULL, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_get_reports_json(store, NULL, NOW, &reports) == ENCORE_OK && reports.data != NULL);
     if (reports.data != NULL) {
         CHECK(reports.length > 12 && memcmp(reports.data, "{\"reports\":[", 12) == 0);
         encore_bytes_free(&reports);

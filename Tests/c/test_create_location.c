@@ -49,16 +49,16 @@ static void test_create_and_read_back(void) {
     encore_trace_location_free(parsed);
 
     encore_bytes png = {0}, svg = {0};
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, &png) == ENCORE_OK);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, &png) == ENCORE_OK);
     CHECK(png.length > 64 && memcmp(png.data, "\x89PNG\r\n\x1a\n", 8) == 0);
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_SVG, 0, &svg) == ENCORE_OK);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_SVG, 0, &svg) == ENCORE_OK);
     CHECK(strstr((const char *)svg.data, "<svg") != NULL);
     encore_bytes left = {0};
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_SVG, 2, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_PNG, 17, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
-    CHECK(encore_trace_location_qr_image(a, 3, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
-    CHECK(encore_trace_location_qr_image(NULL, ENCORE_QR_IMAGE_PNG, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_SVG, 2, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_PNG, 17, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
+    CHECK(encore_trace_location_get_qr_image(a, 3, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
+    CHECK(encore_trace_location_get_qr_image(NULL, ENCORE_QR_IMAGE_PNG, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_trace_location_get_url(NULL, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
     CHECK(encore_trace_location_get_url(a, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_bytes_free(&url);

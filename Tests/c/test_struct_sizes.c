@@ -11,8 +11,8 @@
 
 #define NOW 1700000000
 
-static encore_observation sighting(int64_t time, uint8_t n) {
-    encore_observation o;
+static encore_sighting sighting(int64_t time, uint8_t n) {
+    encore_sighting o;
     memset(&o, 0, sizeof o);
     o.struct_size = sizeof o;
     o.time = time;
@@ -63,7 +63,7 @@ static void test_new_output(encore_store *s) {
     } big;
     memset(&big, 0xAB, sizeof big);
     big.key.struct_size = sizeof big;
-    CHECK(encore_store_current_own_key(s, NOW, &big.key) == ENCORE_OK);
+    CHECK(encore_store_get_current_own_key(s, NOW, &big.key) == ENCORE_OK);
     CHECK(big.key.struct_size == sizeof big && big.key.rolling_period == 144 && big.newer[0] == 0 && big.newer[1] == 0);
 }
 
@@ -71,7 +71,7 @@ static void test_new_output(encore_store *s) {
  * with one set, refused; an array's stride is its element_size. */
 static void test_inputs(encore_store *s) {
     struct wide {
-        encore_observation o;
+        encore_sighting o;
         uint64_t newer;
     } rows[3];
     for (int i = 0; i < 3; i++) {
@@ -80,16 +80,16 @@ static void test_inputs(encore_store *s) {
         rows[i].newer = 0;
     }
     size_t added = 0;
-    CHECK(encore_store_add_observations(s, &rows[0].o, sizeof rows[0], 3, &added) == ENCORE_OK && added == 3);
+    CHECK(encore_store_add_sightings(s, &rows[0].o, sizeof rows[0], 3, &added) == ENCORE_OK && added == 3);
     rows[1].newer = 5;
-    CHECK(encore_store_add_observations(s, &rows[0].o, sizeof rows[0], 3, &added) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(encore_last_error_message(), "observations[1]") != NULL);
+    CHECK(encore_store_add_sightings(s, &rows[0].o, sizeof rows[0], 3, &added) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "sightings[1]") != NULL);
     /* element_size smaller than an element says it is. */
     rows[1].newer = 0;
-    CHECK(encore_store_add_observations(s, &rows[0].o, sizeof(encore_observation), 3, &added) == ENCORE_ERR_INVALID_ARGUMENT);
-    encore_observation zero;
+    CHECK(encore_store_add_sightings(s, &rows[0].o, sizeof(encore_sighting), 3, &added) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_sighting zero;
     memset(&zero, 0, sizeof zero);
-    CHECK(encore_store_add_observations(s, &zero, sizeof zero, 1, &added) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_add_sightings(s, &zero, sizeof zero, 1, &added) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "struct_size is 0") != NULL);
 }
 
@@ -98,27 +98,27 @@ static void test_inputs(encore_store *s) {
  * and the rest zeroed; pages give the same items as one call. */
 static void test_lists(encore_store *s) {
     enum { N = 7 };
-    encore_observation in[N];
+    encore_sighting in[N];
     for (int i = 0; i < N; i++) in[i] = sighting(NOW - 50 + i, (uint8_t)(10 + i));
-    CHECK(encore_store_add_observations(s, in, sizeof in[0], N, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_sightings(s, in, sizeof in[0], N, NULL) == ENCORE_OK);
 
-    encore_observation all[N + 3 + 1];
+    encore_sighting all[N + 3 + 1];
     size_t copied = 99, total = 0;
-    CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, 0, all, sizeof all[0], N + 4, &copied) == ENCORE_OK);
+    CHECK(encore_store_copy_sightings(s, INT64_MIN, INT64_MAX, 0, all, sizeof all[0], N + 4, &copied) == ENCORE_OK);
     total = copied;
     CHECK(total == N + 3);
 
     /* Too small: an error naming element_size; nothing copied. */
-    CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, 0, all, sizeof all[0] - 1, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_sightings(s, INT64_MIN, INT64_MAX, 0, all, sizeof all[0] - 1, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "element_size") != NULL && copied == total);
-    CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, 0, all, 0, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_sightings(s, INT64_MIN, INT64_MAX, 0, all, 0, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 
     /* In pages of 3 (and of 1): the same items in the same order. */
     for (size_t page = 1; page <= 3; page += 2) {
-        encore_observation got[N + 3];
+        encore_sighting got[N + 3];
         size_t n = 0;
         for (;;) {
-            CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, n, got + n, sizeof got[0], page, &copied) == ENCORE_OK);
+            CHECK(encore_store_copy_sightings(s, INT64_MIN, INT64_MAX, n, got + n, sizeof got[0], page, &copied) == ENCORE_OK);
             n += copied;
             if (copied < page) break;
         }
@@ -127,13 +127,13 @@ static void test_lists(encore_store *s) {
 
     /* A newer caller's larger element. */
     struct wide {
-        encore_observation o;
+        encore_sighting o;
         uint32_t newer[3];
     } wide[N + 3];
     memset(wide, 0xAB, sizeof wide);
-    CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, 0, &wide[0].o, sizeof wide[0], N + 3, &copied) == ENCORE_OK && copied == total);
+    CHECK(encore_store_copy_sightings(s, INT64_MIN, INT64_MAX, 0, &wide[0].o, sizeof wide[0], N + 3, &copied) == ENCORE_OK && copied == total);
     for (size_t i = 0; i < total; i++) {
-        CHECK(wide[i].o.struct_size == sizeof(encore_observation) && memcmp(&wide[i].o, &all[i], sizeof all[i]) == 0);
+        CHECK(wide[i].o.struct_size == sizeof(encore_sighting) && memcmp(&wide[i].o, &all[i], sizeof all[i]) == 0);
         CHECK(wide[i].newer[0] == 0 && wide[i].newer[1] == 0 && wide[i].newer[2] == 0);
     }
 
@@ -158,9 +158,9 @@ int main(void) {
     CHECK(encore_store_open(path, &key, NULL, &s) == ENCORE_OK);
     if (s != NULL) {
         /* Three sightings in the list before the tests' own. */
-        encore_observation first[3];
+        encore_sighting first[3];
         for (int i = 0; i < 3; i++) first[i] = sighting(NOW - 1000 + i, (uint8_t)(100 + i));
-        CHECK(encore_store_add_observations(s, first, sizeof first[0], 3, NULL) == ENCORE_OK);
+        CHECK(encore_store_add_sightings(s, first, sizeof first[0], 3, NULL) == ENCORE_OK);
         test_old_output(s);
         test_new_output(s);
         test_lists(s);

@@ -105,7 +105,7 @@ static void test_failures_and_their_statuses(void) {
         CHECK(s.other_thread == 0);
         /* Nothing was kept, and a periodic sync now backs off. */
         encore_string_list *ids = NULL;
-        CHECK(encore_store_list_packages(store, "EUR", &ids) == ENCORE_OK);
+        CHECK(encore_store_list_keyfiles(store, "EUR", &ids) == ENCORE_OK);
         size_t count = 1;
         CHECK(encore_string_list_count(ids, &count) == ENCORE_OK && count == 0);
         encore_string_list_free(ids);

@@ -111,7 +111,7 @@ def test_no_plaintext_while_open_and_after_close(tmp_path, kind):
         # A purge with secure_delete; then more rows, still open.
         counts = storelib.ffi.encore_purge_counts(ctypes.sizeof(storelib.ffi.encore_purge_counts))
         storelib.check("purge", storelib.lib.encore_store_purge(store, T0 + 100, 0, counts))
-        assert counts.observations == 100
+        assert counts.sightings == 100
         storelib.add(store, rows()[:100])
         sizes, findings = scan(db)
         assert findings == [], f"after purge, open ({sizes}): {findings[:10]}"
@@ -155,7 +155,7 @@ def test_no_plaintext_after_a_kill(tmp_path):
 
 
 OTHER_TABLES = ["encore_store_put_own_key", "encore_store_set_setting_text", "encore_store_set_setting_blob",
-                "encore_store_import_package", "encore_exposure_check"]
+                "encore_store_import_keyfile", "encore_exposure_check"]
 SAMPLE = Path(__file__).resolve().parents[1] / "data/exports/google-sample"
 
 
@@ -184,7 +184,7 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
         storelib.check("set blob", lib.encore_store_set_setting_blob(store, b"name-marker-blob", bytes_arg(blob), len(blob)))
         storelib.check("trust", lib.encore_trust_new(ctypes.byref(trust)))
         storelib.check("trust key", lib.encore_trust_add_key(trust, b"310", b"v1", bytes_arg(pem), len(pem)))
-        storelib.check("import package", lib.encore_store_import_package(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
+        storelib.check("import package", lib.encore_store_import_keyfile(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
                                                                          bytes_arg(package), len(package), trust, T0, None))
         # A risk result: what the exposure check stores (its JSON document).
         storelib.check("config", lib.encore_risk_config_new_cwa(ctypes.byref(config)))

@@ -40,7 +40,7 @@ typedef struct encore_trace_location_spec {
     uint32_t reserved;                    /* 0 */
 } encore_trace_location_spec;
 
-/* Image formats of encore_trace_location_qr_image(). */
+/* Image formats of encore_trace_location_get_qr_image(). */
 #define ENCORE_QR_IMAGE_PNG 1             /* 8-bit greyscale PNG */
 #define ENCORE_QR_IMAGE_SVG 2             /* SVG text, one unit a module */
 

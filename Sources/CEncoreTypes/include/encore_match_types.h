@@ -7,7 +7,7 @@
 
 #include "encore_keyfile_types.h"
 
-/* The outcome of encore_match(): exposure windows, v1 exposures and
+/* The outcome of encore_match_run(): exposure windows, v1 exposures and
  * summary, statistics. Immutable: safe to read from several threads. It
  * holds no key material. */
 typedef struct encore_match_result encore_match_result;
@@ -38,7 +38,7 @@ typedef struct encore_v1_config {
     int32_t attenuation_duration_thresholds[2];   /* X < Y, dB */
 } encore_v1_config;
 
-/* Options of encore_match(): start from
+/* Options of encore_match_run(): start from
  * encore_match_options_init(&options, sizeof options, now), which writes
  * the Apple/Google constants and CWA's choices. */
 typedef struct encore_match_options {

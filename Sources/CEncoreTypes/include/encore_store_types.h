@@ -36,16 +36,16 @@ typedef struct encore_store_options {
 typedef struct encore_purge_counts {
     uint32_t struct_size;   /* sizeof(encore_purge_counts), set by the caller */
     uint32_t reserved;      /* 0 */
-    uint64_t observations;
+    uint64_t sightings;
     uint64_t own_keys;
-    uint64_t key_packages;
+    uint64_t keyfiles;
     uint64_t tracing_events;
     uint64_t risk_results;
 } encore_purge_counts;
 
 /* One sighting heard over Bluetooth. */
-typedef struct encore_observation {
-    uint32_t struct_size;     /* sizeof(encore_observation) */
+typedef struct encore_sighting {
+    uint32_t struct_size;     /* sizeof(encore_sighting) */
     int8_t rssi;              /* dBm */
     uint8_t has_prev_scan;    /* 1 when prev_scan is known */
     uint8_t reserved[2];      /* must be 0 */
@@ -54,7 +54,7 @@ typedef struct encore_observation {
     uint8_t rpi[16];
     uint8_t aem[4];
     uint32_t reserved2;       /* must be 0 */
-} encore_observation;
+} encore_sighting;
 
 /* One of the device's own temporary exposure keys. */
 typedef struct encore_own_key {
@@ -66,14 +66,14 @@ typedef struct encore_own_key {
     int64_t created;                        /* unix seconds the key was made, >= 0 */
 } encore_own_key;
 
-/* What the key package cache knows about a package, besides its content. */
-typedef struct encore_package_info {
-    uint32_t struct_size;   /* sizeof(encore_package_info), set by the caller */
-    int32_t has_etag;       /* 1 when the package was stored with an ETag */
+/* What the cache of key files knows about a cached key file, besides its content. */
+typedef struct encore_cached_keyfile_info {
+    uint32_t struct_size;   /* sizeof(encore_cached_keyfile_info), set by the caller */
+    int32_t has_etag;       /* 1 when the key file was stored with an ETag */
     int64_t downloaded;     /* unix seconds */
     uint64_t size;          /* bytes of content */
     uint8_t sha256[32];     /* SHA-256 of the content, computed by the library */
-} encore_package_info;
+} encore_cached_keyfile_info;
 
 /* Tracing (scanning and advertising) was switched on or off. */
 typedef struct encore_tracing_event {

@@ -34,7 +34,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CANCELLED 4          /* the progress callback asked to stop */
 #define ENCORE_ERR_INTERNAL 5           /* a bug in encore: please report it */
 #define ENCORE_ERR_OUT_OF_RANGE 6       /* an index or count past the end */
-#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, package, result) */
+#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, key file, result) */
 
 /* Zip container */
 #define ENCORE_ERR_ZIP_NOT_ZIP 10       /* no zip structure, and not a bare export.bin */

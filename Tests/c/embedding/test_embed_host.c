@@ -78,7 +78,7 @@ static void store_work(void) {
         encore_store *store = NULL;
         CHECK(encore_store_open(store_db, &key, NULL, &store) == ENCORE_OK);
         if (store == NULL) return;
-        encore_observation o[20];
+        encore_sighting o[20];
         memset(o, 0, sizeof o);
         for (int i = 0; i < 20; i++) {
             o[i].struct_size = sizeof o[i];
@@ -88,10 +88,10 @@ static void store_work(void) {
             o[i].rssi = -60;
         }
         size_t added = 0;
-        CHECK(encore_store_add_observations(store, o, sizeof(encore_observation), 20, &added) == ENCORE_OK);
+        CHECK(encore_store_add_sightings(store, o, sizeof(encore_sighting), 20, &added) == ENCORE_OK);
         CHECK(added == 20);
         uint64_t count = 0;
-        CHECK(encore_store_count_observations(store, 0, INT64_MAX, &count) == ENCORE_OK);
+        CHECK(encore_store_count_sightings(store, 0, INT64_MAX, &count) == ENCORE_OK);
         CHECK(count == (uint64_t)(20 * (round + 1)));
         encore_store_close(store);
     }

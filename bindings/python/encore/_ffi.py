@@ -280,15 +280,15 @@ class encore_purge_counts(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
         ('reserved', ctypes.c_uint32),
-        ('observations', ctypes.c_uint64),
+        ('sightings', ctypes.c_uint64),
         ('own_keys', ctypes.c_uint64),
-        ('key_packages', ctypes.c_uint64),
+        ('keyfiles', ctypes.c_uint64),
         ('tracing_events', ctypes.c_uint64),
         ('risk_results', ctypes.c_uint64),
     ]
 
 
-class encore_observation(ctypes.Structure):
+class encore_sighting(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
         ('rssi', ctypes.c_int8),
@@ -313,7 +313,7 @@ class encore_own_key(ctypes.Structure):
     ]
 
 
-class encore_package_info(ctypes.Structure):
+class encore_cached_keyfile_info(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
         ('has_etag', ctypes.c_int32),
@@ -920,17 +920,17 @@ FUNCTIONS = {
     # (store, new_key)
     'encore_store_rekey': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_store_key)]),
     # (store, version)
-    'encore_store_schema_version': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint32)]),
+    'encore_store_get_schema_version': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint32)]),
     # (store)
     'encore_store_check_integrity': (encore_status, [ctypes.POINTER(encore_store)]),
     # (store, now, max_age_seconds, counts)
     'encore_store_purge': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(encore_purge_counts)]),
-    # (store, observations, element_size, count, added)
-    'encore_store_add_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, sightings, element_size, count, added)
+    'encore_store_add_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, from, to, count)
-    'encore_store_count_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    'encore_store_count_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
     # (store, from, to, first, out, element_size, capacity, copied)
-    'encore_store_copy_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    'encore_store_copy_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, time, active)
     'encore_store_add_tracing_event': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32]),
     # (store, from, to, count)
@@ -938,7 +938,7 @@ FUNCTIONS = {
     # (store, from, to, first, out, element_size, capacity, copied)
     'encore_store_copy_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, from, to, seconds)
-    'encore_store_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    'encore_store_get_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
     # (store, key)
     'encore_store_put_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
     # (store, since_interval, count)
@@ -948,19 +948,19 @@ FUNCTIONS = {
     # (store, key)
     'encore_store_get_latest_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
     # (store, region, identifier, etag, content, content_len, trust, now, keys)
-    'encore_store_import_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    'encore_store_import_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
     # (store, region, identifier, etag, has)
-    'encore_store_has_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    'encore_store_has_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (store, region, identifier, content)
-    'encore_store_get_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    'encore_store_get_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
     # (store, region, identifier, info, etag)
-    'encore_store_get_package_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_package_info), ctypes.POINTER(encore_bytes)]),
+    'encore_store_get_keyfile_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_cached_keyfile_info), ctypes.POINTER(encore_bytes)]),
     # (store, region, out)
-    'encore_store_list_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    'encore_store_list_keyfiles': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (store, region, identifier, removed)
-    'encore_store_remove_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    'encore_store_remove_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (store, region, available, count, out)
-    'encore_store_missing_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    'encore_store_list_missing_keyfiles': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (store, result, document)
     'encore_store_get_last_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
     # (store, id, result, document)
@@ -992,23 +992,23 @@ FUNCTIONS = {
     # (store, out)
     'encore_store_list_settings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (tek, tek_len, out, out_len)
-    'encore_en_rpik': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_rpik_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (tek, tek_len, out, out_len)
-    'encore_en_aemk': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_aemk_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (rpik, rpik_len, start_interval, count, out, out_len)
-    'encore_en_rpis': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_rpis_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
-    'encore_en_aem': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_aem_crypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (store, now, key)
-    'encore_store_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
+    'encore_store_get_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
     # (store, now, tx_power, calibration_confidence, out, out_len)
-    'encore_advertisement': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_advertisement_make': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (store, now, days, first, out, element_size, capacity, copied)
     'encore_store_copy_own_key_history': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size, now)
     'encore_match_options_init': (encore_status, [ctypes.POINTER(encore_match_options), ctypes.c_size_t, ctypes.c_int64]),
     # (store, sources, source_size, count, options, out)
-    'encore_match': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_match_options), ctypes.POINTER(ctypes.POINTER(encore_match_result))]),
+    'encore_match_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_match_options), ctypes.POINTER(ctypes.POINTER(encore_match_result))]),
     # (result)
     'encore_match_result_free': (None, [ctypes.POINTER(encore_match_result)]),
     # (result, stats)
@@ -1096,7 +1096,7 @@ FUNCTIONS = {
     # (qr_code, out)
     'encore_trace_location_parse': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
     # (payload, length, out)
-    'encore_trace_location_from_payload': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
+    'encore_trace_location_parse_payload': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
     # (location, info)
     'encore_trace_location_get_info': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_trace_location_info)]),
     # (location)
@@ -1146,7 +1146,7 @@ FUNCTIONS = {
     # (assessment)
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
     # (store, options, now, out)
-    'encore_checkin_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    'encore_checkin_get_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
     # (spec, struct_size)
     'encore_trace_location_spec_init': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.c_size_t]),
     # (spec, out)
@@ -1154,15 +1154,15 @@ FUNCTIONS = {
     # (location, out)
     'encore_trace_location_get_url': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_bytes)]),
     # (location, format, scale, out)
-    'encore_trace_location_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
+    'encore_trace_location_get_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
     # (store, body, length, content_hash, content_hash_length, bundle_tag, now, summary)
     'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_trace_key_match_summary)]),
     # (store, out)
-    'encore_crowdnotifier_trace_key_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    'encore_crowdnotifier_get_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
     # (qr_code, kind)
-    'encore_crowdnotifier_venue_kind': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    'encore_crowdnotifier_get_venue_kind': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (payload, length, interval_start, identity, identity_length)
-    'encore_crowdnotifier_identity': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_crowdnotifier_derive_identity': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (public_key, public_key_length, identity, identity_length, message, message_length, out)
     'encore_crowdnotifier_encrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
     # (secret_key, secret_key_length, identity, identity_length, ciphertext, ciphertext_length, out)
@@ -1170,11 +1170,11 @@ FUNCTIONS = {
     # (secret, secret_length, public_key, public_key_length)
     'encore_crowdnotifier_keys_generate': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (secret, secret_length, public_key, public_key_length)
-    'encore_crowdnotifier_public_key': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_crowdnotifier_derive_public_key': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (kind, name, address, start, end, public_key, public_key_length, out)
-    'encore_crowdnotifier_qr_code': (encore_status, [ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
+    'encore_crowdnotifier_make_qr_code': (encore_status, [ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
     # (secret, secret_length, qr_code, start, end, message, layout, out)
-    'encore_crowdnotifier_trace_keys': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_bytes)]),
+    'encore_crowdnotifier_make_trace_keys': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_bytes)]),
     # (options, struct_size)
     'encore_sync_options_init': (encore_status, [ctypes.POINTER(encore_sync_options), ctypes.c_size_t]),
     # (store, options, now, info)
@@ -1224,27 +1224,27 @@ FALLIBLE = frozenset({
     'encore_store_options_init',
     'encore_store_open',
     'encore_store_rekey',
-    'encore_store_schema_version',
+    'encore_store_get_schema_version',
     'encore_store_check_integrity',
     'encore_store_purge',
-    'encore_store_add_observations',
-    'encore_store_count_observations',
-    'encore_store_copy_observations',
+    'encore_store_add_sightings',
+    'encore_store_count_sightings',
+    'encore_store_copy_sightings',
     'encore_store_add_tracing_event',
     'encore_store_count_tracing_events',
     'encore_store_copy_tracing_events',
-    'encore_store_active_tracing_seconds',
+    'encore_store_get_active_tracing_seconds',
     'encore_store_put_own_key',
     'encore_store_count_own_keys',
     'encore_store_copy_own_keys',
     'encore_store_get_latest_own_key',
-    'encore_store_import_package',
-    'encore_store_has_package',
-    'encore_store_get_package',
-    'encore_store_get_package_info',
-    'encore_store_list_packages',
-    'encore_store_remove_package',
-    'encore_store_missing_packages',
+    'encore_store_import_keyfile',
+    'encore_store_has_keyfile',
+    'encore_store_get_keyfile',
+    'encore_store_get_keyfile_info',
+    'encore_store_list_keyfiles',
+    'encore_store_remove_keyfile',
+    'encore_store_list_missing_keyfiles',
     'encore_store_get_last_risk_result',
     'encore_store_get_risk_result',
     'encore_store_count_risk_results',
@@ -1260,15 +1260,15 @@ FALLIBLE = frozenset({
     'encore_store_get_setting_type',
     'encore_store_delete_setting',
     'encore_store_list_settings',
-    'encore_en_rpik',
-    'encore_en_aemk',
-    'encore_en_rpis',
-    'encore_en_aem',
-    'encore_store_current_own_key',
-    'encore_advertisement',
+    'encore_rpik_derive',
+    'encore_aemk_derive',
+    'encore_rpis_derive',
+    'encore_aem_crypt',
+    'encore_store_get_current_own_key',
+    'encore_advertisement_make',
     'encore_store_copy_own_key_history',
     'encore_match_options_init',
-    'encore_match',
+    'encore_match_run',
     'encore_match_result_get_stats',
     'encore_match_result_get_summary_v1',
     'encore_match_result_copy_windows',
@@ -1306,7 +1306,7 @@ FALLIBLE = frozenset({
     'encore_submit_options_init',
     'encore_submit',
     'encore_trace_location_parse',
-    'encore_trace_location_from_payload',
+    'encore_trace_location_parse_payload',
     'encore_trace_location_get_info',
     'encore_checkin_report_encrypt',
     'encore_checkin_report_decrypt',
@@ -1327,21 +1327,21 @@ FALLIBLE = frozenset({
     'encore_checkin_assessment_copy_matches',
     'encore_checkin_assessment_copy_days',
     'encore_checkin_assessment_get_json',
-    'encore_checkin_reports_json',
+    'encore_checkin_get_reports_json',
     'encore_trace_location_spec_init',
     'encore_trace_location_create',
     'encore_trace_location_get_url',
-    'encore_trace_location_qr_image',
+    'encore_trace_location_get_qr_image',
     'encore_crowdnotifier_match_trace_keys',
-    'encore_crowdnotifier_trace_key_bundle_tag',
-    'encore_crowdnotifier_venue_kind',
-    'encore_crowdnotifier_identity',
+    'encore_crowdnotifier_get_bundle_tag',
+    'encore_crowdnotifier_get_venue_kind',
+    'encore_crowdnotifier_derive_identity',
     'encore_crowdnotifier_encrypt',
     'encore_crowdnotifier_decrypt',
     'encore_crowdnotifier_keys_generate',
-    'encore_crowdnotifier_public_key',
-    'encore_crowdnotifier_qr_code',
-    'encore_crowdnotifier_trace_keys',
+    'encore_crowdnotifier_derive_public_key',
+    'encore_crowdnotifier_make_qr_code',
+    'encore_crowdnotifier_make_trace_keys',
     'encore_sync_options_init',
     'encore_sync_plan',
     'encore_sync',

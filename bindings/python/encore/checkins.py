@@ -96,7 +96,7 @@ def location_from_payload(payload):
         raise TypeError(f"payload must be bytes, not {type(payload).__name__}")
     data = bytes(payload)
     out = ctypes.POINTER(_ffi.encore_trace_location)()
-    lib.encore_trace_location_from_payload(uint8_pointer(data), len(data), ctypes.byref(out))
+    lib.encore_trace_location_parse_payload(uint8_pointer(data), len(data), ctypes.byref(out))
     return _take_location(out)
 
 
@@ -169,7 +169,7 @@ def qr_image(qr_code, image_format="png", scale=8):
     lib.encore_trace_location_parse(text(qr_code, "qr_code"), ctypes.byref(location))
     try:
         out = _ffi.encore_bytes()
-        lib.encore_trace_location_qr_image(location, formats[image_format], scale_value, ctypes.byref(out))
+        lib.encore_trace_location_get_qr_image(location, formats[image_format], scale_value, ctypes.byref(out))
         return _take_bytes(out)
     finally:
         lib.encore_trace_location_free(location)
@@ -477,5 +477,5 @@ class CheckIns:
                 raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
             o.symptoms = SYMPTOMS[symptoms]
         b = _ffi.encore_bytes()
-        self._call("encore_checkin_reports_json", ctypes.byref(o), _now(now), ctypes.byref(b))
+        self._call("encore_checkin_get_reports_json", ctypes.byref(o), _now(now), ctypes.byref(b))
         return json.loads(_take_bytes(b))["reports"]

@@ -121,7 +121,7 @@ def match(store, sources, now=None, trust=None, verify=True, threads=0, progress
     options, keep = _options(now, trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_match_result)()
     try:
-        store._call("encore_match", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
+        store._call("encore_match_run", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
     finally:
         _release(keep)
     try:

@@ -9,7 +9,7 @@ from . import _ffi, errors
 from ._cdata import array_of, copy_list, sized, text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
-from .records import (Key, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult, TracingEvent,
+from .records import (CachedKeyFileInfo, Key, OwnKey, PurgeCounts, RiskResult, Sighting, TracingEvent,
                       checked_int)
 
 # The retention period of the Exposure Notification system.
@@ -117,7 +117,7 @@ class Store(Closeable):
     @property
     def schema_version(self):
         version = ctypes.c_uint32()
-        self._call("encore_store_schema_version", ctypes.byref(version))
+        self._call("encore_store_get_schema_version", ctypes.byref(version))
         return version.value
 
     def check_integrity(self):
@@ -144,23 +144,23 @@ class Store(Closeable):
         self._call(name, *args, ctypes.byref(count))
         return count.value
 
-    # ---- observations -----------------------------------------------------
+    # ---- sightings ---------------------------------------------------------
 
-    def add_observations(self, observations):
-        """Adds Observation values in one transaction (all or none); ones
+    def add_sightings(self, sightings):
+        """Adds Sighting values in one transaction (all or none); ones
         identical to stored sightings are kept once. Returns how many were new."""
-        rows = [o.to_c() for o in observations]
-        array, size = array_of(_ffi.encore_observation, rows)
+        rows = [o.to_c() for o in sightings]
+        array, size = array_of(_ffi.encore_sighting, rows)
         added = ctypes.c_size_t()
-        self._call("encore_store_add_observations", array, size, len(rows), ctypes.byref(added))
+        self._call("encore_store_add_sightings", array, size, len(rows), ctypes.byref(added))
         return added.value
 
-    def count_observations(self, start=None, end=None):
-        return self._count("encore_store_count_observations", *_range(start, end))
+    def count_sightings(self, start=None, end=None):
+        return self._count("encore_store_count_sightings", *_range(start, end))
 
-    def observations(self, start=None, end=None):
-        """Yields the Observation values of [start, end) in time order."""
-        return self._copy("encore_store_copy_observations", _ffi.encore_observation, Observation.from_c,
+    def sightings(self, start=None, end=None):
+        """Yields the Sighting values of [start, end) in time order."""
+        return self._copy("encore_store_copy_sightings", _ffi.encore_sighting, Sighting.from_c,
                           *_range(start, end))
 
     # ---- own keys -----------------------------------------------------------
@@ -194,7 +194,7 @@ class Store(Closeable):
         """The device's TEK valid at `now` (default: now), made from the
         CSPRNG and stored when the day has none yet."""
         key = sized(_ffi.encore_own_key)
-        self._call("encore_store_current_own_key", checked_int(int(_time.time()) if now is None else now, 64, "now"), ctypes.byref(key))
+        self._call("encore_store_get_current_own_key", checked_int(int(_time.time()) if now is None else now, 64, "now"), ctypes.byref(key))
         return OwnKey.from_c(key)
 
     def own_key_history(self, now=None, days=14):
@@ -207,7 +207,7 @@ class Store(Closeable):
     def advertisement(self, now=None, tx_power=0, calibration_confidence=0):
         """The 20 bytes to broadcast at `now`: RPI ‖ AEM."""
         out = (ctypes.c_uint8 * 20)()
-        self._call("encore_advertisement", checked_int(int(_time.time()) if now is None else now, 64, "now"),
+        self._call("encore_advertisement_make", checked_int(int(_time.time()) if now is None else now, 64, "now"),
                    checked_int(tx_power, 32, "tx_power"), checked_int(calibration_confidence, 32, "calibration_confidence"), out, 20)
         return bytes(out)
 
@@ -227,62 +227,62 @@ class Store(Closeable):
     def _since(since):
         return INT32_MIN if since is None else checked_int(since, 32, "since")
 
-    # ---- key package cache ------------------------------------------------
+    # ---- cache of key files ------------------------------------------------
 
-    def import_package(self, region, identifier, content, trust, etag=None, now=None):
-        """Keeps a key package (bytes of the zip) the host downloaded itself,
+    def import_keyfile(self, region, identifier, content, trust, etag=None, now=None):
+        """Keeps a key file (bytes of the zip) the host downloaded itself,
         after the sync's verification against `trust` (a TrustList); a day
         replaces the cached hours of that day. Returns its number of keys.
-        Nothing else puts a package into the cache."""
+        Nothing else puts a key file into the cache."""
         data = _blob(content, "content")
         now = int(_time.time()) if now is None else checked_int(now, 64, "now")
         keys = ctypes.c_uint64()
         with trust._handle.borrow() as t:
-            self._call("encore_store_import_package", text(region, "region"), text(identifier, "identifier"),
+            self._call("encore_store_import_keyfile", text(region, "region"), text(identifier, "identifier"),
                        None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), t, now, ctypes.byref(keys))
         return keys.value
 
-    def has_package(self, region, identifier, etag=None):
-        """Whether the package is cached (with `etag`: stored with exactly that ETag)."""
+    def has_keyfile(self, region, identifier, etag=None):
+        """Whether the key file is cached (with `etag`: stored with exactly that ETag)."""
         has = ctypes.c_int32()
-        self._call("encore_store_has_package", text(region, "region"), text(identifier, "identifier"),
+        self._call("encore_store_has_keyfile", text(region, "region"), text(identifier, "identifier"),
                    None if etag is None else text(etag, "etag"), ctypes.byref(has))
         return has.value == 1
 
-    def get_package(self, region, identifier):
-        """The content of a cached package, checked against its SHA-256
+    def get_keyfile(self, region, identifier):
+        """The content of a cached key file, checked against its SHA-256
         (StoreNotDatabaseError when it does not match). NotFoundError when
         it is not cached."""
         content = _ffi.encore_bytes()
-        self._call("encore_store_get_package", text(region, "region"), text(identifier, "identifier"),
+        self._call("encore_store_get_keyfile", text(region, "region"), text(identifier, "identifier"),
                    ctypes.byref(content))
         return _take_bytes(content)
 
-    def package_info(self, region, identifier):
-        """PackageInfo of a cached package; NotFoundError when it is not cached."""
+    def keyfile_info(self, region, identifier):
+        """CachedKeyFileInfo of a cached key file; NotFoundError when it is not cached."""
         region, identifier = text(region, "region"), text(identifier, "identifier")
-        info = sized(_ffi.encore_package_info)
+        info = sized(_ffi.encore_cached_keyfile_info)
         etag = _ffi.encore_bytes()
-        self._call("encore_store_get_package_info", region, identifier, ctypes.byref(info), ctypes.byref(etag))
+        self._call("encore_store_get_keyfile_info", region, identifier, ctypes.byref(info), ctypes.byref(etag))
         etag_text = _take_bytes(etag).decode("utf-8")
-        return PackageInfo(region=region.decode("utf-8"), identifier=identifier.decode("utf-8"),
+        return CachedKeyFileInfo(region=region.decode("utf-8"), identifier=identifier.decode("utf-8"),
                            etag=etag_text if info.has_etag else None, sha256=bytes(info.sha256),
                            size=info.size, downloaded=info.downloaded)
 
-    def packages(self, region):
-        """The identifiers of the cached packages of `region`, in byte order."""
+    def keyfiles(self, region):
+        """The identifiers of the cached key files of `region`, in byte order."""
         out = ctypes.POINTER(_ffi.encore_string_list)()
-        self._call("encore_store_list_packages", text(region, "region"), ctypes.byref(out))
+        self._call("encore_store_list_keyfiles", text(region, "region"), ctypes.byref(out))
         return _take_list(out)
 
-    def remove_package(self, region, identifier):
-        """Removes a cached package; False when it was not cached."""
+    def remove_keyfile(self, region, identifier):
+        """Removes a cached key file; False when it was not cached."""
         removed = ctypes.c_int32()
-        self._call("encore_store_remove_package", text(region, "region"), text(identifier, "identifier"),
+        self._call("encore_store_remove_keyfile", text(region, "region"), text(identifier, "identifier"),
                    ctypes.byref(removed))
         return removed.value == 1
 
-    def missing_packages(self, region, available):
+    def missing_keyfiles(self, region, available):
         """Of the identifiers in `available` (what the server lists), those not
         cached for `region`, in the order given and each once."""
         if isinstance(available, (str, bytes)):
@@ -290,7 +290,7 @@ class Store(Closeable):
         ids = [text(a, "identifier") for a in available]
         array = (ctypes.c_char_p * len(ids))(*ids)
         out = ctypes.POINTER(_ffi.encore_string_list)()
-        self._call("encore_store_missing_packages", text(region, "region"), array, len(ids), ctypes.byref(out))
+        self._call("encore_store_list_missing_keyfiles", text(region, "region"), array, len(ids), ctypes.byref(out))
         return _take_list(out)
 
     # ---- tracing history --------------------------------------------------
@@ -314,7 +314,7 @@ class Store(Closeable):
         `start` gives the state at `start`; an "on" without a later "off"
         counts until `end`."""
         seconds = ctypes.c_int64()
-        self._call("encore_store_active_tracing_seconds", checked_int(start, 64, "start"), checked_int(end, 64, "end"),
+        self._call("encore_store_get_active_tracing_seconds", checked_int(start, 64, "start"), checked_int(end, 64, "end"),
                    ctypes.byref(seconds))
         return seconds.value
 

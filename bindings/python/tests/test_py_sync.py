@@ -59,7 +59,7 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     report = s.run(now=NOW, network="metered")
     assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
     assert report.check is not None and report.document["check"]["status"] == report.check.status
-    assert set(store.packages("EUR")) == {day(1), day(2)}
+    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
     plan = s.plan(trigger="periodic", now=NOW + 60)
     assert plan.steps == () and plan.next_due_at == NOW + 3600
     again = s.run(now=NOW, network="metered")
@@ -79,7 +79,7 @@ def test_progress_cancels_and_nothing_is_half_kept(setup):
     with pytest.raises(encore.CancelledError):
         s.run(now=NOW, progress=progress)
     assert calls == [0, 1, 2]
-    assert store.packages("EUR") == []
+    assert store.keyfiles("EUR") == []
     # An exception in the callback cancels too and comes back as itself.
     with pytest.raises(ZeroDivisionError):
         s.run(now=NOW, progress=lambda d, t: 1 / 0)
@@ -101,4 +101,4 @@ def test_bad_arguments(setup):
     # Without trust nothing verifies: the sync fails and keeps nothing.
     with pytest.raises(encore.EncoreError):
         encore.Sync(store, t, distribution=dist.url).run(now=NOW)
-    assert store.packages("EUR") == []
+    assert store.keyfiles("EUR") == []
