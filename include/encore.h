@@ -498,8 +498,8 @@ encore_status encore_store_check_integrity(encore_store *store);
 /* Deletes what is older than now - max_age_seconds (14 days:
  * 1209600) from every table, keeping the newest risk result and the
  * tracing state at the cut-off; freed bytes are zeroed. `counts` may be
- * NULL (else its struct_size set by the caller), and the purge is done
- * before it is written. */
+ * NULL (else its struct_size set by the caller: checked before anything
+ * is deleted). */
 encore_status encore_store_purge(encore_store *store, int64_t now, int64_t max_age_seconds, encore_purge_counts *counts);
 
 /* Adds `count` sightings (`element_size` bytes apart: pass sizeof
@@ -902,8 +902,9 @@ void encore_risk_config_free(encore_risk_config *config);
 /* Calculates the risk of `window_count` exposure windows whose scan
  * instances are instances[first_scan_instance ..< + scan_instance_count]
  * (the layout encore_match_run() results have; `window_size` and
- * `instance_size` are sizeof the element structs, the arrays' strides), at `now` (unix seconds, not
- * negative). On success *out is an assessment for encore_risk_assessment_free(). */
+ * `instance_size` are sizeof the element structs, the arrays' strides),
+ * at `now` (unix seconds, not negative). On success *out is an assessment
+ * for encore_risk_assessment_free(). */
 encore_status encore_risk_calculate(encore_risk_config *config, const encore_exposure_window *windows, size_t window_size, size_t window_count, const encore_scan_instance *instances, size_t instance_size, size_t instance_count, int64_t now, encore_risk_assessment **out);
 
 /* Calculates the risk of a match result's windows at `now` (unix seconds,

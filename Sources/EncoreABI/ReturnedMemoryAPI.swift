@@ -109,5 +109,3 @@ func checkedCount<T>(_ n: Int, of type: T.Type, _ name: String) throws {
 @c public func encore_string_list_free(_ list: encore_string_list_ptr?) {
     release(list)
 }
-
-// ---- The cache of key files ------------------------------------------------

@@ -43,8 +43,9 @@ final class RiskAssessmentHandle: Sendable {
 /// Calculates the risk of `window_count` exposure windows whose scan
 /// instances are instances[first_scan_instance ..< + scan_instance_count]
 /// (the layout encore_match_run() results have; `window_size` and
-/// `instance_size` are sizeof the element structs, the arrays' strides), at `now` (unix seconds, not
-/// negative). On success *out is an assessment for encore_risk_assessment_free().
+/// `instance_size` are sizeof the element structs, the arrays' strides),
+/// at `now` (unix seconds, not negative). On success *out is an assessment
+/// for encore_risk_assessment_free().
 @c public func encore_risk_calculate(_ config: encore_risk_config_ptr?, _ windows: UnsafePointer<encore_exposure_window>?, _ window_size: Int, _ window_count: Int, _ instances: UnsafePointer<encore_scan_instance>?, _ instance_size: Int, _ instance_count: Int, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
     guarded {
         let c = try borrow(config, as: RiskConfigHandle.self, "config")

@@ -86,11 +86,13 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 /// Deletes what is older than now - max_age_seconds (14 days:
 /// 1209600) from every table, keeping the newest risk result and the
 /// tracing state at the cut-off; freed bytes are zeroed. `counts` may be
-/// NULL (else its struct_size set by the caller), and the purge is done
-/// before it is written.
+/// NULL (else its struct_size set by the caller: checked before anything
+/// is deleted).
 @c public func encore_store_purge(_ store: encore_store_ptr?, _ now: Int64, _ max_age_seconds: Int64, _ counts: UnsafeMutablePointer<encore_purge_counts>?) -> encore_status {
     guarded {
-        let n = try borrow(store, as: Store.self, "store").purge(now: now, maxAge: max_age_seconds)
+        let s = try borrow(store, as: Store.self, "store")
+        if let counts { try checkOutput(counts, "counts") }
+        let n = try s.purge(now: now, maxAge: max_age_seconds)
         if let counts {
             try writeOutput(encore_purge_counts(struct_size: 0, reserved: 0, sightings: UInt64(n.observations), own_keys: UInt64(n.ownKeys),
                                                 keyfiles: UInt64(n.keyPackages), tracing_events: UInt64(n.tracingEvents),
