@@ -163,14 +163,18 @@ typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t tot
  * of them can grow: fields are only ever added at the end. The only
  * exceptions are encore_bytes and the HTTP header pair encore_http_header.
  * - Inputs: set struct_size to sizeof the struct (an _init function does
- *   it where there is one). An older, smaller struct gets the defaults of
- *   the fields it lacks; a newer, larger one must leave the fields this
- *   library does not know at zero.
+ *   it where there is one). An older, smaller struct reads as zero in
+ *   the fields it lacks (every field added later has 0 as its default); a
+ *   newer, larger one must leave the fields this library does not know
+ *   at zero.
  * - Outputs: set struct_size to sizeof the struct before the call
  *   (ENCORE_OUTPUT_INIT does); the library writes only the fields the
  *   caller's struct has, zeroes the rest of a larger one, and leaves
  *   struct_size as it was.
  * - List elements: see "Lists" below; the library writes struct_size.
+ * - A struct the library hands to a host's callback (encore_http_request)
+ *   carries the library's struct_size: a field lies beyond it when the
+ *   library is older than the host's header.
  * A struct_size (or element_size) below the size of the struct's first
  * version, 0 included, is ENCORE_ERR_INVALID_ARGUMENT. */
 #define ENCORE_OUTPUT_INIT(output) ((output).struct_size = (uint32_t)sizeof(output))
