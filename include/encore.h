@@ -1291,6 +1291,14 @@ typedef struct encore_submit_summary {
  * carries a fake upload too and looks like every other on the wire. */
 encore_status encore_test_register(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_test_key *key, int64_t now, encore_test_status *status);
 
+/* The registration of encore_test_register() as an operation the host
+ * drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
+ * the key, the date of birth and the store are checked now; the test is
+ * stored when the registration token's answer is fed, its first result
+ * when the poll's is. encore_operation_get_test_status() reads the result.
+ * Release *out with encore_operation_free(). */
+encore_status encore_test_register_start(encore_store *store, const char *verification_url, const char *submission_url, const encore_test_key *key, int64_t now, encore_operation **out);
+
 /* Asks the verification server for the registered test's result (one
  * poll, whether due or not: status->next_poll_at says when one is due) and
  * stores it. status->notify is 1 in the one call that brings a new final
@@ -1323,6 +1331,12 @@ encore_status encore_test_get_status(encore_store *store, int64_t now, encore_te
  * fake submission), as real users' sessions look. */
 encore_status encore_test_noise(encore_transport *transport, const char *verification_url, const char *submission_url);
 
+/* The noise session of encore_test_noise() as an operation the host
+ * drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
+ * three fake requests whose answers are ignored. Release *out with
+ * encore_operation_free(). */
+encore_status encore_test_noise_start(const char *verification_url, const char *submission_url, encore_operation **out);
+
 /* Deletes the registered test, its registration token and any TAN.
  * `existed` (may be NULL) tells whether there was one. */
 encore_status encore_test_forget(encore_store *store, int32_t *existed);
@@ -1341,6 +1355,19 @@ encore_status encore_submit_options_init(encore_submit_options *options, size_t 
  * ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
  * `summary` (may be NULL) tells what went. */
 encore_status encore_submit(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_submit_summary *summary);
+
+/* The submission of encore_submit() as an operation the host drives with
+ * its own I/O (encore_operation_next(), _feed_answer(), ...): the test,
+ * the keys and the payload are checked and made now (a failure costs no
+ * TAN); the TAN is kept when its answer is fed, the submission recorded
+ * when the upload's is. encore_operation_get_submit_summary() reads the
+ * result. Release *out with encore_operation_free(). */
+encore_status encore_submit_start(encore_store *store, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_operation **out);
+
+/* What a finished submission operation (encore_submit_start()) uploaded.
+ * The operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
+ * before it finished. */
+encore_status encore_operation_get_submit_summary(encore_operation *operation, encore_submit_summary *summary);
 
 /* ==== 11. Check-ins: CWA event registration and CrowdNotifier ============ */
 
@@ -1823,8 +1850,28 @@ encore_status encore_sync_plan(encore_store *store, const encore_sync_options *o
  * leaves only verified packages; the next resumes). Old packages are
  * purged. When new data came and options->run_check is 1, the exposure
  * check runs on the cache and its result is stored. A failure is counted
- * for the backoff and returned; what was kept before it stays. */
+ * for the backoff and returned; what was kept before it stays. One loop
+ * over the operation encore_sync_start() makes. */
 encore_status encore_sync(encore_store *store, encore_transport *transport, const encore_sync_options *options, int64_t now, encore_sync_result **out);
+
+/* The sync as an operation for a host that does its own I/O
+ * (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
+ * the same work as encore_sync(), planned now at `now` (a sync with
+ * nothing due is finished at once). Each answer is verified and applied
+ * when it is fed; a verified key package is written while the next one is
+ * verified, and the last one when its batch ends. options->budget_seconds
+ * counts from the first encore_operation_next()'s `now`;
+ * options->progress, when set, is called before each request and may
+ * cancel. The options are copied: the trust list is kept alive by the
+ * operation. encore_operation_get_sync_result() reads the outcome. Release
+ * *out with encore_operation_free(). */
+encore_status encore_sync_start(encore_store *store, const encore_sync_options *options, int64_t now, encore_operation **out);
+
+/* What a finished sync operation (encore_sync_start()) did, as the
+ * result encore_sync() gives, for encore_sync_result_free(). The
+ * operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
+ * before it finished. */
+encore_status encore_operation_get_sync_result(encore_operation *operation, encore_sync_result **out);
 
 /* Releases a sync result; NULL does nothing. */
 void encore_sync_result_free(encore_sync_result *result);

@@ -95,7 +95,8 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// leaves only verified packages; the next resumes). Old packages are
 /// purged. When new data came and options->run_check is 1, the exposure
 /// check runs on the cache and its result is stored. A failure is counted
-/// for the backoff and returned; what was kept before it stays.
+/// for the backoff and returned; what was kept before it stays. One loop
+/// over the operation encore_sync_start() makes.
 @c public func encore_sync(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
@@ -104,6 +105,41 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
         let out = try required(out, "out")
         let report = try SyncService(store: s, transport: t).run(o, now: now)
         out.pointee = retainedHandle(SyncResultHandle(report))
+    }
+}
+
+/// The sync as an operation for a host that does its own I/O
+/// (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
+/// the same work as encore_sync(), planned now at `now` (a sync with
+/// nothing due is finished at once). Each answer is verified and applied
+/// when it is fed; a verified key package is written while the next one is
+/// verified, and the last one when its batch ends. options->budget_seconds
+/// counts from the first encore_operation_next()'s `now`;
+/// options->progress, when set, is called before each request and may
+/// cancel. The options are copied: the trust list is kept alive by the
+/// operation. encore_operation_get_sync_result() reads the outcome. Release
+/// *out with encore_operation_free().
+@c public func encore_sync_start(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let o = try syncOptions(options)
+        _ = try required(out, "out")
+        let op = try SyncOperation(store: s, options: o, now: now)
+        try output(out, "out") { retainedHandle(OperationHandle(op)) }
+    }
+}
+
+/// What a finished sync operation (encore_sync_start()) did, as the
+/// result encore_sync() gives, for encore_sync_result_free(). The
+/// operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
+/// before it finished.
+@c public func encore_operation_get_sync_result(_ operation: encore_operation_ptr?, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
+    guarded {
+        let op = try borrow(operation, as: OperationHandle.self, "operation").operation
+        _ = try required(out, "out")
+        guard let sync = op as? SyncOperation else { throw EncoreError(.invalidArgument, "\(op.name) is not a sync") }
+        let report = try sync.outcome()
+        try output(out, "out") { retainedHandle(SyncResultHandle(report)) }
     }
 }
 

@@ -49,21 +49,43 @@ extension encore_test_status {
 @c public func encore_test_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
         let service = try testService(store, transport, verification_url, submission_url)
-        let k: encore_test_key = try readInput(UnsafeRawPointer(try required(key, "key")), "key")
-        guard k.reserved == 0 else { throw EncoreError(.invalidArgument, "key->reserved must be 0") }
-        let value = try text(k.value, "key->value")
-        guard k.rapid <= 1 else { throw EncoreError(.invalidArgument, "key->rapid must be 0 or 1") }
-        let testKey: TestKey
-        switch k.kind {
-        case ENCORE_TEST_KEY_QR_CODE: testKey = try .qrCode(value)
-        case ENCORE_TEST_KEY_GUID: testKey = .guid(try TestKey.checkedGUID(value))
-        case ENCORE_TEST_KEY_TELETAN: testKey = .teleTAN(try TestKey.checkedTeleTAN(value))
-        default: throw EncoreError(.invalidArgument, "key->kind must be ENCORE_TEST_KEY_QR_CODE, _GUID or _TELETAN, not \(k.kind)")
-        }
-        let dob = try k.date_of_birth.map { try text($0, "key->date_of_birth") }
-        let s = try service.register(testKey, dateOfBirth: dob, rapid: k.rapid == 1, now: now)
+        let (testKey, dob, rapid) = try testKeyArgument(key)
+        let s = try service.register(testKey, dateOfBirth: dob, rapid: rapid, now: now)
         if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
     }
+}
+
+/// The registration of encore_test_register() as an operation the host
+/// drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
+/// the key, the date of birth and the store are checked now; the test is
+/// stored when the registration token's answer is fed, its first result
+/// when the poll's is. encore_operation_get_test_status() reads the result.
+/// Release *out with encore_operation_free().
+@c public func encore_test_register_start(_ store: encore_store_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+    guarded {
+        _ = try required(out, "out")
+        let (testKey, dob, rapid) = try testKeyArgument(key)
+        let op = try TestResultService.registerOperation(store: borrow(store, as: Store.self, "store"), verification: text(verification_url, "verification_url"),
+                                                         submission: submission_url.map { try text($0, "submission_url") }, key: testKey,
+                                                         dateOfBirth: dob, rapid: rapid, now: now)
+        try output(out, "out") { retainedHandle(OperationHandle(op)) }
+    }
+}
+
+/// A test key as C gives it, checked.
+func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey, String?, Bool) {
+    let k: encore_test_key = try readInput(UnsafeRawPointer(try required(key, "key")), "key")
+    guard k.reserved == 0 else { throw EncoreError(.invalidArgument, "key->reserved must be 0") }
+    let value = try text(k.value, "key->value")
+    guard k.rapid <= 1 else { throw EncoreError(.invalidArgument, "key->rapid must be 0 or 1") }
+    let testKey: TestKey
+    switch k.kind {
+    case ENCORE_TEST_KEY_QR_CODE: testKey = try .qrCode(value)
+    case ENCORE_TEST_KEY_GUID: testKey = .guid(try TestKey.checkedGUID(value))
+    case ENCORE_TEST_KEY_TELETAN: testKey = .teleTAN(try TestKey.checkedTeleTAN(value))
+    default: throw EncoreError(.invalidArgument, "key->kind must be ENCORE_TEST_KEY_QR_CODE, _GUID or _TELETAN, not \(k.kind)")
+    }
+    return (testKey, try k.date_of_birth.map { try text($0, "key->date_of_birth") }, k.rapid == 1)
 }
 
 /// Asks the verification server for the registered test's result (one
@@ -123,6 +145,19 @@ extension encore_test_status {
         let t = try borrow(transport, as: TransportHandle.self, "transport").transport
         try TestResultService.noise(transport: t, verification: text(verification_url, "verification_url"),
                                     submission: text(submission_url, "submission_url"))
+    }
+}
+
+/// The noise session of encore_test_noise() as an operation the host
+/// drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
+/// three fake requests whose answers are ignored. Release *out with
+/// encore_operation_free().
+@c public func encore_test_noise_start(_ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+    guarded {
+        _ = try required(out, "out")
+        let op = try TestResultService.noiseOperation(verification: text(verification_url, "verification_url"),
+                                                      submission: text(submission_url, "submission_url"))
+        try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
 
@@ -188,10 +223,39 @@ func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws 
     guarded {
         let service = try testService(store, transport, verification_url, submission_url)
         let o = try service.submit(try submissionOptions(options), now: now)
-        if summary != nil {
-            try writeOutput(encore_submit_summary(struct_size: UInt32(MemoryLayout<encore_submit_summary>.size), keys: UInt32(clamping: o.keys),
-                                                  check_ins: UInt32(clamping: o.checkIns), unaligned_keys: UInt32(clamping: o.unalignedKeys),
-                                                  submitted_at: o.submittedAt), to: summary, "summary")
-        }
+        if summary != nil { try writeOutput(encore_submit_summary(o), to: summary, "summary") }
+    }
+}
+
+/// The submission of encore_submit() as an operation the host drives with
+/// its own I/O (encore_operation_next(), _feed_answer(), ...): the test,
+/// the keys and the payload are checked and made now (a failure costs no
+/// TAN); the TAN is kept when its answer is fed, the submission recorded
+/// when the upload's is. encore_operation_get_submit_summary() reads the
+/// result. Release *out with encore_operation_free().
+@c public func encore_submit_start(_ store: encore_store_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+    guarded {
+        _ = try required(out, "out")
+        let op = try TestResultService.submitOperation(store: borrow(store, as: Store.self, "store"), verification: text(verification_url, "verification_url"),
+                                                       submission: submission_url.map { try text($0, "submission_url") },
+                                                       options: try submissionOptions(options), now: now)
+        try output(out, "out") { retainedHandle(OperationHandle(op)) }
+    }
+}
+
+/// What a finished submission operation (encore_submit_start()) uploaded.
+/// The operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
+/// before it finished.
+@c public func encore_operation_get_submit_summary(_ operation: encore_operation_ptr?, _ summary: UnsafeMutablePointer<encore_submit_summary>?) -> encore_status {
+    guarded {
+        _ = try required(summary, "summary")
+        try writeOutput(encore_submit_summary(try finishedOperation(operation, as: SubmissionOutcome.self)), to: summary, "summary")
+    }
+}
+
+extension encore_submit_summary {
+    init(_ o: SubmissionOutcome) {
+        self.init(struct_size: UInt32(MemoryLayout<encore_submit_summary>.size), keys: UInt32(clamping: o.keys),
+                  check_ins: UInt32(clamping: o.checkIns), unaligned_keys: UInt32(clamping: o.unalignedKeys), submitted_at: o.submittedAt)
     }
 }

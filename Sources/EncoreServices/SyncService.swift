@@ -124,11 +124,11 @@ public struct SyncReport {
     }
 }
 
-/// Background sync (../shared/spec/sync.md): the planner says what is due;
-/// each answer is verified before it is kept and applied in one
-/// transaction with the state that names it, so a sync killed at any
-/// moment leaves a cache of verified packages and the next one resumes.
-/// After new data the exposure check runs on the cache.
+/// Background sync (../shared/spec/sync.md): the planner says what is due,
+/// `SyncOperation` does it. Each answer is verified before it is kept and
+/// applied in one transaction with the state that names it, so a sync
+/// killed at any moment leaves a cache of verified packages and the next
+/// one resumes. After new data the exposure check runs on the cache.
 public struct SyncService {
     public let store: Store
     public let transport: any HTTPTransport
@@ -149,54 +149,17 @@ public struct SyncService {
                                 network: options.network, sources: options.sources)
     }
 
+    /// The blocking sync: the operation driven through the transport on the
+    /// calling thread (`options.progress` may cancel it).
     public func run(_ options: SyncOptions, now: Int64) throws -> SyncReport {
-        let plan = try Self.plan(store: store, options, now: now)
-        var run = SyncRun(store: store, transport: transport, options: options, now: now, report: SyncReport(plan: plan))
-        run.report.nextDueAt = plan.nextDueAt
-        guard !plan.steps.isEmpty else { return run.report }
-        try store.setSetting(SyncSettings.lastAttempt, to: .integer(now))
-        do {
-            try run.perform(plan.steps)
-            // Packages synced while the configuration backs off: the check
-            // goes on with the last verified one or the built-in one.
-            if run.report.configuration == nil, plan.steps.contains(where: { $0 != .appConfig && $0 != .dp3t && $0 != .traceKeys }) {
-                let state = try store.syncState(country: options.country)
-                run.report.configuration = try run.fallback(
-                    "the configuration is backing off after \(state.configFailures) failed fetch\(state.configFailures == 1 ? "" : "es")",
-                    failures: state.configFailures)
-            }
-        } catch let e as EncoreError {
-            try recordFailure(e, options: options, now: now)
-            throw e
-        }
-        if !run.report.stoppedEarly {
-            try store.write { w in
-                if options.sources.cwa { try w.setSetting(SyncSettings.lastSuccess, to: .integer(now)) }
-                try w.setSetting(SyncSettings.failures, to: .integer(0))
-                try w.deleteSetting(SyncSettings.lastError)
-            }
-        }
-        run.report.deleted += try purge(options, now: now)
-        var periodic = options
-        periodic.trigger = .periodic
-        run.report.nextDueAt = try Self.plan(store: store, periodic, now: now).nextDueAt
-        if options.runCheck && run.changed {
-            run.report.check = try CachedCheck(store: store, fresh: run.kept).run(now: now)
-        }
-        return run.report
-    }
-
-    private func recordFailure(_ e: EncoreError, options: SyncOptions, now: Int64) throws {
-        let failures = (try store.syncState(country: options.country).failures).addingReportingOverflow(1).partialValue
-        try store.write { w in
-            try w.setSetting(SyncSettings.failures, to: .integer(Int64(failures)))
-            try w.setSetting(SyncSettings.lastError, to: .text(e.message))
-        }
+        let operation = try SyncOperation(store: store, options: options, now: now)
+        _ = try OperationRunner.run(operation, transport: transport, now: now)
+        return try operation.outcome()
     }
 
     /// Deletes packages older than the retention: CWA days and hours by
     /// their date, DP-3T bundles by their download.
-    private func purge(_ options: SyncOptions, now: Int64) throws -> Int {
+    static func purge(_ store: Store, _ options: SyncOptions, now: Int64) throws -> Int {
         guard let oldest = UTCTime.day(seconds: now - Self.retentionDays * UnixTime.day) else { return 0 }
         var stale: [(String, String)] = []
         for id in try store.keyPackageIdentifiers(region: options.country) {

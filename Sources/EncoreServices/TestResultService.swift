@@ -121,88 +121,20 @@ public struct TestResultService: Sendable {
     /// apps do. A test the server reports redeemed at once is discarded
     /// (.testRedeemed), as Android does.
     public func register(_ key: TestKey, dateOfBirth: String? = nil, rapid: Bool = false, now: Int64) throws -> TestStatus {
-        try UnixTime.checkNow(now, "test registration")
-        let dobKey = try dateOfBirth.map { try key.dateOfBirthKey($0) }
-        let kind: String
-        switch key.rapidKind {
-        case .rapidAntigen?: kind = RapidTestCode.Kind.rapidAntigen.rawValue
-        case .rapidPCR?:
-            guard !rapid else { throw EncoreError(.invalidArgument, "a rapid PCR test's code is a PCR test's: it is not registered as a rapid antigen test") }
-            kind = RapidTestCode.Kind.rapidPCR.rawValue
-        case nil: kind = rapid ? RapidTestCode.Kind.rapidAntigen.rawValue : "pcr"
-        }
-        if let existing = try store.testRegistration() {
-            throw EncoreError(.alreadyRegistered, "a \(existing.keyType) test registered at \(UTCTime.iso8601(seconds: existing.registeredAt) ?? "?") is stored: forget it before registering another")
-        }
-        let token = try VerificationProtocol.registrationToken(
-            from: real(VerificationProtocol.registrationToken(base: verification, key: key, dateOfBirthKey: dobKey)))
-        var registration = TestRegistration(keyType: key.keyType, rapid: kind == RapidTestCode.Kind.rapidAntigen.rawValue,
-                                            registrationToken: token, registeredAt: now)
-        registration.testKind = kind
-        if case .rapid(let code) = key { registration.codeTimestamp = code.timestamp }
-        if case .teleTAN = key {
-            // A teleTAN session is positive by definition, and the user knows.
-            let positive = TestResult(value: .positive, rapid: rapid).code
-            registration.result = positive
-            registration.notifiedResult = positive
-        }
-        try store.insertTestRegistration(registration)
-        var notify = false
-        if case .teleTAN = key {
-            fakes([{ try VerificationProtocol.testResult(base: verification, registrationToken: nil) }])
-        } else {
-            let first = try pollNow(now: now)
-            if first.result.value == .redeemed {
-                fakes(fakeSubmission)
-                try store.deleteTestRegistration()
-                throw EncoreError(.testRedeemed, "the server reports this test redeemed already: it was not kept (register a new test)")
-            }
-            notify = first.notify
-        }
-        fakes(fakeSubmission)
-        var status = try self.status(now: now)
-        status.notify = notify
-        return status
+        try drive(try Self.registerOperation(store: store, verification: verification, submission: submission, key: key,
+                                             dateOfBirth: dateOfBirth, rapid: rapid, now: now), now: now)
     }
 
     /// One poll of the result (whether due or not; nextPollAt says when).
     public func poll(now: Int64) throws -> TestStatus {
-        let operation = try Self.pollOperation(store: store, verification: verification, submission: submission, now: now)
-        _ = try OperationRunner.run(operation, transport: transport, now: now)
-        return try operation.outcome()
-    }
-
-    /// The poll as an operation the host drives: the real testresult
-    /// request (its answer stored when fed), then the session's fakes (a
-    /// TAN request, an upload when the submission server is known).
-    public static func pollOperation(store: Store, verification: String, submission: String?, now: Int64) throws -> RequestScript<TestStatus> {
-        try UnixTime.checkNow(now, "test result poll")
-        try URLPolicy.check(verification)
-        if let submission { try URLPolicy.check(submission) }
-        guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
-        guard r.keyType == "GUID" else {
-            throw EncoreError(.invalidArgument, "a teleTAN test is positive by definition: there is no result to poll")
-        }
-        let notified = NotifyFlag()
-        var steps: [ScriptedRequest] = [
-            .real({ try VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken) }) { answer, now in
-                notified.value = try record(answer: answer, of: store, now: now).notify
-            },
-            .fake { try VerificationProtocol.tan(base: verification, registrationToken: nil) },
-        ]
-        if let submission { steps.append(.fake { try SubmissionProtocol.fakeSubmission(base: submission) }) }
-        return RequestScript("test result poll", steps, render: \.json) { now in
-            var status = try Self.status(of: store, now: now)
-            status.notify = notified.value
-            return status
-        }
+        try drive(try Self.pollOperation(store: store, verification: verification, submission: submission, now: now), now: now)
     }
 
     /// A testresult answer, filed as the app files it for the kind of test
     /// registered, stored; with whether it brings a new final result. A 400
     /// for a test registered over 21 days ago means redeemed: the server
     /// deletes registrations then (Android; under 21 days it is an error).
-    private static func record(answer: HTTPResponse, of store: Store, now: Int64) throws -> (result: TestResult, notify: Bool) {
+    static func record(answer: HTTPResponse, of store: Store, now: Int64) throws -> (result: TestResult, notify: Bool) {
         guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
         let result: TestResult, sample: Int64?
         if answer.status == 400, now - r.registeredAt > registrationLifetime {
@@ -253,110 +185,31 @@ public struct TestResultService: Sendable {
 
     /// Background noise: a session of fake requests only (needs no store).
     public static func noise(transport: any HTTPTransport, verification: String, submission: String) throws {
-        try URLPolicy.check(verification)
-        try URLPolicy.check(submission)
-        fakes(transport, [{ try VerificationProtocol.tan(base: verification, registrationToken: nil) },
-                          { try VerificationProtocol.tan(base: verification, registrationToken: nil) },
-                          { try SubmissionProtocol.fakeSubmission(base: submission) }])
+        let operation = try noiseOperation(verification: verification, submission: submission)
+        _ = try OperationRunner.run(operation, transport: transport, now: 0)
     }
 
     /// Uploads the own keys of the last 14 days, enriched by what the user
     /// said about symptoms, authorised by the registration's one TAN.
     public func submit(_ options: SubmissionOptions, now: Int64) throws -> SubmissionOutcome {
-        try UnixTime.checkNow(now, "submission")
-        let submissionBase = try requireSubmission()
-        guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered: nothing authorises a submission") }
-        guard r.submittedAt == nil else {
-            throw EncoreError(.alreadySubmitted, "the keys of this test were submitted at \(UTCTime.iso8601(seconds: r.submittedAt ?? 0) ?? "?")")
-        }
-        guard let result = r.result.flatMap({ TestResult(code: Int64($0)) }), result.value == .positive else {
-            throw EncoreError(.notPositive, "the test is not positive (\(r.result.flatMap { TestResult(code: Int64($0))?.value.name } ?? "no result yet")): nothing to submit")
-        }
-        // The keys and payload first: a failure here costs no TAN.
-        let own = try OwnKeySchedule(store: store).keyHistory(now: now, days: KeyEnrichment.maxKeys)
-        let (keys, unaligned) = KeyEnrichment.enrich(own, now: now, symptoms: options.symptoms)
-        guard !keys.isEmpty else { throw EncoreError(.notFound, "no own keys of the last 14 days to submit") }
-        // The check-ins too (field 8), each derived, split and encrypted.
-        let shared = CheckInSubmission.shared(try store.checkIns(), now: now)
-        let checkIns = try CheckInSubmission.reports(shared, now: now, symptoms: options.symptoms)
-        let payload = SubmissionPayload(keys: keys, visitedCountries: options.visitedCountries, consentToFederation: options.consentToFederation,
-                                        submissionType: r.rapid ? 1 : 0, checkInProtectedReports: checkIns.map(\.protected))
-        let tan: String
-        if let stored = r.tan, let at = r.tanAt {
-            guard now - at < Self.tanValiditySeconds else {
-                try store.updateTestRegistration { $0.tan = nil }
-                throw EncoreError(.tanRefused, "the TAN received at \(UTCTime.iso8601(seconds: at) ?? "?") has expired (valid 14 days), and a test gets one TAN only")
-            }
-            fakes([{ try VerificationProtocol.tan(base: self.verification, registrationToken: nil) }])
-            tan = stored
-        } else {
-            tan = try VerificationProtocol.tan(from: real(VerificationProtocol.tan(base: verification, registrationToken: r.registrationToken)))
-            // Kept before it is used: a crash from here on resumes with it.
-            try store.updateTestRegistration {
-                $0.tan = tan
-                $0.tanAt = now
-            }
-        }
-        do {
-            try SubmissionProtocol.check(real(SubmissionProtocol.submission(base: submissionBase, tan: tan, payload: payload)))
-        } catch let e as EncoreError where e.kind == .tanRefused {
-            try store.updateTestRegistration { $0.tan = nil }
-            throw e
-        }
-        try store.updateTestRegistration {
-            $0.tan = nil
-            $0.submittedAt = now
-            $0.submittedKeys = keys.count
-        }
-        // Every shared check-in, reported or dropped by the time rules, is
-        // the user's own: warnings for it are then ignored.
-        let submittedCheckIns = shared.map(\.id)
-        try store.markCheckInsSubmitted(submittedCheckIns)
-        return SubmissionOutcome(keys: keys.count, checkIns: submittedCheckIns.count, submittedAt: now, unalignedKeys: unaligned)
+        try drive(try Self.submitOperation(store: store, verification: verification, submission: submission, options: options, now: now), now: now)
     }
 
     /// Deletes the registration, its token and any TAN.
     @discardableResult
     public func forget() throws -> Bool { try store.deleteTestRegistration() }
 
-    // MARK: - the steps
-
-    /// The real testresult request of a registration and what it brings, stored.
-    private func pollNow(now: Int64) throws -> (result: TestResult, notify: Bool) {
-        guard let r = try store.testRegistration() else { throw EncoreError(.notRegistered, "no test is registered") }
-        let answer = try real(VerificationProtocol.testResult(base: verification, registrationToken: r.registrationToken))
-        return try Self.record(answer: answer, of: store, now: now)
-    }
-
-    /// The fake upload of a session, when the submission server is known
-    /// (without it, registration and polling still work, but their sessions
-    /// look shorter than a submission's).
-    private var fakeSubmission: [() throws -> HTTPRequest] {
-        guard let submission else { return [] }
-        return [{ try SubmissionProtocol.fakeSubmission(base: submission) }]
-    }
-
-    private func requireSubmission() throws -> String {
-        guard let submission else { throw EncoreError(.invalidArgument, "the submission server's URL is needed (its fake requests hide the real ones)") }
-        return submission
-    }
-
-    private func real(_ request: HTTPRequest) throws -> HTTPResponse {
-        try transport.perform(request)
-    }
-
-    /// Fake requests: their answers and failures do not matter.
-    private func fakes(_ requests: [() throws -> HTTPRequest]) { Self.fakes(transport, requests) }
-
-    private static func fakes(_ transport: any HTTPTransport, _ requests: [() throws -> HTTPRequest]) {
-        for make in requests {
-            _ = try? transport.perform(try make())
-        }
+    /// The blocking form of a flow: its operation through the transport.
+    private func drive<Result>(_ operation: RequestScript<Result>, now: Int64) throws -> Result {
+        _ = try OperationRunner.run(operation, transport: transport, now: now)
+        return try operation.outcome()
     }
 }
 
-/// Set by a poll's answer, read when its result is made.
-final class NotifyFlag: @unchecked Sendable {
+/// What an answer of a flow tells the flow's end (set when the answer is
+/// fed, read when the result is made).
+final class Carried<Value>: @unchecked Sendable {
     // @unchecked: one operation, driven from one thread at a time.
-    var value = false
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }

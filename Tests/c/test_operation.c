@@ -1,6 +1,6 @@
 /* C tests of network operations through the .so, driven by hand as a host
  * with its own I/O would (no transport at all): the steps of a push
- * registration and of a test result poll, answers and failures fed back,
+ * registration, a test result poll and a sync, answers and failures fed back,
  * retries as WAIT steps, the store written only when the answer that brings
  * it is fed, and every misuse (out of turn, wrong id, bad status, small
  * struct) refused with its status. Built with -Werror, run under valgrind. */
@@ -228,11 +228,65 @@ static void test_result_poll_step_by_step(void) {
     encore_store_close(store);
 }
 
+/* A CWA sync driven by hand with canned answers: the configuration gets no
+ * answer (the sync goes on with the built-in one), the day index lists no
+ * day, the hour index no hour, the warning index nothing; the result is
+ * the sync's summary. Out of turn is refused; nothing to sync is an error
+ * before any request. */
+static void test_sync_step_by_step(void) {
+    encore_store *store = fresh_store();
+    encore_trust *trust = NULL;
+    CHECK(encore_trust_new(&trust) == ENCORE_OK);
+    encore_sync_options o;
+    CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
+    o.trust = trust;
+    encore_operation *op = NULL;
+    CHECK(encore_sync_start(store, &o, NOW, &op) == ENCORE_ERR_INVALID_ARGUMENT && op == NULL);
+    o.distribution_url = "https://distribution.example";
+    CHECK(encore_sync_start(store, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_start(store, &o, NOW, &op) == ENCORE_OK);
+    encore_trust_free(trust); /* the operation keeps what it needs */
+
+    encore_operation_step s = next(op, NOW);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/version/v2/app_config_android"));
+    encore_operation_step again;
+    ENCORE_OUTPUT_INIT(again);
+    CHECK(encore_operation_next(op, NOW, &again) == ENCORE_ERR_OPERATION_STATE);
+    CHECK(encore_operation_feed_failure(op, s.request_id, ENCORE_ERR_NETWORK, NOW) == ENCORE_OK);
+    const char *empty = "[]";
+    const char *tails[] = {"/country/EUR/date", "/hour", "/DE/"};
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        s = next(op, NOW);
+        CHECK(s.kind == ENCORE_STEP_REQUEST);
+        if (s.kind != ENCORE_STEP_REQUEST) break;
+        CHECK(strstr(s.url, "/version/v") != NULL && strstr(s.url, tails[i]) != NULL);
+        if (i == 2) { /* no warnings announced */
+            CHECK(encore_operation_feed_answer(op, s.request_id, 404, NULL, 0, NULL, 0, NOW) == ENCORE_OK);
+        } else {
+            CHECK(encore_operation_feed_answer(op, s.request_id, 200, NULL, 0, (const uint8_t *)empty, 2, NOW) == ENCORE_OK);
+        }
+    }
+    CHECK(next(op, NOW).kind == ENCORE_STEP_DONE);
+    CHECK(encore_operation_get_status(op) == ENCORE_OK);
+    encore_sync_result *result = NULL;
+    CHECK(encore_operation_get_test_status(op, &(encore_test_status){.struct_size = sizeof(encore_test_status)}) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_operation_get_sync_result(op, &result) == ENCORE_OK);
+    encore_sync_summary summary;
+    ENCORE_OUTPUT_INIT(summary);
+    CHECK(encore_sync_result_get_summary(result, &summary) == ENCORE_OK);
+    CHECK(summary.fetched == 0 && summary.configuration == ENCORE_SYNC_CONFIG_BUILT_IN && summary.config_failures == 1);
+    CHECK(summary.has_check == 0 && summary.stopped_early == 0);
+    encore_sync_result_free(result);
+    encore_operation_free(op);
+    encore_store_close(store);
+}
+
 int main(void) {
     if (scratch_dir_make(dir, sizeof dir, "operation") != 0) return 1;
     test_push_registration_step_by_step();
     test_push_registration_without_answers();
     test_result_poll_step_by_step();
+    test_sync_step_by_step();
     scratch_dir_remove(dir);
     return check_report();
 }

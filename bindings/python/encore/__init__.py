@@ -28,7 +28,7 @@ from .records import (CachedKeyFileInfo, Key, KeyFileInfo, OwnKey, PurgeCounts, 
                       TracingEvent)
 from .store import Store
 from .sync import Sync, SyncPlan, SyncReport
-from .testresult import SubmitSummary, TestResultClient, TestStatus, send_noise
+from .testresult import SubmitSummary, TestResultClient, TestStatus, noise_operation, send_noise
 from .transport import Transport
 from .trust import TrustList
 
@@ -37,5 +37,5 @@ globals().update(_CLASSES)
 
 __all__ = ["CachedKeyFileInfo", "CheckIn", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
            "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
-           "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "send_noise", "status_name",
+           "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "noise_operation", "send_noise", "status_name",
            "__version__", "crowdnotifier", *sorted(_CLASSES)]

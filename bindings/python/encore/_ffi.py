@@ -1077,6 +1077,8 @@ FUNCTIONS = {
     'encore_operation_free': (None, [ctypes.POINTER(encore_operation)]),
     # (store, transport, verification_url, submission_url, key, now, status)
     'encore_test_register': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    # (store, verification_url, submission_url, key, now, out)
+    'encore_test_register_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, transport, verification_url, submission_url, now, status)
     'encore_test_poll': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (store, verification_url, submission_url, now, out)
@@ -1087,12 +1089,18 @@ FUNCTIONS = {
     'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (transport, verification_url, submission_url)
     'encore_test_noise': (encore_status, [ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p]),
+    # (verification_url, submission_url, out)
+    'encore_test_noise_start': (encore_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, existed)
     'encore_test_forget': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_int32)]),
     # (options, struct_size)
     'encore_submit_options_init': (encore_status, [ctypes.POINTER(encore_submit_options), ctypes.c_size_t]),
     # (store, transport, verification_url, submission_url, options, now, summary)
     'encore_submit': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_submit_summary)]),
+    # (store, verification_url, submission_url, options, now, out)
+    'encore_submit_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (operation, summary)
+    'encore_operation_get_submit_summary': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_submit_summary)]),
     # (qr_code, out)
     'encore_trace_location_parse': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
     # (payload, length, out)
@@ -1181,6 +1189,10 @@ FUNCTIONS = {
     'encore_sync_plan': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(encore_sync_plan_info)]),
     # (store, transport, options, now, out)
     'encore_sync': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
+    # (store, options, now, out)
+    'encore_sync_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (operation, out)
+    'encore_operation_get_sync_result': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
     # (result)
     'encore_sync_result_free': (None, [ctypes.POINTER(encore_sync_result)]),
     # (result, summary)
@@ -1297,14 +1309,18 @@ FALLIBLE = frozenset({
     'encore_operation_get_result_json',
     'encore_operation_run',
     'encore_test_register',
+    'encore_test_register_start',
     'encore_test_poll',
     'encore_test_poll_start',
     'encore_operation_get_test_status',
     'encore_test_get_status',
     'encore_test_noise',
+    'encore_test_noise_start',
     'encore_test_forget',
     'encore_submit_options_init',
     'encore_submit',
+    'encore_submit_start',
+    'encore_operation_get_submit_summary',
     'encore_trace_location_parse',
     'encore_trace_location_parse_payload',
     'encore_trace_location_get_info',
@@ -1345,6 +1361,8 @@ FALLIBLE = frozenset({
     'encore_sync_options_init',
     'encore_sync_plan',
     'encore_sync',
+    'encore_sync_start',
+    'encore_operation_get_sync_result',
     'encore_sync_result_get_summary',
     'encore_sync_result_get_json',
     'encore_sync_result_get_check',

@@ -11,6 +11,7 @@ from ._cdata import text
 from ._loader import lib
 from ._progress import Progress
 from .exposure import CheckResult, _take_check_result
+from .operation import Operation
 from .store import _take_bytes
 from .trust import TrustList
 
@@ -54,6 +55,10 @@ class Sync:
         s = Sync(store, Transport.curl(), distribution=url, trust=trust)
         if s.plan(trigger="periodic").steps:
             report = s.run(trigger="periodic")
+
+    or, with the host's own I/O (the transport may then be None):
+
+        report = await Sync(store, None, distribution=url, trust=trust).operation().run_async(session)
     """
 
     def __init__(self, store, transport, *, distribution=None, country="EUR", trust=None, dp3t=None, dp3t_key=None,
@@ -105,6 +110,8 @@ class Sync:
     def run(self, *, trigger="user", network="unmetered", run_check=True, budget=None, now=None, progress=None):
         """Syncs what is due; `progress(done, total)` (requests) may return
         False to cancel. Raises on a failure (counted for the backoff)."""
+        if self.transport is None:
+            raise ValueError("run() needs a transport; operation() runs with the caller's own I/O")
         o, keep = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_sync_result)()
         watcher = keep[-1]
@@ -117,21 +124,47 @@ class Sync:
                 watcher.reraise(e)
             raise
         try:
-            b = _ffi.encore_bytes()
-            lib.encore_sync_result_get_json(out, ctypes.byref(b))
-            document = json.loads(_take_bytes(b))
-            check = None
-            if document["check"] is not None:
-                c = ctypes.POINTER(_ffi.encore_check_result)()
-                lib.encore_sync_result_get_check(out, ctypes.byref(c))
-                check = _take_check_result(c)
-            return SyncReport(document, check)
+            return _report(out)
         finally:
             lib.encore_sync_result_free(out)
+
+    def operation(self, *, trigger="user", network="unmetered", run_check=True, budget=None, now=None, progress=None):
+        """The sync as an Operation the caller drives with its own I/O
+        (op.run_async(session) on an asyncio loop, or next/feed by hand);
+        op.result() is the SyncReport. Planned at `now`; the transport
+        given to Sync is not used."""
+        o, keep = self._options(trigger, network, run_check, budget, progress)
+        out = ctypes.POINTER(_ffi.encore_operation)()
+        with self._trust() as t, self.store._handle.borrow() as s:
+            o.trust = t
+            lib.encore_sync_start(s, ctypes.byref(o), _now(now), ctypes.byref(out))
+        return Operation(out, _operation_report, keep=(keep, self.trust, self.store))
 
     def _trust(self):
         import contextlib
         return self.trust._handle.borrow() if self.trust is not None else contextlib.nullcontext(None)
+
+
+def _report(result):
+    """The SyncReport of an encore_sync_result (not freed here)."""
+    b = _ffi.encore_bytes()
+    lib.encore_sync_result_get_json(result, ctypes.byref(b))
+    document = json.loads(_take_bytes(b))
+    check = None
+    if document["check"] is not None:
+        c = ctypes.POINTER(_ffi.encore_check_result)()
+        lib.encore_sync_result_get_check(result, ctypes.byref(c))
+        check = _take_check_result(c)
+    return SyncReport(document, check)
+
+
+def _operation_report(operation):
+    out = ctypes.POINTER(_ffi.encore_sync_result)()
+    operation._call("encore_operation_get_sync_result", ctypes.byref(out))
+    try:
+        return _report(out)
+    finally:
+        lib.encore_sync_result_free(out)
 
 
 def _key_buffer(key):

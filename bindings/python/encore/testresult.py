@@ -91,19 +91,23 @@ class TestResultClient:
         and a rapid PCR test's (https://p.coronawarn.app?v=1#...) code. A key
         that cannot be right raises TestKeyError (TestCodeHashError for a rapid
         code whose hash does not match) before anything is sent."""
-        given = [(k, v) for k, v in ((_ffi.ENCORE_TEST_KEY_QR_CODE, qr), (_ffi.ENCORE_TEST_KEY_GUID, guid),
-                                     (_ffi.ENCORE_TEST_KEY_TELETAN, teletan)) if v is not None]
-        if len(given) != 1:
-            raise TypeError("give exactly one of qr, guid and teletan")
-        kind, value = given[0]
-        keep = [text(value, "key")]
-        key = _ffi.encore_test_key(ctypes.sizeof(_ffi.encore_test_key), kind, 1 if rapid else 0, 0, keep[0], None)
-        if dob is not None:
-            keep.append(text(dob, "dob"))
-            key.date_of_birth = keep[-1]
+        key, keep = _test_key(qr, guid, teletan, dob, rapid)
         status = _cdata.output(_ffi.encore_test_status)
         self._call("encore_test_register", ctypes.byref(key), _now(now), ctypes.byref(status))
+        del keep
         return TestStatus._from(status)
+
+    def register_operation(self, *, qr=None, guid=None, teletan=None, dob=None, rapid=False, now=None):
+        """The registration as an Operation the caller drives (no transport
+        needed); its result is the TestStatus."""
+        key, keep = _test_key(qr, guid, teletan, dob, rapid)
+        return self._start("encore_test_register_start", _test_status, ctypes.byref(key), _now(now), keep=keep)
+
+    def _start(self, name, result, *args, keep=None):
+        out = ctypes.POINTER(_ffi.encore_operation)()
+        with self.store._handle.borrow() as s:
+            getattr(lib, name)(s, self._verification, self._submission, *args, ctypes.byref(out))
+        return Operation(out, result, keep=(self.store, keep))
 
     def poll(self, now=None):
         """One poll of the result; `notify` is True in the poll that brings a new final result."""
@@ -114,10 +118,7 @@ class TestResultClient:
     def poll_operation(self, now=None):
         """The poll as an Operation the caller drives (no transport needed);
         its result is the TestStatus."""
-        out = ctypes.POINTER(_ffi.encore_operation)()
-        with self.store._handle.borrow() as s:
-            lib.encore_test_poll_start(s, self._verification, self._submission, _now(now), ctypes.byref(out))
-        return Operation(out, _test_status, keep=self.store)
+        return self._start("encore_test_poll_start", _test_status, _now(now))
 
     def status(self, now=None):
         """Where the test stands, from the store alone."""
@@ -135,28 +136,69 @@ class TestResultClient:
     def submit(self, *, symptoms="no-info", onset=None, visited=(), federation=False, now=None):
         """Uploads the own keys of the last 14 days. `onset` (unix seconds of
         a UTC midnight) instead of `symptoms` gives the day symptoms began."""
-        o = _ffi.encore_submit_options()
-        lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
-        if onset is not None:
-            o.symptoms, o.onset = _ffi.ENCORE_SYMPTOMS_ONSET_DATE, onset
-        else:
-            if symptoms not in SYMPTOMS:
-                raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
-            o.symptoms = SYMPTOMS[symptoms]
-        countries = [text(c, "visited") for c in visited]
-        array = (ctypes.c_char_p * max(len(countries), 1))(*countries)
-        o.visited_countries = ctypes.cast(array, type(o.visited_countries))
-        o.visited_country_count = len(countries)
-        o.consent_to_federation = 1 if federation else 0
+        o, keep = _submit_options(symptoms, onset, visited, federation)
         summary = _cdata.output(_ffi.encore_submit_summary)
         self._call("encore_submit", ctypes.byref(o), _now(now), ctypes.byref(summary))
+        del keep
         return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
+
+    def submit_operation(self, *, symptoms="no-info", onset=None, visited=(), federation=False, now=None):
+        """The submission as an Operation the caller drives (no transport
+        needed); its result is the SubmitSummary."""
+        o, keep = _submit_options(symptoms, onset, visited, federation)
+        return self._start("encore_submit_start", _submit_summary, ctypes.byref(o), _now(now), keep=keep)
 
 
 def send_noise(transport, *, verification, submission):
     """One session of fake requests (background noise)."""
     with transport.borrow() as t:
         lib.encore_test_noise(t, text(verification, "verification"), text(submission, "submission"))
+
+
+def noise_operation(*, verification, submission):
+    """The noise session as an Operation the caller drives."""
+    out = ctypes.POINTER(_ffi.encore_operation)()
+    lib.encore_test_noise_start(text(verification, "verification"), text(submission, "submission"), ctypes.byref(out))
+    return Operation(out, lambda op: op.json())
+
+
+def _test_key(qr, guid, teletan, dob, rapid):
+    """An encore_test_key of exactly one of qr, guid and teletan, and the strings it points to."""
+    given = [(k, v) for k, v in ((_ffi.ENCORE_TEST_KEY_QR_CODE, qr), (_ffi.ENCORE_TEST_KEY_GUID, guid),
+                                 (_ffi.ENCORE_TEST_KEY_TELETAN, teletan)) if v is not None]
+    if len(given) != 1:
+        raise TypeError("give exactly one of qr, guid and teletan")
+    kind, value = given[0]
+    keep = [text(value, "key")]
+    key = _ffi.encore_test_key(ctypes.sizeof(_ffi.encore_test_key), kind, 1 if rapid else 0, 0, keep[0], None)
+    if dob is not None:
+        keep.append(text(dob, "dob"))
+        key.date_of_birth = keep[-1]
+    return key, keep
+
+
+def _submit_options(symptoms, onset, visited, federation):
+    """encore_submit_options, and the memory they point to."""
+    o = _ffi.encore_submit_options()
+    lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
+    if onset is not None:
+        o.symptoms, o.onset = _ffi.ENCORE_SYMPTOMS_ONSET_DATE, onset
+    else:
+        if symptoms not in SYMPTOMS:
+            raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
+        o.symptoms = SYMPTOMS[symptoms]
+    countries = [text(c, "visited") for c in visited]
+    array = (ctypes.c_char_p * max(len(countries), 1))(*countries)
+    o.visited_countries = ctypes.cast(array, type(o.visited_countries))
+    o.visited_country_count = len(countries)
+    o.consent_to_federation = 1 if federation else 0
+    return o, (countries, array)
+
+
+def _submit_summary(operation):
+    summary = _cdata.output(_ffi.encore_submit_summary)
+    operation._call("encore_operation_get_submit_summary", ctypes.byref(summary))
+    return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
 
 
 def _test_status(operation):

@@ -109,3 +109,82 @@ def test_async_poll_without_a_server_fails_as_the_network_does(store, servers):
 
     with pytest.raises(encore.NetworkError):
         asyncio.run(main())
+
+
+def session_requests(v, s, since):
+    """(server, path, body size) of the requests since `since` (a pair of counts)."""
+    return [("v", q.path, len(q.body)) for q in v.requests[since[0]:]] + [("s", q.path, len(q.body)) for q in s.requests[since[1]:]]
+
+
+def test_register_and_submit_on_asyncio_send_what_the_blocking_calls_send(servers, store, tmp_path):
+    state, v, s = servers
+    state.set_result_for_guid(GUID, 2)   # positive
+    client = encore.TestResultClient(store, None, verification=v.url, submission=s.url)
+
+    async def main():
+        async with httpx.AsyncClient() as session:
+            with client.register_operation(guid=GUID, now=NOW) as op:
+                registered = await op.run_async(session, now=NOW)
+            before = (len(v.requests), len(s.requests))
+            with client.submit_operation(symptoms="none", now=NOW + 60) as op:
+                return registered, await op.run_async(session, now=NOW + 60), before
+
+    start = (len(v.requests), len(s.requests))
+    registered, summary, before = asyncio.run(main())
+    assert registered.result == "POSITIVE" and registered.notify and registered.registered
+    assert summary.keys == 14 and summary.submitted_at == NOW + 60
+    assert client.status(now=NOW + 61).submitted_at == NOW + 60 and not client.status(now=NOW + 61).has_tan
+    async_submit = session_requests(v, s, before)
+    assert [p for _, p, _ in async_submit] == ["/version/v1/tan", "/version/v1/diagnosis-keys"]
+    # The registration's session: token, first poll, and the fake upload.
+    register_requests = [(q.path, len(q.body)) for q in v.requests[start[0]:before[0]]] + [(q.path, len(q.body)) for q in s.requests[start[1]:before[1]]]
+    assert [p for p, _ in register_requests] == ["/version/v1/registrationToken", "/version/v1/testresult", "/version/v1/diagnosis-keys"]
+
+    # The blocking submission from another (teleTAN, so positive) store: the same requests, in the same sizes.
+    with encore.Store.open(tmp_path / "twin.db", raw_key=b"\x07" * 32) as twin:
+        for k in store.own_keys():
+            twin.put_own_key(k)
+        with encore.Transport.curl() as t:
+            blocking = encore.TestResultClient(twin, t, verification=v.url, submission=s.url)
+            blocking.register(teletan=state.issue_teletan(), now=NOW)
+            start = (len(v.requests), len(s.requests))
+            blocking.submit(symptoms="none", now=NOW + 60)
+            assert session_requests(v, s, start) == async_submit
+    assert v.violations == [] and s.violations == []
+
+
+def test_a_submission_by_hand_keeps_the_tan_when_the_upload_gets_no_answer(servers, store):
+    state, v, s = servers
+    state.set_result_for_guid(GUID, 2)
+    with encore.Transport.curl() as t:
+        encore.TestResultClient(store, t, verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
+    client = encore.TestResultClient(store, None, verification=v.url, submission=s.url)
+    op = client.submit_operation(now=NOW)
+    _, tan = op.next(NOW)
+    assert tan.url.endswith("/version/v1/tan")
+    import urllib.request
+    with urllib.request.urlopen(urllib.request.Request(tan.url, data=tan.body, headers=dict(tan.headers), method=tan.method)) as r:
+        op.feed_answer(tan.id, r.status, list(r.headers.items()), r.read(), now=NOW)
+    # The TAN is kept when its answer is fed, before it is used.
+    assert client.status(now=NOW).has_tan
+    _, upload = op.next(NOW)
+    assert upload.url.endswith("/version/v1/diagnosis-keys")
+    op.feed_failure(upload.id, "timeout", NOW)
+    assert op.next(NOW) == ("done", None)
+    with pytest.raises(encore.TimeoutError):
+        op.result()
+    assert client.status(now=NOW).has_tan and client.status(now=NOW).submitted_at is None
+    # The next submission uses the kept TAN behind a fake TAN request.
+    with encore.Transport.curl() as t:
+        summary = encore.TestResultClient(store, t, verification=v.url, submission=s.url).submit(now=NOW + 1)
+    assert summary.keys == 14 and len(s.submissions) == 1
+
+
+def test_noise_as_an_operation(servers):
+    state, v, s = servers
+    op = encore.noise_operation(verification=v.url, submission=s.url)
+    sizes = []
+    while (step := op.next(NOW))[0] == "request":
+        sizes.append(len(step[1].body))
+        op.feed_failure(step[1].id, "network", NOW)   # fakes: their outcome does not matter
+    assert op.result() == {"sent": 3} and len(sizes) == 3

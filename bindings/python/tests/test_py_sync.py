@@ -102,3 +102,98 @@ def test_bad_arguments(setup):
     with pytest.raises(encore.EncoreError):
         encore.Sync(store, t, distribution=dist.url).run(now=NOW)
     assert store.keyfiles("EUR") == []
+
+
+def perform(request):
+    """One request through urllib: (status, headers, body)."""
+    import urllib.error
+    import urllib.request
+    req = urllib.request.Request(request.url, data=request.body or None, method=request.method, headers=dict(request.headers))
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, list(r.headers.items()), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, list(e.headers.items()), e.read()
+
+
+def drive(op, now=NOW, answer=perform):
+    """Drives an operation by hand; returns the URLs it asked for."""
+    urls = []
+    while True:
+        kind, value = op.next(now)
+        if kind == "done":
+            return urls
+        assert kind == "request"
+        urls.append(value.url)
+        outcome = answer(value)
+        if outcome is None:
+            op.feed_failure(value.id, "network", now)
+        else:
+            op.feed_answer(value.id, *outcome, now=now)
+
+
+def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
+    dist, trust, store = setup
+    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    urls = drive(op)
+    assert urls[0].endswith("/version/v2/app_config_android") and urls[1].endswith("/country/EUR/date")
+    report = op.result()
+    assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
+    assert report.configuration["used"] == "fetched" and report.check is not None
+    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
+    # The same as the blocking form on a store in the same state.
+    with encore.Store.open(str(tmp_path / "twin.db"), raw_key=RAW_KEY) as twin:
+        blocking = encore.Sync(twin, encore.Transport.curl(), distribution=dist.url, trust=trust).run(now=NOW, network="metered")
+    assert [f["etag"] for f in blocking.fetched] == [f["etag"] for f in report.fetched]
+    assert blocking.document["check"] == report.document["check"]
+    # Nothing due any more: a periodic sync's operation is done at once.
+    idle = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW + 60, trigger="periodic")
+    assert idle.next(NOW + 60) == ("done", None) and idle.result().fetched == []
+
+
+def test_driving_the_sync_out_of_turn_is_refused(setup):
+    dist, trust, store = setup
+    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW)
+    _, request = op.next(NOW)
+    with pytest.raises(encore.OperationStateError):
+        op.next(NOW)
+    with pytest.raises(encore.OperationStateError):
+        op.feed_answer(request.id + 1, 200)
+    with pytest.raises(encore.OperationStateError):
+        op.result()
+    op.feed_failure(request.id, "timeout", NOW)
+    with pytest.raises(encore.OperationStateError):
+        op.feed_answer(request.id, 200)
+
+
+def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fails(setup, tmp_path):
+    dist, trust, store = setup
+    config_lost = lambda r: None if "app_config" in r.url else perform(r)  # noqa: E731
+    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    drive(op, answer=config_lost)
+    report = op.result()
+    assert report.configuration["used"] == "built-in" and report.configuration["failures"] == 1
+    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
+
+    # A day package without an answer: the sync fails with the network's
+    # status; the day verified before it is kept.
+    with encore.Store.open(str(tmp_path / "fresh.db"), raw_key=RAW_KEY) as fresh:
+        lost = lambda r: None if r.url.endswith("/date/" + day(1)) else perform(r)  # noqa: E731
+        op = encore.Sync(fresh, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+        urls = drive(op, answer=lost)
+        assert urls[-1].endswith("/date/" + day(1))
+        with pytest.raises(encore.NetworkError):
+            op.result()
+        assert fresh.keyfiles("EUR") == [day(2)]
+
+
+def test_the_budget_counts_from_the_first_step(setup):
+    dist, trust, store = setup
+    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, budget=60)
+    _, request = op.next(NOW)
+    op.feed_answer(request.id, *perform(request), now=NOW + 61)
+    # The host's clock says the budget is spent: the sync stops cleanly.
+    assert op.next(NOW + 61) == ("done", None)
+    report = op.result()
+    assert report.document["stoppedEarly"] and store.keyfiles("EUR") == []
+    assert any("budget" in w for w in report.document["warnings"])

@@ -1,0 +1,285 @@
+import EncoreCheckIns
+import EncoreHTTP
+import EncoreModel
+import EncoreProtocols
+import EncoreStorage
+import EncoreSupport
+
+/// One sync as a state machine the host drives (sans-I/O): the planner's
+/// steps become work, requests whose answers are verified and applied in
+/// one transaction with the state that names them, so that a sync stopped
+/// at any point keeps only verified packages and the next one resumes
+/// where this one stopped. After new data the exposure check runs on the
+/// cache. The blocking `SyncService.run` is `OperationRunner` over this.
+///
+/// The time budget counts from the first `next`'s `now`: once it is spent
+/// the sync stops cleanly before its next request. Stored timestamps are
+/// the sync's start (the planner's clock).
+public final class SyncOperation: NetworkOperation {
+    public let name = "sync"
+    let store: Store
+    let options: SyncOptions
+    /// The sync's start: what it stores as its time.
+    let now: Int64
+    var report: SyncReport
+    /// New keys, configuration or deletions: the check must run again.
+    var changed = false
+    /// The key packages kept by this sync (region → identifier → export.bin
+    /// or package), for the check that follows: it need not read them back
+    /// from the cache, nor inflate again what verifying them inflated.
+    var kept: [String: [String: OwnedBytes]] = [:]
+    /// A verified key package not yet written: it is written while the
+    /// next one is verified (two processors share the work), and before
+    /// anything ends the sync.
+    var unwritten: (CheckedPackage, PackageTarget)?
+
+    /// The planner's steps not yet begun, and the work of the one under way.
+    private var steps: [SyncStep]
+    private var work: [SyncWork] = []
+    private var outstanding: (id: UInt64, work: SyncWork)?
+    private var nextID: UInt64 = 1
+    private var requests: UInt64 = 0
+    private var startedAt: Int64?
+    public private(set) var failure: EncoreError?
+    public private(set) var value: SyncReport?
+
+    /// Plans the sync at `now`; a sync with nothing due is done at once.
+    public init(store: Store, options: SyncOptions, now: Int64) throws {
+        let plan = try SyncService.plan(store: store, options, now: now)
+        self.store = store
+        self.options = options
+        self.now = now
+        report = SyncReport(plan: plan)
+        report.nextDueAt = plan.nextDueAt
+        steps = plan.steps
+        if steps.isEmpty {
+            value = report
+        } else {
+            try store.setSetting(SyncSettings.lastAttempt, to: .integer(now))
+        }
+    }
+
+    var country: String { options.country }
+    var base: String { options.distribution ?? "" }
+    public var isDone: Bool { failure != nil || value != nil }
+
+    // MARK: - NetworkOperation
+
+    public func next(now clock: Int64) throws -> OperationStep {
+        try checkClock(clock)
+        if isDone { return .done }
+        if let outstanding {
+            throw EncoreError(.operationState, "sync: request \(outstanding.id) is still waiting for its answer")
+        }
+        let started = startedAt ?? clock
+        startedAt = started
+        advance()
+        guard !isDone, let head = work.first, case .fetch(let request, _) = head.action else { return .done }
+        // The budget: the sync stops cleanly; the next one resumes.
+        if clock &- started >= options.budgetSeconds {
+            report.stoppedEarly = true
+            report.warnings.append("the sync's time budget (\(options.budgetSeconds) s) ran out; the next sync resumes")
+            attempt { try head.onBudget?(self) }
+            finish()
+            return .done
+        }
+        if let p = options.progress, !p(requests, requests &+ 1) {
+            fail(EncoreError(.cancelled, "the sync was cancelled"), head)
+            return .done
+        }
+        work.removeFirst()
+        requests &+= 1
+        let id = nextID
+        nextID &+= 1
+        outstanding = (id, head)
+        return .request(id: id, request)
+    }
+
+    public func receive(_ id: UInt64, answer: HTTPResponse, now clock: Int64) throws {
+        let item = try take(id, clock)
+        guard case .fetch(_, let apply) = item.action else { return }
+        noteClock(answer, at: clock)
+        do {
+            try apply(self, answer)
+        } catch {
+            fail(EncoreError.wrapping(error, name), item)
+        }
+        advance()
+    }
+
+    public func receive(_ id: UInt64, failure error: EncoreError, now clock: Int64) throws {
+        guard TransportFailure.kinds.contains(error.kind) else {
+            throw EncoreError(.invalidArgument, "sync: a request's failure must be a transport failure, not \(error.kind)")
+        }
+        let item = try take(id, clock)
+        fail(error, item)
+        advance()
+    }
+
+    public func resultJSON() throws -> JSONValue {
+        guard let value else { throw EncoreError(.operationState, "the sync has not finished") }
+        return value.json
+    }
+
+    /// The report: the sync's error, or the state error before it is done.
+    public func outcome() throws -> SyncReport {
+        if let failure { throw failure }
+        guard let value else { throw EncoreError(.operationState, "the sync has not finished") }
+        return value
+    }
+
+    // MARK: - work
+
+    /// Work the current request's answer brought: done before the rest of its step.
+    func follow(with items: [SyncWork]) {
+        work.insert(contentsOf: items, at: 0)
+    }
+
+    /// Runs local work until a request is due, beginning the next step
+    /// when one is done; finishes when nothing is left.
+    private func advance() {
+        while !isDone {
+            if let head = work.first {
+                guard case .local(let run) = head.action else { return }
+                work.removeFirst()
+                do { try run(self) } catch { fail(EncoreError.wrapping(error, name), head) }
+            } else if !steps.isEmpty {
+                let step = steps.removeFirst()
+                do { work = try begin(step) } catch { fail(EncoreError.wrapping(error, name), SyncWork.local { _ in }) }
+            } else {
+                finish()
+            }
+        }
+    }
+
+    /// The work of one of the planner's steps.
+    private func begin(_ step: SyncStep) throws -> [SyncWork] {
+        switch step {
+        case .appConfig: return appConfigWork()
+        case .dayIndex: return dayIndexWork()
+        case .hourIndex(let day): return try hourIndexWork(day)
+        case .dp3t: return try dp3tWork()
+        case .traceWarnings: return traceWarningsWork()
+        case .traceKeys: return try traceKeysWork()
+        }
+    }
+
+    /// A revocation is followed by a fresh index look-up.
+    func lookUpDaysAgain() {
+        if !steps.contains(.dayIndex) { steps.insert(.dayIndex, at: 0) }
+    }
+
+    /// A failure ends the sync unless the work's own recovery takes it
+    /// (the configuration's outage); the verified package not yet written
+    /// is written first.
+    private func fail(_ error: EncoreError, _ item: SyncWork) {
+        do {
+            if try item.recover?(self, error) == true { return }
+        } catch {
+            return end(EncoreError.wrapping(error, name))
+        }
+        do { try writeUnwritten() } catch { return end(EncoreError.wrapping(error, name)) }
+        end(error)
+    }
+
+    private func end(_ error: EncoreError) {
+        failure = error
+        let failures = ((try? store.syncState(country: country).failures) ?? 0).addingReportingOverflow(1).partialValue
+        do {
+            try store.write { w in
+                try w.setSetting(SyncSettings.failures, to: .integer(Int64(failures)))
+                try w.setSetting(SyncSettings.lastError, to: .text(error.message))
+            }
+        } catch {
+            failure = EncoreError.wrapping(error, name)
+        }
+    }
+
+    private func attempt(_ body: () throws -> Void) {
+        do { try body() } catch { end(EncoreError.wrapping(error, name)) }
+    }
+
+    /// The end of a sync that did not fail: the state, the purge, the next
+    /// due time and, after new data, the check on the cache.
+    private func finish() {
+        guard !isDone else { return }
+        do {
+            try writeUnwritten()
+            // Packages synced while the configuration backs off: the check
+            // goes on with the last verified one or the built-in one.
+            if report.configuration == nil, report.plan.steps.contains(where: { $0 != .appConfig && $0 != .dp3t && $0 != .traceKeys }) {
+                let state = try store.syncState(country: country)
+                report.configuration = try fallback(
+                    "the configuration is backing off after \(state.configFailures) failed fetch\(state.configFailures == 1 ? "" : "es")",
+                    failures: state.configFailures)
+            }
+            if !report.stoppedEarly {
+                try store.write { w in
+                    if options.sources.cwa { try w.setSetting(SyncSettings.lastSuccess, to: .integer(now)) }
+                    try w.setSetting(SyncSettings.failures, to: .integer(0))
+                    try w.deleteSetting(SyncSettings.lastError)
+                }
+            }
+            report.deleted += try SyncService.purge(store, options, now: now)
+            var periodic = options
+            periodic.trigger = .periodic
+            report.nextDueAt = try SyncService.plan(store: store, periodic, now: now).nextDueAt
+            if options.runCheck && changed {
+                report.check = try CachedCheck(store: store, fresh: kept).run(now: now)
+            }
+            value = report
+        } catch {
+            end(EncoreError.wrapping(error, name))
+        }
+    }
+
+    // MARK: -
+
+    private func take(_ id: UInt64, _ clock: Int64) throws -> SyncWork {
+        try checkClock(clock)
+        guard let outstanding, outstanding.id == id else {
+            throw EncoreError(.operationState, "sync: \(id) is not the request waiting for an answer")
+        }
+        self.outstanding = nil
+        return outstanding.work
+    }
+
+    private func checkClock(_ clock: Int64) throws {
+        guard clock >= 0 else { throw EncoreError(.invalidArgument, "sync: now (\(clock)) must not be negative") }
+    }
+
+    private func noteClock(_ r: HTTPResponse, at clock: Int64) {
+        guard let server = DistributionProtocol.serverDate(r) else { return }
+        let offset = server &- clock
+        report.clockOffset = offset
+        if abs(offset) > SyncService.clockWarningSeconds {
+            report.warnings.append("this device's clock is \(abs(offset) / 60) minutes \(offset > 0 ? "behind" : "ahead of") the server's")
+        }
+    }
+}
+
+/// One piece of a sync's work: a request whose answer `apply` verifies and
+/// stores (and which may bring more work), or a local step between requests.
+struct SyncWork {
+    enum Action {
+        case fetch(HTTPRequest, apply: (SyncOperation, HTTPResponse) throws -> Void)
+        case local((SyncOperation) throws -> Void)
+    }
+
+    var action: Action
+    /// Takes a failure of this work (true: the sync goes on), or notes it
+    /// (false: the sync fails).
+    var recover: ((SyncOperation, EncoreError) throws -> Bool)?
+    /// Called when the budget runs out before this request.
+    var onBudget: ((SyncOperation) throws -> Void)?
+
+    static func fetch(_ request: HTTPRequest, recover: ((SyncOperation, EncoreError) throws -> Bool)? = nil,
+                      onBudget: ((SyncOperation) throws -> Void)? = nil,
+                      _ apply: @escaping (SyncOperation, HTTPResponse) throws -> Void) -> SyncWork {
+        SyncWork(action: .fetch(request, apply: apply), recover: recover, onBudget: onBudget)
+    }
+
+    static func local(recover: ((SyncOperation, EncoreError) throws -> Bool)? = nil, _ run: @escaping (SyncOperation) throws -> Void) -> SyncWork {
+        SyncWork(action: .local(run), recover: recover, onBudget: nil)
+    }
+}

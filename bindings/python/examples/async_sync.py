@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Syncs a store with CWA's distribution server on an asyncio loop, one
+thread, with an async HTTP client (httpx, or aiohttp when httpx is not
+installed): the library makes the requests and verifies and stores the
+answers (encore_sync_start and the operation API); the loop performs them.
+Prints what `encore sync` prints; with --json the same document as
+`encore sync --json`.
+
+    ENCORE_DB_KEY=... async_sync.py --db client.db \\
+        --distribution https://svc90.main.px.t-online.de --trust 310:v1:cwa.pem --json
+
+The store key comes from the environment as for the CLI: ENCORE_DB_KEY (a
+passphrase) or ENCORE_DB_KEY_HEX (64 hex digits), exactly one of them.
+Exit status: 0 synced (or nothing due), 1 the sync failed, 2 usage errors.
+"""
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+import encore
+
+
+def store_key():
+    """(passphrase, raw_key) from the environment, as the CLI reads them."""
+    passphrase, hex_key = os.environb.get(b"ENCORE_DB_KEY"), os.environ.get("ENCORE_DB_KEY_HEX")
+    if (passphrase is None) == (hex_key is None):
+        raise SystemExit(usage("set exactly one of ENCORE_DB_KEY (a passphrase) and ENCORE_DB_KEY_HEX (64 hex digits)"))
+    if passphrase is not None:
+        if not passphrase:
+            raise SystemExit(usage("ENCORE_DB_KEY is set but empty"))
+        return passphrase, None
+    digits = hex_key.strip()
+    try:
+        raw = bytes.fromhex(digits)
+    except ValueError:
+        raw = b""
+    if len(digits) != 64 or len(raw) != 32:
+        raise SystemExit(usage("ENCORE_DB_KEY_HEX must be 64 hex digits (a raw 32-byte key)"))
+    return None, raw
+
+
+def trust_list(arguments):
+    """A TrustList of --trust KEY_ID:VERSION:PEM_FILE arguments."""
+    trust = encore.TrustList()
+    for argument in arguments:
+        parts = argument.split(":", 2)
+        if len(parts) != 3 or not all(parts):
+            raise SystemExit(usage(f"--trust {argument}: KEY_ID:VERSION:PEM_FILE"))
+        try:
+            with open(parts[2], "rb") as f:
+                trust.add_key(parts[0], parts[1], f.read())
+        except (OSError, encore.EncoreError) as e:
+            raise SystemExit(usage(f"--trust {argument}: {e}"))
+    return trust
+
+
+def usage(message):
+    print(f"async_sync.py: {message}", file=sys.stderr)
+    return 2
+
+
+async def session():
+    """An async HTTP client: httpx, else aiohttp."""
+    try:
+        import httpx
+        return httpx.AsyncClient(timeout=30)
+    except ImportError:
+        import aiohttp
+        return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
+
+
+async def sync(a):
+    passphrase, raw_key = store_key()
+    with encore.Store.open(a.db, passphrase, raw_key=raw_key) as store, trust_list(a.trust) as trust:
+        operation = encore.Sync(store, None, distribution=a.distribution, country=a.country, trust=trust).operation(now=a.now)
+        with operation:
+            async with await session() as client:
+                return await operation.run_async(client, now=a.now)
+
+
+def text(report):
+    """What was fetched and what comes next, as `encore sync` says it (the JSON has everything)."""
+    d = report.document
+    names = {"config": lambda f: "configuration", "day": lambda f: f"day {f['day']} ({f['keys']} keys)",
+             "hour": lambda f: f"hour {f['day']} {f['hour']}:00 ({f['keys']} keys)",
+             "dp3t": lambda f: f"DP-3T bundle {f['etag']} ({f['keys']} keys)",
+             "warnings": lambda f: f"warnings of hour {f.get('interval')} ({f['keys']} reports, {f.get('matches', 0)} new matches)",
+             "traceKeys": lambda f: f"trace keys {f['etag']} ({f['keys']} events, {f.get('matches', 0)} new matches)"}
+    fetched = [names[f["kind"]](f) for f in d["fetched"]]
+    lines = [("fetched", ", ".join(fetched) or "nothing new")]
+    if d["deleted"]:
+        lines.append(("deleted", f"{d['deleted']} packages"))
+    if d["revoked"]:
+        lines.append(("revoked", f"{d['revoked']} packages (fetched again)"))
+    c = d["configuration"]
+    if c is not None and c["used"] in ("last-verified", "built-in"):
+        lines.append(("configuration", f"the {c['used'].replace('-', ' ')} one: {c['reason'] or ''}"))
+    lines += [("warning", w) for w in d["warnings"]]
+    if d["check"] is not None:
+        lines.append(("check", "ran on the cache (--json shows its result)"))
+    if d["nextDueAt"] is not None:
+        lines.append(("next sync", str(d["nextDueAt"])))
+    return "\n".join(f"{label}: {value}" for label, value in lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", required=True, help="the store (created if missing)")
+    p.add_argument("--distribution", required=True, help="CWA's distribution server")
+    p.add_argument("--country", default="EUR", help="the packages' country (default EUR)")
+    p.add_argument("--trust", action="append", default=[], metavar="ID:VER:PEM", help="a trusted signing key; may be repeated")
+    p.add_argument("--now", type=int, help="the time (unix seconds; default: now)")
+    p.add_argument("--json", action="store_true", help="print the JSON document `encore sync --json` prints")
+    a = p.parse_args()
+    try:
+        report = asyncio.run(sync(a))
+    except encore.EncoreError as e:
+        print(f"async_sync.py: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(report.document, indent=2) if a.json else text(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
