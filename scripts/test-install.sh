@@ -31,7 +31,7 @@ offered=$(bash --norc --noprofile -c '
     COMP_WORDS=(encore "") COMP_CWORD=1 COMP_LINE="encore " COMP_POINT=7 COMPREPLY=()
     PATH="$2:$PATH" "$function" encore "" encore
     printf "%s\n" "${COMPREPLY[@]}"' _ "$prefix/share/bash-completion/completions/encore" "$prefix/bin")
-for sub in sync test store demo export; do
+for sub in sync test store demo keyfile; do
     grep -qx -- "$sub" <<<"$offered" || { echo "test-install: bash completion of 'encore <TAB>' does not offer $sub; it offered: $offered" >&2; exit 1; }
 done
 offered=$(bash --norc --noprofile -c '
