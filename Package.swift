@@ -83,7 +83,7 @@ let package = Package(
                                                   "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
-        .target(name: "EncoreFixtures", dependencies: ["EncoreCore", "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
+        .target(name: "EncoreFixtures", dependencies: ["EncoreCore", "EncoreWire", "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",
@@ -98,9 +98,9 @@ let package = Package(
             dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"]),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreWire", "CCrypto", "CZlib", "CEncoreShim"]),
 
-        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreSupport", "EncoreStorage", "EncoreCheckIns",
+        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreSupport", "EncoreStorage", "EncoreCheckIns", "EncoreWire",
                                                             "CEncoreProto", "CEncoreSQL", "CEncoreShim", "CZlib"]),
     ]
 )

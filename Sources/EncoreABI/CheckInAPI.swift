@@ -25,8 +25,8 @@ final class TraceLocationHandle: @unchecked Sendable {
 }
 
 final class CheckInListHandle: Sendable {
-    let checkIns: [StoredCheckIn]
-    init(_ list: [StoredCheckIn]) { checkIns = list }
+    let checkIns: [CheckIn]
+    init(_ list: [CheckIn]) { checkIns = list }
 }
 
 

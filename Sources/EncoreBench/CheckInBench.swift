@@ -1,3 +1,4 @@
+import EncoreWire
 import EncoreFixtures
 import EncoreCore
 #if canImport(Glibc)

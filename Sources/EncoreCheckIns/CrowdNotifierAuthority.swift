@@ -2,6 +2,7 @@ import CEncorePairing
 import EncoreCrypto
 import EncoreModel
 import EncoreSupport
+import EncoreWire
 
 /// The authority's side of CrowdNotifier, as the SwissCovid backend does
 /// it in its server-based variant (the server keeps each venue's master
@@ -45,29 +46,29 @@ public enum CrowdNotifierAuthority {
             throw EncoreError(.invalidArgument, "a venue needs a name, and name and address have at most \(CrowdNotifierQRCode.maxTextLength) characters")
         }
         guard case .success = BLS.g2Nonzero(publicKey) else { throw EncoreError(.cnPublicKey, "the venue public key is not a usable G2 point") }
-        var location = CrowdNotifierProtoWriter()
+        var location = ProtoEncoder()
         location.varint(1, 4)
         location.string(2, description)
         location.string(3, address)
         location.varint(4, UInt64(start))
         location.varint(5, UInt64(end))
-        var cn = CrowdNotifierProtoWriter()
+        var cn = ProtoEncoder()
         cn.varint(1, 4)
-        cn.bytes(2, publicKey)
-        cn.bytes(3, try random(32))
+        cn.lengthDelimited(2, publicKey)
+        cn.lengthDelimited(3, try random(32))
         cn.varint(4, 1)
-        var p = CrowdNotifierProtoWriter()
+        var p = ProtoEncoder()
         p.varint(1, 4)
-        p.bytes(2, location.output)
-        p.bytes(3, cn.output)
+        p.lengthDelimited(2, location.bytes)
+        p.lengthDelimited(3, cn.bytes)
         if kind == .swissCovid {
-            var country = CrowdNotifierProtoWriter()
+            var country = ProtoEncoder()
             country.varint(1, 4)
             country.varint(2, 0)
             if automaticCheckOutSeconds > 0 { country.varint(5, UInt64(automaticCheckOutSeconds) &* 1000) }
-            p.bytes(4, country.output)
+            p.lengthDelimited(4, country.bytes)
         }
-        return p.output
+        return p.bytes
     }
 
     /// The trace keys of every hour of [start, end] at the venue of

@@ -1,26 +1,7 @@
 import CEncorePairing
 import EncoreCrypto
+import EncoreModel
 import EncoreSupport
-
-/// One hour of a visit, encrypted to that hour's identity under the
-/// venue's public key: what the client keeps (with the day), never the
-/// identity itself.
-public struct CrowdNotifierCiphertext: Sendable, Equatable {
-    /// g2^r (96 bytes).
-    public var c1: [UInt8]
-    /// x ⊕ SHA-256(e(H1(id), mpk)^r) (32 bytes).
-    public var c2: [UInt8]
-    /// secretbox(m, nonce, SHA-256(x)).
-    public var c3: [UInt8]
-    public var nonce: [UInt8]
-
-    public init(c1: [UInt8], c2: [UInt8], c3: [UInt8], nonce: [UInt8]) {
-        self.c1 = c1
-        self.c2 = c2
-        self.c3 = c3
-        self.nonce = nonce
-    }
-}
 
 /// CrowdNotifier's identity-based encryption (Boneh–Franklin FullIdent
 /// over BLS12-381 with mcl's hashes and serialisations).

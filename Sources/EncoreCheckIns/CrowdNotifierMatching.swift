@@ -1,3 +1,4 @@
+import EncoreWire
 import CEncorePairing
 import CEncoreProto
 import CProtobufC
@@ -59,20 +60,20 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
     }
 
     public static func swissCovidCountryData(criticality: UInt32) -> [UInt8] {
-        var w = CrowdNotifierProtoWriter()
+        var w = ProtoEncoder()
         w.varint(1, 1)
         w.varint(2, UInt64(criticality))
-        return w.output
+        return w.bytes
     }
 
     public var encoded: [UInt8] {
-        var w = CrowdNotifierProtoWriter()
+        var w = ProtoEncoder()
         w.varint(1, UInt64(bitPattern: Int64(version)))
         w.string(2, message)
         w.varint(3, UInt64(bitPattern: start))
         w.varint(4, UInt64(bitPattern: end))
-        if !countryData.isEmpty { w.bytes(5, countryData) }
-        return w.output
+        if !countryData.isEmpty { w.lengthDelimited(5, countryData) }
+        return w.bytes
     }
 
     public init?(decoding b: [UInt8]) {
@@ -87,53 +88,6 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
     }
 }
 
-/// One hour of a stored visit as the matching sees it.
-public struct CrowdNotifierVisitHour: Sendable, Equatable {
-    public var checkIn: Int64
-    public var day: Int64
-    public var ciphertext: CrowdNotifierCiphertext
-
-    public init(checkIn: Int64, day: Int64, ciphertext: CrowdNotifierCiphertext) {
-        self.checkIn = checkIn
-        self.day = day
-        self.ciphertext = ciphertext
-    }
-}
-
-/// A trace key that opened one of the user's visits and overlaps it.
-public struct CrowdNotifierExposure: Sendable, Equatable {
-    public var checkIn: Int64
-    public var identity: [UInt8]
-    public var day: Int64
-    public var arrival: Int64
-    public var departure: Int64
-    /// The published time of the problem (from the associated data, or
-    /// the event itself in NotifyMe's layout).
-    public var start: Int64
-    public var end: Int64
-    public var message: String
-    public var criticality: UInt32?
-
-    public init(checkIn: Int64, identity: [UInt8], day: Int64, arrival: Int64, departure: Int64, start: Int64, end: Int64, message: String, criticality: UInt32?) {
-        self.checkIn = checkIn
-        self.identity = identity
-        self.day = day
-        self.arrival = arrival
-        self.departure = departure
-        self.start = start
-        self.end = end
-        self.message = message
-        self.criticality = criticality
-    }
-
-    public var json: JSONValue {
-        .object([
-            ("checkin", .int(checkIn)), ("identity", .string(Hex.encode(identity))), ("date", UTCTime.dayJSON(day)),
-            ("arrival", .int(arrival)), ("departure", .int(departure)), ("start", .int(start)), ("end", .int(end)),
-            ("message", .string(message)), ("criticality", criticality.map { .string($0 == 1 ? "HIGH" : $0 == 0 ? "LOW" : "\($0)") } ?? .null),
-        ])
-    }
-}
 
 /// What matching trace keys against the visits did.
 public struct CrowdNotifierMatchOutcome: Sendable, Equatable {

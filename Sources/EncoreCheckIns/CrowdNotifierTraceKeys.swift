@@ -137,55 +137,26 @@ public enum CrowdNotifierTraceKeys {
 
     /// The ProblematicEventWrapper (version 3) of keys, each in its layout.
     public static func encode(_ keys: [CrowdNotifierTraceKey]) -> [UInt8] {
-        var w = CrowdNotifierProtoWriter()
+        var w = ProtoEncoder()
         w.varint(1, 3)
         for k in keys {
-            var e = CrowdNotifierProtoWriter()
+            var e = ProtoEncoder()
             e.varint(1, UInt64(bitPattern: k.version))
-            e.bytes(2, k.identity)
-            e.bytes(3, k.secretKey)
+            e.lengthDelimited(2, k.identity)
+            e.lengthDelimited(3, k.secretKey)
             switch k.layout {
             case .swissCovid:
                 e.varint(4, UInt64(bitPattern: k.day))
-                e.bytes(5, k.encryptedAssociatedData)
-                e.bytes(6, k.nonce)
+                e.lengthDelimited(5, k.encryptedAssociatedData)
+                e.lengthDelimited(6, k.nonce)
             case .notifyMe:
                 e.varint(4, UInt64(bitPattern: (k.start ?? k.day).multipliedReportingOverflow(by: 1000).partialValue))
                 e.varint(5, UInt64(bitPattern: (k.end ?? k.day).multipliedReportingOverflow(by: 1000).partialValue))
-                e.bytes(6, k.encryptedAssociatedData)
-                e.bytes(7, k.nonce)
+                e.lengthDelimited(6, k.encryptedAssociatedData)
+                e.lengthDelimited(7, k.nonce)
             }
-            w.bytes(2, e.output)
+            w.lengthDelimited(2, e.bytes)
         }
-        return w.output
-    }
-}
-
-/// Just enough protobuf writing for what the authority side makes (QR
-/// payloads, trace keys, associated data): fields in the order given,
-/// zero values written as given.
-struct CrowdNotifierProtoWriter {
-    private(set) var output: [UInt8] = []
-
-    mutating func varint(_ field: UInt64, _ v: UInt64) {
-        raw(field << 3)
-        raw(v)
-    }
-
-    mutating func bytes(_ field: UInt64, _ b: [UInt8]) {
-        raw(field << 3 | 2)
-        raw(UInt64(b.count))
-        output += b
-    }
-
-    mutating func string(_ field: UInt64, _ s: String) { bytes(field, Array(s.utf8)) }
-
-    private mutating func raw(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            output.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        output.append(UInt8(v))
+        return w.bytes
     }
 }

@@ -15,20 +15,7 @@ public struct CheckInVisit: Sendable, Equatable {
     }
 }
 
-/// A stored warning for one check-in (its location matched).
-public struct CheckInWarning: Sendable, Equatable {
-    public var checkIn: Int64
-    public var startInterval: UInt32
-    public var period: UInt32
-    public var transmissionRiskLevel: UInt32
-
-    public init(checkIn: Int64, startInterval: UInt32, period: UInt32, transmissionRiskLevel: UInt32) {
-        self.checkIn = checkIn
-        self.startInterval = startInterval
-        self.period = period
-        self.transmissionRiskLevel = transmissionRiskLevel
-    }
-
+extension CheckInWarning {
     /// The warning's time: [start, start + period) intervals of 600 s.
     public var span: TimeSpan {
         TimeSpan(start: Int64(startInterval) * UTCTime.intervalSeconds, end: (Int64(startInterval) + Int64(period)) * UTCTime.intervalSeconds)

@@ -1,3 +1,4 @@
+import EncoreWire
 import EncoreCore
 
 /// Writes export.bin and export.sig as a key server does: for tests, the

@@ -1,3 +1,4 @@
+import EncoreWire
 import EncoreCore
 
 /// Trace warning packages as CWA's server makes them (tests and the bench):

@@ -29,7 +29,7 @@ public struct CheckInService: Sendable {
     /// Checks in at the location of a CWA QR code (parsed and checked first:
     /// the QR statuses). Without `end` the user stays checked in until the
     /// location's automatic length has passed.
-    public func checkIn(qrCode: String, start: Int64, end: Int64? = nil, now: Int64) throws -> StoredCheckIn {
+    public func checkIn(qrCode: String, start: Int64, end: Int64? = nil, now: Int64) throws -> CheckIn {
         try UnixTime.checkNow(now, "check-in")
         // SwissCovid and NotifyMe venues (CrowdNotifier) join the same list.
         if CrowdNotifierQRCode.kind(of: qrCode) != nil {
@@ -39,7 +39,7 @@ public struct CheckInService: Sendable {
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
         let (autoEnd, overflow) = start.addingReportingOverflow(location.defaultCheckInSeconds)
         guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
-        var c = StoredCheckIn(locationId: location.locationId, locationIdHash: location.locationIdHash, payload: location.payload,
+        var c = CheckIn(locationId: location.locationId, locationIdHash: location.locationIdHash, payload: location.payload,
                               description: location.description, address: location.address, start: start, end: end, autoEnd: autoEnd, created: now)
         c.id = try store.addCheckIn(c)
         return c
@@ -62,7 +62,7 @@ public struct CheckInService: Sendable {
     public func delete(id: Int64) throws -> Bool { try store.deleteCheckIn(id: id) }
 
     /// The check-ins, oldest first, after closing the expired and purging the old.
-    public func list(now: Int64) throws -> [StoredCheckIn] {
+    public func list(now: Int64) throws -> [CheckIn] {
         try housekeeping(now: now)
         return try store.checkIns()
     }
@@ -98,11 +98,11 @@ public struct CheckInService: Sendable {
         guard !payload.isEmpty else { return WarningPackageOutcome(scan: WarningScan(), added: 0, signature: .skipped) }
         let scan = try payload.withUnsafeBytes { try TraceWarningScanner.scan(payload: $0, index: index) }
         let digest = CheckInCrypto.sha256(payload)
-        var rows: [StoredCheckInWarning] = []
+        var rows: [CheckInWarning] = []
         for m in scan.matches {
             for id in index.entries[m.entry].checkIns {
-                rows.append(StoredCheckInWarning(checkIn: id, package: digest, item: Int64(m.item), startInterval: Int64(m.startInterval),
-                                                 period: Int64(m.period), transmissionRiskLevel: Int64(m.transmissionRiskLevel)))
+                rows.append(CheckInWarning(checkIn: id, package: digest, item: Int64(m.item), startInterval: m.startInterval,
+                                           period: m.period, transmissionRiskLevel: m.transmissionRiskLevel))
             }
         }
         let added = try store.addCheckInWarnings(rows)
@@ -113,18 +113,12 @@ public struct CheckInService: Sendable {
     public func assessment(configuration: PresenceTracingRiskConfiguration, now: Int64) throws -> PresenceTracingAssessment {
         let checkIns = try store.checkIns().filter { !$0.submitted }
         let visits = checkIns.map { CheckInVisit(id: $0.id, locationIdHash: $0.locationIdHash, span: TimeSpan(start: $0.start, end: $0.effectiveEnd)) }
-        let warnings = try store.checkInWarnings().compactMap { w -> CheckInWarning? in
-            // Signed 32-bit, as matching keeps them (a start of −1 is no warning).
-            guard let s = UInt32(exactly: w.startInterval), s <= UInt32(Int32.max), let p = UInt32(exactly: w.period), p > 0, p <= UInt32(Int32.max),
-                  let t = UInt32(exactly: w.transmissionRiskLevel) else { return nil }
-            return CheckInWarning(checkIn: w.checkIn, startInterval: s, period: p, transmissionRiskLevel: t)
-        }
-        return try PresenceTracingRisk.assess(visits: visits, warnings: warnings, configuration: configuration, now: now)
+        return try PresenceTracingRisk.assess(visits: visits, warnings: try store.checkInWarnings(), configuration: configuration, now: now)
             .adding(crowdNotifier: crowdNotifierExposures())
     }
 }
 
-extension StoredCheckIn {
+extension CheckIn {
     /// The one JSON form of a check-in (`encore checkin list --json`).
     public var json: JSONValue {
         .object([

@@ -47,13 +47,13 @@ public enum CheckInSubmission {
     /// All of them are marked submitted afterwards, also those the time
     /// rules leave without a report (too short, too old): CWA's apps do the
     /// same, and never match warnings against them.
-    public static func shared(_ checkIns: [StoredCheckIn], now: Int64) -> [StoredCheckIn] {
+    public static func shared(_ checkIns: [CheckIn], now: Int64) -> [CheckIn] {
         checkIns.filter { !$0.submitted && $0.start < now && $0.kind == .cwa }
     }
 
     /// The reports of `checkIns` not submitted before, as a submission at
     /// `now` sends them. An open check-in counts until now (or its automatic end).
-    public static func reports(_ checkIns: [StoredCheckIn], now: Int64, symptoms: Symptoms,
+    public static func reports(_ checkIns: [CheckIn], now: Int64, symptoms: Symptoms,
                                parameters: CheckInSubmissionParameters = .cwa,
                                risk: PresenceTracingRiskConfiguration? = .cwa) throws -> [Report] {
         try UnixTime.checkNow(now, "check-in reports")

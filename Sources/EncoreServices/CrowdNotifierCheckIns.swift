@@ -27,29 +27,29 @@ extension CheckInService {
 
     static func kind(_ k: CrowdNotifierVenue.Kind) -> CheckInKind { k == .swissCovid ? .swissCovid : .notifyMe }
 
-    static func hours(_ venue: CrowdNotifierVenue, arrival: Int64, departure: Int64) throws -> [StoredCrowdNotifierHour] {
+    static func hours(_ venue: CrowdNotifierVenue, arrival: Int64, departure: Int64) throws -> [CrowdNotifierVisitHour] {
         try CrowdNotifierMatcher.encryptVisit(venue, arrival: arrival, departure: departure).map {
-            StoredCrowdNotifierHour(day: $0.day, c1: $0.ciphertext.c1, c2: $0.ciphertext.c2, c3: $0.ciphertext.c3, nonce: $0.ciphertext.nonce)
+            CrowdNotifierVisitHour(checkIn: 0, day: $0.day, ciphertext: $0.ciphertext)
         }
     }
 
     /// Checks in at a SwissCovid or NotifyMe venue (its QR code parsed
     /// already). An open visit is encrypted until its automatic end, and
     /// again when it closes or its times change.
-    func checkIn(venue: CrowdNotifierVenue, start: Int64, end: Int64?, now: Int64) throws -> StoredCheckIn {
+    func checkIn(venue: CrowdNotifierVenue, start: Int64, end: Int64?, now: Int64) throws -> CheckIn {
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
         let (autoEnd, overflow) = start.addingReportingOverflow(venue.location.crowdNotifierAutomaticLength(checkInAt: start))
         guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
         if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
         let l = venue.location
-        var c = StoredCheckIn(locationId: l.locationId, locationIdHash: l.locationIdHash, payload: l.payload, description: l.description,
+        var c = CheckIn(locationId: l.locationId, locationIdHash: l.locationIdHash, payload: l.payload, description: l.description,
                               address: l.address, start: start, end: end, autoEnd: autoEnd, created: now, kind: Self.kind(venue.kind))
         c.id = try store.addCrowdNotifierCheckIn(c, hours: Self.hours(venue, arrival: start, departure: end ?? autoEnd))
         return c
     }
 
     /// New times for a CrowdNotifier check-in: its hours made again.
-    func updateCrowdNotifier(_ c: StoredCheckIn, start: Int64, end: Int64?) throws {
+    func updateCrowdNotifier(_ c: CheckIn, start: Int64, end: Int64?) throws {
         let kind: CrowdNotifierVenue.Kind = c.kind == .swissCovid ? .swissCovid : .notifyMe
         let venue = try CrowdNotifierQRCode.venue(payload: c.payload, kind: kind)
         let (autoEnd, overflow) = start.addingReportingOverflow(c.autoEnd - c.start)
@@ -72,16 +72,9 @@ extension CheckInService {
         let batch = try CrowdNotifierTraceKeys.parse(body)
         try housekeeping(now: now)
         let days = Set(batch.keys.map(\.day))
-        let hours = try store.crowdNotifierHours(days: days).map {
-            CrowdNotifierVisitHour(checkIn: $0.checkIn, day: $0.day, ciphertext: CrowdNotifierCiphertext(c1: $0.c1, c2: $0.c2, c3: $0.c3, nonce: $0.nonce))
-        }
-        let outcome = CrowdNotifierMatcher.match(keys: batch.keys, hours: hours)
-        let added = try store.addCrowdNotifierExposures(outcome.exposures.map {
-            StoredCrowdNotifierExposure(checkIn: $0.checkIn, identity: $0.identity, day: $0.day, arrival: $0.arrival, departure: $0.departure,
-                                        start: $0.start, end: $0.end, message: $0.message, criticality: $0.criticality.map(Int64.init), created: now)
-        })
+        let outcome = CrowdNotifierMatcher.match(keys: batch.keys, hours: try store.crowdNotifierHours(days: days))
+        let new = try store.addCrowdNotifierExposures(outcome.exposures, created: now)
         if let bundleTag { try store.setSetting(Self.traceKeyBundleTagSetting, to: .text(bundleTag)) }
-        let new = added.map(Self.exposure)
         return TraceKeyMatchOutcome(events: batch.events, skipped: batch.skipped, invalidKeys: outcome.invalidKeys, pairings: outcome.pairings,
                                     matches: outcome.exposures, new: new)
     }
@@ -94,11 +87,6 @@ extension CheckInService {
 
     /// The stored CrowdNotifier matches, newest day first.
     public func crowdNotifierExposures() throws -> [CrowdNotifierExposure] {
-        try store.crowdNotifierExposures().map(Self.exposure)
-    }
-
-    static func exposure(_ e: StoredCrowdNotifierExposure) -> CrowdNotifierExposure {
-        CrowdNotifierExposure(checkIn: e.checkIn, identity: e.identity, day: e.day, arrival: e.arrival, departure: e.departure, start: e.start,
-                              end: e.end, message: e.message, criticality: e.criticality.flatMap { UInt32(exactly: $0) })
+        try store.crowdNotifierExposures()
     }
 }

@@ -2,73 +2,6 @@ import CEncoreSQL
 import EncoreModel
 import EncoreSupport
 
-/// Which QR code a check-in came from (check_ins.kind, schema 4).
-public enum CheckInKind: Int64, Sendable, CaseIterable {
-    case cwa = 0, swissCovid = 1, notifyMe = 2
-
-    public var name: String { self == .cwa ? "cwa" : self == .swissCovid ? "swisscovid" : "notifyme" }
-}
-
-/// A stored check-in: the location (its ids and the QR payload, kept for
-/// display and for a later parse), the visit's times, and whether it was
-/// submitted. Like every table, encrypted on disk.
-public struct StoredCheckIn: Equatable, Sendable {
-    public var id: Int64
-    public var locationId: [UInt8]
-    public var locationIdHash: [UInt8]
-    public var payload: [UInt8]
-    public var description: String
-    public var address: String
-    public var start: Int64
-    /// nil while the user is checked in.
-    public var end: Int64?
-    /// When an open check-in closes by itself (start + the location's default length).
-    public var autoEnd: Int64
-    public var submitted: Bool
-    public var created: Int64
-    /// CWA, or a CrowdNotifier venue (whose hours are in crowdnotifier_hours).
-    public var kind: CheckInKind
-
-    /// The end the visit has (or will have if the user never checks out).
-    public var effectiveEnd: Int64 { end ?? autoEnd }
-
-    public init(id: Int64 = 0, locationId: [UInt8], locationIdHash: [UInt8], payload: [UInt8], description: String, address: String,
-                start: Int64, end: Int64?, autoEnd: Int64, submitted: Bool = false, created: Int64, kind: CheckInKind = .cwa) {
-        self.id = id
-        self.locationId = locationId
-        self.locationIdHash = locationIdHash
-        self.payload = payload
-        self.description = description
-        self.address = address
-        self.start = start
-        self.end = end
-        self.autoEnd = autoEnd
-        self.submitted = submitted
-        self.created = created
-        self.kind = kind
-    }
-}
-
-/// A warning stored for a check-in whose location it names.
-public struct StoredCheckInWarning: Equatable, Sendable {
-    public var checkIn: Int64
-    /// SHA-256 of the package's export.bin, and the warning's place in it.
-    public var package: [UInt8]
-    public var item: Int64
-    public var startInterval: Int64
-    public var period: Int64
-    public var transmissionRiskLevel: Int64
-
-    public init(checkIn: Int64, package: [UInt8], item: Int64, startInterval: Int64, period: Int64, transmissionRiskLevel: Int64) {
-        self.checkIn = checkIn
-        self.package = package
-        self.item = item
-        self.startInterval = startInterval
-        self.period = period
-        self.transmissionRiskLevel = transmissionRiskLevel
-    }
-}
-
 /// Check-ins and their warnings (schema 3). Times are checked here as the
 /// table's CHECKs would, so that a caller gets ENCORE_ERR_CHECKIN_TIMES
 /// rather than a constraint failure.
@@ -87,12 +20,12 @@ extension Store {
 
     /// Stores a new check-in; returns its id.
     @discardableResult
-    public func addCheckIn(_ c: StoredCheckIn) throws -> Int64 {
+    public func addCheckIn(_ c: CheckIn) throws -> Int64 {
         try Self.checkCheckIn(c)
         return try withConnection { db in try Self.insertCheckIn(c, db) }
     }
 
-    static func checkCheckIn(_ c: StoredCheckIn) throws {
+    static func checkCheckIn(_ c: CheckIn) throws {
         try Self.checkTimes(start: c.start, end: c.end, autoEnd: c.autoEnd)
         guard c.locationId.count == 32, c.locationIdHash.count == 32 else { throw EncoreError(.invalidArgument, "location ids are 32 bytes") }
         try StoreText.checkBlob(c.payload.count, "check-in payload")
@@ -100,7 +33,7 @@ extension Store {
         try StoreText.checkDocument(c.address, "check-in address")
     }
 
-    static func insertCheckIn(_ c: StoredCheckIn, _ db: Connection) throws -> Int64 {
+    static func insertCheckIn(_ c: CheckIn, _ db: Connection) throws -> Int64 {
         let s = try db.prepare("""
             INSERT INTO check_ins (location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created, kind)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -112,7 +45,7 @@ extension Store {
         return enc_sql_last_insert_rowid(db.db)
     }
 
-    public func checkIn(id: Int64) throws -> StoredCheckIn? {
+    public func checkIn(id: Int64) throws -> CheckIn? {
         try withConnection { db in
             let s = try db.prepare("SELECT \(Self.checkInColumns) FROM check_ins WHERE id = ?")
             s.bind(1, id)
@@ -121,11 +54,11 @@ extension Store {
     }
 
     /// Every check-in, oldest start first.
-    public func checkIns() throws -> [StoredCheckIn] {
+    public func checkIns() throws -> [CheckIn] {
         try withConnection { db in
             let s = try db.prepare("SELECT \(Self.checkInColumns) FROM check_ins ORDER BY start_time, id")
             defer { s.reset() }
-            var out: [StoredCheckIn] = []
+            var out: [CheckIn] = []
             while try s.step() { out.append(Self.checkIn(s)) }
             return out
         }
@@ -192,7 +125,7 @@ extension Store {
 
     /// Stores warnings (a warning stored already is kept once); returns how many were new.
     @discardableResult
-    public func addCheckInWarnings(_ warnings: [StoredCheckInWarning]) throws -> Int {
+    public func addCheckInWarnings(_ warnings: [CheckInWarning]) throws -> Int {
         try withConnection { db in
             try db.transaction {
                 var added = 0
@@ -201,8 +134,8 @@ extension Store {
                     SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM check_ins WHERE id = ?)
                     """)
                 for w in warnings {
-                    s.bind(1, w.checkIn).bind(2, blob: w.package).bind(3, w.item).bind(4, w.startInterval).bind(5, w.period)
-                    s.bind(6, w.transmissionRiskLevel).bind(7, w.checkIn)
+                    s.bind(1, w.checkIn).bind(2, blob: w.package).bind(3, w.item).bind(4, Int64(w.startInterval)).bind(5, Int64(w.period))
+                    s.bind(6, Int64(w.transmissionRiskLevel)).bind(7, w.checkIn)
                     try s.run()
                     added += db.changes
                 }
@@ -212,24 +145,29 @@ extension Store {
     }
 
     /// Every stored warning of check-ins not submitted by this user.
-    public func checkInWarnings() throws -> [StoredCheckInWarning] {
+    /// Rows whose times are not signed 32-bit (a start of −1, a period of
+    /// 0) are no warnings and are left out.
+    public func checkInWarnings() throws -> [CheckInWarning] {
         try withConnection { db in
             let s = try db.prepare("""
                 SELECT w.check_in, w.package, w.item, w.start_interval, w.period, w.transmission_risk_level
                 FROM check_in_warnings w JOIN check_ins c ON c.id = w.check_in WHERE c.submitted = 0 ORDER BY w.check_in, w.package, w.item
                 """)
             defer { s.reset() }
-            var out: [StoredCheckInWarning] = []
+            var out: [CheckInWarning] = []
+            let signed32 = 0 ... Int64(Int32.max)
             while try s.step() {
-                out.append(StoredCheckInWarning(checkIn: s.int64(0), package: s.blob(1), item: s.int64(2), startInterval: s.int64(3),
-                                                period: s.int64(4), transmissionRiskLevel: s.int64(5)))
+                let (start, period, risk) = (s.int64(3), s.int64(4), s.int64(5))
+                guard signed32.contains(start), signed32.contains(period), period > 0, let r = UInt32(exactly: risk) else { continue }
+                out.append(CheckInWarning(checkIn: s.int64(0), package: s.blob(1), item: s.int64(2), startInterval: UInt32(start),
+                                          period: UInt32(period), transmissionRiskLevel: r))
             }
             return out
         }
     }
 
-    static func checkIn(_ s: Statement) -> StoredCheckIn {
-        StoredCheckIn(id: s.int64(0), locationId: s.blob(1), locationIdHash: s.blob(2), payload: s.blob(3), description: s.text(4) ?? "",
+    static func checkIn(_ s: Statement) -> CheckIn {
+        CheckIn(id: s.int64(0), locationId: s.blob(1), locationIdHash: s.blob(2), payload: s.blob(3), description: s.text(4) ?? "",
                       address: s.text(5) ?? "", start: s.int64(6), end: s.optionalInt64(7), autoEnd: s.int64(8), submitted: s.int64(9) == 1,
                       created: s.int64(10), kind: CheckInKind(rawValue: s.int64(11)) ?? .cwa)
     }

@@ -1,3 +1,4 @@
+import EncoreWire
 import EncoreCore
 import EncoreFixtures
 import Testing

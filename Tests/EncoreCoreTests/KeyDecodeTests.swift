@@ -1,3 +1,4 @@
+import EncoreWire
 import CEncoreProto
 import CEncoreShim
 import Testing

@@ -1,3 +1,4 @@
+import EncoreWire
 import CEncoreShim
 import Testing
 import EncoreCore

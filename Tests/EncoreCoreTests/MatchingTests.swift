@@ -1,3 +1,4 @@
+import EncoreWire
 import Testing
 import EncoreCore
 import EncoreFixtures

@@ -18,6 +18,7 @@ ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
 from . import _ffi, crowdnotifier
 from ._loader import lib as _lib
+from .client import Client
 from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskConfig, CheckIns, CreatedLocation, ProtectedReport,
                        TraceLocation, WarningMatchSummary, create_location)
 from .errors import CLASSES as _CLASSES, EncoreError, status_name_of as status_name
@@ -35,7 +36,7 @@ from .trust import TrustList
 __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
-__all__ = ["CachedKeyFileInfo", "CheckIn", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
+__all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
            "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "noise_operation", "send_noise", "status_name",
            "__version__", "crowdnotifier", *sorted(_CLASSES)]

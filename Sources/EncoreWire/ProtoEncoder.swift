@@ -1,7 +1,8 @@
-import EncoreCore
-
-/// Protobuf wire encoding for the writers. Fields are appended in order; a
-/// nested message is encoded into its own encoder and added as bytes.
+/// Protobuf wire encoding: the one writer of the library (the organizer's
+/// QR payloads, CrowdNotifier's records and trace keys) and of the test
+/// fixtures. Fields are appended in order; a nested message is encoded into
+/// its own encoder and added as bytes. The reading side is protobuf-c's
+/// generated code and ProtoWire.
 package struct ProtoEncoder {
     package private(set) var bytes: [UInt8] = []
 
