@@ -14,7 +14,7 @@
  * Sections:
  *   1. Version, status codes and memory the library hands out
  *   2. Key files: trusted keys, opening, checking and reading diagnosis keys
- *   3. The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings
+ *   3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings
  *   4. Exposure Notification crypto and the device's own keys
  *   5. Matching: sightings against published keys
  *   6. Risk: CWA's risk calculation
@@ -24,7 +24,7 @@
  *   10. Test results and key submission (CWA's verification and submission servers)
  *   11. Check-ins: CWA event registration and CrowdNotifier
  *   12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
- *   13. Background sync: the key package cache, the app configuration, DP-3T, the planner
+ *   13. Background sync: the cache of key files, the app configuration, DP-3T, the planner
  *   14. Silent pushes: the registration rule, the app-instance token, registering
  */
 #ifndef ENCORE_H
@@ -60,7 +60,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CANCELLED 4          /* the progress callback asked to stop */
 #define ENCORE_ERR_INTERNAL 5           /* a bug in encore: please report it */
 #define ENCORE_ERR_OUT_OF_RANGE 6       /* an index or count past the end */
-#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, package, result) */
+#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, key file, result) */
 
 /* Zip container */
 #define ENCORE_ERR_ZIP_NOT_ZIP 10       /* no zip structure, and not a bare export.bin */
@@ -157,12 +157,26 @@ typedef int32_t encore_status;
  * then fails with ENCORE_ERR_CANCELLED and has no effect. */
 typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t total);
 
-/* Output structs that may grow (encore_keyfile_info, encore_match_stats,
- * encore_risk_summary, encore_check_summary) start with struct_size: set it
- * to sizeof the struct before the call (ENCORE_OUTPUT_INIT does), so that
- * the library writes only the fields the caller knows. Fields are only ever
- * added at the end; a struct_size below the first version's size is
- * ENCORE_ERR_INVALID_ARGUMENT. */
+/* Structs. Every struct that crosses the API, whether the caller passes it
+ * in (options, keys, records, arrays), the library writes it (results,
+ * summaries) or both, starts with `uint32_t struct_size`, so that every one
+ * of them can grow: fields are only ever added at the end. The only
+ * exceptions are encore_bytes and the HTTP header pair encore_http_header.
+ * - Inputs: set struct_size to sizeof the struct (an _init function does
+ *   it where there is one). An older, smaller struct reads as zero in
+ *   the fields it lacks (every field added later has 0 as its default); a
+ *   newer, larger one must leave the fields this library does not know
+ *   at zero.
+ * - Outputs: set struct_size to sizeof the struct before the call
+ *   (ENCORE_OUTPUT_INIT does); the library writes only the fields the
+ *   caller's struct has, zeroes the rest of a larger one, and leaves
+ *   struct_size as it was.
+ * - List elements: see "Lists" below; the library writes struct_size.
+ * - A struct the library hands to a host's callback (encore_http_request)
+ *   carries the library's struct_size: a field lies beyond it when the
+ *   library is older than the host's header.
+ * A struct_size (or element_size) below the size of the struct's first
+ * version, 0 included, is ENCORE_ERR_INVALID_ARGUMENT. */
 #define ENCORE_OUTPUT_INIT(output) ((output).struct_size = (uint32_t)sizeof(output))
 
 /* Memory the library hands out (a general mechanism: store contents,
@@ -179,10 +193,27 @@ typedef struct encore_bytes {
     size_t length;
 } encore_bytes;
 
-/* A list of strings the library hands out (a general mechanism: key package
- * identifiers now, later features too). Read it with
- * encore_string_list_count() and encore_string_list_get(); release it with
- * encore_string_list_free(). Immutable: it may be read from several threads. */
+/* Lists. Every function that returns several items copies them, the same
+ * way everywhere:
+ *   encore_<noun>_copy_<items>(handle, ..., uint64_t first, T *out,
+ *                               size_t element_size, size_t capacity,
+ *                               size_t *copied)
+ * copies items first ..< first + capacity into out, each element_size
+ * bytes apart (pass sizeof *out): *copied tells how many, fewer than
+ * capacity only at the end of the list. `first` equal to the number of
+ * items copies nothing; past it is ENCORE_ERR_OUT_OF_RANGE. The library
+ * writes each element's struct_size as min(element_size, the size it
+ * knows) and only those bytes, so a caller built against an older, smaller
+ * element struct gets the fields it knows. Reading a list in pages (first
+ * = 0, capacity, then first + copied ...) gives the same items as one
+ * call. Where a list's size is not in a summary, a _count function tells
+ * it. Input arrays take an element_size the same way.
+ *
+ * A list of strings the library hands out (key file names, setting names):
+ * an immutable snapshot, read with encore_string_list_count() and
+ * encore_string_list_copy() (each string copied into an encore_bytes the
+ * caller owns), released with encore_string_list_free(). It may be read
+ * from several threads. */
 typedef struct encore_string_list encore_string_list;
 
 /* The library's version as "MAJOR.MINOR.PATCH"; equals ENCORE_VERSION_STRING
@@ -209,12 +240,14 @@ void encore_bytes_free(encore_bytes *bytes);
 /* Writes the number of strings in a list to *count. */
 encore_status encore_string_list_count(encore_string_list *list, size_t *count);
 
-/* Writes string `index` of a list (UTF-8, NUL-terminated) to *item; it
- * stays valid until the list is freed. An index past the end is
- * ENCORE_ERR_OUT_OF_RANGE. */
-encore_status encore_string_list_get(encore_string_list *list, size_t index, const char **item);
+/* Copies strings first ..< first + capacity of a list (see "Lists"), each
+ * into an encore_bytes the caller owns (UTF-8, NUL-terminated; release
+ * each with encore_bytes_free(), also after the list is freed). Pass
+ * sizeof(encore_bytes) as element_size. */
+encore_status encore_string_list_copy(encore_string_list *list, uint64_t first, encore_bytes *out, size_t element_size, size_t capacity, size_t *copied);
 
-/* Releases a string list; NULL does nothing. Its strings become invalid. */
+/* Releases a string list; NULL does nothing. Strings copied out of it stay
+ * the caller's. */
 void encore_string_list_free(encore_string_list *list);
 
 /* ==== 2. Key files: trusted keys, opening, checking and reading diagnosis keys ==== */
@@ -270,8 +303,9 @@ typedef struct encore_keyfile_options {
 
 /* One valid diagnosis key (a published temporary exposure key). */
 typedef struct encore_key {
-    uint8_t key_data[16];
+    uint32_t struct_size;                       /* sizeof(encore_key) */
     int32_t transmission_risk_level;
+    uint8_t key_data[16];
     int32_t rolling_start_interval_number;      /* ENIN of the key's first interval */
     int32_t rolling_period;                     /* 1..144 (144 when the file leaves it out) */
     int32_t report_type;                        /* ENCORE_REPORT_* */
@@ -339,13 +373,11 @@ void encore_keyfile_free(encore_keyfile *file);
 encore_status encore_keyfile_get_info(encore_keyfile *file, encore_keyfile_info *info);
 
 /* Copies valid keys of a list (ENCORE_KEYS or ENCORE_REVISED_KEYS), from
- * index `first` on, into out[0 ..< capacity]; *copied tells how many (fewer
- * than capacity only at the end of the list). Reading a list in consecutive
- * chunks costs one pass over the file. `first` past the end of the list is
- * ENCORE_ERR_OUT_OF_RANGE; `first` equal to the count copies nothing. */
-encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
+ * index `first` on, as every list is copied (see "Lists"). Reading a list
+ * in consecutive chunks costs one pass over the file. */
+encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
 
-/* ==== 3. The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings ==== */
+/* ==== 3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings ==== */
 
 /* The client's encrypted state (a SQLCipher database file). Safe to use from
  * several threads at once: calls are serialised inside. Two processes on
@@ -357,8 +389,8 @@ typedef struct encore_store encore_store;
 #define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
 
 typedef struct encore_store_key {
+    uint32_t struct_size;   /* sizeof(encore_store_key) */
     int32_t kind;           /* ENCORE_KEY_PASSPHRASE or ENCORE_KEY_RAW */
-    uint32_t reserved;      /* must be 0 */
     const uint8_t *data;
     size_t length;
 } encore_store_key;
@@ -374,55 +406,61 @@ typedef struct encore_store_options {
 
 /* Rows a purge removed. */
 typedef struct encore_purge_counts {
-    uint64_t observations;
+    uint32_t struct_size;   /* sizeof(encore_purge_counts), set by the caller */
+    uint32_t reserved;      /* 0 */
+    uint64_t sightings;
     uint64_t own_keys;
-    uint64_t key_packages;
+    uint64_t keyfiles;
     uint64_t tracing_events;
     uint64_t risk_results;
 } encore_purge_counts;
 
 /* One sighting heard over Bluetooth. */
-typedef struct encore_observation {
+typedef struct encore_sighting {
+    uint32_t struct_size;     /* sizeof(encore_sighting) */
+    int8_t rssi;              /* dBm */
+    uint8_t has_prev_scan;    /* 1 when prev_scan is known */
+    uint8_t reserved[2];      /* must be 0 */
     int64_t time;             /* unix seconds */
     int64_t prev_scan;        /* unix seconds of the previous scan; meaningful when has_prev_scan */
     uint8_t rpi[16];
     uint8_t aem[4];
-    int8_t rssi;              /* dBm */
-    uint8_t has_prev_scan;    /* 1 when prev_scan is known */
-    uint8_t reserved[2];      /* must be 0 */
-} encore_observation;
+    uint32_t reserved2;       /* must be 0 */
+} encore_sighting;
 
 /* One of the device's own temporary exposure keys. */
 typedef struct encore_own_key {
+    uint32_t struct_size;                   /* sizeof(encore_own_key) */
+    uint32_t reserved;                      /* must be 0 */
     uint8_t key_data[16];
     int32_t rolling_start_interval_number;  /* ENIN of the key's first interval, >= 0 */
     int32_t rolling_period;                 /* intervals the key covers, 1..144 */
     int64_t created;                        /* unix seconds the key was made, >= 0 */
 } encore_own_key;
 
-/* What the key package cache knows about a package, besides its content. */
-typedef struct encore_package_info {
+/* What the cache of key files knows about a cached key file, besides its content. */
+typedef struct encore_cached_keyfile_info {
+    uint32_t struct_size;   /* sizeof(encore_cached_keyfile_info), set by the caller */
+    int32_t has_etag;       /* 1 when the key file was stored with an ETag */
     int64_t downloaded;     /* unix seconds */
     uint64_t size;          /* bytes of content */
     uint8_t sha256[32];     /* SHA-256 of the content, computed by the library */
-    int32_t has_etag;       /* 1 when the package was stored with an ETag */
-    uint32_t reserved;      /* 0 */
-} encore_package_info;
+} encore_cached_keyfile_info;
 
 /* Tracing (scanning and advertising) was switched on or off. */
 typedef struct encore_tracing_event {
-    int64_t time;           /* unix seconds */
+    uint32_t struct_size;   /* sizeof(encore_tracing_event) */
     int32_t active;         /* 1: switched on; 0: switched off */
-    uint32_t reserved;      /* 0 */
+    int64_t time;           /* unix seconds */
 } encore_tracing_event;
 
 /* A stored risk result without its document (see
  * encore_store_get_risk_result()). */
 typedef struct encore_risk_result {
+    uint32_t struct_size;       /* sizeof(encore_risk_result) */
+    int32_t level;              /* the host's risk level */
     int64_t id;                 /* the store's number for it, increasing as results are added */
     int64_t time;               /* unix seconds of the calculation */
-    int32_t level;              /* the host's risk level */
-    uint32_t reserved;          /* 0 */
     uint64_t document_length;   /* bytes of the UTF-8 document */
 } encore_risk_result;
 
@@ -455,7 +493,7 @@ void encore_store_close(encore_store *store);
 encore_status encore_store_rekey(encore_store *store, const encore_store_key *new_key);
 
 /* Writes the store's schema version to *version. */
-encore_status encore_store_schema_version(encore_store *store, uint32_t *version);
+encore_status encore_store_get_schema_version(encore_store *store, uint32_t *version);
 
 /* Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
  * ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message. */
@@ -464,20 +502,22 @@ encore_status encore_store_check_integrity(encore_store *store);
 /* Deletes what is older than now - max_age_seconds (14 days:
  * 1209600) from every table, keeping the newest risk result and the
  * tracing state at the cut-off; freed bytes are zeroed. `counts` may be
- * NULL. */
+ * NULL (else its struct_size set by the caller: checked before anything
+ * is deleted). */
 encore_status encore_store_purge(encore_store *store, int64_t now, int64_t max_age_seconds, encore_purge_counts *counts);
 
-/* Adds `count` sightings in one transaction: all or, on any error, none.
+/* Adds `count` sightings (`element_size` bytes apart: pass sizeof
+ * *sightings) in one transaction: all or, on any error, none.
  * Sightings identical to stored ones are kept once; *added (may be NULL)
  * tells how many were new. */
-encore_status encore_store_add_observations(encore_store *store, const encore_observation *observations, size_t count, size_t *added);
+encore_status encore_store_add_sightings(encore_store *store, const encore_sighting *sightings, size_t element_size, size_t count, size_t *added);
 
 /* Writes the number of sightings with from <= time < to to *count. */
-encore_status encore_store_count_observations(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+encore_status encore_store_count_sightings(encore_store *store, int64_t from, int64_t to, uint64_t *count);
 
-/* Copies sightings with from <= time < to, in time order, skipping the
- * first `first`, into out[0 ..< capacity]; *copied tells how many. */
-encore_status encore_store_copy_observations(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_observation *out, size_t capacity, size_t *copied);
+/* Copies sightings with from <= time < to, in time order, from index
+ * `first` on, as every list is copied (see "Lists"). */
+encore_status encore_store_copy_sightings(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_sighting *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Records that tracing was switched on (`active` 1) or off (0) at `time`
  * (unix seconds, not negative). Events at the same time apply in the order
@@ -488,15 +528,14 @@ encore_status encore_store_add_tracing_event(encore_store *store, int64_t time, 
 encore_status encore_store_count_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t *count);
 
 /* Copies tracing events with from <= time < to, in time order (then the
- * order they were added), skipping the first `first`, into
- * out[0 ..< capacity]; *copied tells how many. */
-encore_status encore_store_copy_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_tracing_event *out, size_t capacity, size_t *copied);
+ * order they were added), from index `first` on, as every list is copied. */
+encore_status encore_store_copy_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_tracing_event *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Writes the seconds tracing was active within [from, to) to *seconds:
  * the last event before `from` gives the state at `from` (off when there is
  * none), and an "on" without a later "off" counts until `to`. `from` after
  * `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX. */
-encore_status encore_store_active_tracing_seconds(encore_store *store, int64_t from, int64_t to, int64_t *seconds);
+encore_status encore_store_get_active_tracing_seconds(encore_store *store, int64_t from, int64_t to, int64_t *seconds);
 
 /* Stores one of the device's own temporary exposure keys (rolling start
  * >= 0, rolling period 1..144, created >= 0); a key with the same key_data
@@ -509,62 +548,63 @@ encore_status encore_store_count_own_keys(encore_store *store, int32_t since_int
 
 /* Copies own keys whose rolling start interval is at least `since_interval`,
  * ordered by rolling start (then creation time, then key bytes), skipping
- * the first `first`, into out[0 ..< capacity]; *copied tells how many
- * (fewer than capacity only at the end). */
-encore_status encore_store_copy_own_keys(encore_store *store, int32_t since_interval, uint64_t first, encore_own_key *out, size_t capacity, size_t *copied);
+ * the first `first`, as every list is copied (see "Lists"). */
+encore_status encore_store_copy_own_keys(encore_store *store, int32_t since_interval, uint64_t first, encore_own_key *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Writes the own key with the latest rolling start (the newest one made
- * among equal starts) to *key; ENCORE_ERR_NOT_FOUND when there is none. */
+ * among equal starts) to *key (struct_size set by the caller);
+ * ENCORE_ERR_NOT_FOUND when there is none. */
 encore_status encore_store_get_latest_own_key(encore_store *store, encore_own_key *key);
 
-/* Keeps a CWA key package the host downloaded itself: `content`
+/* Keeps a CWA key file the host downloaded itself: `content`
  * (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
  * under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
  * with the server's `etag` (NULL when it sent none), at `now`. It is kept
  * only after the verification the sync gives its own downloads: the zip,
  * every field of export.bin, and a signature by a key of `trust` (the
  * key file statuses otherwise, and nothing is stored). A day replaces the
- * cached hours of that day; a package with the same name is replaced.
- * `keys` (may be NULL) receives the package's number of keys. There is no
- * other way to put a package into the cache. */
-encore_status encore_store_import_package(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
+ * cached hours of that day; a key file with the same name is replaced.
+ * `keys` (may be NULL) receives the key file's number of keys. There is no
+ * other way to put a key file into the cache. */
+encore_status encore_store_import_keyfile(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
 
-/* Writes 1 to *has when the package is cached, else 0. With an `etag` (not
- * NULL), only a package stored with exactly that ETag counts: a host that
- * gets 0 downloads the package (again). */
-encore_status encore_store_has_package(encore_store *store, const char *region, const char *identifier, const char *etag, int32_t *has);
+/* Writes 1 to *has when the key file is cached, else 0. With an `etag` (not
+ * NULL), only a key file stored with exactly that ETag counts: a host that
+ * gets 0 downloads the key file (again). */
+encore_status encore_store_has_keyfile(encore_store *store, const char *region, const char *identifier, const char *etag, int32_t *has);
 
-/* Copies a cached package's content into library-owned memory in *content
+/* Copies a cached key file's content into library-owned memory in *content
  * (release it with encore_bytes_free()). The content is checked against the
  * SHA-256 computed when it was stored: a mismatch is
- * ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A package that is
+ * ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A key file that is
  * not cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_package(encore_store *store, const char *region, const char *identifier, encore_bytes *content);
+encore_status encore_store_get_keyfile(encore_store *store, const char *region, const char *identifier, encore_bytes *content);
 
-/* Writes what is known about a cached package to *info and, when `etag` is
+/* Writes what is known about a cached key file to *info (struct_size set
+ * by the caller) and, when `etag` is
  * not NULL, its ETag into library-owned memory in *etag (release it with
- * encore_bytes_free(); "" when info->has_etag is 0). A package that is not
+ * encore_bytes_free(); "" when info->has_etag is 0). A key file that is not
  * cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_package_info(encore_store *store, const char *region, const char *identifier, encore_package_info *info, encore_bytes *etag);
+encore_status encore_store_get_keyfile_info(encore_store *store, const char *region, const char *identifier, encore_cached_keyfile_info *info, encore_bytes *etag);
 
-/* Writes a new list of the identifiers of the cached packages of `region`,
+/* Writes a new list of the identifiers of the cached key files of `region`,
  * in byte order, to *out (release it with encore_string_list_free()). */
-encore_status encore_store_list_packages(encore_store *store, const char *region, encore_string_list **out);
+encore_status encore_store_list_keyfiles(encore_store *store, const char *region, encore_string_list **out);
 
-/* Removes a cached package. *removed (may be NULL) tells whether there was
+/* Removes a cached key file. *removed (may be NULL) tells whether there was
  * one: 1, or 0 when it was not cached (not an error). */
-encore_status encore_store_remove_package(encore_store *store, const char *region, const char *identifier, int32_t *removed);
+encore_status encore_store_remove_keyfile(encore_store *store, const char *region, const char *identifier, int32_t *removed);
 
 /* Of the `count` identifiers in `available` (what the server lists; the
  * array is not modified), writes those not cached for `region` to *out as a
  * new list, in the order given and each once: what the host still has to
  * download. Release it with encore_string_list_free(). */
-encore_status encore_store_missing_packages(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
+encore_status encore_store_list_missing_keyfiles(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
 
 /* Writes the newest risk result (latest time; the last added among equal
  * times) to *result and its document into library-owned memory in
  * *document (release it with encore_bytes_free()). Either may be NULL when
- * not wanted. ENCORE_ERR_NOT_FOUND when the store holds no result. */
+ * not wanted; result->struct_size is set by the caller. ENCORE_ERR_NOT_FOUND when the store holds no result. */
 encore_status encore_store_get_last_risk_result(encore_store *store, encore_risk_result *result, encore_bytes *document);
 
 /* Writes the risk result `id` to *result and its document to *document,
@@ -576,10 +616,9 @@ encore_status encore_store_get_risk_result(encore_store *store, int64_t id, enco
 encore_status encore_store_count_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t *count);
 
 /* Copies risk results with from <= time < to, oldest first (by time, then
- * id), skipping the first `first`, into out[0 ..< capacity] without their
- * documents (read one with encore_store_get_risk_result()); *copied tells
- * how many. */
-encore_status encore_store_copy_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_risk_result *out, size_t capacity, size_t *copied);
+ * id), from index `first` on, without their documents (read one with
+ * encore_store_get_risk_result()), as every list is copied (see "Lists"). */
+encore_status encore_store_copy_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_risk_result *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Sets the setting `name` to an integer. */
 encore_status encore_store_set_setting_int64(encore_store *store, const char *name, int64_t value);
@@ -624,44 +663,47 @@ encore_status encore_store_list_settings(encore_store *store, encore_string_list
 /* ==== 4. Exposure Notification crypto and the device's own keys ========== */
 
 /* RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16) into out[16]. */
-encore_status encore_en_rpik(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
+encore_status encore_rpik_derive(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
 
 /* AEMK = HKDF-SHA256(TEK, no salt, "EN-AEMK", 16) into out[16]. */
-encore_status encore_en_aemk(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
+encore_status encore_aemk_derive(const uint8_t *tek, size_t tek_len, uint8_t *out, size_t out_len);
 
 /* The RPIs of intervals start ..< start + count (count 1...144) under an
  * RPIK, 16 bytes each, into out[16 * count]. */
-encore_status encore_en_rpis(const uint8_t *rpik, size_t rpik_len, uint32_t start_interval, uint32_t count, uint8_t *out, size_t out_len);
+encore_status encore_rpis_derive(const uint8_t *rpik, size_t rpik_len, uint32_t start_interval, uint32_t count, uint8_t *out, size_t out_len);
 
 /* AEM = AES-128-CTR(AEMK, IV = RPI, metadata) of `metadata_len` (≤ 16)
  * bytes into out; decryption is the same call with the AEM as metadata. */
-encore_status encore_en_aem(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
+encore_status encore_aem_crypt(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
 
 /* Writes the device's temporary exposure key valid at `now` to *key: the
  * stored key of that UTC day, or a new one from the CSPRNG, made and
- * stored atomically (callers racing at midnight get the same key). */
-encore_status encore_store_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
+ * stored atomically (callers racing at midnight get the same key).
+ * key->struct_size is set by the caller. */
+encore_status encore_store_get_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
 
 /* Writes the 20 bytes to broadcast at `now` (BLE service data of UUID
  * 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
  * 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
  * Makes today's key when there is none yet. */
-encore_status encore_advertisement(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
+encore_status encore_advertisement_make(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
 
 /* Copies the device's own keys of the last `days` UTC days up to `now`
  * (today's included, oldest first) in the key file form, from index
- * `first` on, into out[0 ..< capacity]: what a positive user submits. */
-encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t capacity, size_t *copied);
+ * `first` on (see "Lists"): what a positive user submits. */
+encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* ==== 5. Matching: sightings against published keys ====================== */
 
-/* The outcome of encore_match(): exposure windows, v1 exposures and
+/* The outcome of encore_match_run(): exposure windows, v1 exposures and
  * summary, statistics. Immutable: safe to read from several threads. It
  * holds no key material. */
 typedef struct encore_match_result encore_match_result;
 
 /* Where a key file comes from: a path, or (path NULL) bytes in memory. */
 typedef struct encore_key_source {
+    uint32_t struct_size;   /* sizeof(encore_key_source) */
+    uint32_t reserved;      /* must be 0 */
     const char *path;
     const uint8_t *data;
     size_t length;
@@ -675,16 +717,16 @@ typedef struct encore_key_source {
  * buckets, in the order of the spec (attenuation > 73 dB first, days >= 14
  * first, duration 0 min first, TRL 1 first). */
 typedef struct encore_v1_config {
+    uint32_t struct_size;                         /* sizeof(encore_v1_config) */
     int32_t attenuation_level_values[8];
     int32_t days_since_last_exposure_level_values[8];
     int32_t duration_level_values[8];
     int32_t transmission_risk_level_values[8];
     int32_t minimum_risk_score;
     int32_t attenuation_duration_thresholds[2];   /* X < Y, dB */
-    int32_t reserved;                             /* must be 0 */
 } encore_v1_config;
 
-/* Options of encore_match(): start from
+/* Options of encore_match_run(): start from
  * encore_match_options_init(&options, sizeof options, now), which writes
  * the Apple/Google constants and CWA's choices. */
 typedef struct encore_match_options {
@@ -709,6 +751,7 @@ typedef struct encore_match_options {
 
 /* One scan of the device in which a matched key was heard. */
 typedef struct encore_scan_instance {
+    uint32_t struct_size;   /* sizeof(encore_scan_instance) */
     int32_t typical_attenuation;
     int32_t min_attenuation;
     int32_t seconds_since_last_scan;
@@ -718,27 +761,30 @@ typedef struct encore_scan_instance {
  * first_scan_instance ..< first_scan_instance + scan_instance_count of the
  * result's scan instance list. */
 typedef struct encore_exposure_window {
-    int64_t date;                   /* UTC midnight, unix seconds */
+    uint32_t struct_size;           /* sizeof(encore_exposure_window) */
     int32_t report_type;            /* ENCORE_REPORT_* */
+    int64_t date;                   /* UTC midnight, unix seconds */
     int32_t infectiousness;         /* ENCORE_INFECTIOUSNESS_* */
     int32_t calibration_confidence; /* 0..3 */
     uint32_t scan_instance_count;
+    uint32_t reserved;              /* 0 */
     uint64_t first_scan_instance;
 } encore_exposure_window;
 
 /* One ENF v1 exposure: a matched key on one UTC day. */
 typedef struct encore_exposure_v1 {
-    int64_t date;
+    uint32_t struct_size;              /* sizeof(encore_exposure_v1) */
     int32_t duration_seconds;
+    int64_t date;
     int32_t attenuation_value;
     int32_t attenuation_durations[3];  /* seconds <= X, in (X, Y], > Y; each at most 1800 */
     int32_t transmission_risk_level;
     int32_t total_risk_score;
-    int32_t reserved;
 } encore_exposure_v1;
 
 /* The ENF v1 exposure summary. */
 typedef struct encore_summary_v1 {
+    uint32_t struct_size;                  /* sizeof(encore_summary_v1), set by the caller */
     int32_t matched_key_count;
     int32_t days_since_last_exposure;
     int32_t maximum_risk_score;            /* at most 255 */
@@ -775,7 +821,8 @@ typedef struct encore_match_stats {
 encore_status encore_match_options_init(encore_match_options *options, size_t struct_size, int64_t now);
 
 /* Matches the store's sightings against the keys of `count` key files
- * (paths or bytes), each checked as options->keyfile_options says (by
+ * (paths or bytes; `source_size` is sizeof(encore_key_source), the
+ * array's stride), each checked as options->keyfile_options says (by
  * default a trusted signature is required); any file that fails fails the
  * call with its status. Files are streamed, not gathered: every core is
  * used, each thread holding at most two files at a time, so memory does
@@ -783,7 +830,7 @@ encore_status encore_match_options_init(encore_match_options *options, size_t st
  * buffers are kept for the next files and calls. The store is only read,
  * so a cancelled run changes nothing. On success *out is a result for
  * encore_match_result_free(). */
-encore_status encore_match(encore_store *store, const encore_key_source *sources, size_t count, const encore_match_options *options, encore_match_result **out);
+encore_status encore_match_run(encore_store *store, const encore_key_source *sources, size_t source_size, size_t count, const encore_match_options *options, encore_match_result **out);
 
 /* Releases a match result; NULL does nothing. */
 void encore_match_result_free(encore_match_result *result);
@@ -794,14 +841,15 @@ encore_status encore_match_result_get_stats(encore_match_result *result, encore_
 /* Writes the ENF v1 exposure summary. */
 encore_status encore_match_result_get_summary_v1(encore_match_result *result, encore_summary_v1 *summary);
 
-/* Copies exposure windows first ..< first + capacity (sorted by time). */
-encore_status encore_match_result_copy_windows(encore_match_result *result, uint64_t first, encore_exposure_window *out, size_t capacity, size_t *copied);
+/* Copies exposure windows first ..< first + capacity (sorted by time), as
+ * every list is copied (see "Lists"). */
+encore_status encore_match_result_copy_windows(encore_match_result *result, uint64_t first, encore_exposure_window *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Copies scan instances first ..< first + capacity (see encore_exposure_window). */
-encore_status encore_match_result_copy_scan_instances(encore_match_result *result, uint64_t first, encore_scan_instance *out, size_t capacity, size_t *copied);
+encore_status encore_match_result_copy_scan_instances(encore_match_result *result, uint64_t first, encore_scan_instance *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Copies ENF v1 exposures first ..< first + capacity (sorted by date). */
-encore_status encore_match_result_copy_exposures_v1(encore_match_result *result, uint64_t first, encore_exposure_v1 *out, size_t capacity, size_t *copied);
+encore_status encore_match_result_copy_exposures_v1(encore_match_result *result, uint64_t first, encore_exposure_v1 *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* ==== 6. Risk: CWA's risk calculation ==================================== */
 
@@ -834,12 +882,12 @@ typedef struct encore_risk_summary {
 
 /* The risk of one UTC day that had windows (newest first). */
 typedef struct encore_day_risk {
-    int64_t date;
+    uint32_t struct_size;                        /* sizeof(encore_day_risk) */
     int32_t risk_level;                          /* ENCORE_RISK_NONE, _LOW or _HIGH */
-    int32_t minimum_distinct_encounters_with_low_risk;
+    int64_t date;
     double normalized_time;                      /* rounded to one decimal */
+    int32_t minimum_distinct_encounters_with_low_risk;
     int32_t minimum_distinct_encounters_with_high_risk;
-    int32_t reserved;
 } encore_day_risk;
 
 /* Parses a risk calculation configuration from `len` bytes of JSON (the
@@ -857,9 +905,11 @@ void encore_risk_config_free(encore_risk_config *config);
 
 /* Calculates the risk of `window_count` exposure windows whose scan
  * instances are instances[first_scan_instance ..< + scan_instance_count]
- * (the layout encore_match() results have), at `now` (unix seconds, not
- * negative). On success *out is an assessment for encore_risk_assessment_free(). */
-encore_status encore_risk_calculate(encore_risk_config *config, const encore_exposure_window *windows, size_t window_count, const encore_scan_instance *instances, size_t instance_count, int64_t now, encore_risk_assessment **out);
+ * (the layout encore_match_run() results have; `window_size` and
+ * `instance_size` are sizeof the element structs, the arrays' strides),
+ * at `now` (unix seconds, not negative). On success *out is an assessment
+ * for encore_risk_assessment_free(). */
+encore_status encore_risk_calculate(encore_risk_config *config, const encore_exposure_window *windows, size_t window_size, size_t window_count, const encore_scan_instance *instances, size_t instance_size, size_t instance_count, int64_t now, encore_risk_assessment **out);
 
 /* Calculates the risk of a match result's windows at `now` (unix seconds,
  * not negative). */
@@ -872,7 +922,7 @@ void encore_risk_assessment_free(encore_risk_assessment *assessment);
 encore_status encore_risk_assessment_get_summary(encore_risk_assessment *assessment, encore_risk_summary *summary);
 
 /* Copies per-day risks first ..< first + capacity (newest first). */
-encore_status encore_risk_assessment_copy_days(encore_risk_assessment *assessment, uint64_t first, encore_day_risk *out, size_t capacity, size_t *copied);
+encore_status encore_risk_assessment_copy_days(encore_risk_assessment *assessment, uint64_t first, encore_day_risk *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* ==== 7. The exposure check ============================================== */
 
@@ -892,10 +942,10 @@ typedef struct encore_check_result encore_check_result;
 
 /* One class of CWA's v1 risk model: scores in [min, max) have `level`. */
 typedef struct encore_risk_v1_class {
+    uint32_t struct_size;                 /* sizeof(encore_risk_v1_class) */
+    int32_t level;                        /* ENCORE_RISK_LOW or _HIGH */
     double min;
     double max;
-    int32_t level;                        /* ENCORE_RISK_LOW or _HIGH */
-    uint32_t reserved;                    /* must be 0 */
 } encore_risk_v1_class;
 
 /* CWA's v1 risk model over the ENF v1 summary (legacy; the v2 model decides
@@ -906,12 +956,14 @@ typedef struct encore_risk_v1_class {
  * level. CWA: divisor 50, weights 1, 0.5, 0, offset 0, classes [0, 15) LOW
  * and [15, 9999) HIGH. */
 typedef struct encore_risk_v1_config {
+    uint32_t struct_size;                 /* sizeof(encore_risk_v1_config) */
+    uint32_t class_count;                 /* 1..64 */
+    uint32_t class_size;                  /* sizeof(encore_risk_v1_class): the stride of `classes` */
+    uint32_t reserved;                    /* must be 0 */
     double normalization_divisor;         /* > 0 */
     double weights[3];                    /* finite */
     double default_bucket_offset;         /* finite */
     const encore_risk_v1_class *classes;  /* class_count classes, min < max each */
-    uint32_t class_count;                 /* 1..64 */
-    uint32_t reserved;                    /* must be 0 */
 } encore_risk_v1_config;
 
 /* Options of the check besides matching: start from
@@ -948,7 +1000,8 @@ typedef struct encore_check_summary {
 encore_status encore_check_options_init(encore_check_options *options, size_t struct_size);
 
 /* The exposure check, the library's main job: matches the store's
- * sightings against the key files (as encore_match() does, with
+ * sightings against the key files (as encore_match_run() does, with the same
+ * `sources`, `source_size` and `count`, and
  * `match_options`, which also carry now, key file options and progress),
  * calculates the risk with `config`, applies the tracing-time and
  * freshness rules (`check_options`, NULL for the defaults), combines the
@@ -957,7 +1010,7 @@ encore_status encore_check_options_init(encore_check_options *options, size_t st
  * nothing. On success *out is a result for encore_check_result_free(); the
  * last stored result can later be read with
  * encore_store_get_last_risk_result() without computing anything. */
-encore_status encore_exposure_check(encore_store *store, const encore_key_source *sources, size_t count, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
+encore_status encore_exposure_check(encore_store *store, const encore_key_source *sources, size_t source_size, size_t count, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
 /* Releases a check result; NULL does nothing. */
 void encore_check_result_free(encore_check_result *result);
@@ -999,6 +1052,9 @@ typedef struct encore_http_header {
 /* A request for a host's transport. Everything it points to is valid during
  * the callback only. */
 typedef struct encore_http_request {
+    uint32_t struct_size;            /* sizeof(encore_http_request) of the library: fields beyond what
+                                      * the host's header knows are not there for it */
+    uint32_t reserved;               /* 0 */
     const char *method;              /* "GET", "POST", "PUT" or "DELETE" */
     const char *url;
     const encore_http_header *headers;
@@ -1143,8 +1199,10 @@ void encore_operation_free(encore_operation *operation);
 #define ENCORE_TEST_KEY_TELETAN 2    /* a teleTAN from a hotline: 10 characters, positive by definition */
 
 typedef struct encore_test_key {
+    uint32_t struct_size;            /* sizeof(encore_test_key) */
     int32_t kind;                    /* ENCORE_TEST_KEY_* */
     uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID; a rapid test's QR code says it itself) */
+    uint32_t reserved;               /* must be 0 */
     const char *value;
     const char *date_of_birth;       /* "YYYY-MM-DD" or NULL (with a GUID only) */
 } encore_test_key;
@@ -1346,42 +1404,53 @@ typedef struct encore_trace_location_spec {
     uint32_t reserved;                    /* 0 */
 } encore_trace_location_spec;
 
-/* Image formats of encore_trace_location_qr_image(). */
+/* Image formats of encore_trace_location_get_qr_image(). */
 #define ENCORE_QR_IMAGE_PNG 1             /* 8-bit greyscale PNG */
 #define ENCORE_QR_IMAGE_SVG 2             /* SVG text, one unit a module */
 
 /* The plaintext of a protected report (CheckInRecord). */
 typedef struct encore_checkin_record {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_record) */
     uint32_t start_interval_number;       /* 10-minute intervals since the epoch */
     uint32_t period;                      /* intervals, > 0 */
     uint32_t transmission_risk_level;     /* 1..8 */
-    uint32_t reserved;                    /* 0 */
 } encore_checkin_record;
 
 /* A CheckInProtectedReport: the record under AES-256-CBC, HMAC-SHA256 over iv || ciphertext. */
 typedef struct encore_checkin_report {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_report) */
+    uint32_t encrypted_record_length;     /* 16 or 32: a record is at most 18 bytes */
     uint8_t location_id_hash[32];
     uint8_t iv[16];
     uint8_t mac[32];
     uint8_t encrypted_record[32];
-    uint32_t encrypted_record_length;     /* 16 or 32: a record is at most 18 bytes */
-    uint32_t reserved;                    /* 0 */
 } encore_checkin_report;
 
-/* The user's check-ins, read with encore_checkin_list_count() and
- * encore_checkin_list_get(). Immutable: thread-safe. */
+/* The user's check-ins, a snapshot read with encore_checkin_list_count()
+ * and encore_checkin_list_copy(). Immutable: thread-safe. */
 typedef struct encore_checkin_list encore_checkin_list;
 
+/* Which app's QR code a check-in was made with. */
+#define ENCORE_CHECKIN_KIND_CWA 0
+#define ENCORE_CHECKIN_KIND_SWISSCOVID 1
+#define ENCORE_CHECKIN_KIND_NOTIFYME 2
+
+/* One check-in of a list. Its first version ends at location_id_hash: a
+ * caller built against it gets the fields it has. */
 typedef struct encore_checkin_info {
-    uint32_t struct_size;                 /* sizeof(encore_checkin_info), set by the caller */
+    uint32_t struct_size;                 /* sizeof(encore_checkin_info) */
     int32_t submitted;                    /* 1: sent with a positive test (its warnings are ignored) */
     int64_t id;
     int64_t start;                        /* unix seconds */
     int64_t end;                          /* -1 while checked in */
     int64_t auto_end;                     /* when an open check-in closes by itself */
-    const char *description;              /* UTF-8; lives as long as the list */
-    const char *address;
+    encore_bytes description;             /* UTF-8, the caller's: release with encore_bytes_free() */
+    encore_bytes address;                 /* the same */
     uint8_t location_id_hash[32];
+    /* Since 1.0 (struct_size tells whether the library wrote them): */
+    int32_t kind;                         /* ENCORE_CHECKIN_KIND_* */
+    uint32_t reserved;                    /* 0 */
+    int64_t created;                      /* unix seconds the check-in was stored */
 } encore_checkin_info;
 
 /* What matching one trace warning package found. */
@@ -1414,21 +1483,21 @@ typedef struct encore_checkin_risk_summary {
 
 /* One warning overlapping one check-in on one UTC day. */
 typedef struct encore_checkin_match {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_match) */
+    uint32_t transmission_risk_level;
     int64_t check_in;                     /* the check-in's id */
     int64_t date;                         /* unix seconds of the UTC midnight */
     int64_t overlap_seconds;
     int64_t overlap_minutes;              /* rounded half up */
     double normalized_time;               /* transmission risk value x overlap_minutes */
-    uint32_t transmission_risk_level;
-    uint32_t reserved;
     uint8_t location_id_hash[32];
 } encore_checkin_match;
 
 typedef struct encore_checkin_day {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_day) */
+    int32_t risk_level;                   /* ENCORE_CHECKIN_RISK_* */
     int64_t date;                         /* unix seconds of the UTC midnight */
     double normalized_time;
-    int32_t risk_level;                   /* ENCORE_CHECKIN_RISK_* */
-    uint32_t reserved;
 } encore_checkin_day;
 
 /* Reads a CWA event QR code (`https://e.coronawarn.app?v=1#<base64url>`,
@@ -1443,7 +1512,7 @@ typedef struct encore_checkin_day {
 encore_status encore_trace_location_parse(const char *qr_code, encore_trace_location **out);
 
 /* The location of a QRCodePayload's bytes (what follows "#", decoded). */
-encore_status encore_trace_location_from_payload(const uint8_t *payload, size_t length, encore_trace_location **out);
+encore_status encore_trace_location_parse_payload(const uint8_t *payload, size_t length, encore_trace_location **out);
 
 /* Writes what the location's QR code says, its location id and hash. */
 encore_status encore_trace_location_get_info(encore_trace_location *location, encore_trace_location_info *info);
@@ -1490,11 +1559,14 @@ encore_status encore_checkin_delete(encore_store *store, int64_t id, int32_t *ex
  * success *out is a list for encore_checkin_list_free(). */
 encore_status encore_checkin_list_open(encore_store *store, int64_t now, encore_checkin_list **out);
 
-/* The number of check-ins in a list (0 for NULL). */
-size_t encore_checkin_list_count(encore_checkin_list *list);
+/* Writes the number of check-ins in a list to *count. */
+encore_status encore_checkin_list_count(encore_checkin_list *list, size_t *count);
 
-/* Writes check-in `index` of a list (ENCORE_ERR_OUT_OF_RANGE past its end). */
-encore_status encore_checkin_list_get(encore_checkin_list *list, size_t index, encore_checkin_info *info);
+/* Copies check-ins first ..< first + capacity of a list (see "Lists"). The
+ * description and address of each are copied into encore_bytes the caller
+ * owns: release both of every copied element with encore_bytes_free()
+ * (they stay valid after the list is freed). */
+encore_status encore_checkin_list_copy(encore_checkin_list *list, uint64_t first, encore_checkin_info *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* Releases a list; NULL does nothing. */
 void encore_checkin_list_free(encore_checkin_list *list);
@@ -1536,12 +1608,13 @@ encore_status encore_check_result_get_checkin_assessment(encore_check_result *re
 /* Writes the assessment's total level and counts. */
 encore_status encore_checkin_assessment_get_summary(encore_checkin_assessment *assessment, encore_checkin_risk_summary *summary);
 
-/* Copies matches first ..< first + capacity (newest day first) into `out`;
- * *copied tells how many. */
-encore_status encore_checkin_assessment_copy_matches(encore_checkin_assessment *assessment, uint64_t first, encore_checkin_match *out, size_t capacity, size_t *copied);
+/* Copies matches first ..< first + capacity (newest day first), as every
+ * list is copied (see "Lists"). */
+encore_status encore_checkin_assessment_copy_matches(encore_checkin_assessment *assessment, uint64_t first, encore_checkin_match *out, size_t element_size, size_t capacity, size_t *copied);
 
-/* Copies days first ..< first + capacity (newest first) into `out`. */
-encore_status encore_checkin_assessment_copy_days(encore_checkin_assessment *assessment, uint64_t first, encore_checkin_day *out, size_t capacity, size_t *copied);
+/* Copies days first ..< first + capacity (newest first), as every list is
+ * copied. */
+encore_status encore_checkin_assessment_copy_days(encore_checkin_assessment *assessment, uint64_t first, encore_checkin_day *out, size_t element_size, size_t capacity, size_t *copied);
 
 /* The assessment as JSON (the form `encore checkin match --json` prints,
  * without skippedReports), in library memory for encore_bytes_free(). */
@@ -1556,7 +1629,7 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * startIntervalNumber, period, start, transmissionRiskLevel, iv,
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit() sends such reports itself. */
-encore_status encore_checkin_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
+encore_status encore_checkin_get_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
 
 /* Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
  * type 0 (set one), default_check_in_length_minutes -1 (the app's
@@ -1586,7 +1659,7 @@ encore_status encore_trace_location_get_url(encore_trace_location *location, enc
  * `format` ENCORE_QR_IMAGE_PNG (8-bit grey, `scale` pixels a module,
  * 1-16; 0: 8) or ENCORE_QR_IMAGE_SVG (text; `scale` must be 0), in library
  * memory for encore_bytes_free(). */
-encore_status encore_trace_location_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
+encore_status encore_trace_location_get_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
 
 /* ==== 12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
 
@@ -1628,17 +1701,17 @@ encore_status encore_crowdnotifier_match_trace_keys(encore_store *store, const u
 /* The bundle tag stored with the last trace-key body (for
  * ?lastKeyBundleTag=), in library memory for encore_bytes_free();
  * ENCORE_ERR_NOT_FOUND when none is stored (fetch everything). */
-encore_status encore_crowdnotifier_trace_key_bundle_tag(encore_store *store, encore_bytes *out);
+encore_status encore_crowdnotifier_get_bundle_tag(encore_store *store, encore_bytes *out);
 
 /* Reads a SwissCovid or NotifyMe QR code (the venue's public key
  * validated) and writes its kind (ENCORE_CROWDNOTIFIER_*). The QR
  * statuses of encore_trace_location_parse(), and
  * ENCORE_ERR_CN_PUBLIC_KEY for a public key that is not a point of G2. */
-encore_status encore_crowdnotifier_venue_kind(const char *qr_code, int32_t *kind);
+encore_status encore_crowdnotifier_get_venue_kind(const char *qr_code, int32_t *kind);
 
 /* The identity (32 bytes) of the hour starting at `interval_start` (a
  * multiple of 3600) at the venue of a QRCodePayload's bytes. */
-encore_status encore_crowdnotifier_identity(const uint8_t *payload, size_t length, int64_t interval_start, uint8_t *identity, size_t identity_length);
+encore_status encore_crowdnotifier_derive_identity(const uint8_t *payload, size_t length, int64_t interval_start, uint8_t *identity, size_t identity_length);
 
 /* Encrypts `message` to `identity` under a venue public key (96 bytes):
  * c1 (96) ‖ c2 (32) ‖ nonce (24) ‖ c3, in library memory for
@@ -1660,12 +1733,12 @@ encore_status encore_crowdnotifier_keys_generate(uint8_t *secret, size_t secret_
 
 /* The public key (96 bytes) of a master secret (32 bytes);
  * ENCORE_ERR_CN_SECRET for one that is zero or not below r. */
-encore_status encore_crowdnotifier_public_key(const uint8_t *secret, size_t secret_length, uint8_t *public_key, size_t public_key_length);
+encore_status encore_crowdnotifier_derive_public_key(const uint8_t *secret, size_t secret_length, uint8_t *public_key, size_t public_key_length);
 
 /* The QR code (URL text) of a venue: `kind` ENCORE_CROWDNOTIFIER_*, a
  * name (1..100 characters), an address, `start`/`end` 0 for a permanent
  * place, its public key (96 bytes); in library memory for encore_bytes_free(). */
-encore_status encore_crowdnotifier_qr_code(int32_t kind, const char *name, const char *address, int64_t start, int64_t end, const uint8_t *public_key, size_t public_key_length, encore_bytes *out);
+encore_status encore_crowdnotifier_make_qr_code(int32_t kind, const char *name, const char *address, int64_t start, int64_t end, const uint8_t *public_key, size_t public_key_length, encore_bytes *out);
 
 /* The trace keys (a ProblematicEventWrapper) of the venue of `qr_code`
  * for [start, end] with `message`: one per hour touched, in the layout of
@@ -1673,9 +1746,9 @@ encore_status encore_crowdnotifier_qr_code(int32_t kind, const char *name, const
  * criticality; _NOTIFYME: start/end times); in library memory for
  * encore_bytes_free(). ENCORE_ERR_CN_SECRET when the secret is not the
  * venue's. */
-encore_status encore_crowdnotifier_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
+encore_status encore_crowdnotifier_make_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
 
-/* ==== 13. Background sync: the key package cache, the app configuration, DP-3T, the planner ==== */
+/* ==== 13. Background sync: the cache of key files, the app configuration, DP-3T, the planner ==== */
 
 /* What woke the sync up. Periodic syncs are spaced (CWA hourly, DP-3T at
  * most 6 a day, 4 h apart) and back off after failures; a push or the user

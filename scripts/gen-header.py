@@ -34,9 +34,9 @@ SECTIONS = [
      ["VersionAPI.swift", "ReturnedMemoryAPI.swift"]),
     ("Key files: trusted keys, opening, checking and reading diagnosis keys", "encore_keyfile_types.h",
      ["TrustAPI.swift", "KeyFileAPI.swift"]),
-    ("The encrypted store: opening, sightings, tracing history, own keys, key packages, risk results, settings",
+    ("The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings",
      "encore_store_types.h",
-     ["StoreAPI.swift", "StoreTracingAPI.swift", "StoreOwnKeysAPI.swift", "StorePackagesAPI.swift",
+     ["StoreAPI.swift", "StoreTracingAPI.swift", "StoreOwnKeysAPI.swift", "StoreKeyFilesAPI.swift",
       "StoreResultsAPI.swift", "StoreSettingsAPI.swift"]),
     ("Exposure Notification crypto and the device's own keys", None, ["CryptoAPI.swift", "BroadcastAPI.swift"]),
     ("Matching: sightings against published keys", "encore_match_types.h", ["MatchAPI.swift"]),
@@ -50,13 +50,14 @@ SECTIONS = [
     ("Check-ins: CWA event registration and CrowdNotifier", "encore_checkin_types.h", ["CheckInAPI.swift", "CheckInCreateAPI.swift"]),
     ("CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side", "encore_crowdnotifier_types.h",
      ["CrowdNotifierAPI.swift"]),
-    ("Background sync: the key package cache, the app configuration, DP-3T, the planner", "encore_sync_types.h",
+    ("Background sync: the cache of key files, the app configuration, DP-3T, the planner", "encore_sync_types.h",
      ["SyncAPI.swift"]),
     ("Silent pushes: the registration rule, the app-instance token, registering", "encore_push_types.h",
      ["PushAPI.swift"]),
 ]
 # ABI files without @c functions (helpers of the C layer).
-HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift"}
+HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift",
+                "StructVersions.swift"}
 TYPES_HEADERS = [TYPES_DIR / t for _, t, _ in SECTIONS if t]
 
 SCALARS = {
@@ -68,8 +69,8 @@ SCALARS = {
 }
 # C types declared in encore_types.h that Swift sees under the same name.
 C_TYPES = {"encore_status", "encore_key", "encore_keyfile_info", "encore_keyfile_options", "encore_progress_fn",
-           "encore_store_key", "encore_store_options", "encore_purge_counts", "encore_observation",
-           "encore_bytes", "encore_own_key", "encore_package_info", "encore_tracing_event", "encore_risk_result"}
+           "encore_store_key", "encore_store_options", "encore_purge_counts", "encore_sighting",
+           "encore_bytes", "encore_own_key", "encore_cached_keyfile_info", "encore_tracing_event", "encore_risk_result"}
 
 FUNC_RE = re.compile(r"@c\s+public\s+func\s+(\w+)\s*\((.*?)\)\s*(?:->\s*([^{]+?))?\s*\{", re.S)
 ALIAS_RE = re.compile(r"public\s+typealias\s+(\w+)_ptr\s*=\s*OpaquePointer")

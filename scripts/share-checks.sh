@@ -17,7 +17,7 @@ check_bash_completion() {
         COMP_WORDS=(encore "") COMP_CWORD=1 COMP_LINE="encore " COMP_POINT=7 COMPREPLY=()
         PATH="$2:$PATH" "$function" encore "" encore
         printf "%s\n" "${COMPREPLY[@]}"' _ "$script" "$bindir")
-    for sub in sync test store demo export; do
+    for sub in sync test store demo keyfile; do
         grep -qx -- "$sub" <<<"$offered" || { echo "bash completion of 'encore <TAB>' ($script) does not offer $sub; it offered: $offered" >&2; exit 1; }
     done
     offered=$(bash --norc --noprofile -c '

@@ -4,10 +4,12 @@ import EncoreCore
 /// Writes the device's temporary exposure key valid at `now` to *key: the
 /// stored key of that UTC day, or a new one from the CSPRNG, made and
 /// stored atomically (callers racing at midnight get the same key).
-@c public func encore_store_current_own_key(_ store: encore_store_ptr?, _ now: Int64, _ key: UnsafeMutablePointer<encore_own_key>?) -> encore_status {
+/// key->struct_size is set by the caller.
+@c public func encore_store_get_current_own_key(_ store: encore_store_ptr?, _ now: Int64, _ key: UnsafeMutablePointer<encore_own_key>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try output(key, "key") { encore_own_key(try OwnKeySchedule(store: s).currentKey(now: now)) }
+        try checkOutput(key, "key")
+        try writeOutput(encore_own_key(try OwnKeySchedule(store: s).currentKey(now: now)), to: key, "key")
     }
 }
 
@@ -15,7 +17,7 @@ import EncoreCore
 /// 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
 /// 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
 /// Makes today's key when there is none yet.
-@c public func encore_advertisement(_ store: encore_store_ptr?, _ now: Int64, _ tx_power: Int32, _ calibration_confidence: Int32, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
+@c public func encore_advertisement_make(_ store: encore_store_ptr?, _ now: Int64, _ tx_power: Int32, _ calibration_confidence: Int32, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         guard let power = Int8(exactly: tx_power), let confidence = UInt8(exactly: calibration_confidence) else {
@@ -27,10 +29,10 @@ import EncoreCore
 
 /// Copies the device's own keys of the last `days` UTC days up to `now`
 /// (today's included, oldest first) in the key file form, from index
-/// `first` on, into out[0 ..< capacity]: what a positive user submits.
-@c public func encore_store_copy_own_key_history(_ store: encore_store_ptr?, _ now: Int64, _ days: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_key>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// `first` on (see "Lists"): what a positive user submits.
+@c public func encore_store_copy_own_key_history(_ store: encore_store_ptr?, _ now: Int64, _ days: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_key>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let keys = try OwnKeySchedule(store: borrow(store, as: Store.self, "store")).keyHistory(now: now, days: Int(days))
-        try copyOut(keys, first: first, out, capacity, copied) { encore_key($0) }
+        try copyOut(keys, first: first, out, element_size, capacity, copied) { encore_key($0) }
     }
 }

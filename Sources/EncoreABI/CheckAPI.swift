@@ -39,7 +39,7 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (Ch
     c.minimumTracingSeconds = o.minimum_tracing_seconds
     c.tracingDays = o.tracing_days
     c.maximumKeyAgeSeconds = o.maximum_key_age_seconds
-    return (c, try o.risk_v1.map { try riskV1Configuration($0.pointee) } ?? .cwa,
+    return (c, try readInput(o.risk_v1, "options->risk_v1").map(riskV1Configuration) ?? .cwa,
             try o.checkin_risk.map { try borrow($0, as: CheckInRiskConfigHandle.self, "options.checkin_risk").configuration })
 }
 
@@ -47,12 +47,11 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (Ch
 func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configuration {
     guard c.reserved == 0 else { throw EncoreError(.invalidArgument, "risk_v1: reserved must be 0") }
     guard c.class_count <= 64 else { throw EncoreError(.invalidArgument, "risk_v1: class_count \(c.class_count) is above 64") }
-    if c.class_count > 0 { _ = try required(c.classes, "risk_v1->classes") }
     var classes: [(min: Double, max: Double, level: RiskLevel)] = []
-    for i in 0 ..< Int(c.class_count) {
-        guard let k = c.classes?[i] else { break }
-        guard k.reserved == 0, let level = RiskLevel(rawValue: k.level) else {
-            throw EncoreError(.invalidArgument, "risk_v1->classes[\(i)]: level must be ENCORE_RISK_LOW or _HIGH and reserved 0")
+    let given: [encore_risk_v1_class] = try readInputs(c.classes, elementSize: Int(c.class_size), count: Int(c.class_count), "risk_v1->classes")
+    for (i, k) in given.enumerated() {
+        guard let level = RiskLevel(rawValue: k.level) else {
+            throw EncoreError(.invalidArgument, "risk_v1->classes[\(i)]: level must be ENCORE_RISK_LOW or _HIGH")
         }
         classes.append((k.min, k.max, level))
     }
@@ -61,7 +60,8 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 }
 
 /// The exposure check, the library's main job: matches the store's
-/// sightings against the key files (as encore_match() does, with
+/// sightings against the key files (as encore_match_run() does, with the same
+/// `sources`, `source_size` and `count`, and
 /// `match_options`, which also carry now, key file options and progress),
 /// calculates the risk with `config`, applies the tracing-time and
 /// freshness rules (`check_options`, NULL for the defaults), combines the
@@ -70,12 +70,12 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 /// nothing. On success *out is a result for encore_check_result_free(); the
 /// last stored result can later be read with
 /// encore_store_get_last_risk_result() without computing anything.
-@c public func encore_exposure_check(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ count: Int, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
+@c public func encore_exposure_check(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let c = try borrow(config, as: RiskConfigHandle.self, "config")
         let out = try required(out, "out")
-        let files = try keySources(sources, count)
+        let files = try keySources(sources, source_size, count)
         let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
         let (options, riskV1, checkInRisk) = try checkOptions(check_options)
         let result = try ExposureCheck(store: s).run(files: files, keyFileOptions: keyFiles, matching: matching, risk: c.configuration,

@@ -24,17 +24,11 @@ final class TraceLocationHandle: @unchecked Sendable {
     }
 }
 
-final class CheckInListHandle: @unchecked Sendable {
-    // @unchecked: immutable after init.
+final class CheckInListHandle: Sendable {
     let checkIns: [CheckIn]
-    let strings = CStrings()
-    let texts: [(UnsafePointer<CChar>?, UnsafePointer<CChar>?)]
-
-    init(_ list: [CheckIn]) {
-        checkIns = list
-        texts = list.map { [strings] in (strings.keep($0.description), strings.keep($0.address)) }
-    }
+    init(_ list: [CheckIn]) { checkIns = list }
 }
+
 
 final class CheckInRiskConfigHandle: Sendable {
     let configuration: PresenceTracingRiskConfiguration
@@ -75,7 +69,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 }
 
 /// The location of a QRCodePayload's bytes (what follows "#", decoded).
-@c public func encore_trace_location_from_payload(_ payload: UnsafePointer<UInt8>?, _ length: Int, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
+@c public func encore_trace_location_parse_payload(_ payload: UnsafePointer<UInt8>?, _ length: Int, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
     guarded {
         let bytes = Array(try buffer(payload, length, "payload"))
         try output(out, "out") { retainedHandle(TraceLocationHandle(try CheckInQRCode.location(payload: bytes))) }
@@ -117,21 +111,21 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
     guarded {
         let id = Array(try buffer(location_id, location_id_length, "location_id"))
         guard id.count == 32 else { throw EncoreError(.invalidArgument, "location_id is 32 bytes, not \(id.count)") }
-        let r = try required(record, "record").pointee
-        guard r.reserved == 0 else { throw EncoreError(.invalidArgument, "record->reserved must be 0") }
+        let r: encore_checkin_record = try readInput(UnsafeRawPointer(try required(record, "record")), "record")
+        try checkOutput(out, "out")
         var ivBytes = Array(try buffer(iv, iv_length, "iv"))
         if iv == nil { ivBytes = try SecureRandom.bytes(CheckInCrypto.ivBytes) }
         guard ivBytes.count == CheckInCrypto.ivBytes else { throw EncoreError(.invalidArgument, "iv is 16 bytes, not \(ivBytes.count)") }
         let plain = CheckInRecordCodec.encode(startInterval: r.start_interval_number, period: r.period, transmissionRiskLevel: r.transmission_risk_level)
         let sealed = try CheckInCrypto.encrypt(record: plain, keys: CheckInCrypto.Keys(locationId: id), iv: ivBytes)
-        try output(out, "out") {
+        do {
             var o = encore_checkin_report()
             copy32(CheckInCrypto.locationIdHash(id), into: &o.location_id_hash)
             copy32(sealed.mac, into: &o.mac)
             withUnsafeMutableBytes(of: &o.iv) { dst in ivBytes.withUnsafeBytes { dst.copyMemory(from: $0) } }
             withUnsafeMutableBytes(of: &o.encrypted_record) { dst in sealed.ciphertext.prefix(32).withUnsafeBytes { dst.copyMemory(from: $0) } }
             o.encrypted_record_length = UInt32(sealed.ciphertext.count)
-            return o
+            try writeOutput(o, to: out, "out")
         }
     }
 }
@@ -144,7 +138,8 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
     guarded {
         let id = Array(try buffer(location_id, location_id_length, "location_id"))
         guard id.count == 32 else { throw EncoreError(.invalidArgument, "location_id is 32 bytes, not \(id.count)") }
-        let r = try required(report, "report").pointee
+        let r: encore_checkin_report = try readInput(UnsafeRawPointer(try required(report, "report")), "report")
+        try checkOutput(out, "out")
         guard r.encrypted_record_length <= 32 else { throw EncoreError(.reportInvalid, "encrypted_record_length \(r.encrypted_record_length) is above 32") }
         let iv = bytesOf(r.iv, count: 16), mac = bytesOf(r.mac, count: 32)
         let sealed = bytesOf(r.encrypted_record, count: Int(r.encrypted_record_length))
@@ -160,7 +155,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
                   let t = UInt32(exactly: v.trl) else {
                 throw EncoreError(.reportInvalid, "the report's plaintext is not a CheckInRecord")
             }
-            try output(out, "out") { encore_checkin_record(start_interval_number: s, period: p, transmission_risk_level: t, reserved: 0) }
+            try writeOutput(encore_checkin_record(struct_size: 0, start_interval_number: s, period: p, transmission_risk_level: t), to: out, "out")
         }
     }
 }
@@ -232,28 +227,49 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
     }
 }
 
-/// The number of check-ins in a list (0 for NULL).
-@c public func encore_checkin_list_count(_ list: encore_checkin_list_ptr?) -> Int {
-    guard let list else { return 0 }
-    return Unmanaged<CheckInListHandle>.fromOpaque(UnsafeRawPointer(list)).takeUnretainedValue().checkIns.count
-}
-
-/// Writes check-in `index` of a list (ENCORE_ERR_OUT_OF_RANGE past its end).
-@c public func encore_checkin_list_get(_ list: encore_checkin_list_ptr?, _ index: Int, _ info: UnsafeMutablePointer<encore_checkin_info>?) -> encore_status {
+/// Writes the number of check-ins in a list to *count.
+@c public func encore_checkin_list_count(_ list: encore_checkin_list_ptr?, _ count: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let l = try borrow(list, as: CheckInListHandle.self, "list")
-        guard index >= 0, index < l.checkIns.count else { throw EncoreError(.outOfRange, "index \(index) is past the end of the list (\(l.checkIns.count) check-ins)") }
-        let c = l.checkIns[index]
-        var i = encore_checkin_info()
-        i.submitted = c.submitted ? 1 : 0
-        i.id = c.id
-        i.start = c.start
-        i.end = c.end ?? -1
-        i.auto_end = c.autoEnd
-        i.description = l.texts[index].0
-        i.address = l.texts[index].1
-        copy32(c.locationIdHash, into: &i.location_id_hash)
-        try writeOutput(i, to: info, "info")
+        try output(count, "count") { l.checkIns.count }
+    }
+}
+
+/// Copies check-ins first ..< first + capacity of a list (see "Lists"). The
+/// description and address of each are copied into encore_bytes the caller
+/// owns: release both of every copied element with encore_bytes_free()
+/// (they stay valid after the list is freed).
+@c public func encore_checkin_list_copy(_ list: encore_checkin_list_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_info>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let l = try borrow(list, as: CheckInListHandle.self, "list")
+        var made: [encore_bytes] = []
+        do {
+            try copyOut(l.checkIns, first: first, out, element_size, capacity, copied) { c in
+                var i = encore_checkin_info()
+                i.struct_size = structSize(encore_checkin_info.self)
+                i.submitted = c.submitted ? 1 : 0
+                i.id = c.id
+                i.start = c.start
+                i.end = c.end ?? -1
+                i.auto_end = c.autoEnd
+                i.description = try LibraryBytes.make(c.description)
+                made.append(i.description)
+                i.address = try LibraryBytes.make(c.address)
+                made.append(i.address)
+                copy32(c.locationIdHash, into: &i.location_id_hash)
+                i.kind = Int32(c.kind.rawValue)
+                i.created = c.created
+                return i
+            }
+        } catch {
+            // Nothing for the caller to free after a failure: the elements
+            // written so far (two strings each) are undone.
+            made.forEach { if let data = $0.data { LibraryBytes.release(data) } }
+            if let out, element_size > 0, capacity > 0 {
+                UnsafeMutableRawPointer(out).initializeMemory(as: UInt8.self, repeating: 0, count: element_size * min(capacity, made.count / 2))
+            }
+            throw error
+        }
     }
 }
 
@@ -280,9 +296,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
         let bytes = Array(try buffer(package, length, "package"))
         let o = try keyFileOptions(options)
         // Checked before anything is stored: a call that fails changes nothing.
-        if let summary, Int(summary.pointee.struct_size) < MemoryLayout<encore_warning_match_summary>.size {
-            throw EncoreError(.invalidArgument, "summary->struct_size is \(summary.pointee.struct_size), expected at least \(MemoryLayout<encore_warning_match_summary>.size): set it with ENCORE_OUTPUT_INIT")
-        }
+        if let summary { try checkOutput(summary, "summary") }
         let outcome = try CheckInService(store: s).matchWarningPackage(bytes, trust: o.trust, verify: o.verification != .skip, limits: o.limits, now: now)
         if summary != nil {
             var m = encore_warning_match_summary()
@@ -359,13 +373,14 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
     }
 }
 
-/// Copies matches first ..< first + capacity (newest day first) into `out`;
-/// *copied tells how many.
-@c public func encore_checkin_assessment_copy_matches(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_match>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// Copies matches first ..< first + capacity (newest day first), as every
+/// list is copied (see "Lists").
+@c public func encore_checkin_assessment_copy_matches(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_match>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
-        try copyOut(a.matches, first: first, out, capacity, copied) { m in
+        try copyOut(a.matches, first: first, out, element_size, capacity, copied) { m in
             var c = encore_checkin_match()
+            c.struct_size = structSize(encore_checkin_match.self)
             c.check_in = m.checkIn
             c.date = m.date
             c.overlap_seconds = m.overlapSeconds
@@ -378,12 +393,14 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
     }
 }
 
-/// Copies days first ..< first + capacity (newest first) into `out`.
-@c public func encore_checkin_assessment_copy_days(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_day>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// Copies days first ..< first + capacity (newest first), as every list is
+/// copied.
+@c public func encore_checkin_assessment_copy_days(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_day>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
-        try copyOut(a.days, first: first, out, capacity, copied) {
-            encore_checkin_day(date: $0.date, normalized_time: $0.normalizedTime, risk_level: $0.riskLevel.rawValue, reserved: 0)
+        try copyOut(a.days, first: first, out, element_size, capacity, copied) {
+            encore_checkin_day(struct_size: structSize(encore_checkin_day.self), risk_level: $0.riskLevel.rawValue, date: $0.date,
+                               normalized_time: $0.normalizedTime)
         }
     }
 }
@@ -410,7 +427,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// startIntervalNumber, period, start, transmissionRiskLevel, iv,
 /// encryptedCheckInRecord, mac}]}, shuffled, in library memory for
 /// encore_bytes_free(). encore_submit() sends such reports itself.
-@c public func encore_checkin_reports_json(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_checkin_get_reports_json(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let o = try submissionOptions(options)

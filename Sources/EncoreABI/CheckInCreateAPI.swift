@@ -64,7 +64,7 @@ let traceLocationSpecSize = MemoryLayout<encore_trace_location_spec>.size
 /// `format` ENCORE_QR_IMAGE_PNG (8-bit grey, `scale` pixels a module,
 /// 1-16; 0: 8) or ENCORE_QR_IMAGE_SVG (text; `scale` must be 0), in library
 /// memory for encore_bytes_free().
-@c public func encore_trace_location_qr_image(_ location: encore_trace_location_ptr?, _ format: Int32, _ scale: UInt32, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_trace_location_get_qr_image(_ location: encore_trace_location_ptr?, _ format: Int32, _ scale: UInt32, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let h = try borrow(location, as: TraceLocationHandle.self, "location")
         _ = try required(out, "out")

@@ -59,7 +59,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// The bundle tag stored with the last trace-key body (for
 /// ?lastKeyBundleTag=), in library memory for encore_bytes_free();
 /// ENCORE_ERR_NOT_FOUND when none is stored (fetch everything).
-@c public func encore_crowdnotifier_trace_key_bundle_tag(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_crowdnotifier_get_bundle_tag(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         _ = try required(out, "out")
@@ -72,7 +72,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// validated) and writes its kind (ENCORE_CROWDNOTIFIER_*). The QR
 /// statuses of encore_trace_location_parse(), and
 /// ENCORE_ERR_CN_PUBLIC_KEY for a public key that is not a point of G2.
-@c public func encore_crowdnotifier_venue_kind(_ qr_code: UnsafePointer<CChar>?, _ kind: UnsafeMutablePointer<Int32>?) -> encore_status {
+@c public func encore_crowdnotifier_get_venue_kind(_ qr_code: UnsafePointer<CChar>?, _ kind: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let t = try text(qr_code, "qr_code")
         try output(kind, "kind") { try CrowdNotifierQRCode.parse(t).kind == .swissCovid ? ENCORE_CROWDNOTIFIER_SWISSCOVID : ENCORE_CROWDNOTIFIER_NOTIFYME }
@@ -83,7 +83,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 
 /// The identity (32 bytes) of the hour starting at `interval_start` (a
 /// multiple of 3600) at the venue of a QRCodePayload's bytes.
-@c public func encore_crowdnotifier_identity(_ payload: UnsafePointer<UInt8>?, _ length: Int, _ interval_start: Int64, _ identity: UnsafeMutablePointer<UInt8>?, _ identity_length: Int) -> encore_status {
+@c public func encore_crowdnotifier_derive_identity(_ payload: UnsafePointer<UInt8>?, _ length: Int, _ interval_start: Int64, _ identity: UnsafeMutablePointer<UInt8>?, _ identity_length: Int) -> encore_status {
     guarded {
         let p = Array(try buffer(payload, length, "payload"))
         guard interval_start >= 0, interval_start % 3600 == 0 else { throw EncoreError(.invalidArgument, "interval_start must be a non-negative multiple of 3600") }
@@ -140,7 +140,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 
 /// The public key (96 bytes) of a master secret (32 bytes);
 /// ENCORE_ERR_CN_SECRET for one that is zero or not below r.
-@c public func encore_crowdnotifier_public_key(_ secret: UnsafePointer<UInt8>?, _ secret_length: Int, _ public_key: UnsafeMutablePointer<UInt8>?, _ public_key_length: Int) -> encore_status {
+@c public func encore_crowdnotifier_derive_public_key(_ secret: UnsafePointer<UInt8>?, _ secret_length: Int, _ public_key: UnsafeMutablePointer<UInt8>?, _ public_key_length: Int) -> encore_status {
     guarded {
         let s = Array(try buffer(secret, secret_length, "secret"))
         _ = try required(public_key, "public_key")
@@ -152,7 +152,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// The QR code (URL text) of a venue: `kind` ENCORE_CROWDNOTIFIER_*, a
 /// name (1..100 characters), an address, `start`/`end` 0 for a permanent
 /// place, its public key (96 bytes); in library memory for encore_bytes_free().
-@c public func encore_crowdnotifier_qr_code(_ kind: Int32, _ name: UnsafePointer<CChar>?, _ address: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ public_key: UnsafePointer<UInt8>?, _ public_key_length: Int, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_crowdnotifier_make_qr_code(_ kind: Int32, _ name: UnsafePointer<CChar>?, _ address: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ public_key: UnsafePointer<UInt8>?, _ public_key_length: Int, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let k = try venueKind(kind)
         let n = try text(name, "name"), a = try text(address, "address")
@@ -169,7 +169,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// criticality; _NOTIFYME: start/end times); in library memory for
 /// encore_bytes_free(). ENCORE_ERR_CN_SECRET when the secret is not the
 /// venue's.
-@c public func encore_crowdnotifier_trace_keys(_ secret: UnsafePointer<UInt8>?, _ secret_length: Int, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ message: UnsafePointer<CChar>?, _ layout: Int32, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_crowdnotifier_make_trace_keys(_ secret: UnsafePointer<UInt8>?, _ secret_length: Int, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ message: UnsafePointer<CChar>?, _ layout: Int32, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = Array(try buffer(secret, secret_length, "secret"))
         let venue = try CrowdNotifierQRCode.parse(try text(qr_code, "qr_code"))

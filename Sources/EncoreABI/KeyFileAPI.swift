@@ -128,11 +128,9 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 }
 
 /// Copies valid keys of a list (ENCORE_KEYS or ENCORE_REVISED_KEYS), from
-/// index `first` on, into out[0 ..< capacity]; *copied tells how many (fewer
-/// than capacity only at the end of the list). Reading a list in consecutive
-/// chunks costs one pass over the file. `first` past the end of the list is
-/// ENCORE_ERR_OUT_OF_RANGE; `first` equal to the count copies nothing.
-@c public func encore_keyfile_copy_keys(_ file: encore_keyfile_ptr?, _ list: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_key>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// index `first` on, as every list is copied (see "Lists"). Reading a list
+/// in consecutive chunks costs one pass over the file.
+@c public func encore_keyfile_copy_keys(_ file: encore_keyfile_ptr?, _ list: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_key>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let handle = try borrow(file, as: KeyFileHandle.self, "file")
         let which: KeyList
@@ -141,11 +139,11 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
         case ENCORE_REVISED_KEYS: which = .revisedKeys
         default: throw EncoreError(.invalidArgument, "list must be ENCORE_KEYS or ENCORE_REVISED_KEYS, not \(list)")
         }
-        try copyOut(first: first, out, capacity, copied, count: { handle.file.count(of: which) }) { start, buffer in
+        try copyOut(first: first, out, element_size, capacity, copied, count: { handle.file.count(of: which) }) { start, slots in
             guard start < handle.file.count(of: which) else { return 0 }
             var n = 0
-            return try handle.file.readKeys(which, from: start, maxCount: buffer.count) { key in
-                buffer[n] = encore_key(key)
+            return try handle.file.readKeys(which, from: start, maxCount: slots.count) { key in
+                slots.put(encore_key(key), at: n)
                 n += 1
             }
         }
@@ -155,6 +153,7 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 extension encore_key {
     init(_ k: ExposureKey) {
         self.init()
+        struct_size = structSize(encore_key.self)
         k.keyData.withUnsafeBytes { src in
             withUnsafeMutableBytes(of: &key_data) { $0.copyMemory(from: src) }
         }

@@ -19,23 +19,25 @@ final class MatchResultHandle: @unchecked Sendable {
         source = r
         var windows: [encore_exposure_window] = [], instances: [encore_scan_instance] = []
         for w in r.windows {
-            windows.append(encore_exposure_window(date: w.date, report_type: w.reportType.rawValue, infectiousness: w.infectiousness.rawValue,
-                                                  calibration_confidence: Int32(w.calibrationConfidence),
-                                                  scan_instance_count: UInt32(w.scanInstances.count), first_scan_instance: UInt64(instances.count)))
+            windows.append(encore_exposure_window(struct_size: structSize(encore_exposure_window.self), report_type: w.reportType.rawValue, date: w.date,
+                                                  infectiousness: w.infectiousness.rawValue, calibration_confidence: Int32(w.calibrationConfidence),
+                                                  scan_instance_count: UInt32(w.scanInstances.count), reserved: 0,
+                                                  first_scan_instance: UInt64(instances.count)))
             instances += w.scanInstances.map {
-                encore_scan_instance(typical_attenuation: Int32($0.typicalAttenuation), min_attenuation: Int32($0.minAttenuation),
+                encore_scan_instance(struct_size: structSize(encore_scan_instance.self), typical_attenuation: Int32($0.typicalAttenuation), min_attenuation: Int32($0.minAttenuation),
                                      seconds_since_last_scan: Int32($0.secondsSinceLastScan))
             }
         }
         self.windows = windows
         scanInstances = instances
         exposures = r.exposuresV1.map { e in
-            encore_exposure_v1(date: e.date, duration_seconds: Int32(clamping: e.durationSeconds), attenuation_value: Int32(clamping: e.attenuationValue),
+            encore_exposure_v1(struct_size: structSize(encore_exposure_v1.self), duration_seconds: Int32(clamping: e.durationSeconds), date: e.date,
+                               attenuation_value: Int32(clamping: e.attenuationValue),
                                attenuation_durations: (Int32(e.attenuationDurations[0]), Int32(e.attenuationDurations[1]), Int32(e.attenuationDurations[2])),
-                               transmission_risk_level: e.transmissionRiskLevel, total_risk_score: Int32(clamping: e.totalRiskScore), reserved: 0)
+                               transmission_risk_level: e.transmissionRiskLevel, total_risk_score: Int32(clamping: e.totalRiskScore))
         }
         let s = r.summaryV1
-        summary = encore_summary_v1(matched_key_count: Int32(clamping: s.matchedKeyCount), days_since_last_exposure: Int32(clamping: s.daysSinceLastExposure),
+        summary = encore_summary_v1(struct_size: structSize(encore_summary_v1.self), matched_key_count: Int32(clamping: s.matchedKeyCount), days_since_last_exposure: Int32(clamping: s.daysSinceLastExposure),
                                     maximum_risk_score: Int32(clamping: s.maximumRiskScore), maximum_risk_score_full_range: Int32(clamping: s.maximumRiskScoreFullRange),
                                     risk_score_sum_full_range: Int32(clamping: s.riskScoreSumFullRange),
                                     attenuation_durations: (Int32(s.attenuationDurations[0]), Int32(s.attenuationDurations[1]), Int32(s.attenuationDurations[2])))
@@ -107,7 +109,7 @@ func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
             if inf != .none { m.infectiousnessForDaysSinceOnset[Int32(i) - 14] = inf }
         }
     }
-    let v1 = try o.v1.map { try v1Configuration($0.pointee) } ?? .cwa
+    let v1 = try readInput(o.v1, "options->v1").map(v1Configuration) ?? .cwa
     var progress: ProgressHandler?
     if let callback = o.progress {
         let context = o.progress_context
@@ -118,7 +120,6 @@ func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
 
 func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
     func array<T>(_ tuple: T) -> [Int] { withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: Int32.self)).map(Int.init) } }
-    guard c.reserved == 0 else { throw EncoreError(.invalidArgument, "v1 config: reserved must be 0") }
     return try V1Configuration(
         attenuationLevelValues: array(c.attenuation_level_values),
         daysSinceLastExposureLevelValues: array(c.days_since_last_exposure_level_values),
@@ -129,7 +130,8 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
 }
 
 /// Matches the store's sightings against the keys of `count` key files
-/// (paths or bytes), each checked as options->keyfile_options says (by
+/// (paths or bytes; `source_size` is sizeof(encore_key_source), the
+/// array's stride), each checked as options->keyfile_options says (by
 /// default a trusted signature is required); any file that fails fails the
 /// call with its status. Files are streamed, not gathered: every core is
 /// used, each thread holding at most two files at a time, so memory does
@@ -137,11 +139,11 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
 /// buffers are kept for the next files and calls. The store is only read,
 /// so a cancelled run changes nothing. On success *out is a result for
 /// encore_match_result_free().
-@c public func encore_match(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ count: Int, _ options: UnsafePointer<encore_match_options>?, _ out: UnsafeMutablePointer<encore_match_result_ptr?>?) -> encore_status {
+@c public func encore_match_run(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ options: UnsafePointer<encore_match_options>?, _ out: UnsafeMutablePointer<encore_match_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let out = try required(out, "out")
-        let files = try keySources(sources, count)
+        let files = try keySources(sources, source_size, count)
         let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(options)
         let result = try ExposureDetection(store: s).match(files: files, keyFileOptions: keyFiles, options: matching, now: now,
                                                            v1: v1, threads: threads, progress: progress)
@@ -149,13 +151,11 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
     }
 }
 
-/// Key file sources from the C array: each a path or bytes.
-func keySources(_ sources: UnsafePointer<encore_key_source>?, _ count: Int) throws -> [KeyFileSource] {
-    guard count >= 0 else { throw EncoreError(.invalidArgument, "count is too large") }
-    if count > 0 { _ = try required(sources, "sources") }
+/// Key file sources from the C array (`size` bytes apart): each a path or bytes.
+func keySources(_ sources: UnsafePointer<encore_key_source>?, _ size: Int, _ count: Int) throws -> [KeyFileSource] {
     var files: [KeyFileSource] = []
-    for i in 0 ..< count {
-        guard let src = sources?[i] else { break }
+    for (i, src) in try readInputs(sources, elementSize: size, count: count, "sources").enumerated() {
+        guard src.reserved == 0 else { throw EncoreError(.invalidArgument, "sources[\(i)].reserved must be 0") }
         if let path = src.path {
             guard src.data == nil, src.length == 0 else {
                 throw EncoreError(.invalidArgument, "sources[\(i)]: give a path or data, not both")
@@ -185,21 +185,22 @@ func keySources(_ sources: UnsafePointer<encore_key_source>?, _ count: Int) thro
 @c public func encore_match_result_get_summary_v1(_ result: encore_match_result_ptr?, _ summary: UnsafeMutablePointer<encore_summary_v1>?) -> encore_status {
     guarded {
         let r = try borrow(result, as: MatchResultHandle.self, "result")
-        try required(summary, "summary").pointee = r.summary
+        try writeOutput(r.summary, to: summary, "summary")
     }
 }
 
-/// Copies exposure windows first ..< first + capacity (sorted by time).
-@c public func encore_match_result_copy_windows(_ result: encore_match_result_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_exposure_window>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
-    guarded { try copyOut(borrow(result, as: MatchResultHandle.self, "result").windows, first: first, out, capacity, copied) { $0 } }
+/// Copies exposure windows first ..< first + capacity (sorted by time), as
+/// every list is copied (see "Lists").
+@c public func encore_match_result_copy_windows(_ result: encore_match_result_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_exposure_window>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded { try copyOut(borrow(result, as: MatchResultHandle.self, "result").windows, first: first, out, element_size, capacity, copied) { $0 } }
 }
 
 /// Copies scan instances first ..< first + capacity (see encore_exposure_window).
-@c public func encore_match_result_copy_scan_instances(_ result: encore_match_result_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_scan_instance>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
-    guarded { try copyOut(borrow(result, as: MatchResultHandle.self, "result").scanInstances, first: first, out, capacity, copied) { $0 } }
+@c public func encore_match_result_copy_scan_instances(_ result: encore_match_result_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_scan_instance>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded { try copyOut(borrow(result, as: MatchResultHandle.self, "result").scanInstances, first: first, out, element_size, capacity, copied) { $0 } }
 }
 
 /// Copies ENF v1 exposures first ..< first + capacity (sorted by date).
-@c public func encore_match_result_copy_exposures_v1(_ result: encore_match_result_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_exposure_v1>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
-    guarded { try copyOut(borrow(result, as: MatchResultHandle.self, "result").exposures, first: first, out, capacity, copied) { $0 } }
+@c public func encore_match_result_copy_exposures_v1(_ result: encore_match_result_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_exposure_v1>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded { try copyOut(borrow(result, as: MatchResultHandle.self, "result").exposures, first: first, out, element_size, capacity, copied) { $0 } }
 }

@@ -42,34 +42,30 @@ enum LibraryBytes {
     }
 }
 
-/// The object behind an encore_string_list handle: NUL-terminated copies,
-/// immutable once made.
-final class StringList: @unchecked Sendable {
-    // @unchecked: filled in init, then only read.
-    private let items: [UnsafeMutablePointer<CChar>]
+/// The object behind an encore_string_list handle: a snapshot of strings.
+final class StringList: Sendable {
+    let items: [String]
+    init(_ strings: [String]) { items = strings }
+}
 
-    init(_ strings: [String]) throws {
-        var made: [UnsafeMutablePointer<CChar>] = []
-        made.reserveCapacity(strings.count)
-        for s in strings {
-            guard let p = strdup(s) else {
-                made.forEach { free($0) }
-                throw EncoreError(.outOfMemory, "cannot allocate a list of \(strings.count) strings")
-            }
-            made.append(p)
+/// copyOut of items that become encore_bytes the caller owns: when making
+/// one fails, those made in this call are freed and their slots zeroed, so
+/// a failed call leaves the caller nothing to free.
+func copyOutOwned<Item>(_ items: [Item], first: UInt64, _ out: UnsafeMutablePointer<encore_bytes>?, _ elementSize: Int,
+                        _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?, _ make: (Item) throws -> encore_bytes) throws {
+    var made: [encore_bytes] = []
+    do {
+        try copyOut(items, first: first, out, elementSize, capacity, copied) { item in
+            let b = try make(item)
+            made.append(b)
+            return b
         }
-        items = made
-    }
-
-    deinit { items.forEach { free($0) } }
-
-    var count: Int { items.count }
-
-    func item(_ index: Int) throws -> UnsafePointer<CChar> {
-        guard index >= 0, index < items.count else {
-            throw EncoreError(.outOfRange, "index \(UInt(bitPattern: index)) is past the end of the list (\(items.count) strings)")
+    } catch {
+        for (i, b) in made.enumerated() {
+            if let data = b.data { LibraryBytes.release(data) }
+            if let out { (UnsafeMutableRawPointer(out) + i * elementSize).initializeMemory(as: UInt8.self, repeating: 0, count: elementSize) }
         }
-        return UnsafePointer(items[index])
+        throw error
     }
 }
 
@@ -93,23 +89,23 @@ func checkedCount<T>(_ n: Int, of type: T.Type, _ name: String) throws {
 @c public func encore_string_list_count(_ list: encore_string_list_ptr?, _ count: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let l = try borrow(list, as: StringList.self, "list")
-        try required(count, "count").pointee = l.count
+        try required(count, "count").pointee = l.items.count
     }
 }
 
-/// Writes string `index` of a list (UTF-8, NUL-terminated) to *item; it
-/// stays valid until the list is freed. An index past the end is
-/// ENCORE_ERR_OUT_OF_RANGE.
-@c public func encore_string_list_get(_ list: encore_string_list_ptr?, _ index: Int, _ item: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> encore_status {
+/// Copies strings first ..< first + capacity of a list (see "Lists"), each
+/// into an encore_bytes the caller owns (UTF-8, NUL-terminated; release
+/// each with encore_bytes_free(), also after the list is freed). Pass
+/// sizeof(encore_bytes) as element_size.
+@c public func encore_string_list_copy(_ list: encore_string_list_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_bytes>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let l = try borrow(list, as: StringList.self, "list")
-        try output(item, "item") { try l.item(index) }
+        try copyOutOwned(l.items, first: first, out, element_size, capacity, copied, LibraryBytes.make)
     }
 }
 
-/// Releases a string list; NULL does nothing. Its strings become invalid.
+/// Releases a string list; NULL does nothing. Strings copied out of it stay
+/// the caller's.
 @c public func encore_string_list_free(_ list: encore_string_list_ptr?) {
     release(list)
 }
-
-// ---- Key package cache ----------------------------------------------------

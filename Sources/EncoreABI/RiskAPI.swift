@@ -42,13 +42,16 @@ final class RiskAssessmentHandle: Sendable {
 
 /// Calculates the risk of `window_count` exposure windows whose scan
 /// instances are instances[first_scan_instance ..< + scan_instance_count]
-/// (the layout encore_match() results have), at `now` (unix seconds, not
-/// negative). On success *out is an assessment for encore_risk_assessment_free().
-@c public func encore_risk_calculate(_ config: encore_risk_config_ptr?, _ windows: UnsafePointer<encore_exposure_window>?, _ window_count: Int, _ instances: UnsafePointer<encore_scan_instance>?, _ instance_count: Int, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
+/// (the layout encore_match_run() results have; `window_size` and
+/// `instance_size` are sizeof the element structs, the arrays' strides),
+/// at `now` (unix seconds, not negative). On success *out is an assessment
+/// for encore_risk_assessment_free().
+@c public func encore_risk_calculate(_ config: encore_risk_config_ptr?, _ windows: UnsafePointer<encore_exposure_window>?, _ window_size: Int, _ window_count: Int, _ instances: UnsafePointer<encore_scan_instance>?, _ instance_size: Int, _ instance_count: Int, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
     guarded {
         let c = try borrow(config, as: RiskConfigHandle.self, "config")
         let out = try required(out, "out")
-        let list = try exposureWindows(windows, window_count, instances, instance_count)
+        let list = try exposureWindows(readInputs(windows, elementSize: window_size, count: window_count, "windows"),
+                                       readInputs(instances, elementSize: instance_size, count: instance_count, "instances"))
         out.pointee = retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(list, configuration: c.configuration, now: now)))
     }
 }
@@ -89,34 +92,30 @@ final class RiskAssessmentHandle: Sendable {
 }
 
 /// Copies per-day risks first ..< first + capacity (newest first).
-@c public func encore_risk_assessment_copy_days(_ assessment: encore_risk_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_day_risk>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+@c public func encore_risk_assessment_copy_days(_ assessment: encore_risk_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_day_risk>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        try copyOut(borrow(assessment, as: RiskAssessmentHandle.self, "assessment").assessment.days, first: first, out, capacity, copied) { d in
-            encore_day_risk(date: d.date, risk_level: d.riskLevel?.rawValue ?? ENCORE_RISK_NONE,
-                            minimum_distinct_encounters_with_low_risk: Int32(clamping: d.minimumDistinctEncountersWithLowRisk),
+        try copyOut(borrow(assessment, as: RiskAssessmentHandle.self, "assessment").assessment.days, first: first, out, element_size, capacity, copied) { d in
+            encore_day_risk(struct_size: structSize(encore_day_risk.self), risk_level: d.riskLevel?.rawValue ?? ENCORE_RISK_NONE, date: d.date,
                             normalized_time: d.normalizedTime,
-                            minimum_distinct_encounters_with_high_risk: Int32(clamping: d.minimumDistinctEncountersWithHighRisk), reserved: 0)
+                            minimum_distinct_encounters_with_low_risk: Int32(clamping: d.minimumDistinctEncountersWithLowRisk),
+                            minimum_distinct_encounters_with_high_risk: Int32(clamping: d.minimumDistinctEncountersWithHighRisk))
         }
     }
 }
 
 /// Windows from the C layout: the indexes checked here, the fields by the core.
-func exposureWindows(_ windows: UnsafePointer<encore_exposure_window>?, _ count: Int,
-                     _ instances: UnsafePointer<encore_scan_instance>?, _ instanceCount: Int) throws -> [ExposureWindow] {
-    guard count >= 0, instanceCount >= 0 else { throw EncoreError(.invalidArgument, "counts are too large") }
-    if count > 0 { _ = try required(windows, "windows") }
-    if instanceCount > 0 { _ = try required(instances, "instances") }
+func exposureWindows(_ windows: [encore_exposure_window], _ instances: [encore_scan_instance]) throws -> [ExposureWindow] {
+    let instanceCount = instances.count
     var out: [ExposureWindow] = []
-    out.reserveCapacity(count)
-    for i in 0 ..< count {
-        guard let w = windows?[i] else { break }
+    out.reserveCapacity(windows.count)
+    for (i, w) in windows.enumerated() {
+        guard w.reserved == 0 else { throw EncoreError(.invalidArgument, "windows[\(i)].reserved must be 0") }
         let (end, overflow) = w.first_scan_instance.addingReportingOverflow(UInt64(w.scan_instance_count))
         guard !overflow, end <= UInt64(instanceCount) else {
             throw EncoreError(.invalidArgument, "windows[\(i)]: scan instances \(w.first_scan_instance) + \(w.scan_instance_count) lie past the \(instanceCount) given")
         }
         var scans: [ScanInstance] = []
-        for j in Int(w.first_scan_instance) ..< Int(end) {
-            guard let s = instances?[j] else { break }
+        for s in instances[Int(w.first_scan_instance) ..< Int(end)] {
             scans.append(ScanInstance(typicalAttenuation: Int(s.typical_attenuation), minAttenuation: Int(s.min_attenuation),
                                       secondsSinceLastScan: Int(s.seconds_since_last_scan)))
         }

@@ -6,8 +6,7 @@ public typealias encore_store_ptr = OpaquePointer
 let storeOptionsSize = MemoryLayout<encore_store_options>.size
 
 func storeKey(_ pointer: UnsafePointer<encore_store_key>?, _ name: String) throws -> StoreKey {
-    let k = try required(pointer, name).pointee
-    guard k.reserved == 0 else { throw EncoreError(.invalidArgument, "\(name).reserved must be 0") }
+    let k: encore_store_key = try readInput(UnsafeRawPointer(try required(pointer, name)), name)
     let bytes = Array(try buffer(k.data, k.length, "\(name).data"))
     switch k.kind {
     case ENCORE_KEY_PASSPHRASE: return .passphrase(bytes)
@@ -67,7 +66,7 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 }
 
 /// Writes the store's schema version to *version.
-@c public func encore_store_schema_version(_ store: encore_store_ptr?, _ version: UnsafeMutablePointer<UInt32>?) -> encore_status {
+@c public func encore_store_get_schema_version(_ store: encore_store_ptr?, _ version: UnsafeMutablePointer<UInt32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try output(version, "version") { UInt32(clamping: try s.schemaVersion) }
@@ -87,34 +86,34 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 /// Deletes what is older than now - max_age_seconds (14 days:
 /// 1209600) from every table, keeping the newest risk result and the
 /// tracing state at the cut-off; freed bytes are zeroed. `counts` may be
-/// NULL.
+/// NULL (else its struct_size set by the caller: checked before anything
+/// is deleted).
 @c public func encore_store_purge(_ store: encore_store_ptr?, _ now: Int64, _ max_age_seconds: Int64, _ counts: UnsafeMutablePointer<encore_purge_counts>?) -> encore_status {
     guarded {
-        let n = try borrow(store, as: Store.self, "store").purge(now: now, maxAge: max_age_seconds)
-        counts?.pointee = encore_purge_counts(observations: UInt64(n.observations), own_keys: UInt64(n.ownKeys),
-                                              key_packages: UInt64(n.keyPackages), tracing_events: UInt64(n.tracingEvents),
-                                              risk_results: UInt64(n.riskResults))
+        let s = try borrow(store, as: Store.self, "store")
+        if let counts { try checkOutput(counts, "counts") }
+        let n = try s.purge(now: now, maxAge: max_age_seconds)
+        if let counts {
+            try writeOutput(encore_purge_counts(struct_size: 0, reserved: 0, sightings: UInt64(n.observations), own_keys: UInt64(n.ownKeys),
+                                                keyfiles: UInt64(n.keyPackages), tracing_events: UInt64(n.tracingEvents),
+                                                risk_results: UInt64(n.riskResults)), to: counts, "counts")
+        }
     }
 }
 
-/// Adds `count` sightings in one transaction: all or, on any error, none.
+/// Adds `count` sightings (`element_size` bytes apart: pass sizeof
+/// *sightings) in one transaction: all or, on any error, none.
 /// Sightings identical to stored ones are kept once; *added (may be NULL)
 /// tells how many were new.
-@c public func encore_store_add_observations(_ store: encore_store_ptr?, _ observations: UnsafePointer<encore_observation>?, _ count: Int, _ added: UnsafeMutablePointer<Int>?) -> encore_status {
+@c public func encore_store_add_sightings(_ store: encore_store_ptr?, _ sightings: UnsafePointer<encore_sighting>?, _ element_size: Int, _ count: Int, _ added: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        guard count >= 0, count <= Int.max / MemoryLayout<encore_observation>.stride else {
-            throw EncoreError(.invalidArgument, "count \(UInt(bitPattern: count)) is too large")
-        }
-        if count > 0 { _ = try required(observations, "observations") }
-        var rows: [Observation] = []
-        rows.reserveCapacity(count)
-        for i in 0 ..< count {
-            guard let o = observations?[i] else { break }
-            guard o.has_prev_scan <= 1, o.reserved.0 == 0, o.reserved.1 == 0 else {
-                throw EncoreError(.invalidArgument, "observation \(i): has_prev_scan must be 0 or 1 and reserved bytes 0")
+        let given: [encore_sighting] = try readInputs(sightings, elementSize: element_size, count: count, "sightings")
+        let rows = try given.enumerated().map { i, o in
+            guard o.has_prev_scan <= 1, o.reserved.0 == 0, o.reserved.1 == 0, o.reserved2 == 0 else {
+                throw EncoreError(.invalidArgument, "sightings[\(i)]: has_prev_scan must be 0 or 1 and reserved bytes 0")
             }
-            rows.append(Observation(o))
+            return Observation(o)
         }
         let n = try s.addObservations(rows)
         added?.pointee = n
@@ -122,25 +121,25 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 }
 
 /// Writes the number of sightings with from <= time < to to *count.
-@c public func encore_store_count_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
+@c public func encore_store_count_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try output(count, "count") { UInt64(try s.countObservations(from: from, to: to)) }
     }
 }
 
-/// Copies sightings with from <= time < to, in time order, skipping the
-/// first `first`, into out[0 ..< capacity]; *copied tells how many.
-@c public func encore_store_copy_observations(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_observation>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// Copies sightings with from <= time < to, in time order, from index
+/// `first` on, as every list is copied (see "Lists").
+@c public func encore_store_copy_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_sighting>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try copyOut(first: first, out, capacity, copied, count: { try s.countObservations(from: from, to: to) },
-                    forEach: { try s.forEachObservation(from: from, to: to, offset: $0, limit: $1, $2) }, encore_observation.init)
+        try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countObservations(from: from, to: to) },
+                    forEach: { try s.forEachObservation(from: from, to: to, offset: $0, limit: $1, $2) }, encore_sighting.init)
     }
 }
 
 extension Observation {
-    init(_ o: encore_observation) {
+    init(_ o: encore_sighting) {
         var rpi = o.rpi
         var aem = o.aem
         self.init(time: o.time, rpi: withUnsafeBytes(of: &rpi) { KeyData($0) },
@@ -149,9 +148,10 @@ extension Observation {
     }
 }
 
-extension encore_observation {
+extension encore_sighting {
     init(_ o: Observation) {
         self.init()
+        struct_size = structSize(encore_sighting.self)
         time = o.time
         prev_scan = o.previousScan ?? 0
         has_prev_scan = o.previousScan == nil ? 0 : 1

@@ -7,7 +7,9 @@ import EncoreCore
 @c public func encore_store_put_own_key(_ store: encore_store_ptr?, _ key: UnsafePointer<encore_own_key>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try s.putOwnKey(OwnKey(try required(key, "key").pointee))
+        let k: encore_own_key = try readInput(UnsafeRawPointer(try required(key, "key")), "key")
+        guard k.reserved == 0 else { throw EncoreError(.invalidArgument, "key->reserved must be 0") }
+        try s.putOwnKey(OwnKey(k))
     }
 }
 
@@ -22,24 +24,24 @@ import EncoreCore
 
 /// Copies own keys whose rolling start interval is at least `since_interval`,
 /// ordered by rolling start (then creation time, then key bytes), skipping
-/// the first `first`, into out[0 ..< capacity]; *copied tells how many
-/// (fewer than capacity only at the end).
-@c public func encore_store_copy_own_keys(_ store: encore_store_ptr?, _ since_interval: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_own_key>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// the first `first`, as every list is copied (see "Lists").
+@c public func encore_store_copy_own_keys(_ store: encore_store_ptr?, _ since_interval: Int32, _ first: UInt64, _ out: UnsafeMutablePointer<encore_own_key>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try copyOut(first: first, out, capacity, copied, count: { try s.countOwnKeys(since: since_interval) },
+        try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countOwnKeys(since: since_interval) },
                     forEach: { try s.forEachOwnKey(since: since_interval, offset: $0, limit: $1, $2) }, encore_own_key.init)
     }
 }
 
 /// Writes the own key with the latest rolling start (the newest one made
-/// among equal starts) to *key; ENCORE_ERR_NOT_FOUND when there is none.
+/// among equal starts) to *key (struct_size set by the caller);
+/// ENCORE_ERR_NOT_FOUND when there is none.
 @c public func encore_store_get_latest_own_key(_ store: encore_store_ptr?, _ key: UnsafeMutablePointer<encore_own_key>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let out = try required(key, "key")
+        try checkOutput(key, "key")
         guard let k = try s.latestOwnKey() else { throw EncoreError(.notFound, "the store holds no own keys") }
-        out.pointee = encore_own_key(k)
+        try writeOutput(encore_own_key(k), to: key, "key")
     }
 }
 
@@ -54,6 +56,7 @@ extension OwnKey {
 extension encore_own_key {
     init(_ k: OwnKey) {
         self.init()
+        struct_size = structSize(encore_own_key.self)
         k.keyData.withUnsafeBytes { src in withUnsafeMutableBytes(of: &key_data) { $0.copyMemory(from: src) } }
         rolling_start_interval_number = k.rollingStartIntervalNumber
         rolling_period = k.rollingPeriod

@@ -4,7 +4,7 @@ import EncoreCore
 /// Writes the newest risk result (latest time; the last added among equal
 /// times) to *result and its document into library-owned memory in
 /// *document (release it with encore_bytes_free()). Either may be NULL when
-/// not wanted. ENCORE_ERR_NOT_FOUND when the store holds no result.
+/// not wanted; result->struct_size is set by the caller. ENCORE_ERR_NOT_FOUND when the store holds no result.
 @c public func encore_store_get_last_risk_result(_ store: encore_store_ptr?, _ result: UnsafeMutablePointer<encore_risk_result>?, _ document: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
@@ -33,13 +33,12 @@ import EncoreCore
 }
 
 /// Copies risk results with from <= time < to, oldest first (by time, then
-/// id), skipping the first `first`, into out[0 ..< capacity] without their
-/// documents (read one with encore_store_get_risk_result()); *copied tells
-/// how many.
-@c public func encore_store_copy_risk_results(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_risk_result>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// id), from index `first` on, without their documents (read one with
+/// encore_store_get_risk_result()), as every list is copied (see "Lists").
+@c public func encore_store_copy_risk_results(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_risk_result>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try copyOut(first: first, out, capacity, copied, count: { try s.countRiskResults(from: from, to: to) },
+        try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countRiskResults(from: from, to: to) },
                     forEach: { try s.forEachRiskResult(from: from, to: to, offset: $0, limit: $1, $2) }, encore_risk_result.init)
     }
 }
@@ -47,13 +46,15 @@ import EncoreCore
 /// Writes a result and its document to the caller's (optional) out-params,
 /// the document allocated first so that nothing is written when that fails.
 private func handOut(_ r: RiskResult, _ result: UnsafeMutablePointer<encore_risk_result>?, _ document: UnsafeMutablePointer<encore_bytes>?) throws {
+    if let result { try checkOutput(result, "result") }
     let doc = try document.map { _ in try LibraryBytes.make(r.document) }
-    result?.pointee = encore_risk_result(r)
+    if let result { try writeOutput(encore_risk_result(r), to: result, "result") }
     if let document, let doc { document.pointee = doc }
 }
 
 extension encore_risk_result {
     init(_ r: RiskResult) {
-        self.init(id: r.id, time: r.time, level: r.level, reserved: 0, document_length: UInt64(r.document.utf8.count))
+        self.init(struct_size: structSize(encore_risk_result.self), level: r.level, id: r.id, time: r.time,
+                  document_length: UInt64(r.document.utf8.count))
     }
 }

@@ -117,6 +117,6 @@ func hostSettingName(_ name: UnsafePointer<CChar>?) throws -> String {
 @c public func encore_store_list_settings(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try output(out, "out") { retainedHandle(try StringList(s.settingNames().filter { !LibrarySettings.isLibrary($0) })) }
+        try output(out, "out") { retainedHandle(StringList(try s.settingNames().filter { !LibrarySettings.isLibrary($0) })) }
     }
 }

@@ -21,14 +21,13 @@ import EncoreCore
 }
 
 /// Copies tracing events with from <= time < to, in time order (then the
-/// order they were added), skipping the first `first`, into
-/// out[0 ..< capacity]; *copied tells how many.
-@c public func encore_store_copy_tracing_events(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_tracing_event>?, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+/// order they were added), from index `first` on, as every list is copied.
+@c public func encore_store_copy_tracing_events(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_tracing_event>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try copyOut(first: first, out, capacity, copied, count: { try s.countTracingEvents(from: from, to: to) },
+        try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countTracingEvents(from: from, to: to) },
                     forEach: { try s.forEachTracingEvent(from: from, to: to, offset: $0, limit: $1, $2) }) { (e: TracingEvent) in
-            encore_tracing_event(time: e.time, active: e.active ? 1 : 0, reserved: 0)
+            encore_tracing_event(struct_size: structSize(encore_tracing_event.self), active: e.active ? 1 : 0, time: e.time)
         }
     }
 }
@@ -37,7 +36,7 @@ import EncoreCore
 /// the last event before `from` gives the state at `from` (off when there is
 /// none), and an "on" without a later "off" counts until `to`. `from` after
 /// `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX.
-@c public func encore_store_active_tracing_seconds(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ seconds: UnsafeMutablePointer<Int64>?) -> encore_status {
+@c public func encore_store_get_active_tracing_seconds(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ seconds: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try output(seconds, "seconds") { try s.activeTracingSeconds(from: from, to: to) }

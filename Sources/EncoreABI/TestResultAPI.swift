@@ -74,7 +74,8 @@ extension encore_test_status {
 
 /// A test key as C gives it, checked.
 func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey, String?, Bool) {
-    let k = try required(key, "key").pointee
+    let k: encore_test_key = try readInput(UnsafeRawPointer(try required(key, "key")), "key")
+    guard k.reserved == 0 else { throw EncoreError(.invalidArgument, "key->reserved must be 0") }
     let value = try text(k.value, "key->value")
     guard k.rapid <= 1 else { throw EncoreError(.invalidArgument, "key->rapid must be 0 or 1") }
     let testKey: TestKey

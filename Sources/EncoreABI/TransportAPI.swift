@@ -141,7 +141,7 @@ final class CallbackTransport: HTTPTransport, @unchecked Sendable {
         let builder = ResponseBuilder(limit: options.maxResponseBytes)
         let answered: Int32 = headers.withUnsafeBufferPointer { h in
             request.body.withUnsafeBufferPointer { body in
-                var r = encore_http_request(method: strings.keep(request.method), url: strings.keep(request.url),
+                var r = encore_http_request(struct_size: structSize(encore_http_request.self), reserved: 0, method: strings.keep(request.method), url: strings.keep(request.url),
                                             headers: h.baseAddress, header_count: h.count,
                                             body: body.count > 0 ? body.baseAddress : nil, body_length: body.count,
                                             connect_timeout_ms: options.connectTimeoutMilliseconds, timeout_ms: options.timeoutMilliseconds)

@@ -4,11 +4,11 @@ import EncoreCore
 import Glibc
 #endif
 
-/// `encore detect --db PATH [--trust …]… FILE… [--now T] [--json]`: the
+/// `encore match --db PATH [--trust …]… FILE… [--now T] [--json]`: the
 /// exposure check's matching step, on the store's sightings.
 struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "detect",
+        commandName: "match",
         abstract: "Match the store's sightings against key files: exposure windows and the v1 summary.",
         discussion: """
             Opens each FILE in turn (verified with the keys given by --trust unless --no-verify), \
@@ -18,9 +18,10 @@ struct Detect: ParsableCommand {
             store cannot be used, 2 on usage errors.
 
             Example:
-              encore detect --db client.db --trust 310:v1:public.pem --json 2026-11-24.zip > windows.json
+              encore match --db client.db --trust 310:v1:public.pem --json 2026-11-24.zip > windows.json
 
-            """ + "\n" + StoreArguments.keyHelp
+            """ + "\n" + StoreArguments.keyHelp,
+        aliases: ["detect"]
     )
 
     @OptionGroup var store: StoreArguments
@@ -47,7 +48,7 @@ struct Detect: ParsableCommand {
     }
 }
 
-/// How `encore detect` shows a match result.
+/// How `encore match` shows a match result.
 enum DetectReport {
     static func text(_ r: MatchResult) -> String {
         var out = "\(r.statistics.keys) keys in \(r.statistics.files) files, \(r.statistics.matchedKeys) matched, \(r.windows.count) exposure windows\n"

@@ -12,18 +12,18 @@ struct EncoreCommand: CommandGroup {
         discussion: """
             encore does what the core of a contact-tracing app does (Corona-Warn-App, SwissCovid, \
             NotifyMe), on files and an encrypted store:
-              export inspect  check and read diagnosis key files
+              keyfile inspect check and read diagnosis key files
               store           create, describe, re-key and purge the store
-              observations    add the Bluetooth sightings a scanner heard
+              sightings       add the Bluetooth sightings a scanner heard
               keys            the device's own keys: what to broadcast
-              detect          match sightings against key files: windows
+              match           match sightings against key files: windows
               risk            CWA's v2 risk from exposure windows
               check           the whole exposure check, stored
               test            register a lab test, learn its result
               submit          upload own keys after a positive test
               checkin         check in to events; match published warnings
-              sync            download key packages and configuration; check
-              packages        the key packages the store keeps
+              sync            download key files and configuration; check
+              keyfiles        the key files the store keeps
               demo            the check on a simulated user, start to end
 
             Run `encore help COMMAND` for a command's options and an example.

@@ -1,10 +1,12 @@
 import ArgumentParser
 
-/// `encore export ...`: commands that work on one key export file.
+/// `encore keyfile ...` (once `encore export`, still an alias): commands
+/// that work on one key file.
 struct ExportCommand: CommandGroup {
     static let configuration = CommandConfiguration(
-        commandName: "export",
-        abstract: "Work with diagnosis key export files (zip or bare export.bin).",
-        subcommands: [ExportInspect.self]
+        commandName: "keyfile",
+        abstract: "Work with diagnosis key files (zip or bare export.bin).",
+        subcommands: [ExportInspect.self],
+        aliases: ["export"]
     )
 }

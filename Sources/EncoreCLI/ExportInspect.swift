@@ -1,7 +1,7 @@
 import ArgumentParser
 import EncoreCore
 
-/// `encore export inspect FILE... [--trust KEY_ID:VERSION:PEM_FILE]... [--no-verify] [--keys] [--json]`
+/// `encore keyfile inspect FILE... [--trust KEY_ID:VERSION:PEM_FILE]... [--no-verify] [--keys] [--json]`
 struct ExportInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
@@ -17,7 +17,7 @@ struct ExportInspect: ParsableCommand {
             2 when the command line is wrong.
 
             Example:
-              encore export inspect --trust 310:v1:public_310-v1.pem --keys sample_diagnosis_key_file.zip
+              encore keyfile inspect --trust 310:v1:public_310-v1.pem --keys sample_diagnosis_key_file.zip
             """
     )
 

@@ -1,6 +1,6 @@
 import EncoreCore
 
-/// What `encore export inspect` reports about one opened key file: the file,
+/// What `encore keyfile inspect` reports about one opened key file: the file,
 /// and (when asked) its keys. Its JSON is the key file's one JSON form
 /// (KeyFile.json in the core).
 struct InspectReport {

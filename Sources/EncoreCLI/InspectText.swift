@@ -1,6 +1,6 @@
 import EncoreCore
 
-/// The human-readable output of `encore export inspect`: a short summary,
+/// The human-readable output of `encore keyfile inspect`: a short summary,
 /// and with --keys one line per key. Text taken from the file is escaped
 /// so it cannot break lines or control the terminal.
 extension InspectReport {

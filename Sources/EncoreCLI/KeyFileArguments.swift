@@ -4,7 +4,7 @@ import EncoreCore
 import Glibc
 #endif
 
-/// Key files to match and how to check them, shared by `detect` and `check`:
+/// Key files to match and how to check them, shared by `match` and `check`:
 /// `[--trust KEY_ID:VERSION:PEM]... [--no-verify] [--now T] FILE...`.
 struct KeyFileArguments: ParsableArguments {
     @Option(name: .long, parsing: .singleValue,

@@ -1,11 +1,13 @@
 import ArgumentParser
 
-/// `encore observations ...`: the sightings kept in the store.
+/// `encore sightings ...` (once `encore observations`, still an alias):
+/// the sightings kept in the store.
 struct ObservationsCommand: CommandGroup {
     static let configuration = CommandConfiguration(
-        commandName: "observations",
-        abstract: "Work with the observations (Bluetooth sightings) in the store.",
+        commandName: "sightings",
+        abstract: "Work with the sightings (RPIs heard over Bluetooth) in the store.",
         discussion: StoreArguments.keyHelp,
-        subcommands: [ObservationsImport.self]
+        subcommands: [ObservationsImport.self],
+        aliases: ["observations"]
     )
 }

@@ -4,7 +4,7 @@ import EncoreCore
 import Glibc
 #endif
 
-/// `encore observations import --db PATH FILE [--json]`
+/// `encore sightings import --db PATH FILE [--json]`
 struct ObservationsImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -26,7 +26,7 @@ struct ObservationsImport: ParsableCommand {
             when the command line or the key variables are wrong.
 
             Example:
-              encore observations import --db client.db sightings.csv
+              encore sightings import --db client.db sightings.csv
             """
     )
 

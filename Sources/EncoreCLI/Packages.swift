@@ -1,24 +1,26 @@
 import ArgumentParser
 import EncoreCore
 
-/// `encore packages list`: the key package cache.
+/// `encore keyfiles list` (once `encore packages list`, still an alias):
+/// the cache of key files.
 struct PackagesCommand: CommandGroup {
     static let configuration = CommandConfiguration(
-        commandName: "packages",
-        abstract: "Show the key packages the store keeps (what `encore sync` downloaded).",
-        subcommands: [PackagesList.self]
+        commandName: "keyfiles",
+        abstract: "Show the key files the store keeps (what `encore sync` downloaded).",
+        subcommands: [PackagesList.self],
+        aliases: ["packages"]
     )
 }
 
 struct PackagesList: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the cached packages: region, identifier, ETag, size, download time.",
+        abstract: "List the cached key files: region, identifier, ETag, size, download time.",
         discussion: """
             --json prints [{"region": R, "identifier": ID, "etag": E|null, "size": N, "downloaded": T, "sha256": HEX}].
 
             Example:
-              encore packages list --db client.db
+              encore keyfiles list --db client.db
             """ + "\n\n" + StoreArguments.keyHelp
     )
 

@@ -15,7 +15,7 @@ struct Risk: ParsableCommand {
             the form of the conformance file's defaultRiskCalculationConfiguration (or a whole \
             conformance file, whose configuration is used). WINDOWS.json is a list of windows in the \
             conformance file's form, each with ageInDays (relative to now) or date ("YYYY-MM-DD" or the \
-            unix seconds of a UTC midnight); `encore detect --json` output is accepted too (its \
+            unix seconds of a UTC midnight); `encore match --json` output is accepted too (its \
             exposureWindows are used). \
             Exit status: 0 when the risk was calculated, 1 when a file cannot be read or is malformed \
             (one line on stderr names the bad field), 2 on usage errors.

@@ -15,7 +15,7 @@ extension SignatureOutcome.Status {
 }
 
 extension KeyFile {
-    /// A key file's one JSON form (`encore export inspect --json`; the
+    /// A key file's one JSON form (`encore keyfile inspect --json`; the
     /// schema is in docs/cli.md and its field order is part of it): the
     /// metadata, how the signature turned out, and the keys when given.
     public func json(keys: [ExposureKey]? = nil, revisedKeys: [ExposureKey]? = nil) -> JSONValue {

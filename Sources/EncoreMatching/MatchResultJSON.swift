@@ -3,7 +3,7 @@ import EncoreSupport
 
 extension MatchResult {
     /// A match's one JSON form: the windows in the form WindowsJSON reads
-    /// back (so `encore risk` takes `encore detect`'s output), the v1
+    /// back (so `encore risk` takes `encore match`'s output), the v1
     /// summary and what happened to the keys. `now` is the match's clock.
     public func json(now: Int64) -> JSONValue {
         .object([

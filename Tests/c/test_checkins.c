@@ -84,6 +84,7 @@ static const uint8_t *u8(const char *s) { return (const uint8_t *)s; }
 static encore_checkin_report report_of(const kat *k) {
     encore_checkin_report r;
     memset(&r, 0, sizeof r);
+    ENCORE_OUTPUT_INIT(r);
     memcpy(r.iv, k->iv, 16);
     memcpy(r.mac, k->mac, 32);
     memcpy(r.encrypted_record, k->sealed, 16);
@@ -94,19 +95,21 @@ static encore_checkin_report report_of(const kat *k) {
 static void test_known_answers(void) {
     for (size_t i = 0; i < sizeof ENCRYPT / sizeof ENCRYPT[0]; i++) {
         const kat *k = &ENCRYPT[i];
-        encore_checkin_record record = {k->start, k->period, k->trl, 0};
+        encore_checkin_record record = {sizeof(encore_checkin_record), k->start, k->period, k->trl};
         encore_checkin_report out;
+        ENCORE_OUTPUT_INIT(out);
         CHECK(encore_checkin_report_encrypt(u8(k->location_id), 32, &record, u8(k->iv), 16, &out) == ENCORE_OK);
         CHECK(out.encrypted_record_length == 16 && memcmp(out.encrypted_record, k->sealed, 16) == 0);
         CHECK(memcmp(out.mac, k->mac, 32) == 0 && memcmp(out.iv, k->iv, 16) == 0);
         encore_checkin_record back;
+        ENCORE_OUTPUT_INIT(back);
         CHECK(encore_checkin_report_decrypt(u8(k->location_id), 32, &out, &back) == ENCORE_OK);
         CHECK(back.start_interval_number == k->start && back.period == k->period && back.transmission_risk_level == k->trl);
     }
     for (size_t i = 0; i < sizeof DECRYPT / sizeof DECRYPT[0]; i++) {
         const kat *k = &DECRYPT[i];
         encore_checkin_report r = report_of(k);
-        encore_checkin_record out = {0, 0, 0, 0};
+        encore_checkin_record out = {sizeof(encore_checkin_record), 0, 0, 0};
         CHECK(encore_checkin_report_decrypt(u8(k->location_id), 32, &r, &out) == ENCORE_OK);
         CHECK(out.start_interval_number == k->start && out.period == k->period && out.transmission_risk_level == k->trl);
         /* One flipped bit of the IV, the ciphertext or the MAC: the MAC fails
@@ -115,9 +118,9 @@ static void test_known_answers(void) {
             encore_checkin_report bad = report_of(k);
             uint8_t *byte = which == 0 ? &bad.iv[15] : which == 1 ? &bad.encrypted_record[15] : &bad.mac[31];
             *byte ^= 1;
-            encore_checkin_record untouched = {11, 22, 33, 44};
+            encore_checkin_record untouched = {sizeof(encore_checkin_record), 11, 22, 33};
             CHECK(encore_checkin_report_decrypt(u8(k->location_id), 32, &bad, &untouched) == ENCORE_ERR_REPORT_MAC);
-            CHECK(untouched.start_interval_number == 11 && untouched.reserved == 44);
+            CHECK(untouched.start_interval_number == 11 && untouched.transmission_risk_level == 33);
         }
         /* Not whole AES blocks, no ciphertext, more than the struct holds. */
         encore_checkin_report cut = report_of(k);
@@ -128,13 +131,15 @@ static void test_known_answers(void) {
         cut.encrypted_record_length = 33;
         CHECK(encore_checkin_report_decrypt(u8(k->location_id), 32, &cut, &out) == ENCORE_ERR_REPORT_INVALID);
     }
-    encore_checkin_record any = {1, 2, 3, 0};
+    encore_checkin_record any = {sizeof(encore_checkin_record), 1, 2, 3};
     encore_checkin_report named;
+    ENCORE_OUTPUT_INIT(named);
     CHECK(encore_checkin_report_encrypt(u8(HASH_ID), 32, &any, NULL, 0, &named) == ENCORE_OK);
     CHECK(memcmp(named.location_id_hash, HASH_EXPECTED, 32) == 0);
 
     /* A NULL IV is a random one: two reports of one record differ. */
     encore_checkin_report again;
+    ENCORE_OUTPUT_INIT(again);
     CHECK(encore_checkin_report_encrypt(u8(HASH_ID), 32, &any, NULL, 0, &again) == ENCORE_OK);
     CHECK(memcmp(named.iv, again.iv, 16) != 0 && memcmp(named.mac, again.mac, 32) != 0);
 
@@ -152,9 +157,10 @@ static void test_known_answers(void) {
 }
 
 static void test_arguments(void) {
-    encore_checkin_record record = {1, 2, 3, 0};
+    encore_checkin_record record = {sizeof(encore_checkin_record), 1, 2, 3};
     encore_checkin_report report;
     memset(&report, 0, sizeof report);
+    ENCORE_OUTPUT_INIT(report);
     uint8_t id[32] = {0};
     CHECK(encore_checkin_report_encrypt(NULL, 32, &record, NULL, 0, &report) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_encrypt(id, 31, &record, NULL, 0, &report) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -163,8 +169,17 @@ static void test_arguments(void) {
     CHECK(encore_checkin_report_encrypt(id, 32, &record, NULL, 16, &report) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_encrypt(id, 32, &record, NULL, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_encrypt(id, (size_t)-1, &record, NULL, 0, &report) == ENCORE_ERR_INVALID_ARGUMENT);
-    encore_checkin_record reserved = {1, 2, 3, 9};
-    CHECK(encore_checkin_report_encrypt(id, 32, &reserved, NULL, 0, &report) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* struct_size 0 (a caller that did not set it), and a newer caller's
+     * field this library does not know. */
+    encore_checkin_record unsized = {0, 1, 2, 3};
+    CHECK(encore_checkin_report_encrypt(id, 32, &unsized, NULL, 0, &report) == ENCORE_ERR_INVALID_ARGUMENT);
+    struct { encore_checkin_record known; uint32_t newer; } grown = {{sizeof grown, 1, 2, 3}, 1};
+    CHECK(encore_checkin_report_encrypt(id, 32, &grown.known, NULL, 0, &report) == ENCORE_ERR_INVALID_ARGUMENT);
+    grown.newer = 0;
+    CHECK(encore_checkin_report_encrypt(id, 32, &grown.known, NULL, 0, &report) == ENCORE_OK);
+    encore_checkin_report unsized_out = report;
+    unsized_out.struct_size = 8;
+    CHECK(encore_checkin_report_encrypt(id, 32, &record, NULL, 0, &unsized_out) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_decrypt(id, 32, NULL, &record) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_decrypt(NULL, 0, &report, &record) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_encrypt(id, 32, &record, NULL, 0, &report) == ENCORE_OK);
@@ -183,14 +198,15 @@ static void test_arguments(void) {
     CHECK(encore_trace_location_parse(NULL, &loc) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_trace_location_parse(REAL_QR, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_trace_location_parse("https://e.coronawarn.app?v=1#\xff\xfe", &loc) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_trace_location_from_payload(NULL, 3, &loc) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_trace_location_parse_payload(NULL, 3, &loc) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(loc == (encore_trace_location *)&s);
     CHECK(encore_trace_location_get_info(NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_trace_location_free(NULL);
     encore_checkin_list_free(NULL);
     encore_checkin_assessment_free(NULL);
     encore_checkin_risk_config_free(NULL);
-    CHECK(encore_checkin_list_count(NULL) == 0);
+    size_t none = 7;
+    CHECK(encore_checkin_list_count(NULL, &none) == ENCORE_ERR_INVALID_ARGUMENT && none == 7);
 
     encore_checkin_risk_config *config = NULL;
     CHECK(encore_checkin_risk_config_new_cwa(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -249,8 +265,9 @@ static void test_qr_codes(void) {
     CHECK(info.location_type == 4 && info.default_check_in_length_minutes == 28 && info.automatic_length_seconds == 30 * 60);
     CHECK(info.start_timestamp == 0 && info.end_timestamp == 0 && info.payload_length == 169);
     /* The hash is SHA-256 of the id: the report of a record says so. */
-    encore_checkin_record record = {1, 1, 1, 0};
+    encore_checkin_record record = {sizeof(encore_checkin_record), 1, 1, 1};
     encore_checkin_report r;
+    ENCORE_OUTPUT_INIT(r);
     CHECK(encore_checkin_report_encrypt(info.location_id, 32, &record, NULL, 0, &r) == ENCORE_OK);
     CHECK(memcmp(r.location_id_hash, info.location_id_hash, 32) == 0);
     encore_trace_location_info small;
@@ -281,9 +298,9 @@ static void test_qr_codes(void) {
      * seed are needed too). */
     uint8_t payload[400];
     encore_trace_location *none = NULL;
-    CHECK(encore_trace_location_from_payload(payload, text_payload(payload, 256), &none) == ENCORE_ERR_QR_INVALID && none == NULL);
+    CHECK(encore_trace_location_parse_payload(payload, text_payload(payload, 256), &none) == ENCORE_ERR_QR_INVALID && none == NULL);
     CHECK(strstr(encore_last_error_message(), "description has 256 characters") != NULL);
-    CHECK(encore_trace_location_from_payload(payload, text_payload(payload, 255), &none) == ENCORE_OK && none != NULL);
+    CHECK(encore_trace_location_parse_payload(payload, text_payload(payload, 255), &none) == ENCORE_OK && none != NULL);
     encore_trace_location_free(none);
 }
 
@@ -380,7 +397,7 @@ static void test_store_match_and_check(const char *dir) {
     snprintf(path, sizeof path, "%s/checkins.db", dir);
     uint8_t raw[32];
     memset(raw, 0x42, sizeof raw);
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store *store = NULL;
     CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
     if (store == NULL) return;
@@ -411,23 +428,58 @@ static void test_store_match_and_check(const char *dir) {
     encore_checkin_list *list = NULL;
     CHECK(encore_checkin_list_open(store, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_list_open(store, NOW, &list) == ENCORE_OK && list != NULL);
-    CHECK(encore_checkin_list_count(list) == 3);
-    encore_checkin_info ci;
-    ENCORE_OUTPUT_INIT(ci);
-    CHECK(encore_checkin_list_get(list, 3, &ci) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_checkin_list_get(list, (size_t)-1, &ci) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_checkin_list_get(list, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_list_get(list, 0, &ci) == ENCORE_OK);
+    size_t n = 0, copied = 99;
+    CHECK(encore_checkin_list_count(list, &n) == ENCORE_OK && n == 3);
+    CHECK(encore_checkin_list_count(list, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_checkin_info all[4];
+    CHECK(encore_checkin_list_copy(list, 4, all, sizeof all[0], 4, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_checkin_list_copy(list, 3, all, sizeof all[0], 4, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_checkin_list_copy(list, 0, NULL, sizeof all[0], 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_list_copy(list, 0, all, sizeof all[0] / 2, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_list_copy(list, 0, all, sizeof all[0], 4, &copied) == ENCORE_OK && copied == 3);
+    encore_checkin_info ci = all[0];
+    CHECK(ci.struct_size == sizeof ci && ci.kind == ENCORE_CHECKIN_KIND_CWA && ci.created == NOW);
     CHECK(ci.id == visit && ci.start == NOW - 8 * 3600 && ci.end == NOW - 6 * 3600 && ci.submitted == 0);
-    CHECK(strcmp(ci.description, "Agway Inc.") == 0 && strcmp(ci.address, "1594 Deffe Avenue") == 0);
+    CHECK(strcmp((const char *)ci.description.data, "Agway Inc.") == 0 && ci.description.length == 10);
+    CHECK(strcmp((const char *)ci.address.data, "1594 Deffe Avenue") == 0);
     uint8_t hash[32];
     memcpy(hash, ci.location_id_hash, 32);
     int found_open = 0;
-    for (size_t i = 0; i < encore_checkin_list_count(list); i++) {
-        CHECK(encore_checkin_list_get(list, i, &ci) == ENCORE_OK);
-        if (ci.id == open_id) found_open = ci.end == NOW - 10 * 60 && ci.auto_end == NOW - 30 * 60 + 30 * 60; /* 28 minutes rounded to 30 */
+    for (size_t i = 0; i < copied; i++) {
+        if (all[i].id == open_id) found_open = all[i].end == NOW - 10 * 60 && all[i].auto_end == NOW - 30 * 60 + 30 * 60; /* 28 minutes rounded to 30 */
+        encore_bytes_free(&all[i].description);
+        encore_bytes_free(&all[i].address);
     }
     CHECK(found_open);
+
+    /* Paged (one at a time) gives the same check-ins. */
+    for (size_t i = 0; i < n; i++) {
+        encore_checkin_info one;
+        CHECK(encore_checkin_list_copy(list, i, &one, sizeof one, 1, &copied) == ENCORE_OK && copied == 1);
+        CHECK(one.id == all[i].id && one.start == all[i].start && memcmp(one.location_id_hash, all[i].location_id_hash, 32) == 0);
+        encore_bytes_free(&one.description);
+        encore_bytes_free(&one.address);
+    }
+
+    /* A caller built against the first version of encore_checkin_info
+     * (up to location_id_hash, without kind and created) gets the fields
+     * it has, and elements that far apart. */
+    typedef struct {
+        uint32_t struct_size;
+        int32_t submitted;
+        int64_t id, start, end, auto_end;
+        encore_bytes description, address;
+        uint8_t location_id_hash[32];
+    } checkin_info_v1;
+    checkin_info_v1 old[3];
+    memset(old, 0xAB, sizeof old);
+    CHECK(encore_checkin_list_copy(list, 0, (encore_checkin_info *)(void *)old, sizeof old[0], 3, &copied) == ENCORE_OK && copied == 3);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(old[i].struct_size == sizeof old[0] && old[i].id == all[i].id && old[i].end == all[i].end);
+        CHECK(memcmp(old[i].location_id_hash, all[i].location_id_hash, 32) == 0 && old[i].address.data != NULL && strlen((const char *)old[i].address.data) == old[i].address.length);
+        encore_bytes_free(&old[i].description);
+        encore_bytes_free(&old[i].address);
+    }
     encore_checkin_list_free(list);
 
     /* The package: a report for the visit (13:00-15:00, TRL 7: 60 minutes
@@ -439,8 +491,11 @@ static void test_store_match_and_check(const char *dir) {
     CHECK(encore_trace_location_parse(REAL_QR, &loc) == ENCORE_OK && encore_trace_location_get_info(loc, &info) == ENCORE_OK);
     CHECK(memcmp(info.location_id_hash, hash, 32) == 0);
     encore_trace_location_free(loc);
-    encore_checkin_record record = {(uint32_t)((NOW - 7 * 3600) / 600), 12, 7, 0};
+    encore_checkin_record record = {sizeof(encore_checkin_record), (uint32_t)((NOW - 7 * 3600) / 600), 12, 7};
     encore_checkin_report good, forged, elsewhere;
+    ENCORE_OUTPUT_INIT(good);
+    ENCORE_OUTPUT_INIT(forged);
+    ENCORE_OUTPUT_INIT(elsewhere);
     CHECK(encore_checkin_report_encrypt(info.location_id, 32, &record, NULL, 0, &good) == ENCORE_OK);
     forged = good;
     forged.mac[0] ^= 0x80;
@@ -511,17 +566,17 @@ static void test_store_match_and_check(const char *dir) {
     CHECK(encore_checkin_assessment_get_summary(a, &risk) == ENCORE_OK);
     CHECK(risk.total_risk_level == ENCORE_CHECKIN_RISK_HIGH && risk.match_count == 1 && risk.day_count == 1);
     encore_checkin_match matches[4];
-    size_t copied = 99;
-    CHECK(encore_checkin_assessment_copy_matches(a, 0, matches, 4, &copied) == ENCORE_OK && copied == 1);
+    copied = 99;
+    CHECK(encore_checkin_assessment_copy_matches(a, 0, matches, sizeof(encore_checkin_match), 4, &copied) == ENCORE_OK && copied == 1);
     CHECK(matches[0].check_in == visit && matches[0].date == MIDNIGHT && matches[0].overlap_seconds == 3600);
     CHECK(matches[0].overlap_minutes == 60 && matches[0].transmission_risk_level == 7);
     CHECK(matches[0].normalized_time > 83.999 && matches[0].normalized_time < 84.001);
     CHECK(memcmp(matches[0].location_id_hash, hash, 32) == 0);
-    CHECK(encore_checkin_assessment_copy_matches(a, 1, matches, 4, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_checkin_assessment_copy_matches(a, 2, matches, 4, &copied) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_checkin_assessment_copy_matches(a, 0, NULL, 4, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_assessment_copy_matches(a, 1, matches, sizeof(encore_checkin_match), 4, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_checkin_assessment_copy_matches(a, 2, matches, sizeof(encore_checkin_match), 4, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_checkin_assessment_copy_matches(a, 0, NULL, sizeof(encore_checkin_match), 4, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_checkin_day days[2];
-    CHECK(encore_checkin_assessment_copy_days(a, 0, days, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_checkin_assessment_copy_days(a, 0, days, sizeof(encore_checkin_day), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(days[0].date == MIDNIGHT && days[0].risk_level == ENCORE_CHECKIN_RISK_HIGH);
     encore_bytes json = {NULL, 0};
     CHECK(encore_checkin_assessment_get_json(a, &json) == ENCORE_OK && json.data != NULL);
@@ -554,7 +609,7 @@ static void test_store_match_and_check(const char *dir) {
     encore_match_options mo;
     CHECK(encore_match_options_init(&mo, sizeof mo, NOW) == ENCORE_OK);
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(store, NULL, 0, config, &mo, NULL, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(store, NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
@@ -564,7 +619,7 @@ static void test_store_match_and_check(const char *dir) {
     CHECK(encore_check_result_get_checkin_assessment(NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT && a == NULL);
     CHECK(encore_check_result_get_checkin_assessment(check, &a) == ENCORE_OK && a != NULL);
     CHECK(encore_checkin_assessment_get_summary(a, &risk) == ENCORE_OK && risk.total_risk_level == ENCORE_CHECKIN_RISK_HIGH);
-    CHECK(encore_checkin_assessment_copy_matches(a, 0, matches, 4, &copied) == ENCORE_OK && copied == 1 && matches[0].overlap_minutes == 60);
+    CHECK(encore_checkin_assessment_copy_matches(a, 0, matches, sizeof(encore_checkin_match), 4, &copied) == ENCORE_OK && copied == 1 && matches[0].overlap_minutes == 60);
     encore_checkin_assessment_free(a);
     encore_check_result_free(check);
 
@@ -573,14 +628,14 @@ static void test_store_match_and_check(const char *dir) {
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.checkin_risk = failing;
     check = NULL;
-    CHECK(encore_exposure_check(store, NULL, 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(store, NULL, sizeof(encore_key_source), 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status == ENCORE_CHECK_FAILED);
     encore_check_result_free(check);
 
     /* Deleting the check-in deletes its warnings: LOW again. */
     CHECK(encore_checkin_delete(store, visit, &existed) == ENCORE_OK && existed == 1);
     check = NULL;
-    CHECK(encore_exposure_check(store, NULL, 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(store, NULL, sizeof(encore_key_source), 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status != ENCORE_CHECK_HIGH && cs.status != ENCORE_CHECK_FAILED);
     encore_check_result_free(check);
 
@@ -589,8 +644,8 @@ static void test_store_match_and_check(const char *dir) {
 
     /* What a submission would send: JSON with the remaining check-in's report. */
     encore_bytes reports = {NULL, 0};
-    CHECK(encore_checkin_reports_json(store, NULL, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_reports_json(store, NULL, NOW, &reports) == ENCORE_OK && reports.data != NULL);
+    CHECK(encore_checkin_get_reports_json(store, NULL, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_get_reports_json(store, NULL, NOW, &reports) == ENCORE_OK && reports.data != NULL);
     if (reports.data != NULL) {
         CHECK(reports.length > 12 && memcmp(reports.data, "{\"reports\":[", 12) == 0);
         encore_bytes_free(&reports);

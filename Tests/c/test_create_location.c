@@ -49,16 +49,16 @@ static void test_create_and_read_back(void) {
     encore_trace_location_free(parsed);
 
     encore_bytes png = {0}, svg = {0};
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, &png) == ENCORE_OK);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, &png) == ENCORE_OK);
     CHECK(png.length > 64 && memcmp(png.data, "\x89PNG\r\n\x1a\n", 8) == 0);
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_SVG, 0, &svg) == ENCORE_OK);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_SVG, 0, &svg) == ENCORE_OK);
     CHECK(strstr((const char *)svg.data, "<svg") != NULL);
     encore_bytes left = {0};
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_SVG, 2, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_PNG, 17, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
-    CHECK(encore_trace_location_qr_image(a, 3, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
-    CHECK(encore_trace_location_qr_image(NULL, ENCORE_QR_IMAGE_PNG, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_trace_location_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_SVG, 2, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_PNG, 17, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
+    CHECK(encore_trace_location_get_qr_image(a, 3, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
+    CHECK(encore_trace_location_get_qr_image(NULL, ENCORE_QR_IMAGE_PNG, 0, &left) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_trace_location_get_qr_image(a, ENCORE_QR_IMAGE_PNG, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_trace_location_get_url(NULL, &left) == ENCORE_ERR_INVALID_ARGUMENT && left.data == NULL);
     CHECK(encore_trace_location_get_url(a, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_bytes_free(&url);
@@ -152,7 +152,7 @@ static void test_event_checks_in(const char *dir) {
     snprintf(path, sizeof path, "%s/organizer.db", dir);
     uint8_t raw[32];
     memset(raw, 0x24, sizeof raw);
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store *store = NULL;
     CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
     int64_t visit = -1;
@@ -161,11 +161,13 @@ static void test_event_checks_in(const char *dir) {
     /* The stored check-in is at the created location (its hash is what
      * warnings are matched by: Tests/cli and the Python tests match one). */
     encore_checkin_list *list = NULL;
-    CHECK(encore_checkin_list_open(store, NOW, &list) == ENCORE_OK && encore_checkin_list_count(list) == 1);
+    size_t n = 0, copied = 0;
+    CHECK(encore_checkin_list_open(store, NOW, &list) == ENCORE_OK && encore_checkin_list_count(list, &n) == ENCORE_OK && n == 1);
     encore_checkin_info ci;
-    ENCORE_OUTPUT_INIT(ci);
-    CHECK(encore_checkin_list_get(list, 0, &ci) == ENCORE_OK && ci.id == visit);
-    CHECK(memcmp(ci.location_id_hash, info.location_id_hash, 32) == 0 && strcmp(ci.description, "Birthday party") == 0);
+    CHECK(encore_checkin_list_copy(list, 0, &ci, sizeof ci, 1, &copied) == ENCORE_OK && copied == 1 && ci.id == visit);
+    CHECK(memcmp(ci.location_id_hash, info.location_id_hash, 32) == 0 && strcmp((const char *)ci.description.data, "Birthday party") == 0);
+    encore_bytes_free(&ci.description);
+    encore_bytes_free(&ci.address);
     encore_checkin_list_free(list);
     encore_store_close(store);
     encore_bytes_free(&url);

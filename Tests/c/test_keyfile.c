@@ -87,7 +87,7 @@ static void test_samples(encore_trust *trust) {
     CHECK(info.key_count == 2 && strcmp(info.signature_key_id, "some_id") == 0);
     encore_key keys[4];
     size_t copied = 99;
-    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 0, keys, 4, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 0, keys, sizeof(encore_key), 4, &copied) == ENCORE_OK && copied == 2);
     CHECK(keys[0].rolling_period == 1 && keys[0].rolling_start_interval_number == 2649980 && keys[0].transmission_risk_level == 8);
     CHECK(keys[1].rolling_period == 114 && keys[1].rolling_start_interval_number == 2649866 && keys[1].transmission_risk_level == 1);
     /* keys.json: "Fy/EgOWYSQw0F3YEM5sVQw==" */
@@ -131,10 +131,10 @@ static void test_chunks(void) {
     encore_key *all = calloc(2392, sizeof(encore_key));
     encore_key *chunked = calloc(2392, sizeof(encore_key));
     size_t copied = 0;
-    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 0, all, 2392, &copied) == ENCORE_OK && copied == 2392);
+    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 0, all, sizeof(encore_key), 2392, &copied) == ENCORE_OK && copied == 2392);
     size_t total = 0;
     while (total < 2392) {
-        CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, total, chunked + total, 100, &copied) == ENCORE_OK);
+        CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, total, chunked + total, sizeof(encore_key), 100, &copied) == ENCORE_OK);
         if (copied == 0) break;
         total += copied;
     }
@@ -142,11 +142,12 @@ static void test_chunks(void) {
     CHECK(memcmp(all, chunked, 2392 * sizeof(encore_key)) == 0);
     /* Random access backwards works too. */
     encore_key one;
-    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 5, &one, 1, &copied) == ENCORE_OK && copied == 1);
+    ENCORE_OUTPUT_INIT(one);
+    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 5, &one, sizeof(encore_key), 1, &copied) == ENCORE_OK && copied == 1);
     CHECK(memcmp(&one, &all[5], sizeof one) == 0);
-    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 2392, &one, 1, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 2393, &one, 1, &copied) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_keyfile_copy_keys(f, ENCORE_REVISED_KEYS, 0, &one, 1, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 2392, &one, sizeof(encore_key), 1, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_keyfile_copy_keys(f, ENCORE_KEYS, 2393, &one, sizeof(encore_key), 1, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_keyfile_copy_keys(f, ENCORE_REVISED_KEYS, 0, &one, sizeof(encore_key), 1, &copied) == ENCORE_OK && copied == 0);
     free(all);
     free(chunked);
     encore_keyfile_free(f);
@@ -275,7 +276,7 @@ static void *read_all(void *arg) {
     for (int round = 0; round < 50; round++) {
         total = 0;
         while (total < 140) {
-            if (encore_keyfile_copy_keys(job->file, ENCORE_KEYS, total, job->keys + total, 7, &copied) != ENCORE_OK) job->ok = 0;
+            if (encore_keyfile_copy_keys(job->file, ENCORE_KEYS, total, job->keys + total, sizeof(encore_key), 7, &copied) != ENCORE_OK) job->ok = 0;
             if (copied == 0) break;
             total += copied;
         }

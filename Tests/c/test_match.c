@@ -29,7 +29,7 @@ static char path_b[512];
 static encore_store *open_store(const char *path, uint8_t seed) {
     uint8_t raw[32];
     for (int i = 0; i < 32; i++) raw[i] = (uint8_t)(seed + i);
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store *store = NULL;
     CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
     return store;
@@ -104,12 +104,13 @@ static buffer published_file(const encore_key *a_key) {
 
 /* B hears A's advertisement SCANS times, SCAN_GAP seconds apart. */
 static void hear(encore_store *a, encore_store *b) {
-    encore_observation heard[SCANS];
+    encore_sighting heard[SCANS];
     memset(heard, 0, sizeof heard);
     for (int i = 0; i < SCANS; i++) {
         uint8_t payload[20];
         int64_t t = T0 + (int64_t)i * SCAN_GAP;
-        CHECK(encore_advertisement(a, t, TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
+        CHECK(encore_advertisement_make(a, t, TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
+        heard[i].struct_size = sizeof heard[i];
         heard[i].time = t;
         heard[i].prev_scan = t - SCAN_GAP;
         heard[i].has_prev_scan = 1;
@@ -118,14 +119,14 @@ static void hear(encore_store *a, encore_store *b) {
         memcpy(heard[i].aem, payload + 16, 4);
     }
     size_t added = 0;
-    CHECK(encore_store_add_observations(b, heard, SCANS, &added) == ENCORE_OK && added == SCANS);
+    CHECK(encore_store_add_sightings(b, heard, sizeof(encore_sighting), SCANS, &added) == ENCORE_OK && added == SCANS);
 }
 
 static encore_key a_published_key(encore_store *a) {
     encore_key keys[2];
     size_t copied = 0;
     memset(keys, 0, sizeof keys);
-    CHECK(encore_store_copy_own_key_history(a, T0, 14, 0, keys, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_store_copy_own_key_history(a, T0, 14, 0, keys, sizeof(encore_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(keys[0].rolling_start_interval_number == (int32_t)((T0 - T0 % DAY) / 600));
     return keys[0];
 }
@@ -150,7 +151,7 @@ static void check_result(encore_match_result *r) {
 
     encore_exposure_window w[2];
     size_t copied = 99;
-    CHECK(encore_match_result_copy_windows(r, 0, w, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_match_result_copy_windows(r, 0, w, sizeof(encore_exposure_window), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(w[0].date == T0 - T0 % DAY);
     CHECK(w[0].report_type == ENCORE_REPORT_CONFIRMED_TEST);
     CHECK(w[0].infectiousness == ENCORE_INFECTIOUSNESS_HIGH); /* CWA: dsos 2 is HIGH */
@@ -158,17 +159,19 @@ static void check_result(encore_match_result *r) {
     CHECK(w[0].first_scan_instance == 0 && w[0].scan_instance_count == SCANS);
 
     encore_scan_instance si[SCANS];
-    CHECK(encore_match_result_copy_scan_instances(r, 0, si, SCANS, &copied) == ENCORE_OK && copied == SCANS);
+    CHECK(encore_match_result_copy_scan_instances(r, 0, si, sizeof(encore_scan_instance), SCANS, &copied) == ENCORE_OK && copied == SCANS);
     for (int i = 0; i < SCANS; i++) {
         CHECK(si[i].min_attenuation == TX_POWER - RSSI && si[i].typical_attenuation == TX_POWER - RSSI);
         CHECK(si[i].seconds_since_last_scan == SCAN_GAP);
     }
 
     encore_exposure_v1 e;
-    CHECK(encore_match_result_copy_exposures_v1(r, 0, &e, 1, &copied) == ENCORE_OK && copied == 1);
+    ENCORE_OUTPUT_INIT(e);
+    CHECK(encore_match_result_copy_exposures_v1(r, 0, &e, sizeof(encore_exposure_v1), 1, &copied) == ENCORE_OK && copied == 1);
     CHECK(e.date == T0 - T0 % DAY && e.transmission_risk_level == 6);
     CHECK(e.duration_seconds == SCANS * SCAN_GAP);
     encore_summary_v1 v1;
+    ENCORE_OUTPUT_INIT(v1);
     CHECK(encore_match_result_get_summary_v1(r, &v1) == ENCORE_OK);
     CHECK(v1.matched_key_count == 1 && v1.days_since_last_exposure == 1);
     CHECK(v1.maximum_risk_score == e.total_risk_score);
@@ -177,23 +180,25 @@ static void check_result(encore_match_result *r) {
 static void test_match(encore_store *b, const buffer *file) {
     encore_keyfile_options kf;
     encore_match_options o = unverified_options(T0 + DAY, &kf);
-    encore_key_source src = {NULL, file->bytes, file->length};
+    encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
     encore_match_result *r = NULL;
-    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     if (r == NULL) return;
     check_result(r);
 
     /* Chunked copying: the end is an empty copy, past it is out of range. */
     encore_exposure_window w;
+    ENCORE_OUTPUT_INIT(w);
     size_t copied = 99;
-    CHECK(encore_match_result_copy_windows(r, 1, &w, 1, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_match_result_copy_windows(r, 1, &w, sizeof(encore_exposure_window), 1, &copied) == ENCORE_OK && copied == 0);
     copied = 99;
-    CHECK(encore_match_result_copy_windows(r, 2, &w, 1, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_match_result_copy_windows(r, 2, &w, sizeof(encore_exposure_window), 1, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
     encore_scan_instance si;
-    CHECK(encore_match_result_copy_scan_instances(r, 4, &si, 1, &copied) == ENCORE_OK && copied == 1);
+    ENCORE_OUTPUT_INIT(si);
+    CHECK(encore_match_result_copy_scan_instances(r, 4, &si, sizeof(encore_scan_instance), 1, &copied) == ENCORE_OK && copied == 1);
     CHECK(si.seconds_since_last_scan == SCAN_GAP);
-    CHECK(encore_match_result_copy_windows(r, 0, NULL, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_match_result_copy_windows(r, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_match_result_copy_windows(r, 0, NULL, sizeof(encore_exposure_window), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match_result_copy_windows(r, 0, NULL, sizeof(encore_exposure_window), 0, &copied) == ENCORE_OK && copied == 0);
     CHECK(encore_match_result_get_stats(r, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_match_result_get_stats(NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_match_result_free(r);
@@ -207,9 +212,9 @@ static void test_match(encore_store *b, const buffer *file) {
     if (f != NULL) {
         CHECK(fwrite(file->bytes, 1, file->length, f) == file->length);
         fclose(f);
-        encore_key_source by_path = {path, NULL, 0};
+        encore_key_source by_path = {sizeof(encore_key_source), 0, path, NULL, 0};
         r = NULL;
-        CHECK(encore_match(b, &by_path, 1, &o, &r) == ENCORE_OK && r != NULL);
+        CHECK(encore_match_run(b, &by_path, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
         if (r != NULL) check_result(r);
         encore_match_result_free(r);
         unlink(path);
@@ -218,7 +223,7 @@ static void test_match(encore_store *b, const buffer *file) {
     /* Keys older than 14 days take no part. */
     o.now = T0 + 20 * DAY;
     r = NULL;
-    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
     ENCORE_OUTPUT_INIT(s);
     if (r != NULL) {
@@ -230,7 +235,7 @@ static void test_match(encore_store *b, const buffer *file) {
     /* No files: an empty result. */
     o.now = T0 + DAY;
     r = NULL;
-    CHECK(encore_match(b, NULL, 0, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b, NULL, sizeof(encore_key_source), 0, &o, &r) == ENCORE_OK && r != NULL);
     if (r != NULL) {
         CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
         CHECK(s.files == 0 && s.keys == 0 && s.windows == 0);
@@ -244,75 +249,75 @@ static void test_match_errors(encore_store *b, const buffer *file) {
     encore_match_result *r = sentinel;
     encore_keyfile_options kf;
     encore_match_options o = unverified_options(T0 + DAY, &kf);
-    encore_key_source src = {NULL, file->bytes, file->length};
+    encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
-    CHECK(encore_match(NULL, &src, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    CHECK(encore_match(b, &src, 1, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_match(b, NULL, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    CHECK(encore_match(b, &src, 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(NULL, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match_run(b, NULL, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(strlen(encore_last_error_message()) > 0);
 
-    encore_key_source latin1 = {"caf\xe9.zip", NULL, 0};
-    CHECK(encore_match(b, &latin1, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    encore_key_source nothing = {NULL, NULL, 5};
-    CHECK(encore_match(b, &nothing, 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    encore_key_source latin1 = {sizeof(encore_key_source), 0, "caf\xe9.zip", NULL, 0};
+    CHECK(encore_match_run(b, &latin1, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    encore_key_source nothing = {sizeof(encore_key_source), 0, NULL, NULL, 5};
+    CHECK(encore_match_run(b, &nothing, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
 
     encore_match_options bad = o;
     bad.struct_size = 8;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.reserved = 1;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.tx_power_min = 30;
     bad.tx_power_max = 20;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.infectiousness_by_dsos[3] = 7;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     /* Times and counts at the ends of their types are refused, not trapped on. */
     const int64_t bad_nows[] = {INT64_MIN, INT64_MIN + 300000, -1};
     for (size_t i = 0; i < sizeof bad_nows / sizeof bad_nows[0]; i++) {
         bad = o;
         bad.now = bad_nows[i];
-        CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+        CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     }
     bad = o;
     bad.max_key_age_days = INT32_MIN;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad.max_key_age_days = o.max_key_age_days;
     bad.drift_intervals = -1;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.threads = UINT32_MAX;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad.threads = 257;
-    CHECK(encore_match(b, &src, 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(encore_match_options_init(&bad, 4, 0) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_match_options_init(NULL, sizeof bad, 0) == ENCORE_ERR_INVALID_ARGUMENT);
 
     /* By default a file must carry a trusted signature. */
     encore_match_options defaults;
     CHECK(encore_match_options_init(&defaults, sizeof defaults, T0 + DAY) == ENCORE_OK);
-    CHECK(encore_match(b, &src, 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
 
     /* Broken files: each has its own status. */
-    encore_key_source header_only = {NULL, file->bytes, 10};
-    CHECK(encore_match(b, &header_only, 1, &o, &r) == ENCORE_ERR_EXPORT_HEADER && r == sentinel);
+    encore_key_source header_only = {sizeof(encore_key_source), 0, NULL, file->bytes, 10};
+    CHECK(encore_match_run(b, &header_only, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_HEADER && r == sentinel);
     buffer cut = *file;
     cut.length -= 7; /* inside the last key */
-    encore_key_source truncated = {NULL, cut.bytes, cut.length};
-    CHECK(encore_match(b, &truncated, 1, &o, &r) == ENCORE_ERR_EXPORT_MALFORMED && r == sentinel);
+    encore_key_source truncated = {sizeof(encore_key_source), 0, NULL, cut.bytes, cut.length};
+    CHECK(encore_match_run(b, &truncated, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_MALFORMED && r == sentinel);
     static const uint8_t zip_start[] = {'P', 'K', 3, 4, 0, 0};
-    encore_key_source zip = {NULL, zip_start, sizeof zip_start};
-    CHECK(encore_match(b, &zip, 1, &o, &r) == ENCORE_ERR_ZIP_TRUNCATED && r == sentinel);
+    encore_key_source zip = {sizeof(encore_key_source), 0, NULL, zip_start, sizeof zip_start};
+    CHECK(encore_match_run(b, &zip, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_ZIP_TRUNCATED && r == sentinel);
     char missing[600];
     snprintf(missing, sizeof missing, "%s/no-such-file.zip", dir);
-    encore_key_source absent = {missing, NULL, 0};
-    CHECK(encore_match(b, &absent, 1, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    encore_key_source absent = {sizeof(encore_key_source), 0, missing, NULL, 0};
+    CHECK(encore_match_run(b, &absent, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_IO && r == sentinel);
     /* One bad file among good ones fails the whole call. */
     encore_key_source mixed[3] = {src, absent, src};
-    CHECK(encore_match(b, mixed, 3, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    CHECK(encore_match_run(b, mixed, sizeof(encore_key_source), 3, &o, &r) == ENCORE_ERR_IO && r == sentinel);
 }
 
 typedef struct {
@@ -333,12 +338,12 @@ static int32_t on_progress(void *context, uint64_t done, uint64_t total) {
 static void test_progress_and_cancel(encore_store *b, const buffer *file) {
     encore_keyfile_options kf;
     encore_match_options o = unverified_options(T0 + DAY, &kf);
-    encore_key_source src = {NULL, file->bytes, file->length};
+    encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
     progress_log log = {0, 0, 0, 0};
     o.progress = on_progress;
     o.progress_context = &log;
     encore_match_result *r = NULL;
-    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     /* Progress counts the files' bytes as given: it ends at their total. */
     CHECK(log.calls >= 1 && log.last_done == file->length && log.last_total == file->length);
     encore_match_result_free(r);
@@ -346,7 +351,7 @@ static void test_progress_and_cancel(encore_store *b, const buffer *file) {
     log = (progress_log){0, 0, 0, 1};
     encore_match_result *const sentinel = (encore_match_result *)&dir;
     r = sentinel;
-    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_ERR_CANCELLED && r == sentinel && log.calls == 1);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_CANCELLED && r == sentinel && log.calls == 1);
 }
 
 /* The risk of the match, and the exposure check that stores it. */
@@ -355,10 +360,10 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK && config != NULL);
     encore_keyfile_options kf;
     encore_match_options o = unverified_options(T0 + DAY + 3600, &kf);
-    encore_key_source src = {NULL, file->bytes, file->length};
+    encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
     encore_match_result *r = NULL;
-    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK);
     encore_risk_assessment *assessment = NULL;
     CHECK(encore_risk_calculate_match(config, r, o.now, &assessment) == ENCORE_OK);
     encore_risk_summary rs;
@@ -369,26 +374,28 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(rs.has_most_recent_date_with_high_risk == 1 && rs.most_recent_date_with_high_risk == T0 - T0 % DAY);
     CHECK(rs.calculated_at == o.now && rs.day_count == 1);
     encore_day_risk day;
+    ENCORE_OUTPUT_INIT(day);
     size_t copied = 0;
-    CHECK(encore_risk_assessment_copy_days(assessment, 0, &day, 1, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_risk_assessment_copy_days(assessment, 0, &day, sizeof(encore_day_risk), 1, &copied) == ENCORE_OK && copied == 1);
     CHECK(day.date == T0 - T0 % DAY && day.risk_level == ENCORE_RISK_HIGH);
     encore_risk_assessment_free(assessment);
 
     /* The same from the windows themselves; a scan instance range past the
      * instances given is refused. */
     encore_exposure_window w;
+    ENCORE_OUTPUT_INIT(w);
     encore_scan_instance si[SCANS];
-    CHECK(encore_match_result_copy_windows(r, 0, &w, 1, &copied) == ENCORE_OK && copied == 1);
-    CHECK(encore_match_result_copy_scan_instances(r, 0, si, SCANS, &copied) == ENCORE_OK && copied == SCANS);
+    CHECK(encore_match_result_copy_windows(r, 0, &w, sizeof(encore_exposure_window), 1, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_match_result_copy_scan_instances(r, 0, si, sizeof(encore_scan_instance), SCANS, &copied) == ENCORE_OK && copied == SCANS);
     assessment = NULL;
-    CHECK(encore_risk_calculate(config, &w, 1, si, SCANS, o.now, &assessment) == ENCORE_OK);
+    CHECK(encore_risk_calculate(config, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS, o.now, &assessment) == ENCORE_OK);
     CHECK(encore_risk_assessment_get_summary(assessment, &rs) == ENCORE_OK && rs.total_risk_level == ENCORE_RISK_HIGH);
     encore_risk_assessment_free(assessment);
     encore_risk_assessment *const sentinel = (encore_risk_assessment *)&dir;
     assessment = sentinel;
-    CHECK(encore_risk_calculate(config, &w, 1, si, SCANS - 1, o.now, &assessment) != ENCORE_OK && assessment == sentinel);
-    CHECK(encore_risk_calculate(NULL, &w, 1, si, SCANS, o.now, &assessment) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_risk_calculate(config, NULL, 0, NULL, 0, INT64_MIN, &assessment) == ENCORE_ERR_INVALID_ARGUMENT && assessment == sentinel);
+    CHECK(encore_risk_calculate(config, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS - 1, o.now, &assessment) != ENCORE_OK && assessment == sentinel);
+    CHECK(encore_risk_calculate(NULL, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS, o.now, &assessment) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_risk_calculate(config, NULL, sizeof(encore_exposure_window), 0, NULL, sizeof(encore_scan_instance), 0, INT64_MIN, &assessment) == ENCORE_ERR_INVALID_ARGUMENT && assessment == sentinel);
     CHECK(encore_risk_calculate_match(config, r, -1, &assessment) == ENCORE_ERR_INVALID_ARGUMENT && assessment == sentinel);
     static const char bad_json[] = "{\"minutesAtAttenuationFilters\": 3}";
     encore_risk_config *bad = NULL;
@@ -411,12 +418,12 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     cancelling.progress = on_progress;
     cancelling.progress_context = &log;
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(b, &src, 1, config, &cancelling, NULL, &check) == ENCORE_ERR_CANCELLED && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &cancelling, NULL, &check) == ENCORE_ERR_CANCELLED && check == NULL);
     CHECK(encore_store_count_risk_results(b, 0, INT64_MAX, &after) == ENCORE_OK && after == before);
 
     /* With tracing switched on three days before: HIGH, stored, notified. */
     CHECK(encore_store_add_tracing_event(b, T0 - 3 * DAY, 1) == ENCORE_OK);
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
@@ -428,6 +435,7 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(encore_risk_assessment_get_summary(from_check, &rs) == ENCORE_OK && rs.number_of_days_with_high_risk == 1);
     encore_risk_assessment_free(from_check);
     encore_risk_result last;
+    ENCORE_OUTPUT_INIT(last);
     CHECK(encore_store_get_last_risk_result(b, &last, NULL) == ENCORE_OK);
     CHECK(last.id == cs.stored_result_id && last.level == ENCORE_CHECK_HIGH && last.time == o.now);
     encore_check_result_free(check);
@@ -435,7 +443,7 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     /* An hour later: still HIGH, so no new notification. */
     o.now += 3600;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, NULL, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.status == ENCORE_CHECK_HIGH && cs.notification_due == 0 && cs.stored_result_id > last.id);
     encore_check_result_free(check);
@@ -445,49 +453,50 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.reserved = 1;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.tracing_days = INT64_MAX;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     co.tracing_days = 14;
     co.maximum_key_age_seconds = INT64_MIN;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     co.maximum_key_age_seconds = 48 * 3600;
 
     /* CWA's v1 model from C: the default gives the score of the CWA preset;
      * a model of the caller's decides the v1 level; bad models are refused. */
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     double cwa_score = cs.v1_score;
     encore_check_result_free(check);
-    encore_risk_v1_class classes[2] = {{0, 1e-9, ENCORE_RISK_LOW, 0}, {1e-9, 1e12, ENCORE_RISK_HIGH, 0}};
-    encore_risk_v1_config v1 = {1, {1, 1, 1}, 0, classes, 2, 0};
+    encore_risk_v1_class classes[2] = {{sizeof(encore_risk_v1_class), ENCORE_RISK_LOW, 0, 1e-9},
+                                        {sizeof(encore_risk_v1_class), ENCORE_RISK_HIGH, 1e-9, 1e12}};
+    encore_risk_v1_config v1 = {sizeof(encore_risk_v1_config), 2, sizeof(encore_risk_v1_class), 0, 1, {1, 1, 1}, 0, classes};
     co.risk_v1 = &v1;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.v1_level == ENCORE_RISK_HIGH && cs.v1_score >= cwa_score && cs.v1_score > 0);
     encore_check_result_free(check);
     v1.normalization_divisor = 0;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.normalization_divisor = 1;
     v1.class_count = 0;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.class_count = 2;
     classes[1].level = 7;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     classes[1].level = ENCORE_RISK_HIGH;
     classes[0].max = classes[0].min;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.classes = NULL;
-    CHECK(encore_exposure_check(b, &src, 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
 
     encore_match_options before_time = o;
     before_time.now = INT64_MIN;
-    CHECK(encore_exposure_check(b, &src, 1, config, &before_time, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
-    CHECK(encore_exposure_check(b, &src, 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &before_time, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     encore_check_result_free(NULL);
     encore_risk_config_free(config);
     encore_risk_config_free(NULL);
@@ -516,11 +525,11 @@ static void test_signed_sample(encore_store *b) {
     encore_match_options o;
     CHECK(encore_match_options_init(&o, sizeof o, T0) == ENCORE_OK);
     o.keyfile_options = &kf;
-    encore_key_source src = {zip_path, NULL, 0};
+    encore_key_source src = {sizeof(encore_key_source), 0, zip_path, NULL, 0};
     encore_match_result *r = NULL;
-    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
     CHECK(encore_trust_add_key(trust, "310", "v1", pem, pem_len) == ENCORE_OK);
-    CHECK(encore_match(b, &src, 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
     ENCORE_OUTPUT_INIT(s);
     CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
@@ -549,13 +558,14 @@ static void *match_in_thread(void *arg) {
     encore_match_options_init(&o, sizeof o, T0 + DAY);
     o.keyfile_options = &kf;
     o.threads = 2;
-    encore_key_source src[2] = {{NULL, job->file->bytes, job->file->length}, {NULL, job->file->bytes, job->file->length}};
+    encore_key_source src[2] = {{sizeof(encore_key_source), 0, NULL, job->file->bytes, job->file->length},
+                                 {sizeof(encore_key_source), 0, NULL, job->file->bytes, job->file->length}};
     job->ok = 1;
     for (int round = 0; round < 3; round++) {
         encore_match_result *r = NULL;
         encore_match_stats s;
         ENCORE_OUTPUT_INIT(s);
-        if (encore_match(job->store, src, 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
+        if (encore_match_run(job->store, src, sizeof(encore_key_source), 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
             s.files != 2 || s.keys != 6 || s.matched_keys != 1 || s.windows != 1)
             job->ok = 0;
         encore_match_result_free(r);

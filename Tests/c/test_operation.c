@@ -24,7 +24,7 @@ static encore_store *fresh_store(void) {
     char path[4200];
     snprintf(path, sizeof path, "%s/o%d.db", dir, n++);
     static const uint8_t raw[32] = {7};
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store *store = NULL;
     CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
     return store;
@@ -173,7 +173,7 @@ static void test_result_poll_step_by_step(void) {
 
     encore_transport *t = NULL;
     CHECK(encore_transport_new_callback(registration_server, NULL, NULL, &t) == ENCORE_OK);
-    encore_test_key key = {ENCORE_TEST_KEY_GUID, 0, GUID, NULL};
+    encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     encore_test_status st;
     ENCORE_OUTPUT_INIT(st);
     CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);

@@ -48,7 +48,7 @@ static encore_store *fresh_store(void) {
     char path[4200];
     snprintf(path, sizeof path, "%s/p%d.db", dir, n++);
     static const uint8_t raw[32] = {9};
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store *store = NULL;
     CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
     return store;

@@ -129,6 +129,7 @@ static const uint8_t raw_b[32] = {0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7
 static encore_store_key passphrase(const char *text) {
     encore_store_key k;
     memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
     k.kind = ENCORE_KEY_PASSPHRASE;
     k.data = (const uint8_t *)text;
     k.length = strlen(text);
@@ -138,6 +139,7 @@ static encore_store_key passphrase(const char *text) {
 static encore_store_key raw(const uint8_t *bytes, size_t length) {
     encore_store_key k;
     memset(&k, 0, sizeof k);
+    k.struct_size = sizeof k;
     k.kind = ENCORE_KEY_RAW;
     k.data = bytes;
     k.length = length;
@@ -160,9 +162,10 @@ static encore_store *open_ok(const char *db, encore_store_key key) {
 }
 
 /* Sighting number `n`: every field derived from n, so rows can be checked. */
-static encore_observation obs(int64_t time, uint32_t n) {
-    encore_observation o;
+static encore_sighting obs(int64_t time, uint32_t n) {
+    encore_sighting o;
     memset(&o, 0, sizeof o);
+    ENCORE_OUTPUT_INIT(o);
     o.time = time;
     for (int i = 0; i < 16; i++) o.rpi[i] = (uint8_t)((n >> (8 * (i % 4))) ^ (uint8_t)(i * 37));
     for (int i = 0; i < 4; i++) o.aem[i] = (uint8_t)(n * 7 + (uint32_t)i);
@@ -174,7 +177,7 @@ static encore_observation obs(int64_t time, uint32_t n) {
     return o;
 }
 
-static int same_obs(const encore_observation *a, const encore_observation *b) {
+static int same_obs(const encore_sighting *a, const encore_sighting *b) {
     return a->time == b->time && memcmp(a->rpi, b->rpi, 16) == 0 && memcmp(a->aem, b->aem, 4) == 0 &&
            a->rssi == b->rssi && a->has_prev_scan == b->has_prev_scan &&
            (a->has_prev_scan == 0 || a->prev_scan == b->prev_scan) && a->reserved[0] == 0 && a->reserved[1] == 0;
@@ -182,7 +185,7 @@ static int same_obs(const encore_observation *a, const encore_observation *b) {
 
 static uint64_t count_all(encore_store *s) {
     uint64_t n = 0xdead;
-    CHECK(encore_store_count_observations(s, INT64_MIN, INT64_MAX, &n) == ENCORE_OK);
+    CHECK(encore_store_count_sightings(s, INT64_MIN, INT64_MAX, &n) == ENCORE_OK);
     return n;
 }
 
@@ -194,10 +197,10 @@ static void test_create_and_reopen(void) {
     const char *db = path_in_dir("pass.db");
     encore_store *s = open_ok(db, passphrase("correct horse"));
     uint32_t version = 0;
-    CHECK(encore_store_schema_version(s, &version) == ENCORE_OK && version >= 1);
-    encore_observation o[3] = {obs(T0, 1), obs(T0 + 1, 2), obs(T0 + 2, 3)};
+    CHECK(encore_store_get_schema_version(s, &version) == ENCORE_OK && version >= 1);
+    encore_sighting o[3] = {obs(T0, 1), obs(T0 + 1, 2), obs(T0 + 2, 3)};
     size_t added = 99;
-    CHECK(encore_store_add_observations(s, o, 3, &added) == ENCORE_OK && added == 3);
+    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 3, &added) == ENCORE_OK && added == 3);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
     encore_store_close(s);
     CHECK(exists(db));
@@ -208,12 +211,12 @@ static void test_create_and_reopen(void) {
     CHECK(encore_store_open(db, &k, &no_create, &s) == ENCORE_OK);
     CHECK(count_all(s) == 3);
     uint32_t again = 0;
-    CHECK(encore_store_schema_version(s, &again) == ENCORE_OK && again == version);
+    CHECK(encore_store_get_schema_version(s, &again) == ENCORE_OK && again == version);
     encore_store_close(s);
 
     const char *rdb = path_in_dir("raw.db");
     s = open_ok(rdb, raw(raw_a, 32));
-    CHECK(encore_store_add_observations(s, o, 2, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 2, NULL) == ENCORE_OK);
     encore_store_close(s);
     s = open_ok(rdb, raw(raw_a, 32));
     CHECK(count_all(s) == 2);
@@ -258,9 +261,9 @@ static void test_wrong_key_leaves_files_alone(void) {
      * raw key, is enough. */
     const char *db = path_in_dir("wrong.db");
     encore_store *s = open_ok(db, passphrase("right"));
-    encore_observation o[50];
+    encore_sighting o[50];
     for (uint32_t i = 0; i < 50; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_observations(s, o, 50, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 50, NULL) == ENCORE_OK);
     encore_store_close(s);
 
     struct snapshot before;
@@ -278,9 +281,9 @@ static void test_wrong_key_leaves_files_alone(void) {
 
     /* While the right key has the store open (WAL and its index present). */
     s = open_ok(db, passphrase("right"));
-    CHECK(encore_store_add_observations(s, o, 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
-    encore_observation more = obs(T0 + 1000, 1000);
-    CHECK(encore_store_add_observations(s, &more, 1, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
+    encore_sighting more = obs(T0 + 1000, 1000);
+    CHECK(encore_store_add_sightings(s, &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     take_snapshot(db, &before);
     CHECK(before.present[1]); /* the -wal file */
     for (int i = 0; i < 2; i++) {
@@ -323,8 +326,8 @@ static void test_not_a_database(void) {
     /* Damaged: a store cut short in the middle of a page. */
     const char *cut = path_in_dir("cut.db");
     encore_store *good = open_ok(cut, raw(raw_b, 32));
-    encore_observation o = obs(T0, 1);
-    CHECK(encore_store_add_observations(good, &o, 1, NULL) == ENCORE_OK);
+    encore_sighting o = obs(T0, 1);
+    CHECK(encore_store_add_sightings(good, &o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     encore_store_close(good);
     size_t n = 0;
     unsigned char *bytes = slurp(cut, &n);
@@ -373,29 +376,29 @@ static void test_create_forbidden(void) {
 static void test_bulk_count_copy(void) {
     const char *db = path_in_dir("bulk.db");
     encore_store *s = open_ok(db, raw(raw_a, 32));
-    static encore_observation in[BULK];
+    static encore_sighting in[BULK];
     /* Inserted out of time order; times T0 .. T0 + BULK - 1. */
     for (uint32_t i = 0; i < BULK; i++) {
         uint32_t n = (i * 7919u) % BULK;
         in[i] = obs(T0 + n, n);
     }
     size_t added = 0;
-    CHECK(encore_store_add_observations(s, in, BULK, &added) == ENCORE_OK && added == BULK);
+    CHECK(encore_store_add_sightings(s, in, sizeof(encore_sighting), BULK, &added) == ENCORE_OK && added == BULK);
     CHECK(count_all(s) == BULK);
     uint64_t n = 0;
-    CHECK(encore_store_count_observations(s, T0 + 100, T0 + 250, &n) == ENCORE_OK && n == 150);
-    CHECK(encore_store_count_observations(s, T0 + 250, T0 + 100, &n) == ENCORE_OK && n == 0);
-    CHECK(encore_store_count_observations(s, T0 + BULK, INT64_MAX, &n) == ENCORE_OK && n == 0);
-    CHECK(encore_store_count_observations(s, INT64_MIN, T0 + 1, &n) == ENCORE_OK && n == 1);
+    CHECK(encore_store_count_sightings(s, T0 + 100, T0 + 250, &n) == ENCORE_OK && n == 150);
+    CHECK(encore_store_count_sightings(s, T0 + 250, T0 + 100, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_store_count_sightings(s, T0 + BULK, INT64_MAX, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_store_count_sightings(s, INT64_MIN, T0 + 1, &n) == ENCORE_OK && n == 1);
 
     /* The whole range in chunks of 777: time order, every field back. */
-    static encore_observation out[BULK];
+    static encore_sighting out[BULK];
     memset(out, 0xee, sizeof out);
     size_t total = 0, copied = 0;
     int chunks = 0;
     for (;;) {
         size_t cap = BULK - total < 777 ? BULK - total + 1 : 777;
-        CHECK(encore_store_copy_observations(s, INT64_MIN, INT64_MAX, total, out + total, cap, &copied) == ENCORE_OK);
+        CHECK(encore_store_copy_sightings(s, INT64_MIN, INT64_MAX, total, out + total, sizeof(encore_sighting), cap, &copied) == ENCORE_OK);
         total += copied;
         chunks++;
         if (copied < cap || chunks > 100) break;
@@ -403,27 +406,27 @@ static void test_bulk_count_copy(void) {
     CHECK(total == BULK);
     int good = 1;
     for (uint32_t i = 0; i < BULK && good; i++) {
-        encore_observation want = obs(T0 + i, i);
+        encore_sighting want = obs(T0 + i, i);
         good = same_obs(&out[i], &want);
         if (!good) fprintf(stderr, "  row %u differs\n", i);
     }
     CHECK(good);
 
     /* A range with an offset. */
-    encore_observation part[10];
-    CHECK(encore_store_copy_observations(s, T0 + 500, T0 + 600, 95, part, 10, &copied) == ENCORE_OK && copied == 5);
-    encore_observation want = obs(T0 + 595, 595);
+    encore_sighting part[10];
+    CHECK(encore_store_copy_sightings(s, T0 + 500, T0 + 600, 95, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 5);
+    encore_sighting want = obs(T0 + 595, 595);
     CHECK(same_obs(&part[0], &want));
-    CHECK(encore_store_copy_observations(s, T0 + 500, T0 + 600, 100, part, 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_sightings(s, T0 + 500, T0 + 600, 100, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
     /* One rule for every _copy_ function: first equal to the count copies
      * nothing, past it is ENCORE_ERR_OUT_OF_RANGE (and *copied is untouched). */
     copied = 99;
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, part, 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 11, NULL, 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, UINT64_MAX, part, 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 10, part, 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 11, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 11, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, UINT64_MAX, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 10, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
     copied = 99;
-    CHECK(encore_store_copy_observations(s, T0, T0 + 10, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 0, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_OK && copied == 0);
     encore_store_close(s);
 
     s = open_ok(db, raw(raw_a, 32));
@@ -434,46 +437,46 @@ static void test_bulk_count_copy(void) {
 
 static void test_duplicates(void) {
     encore_store *s = open_ok(path_in_dir("dup.db"), raw(raw_b, 32));
-    encore_observation a = obs(T0, 1), b = obs(T0, 2);
-    encore_observation batch[4] = {a, a, b, a};
+    encore_sighting a = obs(T0, 1), b = obs(T0, 2);
+    encore_sighting batch[4] = {a, a, b, a};
     size_t added = 99;
-    CHECK(encore_store_add_observations(s, batch, 4, &added) == ENCORE_OK && added == 2);
-    CHECK(encore_store_add_observations(s, batch, 4, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 2);
+    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 0);
     CHECK(count_all(s) == 2);
 
     /* prev_scan unknown vs known: different sightings; prev_scan ignored when unknown. */
-    encore_observation unknown = obs(T0 + 10, 5), zero = obs(T0 + 10, 5), ignored = obs(T0 + 10, 5);
+    encore_sighting unknown = obs(T0 + 10, 5), zero = obs(T0 + 10, 5), ignored = obs(T0 + 10, 5);
     unknown.has_prev_scan = 0;
     unknown.prev_scan = 0;
     zero.has_prev_scan = 1;
     zero.prev_scan = 0;
     ignored.has_prev_scan = 0;
     ignored.prev_scan = 12345;
-    CHECK(encore_store_add_observations(s, &unknown, 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_store_add_observations(s, &zero, 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_store_add_observations(s, &ignored, 1, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_store_add_sightings(s, &unknown, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_store_add_sightings(s, &zero, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_store_add_sightings(s, &ignored, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 0);
     /* One field apart: a new sighting each. */
-    encore_observation d = a;
+    encore_sighting d = a;
     d.rssi = (int8_t)(d.rssi + 1);
-    encore_observation e = a;
+    encore_sighting e = a;
     e.aem[3] ^= 1;
-    encore_observation f = a;
+    encore_sighting f = a;
     f.rpi[15] ^= 1;
-    encore_observation g = a;
+    encore_sighting g = a;
     g.time += 1;
-    encore_observation four[4] = {d, e, f, g};
-    CHECK(encore_store_add_observations(s, four, 4, &added) == ENCORE_OK && added == 4);
+    encore_sighting four[4] = {d, e, f, g};
+    CHECK(encore_store_add_sightings(s, four, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 4);
     CHECK(count_all(s) == 8);
-    CHECK(encore_store_add_observations(s, NULL, 0, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_store_add_sightings(s, NULL, sizeof(encore_sighting), 0, &added) == ENCORE_OK && added == 0);
     encore_store_close(s);
 }
 
 static void test_all_or_nothing(void) {
     encore_store *s = open_ok(path_in_dir("atomic.db"), raw(raw_a, 32));
     enum { N = 1000 };
-    static encore_observation batch[N];
+    static encore_sighting batch[N];
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_observations(s, batch, 10, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), 10, NULL) == ENCORE_OK);
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + 100000 + i, i);
     size_t added = 4242;
     struct {
@@ -483,8 +486,8 @@ static void test_all_or_nothing(void) {
     } bad[] = {{"has_prev_scan = 2", N - 1, 0}, {"negative time", N / 2, 1},  {"negative prev_scan", 0, 2},
                {"reserved[0] set", 1, 3},       {"reserved[1] set", 998, 4}, {"has_prev_scan = 255", 500, 5}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        encore_observation keep = batch[bad[k].row];
-        encore_observation *o = &batch[bad[k].row];
+        encore_sighting keep = batch[bad[k].row];
+        encore_sighting *o = &batch[bad[k].row];
         switch (bad[k].field) {
         case 0: o->has_prev_scan = 2; break;
         case 1: o->time = -1; break;
@@ -493,13 +496,13 @@ static void test_all_or_nothing(void) {
         case 4: o->reserved[1] = 0x80; break;
         default: o->has_prev_scan = 255; break;
         }
-        CHECK(encore_store_add_observations(s, batch, N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
+        CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
         CHECK(added == 4242);
         if (count_all(s) != 10) fprintf(stderr, "  %s: rows were added\n", bad[k].what);
         CHECK(count_all(s) == 10);
         batch[bad[k].row] = keep;
     }
-    CHECK(encore_store_add_observations(s, batch, N, &added) == ENCORE_OK && added == N);
+    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), N, &added) == ENCORE_OK && added == N);
     CHECK(count_all(s) == 10 + N);
     encore_store_close(s);
 }
@@ -507,14 +510,14 @@ static void test_all_or_nothing(void) {
 static void test_rekey(void) {
     const char *db = path_in_dir("rekey.db");
     encore_store *s = open_ok(db, raw(raw_a, 32));
-    encore_observation o[100];
+    encore_sighting o[100];
     for (uint32_t i = 0; i < 100; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_observations(s, o, 100, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 100, NULL) == ENCORE_OK);
     encore_store_key to_pass = passphrase("new passphrase");
     CHECK(encore_store_rekey(s, &to_pass) == ENCORE_OK);
     CHECK(count_all(s) == 100); /* the handle goes on working */
-    encore_observation more = obs(T0 + 500, 500);
-    CHECK(encore_store_add_observations(s, &more, 1, NULL) == ENCORE_OK);
+    encore_sighting more = obs(T0 + 500, 500);
+    CHECK(encore_store_add_sightings(s, &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     /* A bad new key changes nothing. */
     encore_store_key short_raw = raw(raw_b, 31);
     CHECK(encore_store_rekey(s, &short_raw) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -536,7 +539,7 @@ static void test_rekey(void) {
     CHECK(count_all(s) == 101);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
     uint32_t version = 0;
-    CHECK(encore_store_schema_version(s, &version) == ENCORE_OK && version >= 1);
+    CHECK(encore_store_get_schema_version(s, &version) == ENCORE_OK && version >= 1);
     encore_store_close(s);
 }
 
@@ -544,32 +547,36 @@ static void test_purge(void) {
     const int64_t day = 86400, now = 1700000000, keep = 1209600;
     encore_store *s = open_ok(path_in_dir("purge.db"), raw(raw_a, 32));
     enum { OLD = 300, NEW = 200 };
-    static encore_observation o[OLD + NEW];
+    static encore_sighting o[OLD + NEW];
     for (uint32_t i = 0; i < OLD; i++) o[i] = obs(now - 20 * day + i, i);
     for (uint32_t i = 0; i < NEW; i++) o[OLD + i] = obs(now - day + i, OLD + i);
     o[0].time = now - keep - 1; /* just past the cut-off: goes */
     o[OLD].time = now - keep;   /* at the cut-off: stays */
-    CHECK(encore_store_add_observations(s, o, OLD + NEW, NULL) == ENCORE_OK);
+    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), OLD + NEW, NULL) == ENCORE_OK);
 
     encore_purge_counts c;
+
     memset(&c, 0xff, sizeof c);
+
+    ENCORE_OUTPUT_INIT(c);
     CHECK(encore_store_purge(s, now, keep, &c) == ENCORE_OK);
-    CHECK(c.observations == OLD);
-    CHECK(c.own_keys == 0 && c.key_packages == 0 && c.tracing_events == 0 && c.risk_results == 0);
+    CHECK(c.sightings == OLD);
+    CHECK(c.own_keys == 0 && c.keyfiles == 0 && c.tracing_events == 0 && c.risk_results == 0);
     CHECK(count_all(s) == NEW);
     uint64_t n = 0;
-    CHECK(encore_store_count_observations(s, INT64_MIN, now - keep, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_store_count_sightings(s, INT64_MIN, now - keep, &n) == ENCORE_OK && n == 0);
     /* Again: nothing left to remove; counts may be NULL. */
-    CHECK(encore_store_purge(s, now, keep, &c) == ENCORE_OK && c.observations == 0);
+    CHECK(encore_store_purge(s, now, keep, &c) == ENCORE_OK && c.sightings == 0);
     CHECK(encore_store_purge(s, now, keep, NULL) == ENCORE_OK);
     /* Bad arguments remove nothing and leave counts alone. */
     memset(&c, 0x5a, sizeof c);
-    CHECK(encore_store_purge(s, now, -1, &c) == ENCORE_ERR_INVALID_ARGUMENT && c.observations == 0x5a5a5a5a5a5a5a5aULL);
+    ENCORE_OUTPUT_INIT(c);
+    CHECK(encore_store_purge(s, now, -1, &c) == ENCORE_ERR_INVALID_ARGUMENT && c.sightings == 0x5a5a5a5a5a5a5a5aULL);
     CHECK(encore_store_purge(s, INT64_MIN, 1, &c) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_purge(NULL, now, keep, &c) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(count_all(s) == NEW);
     /* max age 0: everything before now. */
-    CHECK(encore_store_purge(s, now, 0, &c) == ENCORE_OK && c.observations == NEW);
+    CHECK(encore_store_purge(s, now, 0, &c) == ENCORE_OK && c.sightings == NEW);
     CHECK(count_all(s) == 0);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
     encore_store_close(s);
@@ -591,7 +598,7 @@ static void test_bad_arguments(void) {
     k.kind = 7;
     CHECK(encore_store_open(db, &k, NULL, &s) == ENCORE_ERR_INVALID_ARGUMENT && s == sentinel);
     k = good;
-    k.reserved = 1;
+    k.struct_size = 0;
     CHECK(encore_store_open(db, &k, NULL, &s) == ENCORE_ERR_INVALID_ARGUMENT && s == sentinel);
     k = good;
     k.length = 31;
@@ -640,23 +647,23 @@ static void test_bad_arguments(void) {
     CHECK(encore_store_open(db, &good, &bigger.known, &s) == ENCORE_ERR_INVALID_ARGUMENT && s == sentinel);
 
     s = open_ok(db, good);
-    encore_observation one = obs(T0, 1);
+    encore_sighting one = obs(T0, 1);
     size_t added = 77;
     uint64_t n = 77;
     size_t copied = 77;
     uint32_t version = 77;
-    CHECK(encore_store_add_observations(NULL, &one, 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_observations(s, NULL, 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_observations(s, &one, SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_observations(s, &one, SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_count_observations(NULL, 0, 1, &n) == ENCORE_ERR_INVALID_ARGUMENT && n == 77);
-    CHECK(encore_store_count_observations(s, 0, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_observations(NULL, 0, 1, 0, &one, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_observations(s, 0, 1, 0, &one, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_observations(s, 0, 1, 0, NULL, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_observations(s, 0, 1, 0, &one, SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_schema_version(NULL, &version) == ENCORE_ERR_INVALID_ARGUMENT && version == 77);
-    CHECK(encore_store_schema_version(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_add_sightings(NULL, &one, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_add_sightings(s, NULL, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_add_sightings(s, &one, sizeof(encore_sighting), SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_add_sightings(s, &one, sizeof(encore_sighting), SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_store_count_sightings(NULL, 0, 1, &n) == ENCORE_ERR_INVALID_ARGUMENT && n == 77);
+    CHECK(encore_store_count_sightings(s, 0, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_sightings(NULL, 0, 1, 0, &one, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_sightings(s, 0, 1, 0, &one, sizeof(encore_sighting), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_sightings(s, 0, 1, 0, NULL, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_sightings(s, 0, 1, 0, &one, sizeof(encore_sighting), SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_get_schema_version(NULL, &version) == ENCORE_ERR_INVALID_ARGUMENT && version == 77);
+    CHECK(encore_store_get_schema_version(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_check_integrity(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_rekey(NULL, &good) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(count_all(s) == 0);
@@ -680,23 +687,23 @@ struct job {
 
 static void *insert_many(void *arg) {
     struct job *j = arg;
-    encore_observation batch[PER_BATCH];
+    encore_sighting batch[PER_BATCH];
     for (uint32_t b = 0; b < BATCHES; b++) {
         for (uint32_t i = 0; i < PER_BATCH; i++) {
             uint32_t n = (j->id * BATCHES + b) * PER_BATCH + i;
             batch[i] = obs(T0 + n, n);
         }
         size_t added = 0;
-        if (encore_store_add_observations(j->store, batch, PER_BATCH, &added) != ENCORE_OK) {
+        if (encore_store_add_sightings(j->store, batch, sizeof(encore_sighting), PER_BATCH, &added) != ENCORE_OK) {
             fprintf(stderr, "  thread %u: %s\n", j->id, encore_last_error_message());
             j->errors++;
         }
         j->added += added;
         uint64_t n = 0;
-        if (encore_store_count_observations(j->store, INT64_MIN, INT64_MAX, &n) != ENCORE_OK || n < j->added) j->errors++;
-        encore_observation back[5];
+        if (encore_store_count_sightings(j->store, INT64_MIN, INT64_MAX, &n) != ENCORE_OK || n < j->added) j->errors++;
+        encore_sighting back[5];
         size_t copied = 0;
-        if (encore_store_copy_observations(j->store, T0, INT64_MAX, 0, back, 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
+        if (encore_store_copy_sightings(j->store, T0, INT64_MAX, 0, back, sizeof(encore_sighting), 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
     }
     return NULL;
 }

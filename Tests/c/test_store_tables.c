@@ -21,7 +21,7 @@ static const uint8_t raw_key_bytes[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 
 /* A raw key: no key derivation, which would be slow under valgrind. */
 static encore_store *open_store(void) {
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw_key_bytes, sizeof raw_key_bytes};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw_key_bytes, sizeof raw_key_bytes};
     encore_store *store = NULL;
     CHECK(encore_store_open(db_path, &key, NULL, &store) == ENCORE_OK);
     return store;
@@ -30,6 +30,7 @@ static encore_store *open_store(void) {
 static encore_own_key own_key(int i, int32_t start, int32_t period, int64_t created) {
     encore_own_key k;
     memset(&k, 0, sizeof k);
+    ENCORE_OUTPUT_INIT(k);
     for (int j = 0; j < 16; j++) k.key_data[j] = (uint8_t)(i * 31 + j);
     k.rolling_start_interval_number = start;
     k.rolling_period = period;
@@ -43,14 +44,15 @@ static void test_memory_helpers(void) {
     encore_bytes_free(&zero);
     encore_bytes_free(&zero); /* a zeroed struct may be passed again */
     encore_string_list_free(NULL);
-    size_t n = 0;
-    const char *item = NULL;
+    size_t n = 0, copied = 0;
+    encore_bytes item = {NULL, 0};
     CHECK(encore_string_list_count(NULL, &n) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_string_list_get(NULL, 0, &item) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_string_list_copy(NULL, 0, &item, sizeof item, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 }
 
 static void test_own_keys(encore_store *s) {
     encore_own_key k, out[4];
+    ENCORE_OUTPUT_INIT(k);
     size_t copied = 99;
     uint64_t count = 99;
     CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_ERR_NOT_FOUND);
@@ -66,14 +68,14 @@ static void test_own_keys(encore_store *s) {
     CHECK(encore_store_count_own_keys(s, 2650100, &count) == ENCORE_OK && count == 2);
 
     /* In chunks, ordered by rolling start. */
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 0, out, 2, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 0, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 2);
     CHECK(memcmp(&out[0], &b, sizeof b) == 0 && memcmp(&out[1], &c, sizeof c) == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 2, out, 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 2, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(memcmp(&out[0], &a, sizeof a) == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 3, out, 2, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 4, out, 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_store_copy_own_keys(s, 2650200, 0, out, 4, &copied) == ENCORE_OK && copied == 1);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 3, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 4, out, sizeof(encore_own_key), 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_store_copy_own_keys(s, 2650200, 0, out, sizeof(encore_own_key), 4, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, sizeof(encore_own_key), 0, &copied) == ENCORE_OK && copied == 0);
     CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);
 
     /* The same key bytes replace the stored key. */
@@ -93,21 +95,27 @@ static void test_own_keys(encore_store *s) {
     CHECK(encore_store_put_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_put_own_key(NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT);
     copied = 77;
-    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, out, (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, out, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, sizeof(encore_own_key), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, out, sizeof(encore_own_key), (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_own_keys(s, 0, 0, out, sizeof(encore_own_key), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_get_latest_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
 }
 
+/* Whether a string list holds `expected`, read in pages of two. */
 static int list_equals(encore_string_list *list, const char *const *expected, size_t n) {
-    size_t count = 0;
+    size_t count = 0, copied = 0;
     if (encore_string_list_count(list, &count) != ENCORE_OK || count != n) return 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *item = NULL;
-        if (encore_string_list_get(list, i, &item) != ENCORE_OK || strcmp(item, expected[i]) != 0) return 0;
+    int same = 1;
+    for (size_t first = 0; first < n; first += copied) {
+        encore_bytes page[2];
+        if (encore_string_list_copy(list, first, page, sizeof page[0], 2, &copied) != ENCORE_OK || copied == 0) return 0;
+        for (size_t i = 0; i < copied; i++) {
+            same = same && page[i].length == strlen(expected[first + i]) && strcmp((const char *)page[i].data, expected[first + i]) == 0;
+            encore_bytes_free(&page[i]);
+        }
     }
-    return 1;
+    return same;
 }
 
 /* The google sample key file and its key: the one package the tests import. */
@@ -140,7 +148,7 @@ static int load_sample(void) {
 
 static int has(encore_store *s, const char *region, const char *identifier) {
     int32_t yes = 99;
-    CHECK(encore_store_has_package(s, region, identifier, NULL, &yes) == ENCORE_OK);
+    CHECK(encore_store_has_keyfile(s, region, identifier, NULL, &yes) == ENCORE_OK);
     return yes;
 }
 
@@ -148,37 +156,38 @@ static void test_packages(encore_store *s) {
     int32_t yes = 99, removed = 99;
     uint64_t keys = 0;
     encore_bytes content = {NULL, 0}, etag = {NULL, 0};
-    encore_package_info info;
+    encore_cached_keyfile_info info;
+    ENCORE_OUTPUT_INIT(info);
     static const uint8_t zeros[32] = {0};
 
-    CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
     CHECK(content.data == NULL);
-    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
     CHECK(!has(s, "DE", "2020-06-01"));
 
-    CHECK(encore_store_import_package(s, "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, 1591000000, &keys) == ENCORE_OK);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, 1591000000, &keys) == ENCORE_OK);
     CHECK(keys > 0);
     CHECK(has(s, "DE", "2020-06-01"));
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v2\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
+    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01", "\"v2\"", &yes) == ENCORE_OK && yes == 0);
     CHECK(!has(s, "AT", "2020-06-01"));
 
-    CHECK(encore_store_get_package(s, "DE", "2020-06-01", &content) == ENCORE_OK);
+    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-01", &content) == ENCORE_OK);
     CHECK(content.data != NULL && content.length == sample_length && memcmp(content.data, sample, sample_length) == 0);
     CHECK(content.data != NULL && content.data[sample_length] == 0); /* NUL after the bytes */
     encore_bytes_free(&content);
     CHECK(content.data == NULL && content.length == 0);
 
-    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
-    CHECK(info.size == sample_length && info.downloaded == 1591000000 && info.has_etag == 1 && info.reserved == 0);
+    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
+    CHECK(info.size == sample_length && info.downloaded == 1591000000 && info.has_etag == 1 && info.struct_size == sizeof info);
     CHECK(memcmp(info.sha256, zeros, 32) != 0);
     CHECK(etag.length == 4 && strcmp((const char *)etag.data, "\"v1\"") == 0);
     encore_bytes_free(&etag);
 
     /* Re-published with a new ETag: replaced. */
-    CHECK(encore_store_import_package(s, "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, 1591100000, NULL) == ENCORE_OK);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
-    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, 1591100000, NULL) == ENCORE_OK);
+    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
 
     /* Nothing unverified gets in: a damaged copy, an untrusted signer, bytes that are no key file. */
     uint8_t *damaged = malloc(sample_length);
@@ -186,102 +195,110 @@ static void test_packages(encore_store *s) {
     if (damaged == NULL) return;
     memcpy(damaged, sample, sample_length);
     damaged[sample_length / 2] ^= 0x40;
-    CHECK(encore_store_import_package(s, "DE", "2020-06-05", NULL, damaged, sample_length, trust, 1591000000, NULL) != ENCORE_OK);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-05", NULL, damaged, sample_length, trust, 1591000000, NULL) != ENCORE_OK);
     free(damaged);
     encore_trust *nobody = NULL;
     CHECK(encore_trust_new(&nobody) == ENCORE_OK);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-05", NULL, sample, sample_length, nobody, 1591000000, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-05", NULL, sample, sample_length, nobody, 1591000000, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
     encore_trust_free(nobody);
     static const uint8_t abc[] = {'a', 'b', 'c'};
-    CHECK(encore_store_import_package(s, "DE", "2020-06-05", NULL, abc, sizeof abc, trust, 1591000000, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-05", NULL, abc, sizeof abc, trust, 1591000000, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
     CHECK(!has(s, "DE", "2020-06-05"));
 
     /* No ETag; an hour. A day replaces the cached hours of that day. */
-    CHECK(encore_store_import_package(s, "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
-    CHECK(encore_store_has_package(s, "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
-    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
     CHECK(info.has_etag == 0 && etag.data != NULL && etag.length == 0);
     encore_bytes_free(&etag);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-02", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-02", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
     CHECK(!has(s, "DE", "2020-06-02/hour/5") && has(s, "DE", "2020-06-01/hour/13"));
-    CHECK(encore_store_import_package(s, "EUR", "2020-06-03", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_store_import_keyfile(s, "EUR", "2020-06-03", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
 
     /* Listing, and what is missing. */
     encore_string_list *list = NULL;
-    CHECK(encore_store_list_packages(s, "DE", &list) == ENCORE_OK);
+    CHECK(encore_store_list_keyfiles(s, "DE", &list) == ENCORE_OK);
     static const char *const de[] = {"2020-06-01", "2020-06-01/hour/13", "2020-06-02"};
     CHECK(list_equals(list, de, 3));
-    const char *item = "unchanged";
-    CHECK(encore_string_list_get(list, 3, &item) == ENCORE_ERR_OUT_OF_RANGE && strcmp(item, "unchanged") == 0);
-    CHECK(encore_string_list_get(list, (size_t)-1, &item) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_string_list_get(list, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_bytes item = {NULL, 0};
+    size_t copied = 77;
+    CHECK(encore_string_list_copy(list, 4, &item, sizeof item, 1, &copied) == ENCORE_ERR_OUT_OF_RANGE && item.data == NULL && copied == 77);
+    CHECK(encore_string_list_copy(list, 3, &item, sizeof item, 1, &copied) == ENCORE_OK && copied == 0 && item.data == NULL);
+    CHECK(encore_string_list_copy(list, UINT64_MAX, &item, sizeof item, 1, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_string_list_copy(list, 0, NULL, sizeof item, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_string_list_copy(list, 0, &item, sizeof item - 1, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && item.data == NULL);
+    CHECK(encore_string_list_copy(list, 0, &item, sizeof item, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* The strings are the caller's: they outlive the list. */
+    CHECK(encore_string_list_copy(list, 1, &item, sizeof item, 1, &copied) == ENCORE_OK && copied == 1);
     encore_string_list_free(list);
+    CHECK(strcmp((const char *)item.data, "2020-06-01/hour/13") == 0 && item.length == 18);
+    encore_bytes_free(&item);
     list = NULL;
-    CHECK(encore_store_list_packages(s, "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    CHECK(encore_store_list_keyfiles(s, "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
     encore_string_list_free(list);
 
     const char *available[] = {"2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"};
     list = NULL;
-    CHECK(encore_store_missing_packages(s, "DE", available, 5, &list) == ENCORE_OK);
+    CHECK(encore_store_list_missing_keyfiles(s, "DE", available, 5, &list) == ENCORE_OK);
     static const char *const missing[] = {"2020-06-04", "2020-06-03"};
     CHECK(list_equals(list, missing, 2));
     encore_string_list_free(list);
     list = NULL;
-    CHECK(encore_store_missing_packages(s, "DE", NULL, 0, &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    CHECK(encore_store_list_missing_keyfiles(s, "DE", NULL, 0, &list) == ENCORE_OK && list_equals(list, NULL, 0));
     encore_string_list_free(list);
 
     /* Removing. */
-    CHECK(encore_store_remove_package(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 1);
-    CHECK(encore_store_remove_package(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 0);
-    CHECK(encore_store_remove_package(s, "DE", "2020-06-02", NULL) == ENCORE_OK);
-    CHECK(encore_store_get_package(s, "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_store_remove_keyfile(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 1);
+    CHECK(encore_store_remove_keyfile(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 0);
+    CHECK(encore_store_remove_keyfile(s, "DE", "2020-06-02", NULL) == ENCORE_OK);
+    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
 
     /* Bad input: nothing is kept. */
     list = NULL;
-    CHECK(encore_store_import_package(s, "", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "DE", NULL, NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "D\xff", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DE", NULL, NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "D\xff", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "UTF-8") != NULL);
-    CHECK(encore_store_import_package(s, "DE", "x", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "DP3T", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, NULL, 3, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, sample, sample_length, trust, -1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_package(s, "DE", "2020-06-09", NULL, sample, sample_length, NULL, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DE", "x", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DP3T", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, NULL, 3, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, sample, sample_length, trust, -1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, sample, sample_length, NULL, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(!has(s, "DE", "2020-06-09"));
-    CHECK(encore_store_has_package(s, "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_package(s, "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_package_info(s, "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_missing_packages(s, "DE", NULL, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_has_keyfile(s, "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_list_missing_keyfiles(s, "DE", NULL, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
     const char *with_null[] = {"2020-06-09", NULL};
-    CHECK(encore_store_missing_packages(s, "DE", with_null, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_missing_packages(s, "DE", available, (size_t)-1, &list) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_missing_packages(s, "DE", available, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_list_missing_keyfiles(s, "DE", with_null, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_list_missing_keyfiles(s, "DE", available, (size_t)-1, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_list_missing_keyfiles(s, "DE", available, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(list == NULL);
-    CHECK(encore_store_list_packages(s, "DE", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_list_packages(NULL, "DE", &list) == ENCORE_ERR_INVALID_ARGUMENT && list == NULL);
+    CHECK(encore_store_list_keyfiles(s, "DE", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_list_keyfiles(NULL, "DE", &list) == ENCORE_ERR_INVALID_ARGUMENT && list == NULL);
 }
 
 static void test_tracing(encore_store *s) {
     int64_t seconds = -1;
     uint64_t count = 0;
-    CHECK(encore_store_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 0);
+    CHECK(encore_store_get_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 0);
     CHECK(encore_store_add_tracing_event(s, 100, 1) == ENCORE_OK);
     CHECK(encore_store_add_tracing_event(s, 200, 0) == ENCORE_OK);
     CHECK(encore_store_add_tracing_event(s, 300, 1) == ENCORE_OK);
     CHECK(encore_store_add_tracing_event(s, 350, 1) == ENCORE_OK);
     CHECK(encore_store_add_tracing_event(s, 500, 0) == ENCORE_OK);
     CHECK(encore_store_add_tracing_event(s, 900, 1) == ENCORE_OK);
-    CHECK(encore_store_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 100 + 200 + 100);
-    CHECK(encore_store_active_tracing_seconds(s, 150, 400, &seconds) == ENCORE_OK && seconds == 50 + 100);
-    CHECK(encore_store_active_tracing_seconds(s, 950, 2000, &seconds) == ENCORE_OK && seconds == 1050);
-    CHECK(encore_store_active_tracing_seconds(s, 7, 7, &seconds) == ENCORE_OK && seconds == 0);
+    CHECK(encore_store_get_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 100 + 200 + 100);
+    CHECK(encore_store_get_active_tracing_seconds(s, 150, 400, &seconds) == ENCORE_OK && seconds == 50 + 100);
+    CHECK(encore_store_get_active_tracing_seconds(s, 950, 2000, &seconds) == ENCORE_OK && seconds == 1050);
+    CHECK(encore_store_get_active_tracing_seconds(s, 7, 7, &seconds) == ENCORE_OK && seconds == 0);
     seconds = -1;
-    CHECK(encore_store_active_tracing_seconds(s, 10, 5, &seconds) == ENCORE_ERR_INVALID_ARGUMENT && seconds == -1);
-    CHECK(encore_store_active_tracing_seconds(s, 0, 5, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_active_tracing_seconds(s, 10, 5, &seconds) == ENCORE_ERR_INVALID_ARGUMENT && seconds == -1);
+    CHECK(encore_store_get_active_tracing_seconds(s, 0, 5, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_add_tracing_event(s, 1000, 2) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_add_tracing_event(s, -1, 1) == ENCORE_ERR_INVALID_ARGUMENT);
 
@@ -289,12 +306,12 @@ static void test_tracing(encore_store *s) {
     CHECK(encore_store_count_tracing_events(s, 300, 500, &count) == ENCORE_OK && count == 2);
     encore_tracing_event events[4];
     size_t copied = 0;
-    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 0, events, 4, &copied) == ENCORE_OK && copied == 4);
+    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 0, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 4);
     CHECK(events[0].time == 100 && events[0].active == 1 && events[1].time == 200 && events[1].active == 0);
-    CHECK(events[3].time == 350 && events[3].reserved == 0);
-    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 4, events, 4, &copied) == ENCORE_OK && copied == 2);
+    CHECK(events[3].time == 350 && events[3].struct_size == sizeof events[3]);
+    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 4, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 2);
     CHECK(events[1].time == 900 && events[1].active == 1);
-    CHECK(encore_store_copy_tracing_events(s, 0, 1000, 0, NULL, 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_copy_tracing_events(s, 0, 1000, 0, NULL, sizeof(encore_tracing_event), 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 }
 
 /* Risk results are what the exposure check computed and stored: there is
@@ -305,7 +322,7 @@ static int64_t check_at(encore_store *s, int64_t now) {
     encore_match_options mo;
     CHECK(encore_match_options_init(&mo, sizeof mo, now) == ENCORE_OK);
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(s, NULL, 0, config, &mo, NULL, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(s, NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK);
     encore_check_summary summary;
     ENCORE_OUTPUT_INIT(summary);
     summary.stored_result_id = -1;
@@ -319,6 +336,7 @@ static int64_t last_result_id;
 
 static void test_risk_results(encore_store *s) {
     encore_risk_result r;
+    ENCORE_OUTPUT_INIT(r);
     encore_bytes doc = {NULL, 0};
     uint64_t count = 0;
     CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
@@ -343,9 +361,9 @@ static void test_risk_results(encore_store *s) {
     CHECK(encore_store_count_risk_results(s, 1500, 3000, &count) == ENCORE_OK && count == 2);
     encore_risk_result list[4];
     size_t copied = 0;
-    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 0, list, 4, &copied) == ENCORE_OK && copied == 3);
+    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 0, list, sizeof(encore_risk_result), 4, &copied) == ENCORE_OK && copied == 3);
     CHECK(list[0].id == id1 && list[1].id == id2 && list[2].id == id3);
-    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
+    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, sizeof(encore_risk_result), 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
 }
 
 static void test_settings(encore_store *s) {
@@ -441,16 +459,18 @@ static void test_reopen_and_purge(encore_store **s) {
     uint64_t count = 0;
     double d = 0;
     encore_risk_result r;
+    ENCORE_OUTPUT_INIT(r);
     CHECK(encore_store_count_own_keys(*s, 0, &count) == ENCORE_OK && count == 3);
     CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK && d == 0.25);
     CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.id == last_result_id);
 
     encore_purge_counts n;
+    ENCORE_OUTPUT_INIT(n);
     CHECK(encore_store_purge(*s, 2000000000, 1209600, &n) == ENCORE_OK);
-    CHECK(n.own_keys == 3 && n.key_packages == 3 && n.risk_results == 2 && n.tracing_events == 6);
+    CHECK(n.own_keys == 3 && n.keyfiles == 3 && n.risk_results == 2 && n.tracing_events == 6);
     int64_t seconds = 0;
     /* Tracing was on at the cut-off: the state is kept. */
-    CHECK(encore_store_active_tracing_seconds(*s, 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
+    CHECK(encore_store_get_active_tracing_seconds(*s, 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
     CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.id == last_result_id);
     CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK);
     CHECK(encore_store_check_integrity(*s) == ENCORE_OK);
@@ -468,9 +488,9 @@ static void *work(void *arg) {
         if (encore_store_set_setting_int64(job->store, name, i) != ENCORE_OK) job->ok = 0;
         if (encore_store_add_tracing_event(job->store, 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
         snprintf(name, sizeof name, "2030-01-%02d", i + 1);
-        if (encore_store_import_package(job->store, region, name, NULL, sample, sample_length, trust, 3000000000, NULL) != ENCORE_OK) job->ok = 0;
+        if (encore_store_import_keyfile(job->store, region, name, NULL, sample, sample_length, trust, 3000000000, NULL) != ENCORE_OK) job->ok = 0;
         encore_bytes b = {NULL, 0};
-        if (encore_store_get_package(job->store, region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
+        if (encore_store_get_keyfile(job->store, region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
         encore_bytes_free(&b);
         /* One time for all: a check at an earlier time than another's stores nothing. */
         if (i % 5 == 0 && check_at(job->store, 3000000100) <= 0) job->ok = 0;
@@ -496,7 +516,7 @@ static void test_threads(encore_store *s) {
         snprintf(name, sizeof name, "k%d", i);
         encore_string_list *list = NULL;
         size_t n = 0;
-        CHECK(encore_store_list_packages(s, region, &list) == ENCORE_OK && encore_string_list_count(list, &n) == ENCORE_OK && n == 20);
+        CHECK(encore_store_list_keyfiles(s, region, &list) == ENCORE_OK && encore_string_list_count(list, &n) == ENCORE_OK && n == 20);
         encore_string_list_free(list);
         int64_t v = 0;
         CHECK(encore_store_get_setting_int64(s, name, &v) == ENCORE_OK && v == 19);

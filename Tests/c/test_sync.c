@@ -70,7 +70,7 @@ static encore_store *fresh_store(void) {
     char path[4200];
     snprintf(path, sizeof path, "%s/s%d.db", dir, n++);
     static const uint8_t raw[32] = {7};
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store *store = NULL;
     CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
     return store;
@@ -105,7 +105,7 @@ static void test_failures_and_their_statuses(void) {
         CHECK(s.other_thread == 0);
         /* Nothing was kept, and a periodic sync now backs off. */
         encore_string_list *ids = NULL;
-        CHECK(encore_store_list_packages(store, "EUR", &ids) == ENCORE_OK);
+        CHECK(encore_store_list_keyfiles(store, "EUR", &ids) == ENCORE_OK);
         size_t count = 1;
         CHECK(encore_string_list_count(ids, &count) == ENCORE_OK && count == 0);
         encore_string_list_free(ids);

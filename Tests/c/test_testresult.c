@@ -96,13 +96,14 @@ static encore_store *fresh_store(void) {
     static int n = 0;
     snprintf(db_path, sizeof db_path, "%s/s%d.db", dir, n++);
     static const uint8_t raw[32] = {9};
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store *store = NULL;
     CHECK(encore_store_open(db_path, &key, NULL, &store) == ENCORE_OK);
     /* Own keys of the last 16 days. */
     for (int age = 0; age < 16; age++) {
         encore_own_key k;
         memset(&k, 0, sizeof k);
+        ENCORE_OUTPUT_INIT(k);
         k.key_data[0] = (uint8_t)age;
         k.key_data[1] = 0x42;
         k.rolling_start_interval_number = (int32_t)((NOW / DAY - age) * 144);
@@ -126,7 +127,7 @@ static void test_guid_path(void) {
     server s = {0};
     encore_transport *t = transport_for(&s);
     encore_store *store = fresh_store();
-    encore_test_key key = {ENCORE_TEST_KEY_QR_CODE, 0, "https://localhost/?" GUID, NULL};
+    encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, "https://localhost/?" GUID, NULL};
     encore_test_status st;
     ENCORE_OUTPUT_INIT(st);
     CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
@@ -172,7 +173,7 @@ static void test_teletan_and_every_result(void) {
     ENCORE_OUTPUT_INIT(st);
     /* "3FTQ6N3PV" + its check character. */
     encore_store *store = fresh_store();
-    encore_test_key bad = {ENCORE_TEST_KEY_TELETAN, 0, "3FTQ6N3PVA", NULL};
+    encore_test_key bad = {sizeof(encore_test_key), ENCORE_TEST_KEY_TELETAN, 0, 0, "3FTQ6N3PVA", NULL};
     int before = s.requests;
     int rc = encore_test_register(store, t, VERIFY, SUBMIT, &bad, NOW, &st);
     /* Either the check character was A, or the teleTAN is refused before any request. */
@@ -182,7 +183,7 @@ static void test_teletan_and_every_result(void) {
     for (int code = 0; code < 10; code++) {
         store = fresh_store();
         s.result_code = code;
-        encore_test_key key = {ENCORE_TEST_KEY_GUID, code >= 5, GUID, "1990-03-15"};
+        encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, code >= 5, 0, GUID, "1990-03-15"};
         if (code % 5 == 4) {
             /* Redeemed at registration: discarded, as the app does. */
             CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_TEST_REDEEMED);
@@ -199,7 +200,7 @@ static void test_teletan_and_every_result(void) {
     for (int rapid = 0; rapid <= 1; rapid++) {
         store = fresh_store();
         s.result_code = rapid ? 2 : 7;
-        encore_test_key key = {ENCORE_TEST_KEY_GUID, (uint32_t)rapid, GUID, NULL};
+        encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, (uint32_t)rapid, 0, GUID, NULL};
         CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
         CHECK(st.result == ENCORE_TEST_RESULT_INVALID && st.rapid == rapid);
         encore_store_close(store);
@@ -219,20 +220,20 @@ static void test_rapid_codes(void) {
     ENCORE_OUTPUT_INIT(st);
     encore_store *store = fresh_store();
     /* A hash that does not match: refused before any request. */
-    encore_test_key wrong = {ENCORE_TEST_KEY_QR_CODE, 0, RA_QR_INVALID_HASH, NULL};
+    encore_test_key wrong = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, RA_QR_INVALID_HASH, NULL};
     CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &wrong, NOW, &st) == ENCORE_ERR_TEST_CODE_HASH && s.requests == 0);
     /* A date of birth never goes with a rapid code. */
-    encore_test_key with_dob = {ENCORE_TEST_KEY_QR_CODE, 0, RA_QR_CODE_3, "1963-03-17"};
+    encore_test_key with_dob = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, RA_QR_CODE_3, "1963-03-17"};
     CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &with_dob, NOW, &st) == ENCORE_ERR_TEST_KEY && s.requests == 0);
     /* A rapid antigen code: the code says it is one (rapid 0), positive, submitted as a rapid test. */
     s.result_code = 7;
-    encore_test_key rat = {ENCORE_TEST_KEY_QR_CODE, 0, RA_QR_CODE_3, NULL};
+    encore_test_key rat = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, RA_QR_CODE_3, NULL};
     CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &rat, NOW, &st) == ENCORE_OK);
     CHECK(st.test_type == ENCORE_TEST_TYPE_RAPID_ANTIGEN && st.rapid == 1 && st.result == ENCORE_TEST_RESULT_POSITIVE);
     CHECK(st.tested_at == 1700000000 && st.sample_collected_at == 1700000000 && st.outdated == 0);
     CHECK(encore_test_forget(store, NULL) == ENCORE_OK);
     /* A rapid PCR code is a PCR test: rapid 1 with it is an error; its results are 0-4. */
-    encore_test_key pcr = {ENCORE_TEST_KEY_QR_CODE, 1, RA_PCR_CODE_1, NULL};
+    encore_test_key pcr = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 1, 0, RA_PCR_CODE_1, NULL};
     CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &pcr, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
     pcr.rapid = 0;
     s.result_code = 1;
@@ -248,7 +249,7 @@ static void test_errors(void) {
     encore_store *store = fresh_store();
     encore_test_status st;
     ENCORE_OUTPUT_INIT(st);
-    encore_test_key key = {ENCORE_TEST_KEY_GUID, 0, GUID, NULL};
+    encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     int codes[][2] = {{400, ENCORE_ERR_SERVER_REFUSED}, {404, ENCORE_ERR_SERVER_REFUSED}, {429, ENCORE_ERR_SERVER_UNAVAILABLE},
                       {500, ENCORE_ERR_SERVER_UNAVAILABLE}, {301, ENCORE_ERR_PROTOCOL}};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
@@ -269,11 +270,11 @@ static void test_errors(void) {
 
     /* Keys that cannot be right: refused before any request. */
     const encore_test_key bad[] = {
-        {ENCORE_TEST_KEY_QR_CODE, 0, "https://example.org/?" GUID, NULL},
-        {ENCORE_TEST_KEY_GUID, 0, "not a guid", NULL},
-        {ENCORE_TEST_KEY_TELETAN, 0, "0000000000", NULL},
-        {ENCORE_TEST_KEY_GUID, 0, GUID, "1990-02-30"},
-        {ENCORE_TEST_KEY_GUID, 0, GUID, "15.03.1990"},
+        {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, "https://example.org/?" GUID, NULL},
+        {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, "not a guid", NULL},
+        {sizeof(encore_test_key), ENCORE_TEST_KEY_TELETAN, 0, 0, "0000000000", NULL},
+        {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, "1990-02-30"},
+        {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, "15.03.1990"},
     };
     int before = s.requests;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -300,7 +301,7 @@ static void test_arguments(void) {
     encore_store *store = fresh_store();
     encore_test_status st;
     ENCORE_OUTPUT_INIT(st);
-    encore_test_key key = {ENCORE_TEST_KEY_GUID, 0, GUID, NULL};
+    encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     CHECK(encore_test_register(NULL, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_test_register(store, NULL, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_test_register(store, t, NULL, SUBMIT, &key, NOW, &st) == ENCORE_ERR_INVALID_ARGUMENT);

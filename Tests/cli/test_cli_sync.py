@@ -337,8 +337,8 @@ def test_sigkill_at_random_points_keeps_only_verified_packages(tmp_path, dist, t
         # Whatever is cached verifies: a complete package signed by the trusted key.
         with encore.Store.open(str(db), raw_key=bytes.fromhex(RAW_KEY)) as store:
             store.check_integrity()
-            for ident in store.packages("EUR"):
-                with encore.KeyFile.open(store.get_package("EUR", ident), trust=trust_list) as f:
+            for ident in store.keyfiles("EUR"):
+                with encore.KeyFile.open(store.get_keyfile("EUR", ident), trust=trust_list) as f:
                     assert f.info.signature_status == "verified"
     dist.clear_faults()
     assert run("sync", "--db", db, "--distribution", dist.url, "--trust", trust, "--now", NOW).returncode == 0

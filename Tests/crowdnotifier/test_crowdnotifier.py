@@ -113,7 +113,7 @@ class Lib:
         cp, sz = ctypes.c_char_p, ctypes.c_size_t
         self.c.encore_crowdnotifier_decrypt.argtypes = [cp, sz, cp, sz, cp, sz, ctypes.POINTER(Bytes)]
         self.c.encore_crowdnotifier_encrypt.argtypes = [cp, sz, cp, sz, cp, sz, ctypes.POINTER(Bytes)]
-        self.c.encore_crowdnotifier_identity.argtypes = [cp, sz, ctypes.c_int64, ctypes.c_char_p, sz]
+        self.c.encore_crowdnotifier_derive_identity.argtypes = [cp, sz, ctypes.c_int64, ctypes.c_char_p, sz]
         self.c.encore_bytes_free.argtypes = [ctypes.POINTER(Bytes)]
         self.c.encore_status_name.restype = cp
 
@@ -136,7 +136,7 @@ def test_c_api_encrypts_for_the_reference_and_decrypts_its_ciphertexts(lib):
     venue = ref.Venue()
     ident = ref.identity(venue.payload, EVENING)
     out = ctypes.create_string_buffer(32)
-    assert lib.c.encore_crowdnotifier_identity(venue.payload, len(venue.payload), EVENING, out, 32) == 0 and out.raw == ident
+    assert lib.c.encore_crowdnotifier_derive_identity(venue.payload, len(venue.payload), EVENING, out, 32) == 0 and out.raw == ident
     status, ct = lib.call("encore_crowdnotifier_encrypt", venue.mpk, 96, ident, 32, b"hello", 5)
     assert status == "ENCORE_OK"
     assert ref.decrypt(venue.secret_key(ident), ident, ct[:96], ct[96:128], ct[152:], ct[128:152]) == b"hello"

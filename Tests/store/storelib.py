@@ -36,8 +36,8 @@ ffi = _private_import("_ffi")
 NEEDED = [
     "encore_version", "encore_version_number", "encore_status_name", "encore_last_error_message",
     "encore_store_options_init", "encore_store_open", "encore_store_close", "encore_store_rekey",
-    "encore_store_schema_version", "encore_store_check_integrity", "encore_store_purge",
-    "encore_store_add_observations", "encore_store_count_observations", "encore_store_copy_observations",
+    "encore_store_get_schema_version", "encore_store_check_integrity", "encore_store_purge",
+    "encore_store_add_sightings", "encore_store_count_sightings", "encore_store_copy_sightings",
 ]
 
 
@@ -98,7 +98,7 @@ def make_key(data, raw=False):
     """An encore_store_key for bytes (raw: exactly 32 bytes)."""
     data = bytes(data)
     buf = (ctypes.c_uint8 * max(len(data), 1)).from_buffer_copy(data or b"\0")
-    key = ffi.encore_store_key(ffi.ENCORE_KEY_RAW if raw else ffi.ENCORE_KEY_PASSPHRASE, 0,
+    key = ffi.encore_store_key(ctypes.sizeof(ffi.encore_store_key), ffi.ENCORE_KEY_RAW if raw else ffi.ENCORE_KEY_PASSPHRASE,
                                ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)), len(data))
     key._keep = buf  # the bytes live as long as the key
     return key
@@ -132,10 +132,11 @@ def close(handle):
 
 
 def observations(rows):
-    """An encore_observation array from (time, rpi16, aem4, rssi, prev_scan or None) tuples."""
+    """An encore_sighting array from (time, rpi16, aem4, rssi, prev_scan or None) tuples."""
     rows = list(rows)
-    array = (ffi.encore_observation * max(len(rows), 1))()
+    array = (ffi.encore_sighting * max(len(rows), 1))()
     for o, (time, rpi, aem, rssi, prev) in zip(array, rows):
+        o.struct_size = ctypes.sizeof(o)
         o.time = time
         ctypes.memmove(o.rpi, bytes(rpi), 16)
         ctypes.memmove(o.aem, bytes(aem), 4)
@@ -149,30 +150,31 @@ def observations(rows):
 def add_status(handle, array, count):
     """(status, rows added)."""
     added = ctypes.c_size_t(0)
-    status = lib.encore_store_add_observations(handle, array, count, ctypes.byref(added))
+    status = lib.encore_store_add_sightings(handle, array, ctypes.sizeof(ffi.encore_sighting), count, ctypes.byref(added))
     return status, added.value
 
 
 def add(handle, rows):
     array, n = observations(rows)
     status, added = add_status(handle, array, n)
-    check("encore_store_add_observations", status)
+    check("encore_store_add_sightings", status)
     return added
 
 
 def count(handle, start=-(2 ** 63), end=2 ** 63 - 1):
     n = ctypes.c_uint64(0)
-    check("encore_store_count_observations", lib.encore_store_count_observations(handle, start, end, ctypes.byref(n)))
+    check("encore_store_count_sightings", lib.encore_store_count_sightings(handle, start, end, ctypes.byref(n)))
     return n.value
 
 
 def copy_all(handle, start=-(2 ** 63), end=2 ** 63 - 1, chunk=10000):
     out = []
-    buf = (ffi.encore_observation * chunk)()
+    buf = (ffi.encore_sighting * chunk)()
     copied = ctypes.c_size_t(0)
     while True:
-        check("encore_store_copy_observations",
-              lib.encore_store_copy_observations(handle, start, end, len(out), buf, chunk, ctypes.byref(copied)))
+        check("encore_store_copy_sightings",
+              lib.encore_store_copy_sightings(handle, start, end, len(out), buf, ctypes.sizeof(ffi.encore_sighting), chunk,
+                                                 ctypes.byref(copied)))
         out.extend((o.time, bytes(o.rpi), bytes(o.aem), o.rssi, o.prev_scan if o.has_prev_scan else None)
                    for o in buf[:copied.value])
         if copied.value < chunk:

@@ -109,9 +109,9 @@ def test_no_plaintext_while_open_and_after_close(tmp_path, kind):
         assert sizes.get("secret.db-wal", 0) > 0, sizes
         assert findings == [], f"while open ({sizes}): {findings[:10]}"
         # A purge with secure_delete; then more rows, still open.
-        counts = storelib.ffi.encore_purge_counts()
+        counts = storelib.ffi.encore_purge_counts(ctypes.sizeof(storelib.ffi.encore_purge_counts))
         storelib.check("purge", storelib.lib.encore_store_purge(store, T0 + 100, 0, counts))
-        assert counts.observations == 100
+        assert counts.sightings == 100
         storelib.add(store, rows()[:100])
         sizes, findings = scan(db)
         assert findings == [], f"after purge, open ({sizes}): {findings[:10]}"
@@ -155,7 +155,7 @@ def test_no_plaintext_after_a_kill(tmp_path):
 
 
 OTHER_TABLES = ["encore_store_put_own_key", "encore_store_set_setting_text", "encore_store_set_setting_blob",
-                "encore_store_import_package", "encore_exposure_check"]
+                "encore_store_import_keyfile", "encore_exposure_check"]
 SAMPLE = Path(__file__).resolve().parents[1] / "data/exports/google-sample"
 
 
@@ -174,6 +174,7 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
     config = ctypes.POINTER(ffi.encore_risk_config)()
     try:
         key = ffi.encore_own_key()
+        key.struct_size = ctypes.sizeof(key)
         ctypes_memmove(key.key_data, tek)
         key.rolling_start_interval_number = 2_700_000
         key.rolling_period = 144
@@ -183,14 +184,14 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
         storelib.check("set blob", lib.encore_store_set_setting_blob(store, b"name-marker-blob", bytes_arg(blob), len(blob)))
         storelib.check("trust", lib.encore_trust_new(ctypes.byref(trust)))
         storelib.check("trust key", lib.encore_trust_add_key(trust, b"310", b"v1", bytes_arg(pem), len(pem)))
-        storelib.check("import package", lib.encore_store_import_package(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
+        storelib.check("import package", lib.encore_store_import_keyfile(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
                                                                          bytes_arg(package), len(package), trust, T0, None))
         # A risk result: what the exposure check stores (its JSON document).
         storelib.check("config", lib.encore_risk_config_new_cwa(ctypes.byref(config)))
         options = ffi.encore_match_options()
         storelib.check("options", lib.encore_match_options_init(ctypes.byref(options), ctypes.sizeof(options), T0))
         result = ctypes.POINTER(ffi.encore_check_result)()
-        storelib.check("check", lib.encore_exposure_check(store, None, 0, config, ctypes.byref(options), None, ctypes.byref(result)))
+        storelib.check("check", lib.encore_exposure_check(store, None, ctypes.sizeof(ffi.encore_key_source), 0, config, ctypes.byref(options), None, ctypes.byref(result)))
         lib.encore_check_result_free(result)
         patterns = {"TEK": tek, "TEK hex": tek.hex().encode(), "setting text": text, "setting blob": blob,
                     "setting name": b"name-marker-text", "package content": package[len(package) // 2:][:32],

@@ -64,7 +64,7 @@ def test_passphrase(sqlcipher, tmp_path):
     db = tmp_path / "pass.db"
     store = make_store(db, storelib.make_key(PASSPHRASE.encode()))
     version = ctypes.c_uint32()
-    storelib.check("schema_version", storelib.lib.encore_store_schema_version(store, ctypes.byref(version)))
+    storelib.check("schema_version", storelib.lib.encore_store_get_schema_version(store, ctypes.byref(version)))
     storelib.close(store)
     out = run(sqlcipher, db, f"PRAGMA key = {sql_string(PASSPHRASE)}", PAGES, "SELECT count(*) FROM observations",
               "PRAGMA user_version", "PRAGMA journal_mode", "PRAGMA integrity_check",

@@ -58,7 +58,6 @@ int main(int argc, char **argv) {
     if (status != ENCORE_OK) return fail(argv[1], status);
 
     encore_keyfile_info info;
-
     ENCORE_OUTPUT_INIT(info);
     encore_keyfile_get_info(file, &info);
     printf("region %s, batch %d of %d, %llu keys, %llu revised, %llu invalid\n",
@@ -69,7 +68,7 @@ int main(int argc, char **argv) {
 
     encore_key keys[3];
     size_t copied = 0;
-    if ((status = encore_keyfile_copy_keys(file, ENCORE_KEYS, 0, keys, 3, &copied)) != ENCORE_OK) {
+    if ((status = encore_keyfile_copy_keys(file, ENCORE_KEYS, 0, keys, sizeof(encore_key), 3, &copied)) != ENCORE_OK) {
         encore_keyfile_free(file);
         return fail("keys", status);
     }

@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
     int64_t now = argc > 4 ? strtoll(argv[4], NULL, 10) : (int64_t)time(NULL);
     curl_global_init(CURL_GLOBAL_DEFAULT);
 
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     encore_store_options options;
     encore_store_options_init(&options, sizeof options);
     options.create = 0;

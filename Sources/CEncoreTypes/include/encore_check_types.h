@@ -23,10 +23,10 @@ typedef struct encore_check_result encore_check_result;
 
 /* One class of CWA's v1 risk model: scores in [min, max) have `level`. */
 typedef struct encore_risk_v1_class {
+    uint32_t struct_size;                 /* sizeof(encore_risk_v1_class) */
+    int32_t level;                        /* ENCORE_RISK_LOW or _HIGH */
     double min;
     double max;
-    int32_t level;                        /* ENCORE_RISK_LOW or _HIGH */
-    uint32_t reserved;                    /* must be 0 */
 } encore_risk_v1_class;
 
 /* CWA's v1 risk model over the ENF v1 summary (legacy; the v2 model decides
@@ -37,12 +37,14 @@ typedef struct encore_risk_v1_class {
  * level. CWA: divisor 50, weights 1, 0.5, 0, offset 0, classes [0, 15) LOW
  * and [15, 9999) HIGH. */
 typedef struct encore_risk_v1_config {
+    uint32_t struct_size;                 /* sizeof(encore_risk_v1_config) */
+    uint32_t class_count;                 /* 1..64 */
+    uint32_t class_size;                  /* sizeof(encore_risk_v1_class): the stride of `classes` */
+    uint32_t reserved;                    /* must be 0 */
     double normalization_divisor;         /* > 0 */
     double weights[3];                    /* finite */
     double default_bucket_offset;         /* finite */
     const encore_risk_v1_class *classes;  /* class_count classes, min < max each */
-    uint32_t class_count;                 /* 1..64 */
-    uint32_t reserved;                    /* must be 0 */
 } encore_risk_v1_config;
 
 /* Options of the check besides matching: start from

@@ -40,42 +40,53 @@ typedef struct encore_trace_location_spec {
     uint32_t reserved;                    /* 0 */
 } encore_trace_location_spec;
 
-/* Image formats of encore_trace_location_qr_image(). */
+/* Image formats of encore_trace_location_get_qr_image(). */
 #define ENCORE_QR_IMAGE_PNG 1             /* 8-bit greyscale PNG */
 #define ENCORE_QR_IMAGE_SVG 2             /* SVG text, one unit a module */
 
 /* The plaintext of a protected report (CheckInRecord). */
 typedef struct encore_checkin_record {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_record) */
     uint32_t start_interval_number;       /* 10-minute intervals since the epoch */
     uint32_t period;                      /* intervals, > 0 */
     uint32_t transmission_risk_level;     /* 1..8 */
-    uint32_t reserved;                    /* 0 */
 } encore_checkin_record;
 
 /* A CheckInProtectedReport: the record under AES-256-CBC, HMAC-SHA256 over iv || ciphertext. */
 typedef struct encore_checkin_report {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_report) */
+    uint32_t encrypted_record_length;     /* 16 or 32: a record is at most 18 bytes */
     uint8_t location_id_hash[32];
     uint8_t iv[16];
     uint8_t mac[32];
     uint8_t encrypted_record[32];
-    uint32_t encrypted_record_length;     /* 16 or 32: a record is at most 18 bytes */
-    uint32_t reserved;                    /* 0 */
 } encore_checkin_report;
 
-/* The user's check-ins, read with encore_checkin_list_count() and
- * encore_checkin_list_get(). Immutable: thread-safe. */
+/* The user's check-ins, a snapshot read with encore_checkin_list_count()
+ * and encore_checkin_list_copy(). Immutable: thread-safe. */
 typedef struct encore_checkin_list encore_checkin_list;
 
+/* Which app's QR code a check-in was made with. */
+#define ENCORE_CHECKIN_KIND_CWA 0
+#define ENCORE_CHECKIN_KIND_SWISSCOVID 1
+#define ENCORE_CHECKIN_KIND_NOTIFYME 2
+
+/* One check-in of a list. Its first version ends at location_id_hash: a
+ * caller built against it gets the fields it has. */
 typedef struct encore_checkin_info {
-    uint32_t struct_size;                 /* sizeof(encore_checkin_info), set by the caller */
+    uint32_t struct_size;                 /* sizeof(encore_checkin_info) */
     int32_t submitted;                    /* 1: sent with a positive test (its warnings are ignored) */
     int64_t id;
     int64_t start;                        /* unix seconds */
     int64_t end;                          /* -1 while checked in */
     int64_t auto_end;                     /* when an open check-in closes by itself */
-    const char *description;              /* UTF-8; lives as long as the list */
-    const char *address;
+    encore_bytes description;             /* UTF-8, the caller's: release with encore_bytes_free() */
+    encore_bytes address;                 /* the same */
     uint8_t location_id_hash[32];
+    /* Since 1.0 (struct_size tells whether the library wrote them): */
+    int32_t kind;                         /* ENCORE_CHECKIN_KIND_* */
+    uint32_t reserved;                    /* 0 */
+    int64_t created;                      /* unix seconds the check-in was stored */
 } encore_checkin_info;
 
 /* What matching one trace warning package found. */
@@ -108,21 +119,21 @@ typedef struct encore_checkin_risk_summary {
 
 /* One warning overlapping one check-in on one UTC day. */
 typedef struct encore_checkin_match {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_match) */
+    uint32_t transmission_risk_level;
     int64_t check_in;                     /* the check-in's id */
     int64_t date;                         /* unix seconds of the UTC midnight */
     int64_t overlap_seconds;
     int64_t overlap_minutes;              /* rounded half up */
     double normalized_time;               /* transmission risk value x overlap_minutes */
-    uint32_t transmission_risk_level;
-    uint32_t reserved;
     uint8_t location_id_hash[32];
 } encore_checkin_match;
 
 typedef struct encore_checkin_day {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_day) */
+    int32_t risk_level;                   /* ENCORE_CHECKIN_RISK_* */
     int64_t date;                         /* unix seconds of the UTC midnight */
     double normalized_time;
-    int32_t risk_level;                   /* ENCORE_CHECKIN_RISK_* */
-    uint32_t reserved;
 } encore_checkin_day;
 
 #endif /* ENCORE_CHECKIN_TYPES_H */

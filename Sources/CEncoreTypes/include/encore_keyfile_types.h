@@ -58,8 +58,9 @@ typedef struct encore_keyfile_options {
 
 /* One valid diagnosis key (a published temporary exposure key). */
 typedef struct encore_key {
-    uint8_t key_data[16];
+    uint32_t struct_size;                       /* sizeof(encore_key) */
     int32_t transmission_risk_level;
+    uint8_t key_data[16];
     int32_t rolling_start_interval_number;      /* ENIN of the key's first interval */
     int32_t rolling_period;                     /* 1..144 (144 when the file leaves it out) */
     int32_t report_type;                        /* ENCORE_REPORT_* */

@@ -7,13 +7,15 @@
 
 #include "encore_keyfile_types.h"
 
-/* The outcome of encore_match(): exposure windows, v1 exposures and
+/* The outcome of encore_match_run(): exposure windows, v1 exposures and
  * summary, statistics. Immutable: safe to read from several threads. It
  * holds no key material. */
 typedef struct encore_match_result encore_match_result;
 
 /* Where a key file comes from: a path, or (path NULL) bytes in memory. */
 typedef struct encore_key_source {
+    uint32_t struct_size;   /* sizeof(encore_key_source) */
+    uint32_t reserved;      /* must be 0 */
     const char *path;
     const uint8_t *data;
     size_t length;
@@ -27,16 +29,16 @@ typedef struct encore_key_source {
  * buckets, in the order of the spec (attenuation > 73 dB first, days >= 14
  * first, duration 0 min first, TRL 1 first). */
 typedef struct encore_v1_config {
+    uint32_t struct_size;                         /* sizeof(encore_v1_config) */
     int32_t attenuation_level_values[8];
     int32_t days_since_last_exposure_level_values[8];
     int32_t duration_level_values[8];
     int32_t transmission_risk_level_values[8];
     int32_t minimum_risk_score;
     int32_t attenuation_duration_thresholds[2];   /* X < Y, dB */
-    int32_t reserved;                             /* must be 0 */
 } encore_v1_config;
 
-/* Options of encore_match(): start from
+/* Options of encore_match_run(): start from
  * encore_match_options_init(&options, sizeof options, now), which writes
  * the Apple/Google constants and CWA's choices. */
 typedef struct encore_match_options {
@@ -61,6 +63,7 @@ typedef struct encore_match_options {
 
 /* One scan of the device in which a matched key was heard. */
 typedef struct encore_scan_instance {
+    uint32_t struct_size;   /* sizeof(encore_scan_instance) */
     int32_t typical_attenuation;
     int32_t min_attenuation;
     int32_t seconds_since_last_scan;
@@ -70,27 +73,30 @@ typedef struct encore_scan_instance {
  * first_scan_instance ..< first_scan_instance + scan_instance_count of the
  * result's scan instance list. */
 typedef struct encore_exposure_window {
-    int64_t date;                   /* UTC midnight, unix seconds */
+    uint32_t struct_size;           /* sizeof(encore_exposure_window) */
     int32_t report_type;            /* ENCORE_REPORT_* */
+    int64_t date;                   /* UTC midnight, unix seconds */
     int32_t infectiousness;         /* ENCORE_INFECTIOUSNESS_* */
     int32_t calibration_confidence; /* 0..3 */
     uint32_t scan_instance_count;
+    uint32_t reserved;              /* 0 */
     uint64_t first_scan_instance;
 } encore_exposure_window;
 
 /* One ENF v1 exposure: a matched key on one UTC day. */
 typedef struct encore_exposure_v1 {
-    int64_t date;
+    uint32_t struct_size;              /* sizeof(encore_exposure_v1) */
     int32_t duration_seconds;
+    int64_t date;
     int32_t attenuation_value;
     int32_t attenuation_durations[3];  /* seconds <= X, in (X, Y], > Y; each at most 1800 */
     int32_t transmission_risk_level;
     int32_t total_risk_score;
-    int32_t reserved;
 } encore_exposure_v1;
 
 /* The ENF v1 exposure summary. */
 typedef struct encore_summary_v1 {
+    uint32_t struct_size;                  /* sizeof(encore_summary_v1), set by the caller */
     int32_t matched_key_count;
     int32_t days_since_last_exposure;
     int32_t maximum_risk_score;            /* at most 255 */

@@ -35,6 +35,9 @@ typedef struct encore_http_header {
 /* A request for a host's transport. Everything it points to is valid during
  * the callback only. */
 typedef struct encore_http_request {
+    uint32_t struct_size;            /* sizeof(encore_http_request) of the library: fields beyond what
+                                      * the host's header knows are not there for it */
+    uint32_t reserved;               /* 0 */
     const char *method;              /* "GET", "POST", "PUT" or "DELETE" */
     const char *url;
     const encore_http_header *headers;

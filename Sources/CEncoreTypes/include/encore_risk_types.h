@@ -36,12 +36,12 @@ typedef struct encore_risk_summary {
 
 /* The risk of one UTC day that had windows (newest first). */
 typedef struct encore_day_risk {
-    int64_t date;
+    uint32_t struct_size;                        /* sizeof(encore_day_risk) */
     int32_t risk_level;                          /* ENCORE_RISK_NONE, _LOW or _HIGH */
-    int32_t minimum_distinct_encounters_with_low_risk;
+    int64_t date;
     double normalized_time;                      /* rounded to one decimal */
+    int32_t minimum_distinct_encounters_with_low_risk;
     int32_t minimum_distinct_encounters_with_high_risk;
-    int32_t reserved;
 } encore_day_risk;
 
 #endif /* ENCORE_RISK_TYPES_H */

@@ -17,8 +17,8 @@ typedef struct encore_store encore_store;
 #define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
 
 typedef struct encore_store_key {
+    uint32_t struct_size;   /* sizeof(encore_store_key) */
     int32_t kind;           /* ENCORE_KEY_PASSPHRASE or ENCORE_KEY_RAW */
-    uint32_t reserved;      /* must be 0 */
     const uint8_t *data;
     size_t length;
 } encore_store_key;
@@ -34,55 +34,61 @@ typedef struct encore_store_options {
 
 /* Rows a purge removed. */
 typedef struct encore_purge_counts {
-    uint64_t observations;
+    uint32_t struct_size;   /* sizeof(encore_purge_counts), set by the caller */
+    uint32_t reserved;      /* 0 */
+    uint64_t sightings;
     uint64_t own_keys;
-    uint64_t key_packages;
+    uint64_t keyfiles;
     uint64_t tracing_events;
     uint64_t risk_results;
 } encore_purge_counts;
 
 /* One sighting heard over Bluetooth. */
-typedef struct encore_observation {
+typedef struct encore_sighting {
+    uint32_t struct_size;     /* sizeof(encore_sighting) */
+    int8_t rssi;              /* dBm */
+    uint8_t has_prev_scan;    /* 1 when prev_scan is known */
+    uint8_t reserved[2];      /* must be 0 */
     int64_t time;             /* unix seconds */
     int64_t prev_scan;        /* unix seconds of the previous scan; meaningful when has_prev_scan */
     uint8_t rpi[16];
     uint8_t aem[4];
-    int8_t rssi;              /* dBm */
-    uint8_t has_prev_scan;    /* 1 when prev_scan is known */
-    uint8_t reserved[2];      /* must be 0 */
-} encore_observation;
+    uint32_t reserved2;       /* must be 0 */
+} encore_sighting;
 
 /* One of the device's own temporary exposure keys. */
 typedef struct encore_own_key {
+    uint32_t struct_size;                   /* sizeof(encore_own_key) */
+    uint32_t reserved;                      /* must be 0 */
     uint8_t key_data[16];
     int32_t rolling_start_interval_number;  /* ENIN of the key's first interval, >= 0 */
     int32_t rolling_period;                 /* intervals the key covers, 1..144 */
     int64_t created;                        /* unix seconds the key was made, >= 0 */
 } encore_own_key;
 
-/* What the key package cache knows about a package, besides its content. */
-typedef struct encore_package_info {
+/* What the cache of key files knows about a cached key file, besides its content. */
+typedef struct encore_cached_keyfile_info {
+    uint32_t struct_size;   /* sizeof(encore_cached_keyfile_info), set by the caller */
+    int32_t has_etag;       /* 1 when the key file was stored with an ETag */
     int64_t downloaded;     /* unix seconds */
     uint64_t size;          /* bytes of content */
     uint8_t sha256[32];     /* SHA-256 of the content, computed by the library */
-    int32_t has_etag;       /* 1 when the package was stored with an ETag */
-    uint32_t reserved;      /* 0 */
-} encore_package_info;
+} encore_cached_keyfile_info;
 
 /* Tracing (scanning and advertising) was switched on or off. */
 typedef struct encore_tracing_event {
-    int64_t time;           /* unix seconds */
+    uint32_t struct_size;   /* sizeof(encore_tracing_event) */
     int32_t active;         /* 1: switched on; 0: switched off */
-    uint32_t reserved;      /* 0 */
+    int64_t time;           /* unix seconds */
 } encore_tracing_event;
 
 /* A stored risk result without its document (see
  * encore_store_get_risk_result()). */
 typedef struct encore_risk_result {
+    uint32_t struct_size;       /* sizeof(encore_risk_result) */
+    int32_t level;              /* the host's risk level */
     int64_t id;                 /* the store's number for it, increasing as results are added */
     int64_t time;               /* unix seconds of the calculation */
-    int32_t level;              /* the host's risk level */
-    uint32_t reserved;          /* 0 */
     uint64_t document_length;   /* bytes of the UTF-8 document */
 } encore_risk_result;
 

@@ -15,8 +15,10 @@
 #define ENCORE_TEST_KEY_TELETAN 2    /* a teleTAN from a hotline: 10 characters, positive by definition */
 
 typedef struct encore_test_key {
+    uint32_t struct_size;            /* sizeof(encore_test_key) */
     int32_t kind;                    /* ENCORE_TEST_KEY_* */
     uint32_t rapid;                  /* 1: a rapid antigen test (with a GUID; a rapid test's QR code says it itself) */
+    uint32_t reserved;               /* must be 0 */
     const char *value;
     const char *date_of_birth;       /* "YYYY-MM-DD" or NULL (with a GUID only) */
 } encore_test_key;

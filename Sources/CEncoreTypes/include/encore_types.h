@@ -34,7 +34,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CANCELLED 4          /* the progress callback asked to stop */
 #define ENCORE_ERR_INTERNAL 5           /* a bug in encore: please report it */
 #define ENCORE_ERR_OUT_OF_RANGE 6       /* an index or count past the end */
-#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, package, result) */
+#define ENCORE_ERR_NOT_FOUND 7          /* no such entry (setting, key file, result) */
 
 /* Zip container */
 #define ENCORE_ERR_ZIP_NOT_ZIP 10       /* no zip structure, and not a bare export.bin */
@@ -131,12 +131,26 @@ typedef int32_t encore_status;
  * then fails with ENCORE_ERR_CANCELLED and has no effect. */
 typedef int32_t (*encore_progress_fn)(void *context, uint64_t done, uint64_t total);
 
-/* Output structs that may grow (encore_keyfile_info, encore_match_stats,
- * encore_risk_summary, encore_check_summary) start with struct_size: set it
- * to sizeof the struct before the call (ENCORE_OUTPUT_INIT does), so that
- * the library writes only the fields the caller knows. Fields are only ever
- * added at the end; a struct_size below the first version's size is
- * ENCORE_ERR_INVALID_ARGUMENT. */
+/* Structs. Every struct that crosses the API, whether the caller passes it
+ * in (options, keys, records, arrays), the library writes it (results,
+ * summaries) or both, starts with `uint32_t struct_size`, so that every one
+ * of them can grow: fields are only ever added at the end. The only
+ * exceptions are encore_bytes and the HTTP header pair encore_http_header.
+ * - Inputs: set struct_size to sizeof the struct (an _init function does
+ *   it where there is one). An older, smaller struct reads as zero in
+ *   the fields it lacks (every field added later has 0 as its default); a
+ *   newer, larger one must leave the fields this library does not know
+ *   at zero.
+ * - Outputs: set struct_size to sizeof the struct before the call
+ *   (ENCORE_OUTPUT_INIT does); the library writes only the fields the
+ *   caller's struct has, zeroes the rest of a larger one, and leaves
+ *   struct_size as it was.
+ * - List elements: see "Lists" below; the library writes struct_size.
+ * - A struct the library hands to a host's callback (encore_http_request)
+ *   carries the library's struct_size: a field lies beyond it when the
+ *   library is older than the host's header.
+ * A struct_size (or element_size) below the size of the struct's first
+ * version, 0 included, is ENCORE_ERR_INVALID_ARGUMENT. */
 #define ENCORE_OUTPUT_INIT(output) ((output).struct_size = (uint32_t)sizeof(output))
 
 /* Memory the library hands out (a general mechanism: store contents,
@@ -153,10 +167,27 @@ typedef struct encore_bytes {
     size_t length;
 } encore_bytes;
 
-/* A list of strings the library hands out (a general mechanism: key package
- * identifiers now, later features too). Read it with
- * encore_string_list_count() and encore_string_list_get(); release it with
- * encore_string_list_free(). Immutable: it may be read from several threads. */
+/* Lists. Every function that returns several items copies them, the same
+ * way everywhere:
+ *   encore_<noun>_copy_<items>(handle, ..., uint64_t first, T *out,
+ *                               size_t element_size, size_t capacity,
+ *                               size_t *copied)
+ * copies items first ..< first + capacity into out, each element_size
+ * bytes apart (pass sizeof *out): *copied tells how many, fewer than
+ * capacity only at the end of the list. `first` equal to the number of
+ * items copies nothing; past it is ENCORE_ERR_OUT_OF_RANGE. The library
+ * writes each element's struct_size as min(element_size, the size it
+ * knows) and only those bytes, so a caller built against an older, smaller
+ * element struct gets the fields it knows. Reading a list in pages (first
+ * = 0, capacity, then first + copied ...) gives the same items as one
+ * call. Where a list's size is not in a summary, a _count function tells
+ * it. Input arrays take an element_size the same way.
+ *
+ * A list of strings the library hands out (key file names, setting names):
+ * an immutable snapshot, read with encore_string_list_count() and
+ * encore_string_list_copy() (each string copied into an encore_bytes the
+ * caller owns), released with encore_string_list_free(). It may be read
+ * from several threads. */
 typedef struct encore_string_list encore_string_list;
 
 #endif /* ENCORE_TYPES_H */

@@ -73,24 +73,25 @@ static void *host_thread(void *arg) {
 static void store_work(void) {
     static const uint8_t raw[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
                                     17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
-    encore_store_key key = {ENCORE_KEY_RAW, 0, raw, sizeof raw};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
     for (int round = 0; round < 3; round++) {
         encore_store *store = NULL;
         CHECK(encore_store_open(store_db, &key, NULL, &store) == ENCORE_OK);
         if (store == NULL) return;
-        encore_observation o[20];
+        encore_sighting o[20];
         memset(o, 0, sizeof o);
         for (int i = 0; i < 20; i++) {
+            o[i].struct_size = sizeof o[i];
             o[i].time = 1700000000 + round * 1000 + i;
             o[i].rpi[0] = (uint8_t)i;
             o[i].rpi[1] = (uint8_t)round;
             o[i].rssi = -60;
         }
         size_t added = 0;
-        CHECK(encore_store_add_observations(store, o, 20, &added) == ENCORE_OK);
+        CHECK(encore_store_add_sightings(store, o, sizeof(encore_sighting), 20, &added) == ENCORE_OK);
         CHECK(added == 20);
         uint64_t count = 0;
-        CHECK(encore_store_count_observations(store, 0, INT64_MAX, &count) == ENCORE_OK);
+        CHECK(encore_store_count_sightings(store, 0, INT64_MAX, &count) == ENCORE_OK);
         CHECK(count == (uint64_t)(20 * (round + 1)));
         encore_store_close(store);
     }

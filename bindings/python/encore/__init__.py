@@ -8,8 +8,8 @@
 
     with encore.Store.open("state.db", "passphrase") as store:
         store.set_setting("onboarded", 1)
-        for day in store.missing_packages("DE", server_days):
-            store.import_package("DE", day, download(day), trust, etag=etag_of(day))
+        for day in store.missing_keyfiles("DE", server_days):
+            store.import_keyfile("DE", day, download(day), trust, etag=etag_of(day))
 
 Every failing library call raises an EncoreError subclass named after its
 status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is the one
@@ -25,7 +25,7 @@ from .errors import CLASSES as _CLASSES, EncoreError, status_name_of as status_n
 from .keyfile import KeyFile
 from .operation import Operation, Request
 from .push import Push, PushDecision
-from .records import (Key, KeyFileInfo, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult,
+from .records import (CachedKeyFileInfo, Key, KeyFileInfo, OwnKey, PurgeCounts, RiskResult, Sighting,
                       TracingEvent)
 from .store import Store
 from .sync import Sync, SyncPlan, SyncReport
@@ -36,7 +36,7 @@ from .trust import TrustList
 __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
-__all__ = ["CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Observation", "Operation", "OwnKey", "PackageInfo", "ProtectedReport", "Push", "PushDecision",
-           "PurgeCounts", "Request", "RiskResult", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
+__all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
+           "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "noise_operation", "send_noise", "status_name",
            "__version__", "crowdnotifier", *sorted(_CLASSES)]

@@ -35,3 +35,39 @@ def output(struct_type):
     value = struct_type()
     value.struct_size = ctypes.sizeof(struct_type)
     return value
+
+
+# Every struct of the C API starts with struct_size (encore_bytes and the
+# HTTP header pair aside): inputs and outputs alike carry the size the
+# bindings know.
+sized = output
+
+
+def array_of(struct_type, rows):
+    """(array, element_size) of an input array of `struct_type` structs,
+    each with its struct_size set (a C array needs one slot even when empty)."""
+    array = (struct_type * max(len(rows), 1))(*rows)
+    for row in array:
+        row.struct_size = ctypes.sizeof(struct_type)
+    return array, ctypes.sizeof(struct_type)
+
+
+# Items copied per call of a list's copy function.
+CHUNK = 256
+
+
+def copy_list(copy, struct_type, convert, chunk=CHUNK):
+    """Yields convert(item) for every item of a list, read in pages through
+    a copy function of the one list idiom: copy(first, out, element_size,
+    capacity, copied) with the caller's other arguments already bound."""
+    buffer = (struct_type * chunk)()
+    copied = ctypes.c_size_t()
+    first = 0
+    while True:
+        copy(first, buffer, ctypes.sizeof(struct_type), chunk, ctypes.byref(copied))
+        n = copied.value
+        for i in range(n):
+            yield convert(buffer[i])
+        if n < chunk:
+            return
+        first += n

@@ -136,6 +136,9 @@ ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS = 5
 ENCORE_SYMPTOMS_ONSET_DATE = 6
 ENCORE_QR_IMAGE_PNG = 1
 ENCORE_QR_IMAGE_SVG = 2
+ENCORE_CHECKIN_KIND_CWA = 0
+ENCORE_CHECKIN_KIND_SWISSCOVID = 1
+ENCORE_CHECKIN_KIND_NOTIFYME = 2
 ENCORE_CHECKIN_RISK_LOW = 1
 ENCORE_CHECKIN_RISK_HIGH = 2
 ENCORE_CHECKIN_RISK_FAILED = 3
@@ -221,8 +224,9 @@ class encore_keyfile_options(ctypes.Structure):
 
 class encore_key(ctypes.Structure):
     _fields_ = [
-        ('key_data', ctypes.c_uint8 * 16),
+        ('struct_size', ctypes.c_uint32),
         ('transmission_risk_level', ctypes.c_int32),
+        ('key_data', ctypes.c_uint8 * 16),
         ('rolling_start_interval_number', ctypes.c_int32),
         ('rolling_period', ctypes.c_int32),
         ('report_type', ctypes.c_int32),
@@ -256,8 +260,8 @@ class encore_store(ctypes.Structure):
 
 class encore_store_key(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('kind', ctypes.c_int32),
-        ('reserved', ctypes.c_uint32),
         ('data', ctypes.POINTER(ctypes.c_uint8)),
         ('length', ctypes.c_size_t),
     ]
@@ -274,28 +278,34 @@ class encore_store_options(ctypes.Structure):
 
 class encore_purge_counts(ctypes.Structure):
     _fields_ = [
-        ('observations', ctypes.c_uint64),
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('sightings', ctypes.c_uint64),
         ('own_keys', ctypes.c_uint64),
-        ('key_packages', ctypes.c_uint64),
+        ('keyfiles', ctypes.c_uint64),
         ('tracing_events', ctypes.c_uint64),
         ('risk_results', ctypes.c_uint64),
     ]
 
 
-class encore_observation(ctypes.Structure):
+class encore_sighting(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('rssi', ctypes.c_int8),
+        ('has_prev_scan', ctypes.c_uint8),
+        ('reserved', ctypes.c_uint8 * 2),
         ('time', ctypes.c_int64),
         ('prev_scan', ctypes.c_int64),
         ('rpi', ctypes.c_uint8 * 16),
         ('aem', ctypes.c_uint8 * 4),
-        ('rssi', ctypes.c_int8),
-        ('has_prev_scan', ctypes.c_uint8),
-        ('reserved', ctypes.c_uint8 * 2),
+        ('reserved2', ctypes.c_uint32),
     ]
 
 
 class encore_own_key(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('key_data', ctypes.c_uint8 * 16),
         ('rolling_start_interval_number', ctypes.c_int32),
         ('rolling_period', ctypes.c_int32),
@@ -303,30 +313,30 @@ class encore_own_key(ctypes.Structure):
     ]
 
 
-class encore_package_info(ctypes.Structure):
+class encore_cached_keyfile_info(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('has_etag', ctypes.c_int32),
         ('downloaded', ctypes.c_int64),
         ('size', ctypes.c_uint64),
         ('sha256', ctypes.c_uint8 * 32),
-        ('has_etag', ctypes.c_int32),
-        ('reserved', ctypes.c_uint32),
     ]
 
 
 class encore_tracing_event(ctypes.Structure):
     _fields_ = [
-        ('time', ctypes.c_int64),
+        ('struct_size', ctypes.c_uint32),
         ('active', ctypes.c_int32),
-        ('reserved', ctypes.c_uint32),
+        ('time', ctypes.c_int64),
     ]
 
 
 class encore_risk_result(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('level', ctypes.c_int32),
         ('id', ctypes.c_int64),
         ('time', ctypes.c_int64),
-        ('level', ctypes.c_int32),
-        ('reserved', ctypes.c_uint32),
         ('document_length', ctypes.c_uint64),
     ]
 
@@ -337,6 +347,8 @@ class encore_match_result(ctypes.Structure):
 
 class encore_key_source(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('path', ctypes.c_char_p),
         ('data', ctypes.POINTER(ctypes.c_uint8)),
         ('length', ctypes.c_size_t),
@@ -345,13 +357,13 @@ class encore_key_source(ctypes.Structure):
 
 class encore_v1_config(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('attenuation_level_values', ctypes.c_int32 * 8),
         ('days_since_last_exposure_level_values', ctypes.c_int32 * 8),
         ('duration_level_values', ctypes.c_int32 * 8),
         ('transmission_risk_level_values', ctypes.c_int32 * 8),
         ('minimum_risk_score', ctypes.c_int32),
         ('attenuation_duration_thresholds', ctypes.c_int32 * 2),
-        ('reserved', ctypes.c_int32),
     ]
 
 
@@ -379,6 +391,7 @@ class encore_match_options(ctypes.Structure):
 
 class encore_scan_instance(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('typical_attenuation', ctypes.c_int32),
         ('min_attenuation', ctypes.c_int32),
         ('seconds_since_last_scan', ctypes.c_int32),
@@ -387,29 +400,32 @@ class encore_scan_instance(ctypes.Structure):
 
 class encore_exposure_window(ctypes.Structure):
     _fields_ = [
-        ('date', ctypes.c_int64),
+        ('struct_size', ctypes.c_uint32),
         ('report_type', ctypes.c_int32),
+        ('date', ctypes.c_int64),
         ('infectiousness', ctypes.c_int32),
         ('calibration_confidence', ctypes.c_int32),
         ('scan_instance_count', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('first_scan_instance', ctypes.c_uint64),
     ]
 
 
 class encore_exposure_v1(ctypes.Structure):
     _fields_ = [
-        ('date', ctypes.c_int64),
+        ('struct_size', ctypes.c_uint32),
         ('duration_seconds', ctypes.c_int32),
+        ('date', ctypes.c_int64),
         ('attenuation_value', ctypes.c_int32),
         ('attenuation_durations', ctypes.c_int32 * 3),
         ('transmission_risk_level', ctypes.c_int32),
         ('total_risk_score', ctypes.c_int32),
-        ('reserved', ctypes.c_int32),
     ]
 
 
 class encore_summary_v1(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('matched_key_count', ctypes.c_int32),
         ('days_since_last_exposure', ctypes.c_int32),
         ('maximum_risk_score', ctypes.c_int32),
@@ -464,12 +480,12 @@ class encore_risk_summary(ctypes.Structure):
 
 class encore_day_risk(ctypes.Structure):
     _fields_ = [
-        ('date', ctypes.c_int64),
+        ('struct_size', ctypes.c_uint32),
         ('risk_level', ctypes.c_int32),
-        ('minimum_distinct_encounters_with_low_risk', ctypes.c_int32),
+        ('date', ctypes.c_int64),
         ('normalized_time', ctypes.c_double),
+        ('minimum_distinct_encounters_with_low_risk', ctypes.c_int32),
         ('minimum_distinct_encounters_with_high_risk', ctypes.c_int32),
-        ('reserved', ctypes.c_int32),
     ]
 
 
@@ -483,21 +499,23 @@ class encore_check_result(ctypes.Structure):
 
 class encore_risk_v1_class(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('level', ctypes.c_int32),
         ('min', ctypes.c_double),
         ('max', ctypes.c_double),
-        ('level', ctypes.c_int32),
-        ('reserved', ctypes.c_uint32),
     ]
 
 
 class encore_risk_v1_config(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('class_count', ctypes.c_uint32),
+        ('class_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('normalization_divisor', ctypes.c_double),
         ('weights', ctypes.c_double * 3),
         ('default_bucket_offset', ctypes.c_double),
         ('classes', ctypes.POINTER(encore_risk_v1_class)),
-        ('class_count', ctypes.c_uint32),
-        ('reserved', ctypes.c_uint32),
     ]
 
 
@@ -555,6 +573,8 @@ class encore_http_header(ctypes.Structure):
 
 class encore_http_request(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('method', ctypes.c_char_p),
         ('url', ctypes.c_char_p),
         ('headers', ctypes.POINTER(encore_http_header)),
@@ -595,8 +615,10 @@ class encore_operation_step(ctypes.Structure):
 
 class encore_test_key(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('kind', ctypes.c_int32),
         ('rapid', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
         ('value', ctypes.c_char_p),
         ('date_of_birth', ctypes.c_char_p),
     ]
@@ -682,21 +704,21 @@ class encore_trace_location_spec(ctypes.Structure):
 
 class encore_checkin_record(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
         ('start_interval_number', ctypes.c_uint32),
         ('period', ctypes.c_uint32),
         ('transmission_risk_level', ctypes.c_uint32),
-        ('reserved', ctypes.c_uint32),
     ]
 
 
 class encore_checkin_report(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('encrypted_record_length', ctypes.c_uint32),
         ('location_id_hash', ctypes.c_uint8 * 32),
         ('iv', ctypes.c_uint8 * 16),
         ('mac', ctypes.c_uint8 * 32),
         ('encrypted_record', ctypes.c_uint8 * 32),
-        ('encrypted_record_length', ctypes.c_uint32),
-        ('reserved', ctypes.c_uint32),
     ]
 
 
@@ -712,9 +734,12 @@ class encore_checkin_info(ctypes.Structure):
         ('start', ctypes.c_int64),
         ('end', ctypes.c_int64),
         ('auto_end', ctypes.c_int64),
-        ('description', ctypes.c_char_p),
-        ('address', ctypes.c_char_p),
+        ('description', encore_bytes),
+        ('address', encore_bytes),
         ('location_id_hash', ctypes.c_uint8 * 32),
+        ('kind', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
+        ('created', ctypes.c_int64),
     ]
 
 
@@ -747,23 +772,23 @@ class encore_checkin_risk_summary(ctypes.Structure):
 
 class encore_checkin_match(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('transmission_risk_level', ctypes.c_uint32),
         ('check_in', ctypes.c_int64),
         ('date', ctypes.c_int64),
         ('overlap_seconds', ctypes.c_int64),
         ('overlap_minutes', ctypes.c_int64),
         ('normalized_time', ctypes.c_double),
-        ('transmission_risk_level', ctypes.c_uint32),
-        ('reserved', ctypes.c_uint32),
         ('location_id_hash', ctypes.c_uint8 * 32),
     ]
 
 
 class encore_checkin_day(ctypes.Structure):
     _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('risk_level', ctypes.c_int32),
         ('date', ctypes.c_int64),
         ('normalized_time', ctypes.c_double),
-        ('risk_level', ctypes.c_int32),
-        ('reserved', ctypes.c_uint32),
     ]
 
 
@@ -862,8 +887,8 @@ FUNCTIONS = {
     'encore_bytes_free': (None, [ctypes.POINTER(encore_bytes)]),
     # (list, count)
     'encore_string_list_count': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.POINTER(ctypes.c_size_t)]),
-    # (list, index, item)
-    'encore_string_list_get': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p)]),
+    # (list, first, out, element_size, capacity, copied)
+    'encore_string_list_copy': (encore_status, [ctypes.POINTER(encore_string_list), ctypes.c_uint64, ctypes.POINTER(encore_bytes), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (list)
     'encore_string_list_free': (None, [ctypes.POINTER(encore_string_list)]),
     # (out)
@@ -884,8 +909,8 @@ FUNCTIONS = {
     'encore_keyfile_free': (None, [ctypes.POINTER(encore_keyfile)]),
     # (file, info)
     'encore_keyfile_get_info': (encore_status, [ctypes.POINTER(encore_keyfile), ctypes.POINTER(encore_keyfile_info)]),
-    # (file, list, first, out, capacity, copied)
-    'encore_keyfile_copy_keys': (encore_status, [ctypes.POINTER(encore_keyfile), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (file, list, first, out, element_size, capacity, copied)
+    'encore_keyfile_copy_keys': (encore_status, [ctypes.POINTER(encore_keyfile), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size)
     'encore_store_options_init': (encore_status, [ctypes.POINTER(encore_store_options), ctypes.c_size_t]),
     # (path, key, options, out)
@@ -895,55 +920,55 @@ FUNCTIONS = {
     # (store, new_key)
     'encore_store_rekey': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_store_key)]),
     # (store, version)
-    'encore_store_schema_version': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint32)]),
+    'encore_store_get_schema_version': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint32)]),
     # (store)
     'encore_store_check_integrity': (encore_status, [ctypes.POINTER(encore_store)]),
     # (store, now, max_age_seconds, counts)
     'encore_store_purge': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(encore_purge_counts)]),
-    # (store, observations, count, added)
-    'encore_store_add_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, sightings, element_size, count, added)
+    'encore_store_add_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, from, to, count)
-    'encore_store_count_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, capacity, copied)
-    'encore_store_copy_observations': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_observation), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    'encore_store_count_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (store, from, to, first, out, element_size, capacity, copied)
+    'encore_store_copy_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, time, active)
     'encore_store_add_tracing_event': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32]),
     # (store, from, to, count)
     'encore_store_count_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, capacity, copied)
-    'encore_store_copy_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, from, to, first, out, element_size, capacity, copied)
+    'encore_store_copy_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, from, to, seconds)
-    'encore_store_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    'encore_store_get_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
     # (store, key)
     'encore_store_put_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
     # (store, since_interval, count)
     'encore_store_count_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, since_interval, first, out, capacity, copied)
-    'encore_store_copy_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, since_interval, first, out, element_size, capacity, copied)
+    'encore_store_copy_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, key)
     'encore_store_get_latest_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
     # (store, region, identifier, etag, content, content_len, trust, now, keys)
-    'encore_store_import_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    'encore_store_import_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
     # (store, region, identifier, etag, has)
-    'encore_store_has_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    'encore_store_has_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (store, region, identifier, content)
-    'encore_store_get_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    'encore_store_get_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
     # (store, region, identifier, info, etag)
-    'encore_store_get_package_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_package_info), ctypes.POINTER(encore_bytes)]),
+    'encore_store_get_keyfile_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_cached_keyfile_info), ctypes.POINTER(encore_bytes)]),
     # (store, region, out)
-    'encore_store_list_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    'encore_store_list_keyfiles': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (store, region, identifier, removed)
-    'encore_store_remove_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    'encore_store_remove_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (store, region, available, count, out)
-    'encore_store_missing_packages': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    'encore_store_list_missing_keyfiles': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (store, result, document)
     'encore_store_get_last_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
     # (store, id, result, document)
     'encore_store_get_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
     # (store, from, to, count)
     'encore_store_count_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, capacity, copied)
-    'encore_store_copy_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_risk_result), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (store, from, to, first, out, element_size, capacity, copied)
+    'encore_store_copy_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_risk_result), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, name, value)
     'encore_store_set_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64]),
     # (store, name, value)
@@ -967,55 +992,55 @@ FUNCTIONS = {
     # (store, out)
     'encore_store_list_settings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (tek, tek_len, out, out_len)
-    'encore_en_rpik': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_rpik_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (tek, tek_len, out, out_len)
-    'encore_en_aemk': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_aemk_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (rpik, rpik_len, start_interval, count, out, out_len)
-    'encore_en_rpis': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_rpis_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
-    'encore_en_aem': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_aem_crypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (store, now, key)
-    'encore_store_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
+    'encore_store_get_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
     # (store, now, tx_power, calibration_confidence, out, out_len)
-    'encore_advertisement': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (store, now, days, first, out, capacity, copied)
-    'encore_store_copy_own_key_history': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    'encore_advertisement_make': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (store, now, days, first, out, element_size, capacity, copied)
+    'encore_store_copy_own_key_history': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size, now)
     'encore_match_options_init': (encore_status, [ctypes.POINTER(encore_match_options), ctypes.c_size_t, ctypes.c_int64]),
-    # (store, sources, count, options, out)
-    'encore_match': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.POINTER(encore_match_options), ctypes.POINTER(ctypes.POINTER(encore_match_result))]),
+    # (store, sources, source_size, count, options, out)
+    'encore_match_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_match_options), ctypes.POINTER(ctypes.POINTER(encore_match_result))]),
     # (result)
     'encore_match_result_free': (None, [ctypes.POINTER(encore_match_result)]),
     # (result, stats)
     'encore_match_result_get_stats': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.POINTER(encore_match_stats)]),
     # (result, summary)
     'encore_match_result_get_summary_v1': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.POINTER(encore_summary_v1)]),
-    # (result, first, out, capacity, copied)
-    'encore_match_result_copy_windows': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_exposure_window), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (result, first, out, capacity, copied)
-    'encore_match_result_copy_scan_instances': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_scan_instance), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (result, first, out, capacity, copied)
-    'encore_match_result_copy_exposures_v1': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_exposure_v1), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (result, first, out, element_size, capacity, copied)
+    'encore_match_result_copy_windows': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_exposure_window), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (result, first, out, element_size, capacity, copied)
+    'encore_match_result_copy_scan_instances': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_scan_instance), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (result, first, out, element_size, capacity, copied)
+    'encore_match_result_copy_exposures_v1': (encore_status, [ctypes.POINTER(encore_match_result), ctypes.c_uint64, ctypes.POINTER(encore_exposure_v1), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (json, len, out)
     'encore_risk_config_new_json': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_risk_config))]),
     # (out)
     'encore_risk_config_new_cwa': (encore_status, [ctypes.POINTER(ctypes.POINTER(encore_risk_config))]),
     # (config)
     'encore_risk_config_free': (None, [ctypes.POINTER(encore_risk_config)]),
-    # (config, windows, window_count, instances, instance_count, now, out)
-    'encore_risk_calculate': (encore_status, [ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_exposure_window), ctypes.c_size_t, ctypes.POINTER(encore_scan_instance), ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
+    # (config, windows, window_size, window_count, instances, instance_size, instance_count, now, out)
+    'encore_risk_calculate': (encore_status, [ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_exposure_window), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_scan_instance), ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
     # (config, result, now, out)
     'encore_risk_calculate_match': (encore_status, [ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_result), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_risk_assessment))]),
     # (assessment)
     'encore_risk_assessment_free': (None, [ctypes.POINTER(encore_risk_assessment)]),
     # (assessment, summary)
     'encore_risk_assessment_get_summary': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.POINTER(encore_risk_summary)]),
-    # (assessment, first, out, capacity, copied)
-    'encore_risk_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.c_uint64, ctypes.POINTER(encore_day_risk), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (assessment, first, out, element_size, capacity, copied)
+    'encore_risk_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.c_uint64, ctypes.POINTER(encore_day_risk), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size)
     'encore_check_options_init': (encore_status, [ctypes.POINTER(encore_check_options), ctypes.c_size_t]),
-    # (store, sources, count, config, match_options, check_options, out)
-    'encore_exposure_check': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
+    # (store, sources, source_size, count, config, match_options, check_options, out)
+    'encore_exposure_check': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
     # (result)
     'encore_check_result_free': (None, [ctypes.POINTER(encore_check_result)]),
     # (result, summary)
@@ -1079,7 +1104,7 @@ FUNCTIONS = {
     # (qr_code, out)
     'encore_trace_location_parse': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
     # (payload, length, out)
-    'encore_trace_location_from_payload': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
+    'encore_trace_location_parse_payload': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_trace_location))]),
     # (location, info)
     'encore_trace_location_get_info': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_trace_location_info)]),
     # (location)
@@ -1100,10 +1125,10 @@ FUNCTIONS = {
     'encore_checkin_delete': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(ctypes.c_int32)]),
     # (store, now, out)
     'encore_checkin_list_open': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_list))]),
-    # (list)
-    'encore_checkin_list_count': (ctypes.c_size_t, [ctypes.POINTER(encore_checkin_list)]),
-    # (list, index, info)
-    'encore_checkin_list_get': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.c_size_t, ctypes.POINTER(encore_checkin_info)]),
+    # (list, count)
+    'encore_checkin_list_count': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.POINTER(ctypes.c_size_t)]),
+    # (list, first, out, element_size, capacity, copied)
+    'encore_checkin_list_copy': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.c_uint64, ctypes.POINTER(encore_checkin_info), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (list)
     'encore_checkin_list_free': (None, [ctypes.POINTER(encore_checkin_list)]),
     # (store, package, length, options, now, summary)
@@ -1120,16 +1145,16 @@ FUNCTIONS = {
     'encore_check_result_get_checkin_assessment': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
     # (assessment, summary)
     'encore_checkin_assessment_get_summary': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.POINTER(encore_checkin_risk_summary)]),
-    # (assessment, first, out, capacity, copied)
-    'encore_checkin_assessment_copy_matches': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.c_uint64, ctypes.POINTER(encore_checkin_match), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (assessment, first, out, capacity, copied)
-    'encore_checkin_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.c_uint64, ctypes.POINTER(encore_checkin_day), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (assessment, first, out, element_size, capacity, copied)
+    'encore_checkin_assessment_copy_matches': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.c_uint64, ctypes.POINTER(encore_checkin_match), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (assessment, first, out, element_size, capacity, copied)
+    'encore_checkin_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.c_uint64, ctypes.POINTER(encore_checkin_day), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (assessment, out)
     'encore_checkin_assessment_get_json': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.POINTER(encore_bytes)]),
     # (assessment)
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
     # (store, options, now, out)
-    'encore_checkin_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    'encore_checkin_get_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
     # (spec, struct_size)
     'encore_trace_location_spec_init': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.c_size_t]),
     # (spec, out)
@@ -1137,15 +1162,15 @@ FUNCTIONS = {
     # (location, out)
     'encore_trace_location_get_url': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_bytes)]),
     # (location, format, scale, out)
-    'encore_trace_location_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
+    'encore_trace_location_get_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
     # (store, body, length, content_hash, content_hash_length, bundle_tag, now, summary)
     'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_trace_key_match_summary)]),
     # (store, out)
-    'encore_crowdnotifier_trace_key_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    'encore_crowdnotifier_get_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
     # (qr_code, kind)
-    'encore_crowdnotifier_venue_kind': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    'encore_crowdnotifier_get_venue_kind': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (payload, length, interval_start, identity, identity_length)
-    'encore_crowdnotifier_identity': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_crowdnotifier_derive_identity': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (public_key, public_key_length, identity, identity_length, message, message_length, out)
     'encore_crowdnotifier_encrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
     # (secret_key, secret_key_length, identity, identity_length, ciphertext, ciphertext_length, out)
@@ -1153,11 +1178,11 @@ FUNCTIONS = {
     # (secret, secret_length, public_key, public_key_length)
     'encore_crowdnotifier_keys_generate': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (secret, secret_length, public_key, public_key_length)
-    'encore_crowdnotifier_public_key': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    'encore_crowdnotifier_derive_public_key': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (kind, name, address, start, end, public_key, public_key_length, out)
-    'encore_crowdnotifier_qr_code': (encore_status, [ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
+    'encore_crowdnotifier_make_qr_code': (encore_status, [ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_bytes)]),
     # (secret, secret_length, qr_code, start, end, message, layout, out)
-    'encore_crowdnotifier_trace_keys': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_bytes)]),
+    'encore_crowdnotifier_make_trace_keys': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_bytes)]),
     # (options, struct_size)
     'encore_sync_options_init': (encore_status, [ctypes.POINTER(encore_sync_options), ctypes.c_size_t]),
     # (store, options, now, info)
@@ -1199,7 +1224,7 @@ FUNCTIONS = {
 # Functions returning encore_status: callers check their result.
 FALLIBLE = frozenset({
     'encore_string_list_count',
-    'encore_string_list_get',
+    'encore_string_list_copy',
     'encore_trust_new',
     'encore_trust_add_key',
     'encore_trust_count',
@@ -1211,27 +1236,27 @@ FALLIBLE = frozenset({
     'encore_store_options_init',
     'encore_store_open',
     'encore_store_rekey',
-    'encore_store_schema_version',
+    'encore_store_get_schema_version',
     'encore_store_check_integrity',
     'encore_store_purge',
-    'encore_store_add_observations',
-    'encore_store_count_observations',
-    'encore_store_copy_observations',
+    'encore_store_add_sightings',
+    'encore_store_count_sightings',
+    'encore_store_copy_sightings',
     'encore_store_add_tracing_event',
     'encore_store_count_tracing_events',
     'encore_store_copy_tracing_events',
-    'encore_store_active_tracing_seconds',
+    'encore_store_get_active_tracing_seconds',
     'encore_store_put_own_key',
     'encore_store_count_own_keys',
     'encore_store_copy_own_keys',
     'encore_store_get_latest_own_key',
-    'encore_store_import_package',
-    'encore_store_has_package',
-    'encore_store_get_package',
-    'encore_store_get_package_info',
-    'encore_store_list_packages',
-    'encore_store_remove_package',
-    'encore_store_missing_packages',
+    'encore_store_import_keyfile',
+    'encore_store_has_keyfile',
+    'encore_store_get_keyfile',
+    'encore_store_get_keyfile_info',
+    'encore_store_list_keyfiles',
+    'encore_store_remove_keyfile',
+    'encore_store_list_missing_keyfiles',
     'encore_store_get_last_risk_result',
     'encore_store_get_risk_result',
     'encore_store_count_risk_results',
@@ -1247,15 +1272,15 @@ FALLIBLE = frozenset({
     'encore_store_get_setting_type',
     'encore_store_delete_setting',
     'encore_store_list_settings',
-    'encore_en_rpik',
-    'encore_en_aemk',
-    'encore_en_rpis',
-    'encore_en_aem',
-    'encore_store_current_own_key',
-    'encore_advertisement',
+    'encore_rpik_derive',
+    'encore_aemk_derive',
+    'encore_rpis_derive',
+    'encore_aem_crypt',
+    'encore_store_get_current_own_key',
+    'encore_advertisement_make',
     'encore_store_copy_own_key_history',
     'encore_match_options_init',
-    'encore_match',
+    'encore_match_run',
     'encore_match_result_get_stats',
     'encore_match_result_get_summary_v1',
     'encore_match_result_copy_windows',
@@ -1297,7 +1322,7 @@ FALLIBLE = frozenset({
     'encore_submit_start',
     'encore_operation_get_submit_summary',
     'encore_trace_location_parse',
-    'encore_trace_location_from_payload',
+    'encore_trace_location_parse_payload',
     'encore_trace_location_get_info',
     'encore_checkin_report_encrypt',
     'encore_checkin_report_decrypt',
@@ -1307,7 +1332,8 @@ FALLIBLE = frozenset({
     'encore_checkin_edit',
     'encore_checkin_delete',
     'encore_checkin_list_open',
-    'encore_checkin_list_get',
+    'encore_checkin_list_count',
+    'encore_checkin_list_copy',
     'encore_checkin_match_package',
     'encore_checkin_risk_config_new_cwa',
     'encore_checkin_risk_config_new_json',
@@ -1317,21 +1343,21 @@ FALLIBLE = frozenset({
     'encore_checkin_assessment_copy_matches',
     'encore_checkin_assessment_copy_days',
     'encore_checkin_assessment_get_json',
-    'encore_checkin_reports_json',
+    'encore_checkin_get_reports_json',
     'encore_trace_location_spec_init',
     'encore_trace_location_create',
     'encore_trace_location_get_url',
-    'encore_trace_location_qr_image',
+    'encore_trace_location_get_qr_image',
     'encore_crowdnotifier_match_trace_keys',
-    'encore_crowdnotifier_trace_key_bundle_tag',
-    'encore_crowdnotifier_venue_kind',
-    'encore_crowdnotifier_identity',
+    'encore_crowdnotifier_get_bundle_tag',
+    'encore_crowdnotifier_get_venue_kind',
+    'encore_crowdnotifier_derive_identity',
     'encore_crowdnotifier_encrypt',
     'encore_crowdnotifier_decrypt',
     'encore_crowdnotifier_keys_generate',
-    'encore_crowdnotifier_public_key',
-    'encore_crowdnotifier_qr_code',
-    'encore_crowdnotifier_trace_keys',
+    'encore_crowdnotifier_derive_public_key',
+    'encore_crowdnotifier_make_qr_code',
+    'encore_crowdnotifier_make_trace_keys',
     'encore_sync_options_init',
     'encore_sync_plan',
     'encore_sync',

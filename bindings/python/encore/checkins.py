@@ -34,8 +34,6 @@ from .trust import TrustList
 
 LEVELS = {_ffi.ENCORE_CHECKIN_RISK_LOW: "LOW", _ffi.ENCORE_CHECKIN_RISK_HIGH: "HIGH",
           _ffi.ENCORE_CHECKIN_RISK_FAILED: "FAILED"}
-# Rows copied per copy call (as Store does).
-CHUNK = 256
 
 
 def _now(now):
@@ -98,7 +96,7 @@ def location_from_payload(payload):
         raise TypeError(f"payload must be bytes, not {type(payload).__name__}")
     data = bytes(payload)
     out = ctypes.POINTER(_ffi.encore_trace_location)()
-    lib.encore_trace_location_from_payload(uint8_pointer(data), len(data), ctypes.byref(out))
+    lib.encore_trace_location_parse_payload(uint8_pointer(data), len(data), ctypes.byref(out))
     return _take_location(out)
 
 
@@ -171,7 +169,7 @@ def qr_image(qr_code, image_format="png", scale=8):
     lib.encore_trace_location_parse(text(qr_code, "qr_code"), ctypes.byref(location))
     try:
         out = _ffi.encore_bytes()
-        lib.encore_trace_location_qr_image(location, formats[image_format], scale_value, ctypes.byref(out))
+        lib.encore_trace_location_get_qr_image(location, formats[image_format], scale_value, ctypes.byref(out))
         return _take_bytes(out)
     finally:
         lib.encore_trace_location_free(location)
@@ -201,7 +199,7 @@ class ProtectedReport:
             # The C struct holds 32 bytes: a real record is at most 18 bytes
             # (two AES blocks); anything longer cannot be a report.
             raise ValueError(f"encrypted_record is {len(sealed)} bytes; a report holds at most 32")
-        r = _ffi.encore_checkin_report()
+        r = _cdata.sized(_ffi.encore_checkin_report)
         r.location_id_hash[:] = list(_fixed(self.location_id_hash, 32, "location_id_hash"))
         r.iv[:] = list(_fixed(self.iv, 16, "iv"))
         r.mac[:] = list(_fixed(self.mac, 32, "mac"))
@@ -217,10 +215,11 @@ def encrypt_report(location_id, record, iv=None):
     lid = _fixed(location_id, 32, "location_id")
     iv_bytes = None if iv is None else _fixed(iv, 16, "iv")
     r = _ffi.encore_checkin_record(
+        ctypes.sizeof(_ffi.encore_checkin_record),
         _cdata.unsigned(record.start_interval_number, ctypes.c_uint32, "start_interval_number"),
         _cdata.unsigned(record.period, ctypes.c_uint32, "period"),
-        _cdata.unsigned(record.transmission_risk_level, ctypes.c_uint32, "transmission_risk_level"), 0)
-    out = _ffi.encore_checkin_report()
+        _cdata.unsigned(record.transmission_risk_level, ctypes.c_uint32, "transmission_risk_level"))
+    out = _cdata.sized(_ffi.encore_checkin_report)
     lib.encore_checkin_report_encrypt(uint8_pointer(lid), len(lid), ctypes.byref(r),
                                       None if iv_bytes is None else uint8_pointer(iv_bytes),
                                       0 if iv_bytes is None else len(iv_bytes), ctypes.byref(out))
@@ -235,7 +234,7 @@ def decrypt_report(location_id, report):
     bad padding or a record that does not decode."""
     lid = _fixed(location_id, 32, "location_id")
     c = report._to_c()
-    out = _ffi.encore_checkin_record()
+    out = _cdata.sized(_ffi.encore_checkin_record)
     lib.encore_checkin_report_decrypt(uint8_pointer(lid), len(lid), ctypes.byref(c), ctypes.byref(out))
     return CheckInRecord(out.start_interval_number, out.period, out.transmission_risk_level)
 
@@ -312,27 +311,19 @@ class CheckInAssessment:
     json: dict                      # the library's JSON form (as `encore checkin match --json`, without skippedReports)
 
 
-def _copy_all(name, pointer, ctype, count, convert):
-    """Rows 0 ..< count of a copy function, CHUNK at a time, converted."""
-    rows = []
-    buffer = (ctype * CHUNK)()
-    copied = ctypes.c_size_t()
-    while len(rows) < count:
-        getattr(lib, name)(pointer, len(rows), buffer, CHUNK, ctypes.byref(copied))
-        if copied.value == 0:
-            break
-        rows.extend(convert(buffer[i]) for i in range(copied.value))
-    return tuple(rows)
+def _copy_all(name, pointer, ctype, convert):
+    """All rows of a list's copy function, converted."""
+    return tuple(_cdata.copy_list(lambda *page: getattr(lib, name)(pointer, *page), ctype, convert))
 
 
 def _assessment(pointer):
     """A CheckInAssessment of a library assessment handle (not freed here)."""
     s = _cdata.output(_ffi.encore_checkin_risk_summary)
     lib.encore_checkin_assessment_get_summary(pointer, ctypes.byref(s))
-    matches = _copy_all("encore_checkin_assessment_copy_matches", pointer, _ffi.encore_checkin_match, s.match_count,
+    matches = _copy_all("encore_checkin_assessment_copy_matches", pointer, _ffi.encore_checkin_match,
                         lambda m: CheckInMatch(m.check_in, m.date, m.overlap_seconds, m.overlap_minutes, m.normalized_time,
                                                m.transmission_risk_level, bytes(m.location_id_hash)))
-    days = _copy_all("encore_checkin_assessment_copy_days", pointer, _ffi.encore_checkin_day, s.day_count,
+    days = _copy_all("encore_checkin_assessment_copy_days", pointer, _ffi.encore_checkin_day,
                      lambda d: CheckInDay(d.date, d.normalized_time, LEVELS.get(d.risk_level, f"unknown ({d.risk_level})")))
     b = _ffi.encore_bytes()
     lib.encore_checkin_assessment_get_json(pointer, ctypes.byref(b))
@@ -364,6 +355,19 @@ class CheckIn:
     address: str
     location_id_hash: bytes
     submitted: bool                 # sent with a positive test: its warnings are ignored
+    kind: str = "cwa"               # the QR code's app: "cwa", "swisscovid" or "notifyme"
+    created: int = 0                # when it was stored
+
+
+_KINDS = {_ffi.ENCORE_CHECKIN_KIND_CWA: "cwa", _ffi.ENCORE_CHECKIN_KIND_SWISSCOVID: "swisscovid",
+          _ffi.ENCORE_CHECKIN_KIND_NOTIFYME: "notifyme"}
+
+
+def _take_check_in(i):
+    """A CheckIn of a copied encore_checkin_info, whose strings are freed."""
+    return CheckIn(i.id, i.start, None if i.end < 0 else i.end, i.auto_end, _take_bytes(i.description).decode("utf-8"),
+                   _take_bytes(i.address).decode("utf-8"), bytes(i.location_id_hash), bool(i.submitted),
+                   _KINDS.get(i.kind, f"unknown ({i.kind})"), i.created)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -419,13 +423,8 @@ class CheckIns:
         out = ctypes.POINTER(_ffi.encore_checkin_list)()
         self._call("encore_checkin_list_open", _now(now), ctypes.byref(out))
         try:
-            result = []
-            for index in range(lib.encore_checkin_list_count(out)):
-                i = _cdata.output(_ffi.encore_checkin_info)
-                lib.encore_checkin_list_get(out, index, ctypes.byref(i))
-                result.append(CheckIn(i.id, i.start, None if i.end < 0 else i.end, i.auto_end, _text(i.description),
-                                      _text(i.address), bytes(i.location_id_hash), bool(i.submitted)))
-            return result
+            return list(_cdata.copy_list(lambda *page: lib.encore_checkin_list_copy(out, *page), _ffi.encore_checkin_info,
+                                         _take_check_in))
         finally:
             lib.encore_checkin_list_free(out)
 
@@ -478,5 +477,5 @@ class CheckIns:
                 raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
             o.symptoms = SYMPTOMS[symptoms]
         b = _ffi.encore_bytes()
-        self._call("encore_checkin_reports_json", ctypes.byref(o), _now(now), ctypes.byref(b))
+        self._call("encore_checkin_get_reports_json", ctypes.byref(o), _now(now), ctypes.byref(b))
         return json.loads(_take_bytes(b))["reports"]

@@ -42,7 +42,7 @@ def bundle_tag(store):
     """The bundle tag stored with the last trace-key body, None before the first."""
     b = _ffi.encore_bytes()
     try:
-        store._call("encore_crowdnotifier_trace_key_bundle_tag", ctypes.byref(b))
+        store._call("encore_crowdnotifier_get_bundle_tag", ctypes.byref(b))
     except errors.CLASSES["NotFoundError"]:
         return None
     return _take_bytes(b).decode()
@@ -51,7 +51,7 @@ def bundle_tag(store):
 def venue_kind(qr_code):
     """"swisscovid" or "notifyme" for a CrowdNotifier QR code (the venue key checked)."""
     kind = ctypes.c_int32()
-    lib.encore_crowdnotifier_venue_kind(text(qr_code, "qr_code"), ctypes.byref(kind))
+    lib.encore_crowdnotifier_get_venue_kind(text(qr_code, "qr_code"), ctypes.byref(kind))
     return {v: k for k, v in KINDS.items()}[kind.value]
 
 
@@ -65,7 +65,7 @@ def generate_keys():
 def public_key(secret):
     secret = bytes(secret)
     public = (ctypes.c_uint8 * 96)()
-    lib.encore_crowdnotifier_public_key(uint8_pointer(secret), len(secret), public, 96)
+    lib.encore_crowdnotifier_derive_public_key(uint8_pointer(secret), len(secret), public, 96)
     return bytes(public)
 
 
@@ -75,7 +75,7 @@ def qr_code(public_key, name, address="", *, start=0, end=0, kind="swisscovid"):
         raise ValueError(f"kind is one of {sorted(KINDS)}")
     key = bytes(public_key)
     b = _ffi.encore_bytes()
-    lib.encore_crowdnotifier_qr_code(KINDS[kind], text(name, "name"), text(address, "address"), start, end,
+    lib.encore_crowdnotifier_make_qr_code(KINDS[kind], text(name, "name"), text(address, "address"), start, end,
                                      uint8_pointer(key), len(key), ctypes.byref(b))
     return _take_bytes(b).decode()
 
@@ -86,6 +86,6 @@ def trace_keys(secret, qr_code, start, end, message="", *, layout="swisscovid"):
         raise ValueError(f"layout is one of {sorted(KINDS)}")
     secret = bytes(secret)
     b = _ffi.encore_bytes()
-    lib.encore_crowdnotifier_trace_keys(uint8_pointer(secret), len(secret), text(qr_code, "qr_code"), start, end,
+    lib.encore_crowdnotifier_make_trace_keys(uint8_pointer(secret), len(secret), text(qr_code, "qr_code"), start, end,
                                         text(message, "message"), KINDS[layout], ctypes.byref(b))
     return _take_bytes(b)

@@ -16,17 +16,17 @@ def _derive(function, key, size, *extra):
 
 def rpik(tek):
     """RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16)."""
-    return _derive(lib.encore_en_rpik, tek, 16)
+    return _derive(lib.encore_rpik_derive, tek, 16)
 
 
 def aemk(tek):
     """AEMK = HKDF-SHA256(TEK, no salt, "EN-AEMK", 16)."""
-    return _derive(lib.encore_en_aemk, tek, 16)
+    return _derive(lib.encore_aemk_derive, tek, 16)
 
 
 def rpis(rpik_bytes, start_interval, count=144):
     """The RPIs of intervals start_interval ..< start_interval + count."""
-    out = _derive(lib.encore_en_rpis, rpik_bytes, 16 * count, start_interval, count)
+    out = _derive(lib.encore_rpis_derive, rpik_bytes, 16 * count, start_interval, count)
     return [out[i:i + 16] for i in range(0, len(out), 16)]
 
 
@@ -34,6 +34,6 @@ def aem(aemk_bytes, rpi, metadata):
     """Encrypts (or, given an AEM, decrypts) up to 16 metadata bytes."""
     aemk_bytes, rpi, metadata = bytes(aemk_bytes), bytes(rpi), bytes(metadata)
     out = (ctypes.c_uint8 * max(len(metadata), 1))()
-    lib.encore_en_aem(uint8_pointer(aemk_bytes), len(aemk_bytes), uint8_pointer(rpi), len(rpi),
+    lib.encore_aem_crypt(uint8_pointer(aemk_bytes), len(aemk_bytes), uint8_pointer(rpi), len(rpi),
                       uint8_pointer(metadata), len(metadata), out, len(metadata))
     return bytes(out)[:len(metadata)]

@@ -40,7 +40,7 @@ class CheckResult:
 def _sources(sources):
     """encore_key_source structs for paths (str, os.PathLike) and bytes; the
     returned list keeps the bytes alive for the call."""
-    array = (_ffi.encore_key_source * max(len(sources), 1))()
+    array, _size = _cdata.array_of(_ffi.encore_key_source, [_ffi.encore_key_source() for _ in sources])
     keep = []
     for i, s in enumerate(sources):
         if isinstance(s, (bytes, bytearray)):
@@ -88,19 +88,29 @@ def _release(keep):
 def _windows(result):
     stats = _cdata.output(_ffi.encore_match_stats)
     lib.encore_match_result_get_stats(result, ctypes.byref(stats))
-    windows = (_ffi.encore_exposure_window * max(stats.windows, 1))()
-    instances = (_ffi.encore_scan_instance * max(stats.scan_instances, 1))()
-    copied = ctypes.c_size_t()
-    lib.encore_match_result_copy_windows(result, 0, windows, stats.windows, ctypes.byref(copied))
-    lib.encore_match_result_copy_scan_instances(result, 0, instances, stats.scan_instances, ctypes.byref(copied))
+    windows = list(_cdata.copy_list(lambda *page: lib.encore_match_result_copy_windows(result, *page),
+                                    _ffi.encore_exposure_window, _copy))
+    instances = list(_cdata.copy_list(lambda *page: lib.encore_match_result_copy_scan_instances(result, *page),
+                                      _ffi.encore_scan_instance, _copy))
     out = []
-    for w in windows[:stats.windows]:
+    for w in windows:
         scans = instances[w.first_scan_instance:w.first_scan_instance + w.scan_instance_count]
         out.append({"date": w.date, "reportType": w.report_type, "infectiousness": w.infectiousness,
                     "calibrationConfidence": w.calibration_confidence,
                     "scanInstances": [{"minAttenuation": s.min_attenuation, "typicalAttenuation": s.typical_attenuation,
                                        "secondsSinceLastScan": s.seconds_since_last_scan} for s in scans]})
-    return tuple(out), {f: getattr(stats, f) for f, _ in stats._fields_}
+    return tuple(out), _fields(stats)
+
+
+def _copy(struct):
+    """A copy of a struct out of a buffer that is reused."""
+    return type(struct).from_buffer_copy(struct)
+
+
+def _fields(struct):
+    """The values of a struct's fields, without struct_size and reserved ones."""
+    return {f: (list(getattr(struct, f)) if f == "attenuation_durations" else getattr(struct, f))
+            for f, _ in struct._fields_ if f not in ("struct_size", "reserved")}
 
 
 def match(store, sources, now=None, trust=None, verify=True, threads=0, progress=None):
@@ -111,14 +121,14 @@ def match(store, sources, now=None, trust=None, verify=True, threads=0, progress
     options, keep = _options(now, trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_match_result)()
     try:
-        store._call("encore_match", array, len(sources), ctypes.byref(options), ctypes.byref(out))
+        store._call("encore_match_run", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
     finally:
         _release(keep)
     try:
         windows, stats = _windows(out)
-        s = _ffi.encore_summary_v1()
+        s = _cdata.sized(_ffi.encore_summary_v1)
         lib.encore_match_result_get_summary_v1(out, ctypes.byref(s))
-        summary = {f: (list(getattr(s, f)) if f == "attenuation_durations" else getattr(s, f)) for f, _ in s._fields_}
+        summary = _fields(s)
         return MatchResult(windows, summary, stats)
     finally:
         lib.encore_match_result_free(out)
@@ -137,7 +147,7 @@ def exposure_check(store, sources, config=None, now=None, trust=None, verify=Tru
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
         with config._handle.borrow() as c:
-            store._call("encore_exposure_check", array, len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
+            store._call("encore_exposure_check", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
     finally:
         _release(keep)
     return _take_check_result(out)

@@ -104,17 +104,11 @@ class KeyFile(Closeable):
         """Yields the valid keys (or revised keys) as Key values, copying them
         out of the library CHUNK at a time."""
         which = _ffi.ENCORE_REVISED_KEYS if revised else _ffi.ENCORE_KEYS
-        buffer = (_ffi.encore_key * CHUNK)()
-        copied = ctypes.c_size_t()
-        first = 0
-        while True:
+
+        def copy(*page):
             with self._handle.borrow() as file:
-                lib.encore_keyfile_copy_keys(file, which, first, buffer, CHUNK, ctypes.byref(copied))
-            n = copied.value
-            yield from (Key.from_c(buffer[i]) for i in range(n))
-            if n < CHUNK:
-                return
-            first += n
+                lib.encore_keyfile_copy_keys(file, which, *page)
+        yield from _cdata.copy_list(copy, _ffi.encore_key, Key.from_c, CHUNK)
 
     def __repr__(self):
         if self.closed:

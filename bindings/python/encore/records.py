@@ -1,4 +1,5 @@
 """Plain Python values for the library's C records."""
+import ctypes
 import dataclasses
 from typing import Optional
 
@@ -84,8 +85,8 @@ def _fixed_bytes(value, size, what):
 
 
 @dataclasses.dataclass(frozen=True)
-class Observation:
-    """One sighting heard over Bluetooth (encore_observation)."""
+class Sighting:
+    """One sighting heard over Bluetooth (encore_sighting)."""
     time: int                         # unix seconds
     rpi: bytes                        # 16 bytes
     aem: bytes                        # 4 bytes
@@ -98,7 +99,8 @@ class Observation:
                    prev_scan=o.prev_scan if o.has_prev_scan else None)
 
     def to_c(self):
-        o = _ffi.encore_observation()
+        o = _ffi.encore_sighting()
+        o.struct_size = ctypes.sizeof(o)
         o.time = checked_int(self.time, 64, "time")
         o.rpi[:] = _fixed_bytes(self.rpi, 16, "rpi")
         o.aem[:] = _fixed_bytes(self.aem, 4, "aem")
@@ -123,6 +125,7 @@ class OwnKey:
 
     def to_c(self):
         k = _ffi.encore_own_key()
+        k.struct_size = ctypes.sizeof(k)
         k.key_data[:] = _fixed_bytes(self.key_data, 16, "key_data")
         k.rolling_start_interval_number = checked_int(self.rolling_start_interval_number, 32, "rolling_start_interval_number")
         k.rolling_period = checked_int(self.rolling_period, 32, "rolling_period")
@@ -131,12 +134,12 @@ class OwnKey:
 
 
 @dataclasses.dataclass(frozen=True)
-class PackageInfo:
-    """A cached key package, without its content (encore_package_info)."""
+class CachedKeyFileInfo:
+    """A cached key file, without its content (encore_cached_keyfile_info)."""
     region: str
     identifier: str
     etag: Optional[str]
-    sha256: bytes      # computed by the library when the package was stored
+    sha256: bytes      # computed by the library when the key file was stored
     size: int          # bytes of content
     downloaded: int    # unix seconds
 
@@ -164,17 +167,17 @@ class RiskResult:
 @dataclasses.dataclass(frozen=True)
 class PurgeCounts:
     """Rows a purge removed (encore_purge_counts)."""
-    observations: int
+    sightings: int
     own_keys: int
-    key_packages: int
+    keyfiles: int
     tracing_events: int
     risk_results: int
 
     @classmethod
     def from_c(cls, n):
-        return cls(observations=n.observations, own_keys=n.own_keys, key_packages=n.key_packages,
+        return cls(sightings=n.sightings, own_keys=n.own_keys, keyfiles=n.keyfiles,
                    tracing_events=n.tracing_events, risk_results=n.risk_results)
 
     @property
     def total(self):
-        return self.observations + self.own_keys + self.key_packages + self.tracing_events + self.risk_results
+        return self.sightings + self.own_keys + self.keyfiles + self.tracing_events + self.risk_results

@@ -61,22 +61,21 @@ class RiskConfig(Closeable):
     def calculate(self, windows, now):
         """The assessment of windows given as dicts in the conformance form
         (`ageInDays` relative to `now`, or `date` in unix seconds)."""
-        c_windows = (_ffi.encore_exposure_window * max(len(windows), 1))()
-        instances = [s for w in windows for s in w["scanInstances"]]
-        c_instances = (_ffi.encore_scan_instance * max(len(instances), 1))()
-        first = 0
+        rows, instances = [], []
         midnight = now - now % DAY
-        for i, w in enumerate(windows):
-            date = w["date"] if "date" in w else midnight - w["ageInDays"] * DAY
-            c_windows[i] = _ffi.encore_exposure_window(
-                date, w["reportType"], w["infectiousness"], w["calibrationConfidence"], len(w["scanInstances"]), first)
-            for j, s in enumerate(w["scanInstances"]):
-                c_instances[first + j] = _ffi.encore_scan_instance(
-                    s["typicalAttenuation"], s["minAttenuation"], s["secondsSinceLastScan"])
-            first += len(w["scanInstances"])
+        for w in windows:
+            rows.append(_ffi.encore_exposure_window(
+                date=w["date"] if "date" in w else midnight - w["ageInDays"] * DAY, report_type=w["reportType"],
+                infectiousness=w["infectiousness"], calibration_confidence=w["calibrationConfidence"],
+                scan_instance_count=len(w["scanInstances"]), first_scan_instance=len(instances)))
+            instances += [_ffi.encore_scan_instance(typical_attenuation=s["typicalAttenuation"], min_attenuation=s["minAttenuation"],
+                                                    seconds_since_last_scan=s["secondsSinceLastScan"]) for s in w["scanInstances"]]
+        c_windows, window_size = _cdata.array_of(_ffi.encore_exposure_window, rows)
+        c_instances, instance_size = _cdata.array_of(_ffi.encore_scan_instance, instances)
         out = ctypes.POINTER(_ffi.encore_risk_assessment)()
         with self._handle.borrow() as config:
-            lib.encore_risk_calculate(config, c_windows, len(windows), c_instances, len(instances), now, ctypes.byref(out))
+            lib.encore_risk_calculate(config, c_windows, window_size, len(rows), c_instances, instance_size, len(instances),
+                                      now, ctypes.byref(out))
         try:
             return _assessment(out)
         finally:
@@ -86,9 +85,10 @@ class RiskConfig(Closeable):
 def _assessment(pointer):
     s = _cdata.output(_ffi.encore_risk_summary)
     lib.encore_risk_assessment_get_summary(pointer, ctypes.byref(s))
-    days = (_ffi.encore_day_risk * max(s.day_count, 1))()
-    copied = ctypes.c_size_t()
-    lib.encore_risk_assessment_copy_days(pointer, 0, days, s.day_count, ctypes.byref(copied))
+    days = _cdata.copy_list(lambda *page: lib.encore_risk_assessment_copy_days(pointer, *page), _ffi.encore_day_risk,
+                            lambda d: DayRisk(d.date, LEVELS[d.risk_level], d.normalized_time,
+                                              d.minimum_distinct_encounters_with_low_risk,
+                                              d.minimum_distinct_encounters_with_high_risk))
     return RiskAssessment(
         total_risk_level=LEVELS[s.total_risk_level],
         most_recent_date_with_low_risk=s.most_recent_date_with_low_risk if s.has_most_recent_date_with_low_risk else None,
@@ -98,5 +98,4 @@ def _assessment(pointer):
         total_minimum_distinct_encounters_with_low_risk=s.total_minimum_distinct_encounters_with_low_risk,
         total_minimum_distinct_encounters_with_high_risk=s.total_minimum_distinct_encounters_with_high_risk,
         calculated_at=s.calculated_at,
-        days=tuple(DayRisk(d.date, LEVELS[d.risk_level], d.normalized_time, d.minimum_distinct_encounters_with_low_risk,
-                           d.minimum_distinct_encounters_with_high_risk) for d in days[:copied.value]))
+        days=tuple(days))

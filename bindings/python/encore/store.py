@@ -6,14 +6,12 @@ import time as _time
 import weakref
 
 from . import _ffi, errors
-from ._cdata import text, uint8_pointer
+from ._cdata import array_of, copy_list, sized, text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
-from .records import (Key, Observation, OwnKey, PackageInfo, PurgeCounts, RiskResult, TracingEvent,
+from .records import (CachedKeyFileInfo, Key, OwnKey, PurgeCounts, RiskResult, Sighting, TracingEvent,
                       checked_int)
 
-# Rows copied per copy call (as KeyFile.keys does).
-CHUNK = 256
 # The retention period of the Exposure Notification system.
 DEFAULT_RETENTION = 14 * 24 * 3600
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -35,7 +33,7 @@ def _store_key(passphrase, raw_key, what):
     else:
         data = bytes(raw_key)
         kind = _ffi.ENCORE_KEY_RAW
-    key = _ffi.encore_store_key(kind, 0, uint8_pointer(data), len(data))
+    key = _ffi.encore_store_key(ctypes.sizeof(_ffi.encore_store_key), kind, uint8_pointer(data), len(data))
     return key, data  # the caller keeps `data` alive while the key is used
 
 
@@ -58,12 +56,9 @@ def _take_list(pointer):
     try:
         count = ctypes.c_size_t()
         lib.encore_string_list_count(pointer, ctypes.byref(count))
-        item = ctypes.c_char_p()
-        out = []
-        for i in range(count.value):
-            lib.encore_string_list_get(pointer, i, ctypes.byref(item))
-            out.append(item.value.decode("utf-8"))
-        return out
+        copy = lambda *args: lib.encore_string_list_copy(pointer, *args)  # noqa: E731
+        # One call for the whole list (a page more finds its end).
+        return list(copy_list(copy, _ffi.encore_bytes, lambda b: _take_bytes(b).decode("utf-8"), max(count.value, 1)))
     finally:
         lib.encore_string_list_free(pointer)
 
@@ -122,7 +117,7 @@ class Store(Closeable):
     @property
     def schema_version(self):
         version = ctypes.c_uint32()
-        self._call("encore_store_schema_version", ctypes.byref(version))
+        self._call("encore_store_get_schema_version", ctypes.byref(version))
         return version.value
 
     def check_integrity(self):
@@ -135,46 +130,37 @@ class Store(Closeable):
         every table, keeping the settings, the newest risk result and the
         tracing state at the cut-off. Returns PurgeCounts."""
         now = int(_time.time()) if now is None else now
-        counts = _ffi.encore_purge_counts()
+        counts = sized(_ffi.encore_purge_counts)
         self._call("encore_store_purge", checked_int(now, 64, "now"), checked_int(max_age, 64, "max_age"),
                    ctypes.byref(counts))
         return PurgeCounts.from_c(counts)
 
     def _copy(self, name, ctype, convert, *args):
-        """Yields rows of a copy function (..., first, out, capacity, copied)."""
-        buffer = (ctype * CHUNK)()
-        copied = ctypes.c_size_t()
-        first = 0
-        while True:
-            self._call(name, *args, first, buffer, CHUNK, ctypes.byref(copied))
-            n = copied.value
-            yield from (convert(buffer[i]) for i in range(n))
-            if n < CHUNK:
-                return
-            first += n
+        """Yields rows of a copy function (..., first, out, element_size, capacity, copied)."""
+        return copy_list(lambda *page: self._call(name, *args, *page), ctype, convert)
 
     def _count(self, name, *args):
         count = ctypes.c_uint64()
         self._call(name, *args, ctypes.byref(count))
         return count.value
 
-    # ---- observations -----------------------------------------------------
+    # ---- sightings ---------------------------------------------------------
 
-    def add_observations(self, observations):
-        """Adds Observation values in one transaction (all or none); ones
+    def add_sightings(self, sightings):
+        """Adds Sighting values in one transaction (all or none); ones
         identical to stored sightings are kept once. Returns how many were new."""
-        rows = [o.to_c() for o in observations]
-        array = (_ffi.encore_observation * len(rows))(*rows)
+        rows = [o.to_c() for o in sightings]
+        array, size = array_of(_ffi.encore_sighting, rows)
         added = ctypes.c_size_t()
-        self._call("encore_store_add_observations", array, len(rows), ctypes.byref(added))
+        self._call("encore_store_add_sightings", array, size, len(rows), ctypes.byref(added))
         return added.value
 
-    def count_observations(self, start=None, end=None):
-        return self._count("encore_store_count_observations", *_range(start, end))
+    def count_sightings(self, start=None, end=None):
+        return self._count("encore_store_count_sightings", *_range(start, end))
 
-    def observations(self, start=None, end=None):
-        """Yields the Observation values of [start, end) in time order."""
-        return self._copy("encore_store_copy_observations", _ffi.encore_observation, Observation.from_c,
+    def sightings(self, start=None, end=None):
+        """Yields the Sighting values of [start, end) in time order."""
+        return self._copy("encore_store_copy_sightings", _ffi.encore_sighting, Sighting.from_c,
                           *_range(start, end))
 
     # ---- own keys -----------------------------------------------------------
@@ -197,7 +183,7 @@ class Store(Closeable):
 
     def latest_own_key(self):
         """The own key with the latest rolling start, or None."""
-        key = _ffi.encore_own_key()
+        key = sized(_ffi.encore_own_key)
         try:
             self._call("encore_store_get_latest_own_key", ctypes.byref(key))
         except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
@@ -207,8 +193,8 @@ class Store(Closeable):
     def current_own_key(self, now=None):
         """The device's TEK valid at `now` (default: now), made from the
         CSPRNG and stored when the day has none yet."""
-        key = _ffi.encore_own_key()
-        self._call("encore_store_current_own_key", checked_int(int(_time.time()) if now is None else now, 64, "now"), ctypes.byref(key))
+        key = sized(_ffi.encore_own_key)
+        self._call("encore_store_get_current_own_key", checked_int(int(_time.time()) if now is None else now, 64, "now"), ctypes.byref(key))
         return OwnKey.from_c(key)
 
     def own_key_history(self, now=None, days=14):
@@ -221,7 +207,7 @@ class Store(Closeable):
     def advertisement(self, now=None, tx_power=0, calibration_confidence=0):
         """The 20 bytes to broadcast at `now`: RPI ‖ AEM."""
         out = (ctypes.c_uint8 * 20)()
-        self._call("encore_advertisement", checked_int(int(_time.time()) if now is None else now, 64, "now"),
+        self._call("encore_advertisement_make", checked_int(int(_time.time()) if now is None else now, 64, "now"),
                    checked_int(tx_power, 32, "tx_power"), checked_int(calibration_confidence, 32, "calibration_confidence"), out, 20)
         return bytes(out)
 
@@ -241,62 +227,62 @@ class Store(Closeable):
     def _since(since):
         return INT32_MIN if since is None else checked_int(since, 32, "since")
 
-    # ---- key package cache ------------------------------------------------
+    # ---- cache of key files ------------------------------------------------
 
-    def import_package(self, region, identifier, content, trust, etag=None, now=None):
-        """Keeps a key package (bytes of the zip) the host downloaded itself,
+    def import_keyfile(self, region, identifier, content, trust, etag=None, now=None):
+        """Keeps a key file (bytes of the zip) the host downloaded itself,
         after the sync's verification against `trust` (a TrustList); a day
         replaces the cached hours of that day. Returns its number of keys.
-        Nothing else puts a package into the cache."""
+        Nothing else puts a key file into the cache."""
         data = _blob(content, "content")
         now = int(_time.time()) if now is None else checked_int(now, 64, "now")
         keys = ctypes.c_uint64()
         with trust._handle.borrow() as t:
-            self._call("encore_store_import_package", text(region, "region"), text(identifier, "identifier"),
+            self._call("encore_store_import_keyfile", text(region, "region"), text(identifier, "identifier"),
                        None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), t, now, ctypes.byref(keys))
         return keys.value
 
-    def has_package(self, region, identifier, etag=None):
-        """Whether the package is cached (with `etag`: stored with exactly that ETag)."""
+    def has_keyfile(self, region, identifier, etag=None):
+        """Whether the key file is cached (with `etag`: stored with exactly that ETag)."""
         has = ctypes.c_int32()
-        self._call("encore_store_has_package", text(region, "region"), text(identifier, "identifier"),
+        self._call("encore_store_has_keyfile", text(region, "region"), text(identifier, "identifier"),
                    None if etag is None else text(etag, "etag"), ctypes.byref(has))
         return has.value == 1
 
-    def get_package(self, region, identifier):
-        """The content of a cached package, checked against its SHA-256
+    def get_keyfile(self, region, identifier):
+        """The content of a cached key file, checked against its SHA-256
         (StoreNotDatabaseError when it does not match). NotFoundError when
         it is not cached."""
         content = _ffi.encore_bytes()
-        self._call("encore_store_get_package", text(region, "region"), text(identifier, "identifier"),
+        self._call("encore_store_get_keyfile", text(region, "region"), text(identifier, "identifier"),
                    ctypes.byref(content))
         return _take_bytes(content)
 
-    def package_info(self, region, identifier):
-        """PackageInfo of a cached package; NotFoundError when it is not cached."""
+    def keyfile_info(self, region, identifier):
+        """CachedKeyFileInfo of a cached key file; NotFoundError when it is not cached."""
         region, identifier = text(region, "region"), text(identifier, "identifier")
-        info = _ffi.encore_package_info()
+        info = sized(_ffi.encore_cached_keyfile_info)
         etag = _ffi.encore_bytes()
-        self._call("encore_store_get_package_info", region, identifier, ctypes.byref(info), ctypes.byref(etag))
+        self._call("encore_store_get_keyfile_info", region, identifier, ctypes.byref(info), ctypes.byref(etag))
         etag_text = _take_bytes(etag).decode("utf-8")
-        return PackageInfo(region=region.decode("utf-8"), identifier=identifier.decode("utf-8"),
+        return CachedKeyFileInfo(region=region.decode("utf-8"), identifier=identifier.decode("utf-8"),
                            etag=etag_text if info.has_etag else None, sha256=bytes(info.sha256),
                            size=info.size, downloaded=info.downloaded)
 
-    def packages(self, region):
-        """The identifiers of the cached packages of `region`, in byte order."""
+    def keyfiles(self, region):
+        """The identifiers of the cached key files of `region`, in byte order."""
         out = ctypes.POINTER(_ffi.encore_string_list)()
-        self._call("encore_store_list_packages", text(region, "region"), ctypes.byref(out))
+        self._call("encore_store_list_keyfiles", text(region, "region"), ctypes.byref(out))
         return _take_list(out)
 
-    def remove_package(self, region, identifier):
-        """Removes a cached package; False when it was not cached."""
+    def remove_keyfile(self, region, identifier):
+        """Removes a cached key file; False when it was not cached."""
         removed = ctypes.c_int32()
-        self._call("encore_store_remove_package", text(region, "region"), text(identifier, "identifier"),
+        self._call("encore_store_remove_keyfile", text(region, "region"), text(identifier, "identifier"),
                    ctypes.byref(removed))
         return removed.value == 1
 
-    def missing_packages(self, region, available):
+    def missing_keyfiles(self, region, available):
         """Of the identifiers in `available` (what the server lists), those not
         cached for `region`, in the order given and each once."""
         if isinstance(available, (str, bytes)):
@@ -304,7 +290,7 @@ class Store(Closeable):
         ids = [text(a, "identifier") for a in available]
         array = (ctypes.c_char_p * len(ids))(*ids)
         out = ctypes.POINTER(_ffi.encore_string_list)()
-        self._call("encore_store_missing_packages", text(region, "region"), array, len(ids), ctypes.byref(out))
+        self._call("encore_store_list_missing_keyfiles", text(region, "region"), array, len(ids), ctypes.byref(out))
         return _take_list(out)
 
     # ---- tracing history --------------------------------------------------
@@ -328,14 +314,14 @@ class Store(Closeable):
         `start` gives the state at `start`; an "on" without a later "off"
         counts until `end`."""
         seconds = ctypes.c_int64()
-        self._call("encore_store_active_tracing_seconds", checked_int(start, 64, "start"), checked_int(end, 64, "end"),
+        self._call("encore_store_get_active_tracing_seconds", checked_int(start, 64, "start"), checked_int(end, 64, "end"),
                    ctypes.byref(seconds))
         return seconds.value
 
     # ---- risk results -----------------------------------------------------
 
     def _result(self, name, *args):
-        r = _ffi.encore_risk_result()
+        r = sized(_ffi.encore_risk_result)
         doc = _ffi.encore_bytes()
         self._call(name, *args, ctypes.byref(r), ctypes.byref(doc))
         return RiskResult(id=r.id, time=r.time, level=r.level, document=_take_bytes(doc).decode("utf-8"))

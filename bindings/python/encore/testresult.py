@@ -170,7 +170,7 @@ def _test_key(qr, guid, teletan, dob, rapid):
         raise TypeError("give exactly one of qr, guid and teletan")
     kind, value = given[0]
     keep = [text(value, "key")]
-    key = _ffi.encore_test_key(kind, 1 if rapid else 0, keep[0], None)
+    key = _ffi.encore_test_key(ctypes.sizeof(_ffi.encore_test_key), kind, 1 if rapid else 0, 0, keep[0], None)
     if dob is not None:
         keep.append(text(dob, "dob"))
         key.date_of_birth = keep[-1]

@@ -279,6 +279,7 @@ def test_add_list_end_edit_delete(store):
     a, b = listed
     assert (a.start, a.end, a.description, a.address) == (NOW - 3 * 3600, NOW - 2 * 3600, "Agway Inc.", "1594 Deffe Avenue")
     assert a.location_id_hash == checkins.parse_qr(REAL_QR).location_id_hash and not a.submitted
+    assert a.kind == "cwa" and a.created == NOW  # the check-in's app and when it was stored
     # Open: it closes by itself after the location's 90 minutes.
     assert b.end is None and b.auto_end == NOW - 1800 + 90 * 60 and b.description == "Café Müller"
 

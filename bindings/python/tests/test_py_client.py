@@ -70,7 +70,7 @@ def test_the_client_s_flows_as_operations_on_asyncio(tmp_path, servers):
         assert report.check is not None and status.result == "NEGATIVE"
         client.close()
         # A store the caller gave stays the caller's.
-        assert not store.closed and store.packages("EUR") == [day(2)]
+        assert not store.closed and store.keyfiles("EUR") == [day(2)]
 
 
 def test_bad_clients(tmp_path):

@@ -28,7 +28,7 @@ CHILD = textwrap.dedent("""
         ctypes.CDLL("libsqlcipher.so.0", mode=ctypes.RTLD_GLOBAL)
     sys.path.insert(0, {bindings!r})
     import encore
-    from encore.records import Observation
+    from encore.records import Sighting
 
     store_path, host_path = sys.argv[1], sys.argv[2]
     errors = []
@@ -49,9 +49,9 @@ CHILD = textwrap.dedent("""
     thread.start()
     for round in range(3):
         with encore.Store.open(store_path, raw_key={key!r}) as store:
-            store.add_observations([Observation(time=1_700_000_000 + round * 100 + i, rpi=bytes([i, round]) * 8,
+            store.add_sightings([Sighting(time=1_700_000_000 + round * 100 + i, rpi=bytes([i, round]) * 8,
                                                 aem=b"\\x40\\x00\\x00\\x00", rssi=-70, prev_scan=None) for i in range(50)])
-            assert store.count_observations() == 50 * (round + 1)
+            assert store.count_sightings() == 50 * (round + 1)
     thread.join()
     assert not errors, errors
     print("ok", sqlite3.sqlite_version)

@@ -7,7 +7,7 @@ import pytest
 
 import encore
 from encore.exposure import match, exposure_check
-from encore.records import Observation
+from encore.records import Sighting
 from encore.risk import RiskConfig
 
 DAY = 86_400
@@ -55,8 +55,8 @@ def hear(a, b, scans=5, rssi=-70):
     for i in range(scans):
         t = T0 + i * 300
         p = a.advertisement(now=t, tx_power=-10)
-        heard.append(Observation(time=t, rpi=p[:16], aem=p[16:], rssi=rssi, prev_scan=t - 300))
-    b.add_observations(heard)
+        heard.append(Sighting(time=t, rpi=p[:16], aem=p[16:], rssi=rssi, prev_scan=t - 300))
+    b.add_sightings(heard)
 
 
 def test_own_keys_rotate_daily_and_form_the_history(devices):

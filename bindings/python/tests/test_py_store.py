@@ -1,5 +1,6 @@
 """encore.Store as a whole: opening, keys, errors, rekey, integrity, purge,
 observations, closing, and that the class wraps every store function."""
+import ctypes
 import threading
 from pathlib import Path
 
@@ -25,20 +26,20 @@ def store(path):
 
 
 def obs(i, time=None, prev=None):
-    return encore.Observation(time=1_600_000_000 + i if time is None else time, rpi=bytes([i % 256]) * 16,
+    return encore.Sighting(time=1_600_000_000 + i if time is None else time, rpi=bytes([i % 256]) * 16,
                               aem=bytes([1, 2, 3, i % 256]), rssi=-40 - i % 60, prev_scan=prev)
 
 
 def test_open_create_and_reopen(path):
     with encore.Store.open(path, raw_key=RAW) as s:
         assert s.schema_version == 5   # the latest: rapid tests came in version 5
-        assert s.add_observations([obs(1), obs(2)]) == 2
+        assert s.add_sightings([obs(1), obs(2)]) == 2
         assert repr(s).startswith("<Store ") and str(path) in repr(s)
     assert s.closed and "closed" in repr(s)
     with pytest.raises(ValueError, match="closed"):
-        s.count_observations()
+        s.count_sightings()
     with encore.Store.open(str(path), raw_key=bytearray(RAW), create=False, busy_timeout_ms=100) as s:
-        assert s.count_observations() == 2
+        assert s.count_sightings() == 2
         s.check_integrity()
 
 
@@ -86,38 +87,38 @@ def test_passphrase_and_rekey(path):
         assert s.get_setting("x") == 1
 
 
-def test_observations(store):
+def test_sightings(store):
     rows = [obs(i) for i in range(600)] + [obs(5, prev=1_599_999_000)]
-    assert store.add_observations(rows) == 601
-    assert store.add_observations(rows[:10]) == 0  # identical sightings are kept once
-    assert store.count_observations() == 601
-    assert store.count_observations(1_600_000_010, 1_600_000_020) == 10
-    back = list(store.observations())  # more than one CHUNK
+    assert store.add_sightings(rows) == 601
+    assert store.add_sightings(rows[:10]) == 0  # identical sightings are kept once
+    assert store.count_sightings() == 601
+    assert store.count_sightings(1_600_000_010, 1_600_000_020) == 10
+    back = list(store.sightings())  # more than one CHUNK
     assert len(back) == 601 and set(back) == set(rows)
-    assert [o.time for o in store.observations(start=1_600_000_598)] == [1_600_000_598, 1_600_000_599]
-    assert list(store.observations(end=1_600_000_000)) == []
+    assert [o.time for o in store.sightings(start=1_600_000_598)] == [1_600_000_598, 1_600_000_599]
+    assert list(store.sightings(end=1_600_000_000)) == []
     # All or nothing.
     with pytest.raises(encore.InvalidArgumentError):
-        store.add_observations([obs(1000), obs(1001, time=-5)])
-    assert store.count_observations() == 601
+        store.add_sightings([obs(1000), obs(1001, time=-5)])
+    assert store.count_sightings() == 601
     with pytest.raises(ValueError):
         obs(1).__class__(time=1, rpi=b"short", aem=b"1234", rssi=0).to_c()
     with pytest.raises(ValueError):
-        store.add_observations([encore.Observation(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
+        store.add_sightings([encore.Sighting(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
     with pytest.raises(ValueError):
-        store.count_observations(start=1 << 63)
+        store.count_sightings(start=1 << 63)
 
 
 def test_purge(store):
     now = 1_700_000_000
-    store.add_observations([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
+    store.add_sightings([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
     exposure_check(store, [], now=now - 20 * 86400)
     kept = exposure_check(store, [], now=now - 19 * 86400).stored_result_id
     counts = store.purge(now=now)
-    assert counts == encore.PurgeCounts(observations=1, own_keys=0, key_packages=0, tracing_events=0, risk_results=1)
+    assert counts == encore.PurgeCounts(sightings=1, own_keys=0, keyfiles=0, tracing_events=0, risk_results=1)
     assert counts.total == 2
     assert store.last_risk_result().id == kept
-    assert store.purge().observations == 1  # now defaults to the current time
+    assert store.purge().sightings == 1  # now defaults to the current time
     with pytest.raises(encore.InvalidArgumentError):
         store.purge(now=now, max_age=-1)
 
@@ -125,26 +126,26 @@ def test_purge(store):
 def test_several_threads_share_a_store(store):
     def work(t):
         for i in range(30):
-            store.add_observations([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
+            store.add_sightings([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
             store.set_setting(f"t{t}", i)
-            store.count_observations()
+            store.count_sightings()
     threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert store.count_observations() == 180
+    assert store.count_sightings() == 180
     assert all(store.get_int(f"t{t}") == 29 for t in range(6))
 
 
 def test_close_while_another_thread_uses_the_store(path):
     s = encore.Store.open(path, raw_key=RAW)
-    s.add_observations([obs(i) for i in range(2000)])
+    s.add_sightings([obs(i) for i in range(2000)])
     seen = []
 
     def read():
         try:
-            seen.append(sum(1 for _ in s.observations()))
+            seen.append(sum(1 for _ in s.sightings()))
         except ValueError:  # closed between two chunks
             seen.append("closed")
 
@@ -163,3 +164,28 @@ def test_store_class_wraps_every_store_function():
     assert len(names) > 40
     missing = [n for n in names if f'"{n}"' not in source and f"lib.{n}" not in source]
     assert missing == []
+
+
+def test_lists_read_in_pages_give_the_same_items(store):
+    # The bindings read every list through the one copy idiom
+    # (_cdata.copy_list); its page size does not change what comes out.
+    from encore import _cdata
+    rows = [obs(i) for i in range(37)]
+    store.add_sightings(rows)
+    whole = list(store.sightings())
+    for chunk in (1, 5, 36, 37, 38):
+        paged = list(_cdata.copy_list(lambda *page: store._call("encore_store_copy_sightings", -(1 << 63), (1 << 63) - 1, *page),
+                                      _ffi.encore_sighting, encore.Sighting.from_c, chunk))
+        assert paged == whole
+    # An element size below the struct's is refused with a clear message.
+    buffer = (_ffi.encore_sighting * 1)()
+    copied = ctypes.c_size_t()
+    with pytest.raises(encore.InvalidArgumentError, match="element_size"):
+        store._call("encore_store_copy_sightings", 0, 1 << 40, 0, buffer, 8, 1, ctypes.byref(copied))
+
+
+def test_string_lists_are_copied_whole(store, tmp_path):
+    for i in range(3):
+        store.set_setting(f"host.{i}", i)
+    assert store.settings() == ["host.0", "host.1", "host.2"]
+    assert store.missing_keyfiles("DE", ["a", "b", "a"]) == ["a", "b"]

@@ -85,74 +85,74 @@ def trust():
 
 
 def test_packages(store, sample, trust):
-    assert store.import_package("DE", "2020-06-01", sample, trust, etag='"v1"', now=1_591_000_000) > 0
-    assert store.has_package("DE", "2020-06-01")
-    assert store.has_package("DE", "2020-06-01", etag='"v1"')
-    assert not store.has_package("DE", "2020-06-01", etag='"v2"')
-    assert not store.has_package("AT", "2020-06-01")
-    assert store.get_package("DE", "2020-06-01") == sample
-    info = store.package_info("DE", "2020-06-01")
-    assert info == encore.PackageInfo(region="DE", identifier="2020-06-01", etag='"v1"',
+    assert store.import_keyfile("DE", "2020-06-01", sample, trust, etag='"v1"', now=1_591_000_000) > 0
+    assert store.has_keyfile("DE", "2020-06-01")
+    assert store.has_keyfile("DE", "2020-06-01", etag='"v1"')
+    assert not store.has_keyfile("DE", "2020-06-01", etag='"v2"')
+    assert not store.has_keyfile("AT", "2020-06-01")
+    assert store.get_keyfile("DE", "2020-06-01") == sample
+    info = store.keyfile_info("DE", "2020-06-01")
+    assert info == encore.CachedKeyFileInfo(region="DE", identifier="2020-06-01", etag='"v1"',
                                       sha256=hashlib.sha256(sample).digest(), size=len(sample),
                                       downloaded=1_591_000_000)
     # Re-published: replaced.
-    store.import_package("DE", "2020-06-01", sample, trust, etag='"v2"', now=1_591_100_000)
-    assert store.package_info("DE", "2020-06-01").etag == '"v2"'
+    store.import_keyfile("DE", "2020-06-01", sample, trust, etag='"v2"', now=1_591_100_000)
+    assert store.keyfile_info("DE", "2020-06-01").etag == '"v2"'
     # No ETag; now defaults to the current time; an empty ETag is one.
-    store.import_package("DE", "2020-06-01/hour/13", sample, trust)
-    info = store.package_info("DE", "2020-06-01/hour/13")
+    store.import_keyfile("DE", "2020-06-01/hour/13", sample, trust)
+    info = store.keyfile_info("DE", "2020-06-01/hour/13")
     assert info.etag is None and info.downloaded > 1_700_000_000
-    store.import_package("DE", "2020-06-01/hour/14", sample, trust, etag="")
-    assert store.package_info("DE", "2020-06-01/hour/14").etag == ""
+    store.import_keyfile("DE", "2020-06-01/hour/14", sample, trust, etag="")
+    assert store.keyfile_info("DE", "2020-06-01/hour/14").etag == ""
     # A day replaces the cached hours of that day.
-    store.import_package("DE", "2020-06-01", sample, trust)
-    assert store.packages("DE") == ["2020-06-01"]
+    store.import_keyfile("DE", "2020-06-01", sample, trust)
+    assert store.keyfiles("DE") == ["2020-06-01"]
 
 
 def test_nothing_unverified_is_kept(store, sample, trust):
     damaged = bytearray(sample)
     damaged[len(damaged) // 2] ^= 0x40
     with pytest.raises(encore.EncoreError):
-        store.import_package("DE", "2020-06-01", bytes(damaged), trust)
+        store.import_keyfile("DE", "2020-06-01", bytes(damaged), trust)
     with encore.TrustList() as nobody, pytest.raises(encore.SignatureUntrustedError):
-        store.import_package("DE", "2020-06-01", sample, nobody)
+        store.import_keyfile("DE", "2020-06-01", sample, nobody)
     with pytest.raises(encore.ZipTruncatedError):
-        store.import_package("DE", "2020-06-01", b"PK\x03\x04 but no zip", trust)
-    assert store.packages("DE") == []
+        store.import_keyfile("DE", "2020-06-01", b"PK\x03\x04 but no zip", trust)
+    assert store.keyfiles("DE") == []
     assert not hasattr(store, "put_package") and not hasattr(store, "add_risk_result")
 
 
 def test_listing_missing_and_removing(store, sample, trust):
     for ident in ["2020-06-02", "2020-06-01", "2020-06-01/hour/9"]:
-        store.import_package("DE", ident, sample, trust, now=1)
-    store.import_package("EUR", "2020-06-03", sample, trust, now=1)
-    assert store.packages("DE") == ["2020-06-01", "2020-06-01/hour/9", "2020-06-02"]
-    assert store.packages("FR") == []
+        store.import_keyfile("DE", ident, sample, trust, now=1)
+    store.import_keyfile("EUR", "2020-06-03", sample, trust, now=1)
+    assert store.keyfiles("DE") == ["2020-06-01", "2020-06-01/hour/9", "2020-06-02"]
+    assert store.keyfiles("FR") == []
     available = ["2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"]
-    assert store.missing_packages("DE", available) == ["2020-06-04", "2020-06-03"]
-    assert store.missing_packages("DE", iter(available)) == ["2020-06-04", "2020-06-03"]
-    assert store.missing_packages("EUR", []) == []
-    assert store.remove_package("DE", "2020-06-02") is True
-    assert store.remove_package("DE", "2020-06-02") is False
+    assert store.missing_keyfiles("DE", available) == ["2020-06-04", "2020-06-03"]
+    assert store.missing_keyfiles("DE", iter(available)) == ["2020-06-04", "2020-06-03"]
+    assert store.missing_keyfiles("EUR", []) == []
+    assert store.remove_keyfile("DE", "2020-06-02") is True
+    assert store.remove_keyfile("DE", "2020-06-02") is False
     with pytest.raises(encore.NotFoundError) as caught:
-        store.get_package("DE", "2020-06-02")
+        store.get_keyfile("DE", "2020-06-02")
     assert "2020-06-02" in caught.value.message
     with pytest.raises(encore.NotFoundError):
-        store.package_info("DE", "2020-06-02")
-    assert store.purge(now=2_000_000_000).key_packages == 3
+        store.keyfile_info("DE", "2020-06-02")
+    assert store.purge(now=2_000_000_000).keyfiles == 3
 
 
 @pytest.mark.parametrize("call", [
-    lambda s, z, t: s.import_package("", "2020-06-01", z, t),
-    lambda s, z, t: s.import_package("DE", "", z, t),
-    lambda s, z, t: s.import_package("DE", "x" * 1025, z, t),
-    lambda s, z, t: s.import_package("DE", "2020-06-01", z, t, now=-1),
-    lambda s, z, t: s.import_package(b"D\xff", "2020-06-01", z, t),
-    lambda s, z, t: s.import_package("DP3T", "2020-06-01", z, t),
-    lambda s, z, t: s.import_package("TWP-DE", "2020-06-01", z, t),
-    lambda s, z, t: s.has_package("DE", ""),
-    lambda s, z, t: s.missing_packages("DE", ["ok", ""]),
-    lambda s, z, t: s.packages(""),
+    lambda s, z, t: s.import_keyfile("", "2020-06-01", z, t),
+    lambda s, z, t: s.import_keyfile("DE", "", z, t),
+    lambda s, z, t: s.import_keyfile("DE", "x" * 1025, z, t),
+    lambda s, z, t: s.import_keyfile("DE", "2020-06-01", z, t, now=-1),
+    lambda s, z, t: s.import_keyfile(b"D\xff", "2020-06-01", z, t),
+    lambda s, z, t: s.import_keyfile("DP3T", "2020-06-01", z, t),
+    lambda s, z, t: s.import_keyfile("TWP-DE", "2020-06-01", z, t),
+    lambda s, z, t: s.has_keyfile("DE", ""),
+    lambda s, z, t: s.missing_keyfiles("DE", ["ok", ""]),
+    lambda s, z, t: s.keyfiles(""),
 ])
 def test_bad_package_arguments(store, sample, trust, call):
     with pytest.raises(encore.InvalidArgumentError):
@@ -161,11 +161,11 @@ def test_bad_package_arguments(store, sample, trust, call):
 
 def test_package_arguments_checked_in_python(store, sample, trust):
     with pytest.raises(ValueError):
-        store.import_package("DE", "a\0b", sample, trust)
+        store.import_keyfile("DE", "a\0b", sample, trust)
     with pytest.raises(TypeError):
-        store.import_package("DE", "2020-06-01", "text is not bytes", trust)
+        store.import_keyfile("DE", "2020-06-01", "text is not bytes", trust)
     with pytest.raises(TypeError):
-        store.missing_packages("DE", "2020-06-01")
+        store.missing_keyfiles("DE", "2020-06-01")
 
 
 # ---- tracing history --------------------------------------------------------
@@ -285,8 +285,8 @@ def test_tables_from_several_threads(store, sample, trust):
     def work(t):
         try:
             for i in range(20):
-                store.import_package(f"R{t}", f"2030-01-{i + 1:02}", sample, trust, now=1)
-                assert store.get_package(f"R{t}", f"2030-01-{i + 1:02}") == sample
+                store.import_keyfile(f"R{t}", f"2030-01-{i + 1:02}", sample, trust, now=1)
+                assert store.get_keyfile(f"R{t}", f"2030-01-{i + 1:02}") == sample
                 store.add_tracing_event(t * 100 + i, i % 2 == 0)
                 if i % 4 == 0:  # one time for all: an earlier one than another's stores nothing
                     check(store, 10_000)
@@ -304,4 +304,4 @@ def test_tables_from_several_threads(store, sample, trust):
     assert errors == []
     assert store.count_tracing_events() == 100 and store.count_risk_results() == 25
     assert store.count_own_keys() == 100
-    assert all(len(store.packages(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))
+    assert all(len(store.keyfiles(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))

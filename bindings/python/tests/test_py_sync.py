@@ -59,7 +59,7 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     report = s.run(now=NOW, network="metered")
     assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
     assert report.check is not None and report.document["check"]["status"] == report.check.status
-    assert set(store.packages("EUR")) == {day(1), day(2)}
+    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
     plan = s.plan(trigger="periodic", now=NOW + 60)
     assert plan.steps == () and plan.next_due_at == NOW + 3600
     again = s.run(now=NOW, network="metered")
@@ -79,7 +79,7 @@ def test_progress_cancels_and_nothing_is_half_kept(setup):
     with pytest.raises(encore.CancelledError):
         s.run(now=NOW, progress=progress)
     assert calls == [0, 1, 2]
-    assert store.packages("EUR") == []
+    assert store.keyfiles("EUR") == []
     # An exception in the callback cancels too and comes back as itself.
     with pytest.raises(ZeroDivisionError):
         s.run(now=NOW, progress=lambda d, t: 1 / 0)
@@ -101,7 +101,7 @@ def test_bad_arguments(setup):
     # Without trust nothing verifies: the sync fails and keeps nothing.
     with pytest.raises(encore.EncoreError):
         encore.Sync(store, t, distribution=dist.url).run(now=NOW)
-    assert store.packages("EUR") == []
+    assert store.keyfiles("EUR") == []
 
 
 def perform(request):
@@ -140,7 +140,7 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     report = op.result()
     assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
     assert report.configuration["used"] == "fetched" and report.check is not None
-    assert set(store.packages("EUR")) == {day(1), day(2)}
+    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
     # The same as the blocking form on a store in the same state.
     with encore.Store.open(str(tmp_path / "twin.db"), raw_key=RAW_KEY) as twin:
         blocking = encore.Sync(twin, encore.Transport.curl(), distribution=dist.url, trust=trust).run(now=NOW, network="metered")
@@ -173,7 +173,7 @@ def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fa
     drive(op, answer=config_lost)
     report = op.result()
     assert report.configuration["used"] == "built-in" and report.configuration["failures"] == 1
-    assert set(store.packages("EUR")) == {day(1), day(2)}
+    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
 
     # A day package without an answer: the sync fails with the network's
     # status; the day verified before it is kept.
@@ -184,7 +184,7 @@ def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fa
         assert urls[-1].endswith("/date/" + day(1))
         with pytest.raises(encore.NetworkError):
             op.result()
-        assert fresh.packages("EUR") == [day(2)]
+        assert fresh.keyfiles("EUR") == [day(2)]
 
 
 def test_the_budget_counts_from_the_first_step(setup):
@@ -195,5 +195,5 @@ def test_the_budget_counts_from_the_first_step(setup):
     # The host's clock says the budget is spent: the sync stops cleanly.
     assert op.next(NOW + 61) == ("done", None)
     report = op.result()
-    assert report.document["stoppedEarly"] and store.packages("EUR") == []
+    assert report.document["stoppedEarly"] and store.keyfiles("EUR") == []
     assert any("budget" in w for w in report.document["warnings"])

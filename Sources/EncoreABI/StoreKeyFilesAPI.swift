@@ -4,19 +4,19 @@ import Glibc
 #endif
 import EncoreCore
 
-// The key package cache (its bytes and lists: ReturnedMemoryAPI.swift).
+// The key file cache (its bytes and lists: ReturnedMemoryAPI.swift).
 
-/// Keeps a CWA key package the host downloaded itself: `content`
+/// Keeps a CWA key file the host downloaded itself: `content`
 /// (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
 /// under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
 /// with the server's `etag` (NULL when it sent none), at `now`. It is kept
 /// only after the verification the sync gives its own downloads: the zip,
 /// every field of export.bin, and a signature by a key of `trust` (the
 /// key file statuses otherwise, and nothing is stored). A day replaces the
-/// cached hours of that day; a package with the same name is replaced.
-/// `keys` (may be NULL) receives the package's number of keys. There is no
-/// other way to put a package into the cache.
-@c public func encore_store_import_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ now: Int64, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
+/// cached hours of that day; a key file with the same name is replaced.
+/// `keys` (may be NULL) receives the key file's number of keys. There is no
+/// other way to put a key file into the cache.
+@c public func encore_store_import_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ now: Int64, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let trust = try borrow(trust, as: TrustList.self, "trust")
@@ -28,10 +28,10 @@ import EncoreCore
     }
 }
 
-/// Writes 1 to *has when the package is cached, else 0. With an `etag` (not
-/// NULL), only a package stored with exactly that ETag counts: a host that
-/// gets 0 downloads the package (again).
-@c public func encore_store_has_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ has: UnsafeMutablePointer<Int32>?) -> encore_status {
+/// Writes 1 to *has when the key file is cached, else 0. With an `etag` (not
+/// NULL), only a key file stored with exactly that ETag counts: a host that
+/// gets 0 downloads the key file (again).
+@c public func encore_store_has_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ has: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
@@ -40,12 +40,12 @@ import EncoreCore
     }
 }
 
-/// Copies a cached package's content into library-owned memory in *content
+/// Copies a cached key file's content into library-owned memory in *content
 /// (release it with encore_bytes_free()). The content is checked against the
 /// SHA-256 computed when it was stored: a mismatch is
-/// ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A package that is
+/// ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A key file that is
 /// not cached is ENCORE_ERR_NOT_FOUND.
-@c public func encore_store_get_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ content: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_store_get_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ content: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
@@ -53,44 +53,45 @@ import EncoreCore
     }
 }
 
-/// Writes what is known about a cached package to *info and, when `etag` is
+/// Writes what is known about a cached key file to *info (struct_size set
+/// by the caller) and, when `etag` is
 /// not NULL, its ETag into library-owned memory in *etag (release it with
-/// encore_bytes_free(); "" when info->has_etag is 0). A package that is not
+/// encore_bytes_free(); "" when info->has_etag is 0). A key file that is not
 /// cached is ENCORE_ERR_NOT_FOUND.
-@c public func encore_store_get_package_info(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ info: UnsafeMutablePointer<encore_package_info>?, _ etag: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_store_get_keyfile_info(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ info: UnsafeMutablePointer<encore_cached_keyfile_info>?, _ etag: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
-        let out = try required(info, "info")
+        try checkOutput(info, "info")
         guard let p = try s.keyPackageInfo(region: region, identifier: identifier) else {
-            throw EncoreError(.notFound, "no key package \(identifier) of region \(region) in the store")
+            throw EncoreError(.notFound, "no key file \(identifier) of region \(region) in the store")
         }
-        var i = encore_package_info()
+        var i = encore_cached_keyfile_info()
         i.downloaded = p.downloaded
         i.size = UInt64(clamping: p.size)
         p.sha256.withUnsafeBytes { src in withUnsafeMutableBytes(of: &i.sha256) { $0.copyMemory(from: src) } }
         i.has_etag = p.etag == nil ? 0 : 1
         let e = try etag.map { _ in try LibraryBytes.make(p.etag ?? "") }
-        out.pointee = i
+        try writeOutput(i, to: info, "info")
         if let etag, let e { etag.pointee = e }
     }
 }
 
-/// Writes a new list of the identifiers of the cached packages of `region`,
+/// Writes a new list of the identifiers of the cached key files of `region`,
 /// in byte order, to *out (release it with encore_string_list_free()).
-@c public func encore_store_list_packages(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
+@c public func encore_store_list_keyfiles(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region")
         let out = try required(out, "out")
-        let list = try StringList(s.keyPackageIdentifiers(region: region))
+        let list = StringList(try s.keyPackageIdentifiers(region: region))
         out.pointee = retainedHandle(list)
     }
 }
 
-/// Removes a cached package. *removed (may be NULL) tells whether there was
+/// Removes a cached key file. *removed (may be NULL) tells whether there was
 /// one: 1, or 0 when it was not cached (not an error).
-@c public func encore_store_remove_package(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ removed: UnsafeMutablePointer<Int32>?) -> encore_status {
+@c public func encore_store_remove_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ removed: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
@@ -103,7 +104,7 @@ import EncoreCore
 /// array is not modified), writes those not cached for `region` to *out as a
 /// new list, in the order given and each once: what the host still has to
 /// download. Release it with encore_string_list_free().
-@c public func encore_store_missing_packages(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ available: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
+@c public func encore_store_list_missing_keyfiles(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ available: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region")
@@ -114,7 +115,7 @@ import EncoreCore
         if let available {
             for i in 0 ..< count { ids.append(try text(available[i], "available[\(i)]")) }
         }
-        let list = try StringList(s.missingKeyPackages(region: region, available: ids))
+        let list = StringList(try s.missingKeyPackages(region: region, available: ids))
         out.pointee = retainedHandle(list)
     }
 }

@@ -1,0 +1,22 @@
+import CEncoreTypes
+
+// The structs that grew after their first version (fields are only ever
+// added at the end): a caller built against the first version passes its
+// smaller struct_size and gets the fields it has. Every other struct's
+// first version is its size now. Add a struct here when it grows.
+
+/// Before rapid tests (test_type, outdated, tested_at).
+extension encore_test_status: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.test_type) ?? MemoryLayout<Self>.size }
+}
+
+/// Before the configuration's own backoff (configuration, config_failures).
+extension encore_sync_summary: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.configuration) ?? MemoryLayout<Self>.size }
+}
+
+/// Before the check-in's app and creation time (kind, created).
+extension encore_checkin_info: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.kind) ?? MemoryLayout<Self>.size }
+}
+
