@@ -121,6 +121,16 @@ public final class SyncOperation: NetworkOperation {
         return value.json
     }
 
+    /// Ends the sync with an error that came from outside the machine (a
+    /// transport that refused a request, a cancelled run): the verified
+    /// package not yet written is written, and the failure counts for the
+    /// backoff like any other. Nothing when the sync is done.
+    public func abort(_ error: EncoreError) {
+        guard !isDone else { return }
+        outstanding = nil
+        fail(error, SyncWork.local { _ in })
+    }
+
     /// The report: the sync's error, or the state error before it is done.
     public func outcome() throws -> SyncReport {
         if let failure { throw failure }

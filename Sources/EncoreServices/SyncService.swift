@@ -153,7 +153,12 @@ public struct SyncService {
     /// calling thread (`options.progress` may cancel it).
     public func run(_ options: SyncOptions, now: Int64) throws -> SyncReport {
         let operation = try SyncOperation(store: store, options: options, now: now)
-        _ = try OperationRunner.run(operation, transport: transport, now: now)
+        do {
+            _ = try OperationRunner.run(operation, transport: transport, now: now)
+        } catch let e as EncoreError {
+            operation.abort(e)
+            throw e
+        }
         return try operation.outcome()
     }
 

@@ -197,3 +197,14 @@ def test_the_budget_counts_from_the_first_step(setup):
     report = op.result()
     assert report.document["stoppedEarly"] and store.keyfiles("EUR") == []
     assert any("budget" in w for w in report.document["warnings"])
+
+
+def test_a_request_the_transport_refuses_fails_the_sync_and_counts_for_the_backoff(setup):
+    dist, trust, store = setup
+    # Plain http is for this machine only: the built-in transport refuses it
+    # before sending, outside the sync's machine; the failure still counts.
+    s = encore.Sync(store, encore.Transport.curl(), distribution="http://192.0.2.1", trust=trust)
+    with pytest.raises(encore.InvalidArgumentError, match="plain http"):
+        s.run(now=NOW)
+    plan = s.plan(trigger="periodic", now=NOW + 60)
+    assert plan.steps == () and NOW + 240 <= plan.next_due_at <= NOW + 360  # backing off: 5 min ± 20 %
