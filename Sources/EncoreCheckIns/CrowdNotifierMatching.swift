@@ -177,8 +177,9 @@ public enum CrowdNotifierMatcher {
     }
 
     /// The hourly ciphertexts of a visit at a venue: for each hour it
-    /// touches, the record encrypted to that hour's identity.
-    public static func encryptVisit(_ venue: CrowdNotifierVenue, arrival: Int64, departure: Int64) throws -> [(day: Int64, ciphertext: CrowdNotifierCiphertext)] {
+    /// touches, the record encrypted to that hour's identity, as the store
+    /// keeps them (under the check-in `checkIn`).
+    public static func encryptVisit(_ venue: CrowdNotifierVenue, checkIn: Int64 = 0, arrival: Int64, departure: Int64) throws -> [CrowdNotifierVisitHour] {
         guard case .success(let mpk) = BLS.g2Nonzero(venue.publicKey) else { throw EncoreError(.cnPublicKey, "the venue's public key is not a usable G2 point") }
         let hours = CrowdNotifierCrypto.hours(arrival: arrival, departure: departure)
         guard !hours.isEmpty else { throw EncoreError(.checkInTimes, "a visit cannot end before it starts") }
@@ -190,7 +191,8 @@ public enum CrowdNotifierMatcher {
         let record = CrowdNotifierVisitRecord(arrival: arrival, departure: departure, notificationKey: nonces.notificationKey).encoded
         return try hours.map { start in
             let id = CrowdNotifierCrypto.identity(preId: preId, intervalStart: start, timeKey: CrowdNotifierCrypto.timeKey(intervalStart: start, nonces: nonces))
-            return (UnixTime.utcMidnight(start), try CrowdNotifierIBE.encrypt(mpk: mpk, identity: id, message: record))
+            return CrowdNotifierVisitHour(checkIn: checkIn, day: UnixTime.utcMidnight(start),
+                                          ciphertext: try CrowdNotifierIBE.encrypt(mpk: mpk, identity: id, message: record))
         }
     }
 

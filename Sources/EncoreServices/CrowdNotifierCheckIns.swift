@@ -28,9 +28,7 @@ extension CheckInService {
     static func kind(_ k: CrowdNotifierVenue.Kind) -> CheckInKind { k == .swissCovid ? .swissCovid : .notifyMe }
 
     static func hours(_ venue: CrowdNotifierVenue, arrival: Int64, departure: Int64) throws -> [CrowdNotifierVisitHour] {
-        try CrowdNotifierMatcher.encryptVisit(venue, arrival: arrival, departure: departure).map {
-            CrowdNotifierVisitHour(checkIn: 0, day: $0.day, ciphertext: $0.ciphertext)
-        }
+        try CrowdNotifierMatcher.encryptVisit(venue, arrival: arrival, departure: departure)
     }
 
     /// Checks in at a SwissCovid or NotifyMe venue (its QR code parsed

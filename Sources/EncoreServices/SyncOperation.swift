@@ -79,7 +79,7 @@ public final class SyncOperation: NetworkOperation {
         if clock &- started >= options.budgetSeconds {
             report.stoppedEarly = true
             report.warnings.append("the sync's time budget (\(options.budgetSeconds) s) ran out; the next sync resumes")
-            attempt { try head.onBudget?(self) }
+            do { try head.onBudget?(self) } catch { end(EncoreError.wrapping(error, name)) }
             finish()
             return .done
         }
@@ -128,7 +128,7 @@ public final class SyncOperation: NetworkOperation {
     public func abort(_ error: EncoreError) {
         guard !isDone else { return }
         outstanding = nil
-        fail(error, SyncWork.local { _ in })
+        fail(error)
     }
 
     /// The report: the sync's error, or the state error before it is done.
@@ -155,7 +155,7 @@ public final class SyncOperation: NetworkOperation {
                 do { try run(self) } catch { fail(EncoreError.wrapping(error, name), head) }
             } else if !steps.isEmpty {
                 let step = steps.removeFirst()
-                do { work = try begin(step) } catch { fail(EncoreError.wrapping(error, name), SyncWork.local { _ in }) }
+                do { work = try begin(step) } catch { fail(EncoreError.wrapping(error, name)) }
             } else {
                 finish()
             }
@@ -182,9 +182,9 @@ public final class SyncOperation: NetworkOperation {
     /// A failure ends the sync unless the work's own recovery takes it
     /// (the configuration's outage); the verified package not yet written
     /// is written first.
-    private func fail(_ error: EncoreError, _ item: SyncWork) {
+    private func fail(_ error: EncoreError, _ item: SyncWork? = nil) {
         do {
-            if try item.recover?(self, error) == true { return }
+            if try item?.recover?(self, error) == true { return }
         } catch {
             return end(EncoreError.wrapping(error, name))
         }
@@ -203,10 +203,6 @@ public final class SyncOperation: NetworkOperation {
         } catch {
             failure = EncoreError.wrapping(error, name)
         }
-    }
-
-    private func attempt(_ body: () throws -> Void) {
-        do { try body() } catch { end(EncoreError.wrapping(error, name)) }
     }
 
     /// The end of a sync that did not fail: the state, the purge, the next

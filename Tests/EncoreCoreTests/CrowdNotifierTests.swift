@@ -188,9 +188,7 @@ import Testing
             let (qr, venueKeys) = try Self.venue(kind, name: "Venue \(i)")
             let venue = try CrowdNotifierQRCode.parse(qr)
             if i < 2 {
-                for (day, c) in try CrowdNotifierMatcher.encryptVisit(venue, arrival: Self.evening + 600, departure: Self.evening + 7000) {
-                    hours.append(CrowdNotifierVisitHour(checkIn: Int64(i + 1), day: day, ciphertext: c))
-                }
+                hours += try CrowdNotifierMatcher.encryptVisit(venue, checkIn: Int64(i + 1), arrival: Self.evening + 600, departure: Self.evening + 7000)
             }
             keys += try CrowdNotifierAuthority.traceKeys(masterSecret: venueKeys.masterSecret, payload: venue.payload,
                                                          start: Self.evening, end: Self.evening + 3 * 3600, message: "m\(i)")

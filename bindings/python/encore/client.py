@@ -90,4 +90,4 @@ class Client:
 
     def __repr__(self):
         features = [name for name in ("sync", "tests", "push") if getattr(self, name) is not None]
-        return f"<Client {self.store!r} with {', '.join(features + ['checkins']) }>"
+        return f"<Client {self.store!r} with {', '.join(features + ['checkins'])}>"
