@@ -187,7 +187,7 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     memset(&sum, 0, sizeof sum);
     ENCORE_OUTPUT_INIT(sum);
     CHECK(encore_sync_result_get_summary(r, &sum) == ENCORE_OK);
-    CHECK(sum.fetched == 0 && sum.has_check == 0 && sum.stopped_early == 0 && sum.has_next_due && sum.next_due_at == NOW + 4 * 3600);
+    CHECK(sum.fetched == 0 && sum.has_check == 0 && sum.stopped_early == 0 && sum.has_next_due && TIME_NEAR(sum.next_due_at, NOW + 4 * 3600));
     encore_check_result *check = NULL;
     CHECK(encore_sync_result_get_check(r, &check) == ENCORE_ERR_NOT_FOUND && check == NULL);
     encore_bytes json = {0};
