@@ -26,20 +26,51 @@ if command -v valgrind >/dev/null; then
 else
     echo "C tests: valgrind is not installed; running without it"
 fi
-run() { "${valgrind[@]}" "$@"; }
 
+# The programs run side by side, as many at a time as the machine has cores
+# (valgrind runs each on one): each one's output goes to a file of its own,
+# printed in the order below once all have ended, so a failure reads the same
+# as in a serial run.
 export ENCORE_TEST_DATA="$PWD/Tests/data"
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+jobs_max=$(nproc 2>/dev/null || echo 2)
+titles=()
+n=0
+# run TITLE [VAR=VALUE] PROGRAM ARGS...: one program in the background.
+run() {
+    local title=$1
+    shift
+    while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done
+    titles+=("$title")
+    (env "$@" > "$logs/$n.out" 2>&1; echo $? > "$logs/$n.status") &
+    n=$((n + 1))
+}
+vg() { local title=$1; shift; run "$title" "${valgrind[@]}" "$@"; }
+
 for t in "$out"/test_*; do
-    echo "== $t"
-    run "$t"
+    vg "$t" "$t"
 done
 for t in embed_sqlite_first embed_encore_first embed_sqlcipher_host; do
-    echo "== $out/$t (a host with its own SQLite)"
-    run "$out/$t"
+    vg "$out/$t (a host with its own SQLite)" "$out/$t"
 done
 for t in test_store test_store_tables; do
-    echo "== $out/$t with every sqlite3_* of the global scope trapped"
-    LD_PRELOAD="$PWD/$out/libsqlite_trap.so" run "$out/$t"
+    run "$out/$t with every sqlite3_* of the global scope trapped" LD_PRELOAD="$PWD/$out/libsqlite_trap.so" "${valgrind[@]}" "$out/$t"
 done
-echo "== example"
-run "$out/example" Tests/data/exports/google-sample/sample_diagnosis_key_file.zip 310 v1 Tests/data/exports/google-sample/public_310-v1.pem
+vg example "$out/example" Tests/data/exports/google-sample/sample_diagnosis_key_file.zip 310 v1 Tests/data/exports/google-sample/public_310-v1.pem
+wait
+
+failed=0
+for ((i = 0; i < n; i++)); do
+    echo "== ${titles[$i]}"
+    cat "$logs/$i.out"
+    status=$(cat "$logs/$i.status" 2>/dev/null || echo 1)
+    if [[ $status != 0 ]]; then
+        echo "C tests: ${titles[$i]} FAILED (exit $status)"
+        failed=$((failed + 1))
+    fi
+done
+if ((failed)); then
+    echo "C tests: $failed of $n programs failed"
+    exit 1
+fi

@@ -38,4 +38,4 @@ echo "wheel: import encore outside the checkout: version $got, library $loaded: 
 # The binding tests against the installed package.
 python=$(scripts/venv.sh)
 cd "$tmp/elsewhere"
-ENCORE_TEST_INSTALLED=1 PYTHONPATH="$site" "$python" -m pytest -q -p no:cacheprovider "$repo/bindings/python/tests"
+ENCORE_TEST_INSTALLED=1 PYTHONPATH="$site" "$python" -m pytest -q -p no:cacheprovider -n "${PYTEST_JOBS:-auto}" "$repo/bindings/python/tests"
