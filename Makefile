@@ -13,17 +13,26 @@ SHARE := $(BUILD)/share
 PUSHD_CONFIG ?= release
 PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The suites of `make test`, in order (scripts/test-all.sh): NAME runs make test-NAME.
-TEST_SUITES := swift check-abi c python cli store standins pairing crowdnotifier pushd install wheel
+# The library package's: they build and resolve nothing of the push service's
+# package (server/), whose stack alone takes longer to compile than all of
+# them take to run; `make test-server` tests it, `make test-all` runs both.
+TEST_SUITES := swift check-abi c python cli store standins pairing crowdnotifier install wheel
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
+# pytest-xdist workers of the Python suites: one per core for the ones that
+# compute; more for the push service's, whose tests mostly wait on clocks.
+PYTEST_JOBS ?= auto
+PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli all demo test test-packages test-deb deb test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
-	@echo "make test      every suite, one line each (logs in build/logs/), then a summary table:"
+	@echo "make test      the library package's suites, one line each (logs in build/logs/), then a summary table:"
 	@echo "               $(TEST_SUITES)"
 	@echo "make test-NAME one suite, its whole output on the terminal (e.g. make test-cli, make check-abi)"
+	@echo "make test-server    the push service's package (server/): encore-pushd built, then its suite (make test-pushd)"
 	@echo "make test-packages  the Debian packages built, inspected, installed into a temporary root and used (make test-deb)"
+	@echo "make test-all  every test: make test, make test-server, make test-packages (what .ci/run runs)"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
@@ -49,9 +58,9 @@ venv:
 
 # The shared library, with its SONAME link and development link.
 lib: deps
-	@# The same flags as the tool's build: SwiftPM then shares the compiled
-	@# modules between the two (with different flags each rebuilt them all).
-	@scripts/build.sh encore --static-swift-stdlib
+	@# No flags of its own (the Swift runtime's static link is in Package.swift):
+	@# the tool, the bench and the Swift tests then share its compiled modules.
+	@scripts/build.sh encore
 	@mkdir -p $(BUILD)/lib
 	@# Debug sections stripped: DWARF 5 from the Swift toolchain defeats valgrind 3.19.
 	@objcopy --strip-debug .build/release/libencore.so $(LIB)
@@ -59,8 +68,8 @@ lib: deps
 	@ln -sf libencore.so.$(MAJOR) $(BUILD)/lib/libencore.so
 
 cli: deps
-	@# The Swift runtime linked in, like the library's: the tool runs without the toolchain.
-	@scripts/build.sh encore-cli --static-swift-stdlib
+	@# The Swift runtime linked in, like the library's (Package.swift): the tool runs without the toolchain.
+	@scripts/build.sh encore-cli
 	@mkdir -p $(BUILD)/bin
 	@cp .build/release/encore-cli $(CLI)
 
@@ -100,15 +109,23 @@ demo: cli
 
 # Quiet: one line per suite, the end of a failing suite's log, a summary table.
 test: deps
-	@scripts/test-all.sh "lib cli share venv wheel pushd" $(TEST_SUITES)
+	@scripts/test-all.sh "lib cli share venv wheel" $(TEST_SUITES)
 
-# The Debian packages, the same way (not in `make test`: .ci/run runs both).
+# The push service's package (server/), the same way: its build, then its suite.
+test-server: deps
+	@scripts/test-all.sh "lib cli venv pushd" pushd
+
+# The Debian packages, the same way.
 test-packages: deps
 	@scripts/test-all.sh "deb" deb
 
+# Every test there is (what .ci/run runs): the library's, the service's, the packages'.
+test-all: deps
+	@status=0; for t in test test-server test-packages; do $(MAKE) --no-print-directory $$t || status=1; echo; done; exit $$status
+
 # Swift Testing only, built with the explicit import check (scripts/swift-test.sh).
 test-swift: deps
-	@echo "== Swift tests (swift test; a debug build first)"
+	@echo "== Swift tests (swift test, on the release build of the core)"
 	@scripts/swift-test.sh
 
 check-abi: lib
@@ -118,20 +135,20 @@ test-c: lib
 	scripts/test-c.sh
 
 test-python: lib venv
-	@scripts/pytest-suite.sh "Python binding tests" bindings/python/tests
+	@scripts/pytest-suite.sh "Python binding tests" bindings/python/tests -- -n $(PYTEST_JOBS)
 
 test-cli: lib cli venv
-	@scripts/pytest-suite.sh "CLI tests" Tests/cli
+	@scripts/pytest-suite.sh "CLI tests" Tests/cli -- -n $(PYTEST_JOBS)
 
 # Crash safety under SIGKILL, nothing in plaintext at rest, the sqlcipher
 # tool on encore's stores, two processes on one store, disk full.
 test-store: lib venv
-	@scripts/pytest-suite.sh "store tests" Tests/store
+	@scripts/pytest-suite.sh "store tests" Tests/store -- -n $(PYTEST_JOBS)
 
 # BLS12-381 (Sources/CEncorePairing) against mcl (pymcl), built with the
 # C compiler alone; bench: build/venv/bin/python Tests/pairing/bench_pairing.py
 test-pairing: venv
-	@scripts/pytest-suite.sh "pairing tests (BLS12-381 against mcl)" Tests/pairing
+	@scripts/pytest-suite.sh "pairing tests (BLS12-381 against mcl)" Tests/pairing -- -n $(PYTEST_JOBS)
 
 # CrowdNotifier across implementations: encore's CLI and library against a
 # pymcl-based server and client (Tests/crowdnotifier/cn_reference.py).
@@ -142,7 +159,7 @@ test-crowdnotifier: lib cli venv
 # the tests' own (Debian's postgresql, on loopback): the real backend's
 # weaknesses, two serve instances and two senders under 10 000 operations.
 test-pushd: pushd lib cli venv
-	@ENCORE_PUSHD="$$PWD/$(PUSHD)" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd
+	@ENCORE_PUSHD="$$PWD/$(PUSHD)" scripts/pytest-suite.sh "push registry tests (encore-pushd)" Tests/pushd -- -n $(PYTEST_WAIT_JOBS)
 
 # Registrations/s of one instance on SQLCipher and on PostgreSQL, and
 # tokens pushed/s against the stand-in (a release build).
@@ -161,7 +178,7 @@ test-install: lib cli
 # The wheel installed into a fresh venv outside the checkout, and the binding
 # tests against the installed package (scripts/test-wheel.sh).
 test-wheel: wheel venv
-	@scripts/test-wheel.sh
+	@PYTEST_JOBS=$(PYTEST_JOBS) scripts/test-wheel.sh
 
 # The packages' contents and control fields, then installed into a temporary
 # root and used there: the C example through pkg-config, encore demo, bash

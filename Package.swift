@@ -109,11 +109,18 @@ let package = Package(
             linkerSettings: [.unsafeFlags(sharedLibraryFlags)]
         ),
         // The `encore` command-line tool (built as encore-cli, installed as encore).
-        // `make cli` links it with --static-swift-stdlib, so the installed tool
-        // runs without the toolchain.
+        // The Swift runtime linked in statically (as the library's), so the
+        // installed tool runs without the toolchain. A link flag, not
+        // --static-swift-stdlib: that one changes how every module compiles,
+        // and the library, the tool, the bench and the tests then could not
+        // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            // FoundationEssentials (of swift-argument-parser) needs its two
+            // helper archives named: the autolinking of a static runtime
+            // leaves them out.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
         .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreWire", "CCrypto", "CZlib", "CEncoreShim"]),

@@ -1,6 +1,6 @@
 import ArgumentParser
 import EncoreCore
-import Foundation
+import Glibc
 
 /// The `--now` of the commands that work at a point in time: unix seconds
 /// or a UTC time ("2026-11-25T12:00:00Z", or a day "2026-11-25" for its
