@@ -256,7 +256,8 @@ import Testing
         let a = try s.addRiskResult(time: 2000, level: 1, document: #"{"level":"low"}"#)
         let b = try s.addRiskResult(time: 1000, level: 2, document: "älter – ✓")
         #expect(b > a)
-        #expect(try s.lastRiskResult() == RiskResult(id: a, time: 2000, level: 1, document: #"{"level":"low"}"#))
+        let last = try #require(try s.lastRiskResult())
+        #expect(last.id == a && last.time == 2000 && last.level == 1 && last.document == #"{"level":"low"}"#)
         let c = try s.addRiskResult(time: 2000, level: -3, document: "")
         #expect(try s.lastRiskResult()?.id == c)     // equal times: the last added
         #expect(try s.riskResult(id: b)?.document == "älter – ✓")
