@@ -120,10 +120,12 @@ let package = Package(
 
         // The Swift tests, one target a module (or two small ones): each
         // declares the modules it tests and what it needs, never EncoreCore.
-        // EncoreTestSupport is what several of them share (fixtures, the
-        // test data's place, a temporary directory); it ships in no product.
+        // EncoreTestSupport is what several of them share (fixtures, check-in
+        // samples, the test data's place, a temporary directory); it ships in
+        // no product.
         .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreKeyFiles", "EncoreCheckIns", "EncoreFixtures"],
                 path: "Tests/EncoreTestSupport"),
+        // Support, and the model's JSON forms.
         .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreModel"]),
         .testTarget(name: "EncoreCryptoTests", dependencies: ["EncoreCrypto", "EncoreSupport", "EncoreModel", "EncoreTestSupport", "CEncoreShim"]),
         .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreModel", "EncoreWire", "EncoreFixtures", "EncoreTestSupport",

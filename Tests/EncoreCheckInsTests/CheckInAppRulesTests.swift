@@ -9,8 +9,8 @@ import Testing
 
 /// CWA's check-in rules from ../shared/spec/checkins.md, at every boundary:
 /// what the app accepts of a QR code, the default check-in length, the age
-/// filter of the risk calculation, own submitted check-ins, signed start
-/// intervals.
+/// filter of the risk calculation, signed start intervals (own submitted
+/// check-ins, a rule of the service: CheckInStoreTests).
 @Suite struct CheckInAppRulesTests {
     typealias P = CheckInSamples
 

@@ -7,9 +7,10 @@ import Foundation
 import Testing
 
 /// CrowdNotifier v3 (SwissCovid, NotifyMe): the SDKs' known answers, QR
-/// codes, the IBE, trace keys (both layouts, hostile ones) and the check-in
-/// list with matching by day.
+/// codes, the IBE, trace keys (both layouts, hostile ones) and the matcher
+/// (the check-in list's matching by day: CrowdNotifierCheckInTests).
 @Suite struct CrowdNotifierTests {
+    static let evening = CheckInSamples.evening
     static func vectors() throws -> JSONReader { try JSONReader(JSONParser.parse(TestData.bytes("crowdnotifier/sdk-test-vectors.json"))) }
     static func hex(_ r: JSONReader, _ key: String) throws -> [UInt8] { try #require(Hex.decode(try r.member(key).string())) }
     static func kind(_ body: () throws -> Void) -> EncoreError.Kind? {
@@ -96,13 +97,13 @@ import Testing
     @Test func encryptionOpensOnlyWithTheHoursKey() throws {
         let (qr, keys) = try CheckInSamples.venue()
         let venue = try CrowdNotifierQRCode.parse(qr)
-        let hours = try CrowdNotifierMatcher.encryptVisit(venue, arrival: CheckInSamples.evening + 600, departure: CheckInSamples.evening + 4000)
-        #expect(hours.count == 2 && hours.allSatisfy { $0.day == UnixTime.utcMidnight(CheckInSamples.evening) })
-        let traced = try CrowdNotifierAuthority.traceKeys(masterSecret: keys.masterSecret, payload: venue.payload, start: CheckInSamples.evening,
-                                                          end: CheckInSamples.evening + 1800, message: "m")
+        let hours = try CrowdNotifierMatcher.encryptVisit(venue, arrival: Self.evening + 600, departure: Self.evening + 4000)
+        #expect(hours.count == 2 && hours.allSatisfy { $0.day == UnixTime.utcMidnight(Self.evening) })
+        let traced = try CrowdNotifierAuthority.traceKeys(masterSecret: keys.masterSecret, payload: venue.payload, start: Self.evening,
+                                                          end: Self.evening + 1800, message: "m")
         #expect(traced.count == 1)
         let m = try CrowdNotifierIBE.decrypt(secretKey: traced[0].secretKey, identity: traced[0].identity, hours[0].ciphertext)
-        #expect(CrowdNotifierVisitRecord(decoding: m)?.arrival == CheckInSamples.evening + 600)
+        #expect(CrowdNotifierVisitRecord(decoding: m)?.arrival == Self.evening + 600)
         // The next hour's ciphertext does not open with this hour's key.
         #expect(Self.kind { _ = try CrowdNotifierIBE.decrypt(secretKey: traced[0].secretKey, identity: traced[0].identity, hours[1].ciphertext) } == .cnNoMatch)
         // The right key, a c2 altered: x' differs, the box does not open.
@@ -133,8 +134,8 @@ import Testing
         let (qr, keys) = try CheckInSamples.venue()
         let venue = try CrowdNotifierQRCode.parse(qr)
         for layout in [CrowdNotifierTraceKey.Layout.swissCovid, .notifyMe] {
-            let traced = try CrowdNotifierAuthority.traceKeys(masterSecret: keys.masterSecret, payload: venue.payload, start: CheckInSamples.evening + 1000,
-                                                              end: CheckInSamples.evening + 8000, message: "m", layout: layout)
+            let traced = try CrowdNotifierAuthority.traceKeys(masterSecret: keys.masterSecret, payload: venue.payload, start: Self.evening + 1000,
+                                                              end: Self.evening + 8000, message: "m", layout: layout)
             let batch = try CrowdNotifierTraceKeys.parse(CrowdNotifierTraceKeys.encode(traced))
             #expect(batch.version == 3 && batch.events == 3 && batch.skipped == 0)
             #expect(batch.keys == traced)
@@ -160,10 +161,10 @@ import Testing
             let (qr, venueKeys) = try CheckInSamples.venue(kind, name: "Venue \(i)")
             let venue = try CrowdNotifierQRCode.parse(qr)
             if i < 2 {
-                hours += try CrowdNotifierMatcher.encryptVisit(venue, checkIn: Int64(i + 1), arrival: CheckInSamples.evening + 600, departure: CheckInSamples.evening + 7000)
+                hours += try CrowdNotifierMatcher.encryptVisit(venue, checkIn: Int64(i + 1), arrival: Self.evening + 600, departure: Self.evening + 7000)
             }
             keys += try CrowdNotifierAuthority.traceKeys(masterSecret: venueKeys.masterSecret, payload: venue.payload,
-                                                         start: CheckInSamples.evening, end: CheckInSamples.evening + 3 * 3600, message: "m\(i)")
+                                                         start: Self.evening, end: Self.evening + 3 * 3600, message: "m\(i)")
         }
         let one = CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: 1)
         #expect(one.exposures.count == 4 && one.pairings == keys.count * hours.count)

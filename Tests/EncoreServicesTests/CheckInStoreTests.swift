@@ -46,8 +46,7 @@ import Testing
         #expect(try service.list(now: purgeDay - 1).count == 1)
         #expect(try service.list(now: purgeDay).isEmpty)
         // An event of 50 minutes without a default length: 45 minutes (CWA rounds to 15).
-        let eventDir = TempDir()
-        let eventStore = try Store(path: eventDir.file("s.db"), key: Self.key)
+        let eventStore = try Store(path: dir.file("event.db"), key: Self.key)
         let t: UInt64 = 1_700_000_000
         let start = Int64(t)
         let event = try CheckInService(store: eventStore).checkIn(qrCode: CheckInSamples.qr(CheckInSamples.payload(start: t, end: t + 50 * 60)), start: start, now: start + 60)
