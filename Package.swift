@@ -125,7 +125,28 @@ let package = Package(
         // Benchmarks (make bench): figures against baselines measured in the same run.
         .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreWire", "CCrypto", "CZlib", "CEncoreShim"]),
 
-        .testTarget(name: "EncoreCoreTests", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreSupport", "EncoreStorage", "EncoreCheckIns", "EncoreWire",
-                                                            "CEncoreProto", "CEncoreSQL", "CEncoreShim", "CZlib"]),
+        // The Swift tests, one target a module (or two small ones): each
+        // declares the modules it tests and what it needs, never EncoreCore.
+        // EncoreTestSupport is what several of them share (fixtures, check-in
+        // samples, the test data's place, a temporary directory); it ships in
+        // no product.
+        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreKeyFiles", "EncoreCheckIns", "EncoreFixtures"],
+                path: "Tests/EncoreTestSupport"),
+        // Support, and the model's JSON forms.
+        .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreModel"]),
+        .testTarget(name: "EncoreCryptoTests", dependencies: ["EncoreCrypto", "EncoreSupport", "EncoreModel", "EncoreTestSupport", "CEncoreShim"]),
+        .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreModel", "EncoreWire", "EncoreFixtures", "EncoreTestSupport",
+                                                                "CEncoreProto", "CEncoreShim", "CZlib"]),
+        // Matching, and the risk calculation on its windows.
+        .testTarget(name: "EncoreMatchingTests", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreSupport", "EncoreModel", "EncoreWire", "EncoreKeyFiles",
+                                                                "EncoreFixtures", "EncoreTestSupport", "CEncoreShim"]),
+        .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreTestSupport", "CEncoreSQL"]),
+        // The protocols, and the request machine of EncoreHTTP they run on.
+        .testTarget(name: "EncoreProtocolsTests", dependencies: ["EncoreProtocols", "EncoreHTTP", "EncoreSupport", "EncoreModel", "EncoreTestSupport",
+                                                                 "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreCheckIns", "EncoreSupport", "EncoreModel", "EncoreWire", "EncoreProtocols",
+                                                                "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreServicesTests", dependencies: ["EncoreServices", "EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "EncoreStorage",
+                                                                "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport"]),
     ]
 )

@@ -3,11 +3,7 @@ import EncoreCore
 
 public typealias encore_check_result_ptr = OpaquePointer
 
-final class CheckResultHandle: @unchecked Sendable {
-    // @unchecked: immutable after init.
-    let result: CheckResult
-    init(_ r: CheckResult) { result = r }
-}
+typealias CheckResultHandle = Held<CheckResult>
 
 let checkOptionsSize = MemoryLayout<encore_check_options>.size
 
@@ -16,15 +12,12 @@ let checkOptionsSize = MemoryLayout<encore_check_options>.size
 /// (risk_v1 NULL).
 @c public func encore_check_options_init(_ options: UnsafeMutablePointer<encore_check_options>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: checkOptionsSize)
-        let d = CheckOptions()
-        var o = encore_check_options()
-        o.struct_size = UInt32(struct_size)
-        o.minimum_tracing_seconds = d.minimumTracingSeconds
-        o.tracing_days = d.tracingDays
-        o.maximum_key_age_seconds = d.maximumKeyAgeSeconds
-        out.pointee = o
+        try initOptions(options, "options", struct_size) { o in
+            let d = CheckOptions()
+            o.minimum_tracing_seconds = d.minimumTracingSeconds
+            o.tracing_days = d.tracingDays
+            o.maximum_key_age_seconds = d.maximumKeyAgeSeconds
+        }
     }
 }
 
@@ -40,7 +33,7 @@ func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (Ch
     c.tracingDays = o.tracing_days
     c.maximumKeyAgeSeconds = o.maximum_key_age_seconds
     return (c, try readInput(o.risk_v1, "options->risk_v1").map(riskV1Configuration) ?? .cwa,
-            try o.checkin_risk.map { try borrow($0, as: CheckInRiskConfigHandle.self, "options.checkin_risk").configuration })
+            try o.checkin_risk.map { try borrow($0, as: CheckInRiskConfigHandle.self, "options.checkin_risk").value })
 }
 
 /// CWA's v1 risk model from C; the core validates its values.
@@ -73,12 +66,12 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 @c public func encore_exposure_check(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let c = try borrow(config, as: RiskConfigHandle.self, "config")
+        let c = try borrow(config, as: RiskConfigHandle.self, "config").value
         let out = try required(out, "out")
         let files = try keySources(sources, source_size, count)
         let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
         let (options, riskV1, checkInRisk) = try checkOptions(check_options)
-        let result = try ExposureCheck(store: s).run(files: files, keyFileOptions: keyFiles, matching: matching, risk: c.configuration,
+        let result = try ExposureCheck(store: s).run(files: files, keyFileOptions: keyFiles, matching: matching, risk: c,
                                                      v1: v1, riskV1: riskV1, options: options, checkInRisk: checkInRisk, now: now,
                                                      threads: threads, progress: progress)
         out.pointee = retainedHandle(CheckResultHandle(result))
@@ -93,7 +86,7 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 /// Writes the check's outcome.
 @c public func encore_check_result_get_summary(_ result: encore_check_result_ptr?, _ summary: UnsafeMutablePointer<encore_check_summary>?) -> encore_status {
     guarded {
-        let r = try borrow(result, as: CheckResultHandle.self, "result").result
+        let r = try borrow(result, as: CheckResultHandle.self, "result").value
         var s = encore_check_summary()
         s.status = r.status.rawValue
         s.notification_due = r.notificationDue ? 1 : 0
@@ -114,7 +107,7 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 /// release it with encore_risk_assessment_free().
 @c public func encore_check_result_get_assessment(_ result: encore_check_result_ptr?, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
     guarded {
-        let r = try borrow(result, as: CheckResultHandle.self, "result").result
+        let r = try borrow(result, as: CheckResultHandle.self, "result").value
         try required(out, "out").pointee = retainedHandle(RiskAssessmentHandle(r.assessment))
     }
 }

@@ -24,21 +24,9 @@ final class TraceLocationHandle: @unchecked Sendable {
     }
 }
 
-final class CheckInListHandle: Sendable {
-    let checkIns: [CheckIn]
-    init(_ list: [CheckIn]) { checkIns = list }
-}
-
-
-final class CheckInRiskConfigHandle: Sendable {
-    let configuration: PresenceTracingRiskConfiguration
-    init(_ c: PresenceTracingRiskConfiguration) { configuration = c }
-}
-
-final class CheckInAssessmentHandle: Sendable {
-    let assessment: PresenceTracingAssessment
-    init(_ a: PresenceTracingAssessment) { assessment = a }
-}
+typealias CheckInListHandle = Held<[CheckIn]>
+typealias CheckInRiskConfigHandle = Held<PresenceTracingRiskConfiguration>
+typealias CheckInAssessmentHandle = Held<PresenceTracingAssessment>
 
 /// Writes 32 bytes into a C uint8_t[32] field.
 func copy32(_ bytes: [UInt8], into field: inout (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
@@ -230,8 +218,8 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// Writes the number of check-ins in a list to *count.
 @c public func encore_checkin_list_count(_ list: encore_checkin_list_ptr?, _ count: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        let l = try borrow(list, as: CheckInListHandle.self, "list")
-        try output(count, "count") { l.checkIns.count }
+        let checkIns = try borrow(list, as: CheckInListHandle.self, "list").value
+        try output(count, "count") { checkIns.count }
     }
 }
 
@@ -241,10 +229,10 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// (they stay valid after the list is freed).
 @c public func encore_checkin_list_copy(_ list: encore_checkin_list_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_info>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        let l = try borrow(list, as: CheckInListHandle.self, "list")
+        let checkIns = try borrow(list, as: CheckInListHandle.self, "list").value
         var made: [encore_bytes] = []
         do {
-            try copyOut(l.checkIns, first: first, out, element_size, capacity, copied) { c in
+            try copyOut(checkIns, first: first, out, element_size, capacity, copied) { c in
                 var i = encore_checkin_info()
                 i.struct_size = structSize(encore_checkin_info.self)
                 i.submitted = c.submitted ? 1 : 0
@@ -347,7 +335,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 @c public func encore_checkin_assess(_ store: encore_store_ptr?, _ config: encore_checkin_risk_config_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let c = try config.map { try borrow($0, as: CheckInRiskConfigHandle.self, "config").configuration } ?? PresenceTracingRiskConfiguration.cwa
+        let c = try config.map { try borrow($0, as: CheckInRiskConfigHandle.self, "config").value } ?? PresenceTracingRiskConfiguration.cwa
         guard let c else { throw EncoreError(.internalError, "the built-in parameters do not parse") }
         _ = try required(out, "out")
         let a = try CheckInService(store: s).assessment(configuration: c, now: now)
@@ -359,7 +347,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// encore_checkin_assess() at the check's time).
 @c public func encore_check_result_get_checkin_assessment(_ result: encore_check_result_ptr?, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
     guarded {
-        let r = try borrow(result, as: CheckResultHandle.self, "result").result
+        let r = try borrow(result, as: CheckResultHandle.self, "result").value
         try output(out, "out") { retainedHandle(CheckInAssessmentHandle(r.checkIns)) }
     }
 }
@@ -367,7 +355,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// Writes the assessment's total level and counts.
 @c public func encore_checkin_assessment_get_summary(_ assessment: encore_checkin_assessment_ptr?, _ summary: UnsafeMutablePointer<encore_checkin_risk_summary>?) -> encore_status {
     guarded {
-        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").value
         try writeOutput(encore_checkin_risk_summary(struct_size: UInt32(MemoryLayout<encore_checkin_risk_summary>.size), total_risk_level: a.totalRiskLevel.rawValue,
                                                     match_count: UInt64(a.matches.count), day_count: UInt64(a.days.count)), to: summary, "summary")
     }
@@ -377,7 +365,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// list is copied (see "Lists").
 @c public func encore_checkin_assessment_copy_matches(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_match>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").value
         try copyOut(a.matches, first: first, out, element_size, capacity, copied) { m in
             var c = encore_checkin_match()
             c.struct_size = structSize(encore_checkin_match.self)
@@ -397,7 +385,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// copied.
 @c public func encore_checkin_assessment_copy_days(_ assessment: encore_checkin_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_day>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").value
         try copyOut(a.days, first: first, out, element_size, capacity, copied) {
             encore_checkin_day(struct_size: structSize(encore_checkin_day.self), risk_level: $0.riskLevel.rawValue, date: $0.date,
                                normalized_time: $0.normalizedTime)
@@ -409,7 +397,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// without skippedReports), in library memory for encore_bytes_free().
 @c public func encore_checkin_assessment_get_json(_ assessment: encore_checkin_assessment_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").assessment
+        let a = try borrow(assessment, as: CheckInAssessmentHandle.self, "assessment").value
         try output(out, "out") { try LibraryBytes.make(a.json().rendered) }
     }
 }

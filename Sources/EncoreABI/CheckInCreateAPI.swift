@@ -10,12 +10,9 @@ let traceLocationSpecSize = MemoryLayout<encore_trace_location_spec>.size
 /// default for the type).
 @c public func encore_trace_location_spec_init(_ spec: UnsafeMutablePointer<encore_trace_location_spec>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(spec, "spec")
-        try initStruct(out, struct_size, known: traceLocationSpecSize)
-        var s = encore_trace_location_spec()
-        s.struct_size = UInt32(struct_size)
-        s.default_check_in_length_minutes = -1
-        out.pointee = s
+        try initOptions(spec, "spec", struct_size) { o in
+            o.default_check_in_length_minutes = -1
+        }
     }
 }
 

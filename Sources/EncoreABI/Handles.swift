@@ -9,6 +9,13 @@ import EncoreCore
 public typealias encore_trust_ptr = OpaquePointer
 public typealias encore_keyfile_ptr = OpaquePointer
 
+/// The object behind a handle that holds one value of the core, immutable
+/// after init (hence @unchecked: the values are read, never changed).
+final class Held<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
 /// Hands an object to C with one retain; `release` gives it back.
 func retainedHandle(_ object: AnyObject) -> OpaquePointer {
     OpaquePointer(Unmanaged.passRetained(object).toOpaque())

@@ -76,16 +76,13 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 /// Fields of a newer header that this library does not know are zeroed.
 @c public func encore_keyfile_options_init(_ options: UnsafeMutablePointer<encore_keyfile_options>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: optionsSize)
-        let d = ZipLimits.default
-        var o = encore_keyfile_options()
-        o.struct_size = UInt32(struct_size)
-        o.verify = UInt32(ENCORE_VERIFY_REQUIRE)
-        o.max_member_size = d.maxMemberSize
-        o.max_total_size = d.maxTotalSize
-        o.max_ratio = d.maxRatio
-        out.pointee = o
+        try initOptions(options, "options", struct_size) { o in
+            let d = ZipLimits.default
+            o.verify = UInt32(ENCORE_VERIFY_REQUIRE)
+            o.max_member_size = d.maxMemberSize
+            o.max_total_size = d.maxTotalSize
+            o.max_ratio = d.maxRatio
+        }
     }
 }
 

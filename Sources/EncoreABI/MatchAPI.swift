@@ -58,25 +58,22 @@ let matchOptionsSize = MemoryLayout<encore_match_options>.size
 /// values, one thread per core, default key file options.
 @c public func encore_match_options_init(_ options: UnsafeMutablePointer<encore_match_options>?, _ struct_size: Int, _ now: Int64) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: matchOptionsSize)
-        let d = MatchingOptions()
-        var o = encore_match_options()
-        o.struct_size = UInt32(struct_size)
-        o.now = now
-        o.drift_intervals = Int32(d.driftIntervals)
-        o.tx_power_min = Int32(d.txPowerMinimum)
-        o.tx_power_max = Int32(d.txPowerMaximum)
-        o.replay_seconds = Int32(d.replaySeconds)
-        o.max_key_age_days = Int32(d.maxKeyAgeDays)
-        o.report_type_when_missing = d.reportTypeWhenMissing.rawValue
-        o.infectiousness_when_dsos_missing = d.infectiousnessWhenDaysSinceOnsetMissing.rawValue
-        withUnsafeMutableBytes(of: &o.infectiousness_by_dsos) { bytes in
-            for (dsos, inf) in d.infectiousnessForDaysSinceOnset where (-14 ... 14).contains(dsos) {
-                bytes[Int(dsos) + 14] = UInt8(inf.rawValue)
+        try initOptions(options, "options", struct_size) { o in
+            let d = MatchingOptions()
+            o.now = now
+            o.drift_intervals = Int32(d.driftIntervals)
+            o.tx_power_min = Int32(d.txPowerMinimum)
+            o.tx_power_max = Int32(d.txPowerMaximum)
+            o.replay_seconds = Int32(d.replaySeconds)
+            o.max_key_age_days = Int32(d.maxKeyAgeDays)
+            o.report_type_when_missing = d.reportTypeWhenMissing.rawValue
+            o.infectiousness_when_dsos_missing = d.infectiousnessWhenDaysSinceOnsetMissing.rawValue
+            withUnsafeMutableBytes(of: &o.infectiousness_by_dsos) { bytes in
+                for (dsos, inf) in d.infectiousnessForDaysSinceOnset where (-14 ... 14).contains(dsos) {
+                    bytes[Int(dsos) + 14] = UInt8(inf.rawValue)
+                }
             }
         }
-        out.pointee = o
     }
 }
 

@@ -166,7 +166,7 @@ func finishedOperation<Result>(_ handle: encore_operation_ptr?, as type: Result.
 @c public func encore_operation_run(_ operation: encore_operation_ptr?, _ transport: encore_transport_ptr?, _ now: Int64, _ progress: encore_progress_fn?, _ context: UnsafeMutableRawPointer?) -> encore_status {
     guarded {
         let op = try borrow(operation, as: OperationHandle.self, "operation").operation
-        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let t = try borrow(transport, as: TransportHandle.self, "transport").value
         try runOperation(op, transport: t, now: now, progress: progress, context: context)
     }
 }

@@ -22,6 +22,16 @@ func initStruct<T>(_ out: UnsafeMutablePointer<T>, _ size: Int, known: Int) thro
     UnsafeMutableRawPointer(out).initializeMemory(as: UInt8.self, repeating: 0, count: size)
 }
 
+/// The body of every *_init(options, struct_size): the pointer and the size
+/// checked, the caller's struct of that size zeroed, its struct_size (the
+/// first field, a uint32_t) set, then the library's defaults written.
+func initOptions<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: String, _ size: Int, _ defaults: (inout T) -> Void) throws {
+    let out = try required(pointer, name)
+    try initStruct(out, size, known: MemoryLayout<T>.size)
+    UnsafeMutableRawPointer(out).storeBytes(of: UInt32(size), as: UInt32.self)
+    defaults(&out.pointee)
+}
+
 /// Structs whose first version was smaller than they are now: the smallest
 /// struct_size a caller can have been built with. Every other struct's
 /// first version is its size in this library.

@@ -7,12 +7,11 @@ let pushOptionsSize = MemoryLayout<encore_push_options>.size
 /// before the first retry) for a struct of `struct_size` bytes.
 @c public func encore_push_options_init(_ options: UnsafeMutablePointer<encore_push_options>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: pushOptionsSize)
-        out.pointee.struct_size = UInt32(struct_size)
-        out.pointee.api = ENCORE_PUSH_API_SWISSCOVID
-        out.pointee.attempts = 3
-        out.pointee.retry_delay_ms = 1000
+        try initOptions(options, "options", struct_size) { o in
+            o.api = ENCORE_PUSH_API_SWISSCOVID
+            o.attempts = 3
+            o.retry_delay_ms = 1000
+        }
     }
 }
 
@@ -81,7 +80,7 @@ func pushType(_ t: Int32) throws -> PushType {
 /// The blocking form of encore_push_register_start() + encore_operation_run().
 @c public func encore_push_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64) -> encore_status {
     guarded {
-        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let t = try borrow(transport, as: TransportHandle.self, "transport").value
         try runOperation(try pushRegisterOperation(store, server_url, push_token, type, options, now), transport: t, now: now)
     }
 }
@@ -114,7 +113,7 @@ func pushRegisterOperation(_ store: encore_store_ptr?, _ server_url: UnsafePoint
 /// encore_push_deregister_start() + encore_operation_run().
 @c public func encore_push_deregister(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
     guarded {
-        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let t = try borrow(transport, as: TransportHandle.self, "transport").value
         try runOperation(try pushDeregisterOperation(store, server_url, options), transport: t, now: 0)
     }
 }

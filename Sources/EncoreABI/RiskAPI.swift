@@ -4,15 +4,8 @@ import EncoreCore
 public typealias encore_risk_config_ptr = OpaquePointer
 public typealias encore_risk_assessment_ptr = OpaquePointer
 
-final class RiskConfigHandle: Sendable {
-    let configuration: RiskConfiguration
-    init(_ c: RiskConfiguration) { configuration = c }
-}
-
-final class RiskAssessmentHandle: Sendable {
-    let assessment: RiskAssessment
-    init(_ a: RiskAssessment) { assessment = a }
-}
+typealias RiskConfigHandle = Held<RiskConfiguration>
+typealias RiskAssessmentHandle = Held<RiskAssessment>
 
 /// Parses a risk calculation configuration from `len` bytes of JSON (the
 /// form of the conformance file's defaultRiskCalculationConfiguration). A
@@ -48,11 +41,11 @@ final class RiskAssessmentHandle: Sendable {
 /// for encore_risk_assessment_free().
 @c public func encore_risk_calculate(_ config: encore_risk_config_ptr?, _ windows: UnsafePointer<encore_exposure_window>?, _ window_size: Int, _ window_count: Int, _ instances: UnsafePointer<encore_scan_instance>?, _ instance_size: Int, _ instance_count: Int, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(config, as: RiskConfigHandle.self, "config")
+        let c = try borrow(config, as: RiskConfigHandle.self, "config").value
         let out = try required(out, "out")
         let list = try exposureWindows(readInputs(windows, elementSize: window_size, count: window_count, "windows"),
                                        readInputs(instances, elementSize: instance_size, count: instance_count, "instances"))
-        out.pointee = retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(list, configuration: c.configuration, now: now)))
+        out.pointee = retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(list, configuration: c, now: now)))
     }
 }
 
@@ -60,9 +53,9 @@ final class RiskAssessmentHandle: Sendable {
 /// not negative).
 @c public func encore_risk_calculate_match(_ config: encore_risk_config_ptr?, _ result: encore_match_result_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_risk_assessment_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(config, as: RiskConfigHandle.self, "config")
+        let c = try borrow(config, as: RiskConfigHandle.self, "config").value
         let r = try borrow(result, as: MatchResultHandle.self, "result")
-        try output(out, "out") { retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(r.source.windows, configuration: c.configuration, now: now))) }
+        try output(out, "out") { retainedHandle(RiskAssessmentHandle(try RiskCalculation.calculate(r.source.windows, configuration: c, now: now))) }
     }
 }
 
@@ -74,7 +67,7 @@ final class RiskAssessmentHandle: Sendable {
 /// Writes an assessment's aggregate.
 @c public func encore_risk_assessment_get_summary(_ assessment: encore_risk_assessment_ptr?, _ summary: UnsafeMutablePointer<encore_risk_summary>?) -> encore_status {
     guarded {
-        let a = try borrow(assessment, as: RiskAssessmentHandle.self, "assessment").assessment
+        let a = try borrow(assessment, as: RiskAssessmentHandle.self, "assessment").value
         var s = encore_risk_summary()
         s.total_risk_level = a.totalRiskLevel.rawValue
         s.has_most_recent_date_with_low_risk = a.mostRecentDateWithLowRisk == nil ? 0 : 1
@@ -94,7 +87,7 @@ final class RiskAssessmentHandle: Sendable {
 /// Copies per-day risks first ..< first + capacity (newest first).
 @c public func encore_risk_assessment_copy_days(_ assessment: encore_risk_assessment_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_day_risk>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        try copyOut(borrow(assessment, as: RiskAssessmentHandle.self, "assessment").assessment.days, first: first, out, element_size, capacity, copied) { d in
+        try copyOut(borrow(assessment, as: RiskAssessmentHandle.self, "assessment").value.days, first: first, out, element_size, capacity, copied) { d in
             encore_day_risk(struct_size: structSize(encore_day_risk.self), risk_level: d.riskLevel?.rawValue ?? ENCORE_RISK_NONE, date: d.date,
                             normalized_time: d.normalizedTime,
                             minimum_distinct_encounters_with_low_risk: Int32(clamping: d.minimumDistinctEncountersWithLowRisk),

@@ -29,13 +29,10 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 /// create a missing file, wait up to 5000 ms for another process's lock.
 @c public func encore_store_options_init(_ options: UnsafeMutablePointer<encore_store_options>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: storeOptionsSize)
-        var o = encore_store_options()
-        o.struct_size = UInt32(struct_size)
-        o.create = 1
-        o.busy_timeout_ms = StoreOptions().busyTimeoutMilliseconds
-        out.pointee = o
+        try initOptions(options, "options", struct_size) { o in
+            o.create = 1
+            o.busy_timeout_ms = StoreOptions().busyTimeoutMilliseconds
+        }
     }
 }
 

@@ -3,11 +3,7 @@ import EncoreCore
 
 public typealias encore_sync_result_ptr = OpaquePointer
 
-final class SyncResultHandle: @unchecked Sendable {
-    // @unchecked: immutable after init.
-    let report: SyncReport
-    init(_ r: SyncReport) { report = r }
-}
+typealias SyncResultHandle = Held<SyncReport>
 
 let syncOptionsSize = MemoryLayout<encore_sync_options>.size
 
@@ -16,14 +12,13 @@ let syncOptionsSize = MemoryLayout<encore_sync_options>.size
 /// struct of `struct_size` bytes.
 @c public func encore_sync_options_init(_ options: UnsafeMutablePointer<encore_sync_options>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: syncOptionsSize)
-        out.pointee.struct_size = UInt32(struct_size)
-        out.pointee.trigger = ENCORE_SYNC_USER
-        out.pointee.network = ENCORE_NETWORK_UNMETERED
-        out.pointee.run_check = 1
-        out.pointee.budget_seconds = SyncPlanner.budgetSeconds
-        out.pointee.trace_warnings = 1
+        try initOptions(options, "options", struct_size) { o in
+            o.trigger = ENCORE_SYNC_USER
+            o.network = ENCORE_NETWORK_UNMETERED
+            o.run_check = 1
+            o.budget_seconds = SyncPlanner.budgetSeconds
+            o.trace_warnings = 1
+        }
     }
 }
 
@@ -100,7 +95,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 @c public func encore_sync(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let t = try borrow(transport, as: TransportHandle.self, "transport").value
         let o = try syncOptions(options)
         let out = try required(out, "out")
         let report = try SyncService(store: s, transport: t).run(o, now: now)
@@ -151,7 +146,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// Writes what the sync did.
 @c public func encore_sync_result_get_summary(_ result: encore_sync_result_ptr?, _ summary: UnsafeMutablePointer<encore_sync_summary>?) -> encore_status {
     guarded {
-        let r = try borrow(result, as: SyncResultHandle.self, "result").report
+        let r = try borrow(result, as: SyncResultHandle.self, "result").value
         var out = encore_sync_summary()
         out.struct_size = UInt32(MemoryLayout<encore_sync_summary>.size)
         out.fetched = UInt32(clamping: r.fetched.count)
@@ -179,7 +174,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// memory for encore_bytes_free().
 @c public func encore_sync_result_get_json(_ result: encore_sync_result_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let r = try borrow(result, as: SyncResultHandle.self, "result").report
+        let r = try borrow(result, as: SyncResultHandle.self, "result").value
         try output(out, "out") { try LibraryBytes.make(r.json.rendered) }
     }
 }
@@ -188,7 +183,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// ENCORE_ERR_NOT_FOUND when none ran (nothing new came).
 @c public func encore_sync_result_get_check(_ result: encore_sync_result_ptr?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
-        let r = try borrow(result, as: SyncResultHandle.self, "result").report
+        let r = try borrow(result, as: SyncResultHandle.self, "result").value
         let out = try required(out, "out")
         guard let check = r.check else { throw EncoreError(.notFound, "no check ran after this sync (nothing new came)") }
         out.pointee = retainedHandle(CheckResultHandle(check))
@@ -203,7 +198,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 @c public func encore_exposure_check_cached(_ store: encore_store_ptr?, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        let risk = try config.map { try borrow($0, as: RiskConfigHandle.self, "config").configuration }
+        let risk = try config.map { try borrow($0, as: RiskConfigHandle.self, "config").value }
         let out = try required(out, "out")
         let (matching, now, _, v1, threads, progress) = try matchingParameters(match_options)
         let (options, riskV1, checkInRisk) = try checkOptions(check_options)

@@ -3,7 +3,7 @@ import EncoreCore
 
 func testService(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification: UnsafePointer<CChar>?,
                  _ submission: UnsafePointer<CChar>?) throws -> TestResultService {
-    try TestResultService(store: borrow(store, as: Store.self, "store"), transport: borrow(transport, as: TransportHandle.self, "transport").transport,
+    try TestResultService(store: borrow(store, as: Store.self, "store"), transport: borrow(transport, as: TransportHandle.self, "transport").value,
                           verification: text(verification, "verification_url"), submission: submission.map { try text($0, "submission_url") })
 }
 
@@ -142,7 +142,7 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// fake submission), as real users' sessions look.
 @c public func encore_test_noise(_ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?) -> encore_status {
     guarded {
-        let t = try borrow(transport, as: TransportHandle.self, "transport").transport
+        let t = try borrow(transport, as: TransportHandle.self, "transport").value
         try TestResultService.noise(transport: t, verification: text(verification_url, "verification_url"),
                                     submission: text(submission_url, "submission_url"))
     }
@@ -177,10 +177,9 @@ let submitOptionsSize = MemoryLayout<encore_submit_options>.size
 /// to federation.
 @c public func encore_submit_options_init(_ options: UnsafeMutablePointer<encore_submit_options>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: submitOptionsSize)
-        out.pointee.struct_size = UInt32(struct_size)
-        out.pointee.symptoms = ENCORE_SYMPTOMS_NO_INFORMATION
+        try initOptions(options, "options", struct_size) { o in
+            o.symptoms = ENCORE_SYMPTOMS_NO_INFORMATION
+        }
     }
 }
 

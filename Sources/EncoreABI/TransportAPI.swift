@@ -8,10 +8,7 @@ public typealias encore_transport_ptr = OpaquePointer
 public typealias encore_http_response_ptr = OpaquePointer
 
 /// A transport as C holds it.
-final class TransportHandle: Sendable {
-    let transport: any HTTPTransport
-    init(_ t: any HTTPTransport) { transport = t }
-}
+typealias TransportHandle = Held<any HTTPTransport>
 
 let transportOptionsSize = MemoryLayout<encore_transport_options>.size
 
@@ -35,15 +32,12 @@ func transportOptions(_ pointer: UnsafePointer<encore_transport_options>?) throw
 /// system's trusted CAs.
 @c public func encore_transport_options_init(_ options: UnsafeMutablePointer<encore_transport_options>?, _ struct_size: Int) -> encore_status {
     guarded {
-        let out = try required(options, "options")
-        try initStruct(out, struct_size, known: transportOptionsSize)
-        let d = TransportOptions()
-        var o = encore_transport_options()
-        o.struct_size = UInt32(struct_size)
-        o.connect_timeout_ms = d.connectTimeoutMilliseconds
-        o.timeout_ms = d.timeoutMilliseconds
-        o.max_response_bytes = d.maxResponseBytes
-        out.pointee = o
+        try initOptions(options, "options", struct_size) { o in
+            let d = TransportOptions()
+            o.connect_timeout_ms = d.connectTimeoutMilliseconds
+            o.timeout_ms = d.timeoutMilliseconds
+            o.max_response_bytes = d.maxResponseBytes
+        }
     }
 }
 

@@ -38,8 +38,7 @@ struct Check: ParsableCommand {
 
     @OptionGroup var keyFiles: KeyFileArguments
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let risk = try config.map(Risk.loadConfiguration)
@@ -57,7 +56,7 @@ struct Check: ParsableCommand {
             Output.fail(keyFiles.files.isEmpty ? store.db : keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)
         }
-        Output.write(json ? CheckDocument.json(result).rendered(pretty: true) + "\n" : CheckReport.text(result))
+        Output.write(output.json ? CheckDocument.json(result).rendered(pretty: true) + "\n" : CheckReport.text(result))
     }
 }
 

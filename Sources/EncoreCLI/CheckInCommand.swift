@@ -121,13 +121,12 @@ struct CheckInList: ParsableCommand {
     @OptionGroup var store: StoreArguments
     @OptionGroup var clock: NowArgument
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let s = try store.open()
         let list = try talking("check-ins") { try CheckInService(store: s).list(now: clock.value) }
-        if json {
+        if output.json {
             Output.write(JSONValue.object([("checkins", .array(list.map(\.json)))]).rendered(pretty: true) + "\n")
             return
         }

@@ -34,8 +34,7 @@ struct CheckInMatchCommand: ParsableCommand {
 
     func validate() throws { if traceKeys == nil { try packages.requireFiles() } }
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     static func loadConfiguration(_ name: String) throws -> PresenceTracingRiskConfiguration {
         do {
@@ -70,7 +69,7 @@ struct CheckInMatchCommand: ParsableCommand {
             try talking(file) { try service.matchTraceKeys(Array(FileReader.read(path: file, maxSize: UInt64(CrowdNotifierTraceKeys.maxBodyBytes)).bytes), now: now) }
         }
         let assessment = try talking("check-ins") { try service.assessment(configuration: configuration, now: now) }
-        guard json else {
+        guard output.json else {
             Output.write(CheckInRiskReport.text(assessment, skipped: skipped) + (traced.map(CheckInRiskReport.text) ?? ""))
             return
         }

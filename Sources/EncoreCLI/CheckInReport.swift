@@ -21,13 +21,12 @@ struct CheckInReport: ParsableCommand {
 
     @OptionGroup var symptoms: SymptomsArguments
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let s = try store.open()
         let reports = try talking("check-ins") { try CheckInSubmission.reports(s.checkIns(), now: clock.value, symptoms: symptoms.answer()) }
-        if json {
+        if output.json {
             Output.write(CheckInSubmission.json(reports).rendered(pretty: true) + "\n")
             return
         }

@@ -30,8 +30,7 @@ struct Detect: ParsableCommand {
 
     func validate() throws { try keyFiles.requireFiles() }
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let fileOptions = try keyFiles.keyFileOptions()
@@ -44,7 +43,7 @@ struct Detect: ParsableCommand {
             Output.fail(keyFiles.subject, e.message)
             throw ExitCode(EncoreExit.failure)
         }
-        Output.write(json ? result.json(now: now).rendered(pretty: true) + "\n" : DetectReport.text(result))
+        Output.write(output.json ? result.json(now: now).rendered(pretty: true) + "\n" : DetectReport.text(result))
     }
 }
 

@@ -35,8 +35,7 @@ struct ObservationsImport: ParsableCommand {
     @Argument(help: ArgumentHelp("The CSV file (- for stdin).", valueName: "file"))
     var file: String
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         // The store first: a wrong key or a missing store fails at once,
@@ -50,7 +49,7 @@ struct ObservationsImport: ParsableCommand {
             throw store.fail(error)
         }
         let duplicates = observations.count - added
-        if json {
+        if output.json {
             let report: JSONValue = .object([
                 ("rows", .int(observations.count)),
                 ("new", .int(added)),

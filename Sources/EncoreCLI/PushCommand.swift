@@ -82,8 +82,7 @@ struct PushDecide: ParsableCommand {
 
     @OptionGroup var clock: NowArgument
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func validate() throws {
         guard PushRule.Event(rawValue: event) != nil else { throw ValidationError("--event is app-start, checkout, en-on, en-off or token-changed") }
@@ -98,7 +97,7 @@ struct PushDecide: ParsableCommand {
             if let isolated { try service.setIsolated(isolated == "yes") }
             return try service.decide(PushRule.Event(rawValue: event) ?? .appStart, now: clock.value)
         }
-        if json {
+        if output.json {
             Output.write(JSONValue.object([("action", .string(decision.action.rawValue)), ("reason", .string(decision.reason))]).rendered(pretty: true) + "\n")
             return
         }
@@ -131,8 +130,7 @@ struct PushRegister: ParsableCommand {
 
     @OptionGroup var clock: NowArgument
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func validate() throws {
         guard servers.server != nil else { throw ValidationError("give --server") }
@@ -147,7 +145,7 @@ struct PushRegister: ParsableCommand {
             try service.register(transport: servers.transport.transport(), server: server, api: servers.apiValue, pushToken: token,
                                  type: PushType(rawValue: type) ?? .ios, retry: servers.retry, now: clock.value)
         }
-        PushReport.write(status, json: json)
+        PushReport.write(status, json: output.json)
     }
 }
 
@@ -167,8 +165,7 @@ struct PushDeregister: ParsableCommand {
     @OptionGroup var store: StoreArguments
     @OptionGroup var servers: PushServerArguments
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let service = PushService(store: try store.open())
@@ -176,7 +173,7 @@ struct PushDeregister: ParsableCommand {
             try service.deregister(transport: servers.transport.transport(), server: servers.server,
                                    api: servers.server == nil ? nil : servers.apiValue, retry: servers.retry)
         }
-        PushReport.write(status, json: json)
+        PushReport.write(status, json: output.json)
     }
 }
 
@@ -188,11 +185,10 @@ struct PushStatusCommand: ParsableCommand {
 
     @OptionGroup var store: StoreArguments
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let service = PushService(store: try store.open())
-        PushReport.write(try talking(store.db) { try service.status() }, json: json)
+        PushReport.write(try talking(store.db) { try service.status() }, json: output.json)
     }
 }

@@ -33,8 +33,7 @@ struct Risk: ParsableCommand {
 
     @OptionGroup var clock: NowArgument
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     /// CWA's built-in configuration for `cwa`, else a risk configuration
     /// file (or a conformance file holding one); on failure one line on
@@ -72,7 +71,7 @@ struct Risk: ParsableCommand {
             throw ExitCode(EncoreExit.failure)
         }
         let a = try RiskCalculation.calculate(list, configuration: configuration, now: now) // now is checked by NowArgument
-        Output.write(json ? a.json.rendered(pretty: true) + "\n" : RiskReport.text(a))
+        Output.write(output.json ? a.json.rendered(pretty: true) + "\n" : RiskReport.text(a))
     }
 }
 

@@ -23,8 +23,7 @@ struct StoreInfo: ParsableCommand {
 
     @OptionGroup var store: StoreArguments
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let opened = try store.open()
@@ -43,7 +42,7 @@ struct StoreInfo: ParsableCommand {
         let counts: [(name: String, label: String, count: Int)] = [
             ("observations", "observations", observations),
         ]
-        if json {
+        if output.json {
             let object: JSONValue = .object([
                 ("path", .string(store.db)),
                 ("schema_version", .int(version)),

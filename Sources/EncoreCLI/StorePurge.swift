@@ -34,8 +34,7 @@ struct StorePurge: ParsableCommand {
     @Option(name: .customLong("max-age-days"), help: ArgumentHelp("Keep what is at most this many days old.", valueName: "n"))
     var maxAgeDays: Int64 = 14
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func validate() throws {
         guard maxAgeDays >= 0 else { throw ValidationError("--max-age-days must not be negative") }
@@ -63,7 +62,7 @@ struct StorePurge: ParsableCommand {
             ("tracing_events", "tracing events", counts.tracingEvents),
             ("risk_results", "risk results", counts.riskResults),
         ]
-        if json {
+        if output.json {
             let object: JSONValue = .object([
                 ("now", .int(now)),
                 ("max_age_seconds", .int(maxAge)),

@@ -38,8 +38,7 @@ struct Submit: ParsableCommand {
     @OptionGroup var transport: TransportArguments
     @OptionGroup var clock: NowArgument
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func validate() throws { _ = try options() }
 
@@ -57,7 +56,7 @@ struct Submit: ParsableCommand {
             try TestResultService(store: s, transport: transport.transport(), verification: verification, submission: submission)
                 .submit(options(), now: clock.value)
         }
-        if json {
+        if output.json {
             Output.write(outcome.json.rendered(pretty: true) + "\n")
         } else {
             Output.write("submitted \(outcome.keys) keys\(outcome.unalignedKeys > 0 ? " (\(outcome.unalignedKeys) own keys left out: not aligned to a UTC midnight)" : "")\n")

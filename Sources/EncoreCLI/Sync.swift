@@ -129,8 +129,7 @@ struct SyncRun: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stop cleanly after this many seconds (default 480); the next sync resumes.", valueName: "seconds"))
     var budget = SyncPlanner.budgetSeconds
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         var options = try sync.options()
@@ -141,7 +140,7 @@ struct SyncRun: ParsableCommand {
         let report = try talking(sync.distribution ?? sync.dp3t ?? sync.crowdnotifier ?? "sync") {
             try SyncService(store: s, transport: t).run(options, now: sync.clock.value)
         }
-        if json {
+        if output.json {
             Output.write(report.json.rendered(pretty: true) + "\n")
             return
         }
@@ -164,13 +163,12 @@ struct SyncPlanCommand: ParsableCommand {
     @OptionGroup var store: StoreArguments
     @OptionGroup var sync: SyncArguments
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let s = try store.open(create: true)
         let plan = try talking(store.db) { try SyncService.plan(store: s, sync.options(), now: sync.clock.value) }
-        if json {
+        if output.json {
             Output.write(plan.json.rendered(pretty: true) + "\n")
             return
         }

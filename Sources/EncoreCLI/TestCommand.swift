@@ -105,8 +105,7 @@ struct TestRegister: ParsableCommand {
     @OptionGroup var clock: NowArgument
     @OptionGroup var secrets: SecretsFlag
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func validate() throws {
         guard [qr, guid, teletan].compactMap({ $0 }).count == 1 else { throw ValidationError("give exactly one of --qr, --guid and --teletan") }
@@ -130,7 +129,7 @@ struct TestRegister: ParsableCommand {
         let status = try talking(servers.verification) {
             try servers.service(s).register(key(), dateOfBirth: dob, rapid: rapid, now: clock.value)
         }
-        TestReport.write(status, json: json, secrets: try secrets.registration(s))
+        TestReport.write(status, json: output.json, secrets: try secrets.registration(s))
     }
 }
 
@@ -158,13 +157,12 @@ struct TestResultPoll: ParsableCommand {
     @OptionGroup var clock: NowArgument
     @OptionGroup var secrets: SecretsFlag
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let s = try store.open()
         let status = try talking(servers.verification) { try servers.service(s).poll(now: clock.value) }
-        TestReport.write(status, json: json, secrets: try secrets.registration(s))
+        TestReport.write(status, json: output.json, secrets: try secrets.registration(s))
     }
 }
 
@@ -179,13 +177,12 @@ struct TestStatusCommand: ParsableCommand {
     @OptionGroup var clock: NowArgument
     @OptionGroup var secrets: SecretsFlag
 
-    @Flag(name: .long, help: "Print one JSON object instead of text.")
-    var json = false
+    @OptionGroup var output: JSONFlag
 
     func run() throws {
         let s = try store.open()
         let status = try talking(store.db) { try TestResultService.status(of: s, now: clock.value) }
-        TestReport.write(status, json: json, secrets: try secrets.registration(s))
+        TestReport.write(status, json: output.json, secrets: try secrets.registration(s))
     }
 }
 

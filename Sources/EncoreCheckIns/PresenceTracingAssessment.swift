@@ -40,12 +40,6 @@ public struct PresenceTracingDay: Sendable, Equatable {
     public var date: Int64
     public var normalizedTime: Double
     public var riskLevel: CheckInRiskLevel
-
-    public init(date: Int64, normalizedTime: Double, riskLevel: CheckInRiskLevel) {
-        self.date = date
-        self.normalizedTime = normalizedTime
-        self.riskLevel = riskLevel
-    }
 }
 
 /// The risk of the user's check-ins: CWA's presence-tracing model.

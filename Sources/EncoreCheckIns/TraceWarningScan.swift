@@ -88,6 +88,16 @@ public enum TraceWarningScanner {
         return out
     }
 
+    /// The user's check-in location a report names, if any: a hash of the
+    /// wrong length is counted as skipped, an unknown one is no match.
+    private static func entry(of hash: UnsafeRawBufferPointer?, in index: LocationIndex, into out: inout WarningScan) -> Int? {
+        guard let hash, hash.count == CheckInCrypto.hashBytes else {
+            out.skipped += 1
+            return nil
+        }
+        return index.lookup(hash.baseAddress.map { UnsafeRawPointer($0) })
+    }
+
     /// A TraceTimeIntervalWarning: locationIdHash, start, period, TRL.
     private static func plain(_ m: UnsafeRawBufferPointer, item: Int, index: LocationIndex, into out: inout WarningScan) {
         var hash: UnsafeRawBufferPointer?
@@ -108,11 +118,7 @@ public enum TraceWarningScanner {
             out.skipped += 1
             return
         }
-        guard let hash, hash.count == CheckInCrypto.hashBytes else {
-            out.skipped += 1
-            return
-        }
-        guard let entry = index.lookup(hash.baseAddress.map { UnsafeRawPointer($0) }) else { return }
+        guard let entry = entry(of: hash, in: index, into: &out) else { return }
         guard TraceWarning.valid(period: period, trl: trl, start: start) else {
             out.skipped += 1
             return
@@ -145,11 +151,7 @@ public enum TraceWarningScanner {
                 return
             }
         }
-        guard let hash, hash.count == CheckInCrypto.hashBytes else {
-            out.skipped += 1
-            return
-        }
-        guard let entry = index.lookup(hash.baseAddress.map { UnsafeRawPointer($0) }) else { return }
+        guard let entry = entry(of: hash, in: index, into: &out) else { return }
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         switch try CheckInCrypto.open(iv: iv ?? empty, ciphertext: sealed ?? empty, mac: mac ?? empty, keys: index.entries[entry].keys) {
         case .failure(let reason):

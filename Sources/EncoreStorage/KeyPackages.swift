@@ -18,15 +18,6 @@ public struct KeyPackageInfo: Equatable, Sendable {
     public var size: Int
     /// Unix seconds it was downloaded.
     public var downloaded: Int64
-
-    public init(region: String, identifier: String, etag: String?, sha256: [UInt8], size: Int, downloaded: Int64) {
-        self.region = region
-        self.identifier = identifier
-        self.etag = etag
-        self.sha256 = sha256
-        self.size = size
-        self.downloaded = downloaded
-    }
 }
 
 /// SHA-256 through libcrypto.
@@ -75,18 +66,13 @@ extension Store {
 
     /// What is known about a cached package, nil when it is not cached.
     public func keyPackageInfo(region: String, identifier: String) throws -> KeyPackageInfo? {
-        try Store.checkPackageName(region, identifier)
-        return try withConnection { c in
-            let s = try c.prepare("SELECT etag, sha256, length(content), downloaded FROM key_packages WHERE region = ? AND identifier = ?")
-            s.bind(1, text: region).bind(2, text: identifier)
-            return try s.one { s in
-                let digest = s.blob(1)
-                guard digest.count == 32 else {
-                    throw EncoreError(.storeNotDatabase, "store: key package \(region) \(identifier) has a malformed SHA-256")
-                }
-                return KeyPackageInfo(region: region, identifier: identifier, etag: s.text(0), sha256: digest,
-                                      size: Int(clamping: s.int64(2)), downloaded: s.int64(3))
+        try keyPackageRow("etag, sha256, length(content), downloaded", region, identifier) { s in
+            let digest = s.blob(1)
+            guard digest.count == 32 else {
+                throw EncoreError(.storeNotDatabase, "store: key package \(region) \(identifier) has a malformed SHA-256")
             }
+            return KeyPackageInfo(region: region, identifier: identifier, etag: s.text(0), sha256: digest,
+                                  size: Int(clamping: s.int64(2)), downloaded: s.int64(3))
         }
     }
 
@@ -159,18 +145,23 @@ extension Store {
     }
 
     private func withCheckedContent<R>(_ region: String, _ identifier: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        try keyPackageRow("sha256, content", region, identifier) { s in
+            let stored = s.blob(0)
+            let content = try s.columnBytes(1)
+            guard try PackageDigest.sha256(content) == stored else {
+                throw EncoreError(.storeNotDatabase, "store: key package \(identifier) of region \(region) does not match its stored SHA-256: the store is damaged")
+            }
+            return try body(content)
+        }
+    }
+
+    /// Reads `columns` of one package's row (its names checked first); nil when it is not cached.
+    private func keyPackageRow<R>(_ columns: String, _ region: String, _ identifier: String, _ read: (Statement) throws -> R) throws -> R? {
         try Store.checkPackageName(region, identifier)
         return try withConnection { c in
-            let s = try c.prepare("SELECT sha256, content FROM key_packages WHERE region = ? AND identifier = ?")
+            let s = try c.prepare("SELECT \(columns) FROM key_packages WHERE region = ? AND identifier = ?")
             s.bind(1, text: region).bind(2, text: identifier)
-            return try s.one { s in
-                let stored = s.blob(0)
-                let content = try s.columnBytes(1)
-                guard try PackageDigest.sha256(content) == stored else {
-                    throw EncoreError(.storeNotDatabase, "store: key package \(identifier) of region \(region) does not match its stored SHA-256: the store is damaged")
-                }
-                return try body(content)
-            }
+            return try s.one(read)
         }
     }
 }

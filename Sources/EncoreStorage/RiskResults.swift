@@ -11,13 +11,6 @@ public struct RiskResult: Equatable, Hashable, Sendable {
     public var time: Int64
     public var level: Int32
     public var document: String
-
-    public init(id: Int64, time: Int64, level: Int32, document: String) {
-        self.id = id
-        self.time = time
-        self.level = level
-        self.document = document
-    }
 }
 
 /// The result history: every risk calculation with its time, level and

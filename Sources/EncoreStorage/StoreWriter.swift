@@ -35,10 +35,7 @@ public struct StoreWriter {
     public func removeKeyPackage(region: String, identifier: String) throws -> Bool {
         try StoreText.checkName(region, "region")
         try StoreText.checkName(identifier, "identifier")
-        let s = try connection.prepare("DELETE FROM key_packages WHERE region = ? AND identifier = ?")
-        s.bind(1, text: region).bind(2, text: identifier)
-        try s.run()
-        return connection.changes > 0
+        return try changes("DELETE FROM key_packages WHERE region = ? AND identifier = ?") { $0.bind(1, text: region).bind(2, text: identifier) } > 0
     }
 
     /// Sets a setting (see Store.setSetting).
@@ -67,30 +64,27 @@ public struct StoreWriter {
     public func insertSettingIfAbsent(_ name: String, text: String) throws -> Bool {
         try StoreText.checkName(name, "setting name")
         try StoreText.checkDocument(text, "setting '\(name)'")
-        let s = try connection.prepare("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)")
-        s.bind(1, text: name).bind(2, text: text)
-        try s.run()
-        return connection.changes > 0
+        return try changes("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)") { $0.bind(1, text: name).bind(2, text: text) } > 0
     }
 
     /// Deletes the check-in warnings that came from one trace warning
     /// package (by the SHA-256 of its export.bin); returns how many.
     @discardableResult
     public func removeCheckInWarnings(package: [UInt8]) throws -> Int {
-        let s = try connection.prepare("DELETE FROM check_in_warnings WHERE package = ?")
-        s.bind(1, blob: package)
-        try s.run()
-        return connection.changes
+        try changes("DELETE FROM check_in_warnings WHERE package = ?") { $0.bind(1, blob: package) }
     }
 
     /// Deletes a setting; false when there was none.
     @discardableResult
     public func deleteSetting(_ name: String) throws -> Bool {
         try StoreText.checkName(name, "setting name")
-        let s = try connection.prepare("DELETE FROM settings WHERE name = ?")
-        s.bind(1, text: name)
-        try s.run()
-        return connection.changes > 0
+        return try changes("DELETE FROM settings WHERE name = ?") { $0.bind(1, text: name) } > 0
+    }
+
+    /// Runs one statement with its parameters bound; returns how many rows it changed.
+    private func changes(_ sql: String, _ bind: (Statement) -> Statement) throws -> Int {
+        try bind(try connection.prepare(sql)).run()
+        return connection.changes
     }
 
     private func putSetting(_ name: String, _ bindValue: (Statement) -> Void) throws {

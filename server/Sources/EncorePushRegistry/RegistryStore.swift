@@ -5,12 +5,6 @@ public struct DueToken: Sendable, Equatable {
     public var id: Int64
     public var pushToken: String
     public var pushType: PushType
-
-    public init(id: Int64, pushToken: String, pushType: PushType) {
-        self.id = id
-        self.pushToken = pushToken
-        self.pushType = pushType
-    }
 }
 
 /// One claim: due tokens after a cursor, leased to one sender.
@@ -25,16 +19,6 @@ public struct ClaimRequest: Sendable {
     public var leaseUntil: Int64
     public var owner: String
     public var limit: Int
-
-    public init(after: Int64, pushedBefore: Int64, renewedAfter: Int64, now: Int64, leaseUntil: Int64, owner: String, limit: Int) {
-        self.after = after
-        self.pushedBefore = pushedBefore
-        self.renewedAfter = renewedAfter
-        self.now = now
-        self.leaseUntil = leaseUntil
-        self.owner = owner
-        self.limit = limit
-    }
 }
 
 /// Where registrations live: SQLCipher (one file, one host) or PostgreSQL
@@ -87,11 +71,4 @@ public struct PushResult: Sendable, Equatable {
     public var action: Action
     public var outcome: String
     public var at: Int64
-
-    public init(token: DueToken, action: Action, outcome: String, at: Int64) {
-        self.token = token
-        self.action = action
-        self.outcome = outcome
-        self.at = at
-    }
 }

@@ -1,0 +1,176 @@
+import EncoreCheckIns
+import EncoreModel
+import EncoreSupport
+import EncoreTestSupport
+import EncoreWire
+import Foundation
+import Testing
+
+/// CrowdNotifier v3 (SwissCovid, NotifyMe): the SDKs' known answers, QR
+/// codes, the IBE, trace keys (both layouts, hostile ones) and the matcher
+/// (the check-in list's matching by day: CrowdNotifierCheckInTests).
+@Suite struct CrowdNotifierTests {
+    static let evening = CheckInSamples.evening
+    static func vectors() throws -> JSONReader { try JSONReader(JSONParser.parse(TestData.bytes("crowdnotifier/sdk-test-vectors.json"))) }
+    static func hex(_ r: JSONReader, _ key: String) throws -> [UInt8] { try #require(Hex.decode(try r.member(key).string())) }
+    static func kind(_ body: () throws -> Void) -> EncoreError.Kind? {
+        do { try body() } catch let e as EncoreError { return e.kind } catch { return nil }
+        return nil
+    }
+
+    // MARK: - Known answers
+
+    @Test func hkdfMatchesTheSDKVectors() throws {
+        let cases = try Self.vectors().member("hkdf").array("vectors")
+        #expect(cases.count == 2)
+        for c in cases {
+            let n = CrowdNotifierCrypto.nonces(payload: try Self.hex(c, "qrCodePayload"))
+            #expect(n.preId == (try Self.hex(c, "noncePreId")))
+            #expect(n.timeKey == (try Self.hex(c, "nonceTimekey")))
+            #expect(n.notificationKey == (try Self.hex(c, "notificationKey")))
+        }
+    }
+
+    @Test func identitiesMatchTheSDKVectors() throws {
+        let v = try Self.vectors()
+        let current = try v.member("identity").array("vectors")
+        #expect(current.count == 2)
+        for c in current {
+            let payload = try Self.hex(c, "qrCodePayload"), start = Int64(try c.integer("startOfInterval"))
+            #expect(CrowdNotifierCrypto.identity(payload: payload, intervalStart: start) == (try Self.hex(c, "identity")))
+        }
+        // The earlier release's derivation uses the same preid (and nonces):
+        // matching its vectors checks preid on its own.
+        for c in try v.member("identityWithoutTimekey").array("vectors") {
+            let payload = try Self.hex(c, "qrCodePayload"), start = Int64(try c.integer("startOfInterval"))
+            let n = CrowdNotifierCrypto.nonces(payload: payload)
+            let old = CrowdNotifierCrypto.identity(preId: CrowdNotifierCrypto.preId(payload: payload, nonces: n), intervalStart: start, timeKey: n.timeKey)
+            #expect(old == (try Self.hex(c, "identity")))
+            #expect(old != CrowdNotifierCrypto.identity(payload: payload, intervalStart: start))
+        }
+    }
+
+    @Test func hoursOfAVisit() {
+        #expect(CrowdNotifierCrypto.hours(arrival: 7200, departure: 7200) == [7200])
+        #expect(CrowdNotifierCrypto.hours(arrival: 7199, departure: 10800) == [3600, 7200, 10800])
+        #expect(CrowdNotifierCrypto.hours(arrival: 100, departure: 99).isEmpty)
+        #expect(CrowdNotifierCrypto.hours(arrival: -1, departure: 99).isEmpty)
+    }
+
+    // MARK: - QR codes
+
+    @Test func qrCodesRoundTripAndHostileOnesFail() throws {
+        for kind in CrowdNotifierVenue.Kind.allCases {
+            let (qr, keys) = try CheckInSamples.venue(kind)
+            #expect(qr.hasPrefix(kind.prefix))
+            let v = try CrowdNotifierQRCode.parse(qr)
+            #expect(v.kind == kind && v.publicKey == keys.publicKey && v.location.description == "Café Bahnhof")
+            #expect(CrowdNotifierQRCode.kind(of: qr.uppercased()) == kind)
+        }
+        let (qr, keys) = try CheckInSamples.venue()
+        let encoded = String(qr.split(separator: "#")[1])
+        #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://qr.swisscovid.ch?v=3#" + encoded) } == .qrVersion)
+        #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://qr.swisscovid.ch?v=4#***") } == .qrEncoding)
+        #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://qr.swisscovid.ch?v=4#") } == .qrMalformed)
+        #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://qr.swisscovid.ch?v=4#AAAA") } == .qrMalformed)
+        #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://example.org?v=4#" + encoded) } == .qrNotCWA)
+        #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://qr.swisscovid.ch?v=4#" + String(repeating: "A", count: 5000)) } == .qrTooLarge)
+        // Public keys that are not usable points of G2.
+        for (bad, why) in [([UInt8](repeating: 0, count: 96), "identity"), (Array(keys.publicKey.prefix(95)), "short"),
+                           ([UInt8](repeating: 0xff, count: 96), "not a field element")] {
+            var w = ProtoEncoder()
+            w.varint(1, 4)
+            var l = ProtoEncoder()
+            l.string(2, "x")
+            w.lengthDelimited(2, l.bytes)
+            var cn = ProtoEncoder()
+            cn.lengthDelimited(2, bad)
+            w.lengthDelimited(3, cn.bytes)
+            #expect(Self.kind { _ = try CrowdNotifierQRCode.venue(payload: w.bytes, kind: .swissCovid) } == .cnPublicKey, "\(why)")
+        }
+        // The same venue through the generic check-in path.
+        #expect(CrowdNotifierQRCode.kind(of: CheckInSamples.realQR) == nil)
+    }
+
+    // MARK: - IBE
+
+    @Test func encryptionOpensOnlyWithTheHoursKey() throws {
+        let (qr, keys) = try CheckInSamples.venue()
+        let venue = try CrowdNotifierQRCode.parse(qr)
+        let hours = try CrowdNotifierMatcher.encryptVisit(venue, arrival: Self.evening + 600, departure: Self.evening + 4000)
+        #expect(hours.count == 2 && hours.allSatisfy { $0.day == UnixTime.utcMidnight(Self.evening) })
+        let traced = try CrowdNotifierAuthority.traceKeys(masterSecret: keys.masterSecret, payload: venue.payload, start: Self.evening,
+                                                          end: Self.evening + 1800, message: "m")
+        #expect(traced.count == 1)
+        let m = try CrowdNotifierIBE.decrypt(secretKey: traced[0].secretKey, identity: traced[0].identity, hours[0].ciphertext)
+        #expect(CrowdNotifierVisitRecord(decoding: m)?.arrival == Self.evening + 600)
+        // The next hour's ciphertext does not open with this hour's key.
+        #expect(Self.kind { _ = try CrowdNotifierIBE.decrypt(secretKey: traced[0].secretKey, identity: traced[0].identity, hours[1].ciphertext) } == .cnNoMatch)
+        // The right key, a c2 altered: x' differs, the box does not open.
+        var altered = hours[0].ciphertext
+        altered.c2[0] ^= 1
+        #expect(Self.kind { _ = try CrowdNotifierIBE.decrypt(secretKey: traced[0].secretKey, identity: traced[0].identity, altered) } == .cnNoMatch)
+        // Another identity with the right key: the c1 re-check refuses (or the box).
+        var other = traced[0].identity
+        other[31] ^= 1
+        #expect(Self.kind { _ = try CrowdNotifierIBE.decrypt(secretKey: traced[0].secretKey, identity: other, hours[0].ciphertext) } == .cnNoMatch)
+        // A c1 that is some other point of G2 (the public key): re-check or box fails.
+        var c1 = hours[0].ciphertext
+        c1.c1 = keys.publicKey
+        #expect(Self.kind { _ = try CrowdNotifierIBE.decrypt(secretKey: traced[0].secretKey, identity: traced[0].identity, c1) } == .cnNoMatch)
+    }
+
+    @Test func hostileSecretKeysGiveStatuses() throws {
+        let c = CrowdNotifierCiphertext(c1: [UInt8](repeating: 0, count: 96), c2: [UInt8](repeating: 0, count: 32), c3: [UInt8](repeating: 0, count: 40),
+                                        nonce: [UInt8](repeating: 0, count: 24))
+        for (why, sk) in CheckInSamples.hostileSecretKeys() {
+            #expect(Self.kind { _ = try CrowdNotifierIBE.decrypt(secretKey: sk, identity: [UInt8](repeating: 0, count: 32), c) } == .traceKeyInvalid, "\(why)")
+        }
+    }
+
+    // MARK: - Trace keys
+
+    @Test func bothLayoutsParseAndHostileBodiesGiveStatuses() throws {
+        let (qr, keys) = try CheckInSamples.venue()
+        let venue = try CrowdNotifierQRCode.parse(qr)
+        for layout in [CrowdNotifierTraceKey.Layout.swissCovid, .notifyMe] {
+            let traced = try CrowdNotifierAuthority.traceKeys(masterSecret: keys.masterSecret, payload: venue.payload, start: Self.evening + 1000,
+                                                              end: Self.evening + 8000, message: "m", layout: layout)
+            let batch = try CrowdNotifierTraceKeys.parse(CrowdNotifierTraceKeys.encode(traced))
+            #expect(batch.version == 3 && batch.events == 3 && batch.skipped == 0)
+            #expect(batch.keys == traced)
+        }
+        // Malformed wrappers, a field of the wrong type, too many events.
+        #expect(Self.kind { _ = try CrowdNotifierTraceKeys.parse([0x12, 0x05, 0x00]) } == .traceKeysMalformed)
+        #expect(Self.kind { _ = try CrowdNotifierTraceKeys.parse([0x10, 0x01]) } == .traceKeysMalformed)
+        #expect(Self.kind { _ = try CrowdNotifierTraceKeys.parse([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]) } == .traceKeysMalformed)
+        let million = (0 ..< 2_000_000).map { UInt8($0 % 2 == 0 ? 0x12 : 0x00) }
+        #expect(Self.kind { _ = try CrowdNotifierTraceKeys.parse(million) } == .traceKeysTooLarge)
+        // Empty events and events of the wrong shape are skipped and counted.
+        let empty = try CrowdNotifierTraceKeys.parse([0x08, 0x03, 0x12, 0x00, 0x12, 0x02, 0x10, 0x01])
+        #expect(empty.events == 2 && empty.skipped == 2 && empty.keys.isEmpty)
+        #expect(try CrowdNotifierTraceKeys.parse([]).events == 0)
+    }
+
+    /// Matching on several threads gives what one thread gives, in the same
+    /// order: three venues, visits at two, keys of all three for the evening.
+    @Test func matchingOnSeveralThreadsIsMatchingOnOne() throws {
+        var hours: [CrowdNotifierVisitHour] = []
+        var keys: [CrowdNotifierTraceKey] = []
+        for (i, kind) in [CrowdNotifierVenue.Kind.swissCovid, .notifyMe, .swissCovid].enumerated() {
+            let (qr, venueKeys) = try CheckInSamples.venue(kind, name: "Venue \(i)")
+            let venue = try CrowdNotifierQRCode.parse(qr)
+            if i < 2 {
+                hours += try CrowdNotifierMatcher.encryptVisit(venue, checkIn: Int64(i + 1), arrival: Self.evening + 600, departure: Self.evening + 7000)
+            }
+            keys += try CrowdNotifierAuthority.traceKeys(masterSecret: venueKeys.masterSecret, payload: venue.payload,
+                                                         start: Self.evening, end: Self.evening + 3 * 3600, message: "m\(i)")
+        }
+        let one = CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: 1)
+        #expect(one.exposures.count == 4 && one.pairings == keys.count * hours.count)
+        for threads in [2, 3, 8, 64] {
+            #expect(CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) == one)
+        }
+    }
+
+}
