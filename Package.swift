@@ -150,3 +150,10 @@ let package = Package(
                                                                 "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport"]),
     ]
 )
+
+// The tests are built in release mode on the modules `make lib cli` compiled
+// (scripts/swift-test.sh), but their own code unoptimized and file by file:
+// optimizing the test code took minutes and tests nothing more.
+for target in package.targets where target.type == .test || target.name == "EncoreTestSupport" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]
+}
