@@ -1287,11 +1287,11 @@ typedef struct encore_submit_summary {
  * requests every session has.
  * ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
  * `status` (may be NULL) gets where the test stands. `submission_url` may
- * be NULL (for this call and encore_test_poll()), but with it the session
+ * be NULL (for this call and encore_test_poll_run()), but with it the session
  * carries a fake upload too and looks like every other on the wire. */
-encore_status encore_test_register(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_test_key *key, int64_t now, encore_test_status *status);
+encore_status encore_test_register_run(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_test_key *key, int64_t now, encore_test_status *status);
 
-/* The registration of encore_test_register() as an operation the host
+/* The registration of encore_test_register_run() as an operation the host
  * drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
  * the key, the date of birth and the store are checked now; the test is
  * stored when the registration token's answer is fed, its first result
@@ -1307,9 +1307,9 @@ encore_status encore_test_register_start(encore_store *store, const char *verifi
  * ENCORE_ERR_SERVER_REFUSED when it answers 400 (it does not know the
  * registration token) for a test registered up to 21 days ago, while for an
  * older one the 400 means redeemed (the server deleted it). */
-encore_status encore_test_poll(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, int64_t now, encore_test_status *status);
+encore_status encore_test_poll_run(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, int64_t now, encore_test_status *status);
 
-/* The poll of encore_test_poll() as an operation the host drives with its
+/* The poll of encore_test_poll_run() as an operation the host drives with its
  * own I/O (encore_operation_next(), _feed_answer(), ...): the testresult
  * request, whose answer is stored when fed, then the session's fake
  * requests. The registration is checked now: ENCORE_ERR_NOT_REGISTERED
@@ -1329,9 +1329,9 @@ encore_status encore_test_get_status(encore_store *store, int64_t now, encore_te
 
 /* Background noise: a session of fake requests only (fake TAN, fake TAN,
  * fake submission), as real users' sessions look. */
-encore_status encore_test_noise(encore_transport *transport, const char *verification_url, const char *submission_url);
+encore_status encore_test_noise_run(encore_transport *transport, const char *verification_url, const char *submission_url);
 
-/* The noise session of encore_test_noise() as an operation the host
+/* The noise session of encore_test_noise_run() as an operation the host
  * drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
  * three fake requests whose answers are ignored. Release *out with
  * encore_operation_free(). */
@@ -1354,9 +1354,9 @@ encore_status encore_submit_options_init(encore_submit_options *options, size_t 
  * ENCORE_ERR_TAN_REFUSED when the server refuses the TAN or it expired,
  * ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
  * `summary` (may be NULL) tells what went. */
-encore_status encore_submit(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_submit_summary *summary);
+encore_status encore_submit_run(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_submit_summary *summary);
 
-/* The submission of encore_submit() as an operation the host drives with
+/* The submission of encore_submit_run() as an operation the host drives with
  * its own I/O (encore_operation_next(), _feed_answer(), ...): the test,
  * the keys and the payload are checked and made now (a failure costs no
  * TAN); the TAN is kept when its answer is fed, the submission recorded
@@ -1624,11 +1624,11 @@ encore_status encore_checkin_assessment_get_json(encore_checkin_assessment *asse
 void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
 
 /* The protected reports a submission at `now` would send for the stored
- * check-ins (`options` as for encore_submit(), NULL: no information on
+ * check-ins (`options` as for encore_submit_run(), NULL: no information on
  * symptoms) as JSON: {"reports": [{checkin, locationIdHash,
  * startIntervalNumber, period, start, transmissionRiskLevel, iv,
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
- * encore_bytes_free(). encore_submit() sends such reports itself. */
+ * encore_bytes_free(). encore_submit_run() sends such reports itself. */
 encore_status encore_checkin_get_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
 
 /* Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
@@ -1852,11 +1852,11 @@ encore_status encore_sync_plan(encore_store *store, const encore_sync_options *o
  * check runs on the cache and its result is stored. A failure is counted
  * for the backoff and returned; what was kept before it stays. One loop
  * over the operation encore_sync_start() makes. */
-encore_status encore_sync(encore_store *store, encore_transport *transport, const encore_sync_options *options, int64_t now, encore_sync_result **out);
+encore_status encore_sync_run(encore_store *store, encore_transport *transport, const encore_sync_options *options, int64_t now, encore_sync_result **out);
 
 /* The sync as an operation for a host that does its own I/O
  * (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
- * the same work as encore_sync(), planned now at `now` (a sync with
+ * the same work as encore_sync_run(), planned now at `now` (a sync with
  * nothing due is finished at once). Each answer is verified and applied
  * when it is fed; a verified key package is written while the next one is
  * verified, and the last one when its batch ends. options->budget_seconds
@@ -1868,7 +1868,7 @@ encore_status encore_sync(encore_store *store, encore_transport *transport, cons
 encore_status encore_sync_start(encore_store *store, const encore_sync_options *options, int64_t now, encore_operation **out);
 
 /* What a finished sync operation (encore_sync_start()) did, as the
- * result encore_sync() gives, for encore_sync_result_free(). The
+ * result encore_sync_run() gives, for encore_sync_result_free(). The
  * operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
  * before it finished. */
 encore_status encore_operation_get_sync_result(encore_operation *operation, encore_sync_result **out);
@@ -1887,7 +1887,7 @@ encore_status encore_sync_result_get_json(encore_sync_result *result, encore_byt
  * ENCORE_ERR_NOT_FOUND when none ran (nothing new came). */
 encore_status encore_sync_result_get_check(encore_sync_result *result, encore_check_result **out);
 
-/* The exposure check on the store's key package cache (what encore_sync()
+/* The exposure check on the store's key package cache (what encore_sync_run()
  * keeps), as encore_exposure_check() does on files. `config` NULL: the
  * risk parameters of the synced app configuration, or CWA's built-in
  * ones. match_options->keyfile_options is not used: cached packages were
@@ -1961,9 +1961,9 @@ encore_status encore_push_decide(encore_store *store, int32_t event, int64_t now
  * token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
  * characters), before any request; the transport's statuses otherwise.
  * The blocking form of encore_push_register_start() + encore_operation_run(). */
-encore_status encore_push_register(encore_store *store, encore_transport *transport, const char *server_url, const char *push_token, int32_t type, const encore_push_options *options, int64_t now);
+encore_status encore_push_register_run(encore_store *store, encore_transport *transport, const char *server_url, const char *push_token, int32_t type, const encore_push_options *options, int64_t now);
 
-/* The registration of encore_push_register() as an operation the host
+/* The registration of encore_push_register_run() as an operation the host
  * drives with its own I/O (encore_operation_next(), _feed_answer(), ...);
  * its result JSON is encore_push_get_status_json()'s. Release *out with
  * encore_operation_free(). The token is checked now, before any request. */
@@ -1975,9 +1975,9 @@ encore_status encore_push_register_start(encore_store *store, const char *server
  * is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
  * `server_url` is NULL and nothing is registered. The blocking form of
  * encore_push_deregister_start() + encore_operation_run(). */
-encore_status encore_push_deregister(encore_store *store, encore_transport *transport, const char *server_url, const encore_push_options *options);
+encore_status encore_push_deregister_run(encore_store *store, encore_transport *transport, const char *server_url, const encore_push_options *options);
 
-/* The deregistration of encore_push_deregister() as an operation the host
+/* The deregistration of encore_push_deregister_run() as an operation the host
  * drives. Release *out with encore_operation_free(). */
 encore_status encore_push_deregister_start(encore_store *store, const char *server_url, const encore_push_options *options, encore_operation **out);
 

@@ -410,11 +410,11 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 // MARK: - Submission
 
 /// The protected reports a submission at `now` would send for the stored
-/// check-ins (`options` as for encore_submit(), NULL: no information on
+/// check-ins (`options` as for encore_submit_run(), NULL: no information on
 /// symptoms) as JSON: {"reports": [{checkin, locationIdHash,
 /// startIntervalNumber, period, start, transmissionRiskLevel, iv,
 /// encryptedCheckInRecord, mac}]}, shuffled, in library memory for
-/// encore_bytes_free(). encore_submit() sends such reports itself.
+/// encore_bytes_free(). encore_submit_run() sends such reports itself.
 @c public func encore_checkin_get_reports_json(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")

@@ -78,14 +78,14 @@ func pushType(_ t: Int32) throws -> PushType {
 /// token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
 /// characters), before any request; the transport's statuses otherwise.
 /// The blocking form of encore_push_register_start() + encore_operation_run().
-@c public func encore_push_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64) -> encore_status {
+@c public func encore_push_register_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64) -> encore_status {
     guarded {
         let t = try borrow(transport, as: TransportHandle.self, "transport").value
         try runOperation(try pushRegisterOperation(store, server_url, push_token, type, options, now), transport: t, now: now)
     }
 }
 
-/// The registration of encore_push_register() as an operation the host
+/// The registration of encore_push_register_run() as an operation the host
 /// drives with its own I/O (encore_operation_next(), _feed_answer(), ...);
 /// its result JSON is encore_push_get_status_json()'s. Release *out with
 /// encore_operation_free(). The token is checked now, before any request.
@@ -111,14 +111,14 @@ func pushRegisterOperation(_ store: encore_store_ptr?, _ server_url: UnsafePoint
 /// is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
 /// `server_url` is NULL and nothing is registered. The blocking form of
 /// encore_push_deregister_start() + encore_operation_run().
-@c public func encore_push_deregister(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
+@c public func encore_push_deregister_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
     guarded {
         let t = try borrow(transport, as: TransportHandle.self, "transport").value
         try runOperation(try pushDeregisterOperation(store, server_url, options), transport: t, now: 0)
     }
 }
 
-/// The deregistration of encore_push_deregister() as an operation the host
+/// The deregistration of encore_push_deregister_run() as an operation the host
 /// drives. Release *out with encore_operation_free().
 @c public func encore_push_deregister_start(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {

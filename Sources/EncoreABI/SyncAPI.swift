@@ -92,7 +92,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// check runs on the cache and its result is stored. A failure is counted
 /// for the backoff and returned; what was kept before it stays. One loop
 /// over the operation encore_sync_start() makes.
-@c public func encore_sync(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
+@c public func encore_sync_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let t = try borrow(transport, as: TransportHandle.self, "transport").value
@@ -105,7 +105,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 
 /// The sync as an operation for a host that does its own I/O
 /// (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
-/// the same work as encore_sync(), planned now at `now` (a sync with
+/// the same work as encore_sync_run(), planned now at `now` (a sync with
 /// nothing due is finished at once). Each answer is verified and applied
 /// when it is fed; a verified key package is written while the next one is
 /// verified, and the last one when its batch ends. options->budget_seconds
@@ -125,7 +125,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 }
 
 /// What a finished sync operation (encore_sync_start()) did, as the
-/// result encore_sync() gives, for encore_sync_result_free(). The
+/// result encore_sync_run() gives, for encore_sync_result_free(). The
 /// operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
 /// before it finished.
 @c public func encore_operation_get_sync_result(_ operation: encore_operation_ptr?, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
@@ -190,7 +190,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
     }
 }
 
-/// The exposure check on the store's key package cache (what encore_sync()
+/// The exposure check on the store's key package cache (what encore_sync_run()
 /// keeps), as encore_exposure_check() does on files. `config` NULL: the
 /// risk parameters of the synced app configuration, or CWA's built-in
 /// ones. match_options->keyfile_options is not used: cached packages were

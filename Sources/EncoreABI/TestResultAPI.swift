@@ -44,9 +44,9 @@ extension encore_test_status {
 /// requests every session has.
 /// ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
 /// `status` (may be NULL) gets where the test stands. `submission_url` may
-/// be NULL (for this call and encore_test_poll()), but with it the session
+/// be NULL (for this call and encore_test_poll_run()), but with it the session
 /// carries a fake upload too and looks like every other on the wire.
-@c public func encore_test_register(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+@c public func encore_test_register_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
         let service = try testService(store, transport, verification_url, submission_url)
         let (testKey, dob, rapid) = try testKeyArgument(key)
@@ -55,7 +55,7 @@ extension encore_test_status {
     }
 }
 
-/// The registration of encore_test_register() as an operation the host
+/// The registration of encore_test_register_run() as an operation the host
 /// drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
 /// the key, the date of birth and the store are checked now; the test is
 /// stored when the registration token's answer is fed, its first result
@@ -96,14 +96,14 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// ENCORE_ERR_SERVER_REFUSED when it answers 400 (it does not know the
 /// registration token) for a test registered up to 21 days ago, while for an
 /// older one the 400 means redeemed (the server deleted it).
-@c public func encore_test_poll(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+@c public func encore_test_poll_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
         let s = try testService(store, transport, verification_url, submission_url).poll(now: now)
         if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
     }
 }
 
-/// The poll of encore_test_poll() as an operation the host drives with its
+/// The poll of encore_test_poll_run() as an operation the host drives with its
 /// own I/O (encore_operation_next(), _feed_answer(), ...): the testresult
 /// request, whose answer is stored when fed, then the session's fake
 /// requests. The registration is checked now: ENCORE_ERR_NOT_REGISTERED
@@ -140,7 +140,7 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 
 /// Background noise: a session of fake requests only (fake TAN, fake TAN,
 /// fake submission), as real users' sessions look.
-@c public func encore_test_noise(_ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?) -> encore_status {
+@c public func encore_test_noise_run(_ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?) -> encore_status {
     guarded {
         let t = try borrow(transport, as: TransportHandle.self, "transport").value
         try TestResultService.noise(transport: t, verification: text(verification_url, "verification_url"),
@@ -148,7 +148,7 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
     }
 }
 
-/// The noise session of encore_test_noise() as an operation the host
+/// The noise session of encore_test_noise_run() as an operation the host
 /// drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
 /// three fake requests whose answers are ignored. Release *out with
 /// encore_operation_free().
@@ -218,7 +218,7 @@ func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws 
 /// ENCORE_ERR_TAN_REFUSED when the server refuses the TAN or it expired,
 /// ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
 /// `summary` (may be NULL) tells what went.
-@c public func encore_submit(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_submit_summary>?) -> encore_status {
+@c public func encore_submit_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_submit_summary>?) -> encore_status {
     guarded {
         let service = try testService(store, transport, verification_url, submission_url)
         let o = try service.submit(try submissionOptions(options), now: now)
@@ -226,7 +226,7 @@ func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws 
     }
 }
 
-/// The submission of encore_submit() as an operation the host drives with
+/// The submission of encore_submit_run() as an operation the host drives with
 /// its own I/O (encore_operation_next(), _feed_answer(), ...): the test,
 /// the keys and the payload are checked and made now (a failure costs no
 /// TAN); the TAN is kept when its answer is fed, the submission recorded

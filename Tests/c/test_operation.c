@@ -176,7 +176,7 @@ static void test_result_poll_step_by_step(void) {
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     encore_test_status st;
     ENCORE_OUTPUT_INIT(st);
-    CHECK(encore_test_register(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+    CHECK(encore_test_register_run(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
     CHECK(st.result == ENCORE_TEST_RESULT_PENDING);
     encore_transport_free(t);
 

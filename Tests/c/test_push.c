@@ -88,7 +88,7 @@ static void test_rule_register_and_deregister(void) {
     CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_NONE);
 
     /* SwissCovid's API (the default, options NULL). */
-    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_OK);
+    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_OK);
     CHECK(strcmp(s.method, "POST") == 0 && strcmp(s.url, SERVER "/v3/register") == 0 && s.body_length > 64 + 64);
     CHECK(registered(store));
     CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_REGISTER);
@@ -100,28 +100,28 @@ static void test_rule_register_and_deregister(void) {
     CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK && o.attempts == 3);
     o.api = ENCORE_PUSH_API_REGISTRY;
     o.retry_delay_ms = 0;
-    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS_SANDBOX, &o, NOW) == ENCORE_OK);
+    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS_SANDBOX, &o, NOW) == ENCORE_OK);
     CHECK(strcmp(s.method, "PUT") == 0 && strcmp(s.url, SERVER "/v1/registrations") == 0);
     CHECK(strncmp(s.auth, "Bearer ", 7) == 0 && strlen(s.auth) == 7 + 64);
     char bearer[160];
     snprintf(bearer, sizeof bearer, "%s", s.auth);
-    CHECK(encore_push_deregister(store, t, NULL, NULL) == ENCORE_OK);
+    CHECK(encore_push_deregister_run(store, t, NULL, NULL) == ENCORE_OK);
     CHECK(strcmp(s.method, "DELETE") == 0 && strcmp(s.auth, bearer) == 0 && s.body_length == 0);
     CHECK(!registered(store));
 
     /* 400 is final: one request, nothing stored. 503 twice then 200: three requests. */
     s.status = 400;
     s.requests = 0;
-    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_SERVER_REFUSED);
+    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_SERVER_REFUSED);
     CHECK(s.requests == 1 && !registered(store));
     s.status = 200;
     s.fail_first = 2;
     s.requests = 0;
-    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_OK);
+    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_OK);
     CHECK(s.requests == 3 && registered(store));
     s.fail_first = 5;
     o.attempts = 2;
-    CHECK(encore_push_deregister(store, t, NULL, &o) == ENCORE_ERR_SERVER_UNAVAILABLE);
+    CHECK(encore_push_deregister_run(store, t, NULL, &o) == ENCORE_ERR_SERVER_UNAVAILABLE);
     CHECK(registered(store));
     encore_transport_free(t);
     encore_store_close(store);
@@ -143,19 +143,19 @@ static void test_arguments(void) {
     CHECK(encore_push_decide(store, ENCORE_PUSH_EVENT_APP_START, NOW, &d, &reason) == ENCORE_ERR_INVALID_ARGUMENT && reason.data == NULL);
     CHECK(encore_push_set_state(store, 2, ENCORE_PUSH_KEEP, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_push_set_state(store, 1, ENCORE_PUSH_KEEP, -1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register(store, t, SERVER, "abab", ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
-    CHECK(encore_push_register(store, t, SERVER, "has space", ENCORE_PUSH_TYPE_ANDROID, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
-    CHECK(encore_push_register(store, t, SERVER, APNS, 7, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register(store, t, NULL, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register(store, t, "http://push.example", APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register(store, NULL, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(store, t, SERVER, "abab", ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register_run(store, t, SERVER, "has space", ENCORE_PUSH_TYPE_ANDROID, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register_run(store, t, SERVER, APNS, 7, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(store, t, NULL, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(store, t, "http://push.example", APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(store, NULL, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_push_options o;
     CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK);
     o.attempts = 0;
-    CHECK(encore_push_register(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_push_options_init(&o, 3) == ENCORE_ERR_INVALID_ARGUMENT);
     /* Not registered and no server: nothing to deregister from. */
-    CHECK(encore_push_deregister(store, t, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_deregister_run(store, t, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(s.requests == 0);
     encore_transport_free(t);
     encore_store_close(store);

@@ -99,7 +99,7 @@ static void test_failures_and_their_statuses(void) {
         CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
         encore_sync_options o = cwa_options();
         encore_sync_result *r = (encore_sync_result *)&s; /* must stay as it is on failure */
-        CHECK(encore_sync(store, t, &o, NOW, &r) == cases[i].status);
+        CHECK(encore_sync_run(store, t, &o, NOW, &r) == cases[i].status);
         CHECK(r == (encore_sync_result *)&s);
         CHECK(strlen(encore_last_error_message()) > 0);
         CHECK(s.other_thread == 0);
@@ -141,7 +141,7 @@ static void test_a_configuration_outage_degrades(void) {
     encore_sync_options o = cwa_options();
     for (uint32_t n = 1; n <= 2; n++) {
         encore_sync_result *r = NULL;
-        CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
+        CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
         encore_sync_summary sum;
         memset(&sum, 0, sizeof sum);
         ENCORE_OUTPUT_INIT(sum);
@@ -181,7 +181,7 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_OK && plan.steps == ENCORE_SYNC_STEP_DP3T);
 
     encore_sync_result *r = NULL;
-    CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
     CHECK(strstr(s.last_url, "lastKeyBundleTag") == NULL);
     encore_sync_summary sum;
     memset(&sum, 0, sizeof sum);
@@ -198,7 +198,7 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     encore_sync_result_free(NULL);
 
     /* The tag of the 204 goes with the next request. */
-    CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_OK);
+    CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_OK);
     CHECK(strstr(s.last_url, "lastKeyBundleTag=1795496400000") != NULL);
     encore_sync_result_free(r);
 
@@ -208,7 +208,7 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     o.dp3t_url = DP3T;
     encore_sync_options c = cwa_options();
     c.progress = stop_after_first;
-    CHECK(encore_sync(store, t, &c, NOW, &r) == ENCORE_ERR_CANCELLED);
+    CHECK(encore_sync_run(store, t, &c, NOW, &r) == ENCORE_ERR_CANCELLED);
     CHECK(s.requests == before + 1);
 
     /* The check on an empty cache runs (OUTDATED: no keys). */
@@ -270,9 +270,9 @@ static void test_arguments(void) {
     o = cwa_options();
     o.distribution_url = "http://distribution.example";
     encore_sync_result *r = NULL;
-    CHECK(encore_sync(store, t, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == NULL);
-    CHECK(encore_sync(store, NULL, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_sync(store, t, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(encore_sync_run(store, NULL, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_run(store, t, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_sync_summary sum;
     memset(&sum, 0, sizeof sum);
     ENCORE_OUTPUT_INIT(sum);

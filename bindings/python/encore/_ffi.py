@@ -1076,11 +1076,11 @@ FUNCTIONS = {
     # (operation)
     'encore_operation_free': (None, [ctypes.POINTER(encore_operation)]),
     # (store, transport, verification_url, submission_url, key, now, status)
-    'encore_test_register': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    'encore_test_register_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (store, verification_url, submission_url, key, now, out)
     'encore_test_register_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, transport, verification_url, submission_url, now, status)
-    'encore_test_poll': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    'encore_test_poll_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (store, verification_url, submission_url, now, out)
     'encore_test_poll_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, status)
@@ -1088,7 +1088,7 @@ FUNCTIONS = {
     # (store, now, status)
     'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (transport, verification_url, submission_url)
-    'encore_test_noise': (encore_status, [ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p]),
+    'encore_test_noise_run': (encore_status, [ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p]),
     # (verification_url, submission_url, out)
     'encore_test_noise_start': (encore_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, existed)
@@ -1096,7 +1096,7 @@ FUNCTIONS = {
     # (options, struct_size)
     'encore_submit_options_init': (encore_status, [ctypes.POINTER(encore_submit_options), ctypes.c_size_t]),
     # (store, transport, verification_url, submission_url, options, now, summary)
-    'encore_submit': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_submit_summary)]),
+    'encore_submit_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_submit_summary)]),
     # (store, verification_url, submission_url, options, now, out)
     'encore_submit_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, summary)
@@ -1188,7 +1188,7 @@ FUNCTIONS = {
     # (store, options, now, info)
     'encore_sync_plan': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(encore_sync_plan_info)]),
     # (store, transport, options, now, out)
-    'encore_sync': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
+    'encore_sync_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
     # (store, options, now, out)
     'encore_sync_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, out)
@@ -1210,11 +1210,11 @@ FUNCTIONS = {
     # (store, event, now, decision, reason)
     'encore_push_decide': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
     # (store, transport, server_url, push_token, type, options, now)
-    'encore_push_register': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64]),
+    'encore_push_register_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64]),
     # (store, server_url, push_token, type, options, now, out)
     'encore_push_register_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, transport, server_url, options)
-    'encore_push_deregister': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.POINTER(encore_push_options)]),
+    'encore_push_deregister_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.POINTER(encore_push_options)]),
     # (store, server_url, options, out)
     'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, out)
@@ -1308,17 +1308,17 @@ FALLIBLE = frozenset({
     'encore_operation_get_status',
     'encore_operation_get_result_json',
     'encore_operation_run',
-    'encore_test_register',
+    'encore_test_register_run',
     'encore_test_register_start',
-    'encore_test_poll',
+    'encore_test_poll_run',
     'encore_test_poll_start',
     'encore_operation_get_test_status',
     'encore_test_get_status',
-    'encore_test_noise',
+    'encore_test_noise_run',
     'encore_test_noise_start',
     'encore_test_forget',
     'encore_submit_options_init',
-    'encore_submit',
+    'encore_submit_run',
     'encore_submit_start',
     'encore_operation_get_submit_summary',
     'encore_trace_location_parse',
@@ -1360,7 +1360,7 @@ FALLIBLE = frozenset({
     'encore_crowdnotifier_make_trace_keys',
     'encore_sync_options_init',
     'encore_sync_plan',
-    'encore_sync',
+    'encore_sync_run',
     'encore_sync_start',
     'encore_operation_get_sync_result',
     'encore_sync_result_get_summary',
@@ -1370,9 +1370,9 @@ FALLIBLE = frozenset({
     'encore_push_options_init',
     'encore_push_set_state',
     'encore_push_decide',
-    'encore_push_register',
+    'encore_push_register_run',
     'encore_push_register_start',
-    'encore_push_deregister',
+    'encore_push_deregister_run',
     'encore_push_deregister_start',
     'encore_push_get_status_json',
 })

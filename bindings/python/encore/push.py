@@ -62,7 +62,7 @@ class Push:
         if push_type not in TYPES:
             raise ValueError(f"push_type is one of {sorted(TYPES)}")
         with self._transport() as t:
-            self.store._call("encore_push_register", t, self._server, text(push_token, "push_token"), TYPES[push_type],
+            self.store._call("encore_push_register_run", t, self._server, text(push_token, "push_token"), TYPES[push_type],
                              ctypes.byref(self._options), _now(now))
 
     def register_operation(self, push_token, push_type="ios", *, now=None):
@@ -85,7 +85,7 @@ class Push:
     def deregister(self):
         """Deregisters from `server`, or (None) from the server registered with."""
         with self._transport() as t:
-            self.store._call("encore_push_deregister", t, self._server, ctypes.byref(self._options))
+            self.store._call("encore_push_deregister_run", t, self._server, ctypes.byref(self._options))
 
     @property
     def status(self):

@@ -118,7 +118,7 @@ class Sync:
         try:
             with self._trust() as t, self.store._handle.borrow() as s, self.transport.borrow() as tr:
                 o.trust = t
-                lib.encore_sync(s, tr, ctypes.byref(o), _now(now), ctypes.byref(out))
+                lib.encore_sync_run(s, tr, ctypes.byref(o), _now(now), ctypes.byref(out))
         except errors.EncoreError as e:
             if watcher is not None:
                 watcher.reraise(e)

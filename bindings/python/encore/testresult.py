@@ -93,7 +93,7 @@ class TestResultClient:
         code whose hash does not match) before anything is sent."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_register", ctypes.byref(key), _now(now), ctypes.byref(status))
+        self._call("encore_test_register_run", ctypes.byref(key), _now(now), ctypes.byref(status))
         del keep
         return TestStatus._from(status)
 
@@ -112,7 +112,7 @@ class TestResultClient:
     def poll(self, now=None):
         """One poll of the result; `notify` is True in the poll that brings a new final result."""
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_poll", _now(now), ctypes.byref(status))
+        self._call("encore_test_poll_run", _now(now), ctypes.byref(status))
         return TestStatus._from(status)
 
     def poll_operation(self, now=None):
@@ -138,7 +138,7 @@ class TestResultClient:
         a UTC midnight) instead of `symptoms` gives the day symptoms began."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
         summary = _cdata.output(_ffi.encore_submit_summary)
-        self._call("encore_submit", ctypes.byref(o), _now(now), ctypes.byref(summary))
+        self._call("encore_submit_run", ctypes.byref(o), _now(now), ctypes.byref(summary))
         del keep
         return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
 
@@ -152,7 +152,7 @@ class TestResultClient:
 def send_noise(transport, *, verification, submission):
     """One session of fake requests (background noise)."""
     with transport.borrow() as t:
-        lib.encore_test_noise(t, text(verification, "verification"), text(submission, "submission"))
+        lib.encore_test_noise_run(t, text(verification, "verification"), text(submission, "submission"))
 
 
 def noise_operation(*, verification, submission):
