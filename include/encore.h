@@ -20,12 +20,13 @@
  *   6. Risk: CWA's risk calculation
  *   7. The exposure check
  *   8. HTTP transport: the built-in one (libcurl) or the host's
- *   9. Network operations: every flow as a state machine the host can drive with its own I/O
- *   10. Test results and key submission (CWA's verification and submission servers)
- *   11. Check-ins: CWA event registration and CrowdNotifier
- *   12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
- *   13. Background sync: the cache of key files, the app configuration, DP-3T, the planner
- *   14. Silent pushes: the registration rule, the app-instance token, registering
+ *   9. The client: an app instance's store with its servers, trust list, clock and transport
+ *   10. Network operations: every flow as a state machine the host can drive with its own I/O
+ *   11. Test results and key submission (CWA's verification and submission servers)
+ *   12. Check-ins: CWA event registration and CrowdNotifier
+ *   13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
+ *   14. Background sync: the cache of key files, the app configuration, DP-3T, the planner
+ *   15. Silent pushes: the registration rule, the app-instance token, registering
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -1109,7 +1110,80 @@ encore_status encore_http_response_add_header(encore_http_response *response, co
  * request fails so however the callback returns. */
 encore_status encore_http_response_append_body(encore_http_response *response, const uint8_t *data, size_t length);
 
-/* ==== 9. Network operations: every flow as a state machine the host can drive with its own I/O ==== */
+/* ==== 9. The client: an app instance's store with its servers, trust list, clock and transport ==== */
+
+/* One app instance's context: its store, the trust list its downloads must
+ * be signed with, its servers, its clock and its transport. The flows that
+ * talk to a server or depend on that configuration take the client: sync,
+ * test registration and polling, submission, push registration, and the
+ * exposure check on the synced cache. Functions that read or write the
+ * store's tables take the store, with time passed as a value.
+ *
+ * Thread safety: a client may be used from several threads at once. Its
+ * store serialises calls (each answer is applied in one transaction), its
+ * trust list and transport are safe to share, and its options are copied
+ * when it is made. Two syncs at once both fetch what is due: run one sync
+ * at a time (a scheduler's job). */
+typedef struct encore_client encore_client;
+
+/* Which registration API a push registry (encore_client_options.push_url) speaks: SwissCovid's POST /v3/register
+ * (a PushRegistration protobuf), or encore-pushd's PUT/DELETE
+ * /v1/registrations (the app-instance token as a bearer token). */
+#define ENCORE_PUSH_API_SWISSCOVID 0
+#define ENCORE_PUSH_API_REGISTRY 1
+
+/* The host's clock: the current time in unix seconds (not negative). Called
+ * on the thread of the encore call that needs the time, so from every
+ * thread that uses the client. */
+typedef int64_t (*encore_clock_fn)(void *context);
+
+/* Options of a client: start from
+ * encore_client_options_init(&options, sizeof options). Every string is
+ * copied; a NULL server leaves its flows out (they give
+ * ENCORE_ERR_INVALID_ARGUMENT naming the missing server). */
+typedef struct encore_client_options {
+    uint32_t struct_size;               /* set by _init */
+    int32_t push_api;                   /* ENCORE_PUSH_API_* of push_url (SWISSCOVID) */
+    encore_transport *transport;        /* kept by the client; NULL: the built-in one (libcurl, default options) */
+    encore_trust *trust;                /* kept by the client (keys added later count); NULL: no key packages,
+                                         * configuration or warning packages can be verified, so none are synced */
+    encore_clock_fn clock;              /* NULL: the system clock */
+    void *clock_context;
+    const char *distribution_url;       /* CWA's distribution server; NULL: no CWA sync */
+    const char *country;                /* its packages' country; NULL: "EUR" */
+    const char *warning_region;         /* the region of its warning packages; NULL: "DE" */
+    const char *dp3t_url;               /* a DP-3T backend; NULL: none */
+    const uint8_t *dp3t_public_key;     /* the key of its answers' JWTs: PEM, base64 or DER */
+    size_t dp3t_public_key_length;
+    const char *crowdnotifier_url;      /* a CrowdNotifier backend (GET /v3/traceKeys); NULL: none */
+    const uint8_t *crowdnotifier_public_key; /* the key of its answers' JWTs: PEM, base64 or DER */
+    size_t crowdnotifier_public_key_length;
+    const char *verification_url;       /* CWA's verification server; NULL: no test registration */
+    const char *submission_url;         /* CWA's submission server (with verification_url); NULL: no submission */
+    const char *push_url;               /* the push registry; NULL: no push registration */
+} encore_client_options;
+
+/* Fills *options with the defaults (no servers, the built-in transport,
+ * the system clock, SwissCovid's push API) for a struct of `struct_size`
+ * bytes. */
+encore_status encore_client_options_init(encore_client_options *options, size_t struct_size);
+
+/* Makes a client of the open `store` (kept by the client: the host may
+ * close its own handle) and `options` (may be NULL: no servers). The
+ * options' strings and keys are copied, their transport and trust list
+ * kept. A malformed server key gives ENCORE_ERR_INVALID_ARGUMENT. Release
+ * it with encore_client_free(). */
+encore_status encore_client_new(encore_store *store, const encore_client_options *options, encore_client **out);
+
+/* Releases a client; NULL does nothing. Its store stays open while the
+ * host holds its own handle. */
+void encore_client_free(encore_client *client);
+
+/* The client's current time (its clock's, or the system's) in *now: the
+ * time its flows start at. */
+encore_status encore_client_get_time(encore_client *client, int64_t *now);
+
+/* ==== 10. Network operations: every flow as a state machine the host can drive with its own I/O ==== */
 
 /* A network flow (a push registration, a test result poll, ...) as a state
  * machine the host drives with its own I/O: encore_operation_next() says
@@ -1189,7 +1263,7 @@ encore_status encore_operation_run(encore_operation *operation, encore_transport
  * a request still waiting for its answer is abandoned. */
 void encore_operation_free(encore_operation *operation);
 
-/* ==== 10. Test results and key submission (CWA's verification and submission servers) ==== */
+/* ==== 11. Test results and key submission (CWA's verification and submission servers) ==== */
 
 /* What identifies a lab test. */
 #define ENCORE_TEST_KEY_QR_CODE 0    /* a test QR code's text: a lab test's https://localhost/?<GUID>, a rapid
@@ -1286,10 +1360,11 @@ typedef struct encore_submit_summary {
  * reports it redeemed). On the wire the session also carries the fake
  * requests every session has.
  * ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
- * `status` (may be NULL) gets where the test stands. `submission_url` may
- * be NULL (for this call and encore_test_poll_run()), but with it the session
- * carries a fake upload too and looks like every other on the wire. */
-encore_status encore_test_register_run(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_test_key *key, int64_t now, encore_test_status *status);
+ * `status` (may be NULL) gets where the test stands. The client needs a
+ * verification server; without a submission server (for this call and
+ * encore_test_poll_run()) the session carries no fake upload and does not
+ * look like every other on the wire. */
+encore_status encore_test_register_run(encore_client *client, const encore_test_key *key, encore_test_status *status);
 
 /* The registration of encore_test_register_run() as an operation the host
  * drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
@@ -1297,7 +1372,7 @@ encore_status encore_test_register_run(encore_store *store, encore_transport *tr
  * stored when the registration token's answer is fed, its first result
  * when the poll's is. encore_operation_get_test_status() reads the result.
  * Release *out with encore_operation_free(). */
-encore_status encore_test_register_start(encore_store *store, const char *verification_url, const char *submission_url, const encore_test_key *key, int64_t now, encore_operation **out);
+encore_status encore_test_register_start(encore_client *client, const encore_test_key *key, encore_operation **out);
 
 /* Asks the verification server for the registered test's result (one
  * poll, whether due or not: status->next_poll_at says when one is due) and
@@ -1307,7 +1382,7 @@ encore_status encore_test_register_start(encore_store *store, const char *verifi
  * ENCORE_ERR_SERVER_REFUSED when it answers 400 (it does not know the
  * registration token) for a test registered up to 21 days ago, while for an
  * older one the 400 means redeemed (the server deleted it). */
-encore_status encore_test_poll_run(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, int64_t now, encore_test_status *status);
+encore_status encore_test_poll_run(encore_client *client, encore_test_status *status);
 
 /* The poll of encore_test_poll_run() as an operation the host drives with its
  * own I/O (encore_operation_next(), _feed_answer(), ...): the testresult
@@ -1315,7 +1390,7 @@ encore_status encore_test_poll_run(encore_store *store, encore_transport *transp
  * requests. The registration is checked now: ENCORE_ERR_NOT_REGISTERED
  * without a test. encore_operation_get_test_status() reads the result.
  * Release *out with encore_operation_free(). */
-encore_status encore_test_poll_start(encore_store *store, const char *verification_url, const char *submission_url, int64_t now, encore_operation **out);
+encore_status encore_test_poll_start(encore_client *client, encore_operation **out);
 
 /* Where the test stands after a finished test operation
  * (encore_test_poll_start()): status->notify is 1 when its answer brought
@@ -1328,14 +1403,15 @@ encore_status encore_operation_get_test_status(encore_operation *operation, enco
 encore_status encore_test_get_status(encore_store *store, int64_t now, encore_test_status *status);
 
 /* Background noise: a session of fake requests only (fake TAN, fake TAN,
- * fake submission), as real users' sessions look. */
-encore_status encore_test_noise_run(encore_transport *transport, const char *verification_url, const char *submission_url);
+ * fake submission), as real users' sessions look. The client needs both
+ * the verification and the submission server. */
+encore_status encore_test_noise_run(encore_client *client);
 
 /* The noise session of encore_test_noise_run() as an operation the host
  * drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
  * three fake requests whose answers are ignored. Release *out with
  * encore_operation_free(). */
-encore_status encore_test_noise_start(const char *verification_url, const char *submission_url, encore_operation **out);
+encore_status encore_test_noise_start(encore_client *client, encore_operation **out);
 
 /* Deletes the registered test, its registration token and any TAN.
  * `existed` (may be NULL) tells whether there was one. */
@@ -1354,7 +1430,7 @@ encore_status encore_submit_options_init(encore_submit_options *options, size_t 
  * ENCORE_ERR_TAN_REFUSED when the server refuses the TAN or it expired,
  * ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
  * `summary` (may be NULL) tells what went. */
-encore_status encore_submit_run(encore_store *store, encore_transport *transport, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_submit_summary *summary);
+encore_status encore_submit_run(encore_client *client, const encore_submit_options *options, encore_submit_summary *summary);
 
 /* The submission of encore_submit_run() as an operation the host drives with
  * its own I/O (encore_operation_next(), _feed_answer(), ...): the test,
@@ -1362,14 +1438,14 @@ encore_status encore_submit_run(encore_store *store, encore_transport *transport
  * TAN); the TAN is kept when its answer is fed, the submission recorded
  * when the upload's is. encore_operation_get_submit_summary() reads the
  * result. Release *out with encore_operation_free(). */
-encore_status encore_submit_start(encore_store *store, const char *verification_url, const char *submission_url, const encore_submit_options *options, int64_t now, encore_operation **out);
+encore_status encore_submit_start(encore_client *client, const encore_submit_options *options, encore_operation **out);
 
 /* What a finished submission operation (encore_submit_start()) uploaded.
  * The operation's own status when it failed; ENCORE_ERR_OPERATION_STATE
  * before it finished. */
 encore_status encore_operation_get_submit_summary(encore_operation *operation, encore_submit_summary *summary);
 
-/* ==== 11. Check-ins: CWA event registration and CrowdNotifier ============ */
+/* ==== 12. Check-ins: CWA event registration and CrowdNotifier ============ */
 
 /* A location read from a CWA event QR code
  * (https://e.coronawarn.app?v=1#<base64url QRCodePayload>). Immutable: thread-safe. */
@@ -1661,7 +1737,7 @@ encore_status encore_trace_location_get_url(encore_trace_location *location, enc
  * memory for encore_bytes_free(). */
 encore_status encore_trace_location_get_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
 
-/* ==== 12. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
+/* ==== 13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
 
 /* Which app's QR code (the host of its URL). */
 #define ENCORE_CROWDNOTIFIER_SWISSCOVID 1   /* https://qr.swisscovid.ch?v=4#... */
@@ -1748,7 +1824,7 @@ encore_status encore_crowdnotifier_make_qr_code(int32_t kind, const char *name, 
  * venue's. */
 encore_status encore_crowdnotifier_make_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
 
-/* ==== 13. Background sync: the cache of key files, the app configuration, DP-3T, the planner ==== */
+/* ==== 14. Background sync: the cache of key files, the app configuration, DP-3T, the planner ==== */
 
 /* What woke the sync up. Periodic syncs are spaced (CWA hourly, DP-3T at
  * most 6 a day, 4 h apart) and back off after failures; a push or the user
@@ -1771,27 +1847,19 @@ encore_status encore_crowdnotifier_make_trace_keys(const uint8_t *secret, size_t
 #define ENCORE_SYNC_STEP_WARNINGS 16   /* CWA's trace warning packages not yet fetched (check-in warnings) */
 #define ENCORE_SYNC_STEP_TRACE_KEYS 32 /* CrowdNotifier trace keys since the bundle tag */
 
-/* What a sync is told: start from encore_sync_options_init(&o, sizeof o). */
+/* What a sync is told: start from encore_sync_options_init(&o, sizeof o).
+ * The servers, their keys and the trust list are the client's
+ * (encore_client_options). */
 typedef struct encore_sync_options {
     uint32_t struct_size;               /* set by _init */
     int32_t trigger;                    /* ENCORE_SYNC_* (USER) */
     int32_t network;                    /* ENCORE_NETWORK_* (UNMETERED) */
     int32_t run_check;                  /* 1 (default): run the exposure check on the cache after new data */
     int64_t budget_seconds;             /* the whole sync stops cleanly after this, 1..86400 (480) */
-    const char *distribution_url;       /* CWA's distribution server; NULL: no CWA sync */
-    const char *country;                /* its packages' country; NULL: "EUR" */
-    const encore_trust *trust;          /* the keys the packages and configuration must be signed with */
-    const char *dp3t_url;               /* a DP-3T backend; NULL: none */
-    const uint8_t *dp3t_public_key;     /* the key of its answers' JWTs: PEM, base64 or DER */
-    size_t dp3t_public_key_length;
     encore_progress_fn progress;        /* requests done so far; returns 0 to go on, nonzero to cancel */
     void *progress_context;
     int32_t trace_warnings;             /* 1 (default): with the CWA sync, also its trace warning packages */
     int32_t reserved;
-    const char *warning_region;         /* the region of the warning packages; NULL: "DE" */
-    const char *crowdnotifier_url;      /* a CrowdNotifier backend (GET /v3/traceKeys); NULL: none */
-    const uint8_t *crowdnotifier_public_key; /* the key of its answers' JWTs: PEM, base64 or DER */
-    size_t crowdnotifier_public_key_length;
 } encore_sync_options;
 
 /* What a sync would do now (encore_sync_plan()). */
@@ -1837,12 +1905,14 @@ typedef struct encore_sync_summary {
  * struct of `struct_size` bytes. */
 encore_status encore_sync_options_init(encore_sync_options *options, size_t struct_size);
 
-/* What a sync would fetch at `now` (unix seconds), from the store's state
+/* What a sync would fetch now (the client's time), from the store's state
  * alone: no request is made. info->steps is 0 when nothing is due; then
- * info->next_due_at says when to call again (a scheduler's next run). */
-encore_status encore_sync_plan(encore_store *store, const encore_sync_options *options, int64_t now, encore_sync_plan_info *info);
+ * info->next_due_at says when to call again (a scheduler's next run).
+ * `options` may be NULL (the defaults). */
+encore_status encore_sync_plan(encore_client *client, const encore_sync_options *options, encore_sync_plan_info *info);
 
-/* Syncs what is due at `now` through `transport`: the app configuration
+/* Syncs what is due now through the client's transport, from the
+ * client's servers (encore_client_options): the app configuration
  * (revocations applied), day and hour key packages of the country, DP-3T
  * exposed keys, CWA's trace warning packages (matched against the
  * check-ins as they arrive) and CrowdNotifier trace keys; each verified before it is kept and stored in one
@@ -1851,21 +1921,21 @@ encore_status encore_sync_plan(encore_store *store, const encore_sync_options *o
  * purged. When new data came and options->run_check is 1, the exposure
  * check runs on the cache and its result is stored. A failure is counted
  * for the backoff and returned; what was kept before it stays. One loop
- * over the operation encore_sync_start() makes. */
-encore_status encore_sync_run(encore_store *store, encore_transport *transport, const encore_sync_options *options, int64_t now, encore_sync_result **out);
+ * over the operation encore_sync_start() makes. `options` may be NULL. */
+encore_status encore_sync_run(encore_client *client, const encore_sync_options *options, encore_sync_result **out);
 
 /* The sync as an operation for a host that does its own I/O
  * (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
- * the same work as encore_sync_run(), planned now at `now` (a sync with
+ * the same work as encore_sync_run(), planned now at the client's time (a sync with
  * nothing due is finished at once). Each answer is verified and applied
  * when it is fed; a verified key package is written while the next one is
  * verified, and the last one when its batch ends. options->budget_seconds
  * counts from the first encore_operation_next()'s `now`;
  * options->progress, when set, is called before each request and may
- * cancel. The options are copied: the trust list is kept alive by the
- * operation. encore_operation_get_sync_result() reads the outcome. Release
- * *out with encore_operation_free(). */
-encore_status encore_sync_start(encore_store *store, const encore_sync_options *options, int64_t now, encore_operation **out);
+ * cancel. The options and the client's servers are copied and its trust
+ * list kept alive by the operation. encore_operation_get_sync_result()
+ * reads the outcome. Release *out with encore_operation_free(). */
+encore_status encore_sync_start(encore_client *client, const encore_sync_options *options, encore_operation **out);
 
 /* What a finished sync operation (encore_sync_start()) did, as the
  * result encore_sync_run() gives, for encore_sync_result_free(). The
@@ -1887,14 +1957,14 @@ encore_status encore_sync_result_get_json(encore_sync_result *result, encore_byt
  * ENCORE_ERR_NOT_FOUND when none ran (nothing new came). */
 encore_status encore_sync_result_get_check(encore_sync_result *result, encore_check_result **out);
 
-/* The exposure check on the store's key package cache (what encore_sync_run()
- * keeps), as encore_exposure_check() does on files. `config` NULL: the
+/* The exposure check on the client's key package cache (what
+ * encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
  * risk parameters of the synced app configuration, or CWA's built-in
  * ones. match_options->keyfile_options is not used: cached packages were
  * verified when they were downloaded. */
-encore_status encore_exposure_check_cached(encore_store *store, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
+encore_status encore_exposure_check_cached(encore_client *client, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
-/* ==== 14. Silent pushes: the registration rule, the app-instance token, registering ==== */
+/* ==== 15. Silent pushes: the registration rule, the app-instance token, registering ==== */
 
 /* Events of the registration rule (../shared/spec/push.md). */
 #define ENCORE_PUSH_EVENT_APP_START 0     /* the app (the host's process) starts */
@@ -1913,12 +1983,6 @@ encore_status encore_exposure_check_cached(encore_store *store, encore_risk_conf
 #define ENCORE_PUSH_TYPE_ANDROID 1
 #define ENCORE_PUSH_TYPE_IOS_SANDBOX 2
 
-/* Which registration API the server speaks: SwissCovid's POST /v3/register
- * (a PushRegistration protobuf), or encore-pushd's PUT/DELETE
- * /v1/registrations (the app-instance token as a bearer token). */
-#define ENCORE_PUSH_API_SWISSCOVID 0
-#define ENCORE_PUSH_API_REGISTRY 1
-
 /* For the state arguments of encore_push_set_state(). */
 #define ENCORE_PUSH_KEEP (-1)
 
@@ -1926,7 +1990,6 @@ encore_status encore_exposure_check_cached(encore_store *store, encore_risk_conf
  * encore_push_options_init(&o, sizeof o). */
 typedef struct encore_push_options {
     uint32_t struct_size;      /* set by _init */
-    int32_t api;               /* ENCORE_PUSH_API_* (SWISSCOVID) */
     int32_t attempts;          /* 1..10 (3): a request without a usable answer (network, timeout, 429, 5xx) is retried */
     int32_t retry_delay_ms;    /* 0..60000 (1000): before the first retry, doubling */
 } encore_push_options;
@@ -1937,8 +2000,8 @@ typedef struct encore_push_decision {
     int32_t action;            /* ENCORE_PUSH_NONE, _REGISTER or _DEREGISTER */
 } encore_push_decision;
 
-/* Fills *options with the defaults (SwissCovid's API, 3 attempts, 1 s
- * before the first retry) for a struct of `struct_size` bytes. */
+/* Fills *options with the defaults (3 attempts, 1 s before the first
+ * retry) for a struct of `struct_size` bytes. */
 encore_status encore_push_options_init(encore_push_options *options, size_t struct_size);
 
 /* Records the state the rule decides on: whether the user has Exposure
@@ -1953,33 +2016,34 @@ encore_status encore_push_set_state(encore_store *store, int32_t exposure_notifi
  * ENCORE_ERR_PUSH_EVENT for an unknown event. */
 encore_status encore_push_decide(encore_store *store, int32_t event, int64_t now, encore_push_decision *decision, encore_bytes *reason);
 
-/* Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the server at
- * `server_url`, with the app-instance token (made on first use, kept in
- * the store, sent in no other request); also to renew, or after the OS
- * gave a new token. The registration is stored only when the server said
- * yes. `options` may be NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a
- * token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
- * characters), before any request; the transport's statuses otherwise.
- * The blocking form of encore_push_register_start() + encore_operation_run(). */
-encore_status encore_push_register_run(encore_store *store, encore_transport *transport, const char *server_url, const char *push_token, int32_t type, const encore_push_options *options, int64_t now);
+/* Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the client's
+ * push registry (encore_client_options.push_url and .push_api), with the
+ * app-instance token (made on first use, kept in the store, sent in no
+ * other request); also to renew, or after the OS gave a new token. The
+ * registration is stored only when the server said yes. `options` may be
+ * NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a token of the wrong form
+ * (APNs: 64 hex digits; FCM: 1..4096 URL-safe characters), before any
+ * request; the transport's statuses otherwise. The blocking form of
+ * encore_push_register_start() + encore_operation_run(). */
+encore_status encore_push_register_run(encore_client *client, const char *push_token, int32_t type, const encore_push_options *options);
 
 /* The registration of encore_push_register_run() as an operation the host
  * drives with its own I/O (encore_operation_next(), _feed_answer(), ...);
  * its result JSON is encore_push_get_status_json()'s. Release *out with
  * encore_operation_free(). The token is checked now, before any request. */
-encore_status encore_push_register_start(encore_store *store, const char *server_url, const char *push_token, int32_t type, const encore_push_options *options, int64_t now, encore_operation **out);
+encore_status encore_push_register_start(encore_client *client, const char *push_token, int32_t type, const encore_push_options *options, encore_operation **out);
 
 /* Deregisters (an empty push token, or DELETE, with the app-instance
- * token) from `server_url`, or when NULL from the server and API of the
- * stored registration (options->api is then not used); the registration
- * is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
- * `server_url` is NULL and nothing is registered. The blocking form of
- * encore_push_deregister_start() + encore_operation_run(). */
-encore_status encore_push_deregister_run(encore_store *store, encore_transport *transport, const char *server_url, const encore_push_options *options);
+ * token) from the server and API of the stored registration, or when none
+ * is stored from the client's push registry; the registration is
+ * forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
+ * nothing is registered and the client has no push registry. The blocking
+ * form of encore_push_deregister_start() + encore_operation_run(). */
+encore_status encore_push_deregister_run(encore_client *client, const encore_push_options *options);
 
 /* The deregistration of encore_push_deregister_run() as an operation the host
  * drives. Release *out with encore_operation_free(). */
-encore_status encore_push_deregister_start(encore_store *store, const char *server_url, const encore_push_options *options, encore_operation **out);
+encore_status encore_push_deregister_start(encore_client *client, const encore_push_options *options, encore_operation **out);
 
 /* The registration state as JSON ({"registered", "registeredAt", "server",
  * "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the

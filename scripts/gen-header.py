@@ -43,6 +43,8 @@ SECTIONS = [
     ("Risk: CWA's risk calculation", "encore_risk_types.h", ["RiskAPI.swift"]),
     ("The exposure check", "encore_check_types.h", ["CheckAPI.swift"]),
     ("HTTP transport: the built-in one (libcurl) or the host's", "encore_net_types.h", ["TransportAPI.swift"]),
+    ("The client: an app instance's store with its servers, trust list, clock and transport", "encore_client_types.h",
+     ["ClientAPI.swift"]),
     ("Network operations: every flow as a state machine the host can drive with its own I/O", "encore_operation_types.h",
      ["OperationAPI.swift"]),
     ("Test results and key submission (CWA's verification and submission servers)", "encore_test_types.h",

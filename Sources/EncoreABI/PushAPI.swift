@@ -3,25 +3,28 @@ import EncoreCore
 
 let pushOptionsSize = MemoryLayout<encore_push_options>.size
 
-/// Fills *options with the defaults (SwissCovid's API, 3 attempts, 1 s
-/// before the first retry) for a struct of `struct_size` bytes.
+/// Fills *options with the defaults (3 attempts, 1 s before the first
+/// retry) for a struct of `struct_size` bytes.
 @c public func encore_push_options_init(_ options: UnsafeMutablePointer<encore_push_options>?, _ struct_size: Int) -> encore_status {
     guarded {
         try initOptions(options, "options", struct_size) { o in
-            o.api = ENCORE_PUSH_API_SWISSCOVID
             o.attempts = 3
             o.retry_delay_ms = 1000
         }
     }
 }
 
-func pushOptions(_ pointer: UnsafePointer<encore_push_options>?) throws -> (api: PushProtocol.API, retry: PushRetry) {
-    guard let pointer else { return (.swisscovid, PushRetry()) }
+func pushAPI(_ api: Int32, _ name: String) throws -> PushProtocol.API {
+    let apis: [Int32: PushProtocol.API] = [ENCORE_PUSH_API_SWISSCOVID: .swisscovid, ENCORE_PUSH_API_REGISTRY: .registry]
+    guard let value = apis[api] else { throw EncoreError(.invalidArgument, "\(name) must be ENCORE_PUSH_API_*, not \(api)") }
+    return value
+}
+
+func pushRetry(_ pointer: UnsafePointer<encore_push_options>?) throws -> PushRetry {
+    guard let pointer else { return PushRetry() }
     let o = pointer.pointee
     try checkStructSize(pointer, Int(o.struct_size), known: pushOptionsSize, "encore_push_options_init")
-    let apis: [Int32: PushProtocol.API] = [ENCORE_PUSH_API_SWISSCOVID: .swisscovid, ENCORE_PUSH_API_REGISTRY: .registry]
-    guard let api = apis[o.api] else { throw EncoreError(.invalidArgument, "options->api must be ENCORE_PUSH_API_*, not \(o.api)") }
-    return (api, PushRetry(attempts: Int(o.attempts), delayMilliseconds: Int(o.retry_delay_ms)))
+    return PushRetry(attempts: Int(o.attempts), delayMilliseconds: Int(o.retry_delay_ms))
 }
 
 /// Records the state the rule decides on: whether the user has Exposure
@@ -70,18 +73,20 @@ func pushType(_ t: Int32) throws -> PushType {
     return type
 }
 
-/// Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the server at
-/// `server_url`, with the app-instance token (made on first use, kept in
-/// the store, sent in no other request); also to renew, or after the OS
-/// gave a new token. The registration is stored only when the server said
-/// yes. `options` may be NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a
-/// token of the wrong form (APNs: 64 hex digits; FCM: 1..4096 URL-safe
-/// characters), before any request; the transport's statuses otherwise.
-/// The blocking form of encore_push_register_start() + encore_operation_run().
-@c public func encore_push_register_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64) -> encore_status {
+/// Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the client's
+/// push registry (encore_client_options.push_url and .push_api), with the
+/// app-instance token (made on first use, kept in the store, sent in no
+/// other request); also to renew, or after the OS gave a new token. The
+/// registration is stored only when the server said yes. `options` may be
+/// NULL (the defaults). ENCORE_ERR_PUSH_TOKEN for a token of the wrong form
+/// (APNs: 64 hex digits; FCM: 1..4096 URL-safe characters), before any
+/// request; the transport's statuses otherwise. The blocking form of
+/// encore_push_register_start() + encore_operation_run().
+@c public func encore_push_register_run(_ client: encore_client_ptr?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
     guarded {
-        let t = try borrow(transport, as: TransportHandle.self, "transport").value
-        try runOperation(try pushRegisterOperation(store, server_url, push_token, type, options, now), transport: t, now: now)
+        let c = try borrow(client, as: Client.self, "client")
+        let now = try c.now()
+        try runOperation(try pushRegisterOperation(c, push_token, type, options, now), transport: c.transport, now: now)
     }
 }
 
@@ -89,51 +94,51 @@ func pushType(_ t: Int32) throws -> PushType {
 /// drives with its own I/O (encore_operation_next(), _feed_answer(), ...);
 /// its result JSON is encore_push_get_status_json()'s. Release *out with
 /// encore_operation_free(). The token is checked now, before any request.
-@c public func encore_push_register_start(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+@c public func encore_push_register_start(_ client: encore_client_ptr?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
+        let c = try borrow(client, as: Client.self, "client")
         _ = try required(out, "out")
-        let op = try pushRegisterOperation(store, server_url, push_token, type, options, now)
+        let op = try pushRegisterOperation(c, push_token, type, options, try c.now())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
 
-func pushRegisterOperation(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?, _ push_token: UnsafePointer<CChar>?, _ type: Int32,
+func pushRegisterOperation(_ client: Client, _ push_token: UnsafePointer<CChar>?, _ type: Int32,
                            _ options: UnsafePointer<encore_push_options>?, _ now: Int64) throws -> RequestScript<PushStatus> {
-    let service = PushService(store: try borrow(store, as: Store.self, "store"))
-    let (api, retry) = try pushOptions(options)
-    return try service.registerOperation(server: try text(server_url, "server_url"), api: api, pushToken: try text(push_token, "push_token"),
-                                         type: try pushType(type), retry: retry, now: now)
+    let service = PushService(store: client.store)
+    return try service.registerOperation(server: try client.push(), api: client.servers.pushAPI, pushToken: try text(push_token, "push_token"),
+                                         type: try pushType(type), retry: try pushRetry(options), now: now)
 }
 
 /// Deregisters (an empty push token, or DELETE, with the app-instance
-/// token) from `server_url`, or when NULL from the server and API of the
-/// stored registration (options->api is then not used); the registration
-/// is forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
-/// `server_url` is NULL and nothing is registered. The blocking form of
-/// encore_push_deregister_start() + encore_operation_run().
-@c public func encore_push_deregister_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
+/// token) from the server and API of the stored registration, or when none
+/// is stored from the client's push registry; the registration is
+/// forgotten once the server said yes. ENCORE_ERR_INVALID_ARGUMENT when
+/// nothing is registered and the client has no push registry. The blocking
+/// form of encore_push_deregister_start() + encore_operation_run().
+@c public func encore_push_deregister_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
     guarded {
-        let t = try borrow(transport, as: TransportHandle.self, "transport").value
-        try runOperation(try pushDeregisterOperation(store, server_url, options), transport: t, now: 0)
+        let c = try borrow(client, as: Client.self, "client")
+        try runOperation(try pushDeregisterOperation(c, options), transport: c.transport, now: try c.now())
     }
 }
 
 /// The deregistration of encore_push_deregister_run() as an operation the host
 /// drives. Release *out with encore_operation_free().
-@c public func encore_push_deregister_start(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_push_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+@c public func encore_push_deregister_start(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_push_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
+        let c = try borrow(client, as: Client.self, "client")
         _ = try required(out, "out")
-        let op = try pushDeregisterOperation(store, server_url, options)
+        let op = try pushDeregisterOperation(c, options)
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
 
-func pushDeregisterOperation(_ store: encore_store_ptr?, _ server_url: UnsafePointer<CChar>?,
-                             _ options: UnsafePointer<encore_push_options>?) throws -> RequestScript<PushStatus> {
-    let service = PushService(store: try borrow(store, as: Store.self, "store"))
-    let (api, retry) = try pushOptions(options)
-    let server = try server_url.map { try text($0, "server_url") }
-    return try service.deregisterOperation(server: server, api: server == nil ? nil : api, retry: retry)
+func pushDeregisterOperation(_ client: Client, _ options: UnsafePointer<encore_push_options>?) throws -> RequestScript<PushStatus> {
+    let service = PushService(store: client.store)
+    let retry = try pushRetry(options)
+    if try service.status().state.registered { return try service.deregisterOperation(server: nil, api: nil, retry: retry) }
+    return try service.deregisterOperation(server: try client.push(), api: client.servers.pushAPI, retry: retry)
 }
 
 /// The registration state as JSON ({"registered", "registeredAt", "server",

@@ -22,8 +22,10 @@ let syncOptionsSize = MemoryLayout<encore_sync_options>.size
     }
 }
 
-func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncOptions {
-    let p = try required(pointer, "options")
+/// The sync's options as C gives them (`options` may be NULL: the
+/// defaults), with the client's servers and trust list.
+func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Client) throws -> SyncOptions {
+    guard let p = pointer else { return client.sync(SyncOptions()) }
     let o = p.pointee
     try checkStructSize(p, Int(o.struct_size), known: syncOptionsSize, "encore_sync_options_init")
     var s = SyncOptions()
@@ -36,34 +38,25 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
     s.network = network
     s.runCheck = o.run_check == 1
     s.budgetSeconds = o.budget_seconds
-    s.distribution = try o.distribution_url.map { try text($0, "options->distribution_url") }
-    if let c = o.country { s.country = try text(c, "options->country") }
-    s.trust = try o.trust.map { try borrow($0, as: TrustList.self, "options->trust") }
-    s.dp3t = try o.dp3t_url.map { try text($0, "options->dp3t_url") }
-    let key = try buffer(o.dp3t_public_key, o.dp3t_public_key_length, "options->dp3t_public_key")
-    if key.count > 0 { s.dp3tKey = try PublicKey(material: Array(key)) }
     guard o.trace_warnings == 0 || o.trace_warnings == 1, o.reserved == 0 else {
         throw EncoreError(.invalidArgument, "options->trace_warnings must be 0 or 1 (and options->reserved 0)")
     }
     s.traceWarnings = o.trace_warnings == 1
-    if let r = o.warning_region { s.warningRegion = try text(r, "options->warning_region") }
-    s.crowdNotifier = try o.crowdnotifier_url.map { try text($0, "options->crowdnotifier_url") }
-    let cnKey = try buffer(o.crowdnotifier_public_key, o.crowdnotifier_public_key_length, "options->crowdnotifier_public_key")
-    if cnKey.count > 0 { s.crowdNotifierKey = try PublicKey(material: Array(cnKey)) }
     if let callback = o.progress {
         let context = o.progress_context
         s.progress = { done, total in callback(context, done, total) == 0 }
     }
-    return s
+    return client.sync(s)
 }
 
-/// What a sync would fetch at `now` (unix seconds), from the store's state
+/// What a sync would fetch now (the client's time), from the store's state
 /// alone: no request is made. info->steps is 0 when nothing is due; then
 /// info->next_due_at says when to call again (a scheduler's next run).
-@c public func encore_sync_plan(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ info: UnsafeMutablePointer<encore_sync_plan_info>?) -> encore_status {
+/// `options` may be NULL (the defaults).
+@c public func encore_sync_plan(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ info: UnsafeMutablePointer<encore_sync_plan_info>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let plan = try SyncService.plan(store: s, try syncOptions(options), now: now)
+        let c = try borrow(client, as: Client.self, "client")
+        let plan = try SyncService.plan(store: c.store, try syncOptions(options, of: c), now: try c.now())
         var out = encore_sync_plan_info()
         out.struct_size = UInt32(MemoryLayout<encore_sync_plan_info>.size)
         for step in plan.steps {
@@ -82,7 +75,8 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
     }
 }
 
-/// Syncs what is due at `now` through `transport`: the app configuration
+/// Syncs what is due now through the client's transport, from the
+/// client's servers (encore_client_options): the app configuration
 /// (revocations applied), day and hour key packages of the country, DP-3T
 /// exposed keys, CWA's trace warning packages (matched against the
 /// check-ins as they arrive) and CrowdNotifier trace keys; each verified before it is kept and stored in one
@@ -91,35 +85,34 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// purged. When new data came and options->run_check is 1, the exposure
 /// check runs on the cache and its result is stored. A failure is counted
 /// for the backoff and returned; what was kept before it stays. One loop
-/// over the operation encore_sync_start() makes.
-@c public func encore_sync_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
+/// over the operation encore_sync_start() makes. `options` may be NULL.
+@c public func encore_sync_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let t = try borrow(transport, as: TransportHandle.self, "transport").value
-        let o = try syncOptions(options)
+        let c = try borrow(client, as: Client.self, "client")
+        let o = try syncOptions(options, of: c)
         let out = try required(out, "out")
-        let report = try SyncService(store: s, transport: t).run(o, now: now)
+        let report = try SyncService(store: c.store, transport: c.transport).run(o, now: try c.now())
         out.pointee = retainedHandle(SyncResultHandle(report))
     }
 }
 
 /// The sync as an operation for a host that does its own I/O
 /// (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
-/// the same work as encore_sync_run(), planned now at `now` (a sync with
+/// the same work as encore_sync_run(), planned now at the client's time (a sync with
 /// nothing due is finished at once). Each answer is verified and applied
 /// when it is fed; a verified key package is written while the next one is
 /// verified, and the last one when its batch ends. options->budget_seconds
 /// counts from the first encore_operation_next()'s `now`;
 /// options->progress, when set, is called before each request and may
-/// cancel. The options are copied: the trust list is kept alive by the
-/// operation. encore_operation_get_sync_result() reads the outcome. Release
-/// *out with encore_operation_free().
-@c public func encore_sync_start(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+/// cancel. The options and the client's servers are copied and its trust
+/// list kept alive by the operation. encore_operation_get_sync_result()
+/// reads the outcome. Release *out with encore_operation_free().
+@c public func encore_sync_start(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let o = try syncOptions(options)
+        let c = try borrow(client, as: Client.self, "client")
+        let o = try syncOptions(options, of: c)
         _ = try required(out, "out")
-        let op = try SyncOperation(store: s, options: o, now: now)
+        let op = try SyncOperation(store: c.store, options: o, now: try c.now())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
@@ -190,14 +183,14 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
     }
 }
 
-/// The exposure check on the store's key package cache (what encore_sync_run()
-/// keeps), as encore_exposure_check() does on files. `config` NULL: the
+/// The exposure check on the client's key package cache (what
+/// encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
 /// risk parameters of the synced app configuration, or CWA's built-in
 /// ones. match_options->keyfile_options is not used: cached packages were
 /// verified when they were downloaded.
-@c public func encore_exposure_check_cached(_ store: encore_store_ptr?, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
+@c public func encore_exposure_check_cached(_ client: encore_client_ptr?, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try borrow(client, as: Client.self, "client").store
         let risk = try config.map { try borrow($0, as: RiskConfigHandle.self, "config").value }
         let out = try required(out, "out")
         let (matching, now, _, v1, threads, progress) = try matchingParameters(match_options)

@@ -1,10 +1,10 @@
 import CEncoreTypes
 import EncoreCore
 
-func testService(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification: UnsafePointer<CChar>?,
-                 _ submission: UnsafePointer<CChar>?) throws -> TestResultService {
-    try TestResultService(store: borrow(store, as: Store.self, "store"), transport: borrow(transport, as: TransportHandle.self, "transport").value,
-                          verification: text(verification, "verification_url"), submission: submission.map { try text($0, "submission_url") })
+/// The test flows of a client: its store, transport and servers.
+func testService(_ client: Client) throws -> TestResultService {
+    try TestResultService(store: client.store, transport: client.transport, verification: client.verification(),
+                          submission: client.servers.submission)
 }
 
 extension encore_test_status {
@@ -43,14 +43,16 @@ extension encore_test_status {
 /// reports it redeemed). On the wire the session also carries the fake
 /// requests every session has.
 /// ENCORE_ERR_ALREADY_REGISTERED when a test is stored (encore_test_forget()).
-/// `status` (may be NULL) gets where the test stands. `submission_url` may
-/// be NULL (for this call and encore_test_poll_run()), but with it the session
-/// carries a fake upload too and looks like every other on the wire.
-@c public func encore_test_register_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+/// `status` (may be NULL) gets where the test stands. The client needs a
+/// verification server; without a submission server (for this call and
+/// encore_test_poll_run()) the session carries no fake upload and does not
+/// look like every other on the wire.
+@c public func encore_test_register_run(_ client: encore_client_ptr?, _ key: UnsafePointer<encore_test_key>?, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
-        let service = try testService(store, transport, verification_url, submission_url)
+        let c = try borrow(client, as: Client.self, "client")
+        let service = try testService(c)
         let (testKey, dob, rapid) = try testKeyArgument(key)
-        let s = try service.register(testKey, dateOfBirth: dob, rapid: rapid, now: now)
+        let s = try service.register(testKey, dateOfBirth: dob, rapid: rapid, now: try c.now())
         if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
     }
 }
@@ -61,13 +63,13 @@ extension encore_test_status {
 /// stored when the registration token's answer is fed, its first result
 /// when the poll's is. encore_operation_get_test_status() reads the result.
 /// Release *out with encore_operation_free().
-@c public func encore_test_register_start(_ store: encore_store_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_test_key>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+@c public func encore_test_register_start(_ client: encore_client_ptr?, _ key: UnsafePointer<encore_test_key>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
+        let c = try borrow(client, as: Client.self, "client")
         _ = try required(out, "out")
         let (testKey, dob, rapid) = try testKeyArgument(key)
-        let op = try TestResultService.registerOperation(store: borrow(store, as: Store.self, "store"), verification: text(verification_url, "verification_url"),
-                                                         submission: submission_url.map { try text($0, "submission_url") }, key: testKey,
-                                                         dateOfBirth: dob, rapid: rapid, now: now)
+        let op = try TestResultService.registerOperation(store: c.store, verification: c.verification(), submission: c.servers.submission,
+                                                         key: testKey, dateOfBirth: dob, rapid: rapid, now: try c.now())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
@@ -96,9 +98,10 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// ENCORE_ERR_SERVER_REFUSED when it answers 400 (it does not know the
 /// registration token) for a test registered up to 21 days ago, while for an
 /// older one the 400 means redeemed (the server deleted it).
-@c public func encore_test_poll_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+@c public func encore_test_poll_run(_ client: encore_client_ptr?, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
-        let s = try testService(store, transport, verification_url, submission_url).poll(now: now)
+        let c = try borrow(client, as: Client.self, "client")
+        let s = try testService(c).poll(now: try c.now())
         if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
     }
 }
@@ -109,11 +112,12 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// requests. The registration is checked now: ENCORE_ERR_NOT_REGISTERED
 /// without a test. encore_operation_get_test_status() reads the result.
 /// Release *out with encore_operation_free().
-@c public func encore_test_poll_start(_ store: encore_store_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+@c public func encore_test_poll_start(_ client: encore_client_ptr?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
+        let c = try borrow(client, as: Client.self, "client")
         _ = try required(out, "out")
-        let op = try TestResultService.pollOperation(store: borrow(store, as: Store.self, "store"), verification: text(verification_url, "verification_url"),
-                                                     submission: submission_url.map { try text($0, "submission_url") }, now: now)
+        let op = try TestResultService.pollOperation(store: c.store, verification: c.verification(), submission: c.servers.submission,
+                                                     now: try c.now())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
@@ -139,12 +143,12 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 }
 
 /// Background noise: a session of fake requests only (fake TAN, fake TAN,
-/// fake submission), as real users' sessions look.
-@c public func encore_test_noise_run(_ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?) -> encore_status {
+/// fake submission), as real users' sessions look. The client needs both
+/// the verification and the submission server.
+@c public func encore_test_noise_run(_ client: encore_client_ptr?) -> encore_status {
     guarded {
-        let t = try borrow(transport, as: TransportHandle.self, "transport").value
-        try TestResultService.noise(transport: t, verification: text(verification_url, "verification_url"),
-                                    submission: text(submission_url, "submission_url"))
+        let c = try borrow(client, as: Client.self, "client")
+        try TestResultService.noise(transport: c.transport, verification: c.verification(), submission: c.submission())
     }
 }
 
@@ -152,11 +156,11 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// drives with its own I/O (encore_operation_next(), _feed_answer(), ...):
 /// three fake requests whose answers are ignored. Release *out with
 /// encore_operation_free().
-@c public func encore_test_noise_start(_ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+@c public func encore_test_noise_start(_ client: encore_client_ptr?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
+        let c = try borrow(client, as: Client.self, "client")
         _ = try required(out, "out")
-        let op = try TestResultService.noiseOperation(verification: text(verification_url, "verification_url"),
-                                                      submission: text(submission_url, "submission_url"))
+        let op = try TestResultService.noiseOperation(verification: c.verification(), submission: c.submission())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
@@ -218,10 +222,11 @@ func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws 
 /// ENCORE_ERR_TAN_REFUSED when the server refuses the TAN or it expired,
 /// ENCORE_ERR_ALREADY_SUBMITTED after a success. `options` may be NULL;
 /// `summary` (may be NULL) tells what went.
-@c public func encore_submit_run(_ store: encore_store_ptr?, _ transport: encore_transport_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_submit_summary>?) -> encore_status {
+@c public func encore_submit_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ summary: UnsafeMutablePointer<encore_submit_summary>?) -> encore_status {
     guarded {
-        let service = try testService(store, transport, verification_url, submission_url)
-        let o = try service.submit(try submissionOptions(options), now: now)
+        let c = try borrow(client, as: Client.self, "client")
+        let service = try testService(c)
+        let o = try service.submit(try submissionOptions(options), now: try c.now())
         if summary != nil { try writeOutput(encore_submit_summary(o), to: summary, "summary") }
     }
 }
@@ -232,12 +237,12 @@ func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws 
 /// TAN); the TAN is kept when its answer is fed, the submission recorded
 /// when the upload's is. encore_operation_get_submit_summary() reads the
 /// result. Release *out with encore_operation_free().
-@c public func encore_submit_start(_ store: encore_store_ptr?, _ verification_url: UnsafePointer<CChar>?, _ submission_url: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
+@c public func encore_submit_start(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
+        let c = try borrow(client, as: Client.self, "client")
         _ = try required(out, "out")
-        let op = try TestResultService.submitOperation(store: borrow(store, as: Store.self, "store"), verification: text(verification_url, "verification_url"),
-                                                       submission: submission_url.map { try text($0, "submission_url") },
-                                                       options: try submissionOptions(options), now: now)
+        let op = try TestResultService.submitOperation(store: c.store, verification: c.verification(), submission: c.servers.submission,
+                                                       options: try submissionOptions(options), now: try c.now())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }

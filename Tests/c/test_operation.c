@@ -5,6 +5,7 @@
  * it is fed, and every misuse (out of turn, wrong id, bad status, small
  * struct) refused with its status. Built with -Werror, run under valgrind. */
 #include "check.h"
+#include "client.h"
 #include "scratch.h"
 
 #include <stdio.h>
@@ -54,7 +55,7 @@ static int ends_with(const char *s, const char *tail) {
 static void test_push_registration_step_by_step(void) {
     encore_store *store = fresh_store();
     encore_operation *op = NULL;
-    CHECK(encore_push_register_start(store, PUSH, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW, &op) == ENCORE_OK);
+    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, NULL, &op) == ENCORE_OK);
     CHECK(encore_operation_get_status(op) == ENCORE_ERR_OPERATION_STATE);
 
     encore_operation_step s = next(op, NOW);
@@ -101,7 +102,7 @@ static void test_push_registration_step_by_step(void) {
     encore_operation_free(op);
 
     /* Deregistration: 400 is final, nothing forgotten. */
-    CHECK(encore_push_deregister_start(store, NULL, NULL, &op) == ENCORE_OK);
+    CHECK(encore_push_deregister_start(push_client_at(store, NULL, NULL, ENCORE_PUSH_API_SWISSCOVID, NOW), NULL, &op) == ENCORE_OK);
     s = next(op, NOW);
     CHECK(s.kind == ENCORE_STEP_REQUEST);
     CHECK(encore_operation_feed_answer(op, s.request_id, 400, NULL, 0, (const uint8_t *)"no", 2, NOW) == ENCORE_OK);
@@ -111,6 +112,7 @@ static void test_push_registration_step_by_step(void) {
     CHECK(json.data == NULL);
     CHECK(push_registered(store));
     encore_operation_free(op);
+    clients_free();
     encore_store_close(store);
 }
 
@@ -121,7 +123,7 @@ static void test_push_registration_without_answers(void) {
     o.attempts = 3;
     o.retry_delay_ms = 200;
     encore_operation *op = NULL;
-    CHECK(encore_push_register_start(store, PUSH, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW, &op) == ENCORE_OK);
+    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, &o, &op) == ENCORE_OK);
     int64_t waits[2] = {0, 0};
     int requests = 0, w = 0;
     for (int guard = 0; guard < 20; guard++) {
@@ -143,9 +145,10 @@ static void test_push_registration_without_answers(void) {
 
     /* A token of the wrong form is refused before any operation exists. */
     op = NULL;
-    CHECK(encore_push_register_start(store, PUSH, "abc", ENCORE_PUSH_TYPE_IOS, NULL, NOW, &op) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), "abc", ENCORE_PUSH_TYPE_IOS, NULL, &op) == ENCORE_ERR_PUSH_TOKEN);
     CHECK(op == NULL);
-    CHECK(encore_push_register_start(store, PUSH, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    clients_free();
     encore_store_close(store);
 }
 
@@ -168,7 +171,7 @@ static int32_t registration_server(void *context, const encore_http_request *r, 
 static void test_result_poll_step_by_step(void) {
     encore_store *store = fresh_store();
     encore_operation *op = NULL;
-    CHECK(encore_test_poll_start(store, VERIFY, SUBMIT, NOW, &op) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(encore_test_poll_start(client_at(store, NULL, VERIFY, SUBMIT, NOW), &op) == ENCORE_ERR_NOT_REGISTERED);
     CHECK(op == NULL);
 
     encore_transport *t = NULL;
@@ -176,11 +179,11 @@ static void test_result_poll_step_by_step(void) {
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     encore_test_status st;
     ENCORE_OUTPUT_INIT(st);
-    CHECK(encore_test_register_run(store, t, VERIFY, SUBMIT, &key, NOW, &st) == ENCORE_OK);
+    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
     CHECK(st.result == ENCORE_TEST_RESULT_PENDING);
     encore_transport_free(t);
 
-    CHECK(encore_test_poll_start(store, VERIFY, SUBMIT, NOW + 3600, &op) == ENCORE_OK);
+    CHECK(encore_test_poll_start(client_at(store, NULL, VERIFY, SUBMIT, NOW + 3600), &op) == ENCORE_OK);
     /* The real request, then a fake TAN request and a fake upload. */
     encore_operation_step s = next(op, NOW + 3600);
     CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/version/v1/testresult"));
@@ -216,7 +219,7 @@ static void test_result_poll_step_by_step(void) {
     encore_operation_free(op);
 
     /* A refusal of the real request ends the poll, with no fakes after it. */
-    CHECK(encore_test_poll_start(store, VERIFY, SUBMIT, NOW + 7200, &op) == ENCORE_OK);
+    CHECK(encore_test_poll_start(client_at(store, NULL, VERIFY, SUBMIT, NOW + 7200), &op) == ENCORE_OK);
     s = next(op, NOW + 7200);
     CHECK(encore_operation_feed_answer(op, s.request_id, 400, NULL, 0, NULL, 0, NOW + 7200) == ENCORE_OK);
     CHECK(next(op, NOW + 7200).kind == ENCORE_STEP_DONE);
@@ -225,6 +228,7 @@ static void test_result_poll_step_by_step(void) {
 
     encore_operation_free(NULL);
     CHECK(encore_operation_get_status(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    clients_free();
     encore_store_close(store);
 }
 
@@ -237,14 +241,16 @@ static void test_sync_step_by_step(void) {
     encore_store *store = fresh_store();
     encore_trust *trust = NULL;
     CHECK(encore_trust_new(&trust) == ENCORE_OK);
-    encore_sync_options o;
-    CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
-    o.trust = trust;
+    encore_client_options co = test_client_options(NULL, NULL);
+    co.trust = trust;
+    encore_client *client = client_from(store, co, NOW);
     encore_operation *op = NULL;
-    CHECK(encore_sync_start(store, &o, NOW, &op) == ENCORE_ERR_INVALID_ARGUMENT && op == NULL);
-    o.distribution_url = "https://distribution.example";
-    CHECK(encore_sync_start(store, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_sync_start(store, &o, NOW, &op) == ENCORE_OK);
+    CHECK(encore_sync_start(client, NULL, &op) == ENCORE_ERR_INVALID_ARGUMENT && op == NULL);  /* nothing to sync */
+    co.distribution_url = "https://distribution.example";
+    client = client_from(store, co, NOW);
+    CHECK(encore_sync_start(client, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_start(client, NULL, &op) == ENCORE_OK);
+    clients_free();
     encore_trust_free(trust); /* the operation keeps what it needs */
 
     encore_operation_step s = next(op, NOW);
@@ -278,6 +284,7 @@ static void test_sync_step_by_step(void) {
     CHECK(summary.has_check == 0 && summary.stopped_early == 0);
     encore_sync_result_free(result);
     encore_operation_free(op);
+    clients_free();
     encore_store_close(store);
 }
 

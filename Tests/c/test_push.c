@@ -6,6 +6,7 @@
  * final, 503 is retried), and argument checks (tokens, events, types, NULL
  * pointers). Built with -Werror, run under valgrind. */
 #include "check.h"
+#include "client.h"
 #include "scratch.h"
 
 #include <stdio.h>
@@ -88,7 +89,7 @@ static void test_rule_register_and_deregister(void) {
     CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_NONE);
 
     /* SwissCovid's API (the default, options NULL). */
-    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_OK);
+    CHECK(encore_push_register_run(push_client_at(store, t, SERVER, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_OK);
     CHECK(strcmp(s.method, "POST") == 0 && strcmp(s.url, SERVER "/v3/register") == 0 && s.body_length > 64 + 64);
     CHECK(registered(store));
     CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_REGISTER);
@@ -98,31 +99,33 @@ static void test_rule_register_and_deregister(void) {
     /* The registry's API: PUT and DELETE with the bearer token. */
     encore_push_options o;
     CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK && o.attempts == 3);
-    o.api = ENCORE_PUSH_API_REGISTRY;
     o.retry_delay_ms = 0;
-    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS_SANDBOX, &o, NOW) == ENCORE_OK);
+    encore_client *registry_client = push_client_at(store, t, SERVER, ENCORE_PUSH_API_REGISTRY, NOW);
+    CHECK(encore_push_register_run(registry_client, APNS, ENCORE_PUSH_TYPE_IOS_SANDBOX, &o) == ENCORE_OK);
     CHECK(strcmp(s.method, "PUT") == 0 && strcmp(s.url, SERVER "/v1/registrations") == 0);
     CHECK(strncmp(s.auth, "Bearer ", 7) == 0 && strlen(s.auth) == 7 + 64);
     char bearer[160];
     snprintf(bearer, sizeof bearer, "%s", s.auth);
-    CHECK(encore_push_deregister_run(store, t, NULL, NULL) == ENCORE_OK);
+    /* From the stored registration: its server and API, whatever the client's. */
+    CHECK(encore_push_deregister_run(push_client_at(store, t, NULL, ENCORE_PUSH_API_SWISSCOVID, NOW), NULL) == ENCORE_OK);
     CHECK(strcmp(s.method, "DELETE") == 0 && strcmp(s.auth, bearer) == 0 && s.body_length == 0);
     CHECK(!registered(store));
 
     /* 400 is final: one request, nothing stored. 503 twice then 200: three requests. */
     s.status = 400;
     s.requests = 0;
-    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_SERVER_REFUSED);
+    CHECK(encore_push_register_run(registry_client, APNS, ENCORE_PUSH_TYPE_IOS, &o) == ENCORE_ERR_SERVER_REFUSED);
     CHECK(s.requests == 1 && !registered(store));
     s.status = 200;
     s.fail_first = 2;
     s.requests = 0;
-    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_OK);
+    CHECK(encore_push_register_run(registry_client, APNS, ENCORE_PUSH_TYPE_IOS, &o) == ENCORE_OK);
     CHECK(s.requests == 3 && registered(store));
     s.fail_first = 5;
     o.attempts = 2;
-    CHECK(encore_push_deregister_run(store, t, NULL, &o) == ENCORE_ERR_SERVER_UNAVAILABLE);
+    CHECK(encore_push_deregister_run(registry_client, &o) == ENCORE_ERR_SERVER_UNAVAILABLE);
     CHECK(registered(store));
+    clients_free();
     encore_transport_free(t);
     encore_store_close(store);
 }
@@ -143,19 +146,30 @@ static void test_arguments(void) {
     CHECK(encore_push_decide(store, ENCORE_PUSH_EVENT_APP_START, NOW, &d, &reason) == ENCORE_ERR_INVALID_ARGUMENT && reason.data == NULL);
     CHECK(encore_push_set_state(store, 2, ENCORE_PUSH_KEEP, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_push_set_state(store, 1, ENCORE_PUSH_KEEP, -1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register_run(store, t, SERVER, "abab", ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
-    CHECK(encore_push_register_run(store, t, SERVER, "has space", ENCORE_PUSH_TYPE_ANDROID, NULL, NOW) == ENCORE_ERR_PUSH_TOKEN);
-    CHECK(encore_push_register_run(store, t, SERVER, APNS, 7, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register_run(store, t, NULL, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register_run(store, t, "http://push.example", APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_register_run(store, NULL, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client *client = push_client_at(store, t, SERVER, ENCORE_PUSH_API_SWISSCOVID, NOW);
+    CHECK(encore_push_register_run(client, "abab", ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register_run(client, "has space", ENCORE_PUSH_TYPE_ANDROID, NULL) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register_run(client, APNS, 7, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(client, NULL, ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(NULL, APNS, ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(push_client_at(store, t, NULL, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "push registry") != NULL);
+    CHECK(encore_push_register_run(push_client_at(store, t, "http://push.example", ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(push_client_at(store, t, SERVER, ENCORE_PUSH_API_SWISSCOVID, -1), APNS, ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* An unknown API is refused when the client is made. */
+    encore_client_options co = test_client_options(t, NULL);
+    co.push_url = SERVER;
+    co.push_api = 7;
+    encore_client *refused = NULL;
+    CHECK(encore_client_new(store, &co, &refused) == ENCORE_ERR_INVALID_ARGUMENT && refused == NULL);
     encore_push_options o;
     CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK);
     o.attempts = 0;
-    CHECK(encore_push_register_run(store, t, SERVER, APNS, ENCORE_PUSH_TYPE_IOS, &o, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_register_run(client, APNS, ENCORE_PUSH_TYPE_IOS, &o) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_push_options_init(&o, 3) == ENCORE_ERR_INVALID_ARGUMENT);
     /* Not registered and no server: nothing to deregister from. */
-    CHECK(encore_push_deregister_run(store, t, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_deregister_run(push_client_at(store, t, NULL, ENCORE_PUSH_API_SWISSCOVID, NOW), NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    clients_free();
     CHECK(s.requests == 0);
     encore_transport_free(t);
     encore_store_close(store);

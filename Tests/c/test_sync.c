@@ -8,6 +8,7 @@
  * packages and whole syncs are tested from Python (Tests/cli/test_cli_sync.py)
  * against the stand-in servers. Built with -Werror, run under valgrind. */
 #include "check.h"
+#include "client.h"
 #include "scratch.h"
 
 #include <pthread.h>
@@ -76,11 +77,17 @@ static encore_store *fresh_store(void) {
     return store;
 }
 
-static encore_sync_options cwa_options(void) {
+static encore_sync_options sync_options(void) {
     encore_sync_options o;
     CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
-    o.distribution_url = DIST;
     return o;
+}
+
+/* A client of `store` syncing from the CWA distribution server through `t`. */
+static encore_client *cwa_client(encore_store *store, encore_transport *t, int64_t *now) {
+    encore_client_options o = test_client_options(t, now);
+    o.distribution_url = DIST;
+    return test_client(store, &o);
 }
 
 static void test_failures_and_their_statuses(void) {
@@ -97,9 +104,11 @@ static void test_failures_and_their_statuses(void) {
         server s = {cases[i].scenario, 0, "", pthread_self(), 0};
         encore_transport *t = NULL;
         CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
-        encore_sync_options o = cwa_options();
+        int64_t now = NOW;
+        encore_client *client = cwa_client(store, t, &now);
+        encore_sync_options o = sync_options();
         encore_sync_result *r = (encore_sync_result *)&s; /* must stay as it is on failure */
-        CHECK(encore_sync_run(store, t, &o, NOW, &r) == cases[i].status);
+        CHECK(encore_sync_run(client, &o, &r) == cases[i].status);
         CHECK(r == (encore_sync_result *)&s);
         CHECK(strlen(encore_last_error_message()) > 0);
         CHECK(s.other_thread == 0);
@@ -113,12 +122,14 @@ static void test_failures_and_their_statuses(void) {
         encore_sync_plan_info plan;
         memset(&plan, 0, sizeof plan);
         ENCORE_OUTPUT_INIT(plan);
-        CHECK(encore_sync_plan(store, &o, NOW + 60, &plan) == ENCORE_OK);
+        now = NOW + 60;
+        CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK);
         CHECK(plan.steps == 0 && plan.has_next_due && plan.next_due_at >= NOW + 240 && plan.next_due_at <= NOW + 360);
         /* A user sync goes anyway. */
         o.trigger = ENCORE_SYNC_USER;
-        CHECK(encore_sync_plan(store, &o, NOW + 60, &plan) == ENCORE_OK);
+        CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK);
         CHECK(plan.steps == (ENCORE_SYNC_STEP_CONFIG | ENCORE_SYNC_STEP_DAYS | ENCORE_SYNC_STEP_HOURS | ENCORE_SYNC_STEP_WARNINGS));
+        encore_client_free(client);
         encore_transport_free(t);
         encore_store_close(store);
     }
@@ -138,10 +149,12 @@ static void test_a_configuration_outage_degrades(void) {
     server s = {CONFIG_404_NOTHING_ELSE, 0, "", pthread_self(), 0};
     encore_transport *t = NULL;
     CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
-    encore_sync_options o = cwa_options();
+    int64_t now = NOW;
+    encore_client *client = cwa_client(store, t, &now);
+    encore_sync_options o = sync_options();
     for (uint32_t n = 1; n <= 2; n++) {
         encore_sync_result *r = NULL;
-        CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
+        CHECK(encore_sync_run(client, &o, &r) == ENCORE_OK && r != NULL);
         encore_sync_summary sum;
         memset(&sum, 0, sizeof sum);
         ENCORE_OUTPUT_INIT(sum);
@@ -159,8 +172,10 @@ static void test_a_configuration_outage_degrades(void) {
     encore_sync_plan_info plan;
     memset(&plan, 0, sizeof plan);
     ENCORE_OUTPUT_INIT(plan);
-    CHECK(encore_sync_plan(store, &o, NOW + 60, &plan) == ENCORE_OK);
+    now = NOW + 60;
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK);
     CHECK(plan.steps == 0 && plan.has_next_due && plan.next_due_at == NOW + 3600);
+    encore_client_free(client);
     encore_transport_free(t);
     encore_store_close(store);
 }
@@ -170,18 +185,20 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     server s = {DP3T_204, 0, "", pthread_self(), 0};
     encore_transport *t = NULL;
     CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
-    encore_sync_options o;
-    CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
-    o.dp3t_url = DP3T;
-    o.dp3t_public_key = (const uint8_t *)pem;
-    o.dp3t_public_key_length = sizeof pem - 1;
+    int64_t now = NOW;
+    encore_client_options co = test_client_options(t, &now);
+    co.dp3t_url = DP3T;
+    co.dp3t_public_key = (const uint8_t *)pem;
+    co.dp3t_public_key_length = sizeof pem - 1;
+    encore_client *client = test_client(store, &co);
+    encore_sync_options o = sync_options();
     encore_sync_plan_info plan;
     memset(&plan, 0, sizeof plan);
     ENCORE_OUTPUT_INIT(plan);
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_OK && plan.steps == ENCORE_SYNC_STEP_DP3T);
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK && plan.steps == ENCORE_SYNC_STEP_DP3T);
 
     encore_sync_result *r = NULL;
-    CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_sync_run(client, &o, &r) == ENCORE_OK && r != NULL);
     CHECK(strstr(s.last_url, "lastKeyBundleTag") == NULL);
     encore_sync_summary sum;
     memset(&sum, 0, sizeof sum);
@@ -198,28 +215,28 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     encore_sync_result_free(NULL);
 
     /* The tag of the 204 goes with the next request. */
-    CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_OK);
+    CHECK(encore_sync_run(client, NULL, &r) == ENCORE_OK);
     CHECK(strstr(s.last_url, "lastKeyBundleTag=1795496400000") != NULL);
     encore_sync_result_free(r);
 
     /* Progress that says stop: cancelled after the first request. */
     int before = s.requests;
+    encore_client *cwa = cwa_client(store, t, &now);
     o.progress = stop_after_first;
-    o.dp3t_url = DP3T;
-    encore_sync_options c = cwa_options();
-    c.progress = stop_after_first;
-    CHECK(encore_sync_run(store, t, &c, NOW, &r) == ENCORE_ERR_CANCELLED);
+    CHECK(encore_sync_run(cwa, &o, &r) == ENCORE_ERR_CANCELLED);
     CHECK(s.requests == before + 1);
+    encore_client_free(cwa);
 
     /* The check on an empty cache runs (OUTDATED: no keys). */
     encore_match_options m;
     CHECK(encore_match_options_init(&m, sizeof m, NOW) == ENCORE_OK);
-    CHECK(encore_exposure_check_cached(store, NULL, &m, NULL, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check_cached(client, NULL, &m, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
     memset(&cs, 0, sizeof cs);
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status == ENCORE_CHECK_OUTDATED);
     encore_check_result_free(check);
+    encore_client_free(client);
     encore_transport_free(t);
     encore_store_close(store);
 }
@@ -229,6 +246,7 @@ static void test_arguments(void) {
     server s = {DP3T_204, 0, "", pthread_self(), 0};
     encore_transport *t = NULL;
     CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
+    int64_t now = NOW;
     encore_sync_options o;
     CHECK(encore_sync_options_init(NULL, sizeof o) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_sync_options_init(&o, 4) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -237,42 +255,60 @@ static void test_arguments(void) {
     encore_sync_plan_info plan;
     memset(&plan, 0, sizeof plan);
     ENCORE_OUTPUT_INIT(plan);
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);  /* nothing to sync */
-    o = cwa_options();
-    CHECK(encore_sync_plan(NULL, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_sync_plan(store, NULL, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_sync_plan(store, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_sync_plan(store, &o, -1, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client_options co = test_client_options(t, &now);
+    encore_client *client = test_client(store, &co);
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);  /* nothing to sync */
+    encore_client_free(client);
+    client = cwa_client(store, t, &now);
+    CHECK(encore_sync_plan(NULL, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_plan(client, NULL, &plan) == ENCORE_OK);  /* the defaults */
+    CHECK(encore_sync_plan(client, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    now = -1;  /* a host clock before 1970 */
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "clock") != NULL);
+    now = NOW;
     o.trigger = 99;
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    o = cwa_options();
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = sync_options();
     o.network = -1;
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    o = cwa_options();
-    o.country = "eur";
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    o = cwa_options();
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = sync_options();
     o.budget_seconds = 0;
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    o = cwa_options();
-    o.dp3t_url = DP3T;  /* without its key */
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    o.dp3t_public_key = (const uint8_t *)"not a key";
-    o.dp3t_public_key_length = 9;
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) != ENCORE_OK);
-    o.dp3t_public_key = NULL;
-    o.dp3t_public_key_length = 5;
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
-    o = cwa_options();
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    o = sync_options();
     o.network = ENCORE_NETWORK_NONE;
-    CHECK(encore_sync_plan(store, &o, NOW, &plan) == ENCORE_OK && plan.steps == 0 && plan.has_next_due == 0);
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK && plan.steps == 0 && plan.has_next_due == 0);
+    encore_client_free(client);
+    /* The servers' settings are checked when the client is made, or when a
+     * sync is planned (a country's form, a DP-3T backend without its key). */
+    co = test_client_options(t, &now);
+    co.distribution_url = DIST;
+    co.country = "eur";
+    client = test_client(store, &co);
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client_free(client);
+    co = test_client_options(t, &now);
+    co.dp3t_url = DP3T;  /* without its key */
+    client = test_client(store, &co);
+    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client_free(client);
+    client = (encore_client *)&s;  /* must stay as it is on failure */
+    co.dp3t_public_key = (const uint8_t *)"not a key";
+    co.dp3t_public_key_length = 9;
+    CHECK(encore_client_new(store, &co, &client) != ENCORE_OK && client == (encore_client *)&s);
+    co.dp3t_public_key = NULL;
+    co.dp3t_public_key_length = 5;
+    CHECK(encore_client_new(store, &co, &client) == ENCORE_ERR_INVALID_ARGUMENT);
     /* Plain http to another machine: refused by the transport's URL rule. */
-    o = cwa_options();
-    o.distribution_url = "http://distribution.example";
+    co = test_client_options(t, &now);
+    co.distribution_url = "http://distribution.example";
+    client = test_client(store, &co);
+    o = sync_options();
     encore_sync_result *r = NULL;
-    CHECK(encore_sync_run(store, t, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == NULL);
-    CHECK(encore_sync_run(store, NULL, &o, NOW, &r) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_sync_run(store, t, &o, NOW, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_run(client, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == NULL);
+    CHECK(encore_sync_run(NULL, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sync_run(client, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client_free(client);
     encore_sync_summary sum;
     memset(&sum, 0, sizeof sum);
     ENCORE_OUTPUT_INIT(sum);

@@ -100,6 +100,11 @@ static int hex_key(const char *hex, uint8_t out[32]) {
     return 0;
 }
 
+/* The host's clock for the client: here the time the command line gave. */
+static int64_t clock_now(void *context) {
+    return *(const int64_t *)context;
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: ENCORE_DB_KEY_HEX=... %s DB VERIFICATION_URL SUBMISSION_URL [NOW]\n", argv[0]);
@@ -118,9 +123,20 @@ int main(int argc, char **argv) {
     encore_store_options_init(&options, sizeof options);
     options.create = 0;
     encore_store *store = NULL;
+    encore_client *client = NULL;
     encore_operation *op = NULL;
     encore_status s = encore_store_open(argv[1], &key, &options, &store);
-    if (s == ENCORE_OK) s = encore_test_poll_start(store, argv[2], argv[3], now, &op);
+    if (s == ENCORE_OK) {
+        /* The client's transport is never used: this program makes the requests. */
+        encore_client_options client_options;
+        encore_client_options_init(&client_options, sizeof client_options);
+        client_options.verification_url = argv[2];
+        client_options.submission_url = argv[3];
+        client_options.clock = clock_now;
+        client_options.clock_context = &now;
+        s = encore_client_new(store, &client_options, &client);
+    }
+    if (s == ENCORE_OK) s = encore_test_poll_start(client, &op);
     int requests = 0;
     while (s == ENCORE_OK) {
         encore_operation_step step;
@@ -146,6 +162,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", encore_status_name(s), encore_last_error_message());
     }
     encore_operation_free(op);
+    encore_client_free(client);
     encore_store_close(store);
     curl_global_cleanup();
     return s == ENCORE_OK ? 0 : 1;

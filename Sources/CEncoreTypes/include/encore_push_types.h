@@ -24,12 +24,6 @@
 #define ENCORE_PUSH_TYPE_ANDROID 1
 #define ENCORE_PUSH_TYPE_IOS_SANDBOX 2
 
-/* Which registration API the server speaks: SwissCovid's POST /v3/register
- * (a PushRegistration protobuf), or encore-pushd's PUT/DELETE
- * /v1/registrations (the app-instance token as a bearer token). */
-#define ENCORE_PUSH_API_SWISSCOVID 0
-#define ENCORE_PUSH_API_REGISTRY 1
-
 /* For the state arguments of encore_push_set_state(). */
 #define ENCORE_PUSH_KEEP (-1)
 
@@ -37,7 +31,6 @@
  * encore_push_options_init(&o, sizeof o). */
 typedef struct encore_push_options {
     uint32_t struct_size;      /* set by _init */
-    int32_t api;               /* ENCORE_PUSH_API_* (SWISSCOVID) */
     int32_t attempts;          /* 1..10 (3): a request without a usable answer (network, timeout, 429, 5xx) is retried */
     int32_t retry_delay_ms;    /* 0..60000 (1000): before the first retry, doubling */
 } encore_push_options;

@@ -30,27 +30,19 @@
 #define ENCORE_SYNC_STEP_WARNINGS 16   /* CWA's trace warning packages not yet fetched (check-in warnings) */
 #define ENCORE_SYNC_STEP_TRACE_KEYS 32 /* CrowdNotifier trace keys since the bundle tag */
 
-/* What a sync is told: start from encore_sync_options_init(&o, sizeof o). */
+/* What a sync is told: start from encore_sync_options_init(&o, sizeof o).
+ * The servers, their keys and the trust list are the client's
+ * (encore_client_options). */
 typedef struct encore_sync_options {
     uint32_t struct_size;               /* set by _init */
     int32_t trigger;                    /* ENCORE_SYNC_* (USER) */
     int32_t network;                    /* ENCORE_NETWORK_* (UNMETERED) */
     int32_t run_check;                  /* 1 (default): run the exposure check on the cache after new data */
     int64_t budget_seconds;             /* the whole sync stops cleanly after this, 1..86400 (480) */
-    const char *distribution_url;       /* CWA's distribution server; NULL: no CWA sync */
-    const char *country;                /* its packages' country; NULL: "EUR" */
-    const encore_trust *trust;          /* the keys the packages and configuration must be signed with */
-    const char *dp3t_url;               /* a DP-3T backend; NULL: none */
-    const uint8_t *dp3t_public_key;     /* the key of its answers' JWTs: PEM, base64 or DER */
-    size_t dp3t_public_key_length;
     encore_progress_fn progress;        /* requests done so far; returns 0 to go on, nonzero to cancel */
     void *progress_context;
     int32_t trace_warnings;             /* 1 (default): with the CWA sync, also its trace warning packages */
     int32_t reserved;
-    const char *warning_region;         /* the region of the warning packages; NULL: "DE" */
-    const char *crowdnotifier_url;      /* a CrowdNotifier backend (GET /v3/traceKeys); NULL: none */
-    const uint8_t *crowdnotifier_public_key; /* the key of its answers' JWTs: PEM, base64 or DER */
-    size_t crowdnotifier_public_key_length;
 } encore_sync_options;
 
 /* What a sync would do now (encore_sync_plan()). */

@@ -29,7 +29,7 @@ from .records import (CachedKeyFileInfo, Key, KeyFileInfo, OwnKey, PurgeCounts, 
                       TracingEvent)
 from .store import Store
 from .sync import Sync, SyncPlan, SyncReport
-from .testresult import SubmitSummary, TestResultClient, TestStatus, noise_operation, send_noise
+from .testresult import SubmitSummary, TestResultClient, TestStatus
 from .transport import Transport
 from .trust import TrustList
 
@@ -38,5 +38,5 @@ globals().update(_CLASSES)
 
 __all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
            "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
-           "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "noise_operation", "send_noise", "status_name",
+           "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "status_name",
            "__version__", "crowdnotifier", *sorted(_CLASSES)]

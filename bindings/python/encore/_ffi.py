@@ -111,6 +111,8 @@ ENCORE_CHECK_HIGH = 2
 ENCORE_CHECK_UNKNOWN = 3
 ENCORE_CHECK_OUTDATED = 4
 ENCORE_CHECK_FAILED = 5
+ENCORE_PUSH_API_SWISSCOVID = 0
+ENCORE_PUSH_API_REGISTRY = 1
 ENCORE_STEP_REQUEST = 1
 ENCORE_STEP_WAIT = 2
 ENCORE_STEP_DONE = 3
@@ -177,8 +179,6 @@ ENCORE_PUSH_DEREGISTER = 2
 ENCORE_PUSH_TYPE_IOS = 0
 ENCORE_PUSH_TYPE_ANDROID = 1
 ENCORE_PUSH_TYPE_IOS_SANDBOX = 2
-ENCORE_PUSH_API_SWISSCOVID = 0
-ENCORE_PUSH_API_REGISTRY = 1
 ENCORE_PUSH_KEEP = -1
 
 # Types, in header order.
@@ -594,6 +594,37 @@ class encore_http_response(ctypes.Structure):
 encore_http_fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(encore_http_request), ctypes.POINTER(encore_http_response))
 
 
+class encore_client(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+# (context)
+encore_clock_fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
+
+
+class encore_client_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('push_api', ctypes.c_int32),
+        ('transport', ctypes.POINTER(encore_transport)),
+        ('trust', ctypes.POINTER(encore_trust)),
+        ('clock', encore_clock_fn),
+        ('clock_context', ctypes.c_void_p),
+        ('distribution_url', ctypes.c_char_p),
+        ('country', ctypes.c_char_p),
+        ('warning_region', ctypes.c_char_p),
+        ('dp3t_url', ctypes.c_char_p),
+        ('dp3t_public_key', ctypes.POINTER(ctypes.c_uint8)),
+        ('dp3t_public_key_length', ctypes.c_size_t),
+        ('crowdnotifier_url', ctypes.c_char_p),
+        ('crowdnotifier_public_key', ctypes.POINTER(ctypes.c_uint8)),
+        ('crowdnotifier_public_key_length', ctypes.c_size_t),
+        ('verification_url', ctypes.c_char_p),
+        ('submission_url', ctypes.c_char_p),
+        ('push_url', ctypes.c_char_p),
+    ]
+
+
 class encore_operation(ctypes.Structure):
     """Opaque handle: only ever used through pointers."""
 
@@ -812,20 +843,10 @@ class encore_sync_options(ctypes.Structure):
         ('network', ctypes.c_int32),
         ('run_check', ctypes.c_int32),
         ('budget_seconds', ctypes.c_int64),
-        ('distribution_url', ctypes.c_char_p),
-        ('country', ctypes.c_char_p),
-        ('trust', ctypes.POINTER(encore_trust)),
-        ('dp3t_url', ctypes.c_char_p),
-        ('dp3t_public_key', ctypes.POINTER(ctypes.c_uint8)),
-        ('dp3t_public_key_length', ctypes.c_size_t),
         ('progress', encore_progress_fn),
         ('progress_context', ctypes.c_void_p),
         ('trace_warnings', ctypes.c_int32),
         ('reserved', ctypes.c_int32),
-        ('warning_region', ctypes.c_char_p),
-        ('crowdnotifier_url', ctypes.c_char_p),
-        ('crowdnotifier_public_key', ctypes.POINTER(ctypes.c_uint8)),
-        ('crowdnotifier_public_key_length', ctypes.c_size_t),
     ]
 
 
@@ -863,7 +884,6 @@ class encore_sync_summary(ctypes.Structure):
 class encore_push_options(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
-        ('api', ctypes.c_int32),
         ('attempts', ctypes.c_int32),
         ('retry_delay_ms', ctypes.c_int32),
     ]
@@ -1061,6 +1081,14 @@ FUNCTIONS = {
     'encore_http_response_add_header': (encore_status, [ctypes.POINTER(encore_http_response), ctypes.c_char_p, ctypes.c_char_p]),
     # (response, data, length)
     'encore_http_response_append_body': (encore_status, [ctypes.POINTER(encore_http_response), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (options, struct_size)
+    'encore_client_options_init': (encore_status, [ctypes.POINTER(encore_client_options), ctypes.c_size_t]),
+    # (store, options, out)
+    'encore_client_new': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_client_options), ctypes.POINTER(ctypes.POINTER(encore_client))]),
+    # (client)
+    'encore_client_free': (None, [ctypes.POINTER(encore_client)]),
+    # (client, now)
+    'encore_client_get_time': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_int64)]),
     # (operation, now, step)
     'encore_operation_next': (encore_status, [ctypes.POINTER(encore_operation), ctypes.c_int64, ctypes.POINTER(encore_operation_step)]),
     # (operation, request_id, http_status, headers, header_count, body, body_length, now)
@@ -1075,30 +1103,30 @@ FUNCTIONS = {
     'encore_operation_run': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_transport), ctypes.c_int64, encore_progress_fn, ctypes.c_void_p]),
     # (operation)
     'encore_operation_free': (None, [ctypes.POINTER(encore_operation)]),
-    # (store, transport, verification_url, submission_url, key, now, status)
-    'encore_test_register_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
-    # (store, verification_url, submission_url, key, now, out)
-    'encore_test_register_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_test_key), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
-    # (store, transport, verification_url, submission_url, now, status)
-    'encore_test_poll_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
-    # (store, verification_url, submission_url, now, out)
-    'encore_test_poll_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (client, key, status)
+    'encore_test_register_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_test_key), ctypes.POINTER(encore_test_status)]),
+    # (client, key, out)
+    'encore_test_register_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_test_key), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (client, status)
+    'encore_test_poll_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_test_status)]),
+    # (client, out)
+    'encore_test_poll_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, status)
     'encore_operation_get_test_status': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_test_status)]),
     # (store, now, status)
     'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
-    # (transport, verification_url, submission_url)
-    'encore_test_noise_run': (encore_status, [ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p]),
-    # (verification_url, submission_url, out)
-    'encore_test_noise_start': (encore_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (client)
+    'encore_test_noise_run': (encore_status, [ctypes.POINTER(encore_client)]),
+    # (client, out)
+    'encore_test_noise_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, existed)
     'encore_test_forget': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_int32)]),
     # (options, struct_size)
     'encore_submit_options_init': (encore_status, [ctypes.POINTER(encore_submit_options), ctypes.c_size_t]),
-    # (store, transport, verification_url, submission_url, options, now, summary)
-    'encore_submit_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_submit_summary)]),
-    # (store, verification_url, submission_url, options, now, out)
-    'encore_submit_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (client, options, summary)
+    'encore_submit_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_submit_options), ctypes.POINTER(encore_submit_summary)]),
+    # (client, options, out)
+    'encore_submit_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_submit_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, summary)
     'encore_operation_get_submit_summary': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_submit_summary)]),
     # (qr_code, out)
@@ -1185,12 +1213,12 @@ FUNCTIONS = {
     'encore_crowdnotifier_make_trace_keys': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_bytes)]),
     # (options, struct_size)
     'encore_sync_options_init': (encore_status, [ctypes.POINTER(encore_sync_options), ctypes.c_size_t]),
-    # (store, options, now, info)
-    'encore_sync_plan': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(encore_sync_plan_info)]),
-    # (store, transport, options, now, out)
-    'encore_sync_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
-    # (store, options, now, out)
-    'encore_sync_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sync_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (client, options, info)
+    'encore_sync_plan': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_sync_options), ctypes.POINTER(encore_sync_plan_info)]),
+    # (client, options, out)
+    'encore_sync_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_sync_options), ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
+    # (client, options, out)
+    'encore_sync_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_sync_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, out)
     'encore_operation_get_sync_result': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(ctypes.POINTER(encore_sync_result))]),
     # (result)
@@ -1201,22 +1229,22 @@ FUNCTIONS = {
     'encore_sync_result_get_json': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(encore_bytes)]),
     # (result, out)
     'encore_sync_result_get_check': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
-    # (store, config, match_options, check_options, out)
-    'encore_exposure_check_cached': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
+    # (client, config, match_options, check_options, out)
+    'encore_exposure_check_cached': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
     # (options, struct_size)
     'encore_push_options_init': (encore_status, [ctypes.POINTER(encore_push_options), ctypes.c_size_t]),
     # (store, exposure_notifications, isolated, now)
     'encore_push_set_state': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int32, ctypes.c_int64]),
     # (store, event, now, decision, reason)
     'encore_push_decide': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
-    # (store, transport, server_url, push_token, type, options, now)
-    'encore_push_register_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64]),
-    # (store, server_url, push_token, type, options, now, out)
-    'encore_push_register_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_operation))]),
-    # (store, transport, server_url, options)
-    'encore_push_deregister_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_transport), ctypes.c_char_p, ctypes.POINTER(encore_push_options)]),
-    # (store, server_url, options, out)
-    'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (client, push_token, type, options)
+    'encore_push_register_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options)]),
+    # (client, push_token, type, options, out)
+    'encore_push_register_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
+    # (client, options)
+    'encore_push_deregister_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_options)]),
+    # (client, options, out)
+    'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, out)
     'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
 }
@@ -1302,6 +1330,9 @@ FALLIBLE = frozenset({
     'encore_http_response_set_status',
     'encore_http_response_add_header',
     'encore_http_response_append_body',
+    'encore_client_options_init',
+    'encore_client_new',
+    'encore_client_get_time',
     'encore_operation_next',
     'encore_operation_feed_answer',
     'encore_operation_feed_failure',

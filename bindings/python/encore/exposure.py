@@ -4,7 +4,7 @@ import ctypes
 import dataclasses
 import time as _time
 
-from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from .checkins import take_assessment as take_checkin_assessment
 from .records import checked_int
 from ._loader import lib
@@ -163,8 +163,9 @@ def exposure_check_cached(store, config=None, now=None, threads=0, progress=None
     options, keep = _options(now, None, True, threads, progress)
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
-        with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
-            store._call("encore_exposure_check_cached", c, ctypes.byref(options), None, ctypes.byref(out))
+        with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c, \
+                _client.client(store, now=now) as client:
+            lib.encore_exposure_check_cached(client, c, ctypes.byref(options), None, ctypes.byref(out))
     finally:
         _release(keep)
     return _take_check_result(out)

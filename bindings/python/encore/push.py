@@ -6,7 +6,7 @@ import dataclasses
 import json
 import time as _time
 
-from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text
 from ._loader import lib
 from .operation import Operation
@@ -17,7 +17,7 @@ EVENTS = {"app-start": _ffi.ENCORE_PUSH_EVENT_APP_START, "checkout": _ffi.ENCORE
           "token-changed": _ffi.ENCORE_PUSH_EVENT_TOKEN_CHANGED}
 ACTIONS = {_ffi.ENCORE_PUSH_NONE: "none", _ffi.ENCORE_PUSH_REGISTER: "register", _ffi.ENCORE_PUSH_DEREGISTER: "deregister"}
 TYPES = {"ios": _ffi.ENCORE_PUSH_TYPE_IOS, "android": _ffi.ENCORE_PUSH_TYPE_ANDROID, "ios-sandbox": _ffi.ENCORE_PUSH_TYPE_IOS_SANDBOX}
-APIS = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
+APIS = _client.PUSH_APIS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,9 +39,14 @@ class Push:
             raise ValueError(f"api is one of {sorted(APIS)}")
         self.store, self.transport = store, transport
         self._server = None if server is None else text(server, "server")
+        self._api = api
         self._options = _ffi.encore_push_options()
         lib.encore_push_options_init(ctypes.byref(self._options), ctypes.sizeof(self._options))
-        self._options.api, self._options.attempts, self._options.retry_delay_ms = APIS[api], attempts, retry_delay_ms
+        self._options.attempts, self._options.retry_delay_ms = attempts, retry_delay_ms
+
+    def _client(self, now=None, transport=None):
+        """The C client of this store and registry at `now`."""
+        return _client.client(self.store, transport=transport, now=now, push=self._server, push_api=self._api)
 
     def set_state(self, *, exposure_notifications=None, isolated=None, now=None):
         """Stores the state the rule decides on (None: left as it is)."""
@@ -61,9 +66,9 @@ class Push:
         """Registers (or renews, or after a new token); stored on success only."""
         if push_type not in TYPES:
             raise ValueError(f"push_type is one of {sorted(TYPES)}")
-        with self._transport() as t:
-            self.store._call("encore_push_register_run", t, self._server, text(push_token, "push_token"), TYPES[push_type],
-                             ctypes.byref(self._options), _now(now))
+        token = text(push_token, "push_token")
+        with self._client(now, self._transport()) as c:
+            lib.encore_push_register_run(c, token, TYPES[push_type], ctypes.byref(self._options))
 
     def register_operation(self, push_token, push_type="ios", *, now=None):
         """The registration as an Operation the caller drives (run_async
@@ -72,20 +77,22 @@ class Push:
             raise ValueError(f"push_type is one of {sorted(TYPES)}")
         token = text(push_token, "push_token")
         out = ctypes.POINTER(_ffi.encore_operation)()
-        self.store._call("encore_push_register_start", self._server, token, TYPES[push_type], ctypes.byref(self._options),
-                         _now(now), ctypes.byref(out))
+        with self._client(now) as c:
+            lib.encore_push_register_start(c, token, TYPES[push_type], ctypes.byref(self._options), ctypes.byref(out))
         return Operation(out, Operation.json, keep=(self.store, token))
 
     def deregister_operation(self):
         """The deregistration as an Operation the caller drives."""
         out = ctypes.POINTER(_ffi.encore_operation)()
-        self.store._call("encore_push_deregister_start", self._server, ctypes.byref(self._options), ctypes.byref(out))
+        with self._client() as c:
+            lib.encore_push_deregister_start(c, ctypes.byref(self._options), ctypes.byref(out))
         return Operation(out, Operation.json, keep=self.store)
 
     def deregister(self):
-        """Deregisters from `server`, or (None) from the server registered with."""
-        with self._transport() as t:
-            self.store._call("encore_push_deregister_run", t, self._server, ctypes.byref(self._options))
+        """Deregisters from the server registered with, or when nothing is
+        stored from `server`."""
+        with self._client(None, self._transport()) as c:
+            lib.encore_push_deregister_run(c, ctypes.byref(self._options))
 
     @property
     def status(self):
@@ -96,7 +103,7 @@ class Push:
     def _transport(self):
         if self.transport is None:
             raise ValueError("this Push has no transport")
-        return self.transport.borrow()
+        return self.transport
 
 
 def _now(now):

@@ -4,9 +4,8 @@ trace keys, the planner, the check on the cache."""
 import ctypes
 import dataclasses
 import json
-import time as _time
 
-from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text
 from ._loader import lib
 from ._progress import Progress
@@ -69,11 +68,11 @@ class Sync:
         self._distribution = None if distribution is None else text(distribution, "distribution")
         self._country = text(country, "country")
         self._dp3t = None if dp3t is None else text(dp3t, "dp3t")
-        self._dp3t_key = b"" if dp3t_key is None else bytes(dp3t_key)
+        self._dp3t_key = None if dp3t_key is None else bytes(dp3t_key)
         self._trace_warnings = bool(trace_warnings)
         self._warning_region = text(warning_region, "warning_region")
         self._crowdnotifier = None if crowdnotifier is None else text(crowdnotifier, "crowdnotifier")
-        self._crowdnotifier_key = b"" if crowdnotifier_key is None else bytes(crowdnotifier_key)
+        self._crowdnotifier_key = None if crowdnotifier_key is None else bytes(crowdnotifier_key)
 
     def _options(self, trigger, network, run_check, budget, progress):
         if trigger not in TRIGGERS or network not in NETWORKS:
@@ -83,28 +82,25 @@ class Sync:
         o.trigger, o.network, o.run_check = TRIGGERS[trigger], NETWORKS[network], 1 if run_check else 0
         if budget is not None:
             o.budget_seconds = budget
-        o.distribution_url, o.country, o.dp3t_url = self._distribution, self._country, self._dp3t
-        key = _key_buffer(self._dp3t_key)
-        o.dp3t_public_key = ctypes.cast(key, ctypes.POINTER(ctypes.c_uint8)) if self._dp3t_key else None
-        o.dp3t_public_key_length = len(self._dp3t_key)
-        o.trace_warnings, o.warning_region = 1 if self._trace_warnings else 0, self._warning_region
-        o.crowdnotifier_url = self._crowdnotifier
-        cn_key = _key_buffer(self._crowdnotifier_key)
-        o.crowdnotifier_public_key = ctypes.cast(cn_key, ctypes.POINTER(ctypes.c_uint8)) if self._crowdnotifier_key else None
-        o.crowdnotifier_public_key_length = len(self._crowdnotifier_key)
+        o.trace_warnings = 1 if self._trace_warnings else 0
         watcher = Progress(progress) if progress is not None else None
         if watcher is not None:
             o.progress, o.progress_context = watcher.c_callback, None
-        return o, (key, cn_key, watcher)
+        return o, watcher
+
+    def _client(self, now, transport=None):
+        """The C client of this sync's store and servers at `now`."""
+        return _client.client(self.store, transport=transport, trust=self.trust, now=now, distribution=self._distribution,
+                              country=self._country, warning_region=self._warning_region, dp3t=self._dp3t,
+                              dp3t_key=self._dp3t_key, crowdnotifier=self._crowdnotifier,
+                              crowdnotifier_key=self._crowdnotifier_key)
 
     def plan(self, *, trigger="user", network="unmetered", now=None):
         """What a sync would fetch now, from the store alone."""
-        o, keep = self._options(trigger, network, True, None, None)
+        o, _ = self._options(trigger, network, True, None, None)
         info = _cdata.output(_ffi.encore_sync_plan_info)
-        with self._trust() as t:
-            o.trust = t
-            self.store._call("encore_sync_plan", ctypes.byref(o), _now(now), ctypes.byref(info))
-        del keep
+        with self._client(now) as c:
+            lib.encore_sync_plan(c, ctypes.byref(o), ctypes.byref(info))
         return SyncPlan(tuple(name for bit, name in STEPS if info.steps & bit), info.next_due_at if info.has_next_due else None)
 
     def run(self, *, trigger="user", network="unmetered", run_check=True, budget=None, now=None, progress=None):
@@ -112,13 +108,11 @@ class Sync:
         False to cancel. Raises on a failure (counted for the backoff)."""
         if self.transport is None:
             raise ValueError("run() needs a transport; operation() runs with the caller's own I/O")
-        o, keep = self._options(trigger, network, run_check, budget, progress)
+        o, watcher = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_sync_result)()
-        watcher = keep[-1]
         try:
-            with self._trust() as t, self.store._handle.borrow() as s, self.transport.borrow() as tr:
-                o.trust = t
-                lib.encore_sync_run(s, tr, ctypes.byref(o), _now(now), ctypes.byref(out))
+            with self._client(now, self.transport) as c:
+                lib.encore_sync_run(c, ctypes.byref(o), ctypes.byref(out))
         except errors.EncoreError as e:
             if watcher is not None:
                 watcher.reraise(e)
@@ -133,16 +127,11 @@ class Sync:
         (op.run_async(session) on an asyncio loop, or next/feed by hand);
         op.result() is the SyncReport. Planned at `now`; the transport
         given to Sync is not used."""
-        o, keep = self._options(trigger, network, run_check, budget, progress)
+        o, watcher = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_operation)()
-        with self._trust() as t, self.store._handle.borrow() as s:
-            o.trust = t
-            lib.encore_sync_start(s, ctypes.byref(o), _now(now), ctypes.byref(out))
-        return Operation(out, _operation_report, keep=(keep, self.trust, self.store))
-
-    def _trust(self):
-        import contextlib
-        return self.trust._handle.borrow() if self.trust is not None else contextlib.nullcontext(None)
+        with self._client(now) as c:
+            lib.encore_sync_start(c, ctypes.byref(o), ctypes.byref(out))
+        return Operation(out, _operation_report, keep=(watcher, self.trust, self.store))
 
 
 def _report(result):
@@ -165,12 +154,3 @@ def _operation_report(operation):
         return _report(out)
     finally:
         lib.encore_sync_result_free(out)
-
-
-def _key_buffer(key):
-    """The key's bytes in memory ctypes keeps alive (one byte when empty)."""
-    return (ctypes.c_uint8 * max(len(key), 1)).from_buffer_copy(key or b"\0")
-
-
-def _now(now):
-    return int(_time.time()) if now is None else now

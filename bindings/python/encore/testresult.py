@@ -3,7 +3,7 @@ import ctypes
 import dataclasses
 import time as _time
 
-from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text
 from ._loader import lib
 from .operation import Operation
@@ -81,9 +81,14 @@ class TestResultClient:
         self._verification = text(verification, "verification")
         self._submission = None if submission is None else text(submission, "submission")
 
-    def _call(self, name, *args):
-        with self.store._handle.borrow() as s, self.transport.borrow() as t:
-            return getattr(lib, name)(s, t, self._verification, self._submission, *args)
+    def _client(self, now, transport=None):
+        """The C client of this store and these servers at `now`."""
+        return _client.client(self.store, transport=transport, now=now, verification=self._verification,
+                              submission=self._submission)
+
+    def _call(self, name, *args, now=None):
+        with self._client(now, self.transport) as c:
+            return getattr(lib, name)(c, *args)
 
     def register(self, *, qr=None, guid=None, teletan=None, dob=None, rapid=False, now=None):
         """Registers a test by exactly one of qr, guid and teletan. `qr` takes a
@@ -93,7 +98,7 @@ class TestResultClient:
         code whose hash does not match) before anything is sent."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_register_run", ctypes.byref(key), _now(now), ctypes.byref(status))
+        self._call("encore_test_register_run", ctypes.byref(key), ctypes.byref(status), now=now)
         del keep
         return TestStatus._from(status)
 
@@ -101,24 +106,24 @@ class TestResultClient:
         """The registration as an Operation the caller drives (no transport
         needed); its result is the TestStatus."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
-        return self._start("encore_test_register_start", _test_status, ctypes.byref(key), _now(now), keep=keep)
+        return self._start("encore_test_register_start", _test_status, ctypes.byref(key), now=now, keep=keep)
 
-    def _start(self, name, result, *args, keep=None):
+    def _start(self, name, result, *args, now=None, keep=None):
         out = ctypes.POINTER(_ffi.encore_operation)()
-        with self.store._handle.borrow() as s:
-            getattr(lib, name)(s, self._verification, self._submission, *args, ctypes.byref(out))
+        with self._client(now) as c:
+            getattr(lib, name)(c, *args, ctypes.byref(out))
         return Operation(out, result, keep=(self.store, keep))
 
     def poll(self, now=None):
         """One poll of the result; `notify` is True in the poll that brings a new final result."""
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_poll_run", _now(now), ctypes.byref(status))
+        self._call("encore_test_poll_run", ctypes.byref(status), now=now)
         return TestStatus._from(status)
 
     def poll_operation(self, now=None):
         """The poll as an Operation the caller drives (no transport needed);
         its result is the TestStatus."""
-        return self._start("encore_test_poll_start", _test_status, _now(now))
+        return self._start("encore_test_poll_start", _test_status, now=now)
 
     def status(self, now=None):
         """Where the test stands, from the store alone."""
@@ -138,28 +143,25 @@ class TestResultClient:
         a UTC midnight) instead of `symptoms` gives the day symptoms began."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
         summary = _cdata.output(_ffi.encore_submit_summary)
-        self._call("encore_submit_run", ctypes.byref(o), _now(now), ctypes.byref(summary))
+        self._call("encore_submit_run", ctypes.byref(o), ctypes.byref(summary), now=now)
         del keep
         return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
+
+    def noise(self):
+        """One session of fake requests (background noise), as real sessions
+        look; needs the submission server."""
+        self._call("encore_test_noise_run")
+
+    def noise_operation(self):
+        """The noise session as an Operation the caller drives; its result is
+        the operation's JSON."""
+        return self._start("encore_test_noise_start", lambda op: op.json())
 
     def submit_operation(self, *, symptoms="no-info", onset=None, visited=(), federation=False, now=None):
         """The submission as an Operation the caller drives (no transport
         needed); its result is the SubmitSummary."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
-        return self._start("encore_submit_start", _submit_summary, ctypes.byref(o), _now(now), keep=keep)
-
-
-def send_noise(transport, *, verification, submission):
-    """One session of fake requests (background noise)."""
-    with transport.borrow() as t:
-        lib.encore_test_noise_run(t, text(verification, "verification"), text(submission, "submission"))
-
-
-def noise_operation(*, verification, submission):
-    """The noise session as an Operation the caller drives."""
-    out = ctypes.POINTER(_ffi.encore_operation)()
-    lib.encore_test_noise_start(text(verification, "verification"), text(submission, "submission"), ctypes.byref(out))
-    return Operation(out, lambda op: op.json())
+        return self._start("encore_submit_start", _submit_summary, ctypes.byref(o), now=now, keep=keep)
 
 
 def _test_key(qr, guid, teletan, dob, rapid):

@@ -180,9 +180,9 @@ def test_a_submission_by_hand_keeps_the_tan_when_the_upload_gets_no_answer(serve
     assert summary.keys == 14 and len(s.submissions) == 1
 
 
-def test_noise_as_an_operation(servers):
+def test_noise_as_an_operation(servers, store):
     state, v, s = servers
-    op = encore.noise_operation(verification=v.url, submission=s.url)
+    op = encore.TestResultClient(store, None, verification=v.url, submission=s.url).noise_operation()
     sizes = []
     while (step := op.next(NOW))[0] == "request":
         sizes.append(len(step[1].body))

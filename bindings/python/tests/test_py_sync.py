@@ -94,7 +94,7 @@ def test_bad_arguments(setup):
         encore.Sync(store, t, distribution=dist.url, country="x").plan(now=NOW)
     with pytest.raises(encore.InvalidArgumentError, match="public key"):
         encore.Sync(store, t, dp3t=dist.url).plan(now=NOW)
-    with pytest.raises(encore.InvalidArgumentError, match="now"):
+    with pytest.raises(encore.InvalidArgumentError, match="clock"):
         encore.Sync(store, t, distribution=dist.url).plan(now=-1)
     with pytest.raises(ValueError):
         encore.Sync(store, t, distribution=dist.url).plan(trigger="hourly")

@@ -165,7 +165,7 @@ def test_fake_requests_look_like_real_ones(servers, store):
     c = client(store, v, s)
     c.register(guid=GUID, now=NOW)
     c.poll(now=NOW + 1)
-    encore.send_noise(Transport.curl(), verification=v.url, submission=s.url)
+    c.noise()
     c.submit(now=NOW + 2)
     bodies = {len(r.body) for r in v.requests}
     heads = {r.head_size for r in v.requests}

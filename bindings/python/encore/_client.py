@@ -1,0 +1,62 @@
+"""The C client (encore_client) a flow runs on: a store with its servers,
+trust list and transport, and a clock standing at the call's `now` (the
+system clock when None). The feature classes keep their settings and make
+one for each call, so one Python object may be used from several threads."""
+import contextlib
+import ctypes
+
+from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import text
+from ._loader import lib
+
+PUSH_APIS = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
+
+
+def _key(key):
+    """A server key's bytes in memory ctypes keeps alive, and its length."""
+    key = b"" if key is None else bytes(key)
+    buffer = (ctypes.c_uint8 * max(len(key), 1)).from_buffer_copy(key or b"\0")
+    return ctypes.cast(buffer, ctypes.POINTER(ctypes.c_uint8)) if key else None, len(key), buffer
+
+
+def _url(value, name):
+    return None if value is None else text(value, name)
+
+
+@contextlib.contextmanager
+def client(store, *, transport=None, trust=None, now=None, distribution=None, country=None, warning_region=None,
+           dp3t=None, dp3t_key=None, crowdnotifier=None, crowdnotifier_key=None, verification=None, submission=None,
+           push=None, push_api="swisscovid"):
+    """The encore_client pointer, valid until the block ends."""
+    if push_api not in PUSH_APIS:
+        raise ValueError(f"push_api is one of {sorted(PUSH_APIS)}")
+    o = _ffi.encore_client_options()
+    lib.encore_client_options_init(ctypes.byref(o), ctypes.sizeof(o))
+    o.push_api = PUSH_APIS[push_api]
+    o.distribution_url, o.country = _url(distribution, "distribution"), _url(country, "country")
+    o.warning_region, o.dp3t_url = _url(warning_region, "warning_region"), _url(dp3t, "dp3t")
+    o.crowdnotifier_url = _url(crowdnotifier, "crowdnotifier")
+    o.verification_url, o.submission_url = _url(verification, "verification"), _url(submission, "submission")
+    o.push_url = _url(push, "push")
+    o.dp3t_public_key, o.dp3t_public_key_length, dp3t_buffer = _key(dp3t_key)
+    o.crowdnotifier_public_key, o.crowdnotifier_public_key_length, cn_buffer = _key(crowdnotifier_key)
+    clock = None
+    if now is not None:
+        fixed = int(now)
+        if not -(1 << 63) <= fixed < 1 << 63:
+            raise OverflowError(f"now must fit in 64 bits, not {fixed}")
+        clock = _ffi.encore_clock_fn(lambda _context: fixed)
+        o.clock = clock
+    pointer = ctypes.POINTER(_ffi.encore_client)()
+    with contextlib.ExitStack() as stack:
+        s = stack.enter_context(store._handle.borrow())
+        if transport is not None:
+            o.transport = stack.enter_context(transport.borrow())
+        if trust is not None:
+            o.trust = stack.enter_context(trust._handle.borrow())
+        lib.encore_client_new(s, ctypes.byref(o), ctypes.byref(pointer))
+        try:
+            yield pointer
+        finally:
+            lib.encore_client_free(pointer)
+    del dp3t_buffer, cn_buffer, clock
