@@ -1649,9 +1649,10 @@ void encore_checkin_list_free(encore_checkin_list *list);
 
 /* The seam of the sync of warnings: a trace warning package as downloaded
  * (a zip of export.bin + export.sig whose export.bin is a bare
- * TraceWarningPackage; 0 bytes is the empty package) is checked as key
- * files are (`options`: trust, verification, limits; NULL: verification
- * required with no trusted key), and its warnings for the stored
+ * TraceWarningPackage; 0 bytes is the empty package) is verified as key
+ * files are (`options`: trust and limits; NULL: no trusted key; its
+ * verification must be ENCORE_VERIFY_REQUIRE, the default: nothing
+ * unverified is stored), and its warnings for the stored
  * check-ins (not those the user submitted) are stored, once however often
  * a package is matched. Reports that fail (wrong lengths, MAC, padding, a
  * record breaking the rules) are skipped and counted in summary->skipped.
@@ -1761,18 +1762,21 @@ typedef struct encore_trace_key_match_summary {
     uint64_t new_matches;                 /* of them not seen before: notify these (once per visit and key) */
 } encore_trace_key_match_summary;
 
-/* The seam of the trace-key sync: a body of GET /v3/traceKeys (a
- * ProblematicEventWrapper, either layout of ProblematicEvent) matched
- * against the stored SwissCovid and NotifyMe check-ins, by day. The
- * caller checks the answer's JWT; `content_hash` (32 bytes, may be NULL)
- * is its content-hash claim, checked against the body's SHA-256
- * (ENCORE_ERR_TRACE_KEYS_CONTENT_HASH). Matches are stored once per
- * (visit, trace key); summary->new_matches counts the ones to notify.
- * `bundle_tag` (may be NULL: keep the stored one) is stored after the body
- * was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE for bodies
- * that cannot be used; events of a wrong shape and keys that are not
- * points of G1 are skipped and counted. `summary` may be NULL. */
-encore_status encore_crowdnotifier_match_trace_keys(encore_store *store, const uint8_t *body, size_t length, const uint8_t *content_hash, size_t content_hash_length, const char *bundle_tag, int64_t now, encore_trace_key_match_summary *summary);
+/* Trace keys the host fetched itself (a body of GET /v3/traceKeys: a
+ * ProblematicEventWrapper, either layout of ProblematicEvent), verified as
+ * the sync verifies them: `signature` is the answer's `Signature` header, a
+ * JWT that must verify with the client's CrowdNotifier key
+ * (encore_client_options.crowdnotifier_public_key; ENCORE_ERR_SIGNATURE_*
+ * otherwise) and whose content hash must be the body's SHA-256
+ * (ENCORE_ERR_TRACE_KEYS_CONTENT_HASH). The keys are then matched against
+ * the stored SwissCovid and NotifyMe check-ins by day, at the client's
+ * time. Matches are stored once per (visit, trace key);
+ * summary->new_matches counts the ones to notify. `bundle_tag` (the
+ * answer's x-key-bundle-tag; may be NULL: keep the stored one) is stored
+ * after the body was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE
+ * for bodies that cannot be used; events of a wrong shape and keys that
+ * are not points of G1 are skipped and counted. `summary` may be NULL. */
+encore_status encore_crowdnotifier_match_trace_keys(encore_client *client, const uint8_t *body, size_t length, const char *signature, const char *bundle_tag, encore_trace_key_match_summary *summary);
 
 /* The bundle tag stored with the last trace-key body (for
  * ?lastKeyBundleTag=), in library memory for encore_bytes_free();

@@ -11,7 +11,7 @@ mkdir -p "$out"
 flags=(-std=c99 -Wall -Wextra -Wpedantic -Werror -O1 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Lbuild/lib -Wl,-rpath,"$PWD/build/lib")
 for src in Tests/c/*.c bindings/c/*.c; do
     exe="$out/$(basename "${src%.c}")"
-    cc "${flags[@]}" "$src" -o "$exe" -lencore -lpthread -lcurl
+    cc "${flags[@]}" "$src" -o "$exe" -lencore -lpthread -lcurl -lcrypto
 done
 embed=Tests/c/embedding/test_embed_host.c
 cc "${flags[@]}" "$embed" -o "$out/embed_sqlite_first" -lsqlite3 -lencore -lpthread

@@ -270,9 +270,10 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 
 /// The seam of the sync of warnings: a trace warning package as downloaded
 /// (a zip of export.bin + export.sig whose export.bin is a bare
-/// TraceWarningPackage; 0 bytes is the empty package) is checked as key
-/// files are (`options`: trust, verification, limits; NULL: verification
-/// required with no trusted key), and its warnings for the stored
+/// TraceWarningPackage; 0 bytes is the empty package) is verified as key
+/// files are (`options`: trust and limits; NULL: no trusted key; its
+/// verification must be ENCORE_VERIFY_REQUIRE, the default: nothing
+/// unverified is stored), and its warnings for the stored
 /// check-ins (not those the user submitted) are stored, once however often
 /// a package is matched. Reports that fail (wrong lengths, MAC, padding, a
 /// record breaking the rules) are skipped and counted in summary->skipped.
@@ -283,9 +284,12 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
         let s = try borrow(store, as: Store.self, "store")
         let bytes = Array(try buffer(package, length, "package"))
         let o = try keyFileOptions(options)
+        guard o.verification == .require else {
+            throw EncoreError(.invalidArgument, "options->verification must be ENCORE_VERIFY_REQUIRE: warnings are stored only from verified packages")
+        }
         // Checked before anything is stored: a call that fails changes nothing.
         if let summary { try checkOutput(summary, "summary") }
-        let outcome = try CheckInService(store: s).matchWarningPackage(bytes, trust: o.trust, verify: o.verification != .skip, limits: o.limits, now: now)
+        let outcome = try CheckInService(store: s).matchWarningPackage(bytes, trust: o.trust, verify: true, limits: o.limits, now: now)
         if summary != nil {
             var m = encore_warning_match_summary()
             m.signature_status = signatureStatusCode(outcome.signature)

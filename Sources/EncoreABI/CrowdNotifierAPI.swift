@@ -20,29 +20,35 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 
 // MARK: - Trace keys (the client's side)
 
-/// The seam of the trace-key sync: a body of GET /v3/traceKeys (a
-/// ProblematicEventWrapper, either layout of ProblematicEvent) matched
-/// against the stored SwissCovid and NotifyMe check-ins, by day. The
-/// caller checks the answer's JWT; `content_hash` (32 bytes, may be NULL)
-/// is its content-hash claim, checked against the body's SHA-256
-/// (ENCORE_ERR_TRACE_KEYS_CONTENT_HASH). Matches are stored once per
-/// (visit, trace key); summary->new_matches counts the ones to notify.
-/// `bundle_tag` (may be NULL: keep the stored one) is stored after the body
-/// was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE for bodies
-/// that cannot be used; events of a wrong shape and keys that are not
-/// points of G1 are skipped and counted. `summary` may be NULL.
-@c public func encore_crowdnotifier_match_trace_keys(_ store: encore_store_ptr?, _ body: UnsafePointer<UInt8>?, _ length: Int, _ content_hash: UnsafePointer<UInt8>?, _ content_hash_length: Int, _ bundle_tag: UnsafePointer<CChar>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_trace_key_match_summary>?) -> encore_status {
+/// Trace keys the host fetched itself (a body of GET /v3/traceKeys: a
+/// ProblematicEventWrapper, either layout of ProblematicEvent), verified as
+/// the sync verifies them: `signature` is the answer's `Signature` header, a
+/// JWT that must verify with the client's CrowdNotifier key
+/// (encore_client_options.crowdnotifier_public_key; ENCORE_ERR_SIGNATURE_*
+/// otherwise) and whose content hash must be the body's SHA-256
+/// (ENCORE_ERR_TRACE_KEYS_CONTENT_HASH). The keys are then matched against
+/// the stored SwissCovid and NotifyMe check-ins by day, at the client's
+/// time. Matches are stored once per (visit, trace key);
+/// summary->new_matches counts the ones to notify. `bundle_tag` (the
+/// answer's x-key-bundle-tag; may be NULL: keep the stored one) is stored
+/// after the body was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE
+/// for bodies that cannot be used; events of a wrong shape and keys that
+/// are not points of G1 are skipped and counted. `summary` may be NULL.
+@c public func encore_crowdnotifier_match_trace_keys(_ client: encore_client_ptr?, _ body: UnsafePointer<UInt8>?, _ length: Int, _ signature: UnsafePointer<CChar>?, _ bundle_tag: UnsafePointer<CChar>?, _ summary: UnsafeMutablePointer<encore_trace_key_match_summary>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let c = try borrow(client, as: Client.self, "client")
         let bytes = Array(try buffer(body, length, "body"))
-        let hash = content_hash == nil ? nil : Array(try buffer(content_hash, content_hash_length, "content_hash"))
-        if let hash, hash.count != 32 { throw EncoreError(.invalidArgument, "content_hash is 32 bytes, not \(hash.count)") }
+        let token = try text(signature, "signature")
         let tag = try bundle_tag.map { try text($0, "bundle_tag") }
+        guard let key = c.servers.crowdNotifierKey else {
+            throw EncoreError(.invalidArgument, "the client has no CrowdNotifier key (encore_client_options.crowdnotifier_public_key)")
+        }
         // The summary's size is checked before the store changes.
         if let summary, Int(UnsafeRawPointer(summary).load(as: UInt32.self)) < MemoryLayout<encore_trace_key_match_summary>.size {
             throw EncoreError(.invalidArgument, "summary->struct_size is too small: set it to sizeof the struct (ENCORE_OUTPUT_INIT) before the call")
         }
-        let o = try CheckInService(store: s).matchTraceKeys(bytes, contentHash: hash, bundleTag: tag, now: now)
+        let hash = try DP3TProtocol.signedContentHash(token, key: key)
+        let o = try CheckInService(store: c.store).matchTraceKeys(bytes, contentHash: hash, bundleTag: tag, now: try c.now())
         if summary != nil {
             var m = encore_trace_key_match_summary()
             m.events = UInt64(o.events)

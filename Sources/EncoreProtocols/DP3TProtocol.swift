@@ -48,9 +48,7 @@ public enum DP3TProtocol {
             guard let tag = r.header("x-key-bundle-tag") else { throw EncoreError(.protocolError, "DP-3T: the answer has no x-key-bundle-tag") }
             try checkTag(tag)
             guard let token = r.header("Signature") else { throw EncoreError(.signatureMissing, "DP-3T: the answer is not signed (no Signature header)") }
-            let claims = try JWS.verifiedClaims(token, key: key)
-            guard case .string(let hash)? = claims["content-hash"], let claimed = Base64.decode(hash.utf8),
-                  claimed == sha256(r.body) else {
+            guard try signedContentHash(token, key: key) == sha256(r.body) else {
                 throw EncoreError(.signatureInvalid, "DP-3T: the JWT's content-hash is not the body's SHA-256")
             }
             return .keys(body: r.body, tag: tag)
@@ -63,6 +61,16 @@ public enum DP3TProtocol {
         default:
             throw ServerAnswer.error(r, "the DP-3T backend")
         }
+    }
+
+    /// The content hash an answer's `Signature` JWT claims, once the JWT
+    /// verified with `key` (the caller compares it with the body's SHA-256).
+    public static func signedContentHash(_ token: String, key: PublicKey) throws -> [UInt8] {
+        let claims = try JWS.verifiedClaims(token, key: key)
+        guard case .string(let hash)? = claims["content-hash"], let claimed = Base64.decode(hash.utf8), claimed.count == 32 else {
+            throw EncoreError(.signatureInvalid, "DP-3T: the JWT has no content-hash of 32 bytes (standard base64)")
+        }
+        return claimed
     }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {

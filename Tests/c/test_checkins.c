@@ -10,6 +10,9 @@
 #include "check.h"
 #include "scratch.h"
 
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,24 +369,88 @@ static void le32(buf *b, uint32_t v) {
     put(b, x, 4);
 }
 
-/* A zip holding export.bin = `bin`, stored (no export.sig: verified packages
- * are the Python and CLI tests' part; here verification is off). */
+/* A zip of stored members (name, bytes). */
+static buf zip_of_members(const char *const *names, const buf *const *members, size_t count) {
+    buf z = {0}, directory = {0};
+    for (size_t i = 0; i < count; i++) {
+        uint32_t crc = crc32_of(members[i]->data, members[i]->length), n = (uint32_t)members[i]->length;
+        uint16_t name_length = (uint16_t)strlen(names[i]);
+        uint32_t offset = (uint32_t)z.length;
+        le32(&z, 0x04034b50); le16(&z, 20); le16(&z, 0); le16(&z, 0); le16(&z, 0); le16(&z, 0);
+        le32(&z, crc); le32(&z, n); le32(&z, n); le16(&z, name_length); le16(&z, 0);
+        put(&z, names[i], name_length);
+        put(&z, members[i]->data, members[i]->length);
+        le32(&directory, 0x02014b50); le16(&directory, 20); le16(&directory, 20); le16(&directory, 0); le16(&directory, 0);
+        le16(&directory, 0); le16(&directory, 0);
+        le32(&directory, crc); le32(&directory, n); le32(&directory, n); le16(&directory, name_length); le16(&directory, 0);
+        le16(&directory, 0); le16(&directory, 0); le16(&directory, 0); le32(&directory, 0); le32(&directory, offset);
+        put(&directory, names[i], name_length);
+    }
+    uint32_t start = (uint32_t)z.length;
+    put(&z, directory.data, directory.length);
+    le32(&z, 0x06054b50); le16(&z, 0); le16(&z, 0); le16(&z, (uint32_t)count); le16(&z, (uint32_t)count);
+    le32(&z, (uint32_t)directory.length); le32(&z, start); le16(&z, 0);
+    free(directory.data);
+    return z;
+}
+
+/* A zip holding export.bin = `bin` alone (unsigned). */
 static buf zip_of(const buf *bin) {
-    buf z = {0};
-    const char *name = "export.bin";
-    uint32_t crc = crc32_of(bin->data, bin->length), n = (uint32_t)bin->length;
-    le32(&z, 0x04034b50); le16(&z, 20); le16(&z, 0); le16(&z, 0); le16(&z, 0); le16(&z, 0);
-    le32(&z, crc); le32(&z, n); le32(&z, n); le16(&z, 10); le16(&z, 0);
-    put(&z, name, 10);
-    put(&z, bin->data, bin->length);
-    uint32_t directory = (uint32_t)z.length;
-    le32(&z, 0x02014b50); le16(&z, 20); le16(&z, 20); le16(&z, 0); le16(&z, 0); le16(&z, 0); le16(&z, 0);
-    le32(&z, crc); le32(&z, n); le32(&z, n); le16(&z, 10); le16(&z, 0); le16(&z, 0); le16(&z, 0); le16(&z, 0);
-    le32(&z, 0); le32(&z, 0);
-    put(&z, name, 10);
-    uint32_t directory_size = (uint32_t)z.length - directory;
-    le32(&z, 0x06054b50); le16(&z, 0); le16(&z, 0); le16(&z, 1); le16(&z, 1);
-    le32(&z, directory_size); le32(&z, directory); le16(&z, 0);
+    const char *names[] = {"export.bin"};
+    const buf *members[] = {bin};
+    return zip_of_members(names, members, 1);
+}
+
+/* The package's signer: an ECDSA P-256 key of the test's own, trusted as
+ * ("warnings", "v1"). */
+typedef struct signer {
+    EVP_PKEY *key;
+    encore_trust *trust;
+} signer;
+
+static signer signer_new(void) {
+    signer s = {EVP_EC_gen("P-256"), NULL};
+    CHECK(s.key != NULL);
+    unsigned char *der = NULL;
+    int der_length = i2d_PUBKEY(s.key, &der);
+    CHECK(der_length > 0);
+    CHECK(encore_trust_new(&s.trust) == ENCORE_OK);
+    CHECK(encore_trust_add_key(s.trust, "warnings", "v1", der, (size_t)der_length) == ENCORE_OK);
+    OPENSSL_free(der);
+    return s;
+}
+
+static void signer_free(signer *s) {
+    EVP_PKEY_free(s->key);
+    encore_trust_free(s->trust);
+}
+
+/* A zip of export.bin = `bin` and its export.sig (a TEKSignatureList with
+ * one signature by `s`), as CWA publishes warning packages. */
+static buf signed_zip_of(const buf *bin, const signer *s) {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    size_t length = 0;
+    CHECK(ctx != NULL && EVP_DigestSignInit(ctx, NULL, EVP_sha256(), NULL, s->key) == 1);
+    CHECK(EVP_DigestSign(ctx, NULL, &length, bin->data, bin->length) == 1);
+    unsigned char *der = malloc(length);
+    CHECK(der != NULL && EVP_DigestSign(ctx, der, &length, bin->data, bin->length) == 1);
+    EVP_MD_CTX_free(ctx);
+    buf info = {0}, signature = {0}, list = {0};
+    bytes_field(&info, 3, "v1", 2);
+    bytes_field(&info, 4, "warnings", 8);
+    bytes_field(&info, 5, "1.2.840.10045.4.3.2", 19);
+    bytes_field(&signature, 1, info.data, info.length);
+    varint(&signature, 2 << 3); varint(&signature, 1);  /* batch_num */
+    varint(&signature, 3 << 3); varint(&signature, 1);  /* batch_size */
+    bytes_field(&signature, 4, der, length);
+    bytes_field(&list, 1, signature.data, signature.length);
+    const char *names[] = {"export.bin", "export.sig"};
+    const buf *members[] = {bin, &list};
+    buf z = zip_of_members(names, members, 2);
+    free(der);
+    free(info.data);
+    free(signature.data);
+    free(list.data);
     return z;
 }
 
@@ -528,7 +595,18 @@ static void test_store_match_and_check(const char *dir) {
     /* Verification on with no trusted key: unsigned is refused. */
     CHECK(encore_checkin_match_package(store, zip.data, zip.length, NULL, NOW, &summary) == ENCORE_ERR_SIGNATURE_MISSING);
     CHECK(encore_checkin_match_package(store, zip.data, zip.length, &options, NOW, &summary) == ENCORE_ERR_SIGNATURE_MISSING);
+    /* Nothing unverified is stored, not even on request. */
     options.verify = ENCORE_VERIFY_SKIP;
+    CHECK(encore_checkin_match_package(store, zip.data, zip.length, &options, NOW, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "ENCORE_VERIFY_REQUIRE") != NULL);
+    options.verify = ENCORE_VERIFY_REPORT;
+    CHECK(encore_checkin_match_package(store, zip.data, zip.length, &options, NOW, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* Signed by a key the trust list holds. */
+    signer signer = signer_new();
+    free(zip.data);
+    zip = signed_zip_of(&bin, &signer);
+    options.verify = ENCORE_VERIFY_REQUIRE;
+    options.trust = signer.trust;
     CHECK(encore_checkin_match_package(store, NULL, 10, &options, NOW, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_match_package(NULL, zip.data, zip.length, &options, NOW, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
     /* A summary too small for the library is refused before anything is stored. */
@@ -536,7 +614,7 @@ static void test_store_match_and_check(const char *dir) {
     tiny_summary.struct_size = 8;
     CHECK(encore_checkin_match_package(store, zip.data, zip.length, &options, NOW, &tiny_summary) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_match_package(store, zip.data, zip.length, &options, NOW, &summary) == ENCORE_OK);
-    CHECK(summary.signature_status == ENCORE_SIGNATURE_SKIPPED && summary.interval_number == (uint32_t)(NOW / 3600));
+    CHECK(summary.signature_status == ENCORE_SIGNATURE_VERIFIED && summary.interval_number == (uint32_t)(NOW / 3600));
     /* One report for the place is stored for each of its three check-ins
      * (the risk then finds that only the 12:00-14:00 visit overlaps: the
      * 15:00-16:00 one starts when the warning ends). */
@@ -547,7 +625,7 @@ static void test_store_match_and_check(const char *dir) {
     CHECK(encore_checkin_match_package(store, NULL, 0, &options, NOW, &summary) == ENCORE_OK && summary.reports == 0);
     buf junk = {0};
     put(&junk, "\x0a\xff\xff\xff\x0f", 5);
-    buf junk_zip = zip_of(&junk);
+    buf junk_zip = signed_zip_of(&junk, &signer);
     CHECK(encore_checkin_match_package(store, junk_zip.data, junk_zip.length, &options, NOW, &summary) == ENCORE_ERR_WARNING_MALFORMED);
     free(junk.data);
     free(junk_zip.data);
@@ -555,6 +633,7 @@ static void test_store_match_and_check(const char *dir) {
     CHECK(encore_checkin_match_package(store, zip.data, zip.length, &options, NOW, &summary) != ENCORE_OK);
     free(zip.data);
     free(bin.data);
+    signer_free(&signer);
 
     /* The risk. */
     encore_checkin_assessment *a = NULL;

@@ -1191,8 +1191,8 @@ FUNCTIONS = {
     'encore_trace_location_get_url': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_bytes)]),
     # (location, format, scale, out)
     'encore_trace_location_get_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
-    # (store, body, length, content_hash, content_hash_length, bundle_tag, now, summary)
-    'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(encore_trace_key_match_summary)]),
+    # (client, body, length, signature, bundle_tag, summary)
+    'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_trace_key_match_summary)]),
     # (store, out)
     'encore_crowdnotifier_get_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
     # (qr_code, kind)

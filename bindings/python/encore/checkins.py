@@ -428,10 +428,10 @@ class CheckIns:
         finally:
             lib.encore_checkin_list_free(out)
 
-    def match_package(self, package, trust=None, verify=True, now=None):
+    def match_package(self, package, trust=None, now=None):
         """Matches a trace warning package (bytes, or a path: a zip of
         export.bin + export.sig; empty is the empty package), verified with
-        `trust` (a TrustList) unless verify=False, against the check-ins;
+        `trust` (a TrustList: nothing unverified is stored), against the check-ins;
         its warnings for them are stored (once, however often a package is
         matched). Returns a WarningMatchSummary."""
         from .keyfile import _options as keyfile_options
@@ -446,7 +446,7 @@ class CheckIns:
         summary = _cdata.output(_ffi.encore_warning_match_summary)
         no_trust = contextlib.nullcontext(ctypes.POINTER(_ffi.encore_trust)())
         with (trust._handle.borrow() if trust is not None else no_trust) as trust_pointer:
-            options = keyfile_options(trust_pointer, verify, None, None, None)
+            options = keyfile_options(trust_pointer, True, None, None, None)
             self._call("encore_checkin_match_package", uint8_pointer(data), len(data), ctypes.byref(options),
                        _now(now), ctypes.byref(summary))
         return WarningMatchSummary(SIGNATURE_STATUSES.get(summary.signature_status, f"unknown ({summary.signature_status})"),

@@ -4,9 +4,8 @@ operators. Check-ins at CrowdNotifier venues go through CheckIns.add like
 CWA's."""
 import ctypes
 import dataclasses
-import time as _time
 
-from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
 from ._loader import lib
 from .store import _take_bytes
@@ -24,17 +23,18 @@ class TraceKeyMatchSummary:
     new_matches: int   # of them not seen before: notify these
 
 
-def match_trace_keys(store, body, *, content_hash=None, bundle_tag=None, now=None):
-    """Matches a body of GET /v3/traceKeys against the store's SwissCovid and
-    NotifyMe visits (the caller checked the JWT; `content_hash` is its claim,
-    checked against the body). `bundle_tag` is stored after the body."""
+def match_trace_keys(store, body, *, signature, key, bundle_tag=None, now=None):
+    """Matches a body of GET /v3/traceKeys the caller fetched against the
+    store's SwissCovid and NotifyMe visits, verified as the sync verifies
+    it: `signature` is the answer's Signature header (a JWT that must verify
+    with `key`, the backend's public key: PEM, base64 or DER, and whose
+    content-hash must be the body's). `bundle_tag` is stored after the body."""
     body = bytes(body)
-    digest = b"" if content_hash is None else bytes(content_hash)
     s = _cdata.output(_ffi.encore_trace_key_match_summary)
-    store._call("encore_crowdnotifier_match_trace_keys", uint8_pointer(body), len(body),
-                uint8_pointer(digest) if digest else None, len(digest),
-                None if bundle_tag is None else text(bundle_tag, "bundle_tag"),
-                int(_time.time()) if now is None else now, ctypes.byref(s))
+    with _client.client(store, now=now, crowdnotifier_key=key) as c:
+        lib.encore_crowdnotifier_match_trace_keys(c, uint8_pointer(body), len(body), text(signature, "signature"),
+                                                  None if bundle_tag is None else text(bundle_tag, "bundle_tag"),
+                                                  ctypes.byref(s))
     return TraceKeyMatchSummary(s.events, s.skipped, s.invalid_keys, s.pairings, s.matches, s.new_matches)
 
 

@@ -481,8 +481,9 @@ def test_packages_that_cannot_be_used_raise(store, signer):
         c.match_package(package(s, raw=b"\xff\xff\xff"), trust=trust, now=NOW)
     with pytest.raises(encore.EncoreError):
         c.match_package(b"PK\x03\x04 not a zip", trust=trust, now=NOW)
-    # Unverified on request; the empty package (Content-Length 0) is no warning at all.
-    assert c.match_package(package(stranger), verify=False, now=NOW).signature_status == "skipped"
+    # Never unverified (not even on request); the empty package (Content-Length 0) is no warning at all.
+    with pytest.raises(TypeError):
+        c.match_package(package(stranger), verify=False, now=NOW)
     empty = c.match_package(b"", trust=trust, now=NOW)
     assert (empty.reports, empty.warnings, empty.matches) == (0, 0, 0)
     with pytest.raises(TypeError):

@@ -1,15 +1,35 @@
 """encore.crowdnotifier: the authority's side (keys, QR codes, trace keys)
 and trace keys matched into a store, once per (visit, key); errors as
 exceptions."""
+import base64
 import hashlib
+import sys
 
 import pytest
+
+from encore_testdata import REPO
 
 import encore
 from encore import crowdnotifier as cn
 
+sys.path.insert(0, str(REPO / "Tests"))
+from standins import jws, keyfiles  # noqa: E402
+
 NOW = 1_795_500_000
 HOUR = 3600
+BACKEND = keyfiles.SigningKey(key_id="crowdnotifier", key_version="v1")
+
+
+def signature(body, key=BACKEND, content_hash=None):
+    """The Signature header a CrowdNotifier backend sends with `body`."""
+    digest = hashlib.sha256(body).digest() if content_hash is None else content_hash
+    claims = {"content-hash": base64.b64encode(digest).decode(), "hash-alg": "sha-256", "iss": "test", "iat": NOW, "exp": NOW + 86400}
+    return jws.sign(claims, key.private_key)
+
+
+def match(store, body, **kwargs):
+    """The body matched as the backend signed it."""
+    return cn.match_trace_keys(store, body, signature=signature(body), key=BACKEND.public_pem, now=NOW, **kwargs)
 
 
 @pytest.fixture
@@ -28,24 +48,33 @@ def test_a_venue_a_visit_and_its_trace_keys(store, kind):
     visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
     body = cn.trace_keys(secret, qr, NOW - 2 * HOUR, NOW - 2 * HOUR + 600, "Bitte testen", layout=kind)
     assert cn.bundle_tag(store) is None
-    s = cn.match_trace_keys(store, body, content_hash=hashlib.sha256(body).digest(), bundle_tag="1795499940000", now=NOW)
+    s = match(store, body, bundle_tag="1795499940000")
     assert (s.matches, s.new_matches) == (1, 1) and s.pairings >= 1 and s.skipped == 0
     assert cn.bundle_tag(store) == "1795499940000"
-    assert cn.match_trace_keys(store, body, now=NOW).new_matches == 0
+    assert match(store, body).new_matches == 0
     # Another venue's keys for the same hour: pairings, no match.
     other_secret, other_public = cn.generate_keys()
     other = cn.trace_keys(other_secret, cn.qr_code(other_public, "Elsewhere"), NOW - 2 * HOUR, NOW - 2 * HOUR + 600)
-    assert cn.match_trace_keys(store, other, now=NOW).matches == 0
+    assert match(store, other).matches == 0
 
 
 def test_errors(store):
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
     body = cn.trace_keys(secret, qr, NOW - HOUR, NOW)
+    # Only what the backend's key signed is matched.
     with pytest.raises(encore.TraceKeysContentHashError):
-        cn.match_trace_keys(store, body, content_hash=bytes(32), now=NOW)
+        cn.match_trace_keys(store, body, signature=signature(body, content_hash=bytes(32)), key=BACKEND.public_pem, now=NOW)
+    stranger = keyfiles.SigningKey(key_id="x", key_version="v1")
+    with pytest.raises(encore.EncoreError, match="signature|JWT"):
+        cn.match_trace_keys(store, body, signature=signature(body, key=stranger), key=BACKEND.public_pem, now=NOW)
+    with pytest.raises(encore.EncoreError):
+        cn.match_trace_keys(store, body, signature="not.a.jwt", key=BACKEND.public_pem, now=NOW)
+    with pytest.raises(TypeError):
+        cn.match_trace_keys(store, body, now=NOW)
+    assert cn.bundle_tag(store) is None
     with pytest.raises(encore.TraceKeysMalformedError):
-        cn.match_trace_keys(store, b"\xff\xff\xff", now=NOW)
+        match(store, b"\xff\xff\xff")
     with pytest.raises(encore.CnSecretError):
         cn.public_key(bytes(32))
     with pytest.raises(encore.CnSecretError):
