@@ -101,7 +101,8 @@ let package = Package(
                                                   "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
-        .target(name: "EncoreFixtures", dependencies: ["EncoreCore", "EncoreWire", "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
+        .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreCheckIns", "EncoreProtocols",
+                                                      "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",

@@ -40,15 +40,15 @@ struct StoreInfo: ParsableCommand {
         // Counts per kind of data, in this order; more as the store's
         // tables gain counting APIs.
         let counts: [(name: String, label: String, count: Int)] = [
-            ("observations", "observations", observations),
+            ("sightings", "sightings", observations),
         ]
         if output.json {
             let object: JSONValue = .object([
                 ("path", .string(store.db)),
-                ("schema_version", .int(version)),
-                ("latest_schema_version", .int(Store.latestSchemaVersion)),
-                ("file_size", .int(fileSize)),
-                ("wal_size", .int(walSize)),
+                ("schemaVersion", .int(version)),
+                ("latestSchemaVersion", .int(Store.latestSchemaVersion)),
+                ("fileSize", .int(fileSize)),
+                ("walSize", .int(walSize)),
                 ("counts", .object(counts.map { ($0.name, .int($0.count)) })),
             ])
             Output.write(object.rendered(pretty: true) + "\n")

@@ -56,16 +56,16 @@ struct StorePurge: ParsableCommand {
         }
         let cutoff = now - maxAge
         let rows: [(name: String, label: String, count: Int)] = [
-            ("observations", "observations", counts.observations),
-            ("own_keys", "own keys", counts.ownKeys),
-            ("key_packages", "key packages", counts.keyPackages),
-            ("tracing_events", "tracing events", counts.tracingEvents),
-            ("risk_results", "risk results", counts.riskResults),
+            ("sightings", "sightings", counts.observations),
+            ("ownKeys", "own keys", counts.ownKeys),
+            ("keyfiles", "key files", counts.keyPackages),
+            ("tracingEvents", "tracing events", counts.tracingEvents),
+            ("riskResults", "risk results", counts.riskResults),
         ]
         if output.json {
             let object: JSONValue = .object([
                 ("now", .int(now)),
-                ("max_age_seconds", .int(maxAge)),
+                ("maxAgeSeconds", .int(maxAge)),
                 ("cutoff", .int(cutoff)),
                 ("deleted", .object(rows.map { ($0.name, .int($0.count)) })),
                 ("total", .int(counts.total)),

@@ -1,5 +1,6 @@
+import EncoreKeyFiles
+import EncoreModel
 import EncoreWire
-import EncoreCore
 
 /// Writes export.bin and export.sig as a key server does: for tests, the
 /// benchmark, demos, and hosts that publish keys themselves.

@@ -1,5 +1,6 @@
 import CCrypto
-import EncoreCore
+import EncoreKeyFiles
+import EncoreSupport
 
 /// An ECDSA P-256 private key for signing key files (servers, tests, demos).
 public final class PrivateKey: @unchecked Sendable {

@@ -1,4 +1,6 @@
-import EncoreCore
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreModel
 
 /// Someone a simulated user met: their temporary exposure key for one UTC
 /// day, how their device broadcast it, and what the user's device heard of

@@ -1,4 +1,5 @@
-import EncoreCore
+import EncoreKeyFiles
+import EncoreModel
 
 /// A simulated user's 14 days (the demo's, and the tests' when they want a
 /// whole world): encounters with people who later report a positive test,

@@ -1,5 +1,3 @@
-import EncoreCore
-
 /// SplitMix64: a small, fast, seeded generator, for data that must be the
 /// same every run (the demo, tests, benchmarks). Never for key material:
 /// keys come from the CSPRNG (RAND_bytes).

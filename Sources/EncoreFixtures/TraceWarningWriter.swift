@@ -1,5 +1,8 @@
+import EncoreCheckIns
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreProtocols
 import EncoreWire
-import EncoreCore
 
 /// Trace warning packages as CWA's server makes them (tests and the bench):
 /// a TraceWarningPackage of plain warnings and protected reports encrypted

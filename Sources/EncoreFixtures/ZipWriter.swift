@@ -1,5 +1,5 @@
 import CZlib
-import EncoreCore
+import EncoreSupport
 
 /// Writes small zip archives (stored or deflate members, no zip64), as key
 /// servers publish them.

@@ -22,9 +22,9 @@ CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 KEY_A = "a1" * 32
 KEY_B = "0123456789abcdef" * 4
 PASSPHRASE = "correct horse battery staple"
-INFO_FIELDS = ["path", "schema_version", "latest_schema_version", "file_size", "wal_size", "counts"]
-PURGE_FIELDS = ["now", "max_age_seconds", "cutoff", "deleted", "total"]
-PURGE_KINDS = ["observations", "own_keys", "key_packages", "tracing_events", "risk_results"]
+INFO_FIELDS = ["path", "schemaVersion", "latestSchemaVersion", "fileSize", "walSize", "counts"]
+PURGE_FIELDS = ["now", "maxAgeSeconds", "cutoff", "deleted", "total"]
+PURGE_KINDS = ["sightings", "ownKeys", "keyfiles", "tracingEvents", "riskResults"]
 DAY = 86_400
 KEY_VARIABLES = ["ENCORE_DB_KEY", "ENCORE_DB_KEY_HEX", "ENCORE_NEW_DB_KEY", "ENCORE_NEW_DB_KEY_HEX"]
 
@@ -81,7 +81,7 @@ def info(db, **keys):
 
 
 def count(db, **keys):
-    return info(db, **keys)["counts"]["observations"]
+    return info(db, **keys)["counts"]["sightings"]
 
 
 def import_csv(db, path, **keys):
@@ -131,17 +131,17 @@ def test_info_json(db):
     data = info(db)
     assert list(data) == INFO_FIELDS
     assert data["path"] == str(db)
-    assert data["schema_version"] == data["latest_schema_version"] >= 1
-    assert data["file_size"] > 0 and data["file_size"] % 1024 == 0
-    assert data["wal_size"] >= 0
-    assert data["counts"] == {"observations": 0}
+    assert data["schemaVersion"] == data["latestSchemaVersion"] >= 1
+    assert data["fileSize"] > 0 and data["fileSize"] % 1024 == 0
+    assert data["walSize"] >= 0
+    assert data["counts"] == {"sightings": 0}
 
 
 def test_info_text(db):
     out = ok(run("store", "info", "--db", db)).stdout
     assert "store:" in out and str(db) in out
     assert "schema version:" in out
-    assert "observations:" in out
+    assert "sightings:" in out
 
 
 def test_passphrase_round_trip(tmp_path):
@@ -382,15 +382,15 @@ def test_purge_counts(tmp_path, db):
     data = json.loads(r.stdout)
     assert list(data) == PURGE_FIELDS
     assert data["now"] == NOW
-    assert data["max_age_seconds"] == 14 * DAY
+    assert data["maxAgeSeconds"] == 14 * DAY
     assert data["cutoff"] == NOW - 14 * DAY
     assert list(data["deleted"]) == PURGE_KINDS
-    assert data["deleted"]["observations"] == 3
+    assert data["deleted"]["sightings"] == 3
     assert data["total"] == sum(data["deleted"].values()) == 3
     assert count(db) == 3
 
     data = json.loads(ok(run("store", "purge", "--db", db, "--now", NOW, "--max-age-days", 1, "--json")).stdout)
-    assert data["deleted"]["observations"] == 1  # NOW - 14 days; NOW - 1 day is at the cut-off and stays
+    assert data["deleted"]["sightings"] == 1  # NOW - 14 days; NOW - 1 day is at the cut-off and stays
     out = ok(run("store", "purge", "--db", db, "--now", NOW, "--max-age-days", 0)).stdout
     assert "deleted 1 row from before 2023-11-14T22:13:20Z (0 days before 2023-11-14T22:13:20Z)" in out
     assert "observations:" in out and "risk results:" in out
@@ -403,7 +403,7 @@ def test_purge_defaults_to_the_clock(tmp_path, db):
     import_csv(db, write(tmp_path, "o.csv", [row(1000), row(now - 13 * DAY, rpi=2), row(now, rpi=3)]))
     data = json.loads(ok(run("store", "purge", "--db", db, "--json")).stdout)
     assert abs(data["now"] - now) < 60
-    assert data["deleted"]["observations"] == 1
+    assert data["deleted"]["sightings"] == 1
     assert count(db) == 2
 
 
