@@ -393,7 +393,7 @@ def test_purge_counts(tmp_path, db):
     assert data["deleted"]["sightings"] == 1  # NOW - 14 days; NOW - 1 day is at the cut-off and stays
     out = ok(run("store", "purge", "--db", db, "--now", NOW, "--max-age-days", 0)).stdout
     assert "deleted 1 row from before 2023-11-14T22:13:20Z (0 days before 2023-11-14T22:13:20Z)" in out
-    assert "observations:" in out and "risk results:" in out
+    assert "sightings:" in out and "risk results:" in out
     assert count(db) == 1
 
 
