@@ -1171,7 +1171,8 @@ encore_status encore_client_options_init(encore_client_options *options, size_t 
 /* Makes a client of the open `store` (kept by the client: the host may
  * close its own handle) and `options` (may be NULL: no servers). The
  * options' strings and keys are copied, their transport and trust list
- * kept. A malformed server key gives ENCORE_ERR_INVALID_ARGUMENT. Release
+ * kept. A server key that is not a usable EC public key gives
+ * ENCORE_ERR_KEY_FORMAT, a NULL key with a length ENCORE_ERR_INVALID_ARGUMENT. Release
  * it with encore_client_free(). */
 encore_status encore_client_new(encore_store *store, const encore_client_options *options, encore_client **out);
 

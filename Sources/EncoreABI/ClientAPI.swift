@@ -128,7 +128,8 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
 /// Makes a client of the open `store` (kept by the client: the host may
 /// close its own handle) and `options` (may be NULL: no servers). The
 /// options' strings and keys are copied, their transport and trust list
-/// kept. A malformed server key gives ENCORE_ERR_INVALID_ARGUMENT. Release
+/// kept. A server key that is not a usable EC public key gives
+/// ENCORE_ERR_KEY_FORMAT, a NULL key with a length ENCORE_ERR_INVALID_ARGUMENT. Release
 /// it with encore_client_free().
 @c public func encore_client_new(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_client_options>?, _ out: UnsafeMutablePointer<encore_client_ptr?>?) -> encore_status {
     guarded {

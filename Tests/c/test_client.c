@@ -63,7 +63,7 @@ static void test_options(void) {
     CHECK(encore_client_options_init(&o, sizeof o) == ENCORE_OK);
     o.crowdnotifier_public_key = (const uint8_t *)"not a key";
     o.crowdnotifier_public_key_length = 9;
-    CHECK(encore_client_new(store, &o, &untouched) != ENCORE_OK && untouched == (encore_client *)&o);
+    CHECK(encore_client_new(store, &o, &untouched) == ENCORE_ERR_KEY_FORMAT && untouched == (encore_client *)&o);
     CHECK(encore_client_options_init(&o, sizeof o) == ENCORE_OK);
     static const char latin1[] = {'h', 't', 't', 'p', 's', ':', '/', '/', (char)0xE9, 0};
     o.distribution_url = latin1;  /* strings must be UTF-8 */

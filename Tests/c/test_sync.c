@@ -295,7 +295,7 @@ static void test_arguments(void) {
     client = (encore_client *)&s;  /* must stay as it is on failure */
     co.dp3t_public_key = (const uint8_t *)"not a key";
     co.dp3t_public_key_length = 9;
-    CHECK(encore_client_new(store, &co, &client) != ENCORE_OK && client == (encore_client *)&s);
+    CHECK(encore_client_new(store, &co, &client) == ENCORE_ERR_KEY_FORMAT && client == (encore_client *)&s);
     co.dp3t_public_key = NULL;
     co.dp3t_public_key_length = 5;
     CHECK(encore_client_new(store, &co, &client) == ENCORE_ERR_INVALID_ARGUMENT);
