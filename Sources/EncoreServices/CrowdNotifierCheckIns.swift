@@ -58,8 +58,9 @@ extension CheckInService {
     }
 
     /// The seam of the trace-key sync: a body of `GET /v3/traceKeys` (a
-    /// ProblematicEventWrapper; its JWT checked by the caller, and its
-    /// SHA-256 against `contentHash` when given) matched against the stored
+    /// ProblematicEventWrapper; its JWT checked by the caller: the sync, or
+    /// the C API with the client's key, which passes the JWT's content hash
+    /// as `contentHash`, checked against the body's SHA-256) matched against the stored
     /// visits by day; matches stored once per (visit, identity). When
     /// `bundleTag` is given it is stored after the body was processed.
     public func matchTraceKeys(_ body: [UInt8], contentHash: [UInt8]? = nil, bundleTag: String? = nil, now: Int64) throws -> TraceKeyMatchOutcome {
