@@ -101,6 +101,11 @@ package final class FileJob: @unchecked Sendable {
                 case .extract(let range):
                     let group = Group(first: range.lowerBound, members: files[range].map(extract))
                     lock.locked {
+                        // A file that cannot be extracted fails (when finished):
+                        // the files after it need not be extracted meanwhile.
+                        if let broken = group.members.firstIndex(where: { if case .failure = $0 { true } else { false } }) {
+                            firstFailed = min(firstFailed, group.first + broken)
+                        }
                         extracted.insert(group, at: extracted.firstIndex { $0.first > group.first } ?? extracted.endIndex)
                         dropPointless()
                     }

@@ -74,7 +74,7 @@ package final class ProgressCounter: @unchecked Sendable {
 
 /// Candidate batches queued by the threads reading files, matched by
 /// whichever thread is free: the reader itself when the queue is full (so
-/// memory stays bounded), else a thread out of files.
+/// memory stays bounded), else a thread with no file step to take (FileJob).
 package final class SharedBatches: @unchecked Sendable {
     // @unchecked: the queue and the failure are only touched under `lock`.
     package struct Pending {

@@ -60,9 +60,11 @@ public enum Matcher {
     package static let candidateBatch = 2048
 
     /// Opens the files (each checked and verified as the key file options
-    /// say), streams their keys, and matches them. With several files each
-    /// thread takes whole files; memory holds two files and one batch per
-    /// thread, not all keys (and up to 24 MB of freed file buffers are kept
+    /// say), streams their keys, and matches them. With several files they
+    /// go through two steps spread over the threads (FileJob); memory holds
+    /// at most two files and one batch per thread, not all keys, and a
+    /// broken file fails the run with its error as with one thread (the
+    /// first in file order). Up to 24 MB of freed file buffers are kept
     /// for the next files and runs: BufferPool.shared). Progress counts
     /// the files' bytes as given (compressed): the total is known before
     /// anything is read, done only grows and ends at the total; it is called
