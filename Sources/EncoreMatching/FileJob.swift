@@ -30,8 +30,8 @@ package final class FileJob: @unchecked Sendable {
     package typealias Extract = (KeyFileSource) -> Result<KeyFile.Members, any Error>
     package typealias Finish = ([Result<KeyFile.Members, any Error>]) -> [Result<KeyFile, any Error>]
     /// Reads one finished file (the file's index, the file or why it could
-    /// not be opened, the thread's matcher, and a test the reader calls at
-    /// its batches: true once a file before this one failed).
+    /// not be opened, the thread's matcher, and a test the reader calls as
+    /// it reports progress: true once a file before this one failed).
     package typealias Body = (Int, Result<KeyFile, any Error>, KeyMatcher, _ pointless: () -> Bool) throws -> Matcher.FileOutcome
 
     /// Files extracted together, finished together.

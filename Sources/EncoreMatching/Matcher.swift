@@ -65,7 +65,7 @@ public enum Matcher {
     /// at most two files and one batch per thread, not all keys, and a
     /// broken file fails the run with its error as with one thread (the
     /// first in file order). Up to 24 MB of freed file buffers are kept
-    /// for the next files and runs: BufferPool.shared). Progress counts
+    /// for the next files and runs (BufferPool.shared). Progress counts
     /// the files' bytes as given (compressed): the total is known before
     /// anything is read, done only grows and ends at the total; it is called
     /// from the worker threads, one call at a time; returning false cancels. Keys whose validity ended more than
