@@ -60,7 +60,7 @@ package final class ProgressCounter: @unchecked Sendable {
     }
 
     /// Adds units done and reports; throws `.cancelled` once any thread's
-    /// report was refused, or the run stopped on an error.
+    /// report was refused.
     package func addDone(_ n: UInt64) throws {
         let go = state.withLock { s -> Bool in
             guard !s.stopped else { return false }
@@ -70,108 +70,11 @@ package final class ProgressCounter: @unchecked Sendable {
         }
         if !go { throw EncoreError(.cancelled, "cancelled by the progress callback") }
     }
-
-    /// Tells the other threads to stop (after an error).
-    package func stop() { state.withLock { $0.stopped = true } }
-}
-
-/// Files spread over the threads: each takes the next files from a shared
-/// counter (two at a time while at least two per thread remain, so that
-/// their export.bin are hashed side by side, then one at a time, so that
-/// the threads finish together), opens them and reads each whole with its
-/// own matcher; a thread out of files then helps with the queued candidate
-/// batches until every file is read.
-package final class FileJob: @unchecked Sendable {
-    // @unchecked: each slot is written by the one thread that took its
-    // file, and read after concurrentPerform has returned.
-    package typealias Body = (Int, Result<KeyFile, any Error>, KeyMatcher) throws -> Matcher.FileOutcome
-    private let files: [KeyFileSource]
-    private let matchers: [KeyMatcher]
-    private let shared: SharedBatches
-    private let open: ([KeyFileSource]) -> [Result<KeyFile, any Error>]
-    private let body: Body
-    private let next = Atomic<Int>(0)
-    /// Threads between taking files and finishing them (counted before
-    /// the take, so "all taken and none active" means every file is read).
-    private let active = Atomic<Int>(0)
-    private let failed = Atomic<Bool>(false)
-    private let slots: UnsafeMutableBufferPointer<Result<Matcher.FileOutcome, EncoreError>?>
-
-    /// `open` opens one or two files; `body` reads one (and is where an
-    /// opening error surfaces, as the file's failure).
-    package init(files: [KeyFileSource], matchers: [KeyMatcher], shared: SharedBatches,
-         open: @escaping ([KeyFileSource]) -> [Result<KeyFile, any Error>], _ body: @escaping Body) {
-        self.files = files
-        self.matchers = matchers
-        self.shared = shared
-        self.open = open
-        self.body = body
-        slots = .allocate(capacity: files.count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit { slots.deinitialize().deallocate() }
-
-    private var allRead: Bool { next.load(ordering: .acquiring) >= files.count && active.load(ordering: .acquiring) == 0 }
-
-    /// The next files to read: two while at least two per thread remain.
-    private func take() -> Range<Int>? {
-        var current = next.load(ordering: .relaxed)
-        while current < files.count {
-            let n = files.count - current >= 2 * matchers.count ? 2 : 1
-            let (exchanged, original) = next.compareExchange(expected: current, desired: current + n, ordering: .acquiringAndReleasing)
-            if exchanged { return current ..< current + n }
-            current = original
-        }
-        return nil
-    }
-
-    package func run() throws -> [Matcher.FileOutcome] {
-        // Iterations may run one after another (more matchers than cores):
-        // a thread sleeps in drain() only while some file is being read,
-        // and the reader wakes it when it is done.
-        DispatchQueue.concurrentPerform(iterations: matchers.count) { t in
-            while !failed.load(ordering: .relaxed) {
-                active.wrappingAdd(1, ordering: .acquiringAndReleasing)
-                defer {
-                    active.wrappingSubtract(1, ordering: .acquiringAndReleasing)
-                    shared.readersChanged() // a thread in drain() may now be done
-                }
-                guard let taken = take() else { break }
-                for (i, file) in zip(taken, open(Array(files[taken]))) where !failed.load(ordering: .relaxed) {
-                    do {
-                        slots[i] = .success(try body(i, file, matchers[t]))
-                    } catch {
-                        slots[i] = .failure(error as? EncoreError ?? EncoreError(.internalError, "\(error)"))
-                        failed.store(true, ordering: .relaxed)
-                    }
-                }
-            }
-            shared.drain(with: matchers[t]) { allRead || failed.load(ordering: .relaxed) }
-        }
-        // Every thread is done: whatever is still queued is matched here.
-        if !failed.load(ordering: .relaxed), let matcher = matchers.first { shared.drain(with: matcher) { true } }
-        // The first failure in file order (a cancellation elsewhere may have
-        // been caused by it), else a failed batch, else every file's outcome.
-        var out: [Matcher.FileOutcome] = []
-        var firstFailure: EncoreError?
-        for slot in slots {
-            switch slot {
-            case .success(let o)?: out.append(o)
-            case .failure(let e)?: if firstFailure == nil || firstFailure?.kind == .cancelled { firstFailure = e }
-            case nil: break
-            }
-        }
-        if let firstFailure { throw firstFailure }
-        if let e = shared.failure { throw e }
-        guard out.count == files.count else { throw EncoreError(.internalError, "a file was not processed") }
-        return out
-    }
 }
 
 /// Candidate batches queued by the threads reading files, matched by
 /// whichever thread is free: the reader itself when the queue is full (so
-/// memory stays bounded), else a thread out of files.
+/// memory stays bounded), else a thread with no file step to take (FileJob).
 package final class SharedBatches: @unchecked Sendable {
     // @unchecked: the queue and the failure are only touched under `lock`.
     package struct Pending {

@@ -60,10 +60,12 @@ public enum Matcher {
     package static let candidateBatch = 2048
 
     /// Opens the files (each checked and verified as the key file options
-    /// say), streams their keys, and matches them. With several files each
-    /// thread takes whole files; memory holds two files and one batch per
-    /// thread, not all keys (and up to 24 MB of freed file buffers are kept
-    /// for the next files and runs: BufferPool.shared). Progress counts
+    /// say), streams their keys, and matches them. With several files they
+    /// go through two steps spread over the threads (FileJob); memory holds
+    /// at most two files and one batch per thread, not all keys, and a
+    /// broken file fails the run with its error as with one thread (the
+    /// first in file order). Up to 24 MB of freed file buffers are kept
+    /// for the next files and runs (BufferPool.shared). Progress counts
     /// the files' bytes as given (compressed): the total is known before
     /// anything is read, done only grows and ends at the total; it is called
     /// from the worker threads, one call at a time; returning false cancels. Keys whose validity ended more than
@@ -100,23 +102,20 @@ public enum Matcher {
         // opened: a malformed key fails the match as it would have failed the open.
         var fileOptions = keyFileOptions
         fileOptions.buffers = .shared
-        let open = { [fileOptions] (sources: [KeyFileSource]) in KeyFile.open(sources, options: fileOptions, keys: .countFields) }
         let results = BatchResults(files: files.count)
         let outcomes: [FileOutcome]
         if files.count >= 2 && threadCount >= 2 {
-            // Whole files per thread: reading, inflating, verifying and
-            // decoding run in parallel too, not only the crypto. Candidate
-            // batches go through a shared queue, so a thread out of files
-            // helps with the crypto of a file heavy with candidates.
+            // Files in two steps (extracting, finishing: see FileJob) spread
+            // over the threads: inflating, verifying, decoding and filtering
+            // run in parallel too, not only the crypto. Candidate batches go
+            // through a shared queue, so a thread out of files helps with the
+            // crypto of a file heavy with candidates.
             let shared = SharedBatches(limit: 2 * threadCount, results: results)
-            outcomes = try FileJob(files: files, matchers: matchers, shared: shared, open: open) { index, file, matcher in
-                do {
-                    return try processFile(file.get(), weight: weights[index], set: set, options: options, now: now, counter: counter) { list, seq, work in
-                        try shared.push(SharedBatches.Pending(file: index, list: list, seq: seq, work: work), helping: matcher)
-                    }
-                } catch {
-                    counter.stop() // the other threads stop at their next batch
-                    throw error
+            outcomes = try FileJob(files: files, matchers: matchers, shared: shared, window: 2 * threadCount,
+                                   extract: { [fileOptions] in KeyFile.extract($0, options: fileOptions) },
+                                   finish: { [fileOptions] in KeyFile.finish($0, options: fileOptions, keys: .countFields) }) { index, file, matcher, pointless in
+                try processFile(file.get(), weight: weights[index], set: set, options: options, now: now, counter: counter, stop: pointless) { list, seq, work in
+                    try shared.push(SharedBatches.Pending(file: index, list: list, seq: seq, work: work), helping: matcher)
                 }
             }.run()
         } else {
@@ -125,7 +124,7 @@ public enum Matcher {
             var out: [FileOutcome] = []
             for first in stride(from: 0, to: files.count, by: 2) {
                 let group = first ..< min(first + 2, files.count)
-                for (index, file) in zip(group, open(Array(files[group]))) {
+                for (index, file) in zip(group, KeyFile.open(Array(files[group]), options: fileOptions, keys: .countFields)) {
                     out.append(try processFile(file.get(), weight: weights[index], set: set, options: options, now: now, counter: counter) { list, seq, work in
                         results.record(file: index, list: list, seq: seq, try matchBatch(work, matchers: matchers))
                     })
@@ -161,8 +160,11 @@ public enum Matcher {
     /// Reads a file's keys and hands its candidates to `sink` in batches,
     /// numbered in file order (the matches are recorded wherever the sink
     /// has them matched, and put back in that order before merging).
+    /// `stop` is asked as progress is reported: true when the file's outcome no
+    /// longer matters (a file before it failed); it then ends as cancelled.
     package static func processFile(_ file: KeyFile, weight: UInt64, set: ObservationSet, options: MatchingOptions, now: Int64,
-                            counter: ProgressCounter, sink: (KeyList, Int, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
+                            counter: ProgressCounter, stop: () -> Bool = { false },
+                            sink: (KeyList, Int, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
         var out = FileOutcome()
         out.stats.files = 1
         out.stats.newestFileEnd = file.metadata.endTimestamp.flatMap { Int64(exactly: $0) }
@@ -170,6 +172,7 @@ public enum Matcher {
         let expected = max(1, file.metadata.keyCount + file.metadata.revisedKeyCount)
         var reportedBytes: UInt64 = 0
         func report(_ keysRead: UInt64) throws {
+            if stop() { throw EncoreError(.cancelled, "a file before this one failed") }
             let bytes = keysRead >= expected ? weight : UInt64(Double(weight) * Double(keysRead) / Double(expected))
             if bytes > reportedBytes {
                 try counter.addDone(bytes - reportedBytes)
@@ -229,10 +232,16 @@ public enum Matcher {
             for (k, m) in o.mainMatches where !revised.contains(k) { matches[k] = m }
             stats.add(o.stats)
         }
-        let windows = matches.values.flatMap(\.windows).sorted { a, b in
-            (a.start, a.window.scanInstances.count) < (b.start, b.window.scanInstances.count)
-        }.map(\.window)
-        let exposures = matches.values.flatMap(\.exposuresV1).sorted { ($0.date, $0.totalRiskScore) < ($1.date, $1.totalRiskScore) }
+        // Entries that sort alike (same start and size, same date and score)
+        // in the order of their keys' bytes, not the dictionary's, which
+        // differs from run to run and with the number of threads.
+        let byKey = matches.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }.map(\.value)
+        let windows = byKey.flatMap(\.windows).enumerated().sorted { a, b in
+            (a.element.start, a.element.window.scanInstances.count, a.offset) < (b.element.start, b.element.window.scanInstances.count, b.offset)
+        }.map(\.element.window)
+        let exposures = byKey.flatMap(\.exposuresV1).enumerated().sorted { a, b in
+            (a.element.date, a.element.totalRiskScore, a.offset) < (b.element.date, b.element.totalRiskScore, b.offset)
+        }.map(\.element)
         stats.matchedKeys = matches.count
         return MatchResult(windows: windows, exposuresV1: exposures,
                            summaryV1: V1Scoring.summary(exposures, matchedKeys: matches.count, now: now), statistics: stats)
