@@ -1,14 +1,15 @@
 import ArgumentParser
 import EncoreCore
 
-/// `encore checkin match --db DB [--trust ...]... [--no-verify] FILE... [--now T] [--config cwa|FILE] [--json]`.
+/// `encore checkin match --db DB [--trust ...]... FILE... [--now T] [--config cwa|FILE] [--json]`.
 struct CheckInMatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "match",
         abstract: "Match trace warning packages against the check-ins; print the presence-tracing risk.",
         discussion: """
             Each FILE is a trace warning package (a zip of export.bin + export.sig; an empty file is \
-            the empty package), verified with the --trust keys unless --no-verify. Warnings for the \
+            the empty package), verified with the --trust keys (always: --no-verify is refused, \
+            nothing unverified is stored). Warnings for the \
             check-ins' locations are stored (matching a package again adds nothing); reports that \
             fail (wrong lengths, MAC, padding) are skipped and counted. Then the risk of all stored \
             warnings is printed: per match its overlap in minutes, per UTC day the normalized time and \
@@ -32,7 +33,10 @@ struct CheckInMatchCommand: ParsableCommand {
     @Option(name: .customLong("trace-keys"), help: ArgumentHelp("CrowdNotifier trace keys (a ProblematicEventWrapper, as GET /v3/traceKeys answers) to match against the SwissCovid and NotifyMe check-ins.", valueName: "file"))
     var traceKeys: String?
 
-    func validate() throws { if traceKeys == nil { try packages.requireFiles() } }
+    func validate() throws {
+        if traceKeys == nil { try packages.requireFiles() }
+        if packages.noVerify { throw ValidationError("--no-verify: warnings are stored only from verified packages") }
+    }
 
     @OptionGroup var output: JSONFlag
 
@@ -60,7 +64,7 @@ struct CheckInMatchCommand: ParsableCommand {
         for file in packages.files {
             let outcome = try talking(file) {
                 let bytes = try FileReader.read(path: file, maxSize: options.limits.maxTotalSize, tooLarge: .zipLimit).bytes
-                return try service.matchWarningPackage(Array(bytes), trust: options.trust, verify: options.verification != .skip,
+                return try service.matchWarningPackage(Array(bytes), trust: options.trust, verify: true,
                                                        limits: options.limits, now: now)
             }
             skipped += outcome.scan.skipped

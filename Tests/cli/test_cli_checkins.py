@@ -152,6 +152,9 @@ def test_bad_qr_codes_and_packages_fail_clearly(tmp_path, db, signer):
     assert r.returncode == 1 and r.stderr.strip()
     # No package at all is a usage error.
     assert run("checkin", "match", "--db", db, "--now", NOW).returncode == 2
+    # Unverified on request is a usage error too: nothing unverified is stored.
+    r = run("checkin", "match", "--db", db, "--no-verify", "--now", NOW, twp)
+    assert r.returncode == 2 and "verified" in r.stderr
 
 
 def test_the_json_shapes_and_the_text(tmp_path, db, signer):
