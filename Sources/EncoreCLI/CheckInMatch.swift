@@ -30,12 +30,31 @@ struct CheckInMatchCommand: ParsableCommand {
 
     @OptionGroup var packages: KeyFileArguments
 
-    @Option(name: .customLong("trace-keys"), help: ArgumentHelp("CrowdNotifier trace keys (a ProblematicEventWrapper, as GET /v3/traceKeys answers) to match against the SwissCovid and NotifyMe check-ins.", valueName: "file"))
+    @Option(name: .customLong("trace-keys"), help: ArgumentHelp("CrowdNotifier trace keys (a ProblematicEventWrapper, as GET /v3/traceKeys answers) to match against the SwissCovid and NotifyMe check-ins; with --signature and --crowdnotifier-key.", valueName: "file"))
     var traceKeys: String?
+
+    @Option(name: .customLong("signature"), help: ArgumentHelp("The trace keys' answer's Signature header (a JWT whose content-hash is the body's SHA-256), in a file.", valueName: "file"))
+    var signature: String?
+
+    @Option(name: .customLong("crowdnotifier-key"), help: ArgumentHelp("The public key (PEM) the CrowdNotifier backend signs its answers' JWTs with.", valueName: "pem-file"))
+    var crowdnotifierKey: String?
 
     func validate() throws {
         if traceKeys == nil { try packages.requireFiles() }
         if packages.noVerify { throw ValidationError("--no-verify: warnings are stored only from verified packages") }
+        guard (traceKeys == nil) == (signature == nil) && (traceKeys == nil) == (crowdnotifierKey == nil) else {
+            throw ValidationError("--trace-keys, --signature and --crowdnotifier-key go together: trace keys are matched only verified")
+        }
+    }
+
+    /// The trace keys' body, once its signature verified with the backend's key.
+    private func verifiedTraceKeys(_ file: String) throws -> (body: [UInt8], contentHash: [UInt8]) {
+        let key = try SyncArguments.publicKey(crowdnotifierKey ?? "", "--crowdnotifier-key")
+        let body = Array(try FileReader.read(path: file, maxSize: UInt64(CrowdNotifierTraceKeys.maxBodyBytes)).bytes)
+        let text = try FileReader.read(path: signature ?? "", maxSize: 16 << 10).withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let token = text.split(whereSeparator: { $0.isWhitespace }).first.map(String.init) ?? ""
+        let hash = try DP3TProtocol.signedContentHash(token, key: key)
+        return (body, hash)
     }
 
     @OptionGroup var output: JSONFlag
@@ -70,7 +89,10 @@ struct CheckInMatchCommand: ParsableCommand {
             skipped += outcome.scan.skipped
         }
         let traced = try traceKeys.map { file in
-            try talking(file) { try service.matchTraceKeys(Array(FileReader.read(path: file, maxSize: UInt64(CrowdNotifierTraceKeys.maxBodyBytes)).bytes), now: now) }
+            try talking(file) {
+                let (body, hash) = try verifiedTraceKeys(file)
+                return try service.matchTraceKeys(body, contentHash: hash, now: now)
+            }
         }
         let assessment = try talking("check-ins") { try service.assessment(configuration: configuration, now: now) }
         guard output.json else {

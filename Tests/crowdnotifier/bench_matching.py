@@ -26,7 +26,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import cn_reference as ref  # noqa: E402
+from signed_trace_keys import sign_trace_keys  # noqa: E402
+from standins import keyfiles  # noqa: E402
 
 DAY = 86400
 FIRST_DAY = 1795564800  # 2026-11-25T00:00:00Z
@@ -74,8 +77,10 @@ def main():
         keys = os.path.join(tmp, "keys.pb")
         with open(keys, "wb") as f:
             f.write(body)
+        signature, key = sign_trace_keys(keys, keyfiles.SigningKey(key_id="crowdnotifier", key_version="v1"))
         t = time.perf_counter()
-        p = subprocess.run([cli, "checkin", "match", "--db", db, "--trace-keys", keys, "--now", str(NOW), "--json"],
+        p = subprocess.run([cli, "checkin", "match", "--db", db, "--trace-keys", keys, "--signature", str(signature),
+                            "--crowdnotifier-key", str(key), "--now", str(NOW), "--json"],
                            check=True, env=env, capture_output=True, text=True)
         match_seconds = time.perf_counter() - t
         doc = json.loads(p.stdout)["traceKeys"]

@@ -17,6 +17,7 @@ import json
 import os
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import nacl.secret
@@ -26,6 +27,19 @@ import pytest
 import cn_reference as ref
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "Tests"))
+from standins import keyfiles  # noqa: E402
+
+from signed_trace_keys import sign_trace_keys  # noqa: E402
+
+BACKEND = keyfiles.SigningKey(key_id="crowdnotifier", key_version="v1")
+
+
+def backend_pem(directory):
+    """The backend's public key in a PEM file."""
+    path = Path(directory) / "backend.pem"
+    path.write_bytes(BACKEND.public_pem)
+    return path
 CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 LIBRARY = Path(os.environ.get("ENCORE_LIBRARY", REPO / "build" / "lib" / "libencore.so"))
 EVENING = 1795629600  # 2026-11-25T18:00:00Z
@@ -47,8 +61,12 @@ def db(tmp_path):
     return path
 
 
-def match(db, keys_file):
-    return json.loads(encore("checkin", "match", "--db", db, "--trace-keys", keys_file, "--now", NOW, "--json").stdout)
+def match(db, keys_file, check=True):
+    """`encore checkin match --trace-keys` on the file, signed as the backend signs its answers."""
+    signature, key = sign_trace_keys(keys_file, BACKEND)
+    p = encore("checkin", "match", "--db", db, "--trace-keys", keys_file, "--signature", signature, "--crowdnotifier-key", key,
+               "--now", NOW, "--json", check=check)
+    return json.loads(p.stdout) if check else p
 
 
 @pytest.mark.parametrize("layout", ["swisscovid", "notifyme"])
@@ -196,5 +214,13 @@ def test_hostile_trace_key_bodies_in_the_cli(db, tmp_path):
     assert doc["traceKeys"] == {"events": 4, "skipped": 1, "invalidKeys": 3, "pairings": 0, "matches": 0, "new": []}
     for body, message in [(b"\x12\x05\x00", "not a ProblematicEventWrapper"), (b"\x12\x00" * 1_000_000, "more than")]:
         f.write_bytes(body)
-        p = encore("checkin", "match", "--db", db, "--trace-keys", f, "--now", NOW, check=False)
+        p = match(db, f, check=False)
         assert p.returncode == 1 and message in p.stderr, p.stderr
+    # Only what the backend's key signed is matched; the signature and the key go with the keys.
+    f.write_bytes(ref.field_varint(1, 3) + bad)
+    signature, _ = sign_trace_keys(f, keyfiles.SigningKey(key_id="stranger", key_version="v1"))
+    p = encore("checkin", "match", "--db", db, "--trace-keys", f, "--signature", signature, "--crowdnotifier-key",
+               backend_pem(tmp_path), "--now", NOW, check=False)
+    assert p.returncode == 1 and "JWT" in p.stderr, p.stderr
+    p = encore("checkin", "match", "--db", db, "--trace-keys", f, "--now", NOW, check=False)
+    assert p.returncode == 2 and "go together" in p.stderr, p.stderr
