@@ -6,31 +6,6 @@
  */
 #include "internal.h"
 
-void enc_fp2_add(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
-    enc_fp_add(&r->a, &a->a, &b->a);
-    enc_fp_add(&r->b, &a->b, &b->b);
-}
-
-void enc_fp2_sub(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
-    enc_fp_sub(&r->a, &a->a, &b->a);
-    enc_fp_sub(&r->b, &a->b, &b->b);
-}
-
-void enc_fp2_dbl(enc_fp2 *r, const enc_fp2 *a) {
-    enc_fp_add(&r->a, &a->a, &a->a);
-    enc_fp_add(&r->b, &a->b, &a->b);
-}
-
-void enc_fp2_neg(enc_fp2 *r, const enc_fp2 *a) {
-    enc_fp_neg(&r->a, &a->a);
-    enc_fp_neg(&r->b, &a->b);
-}
-
-void enc_fp2_conj(enc_fp2 *r, const enc_fp2 *a) {
-    r->a = a->a;
-    enc_fp_neg(&r->b, &a->b);
-}
-
 /* (a0 + a1 i)(b0 + b1 i) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) i */
 void enc_fp2_mul(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
     enc_fp t0, t1, sa, sb;
@@ -57,14 +32,6 @@ void enc_fp2_sqr(enc_fp2 *r, const enc_fp2 *a) {
 void enc_fp2_mul_fp(enc_fp2 *r, const enc_fp2 *a, const enc_fp *b) {
     enc_fp_mul(&r->a, &a->a, b);
     enc_fp_mul(&r->b, &a->b, b);
-}
-
-/* (a + bi)(1 + i) = (a - b) + (a + b) i */
-void enc_fp2_mul_xi(enc_fp2 *r, const enc_fp2 *a) {
-    enc_fp t;
-    enc_fp_sub(&t, &a->a, &a->b);
-    enc_fp_add(&r->b, &a->a, &a->b);
-    r->a = t;
 }
 
 /* 1/(a + bi) = (a - bi)/(a^2 + b^2); 0 maps to 0 */
