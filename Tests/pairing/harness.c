@@ -280,6 +280,45 @@ int h_fp_mul_with(uint8_t *out, const uint8_t *a, const uint8_t *b, int fast) {
     return 0;
 }
 
+/* The double-width product and the separate Montgomery reduction (lazy
+ * reduction) on raw little-endian integers: out (96 bytes) = a * b for any
+ * a, b < 2^384; out (48 bytes) = t / 2^384 mod p for t < p 2^384.  fast
+ * picks the assembly; -1 if that path is absent. */
+int h_fp_mul_wide_with(uint8_t *out, const uint8_t *a, const uint8_t *b, int fast) {
+    enc_fp x, y;
+    enc_fpw r;
+    memcpy(x.l, a, 48); memcpy(y.l, b, 48); /* little-endian host */
+    if (fast) {
+#if ENC_HAVE_MULX_ASM
+        if (!enc_fp_fast_path_available()) return -1;
+        enc_fp_mul_wide_mulx(&r, &x, &y);
+#else
+        return -1;
+#endif
+    } else {
+        enc_fp_mul_wide_portable(&r, &x, &y);
+    }
+    memcpy(out, r.l, 96);
+    return 0;
+}
+int h_fp_redc_with(uint8_t *out, const uint8_t *t, int fast) {
+    enc_fpw w;
+    enc_fp r;
+    memcpy(w.l, t, 96);
+    if (fast) {
+#if ENC_HAVE_MULX_ASM
+        if (!enc_fp_fast_path_available()) return -1;
+        enc_fp_redc_mulx(&r, &w);
+#else
+        return -1;
+#endif
+    } else {
+        enc_fp_redc_portable(&r, &w);
+    }
+    memcpy(out, r.l, 48);
+    return 0;
+}
+
 /* ---- pairings from a prepared Q (enc_bls_g2_prepare) ---- */
 int h_pairing_prepared(uint8_t *out, const uint8_t *a, const uint8_t *b, int scale) {
     static enc_g2_prepared pq; /* 20 KB: off the stack (tests are single-threaded) */
