@@ -78,17 +78,22 @@ void enc_fp12_frob2(enc_fp12 *r, const enc_fp12 *x) {
     enc_fp2_mul_fp(&r->b.c, &x->b.c, &ENC_FROB2[5]);
 }
 
-/* (x + y s)^2 in Fp4 = Fp2[s]/(s^2 - xi): X = x^2 + xi y^2, Y = 2xy */
+/* (x + y s)^2 in Fp4 = Fp2[s]/(s^2 - xi): X = x^2 + xi y^2, Y = 2xy =
+ * (x + y)^2 - x^2 - y^2, the three squares at double width and one
+ * reduction per output coefficient (4 instead of 6) */
 static void fp4_sqr(enc_fp2 *X, enc_fp2 *Y, const enc_fp2 *x, const enc_fp2 *y) {
-    enc_fp2 t0, t1, t2;
-    enc_fp2_sqr(&t0, x);
-    enc_fp2_sqr(&t1, y);
-    enc_fp2_add(&t2, x, y);
-    enc_fp2_sqr(&t2, &t2);
-    enc_fp2_sub(&t2, &t2, &t0);
-    enc_fp2_sub(Y, &t2, &t1);
-    enc_fp2_mul_xi(&t1, &t1);
-    enc_fp2_add(X, &t0, &t1);
+    enc_fp2w t0, t1, t2;
+    enc_fp2 s;
+    enc_fp2_sqr_wide(&t0, x);
+    enc_fp2_sqr_wide(&t1, y);
+    enc_fp2_add(&s, x, y);
+    enc_fp2_sqr_wide(&t2, &s);
+    enc_fp2w_sub(&t2, &t2, &t0);
+    enc_fp2w_sub(&t2, &t2, &t1);
+    enc_fp2w_redc(Y, &t2);
+    enc_fp2w_mul_xi(&t1, &t1);
+    enc_fp2w_add(&t0, &t0, &t1);
+    enc_fp2w_redc(X, &t0);
 }
 
 /* 3X - 2x  (or 3X + 2x when plus) */

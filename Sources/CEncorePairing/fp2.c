@@ -24,6 +24,21 @@ void enc_fp2_mul_wide(enc_fp2w *r, const enc_fp2 *a, const enc_fp2 *b) {
     enc_fpw_sub(&r->a, &t0, &t1);
 }
 
+/* (a + bi)^2 = (a + b)(a - b) + 2ab i at double width: a + b and
+ * a + p - b are below 2p unreduced (product < 4p^2), 2ab < 2p^2 */
+void enc_fp2_sqr_wide(enc_fp2w *r, const enc_fp2 *a) {
+    enc_fp s, d, b2;
+    uint64_t c = 0, br = 0;
+    enc_fp_add_nr(&s, &a->a, &a->b);
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) d.l[i] = enc_addc(a->a.l[i], enc_p_[i], c, &c);
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) d.l[i] = enc_subb(d.l[i], a->b.l[i], br, &br);
+    enc_fp_add_nr(&b2, &a->b, &a->b);
+    enc_fp_mul_wide(&r->a, &s, &d);
+    enc_fp_mul_wide(&r->b, &a->a, &b2);
+}
+
 /* Three double-width products and two reductions instead of three
  * Montgomery products (three reductions). */
 void enc_fp2_mul(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {

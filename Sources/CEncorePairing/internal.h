@@ -313,6 +313,7 @@ static inline void enc_fp2w_redc(enc_fp2 *r, const enc_fp2w *a) {
     enc_fp_redc(&r->b, &a->b);
 }
 void enc_fp2_mul_wide(enc_fp2w *r, const enc_fp2 *a, const enc_fp2 *b); /* a, b reduced */
+void enc_fp2_sqr_wide(enc_fp2w *r, const enc_fp2 *a);                   /* a reduced */
 void enc_fp2_mul(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b);
 void enc_fp2_sqr(enc_fp2 *r, const enc_fp2 *a);
 void enc_fp2_mul_fp(enc_fp2 *r, const enc_fp2 *a, const enc_fp *b);
