@@ -328,6 +328,25 @@ void enc_fp2_one(enc_fp2 *r);
 void enc_fp6_add(enc_fp6 *r, const enc_fp6 *a, const enc_fp6 *b);
 void enc_fp6_sub(enc_fp6 *r, const enc_fp6 *a, const enc_fp6 *b);
 void enc_fp6_neg(enc_fp6 *r, const enc_fp6 *a);
+/* Double-width Fp6 (lazy reduction) */
+typedef struct { enc_fp2w a, b, c; } enc_fp6w;
+static inline void enc_fp6w_sub(enc_fp6w *r, const enc_fp6w *x, const enc_fp6w *y) {
+    enc_fp2w_sub(&r->a, &x->a, &y->a);
+    enc_fp2w_sub(&r->b, &x->b, &y->b);
+    enc_fp2w_sub(&r->c, &x->c, &y->c);
+}
+static inline void enc_fp6w_add(enc_fp6w *r, const enc_fp6w *x, const enc_fp6w *y) {
+    enc_fp2w_add(&r->a, &x->a, &y->a);
+    enc_fp2w_add(&r->b, &x->b, &y->b);
+    enc_fp2w_add(&r->c, &x->c, &y->c);
+}
+static inline void enc_fp6w_redc(enc_fp6 *r, const enc_fp6w *x) {
+    enc_fp2w_redc(&r->a, &x->a);
+    enc_fp2w_redc(&r->b, &x->b);
+    enc_fp2w_redc(&r->c, &x->c);
+}
+void enc_fp6w_mul_v(enc_fp6w *r, const enc_fp6w *x);                       /* times v */
+void enc_fp6_mul_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp6 *b);     /* a, b reduced */
 void enc_fp6_mul(enc_fp6 *r, const enc_fp6 *a, const enc_fp6 *b);
 void enc_fp6_sqr(enc_fp6 *r, const enc_fp6 *a);
 void enc_fp6_mul_v(enc_fp6 *r, const enc_fp6 *a);                              /* times v */
