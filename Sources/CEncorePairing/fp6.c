@@ -109,43 +109,38 @@ void enc_fp6_mul_v(enc_fp6 *r, const enc_fp6 *x) {
     r->a = t;
 }
 
-/* x * (b0 + b1 v): 5 Fp2 multiplications */
-void enc_fp6_mul_01(enc_fp6 *r, const enc_fp6 *x, const enc_fp2 *b0, const enc_fp2 *b1) {
-    enc_fp2 t0, t1, s, u, c0, c1, c2;
-    enc_fp2_mul(&t0, &x->a, b0);
-    enc_fp2_mul(&t1, &x->b, b1);
+/* x * (b0 + b1 v) at double width: 5 Fp2 products */
+void enc_fp6_mul_01_wide(enc_fp6w *r, const enc_fp6 *x, const enc_fp2 *b0, const enc_fp2 *b1) {
+    enc_fp2w t0, t1, m;
+    enc_fp2 s, u;
+    enc_fp2_mul_wide(&t0, &x->a, b0);
+    enc_fp2_mul_wide(&t1, &x->b, b1);
     /* c0 = xi((x1 + x2) b1 - t1) + t0 */
     enc_fp2_add(&s, &x->b, &x->c);
-    enc_fp2_mul(&s, &s, b1);
-    enc_fp2_sub(&s, &s, &t1);
-    enc_fp2_mul_xi(&s, &s);
-    enc_fp2_add(&c0, &s, &t0);
+    enc_fp2_mul_wide(&m, &s, b1);
+    enc_fp2w_sub(&m, &m, &t1);
+    enc_fp2w_mul_xi(&m, &m);
+    enc_fp2w_add(&r->a, &m, &t0);
     /* c1 = (x0 + x1)(b0 + b1) - t0 - t1 */
     enc_fp2_add(&s, &x->a, &x->b);
     enc_fp2_add(&u, b0, b1);
-    enc_fp2_mul(&s, &s, &u);
-    enc_fp2_sub(&s, &s, &t0);
-    enc_fp2_sub(&c1, &s, &t1);
+    enc_fp2_mul_wide(&m, &s, &u);
+    enc_fp2w_sub(&m, &m, &t0);
+    enc_fp2w_sub(&r->b, &m, &t1);
     /* c2 = (x0 + x2) b0 - t0 + t1 */
     enc_fp2_add(&s, &x->a, &x->c);
-    enc_fp2_mul(&s, &s, b0);
-    enc_fp2_sub(&s, &s, &t0);
-    enc_fp2_add(&c2, &s, &t1);
-    r->a = c0;
-    r->b = c1;
-    r->c = c2;
+    enc_fp2_mul_wide(&m, &s, b0);
+    enc_fp2w_sub(&m, &m, &t0);
+    enc_fp2w_add(&r->c, &m, &t1);
 }
 
-/* x * (b1 v) = xi x2 b1 + x0 b1 v + x1 b1 v^2 */
-void enc_fp6_mul_1(enc_fp6 *r, const enc_fp6 *x, const enc_fp2 *b1) {
-    enc_fp2 c0, c1, c2;
-    enc_fp2_mul(&c0, &x->c, b1);
-    enc_fp2_mul_xi(&c0, &c0);
-    enc_fp2_mul(&c1, &x->a, b1);
-    enc_fp2_mul(&c2, &x->b, b1);
-    r->a = c0;
-    r->b = c1;
-    r->c = c2;
+/* x * (b1 v) = xi x2 b1 + x0 b1 v + x1 b1 v^2 at double width */
+void enc_fp6_mul_1_wide(enc_fp6w *r, const enc_fp6 *x, const enc_fp2 *b1) {
+    enc_fp2w c0;
+    enc_fp2_mul_wide(&c0, &x->c, b1);
+    enc_fp2_mul_wide(&r->b, &x->a, b1);
+    enc_fp2_mul_wide(&r->c, &x->b, b1);
+    enc_fp2w_mul_xi(&r->a, &c0);
 }
 
 /* Inverse through the norm to Fp2: one Fp2 inversion. */

@@ -350,8 +350,10 @@ void enc_fp6_mul_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp6 *b);     /* a
 void enc_fp6_mul(enc_fp6 *r, const enc_fp6 *a, const enc_fp6 *b);
 void enc_fp6_sqr(enc_fp6 *r, const enc_fp6 *a);
 void enc_fp6_mul_v(enc_fp6 *r, const enc_fp6 *a);                              /* times v */
-void enc_fp6_mul_01(enc_fp6 *r, const enc_fp6 *a, const enc_fp2 *b0, const enc_fp2 *b1); /* times b0 + b1 v */
-void enc_fp6_mul_1(enc_fp6 *r, const enc_fp6 *a, const enc_fp2 *b1);          /* times b1 v */
+/* times b0 + b1 v, times b1 v (the sparse factors of line functions),
+ * at double width; a reduced */
+void enc_fp6_mul_01_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp2 *b0, const enc_fp2 *b1);
+void enc_fp6_mul_1_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp2 *b1);
 void enc_fp6_inv(enc_fp6 *r, const enc_fp6 *a);
 void enc_fp6_zero(enc_fp6 *r);
 void enc_fp6_one(enc_fp6 *r);

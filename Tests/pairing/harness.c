@@ -158,6 +158,7 @@ int h_fp12_op(uint8_t *out, const uint8_t *a, const uint8_t *b, int op) {
     case 5: enc_fp12_frob2(&x, &x); break;
     case 6: enc_fp12_conj(&x, &x); break;
     case 7: enc_fp12_mul_line(&x, &x, &y.a.a, &y.a.b, &y.b.b); break;
+    case 8: enc_fp12_mul_line_1(&x, &x, &y.a.b, &y.b.b); break; /* y's constant term taken as 1 */
     default: return -2;
     }
     out12(out, &x);

@@ -185,6 +185,8 @@ def test_fp12_products_against_integers(lib, rng):
         assert fp12_ints(lib.fp12(x, x, 1)) == f12mul(vals, vals)
         sparse = [other[0], other[1], other[2], other[3], 0, 0, 0, 0, other[8], other[9], 0, 0]
         assert fp12_ints(lib.fp12(x, fp12_from_ints(sparse), 7)) == f12mul(vals, sparse)
+        scaled = [1, 0] + sparse[2:]
+        assert fp12_ints(lib.fp12(x, fp12_from_ints(scaled), 8)) == f12mul(vals, scaled)
 
 
 def test_cyclotomic_squaring_on_cyclotomic_elements(lib, rng):
