@@ -160,7 +160,9 @@ void enc_fp_mul_mulx(enc_fp *r, const enc_fp *a, const enc_fp *b) {
 void enc_fp_mul_wide_mulx(enc_fpw *r, const enc_fp *a, const enc_fp *b) {
     uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, rdx;
 #define STORE_CLEAR(i, T) "movq " T ", 8*" #i "(%[r])\n\tmovq $0, " T "\n\t"
-    __asm__(ROW0_MUL(R0, R1, R2, R3, R4, R5, R6)
+    /* volatile: the result leaves through memory only, and gcc deletes a
+     * plain asm statement whose register outputs are all unused */
+    __asm__ volatile(ROW0_MUL(R0, R1, R2, R3, R4, R5, R6)
             STORE_CLEAR(0, R0)
             ROW_MUL(1, R1, R2, R3, R4, R5, R6, R0)
             STORE_CLEAR(1, R1)
