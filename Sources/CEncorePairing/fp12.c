@@ -11,6 +11,18 @@ void enc_fp12_one(enc_fp12 *r) {
     enc_fp6_zero(&r->b);
 }
 
+/* The end of a Karatsuba product over w from its double-width parts
+ * t0 = a0 b0, t1 = a1 b1, m = (a0 + a1)(b0 + b1): r = (t0 + v t1) +
+ * (m - t0 - t1) w, one reduction per coefficient (t0, t1, m are consumed) */
+static void karatsuba_finish(enc_fp12 *r, enc_fp6w *t0, enc_fp6w *t1, enc_fp6w *m) {
+    enc_fp6w_sub(m, m, t0);
+    enc_fp6w_sub(m, m, t1);
+    enc_fp6w_redc(&r->b, m);
+    enc_fp6w_mul_v(t1, t1);
+    enc_fp6w_add(t0, t0, t1);
+    enc_fp6w_redc(&r->a, t0);
+}
+
 /* Karatsuba: 3 Fp6 products, summed at double width (12 reductions
  * instead of 18) */
 void enc_fp12_mul(enc_fp12 *r, const enc_fp12 *x, const enc_fp12 *y) {
@@ -21,12 +33,7 @@ void enc_fp12_mul(enc_fp12 *r, const enc_fp12 *x, const enc_fp12 *y) {
     enc_fp6_add(&s, &x->a, &x->b);
     enc_fp6_add(&u, &y->a, &y->b);
     enc_fp6_mul_wide(&m, &s, &u);
-    enc_fp6w_sub(&m, &m, &t0);
-    enc_fp6w_sub(&m, &m, &t1);
-    enc_fp6w_redc(&r->b, &m);
-    enc_fp6w_mul_v(&t1, &t1);
-    enc_fp6w_add(&t0, &t0, &t1);
-    enc_fp6w_redc(&r->a, &t0);
+    karatsuba_finish(r, &t0, &t1, &m);
 }
 
 /* Complex squaring: (a + bw)^2 = ((a + b)(a + vb) - ab - v ab) + 2ab w,
@@ -148,12 +155,7 @@ void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *x, const enc_fp2 *l0, const 
     enc_fp6_add(&s, &x->a, &x->b);
     enc_fp2_add(&n, l1, l4);
     enc_fp6_mul_01_wide(&m, &s, l0, &n);
-    enc_fp6w_sub(&m, &m, &t0);
-    enc_fp6w_sub(&m, &m, &t1);
-    enc_fp6w_redc(&r->b, &m);
-    enc_fp6w_mul_v(&t1, &t1);
-    enc_fp6w_add(&t0, &t0, &t1);
-    enc_fp6w_redc(&r->a, &t0);
+    karatsuba_finish(r, &t0, &t1, &m);
 }
 
 /* r = a * (1 + l1 v + l4 v w), a line scaled to a constant term of 1
