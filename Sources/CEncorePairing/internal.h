@@ -185,10 +185,13 @@ static inline void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     enc_fp_mul_portable(r, a, b);
 }
 /* Lazy reduction: double-width values (768 bits) kept in [0, p 2^384),
- * which the Montgomery reduction takes in one pass (8p < 2^384, so sums
- * of a few products stay in range).  Products of several terms are summed
- * at double width and reduced once per output coefficient instead of once
- * per product; the reduction is half of a Montgomery product's work. */
+ * which the Montgomery reduction takes in one pass.  A product of two
+ * values below 2p is below 4p^2 < p 2^384 (p < 2^381), so Karatsuba's
+ * unreduced sums may enter it; sums and differences of products are taken
+ * modulo p 2^384 (enc_fpw_add, enc_fpw_sub) to stay in range.  Products of
+ * several terms are thus summed at double width and reduced once per output
+ * coefficient instead of once per product; the reduction is half of a
+ * Montgomery product's work. */
 typedef struct { uint64_t l[12]; } enc_fpw;
 #if ENC_HAVE_MULX_ASM
 void enc_fp_mul_wide_mulx(enc_fpw *r, const enc_fp *a, const enc_fp *b);
