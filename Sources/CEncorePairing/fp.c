@@ -44,6 +44,49 @@ void enc_fp_mul_portable(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     for (int i = 0; i < 6; i++) r->l[i] = (t[i] & keep) | (u[i] & ~keep);
 }
 
+/* The double-width product (schoolbook, no reduction). */
+void enc_fp_mul_wide_portable(enc_fpw *r, const enc_fp *a, const enc_fp *b) {
+    uint64_t t[12] = {0};
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) {
+        uint64_t c = 0;
+        ENC_UNROLL
+        for (int j = 0; j < 6; j++) {
+            enc_u128 x = (enc_u128)a->l[j] * b->l[i] + t[i + j] + c;
+            t[i + j] = (uint64_t)x;
+            c = (uint64_t)(x >> 64);
+        }
+        t[i + 6] = c;
+    }
+    memcpy(r->l, t, sizeof(t));
+}
+
+/* Montgomery reduction of a double-width t < p 2^384, as in the product
+ * above: reduce the low half alone (to u <= p), add the high half (< p),
+ * subtract p once if needed. */
+void enc_fp_redc_portable(enc_fp *r, const enc_fpw *t) {
+    uint64_t u[6];
+    memcpy(u, t->l, sizeof(u));
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) {
+        uint64_t m = u[0] * ENC_PINV_;
+        enc_u128 y = (enc_u128)m * enc_p_[0] + u[0];
+        uint64_t C = (uint64_t)(y >> 64);
+        ENC_UNROLL
+        for (int j = 1; j < 6; j++) {
+            y = (enc_u128)m * enc_p_[j] + u[j] + C;
+            C = (uint64_t)(y >> 64);
+            u[j - 1] = (uint64_t)y;
+        }
+        u[5] = C;
+    }
+    enc_fp s;
+    uint64_t c = 0;
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) s.l[i] = enc_addc(u[i], t->l[6 + i], c, &c);
+    enc_fp_sub_p_if_ge(r, &s);
+}
+
 int enc_fp_select_fast_path(int fast) {
 #if ENC_HAVE_MULX_ASM
     enc_fp_use_mulx = fast && enc_fp_fast_path_available();

@@ -11,32 +11,47 @@ void enc_fp12_one(enc_fp12 *r) {
     enc_fp6_zero(&r->b);
 }
 
-/* Karatsuba: 3 Fp6 multiplications */
-void enc_fp12_mul(enc_fp12 *r, const enc_fp12 *x, const enc_fp12 *y) {
-    enc_fp6 t0, t1, s, u;
-    enc_fp6_mul(&t0, &x->a, &y->a);
-    enc_fp6_mul(&t1, &x->b, &y->b);
-    enc_fp6_add(&s, &x->a, &x->b);
-    enc_fp6_add(&u, &y->a, &y->b);
-    enc_fp6_mul(&s, &s, &u);
-    enc_fp6_sub(&s, &s, &t0);
-    enc_fp6_sub(&r->b, &s, &t1);
-    enc_fp6_mul_v(&t1, &t1);
-    enc_fp6_add(&r->a, &t0, &t1);
+/* The end of a Karatsuba product over w from its double-width parts
+ * t0 = a0 b0, t1 = a1 b1, m = (a0 + a1)(b0 + b1): r = (t0 + v t1) +
+ * (m - t0 - t1) w, one reduction per coefficient (t0, t1, m are consumed) */
+static void karatsuba_finish(enc_fp12 *r, enc_fp6w *t0, enc_fp6w *t1, enc_fp6w *m) {
+    enc_fp6w_sub(m, m, t0);
+    enc_fp6w_sub(m, m, t1);
+    enc_fp6w_redc(&r->b, m);
+    enc_fp6w_mul_v(t1, t1);
+    enc_fp6w_add(t0, t0, t1);
+    enc_fp6w_redc(&r->a, t0);
 }
 
-/* Complex squaring: (a + bw)^2 = ((a + b)(a + vb) - ab - v ab) + 2ab w */
+/* Karatsuba: 3 Fp6 products, summed at double width (12 reductions
+ * instead of 18) */
+void enc_fp12_mul(enc_fp12 *r, const enc_fp12 *x, const enc_fp12 *y) {
+    enc_fp6w t0, t1, m;
+    enc_fp6 s, u;
+    enc_fp6_mul_wide(&t0, &x->a, &y->a);
+    enc_fp6_mul_wide(&t1, &x->b, &y->b);
+    enc_fp6_add(&s, &x->a, &x->b);
+    enc_fp6_add(&u, &y->a, &y->b);
+    enc_fp6_mul_wide(&m, &s, &u);
+    karatsuba_finish(r, &t0, &t1, &m);
+}
+
+/* Complex squaring: (a + bw)^2 = ((a + b)(a + vb) - ab - v ab) + 2ab w,
+ * the first coefficient summed at double width */
 void enc_fp12_sqr(enc_fp12 *r, const enc_fp12 *x) {
-    enc_fp6 t, s, u;
-    enc_fp6_mul(&t, &x->a, &x->b);
+    enc_fp6w t, m, tv;
+    enc_fp6 s, u;
+    enc_fp6_mul_wide(&t, &x->a, &x->b);
     enc_fp6_add(&s, &x->a, &x->b);
     enc_fp6_mul_v(&u, &x->b);
     enc_fp6_add(&u, &u, &x->a);
-    enc_fp6_mul(&s, &s, &u);
-    enc_fp6_sub(&s, &s, &t);
-    enc_fp6_mul_v(&u, &t);
-    enc_fp6_sub(&r->a, &s, &u);
-    enc_fp6_add(&r->b, &t, &t);
+    enc_fp6_mul_wide(&m, &s, &u);
+    enc_fp6w_sub(&m, &m, &t);
+    enc_fp6w_mul_v(&tv, &t);
+    enc_fp6w_sub(&m, &m, &tv);
+    enc_fp6w_redc(&r->a, &m);
+    enc_fp6w_redc(&r->b, &t);
+    enc_fp6_add(&r->b, &r->b, &r->b);
 }
 
 void enc_fp12_conj(enc_fp12 *r, const enc_fp12 *x) {
@@ -78,17 +93,22 @@ void enc_fp12_frob2(enc_fp12 *r, const enc_fp12 *x) {
     enc_fp2_mul_fp(&r->b.c, &x->b.c, &ENC_FROB2[5]);
 }
 
-/* (x + y s)^2 in Fp4 = Fp2[s]/(s^2 - xi): X = x^2 + xi y^2, Y = 2xy */
+/* (x + y s)^2 in Fp4 = Fp2[s]/(s^2 - xi): X = x^2 + xi y^2, Y = 2xy =
+ * (x + y)^2 - x^2 - y^2, the three squares at double width and one
+ * reduction per output coefficient (4 instead of 6) */
 static void fp4_sqr(enc_fp2 *X, enc_fp2 *Y, const enc_fp2 *x, const enc_fp2 *y) {
-    enc_fp2 t0, t1, t2;
-    enc_fp2_sqr(&t0, x);
-    enc_fp2_sqr(&t1, y);
-    enc_fp2_add(&t2, x, y);
-    enc_fp2_sqr(&t2, &t2);
-    enc_fp2_sub(&t2, &t2, &t0);
-    enc_fp2_sub(Y, &t2, &t1);
-    enc_fp2_mul_xi(&t1, &t1);
-    enc_fp2_add(X, &t0, &t1);
+    enc_fp2w t0, t1, t2;
+    enc_fp2 s;
+    enc_fp2_sqr_wide(&t0, x);
+    enc_fp2_sqr_wide(&t1, y);
+    enc_fp2_add(&s, x, y);
+    enc_fp2_sqr_wide(&t2, &s);
+    enc_fp2w_sub(&t2, &t2, &t0);
+    enc_fp2w_sub(&t2, &t2, &t1);
+    enc_fp2w_redc(Y, &t2);
+    enc_fp2w_mul_xi(&t1, &t1);
+    enc_fp2w_add(&t0, &t0, &t1);
+    enc_fp2w_redc(X, &t0);
 }
 
 /* 3X - 2x  (or 3X + 2x when plus) */
@@ -123,38 +143,41 @@ void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *f) {
     gs_combine(&r->a.c, &X2, &f->a.c, 0);
 }
 
-/* r = a * (l0 + l1 v + l4 v w), the sparse shape of every line function */
+/* r = a * (l0 + l1 v + l4 v w), the sparse shape of every line function:
+ * Karatsuba over w, the products summed at double width (12 reductions) */
 void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *x, const enc_fp2 *l0, const enc_fp2 *l1,
                        const enc_fp2 *l4) {
-    enc_fp6 t0, t1, s;
-    enc_fp2 m;
-    enc_fp6_mul_01(&t0, &x->a, l0, l1);
-    enc_fp6_mul_1(&t1, &x->b, l4);
+    enc_fp6w t0, t1, m;
+    enc_fp6 s;
+    enc_fp2 n;
+    enc_fp6_mul_01_wide(&t0, &x->a, l0, l1);
+    enc_fp6_mul_1_wide(&t1, &x->b, l4);
     enc_fp6_add(&s, &x->a, &x->b);
-    enc_fp2_add(&m, l1, l4);
-    enc_fp6_mul_01(&s, &s, l0, &m);
-    enc_fp6_sub(&s, &s, &t0);
-    enc_fp6_sub(&r->b, &s, &t1);
-    enc_fp6_mul_v(&t1, &t1);
-    enc_fp6_add(&r->a, &t0, &t1);
+    enc_fp2_add(&n, l1, l4);
+    enc_fp6_mul_01_wide(&m, &s, l0, &n);
+    karatsuba_finish(r, &t0, &t1, &m);
 }
 
 /* r = a * (1 + l1 v + l4 v w), a line scaled to a constant term of 1
- * (prepared lines): 9 Fp2 products instead of the 13 above */
+ * (prepared lines): with A = a l1 v, B = b l4 v, S = (a + b)(l1 + l4) v,
+ * r = (a + A + v B) + (b + S - A - B) w: 9 Fp2 products, 12 reductions */
 void enc_fp12_mul_line_1(enc_fp12 *r, const enc_fp12 *x, const enc_fp2 *l1, const enc_fp2 *l4) {
-    enc_fp6 t0, t1, s, u;
+    enc_fp6w A, B, S;
+    enc_fp6 s, t;
     enc_fp2 m;
-    enc_fp6_mul_1(&t0, &x->a, l1);
-    enc_fp6_add(&t0, &t0, &x->a);
-    enc_fp6_mul_1(&t1, &x->b, l4);
+    enc_fp6_mul_1_wide(&A, &x->a, l1);
+    enc_fp6_mul_1_wide(&B, &x->b, l4);
     enc_fp6_add(&s, &x->a, &x->b);
     enc_fp2_add(&m, l1, l4);
-    enc_fp6_mul_1(&u, &s, &m);
-    enc_fp6_add(&s, &s, &u);
-    enc_fp6_sub(&s, &s, &t0);
-    enc_fp6_sub(&r->b, &s, &t1);
-    enc_fp6_mul_v(&t1, &t1);
-    enc_fp6_add(&r->a, &t0, &t1);
+    enc_fp6_mul_1_wide(&S, &s, &m);
+    enc_fp6w_sub(&S, &S, &A);
+    enc_fp6w_sub(&S, &S, &B);
+    enc_fp6w_redc(&t, &S);
+    enc_fp6w_mul_v(&B, &B);
+    enc_fp6w_add(&A, &A, &B);
+    enc_fp6_add(&r->b, &x->b, &t);
+    enc_fp6w_redc(&t, &A);
+    enc_fp6_add(&r->a, &x->a, &t);
 }
 
 uint64_t enc_fp12_eq_mask(const enc_fp12 *a, const enc_fp12 *b) {

@@ -1,47 +1,50 @@
 /*
  * Fp2 = Fp[i]/(i^2 + 1), elements a + b*i (mcl's Fp2).  Multiplication is
- * Karatsuba (3 Fp products).  A lazily-reduced variant (3 double-width
- * products, 2 reductions) measured no faster than 3 interleaved Montgomery
- * products here, so the simpler form stays.
+ * Karatsuba with lazy reduction (3 double-width products, 2 reductions).
  */
 #include "internal.h"
 
-void enc_fp2_add(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
-    enc_fp_add(&r->a, &a->a, &b->a);
-    enc_fp_add(&r->b, &a->b, &b->b);
+/* (a0 + a1 i)(b0 + b1 i) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) i
+ * at double width: the sums stay unreduced (< 2p, product < 4p^2), the
+ * imaginary part a0b1 + a1b0 < 2p^2 needs no correction, the real part at
+ * most one (enc_fpw_sub). */
+void enc_fp2_mul_wide(enc_fp2w *r, const enc_fp2 *a, const enc_fp2 *b) {
+    enc_fpw t0, t1;
+    enc_fp sa, sb;
+    enc_fp_mul_wide(&t0, &a->a, &b->a);
+    enc_fp_mul_wide(&t1, &a->b, &b->b);
+    enc_fp_add_nr(&sa, &a->a, &a->b);
+    enc_fp_add_nr(&sb, &b->a, &b->b);
+    enc_fp_mul_wide(&r->b, &sa, &sb);
+    uint64_t br = 0;
+    ENC_UNROLL
+    for (int i = 0; i < 12; i++) r->b.l[i] = enc_subb(r->b.l[i], t0.l[i], br, &br);
+    ENC_UNROLL
+    for (int i = 0; i < 12; i++) r->b.l[i] = enc_subb(r->b.l[i], t1.l[i], br, &br);
+    enc_fpw_sub(&r->a, &t0, &t1);
 }
 
-void enc_fp2_sub(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
-    enc_fp_sub(&r->a, &a->a, &b->a);
-    enc_fp_sub(&r->b, &a->b, &b->b);
+/* (a + bi)^2 = (a + b)(a - b) + 2ab i at double width: a + b and
+ * a + p - b are below 2p unreduced (product < 4p^2), 2ab < 2p^2 */
+void enc_fp2_sqr_wide(enc_fp2w *r, const enc_fp2 *a) {
+    enc_fp s, d, b2;
+    uint64_t c = 0, br = 0;
+    enc_fp_add_nr(&s, &a->a, &a->b);
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) d.l[i] = enc_addc(a->a.l[i], enc_p_[i], c, &c);
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) d.l[i] = enc_subb(d.l[i], a->b.l[i], br, &br);
+    enc_fp_add_nr(&b2, &a->b, &a->b);
+    enc_fp_mul_wide(&r->a, &s, &d);
+    enc_fp_mul_wide(&r->b, &a->a, &b2);
 }
 
-void enc_fp2_dbl(enc_fp2 *r, const enc_fp2 *a) {
-    enc_fp_add(&r->a, &a->a, &a->a);
-    enc_fp_add(&r->b, &a->b, &a->b);
-}
-
-void enc_fp2_neg(enc_fp2 *r, const enc_fp2 *a) {
-    enc_fp_neg(&r->a, &a->a);
-    enc_fp_neg(&r->b, &a->b);
-}
-
-void enc_fp2_conj(enc_fp2 *r, const enc_fp2 *a) {
-    r->a = a->a;
-    enc_fp_neg(&r->b, &a->b);
-}
-
-/* (a0 + a1 i)(b0 + b1 i) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) i */
+/* Three double-width products and two reductions instead of three
+ * Montgomery products (three reductions). */
 void enc_fp2_mul(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
-    enc_fp t0, t1, sa, sb;
-    enc_fp_mul(&t0, &a->a, &b->a);
-    enc_fp_mul(&t1, &a->b, &b->b);
-    enc_fp_add(&sa, &a->a, &a->b);
-    enc_fp_add(&sb, &b->a, &b->b);
-    enc_fp_mul(&sa, &sa, &sb);
-    enc_fp_sub(&r->a, &t0, &t1);
-    enc_fp_sub(&sa, &sa, &t0);
-    enc_fp_sub(&r->b, &sa, &t1);
+    enc_fp2w t;
+    enc_fp2_mul_wide(&t, a, b);
+    enc_fp2w_redc(r, &t);
 }
 
 /* (a + bi)^2 = (a+b)(a-b) + 2ab i */
@@ -57,14 +60,6 @@ void enc_fp2_sqr(enc_fp2 *r, const enc_fp2 *a) {
 void enc_fp2_mul_fp(enc_fp2 *r, const enc_fp2 *a, const enc_fp *b) {
     enc_fp_mul(&r->a, &a->a, b);
     enc_fp_mul(&r->b, &a->b, b);
-}
-
-/* (a + bi)(1 + i) = (a - b) + (a + b) i */
-void enc_fp2_mul_xi(enc_fp2 *r, const enc_fp2 *a) {
-    enc_fp t;
-    enc_fp_sub(&t, &a->a, &a->b);
-    enc_fp_add(&r->b, &a->a, &a->b);
-    r->a = t;
 }
 
 /* 1/(a + bi) = (a - bi)/(a^2 + b^2); 0 maps to 0 */

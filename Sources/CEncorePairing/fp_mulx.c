@@ -153,6 +153,73 @@ void enc_fp_mul_mulx(enc_fp *r, const enc_fp *a, const enc_fp *b) {
     r->l[5] = top;
 }
 
+/* The double-width product a b (768 bits, no reduction) for lazy
+ * reduction: the rows of the product alone, the lowest word of each row
+ * final as soon as the row is added (stored, and its register cleared to be
+ * the next row's top word). */
+void enc_fp_mul_wide_mulx(enc_fpw *r, const enc_fp *a, const enc_fp *b) {
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, rdx;
+#define STORE_CLEAR(i, T) "movq " T ", 8*" #i "(%[r])\n\tmovq $0, " T "\n\t"
+    /* volatile: the result leaves through memory only, and gcc deletes a
+     * plain asm statement whose register outputs are all unused */
+    __asm__ volatile(ROW0_MUL(R0, R1, R2, R3, R4, R5, R6)
+            STORE_CLEAR(0, R0)
+            ROW_MUL(1, R1, R2, R3, R4, R5, R6, R0)
+            STORE_CLEAR(1, R1)
+            ROW_MUL(2, R2, R3, R4, R5, R6, R0, R1)
+            STORE_CLEAR(2, R2)
+            ROW_MUL(3, R3, R4, R5, R6, R0, R1, R2)
+            STORE_CLEAR(3, R3)
+            ROW_MUL(4, R4, R5, R6, R0, R1, R2, R3)
+            STORE_CLEAR(4, R4)
+            ROW_MUL(5, R5, R6, R0, R1, R2, R3, R4)
+            "movq %[t5], 40(%[r])\n\t"
+            "movq %[t6], 48(%[r])\n\t"
+            "movq %[t0], 56(%[r])\n\t"
+            "movq %[t1], 64(%[r])\n\t"
+            "movq %[t2], 72(%[r])\n\t"
+            "movq %[t3], 80(%[r])\n\t"
+            "movq %[t4], 88(%[r])\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
+              [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx)
+            : [a] "r"(a->l), [b] "r"(b->l), [r] "r"(r->l)
+            : "cc", "memory");
+#undef STORE_CLEAR
+}
+
+/* Montgomery reduction t / 2^384 mod p of a double-width t < p 2^384: the
+ * reduction rows of the product above run on t's low half alone (a value
+ * u <= p), then t's high half (< p) is added, and one conditional
+ * subtraction of p (in C) leaves the result below p. */
+void enc_fp_redc_mulx(enc_fp *r, const enc_fpw *t) {
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, rdx;
+    __asm__("movq 0(%[t]), %[t0]\n\t"
+            "movq 8(%[t]), %[t1]\n\t"
+            "movq 16(%[t]), %[t2]\n\t"
+            "movq 24(%[t]), %[t3]\n\t"
+            "movq 32(%[t]), %[t4]\n\t"
+            "movq 40(%[t]), %[t5]\n\t"
+            "movq $0, %[t6]\n\t"
+            ROW_RED(R0, R1, R2, R3, R4, R5, R6)
+            ROW_RED(R1, R2, R3, R4, R5, R6, R0)
+            ROW_RED(R2, R3, R4, R5, R6, R0, R1)
+            ROW_RED(R3, R4, R5, R6, R0, R1, R2)
+            ROW_RED(R4, R5, R6, R0, R1, R2, R3)
+            ROW_RED(R5, R6, R0, R1, R2, R3, R4)
+            "addq 48(%[t]), %[t6]\n\t"
+            "adcq 56(%[t]), %[t0]\n\t"
+            "adcq 64(%[t]), %[t1]\n\t"
+            "adcq 72(%[t]), %[t2]\n\t"
+            "adcq 80(%[t]), %[t3]\n\t"
+            "adcq 88(%[t]), %[t4]\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
+              [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx)
+            : [t] "r"(t->l), [p] "r"(p_and_pinv)
+            : "cc", "memory");
+    enc_fp u = {{t6, t0, t1, t2, t3, t4}};
+    enc_fp_sub_p_if_ge(r, &u);
+}
+
 /* Chosen once at load time; ENCORE_PAIRING_PORTABLE=1 in the environment
  * forces the portable code (how the test suite runs both paths). */
 int enc_fp_use_mulx = 0;

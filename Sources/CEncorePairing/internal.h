@@ -80,17 +80,29 @@ static inline uint64_t enc_subb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *
 }
 #endif
 
-/* r = a + b mod p (a, b < p) */
-static inline void enc_fp_add(enc_fp *r, const enc_fp *a, const enc_fp *b) {
-    uint64_t s[6], t[6], c = 0, br = 0;
+/* r = a mod p for a < 2p: subtract p unless that borrows (branch-free) */
+static inline void enc_fp_sub_p_if_ge(enc_fp *r, const enc_fp *a) {
+    uint64_t t[6], br = 0;
     ENC_UNROLL
-    for (int i = 0; i < 6; i++) s[i] = enc_addc(a->l[i], b->l[i], c, &c);
-    ENC_UNROLL
-    for (int i = 0; i < 6; i++) t[i] = enc_subb(s[i], enc_p_[i], br, &br);
-    /* p < 2^381 so the sum never carries out of 6 limbs: borrow means s < p */
+    for (int i = 0; i < 6; i++) t[i] = enc_subb(a->l[i], enc_p_[i], br, &br);
     uint64_t keep = 0 - br;
     ENC_UNROLL
-    for (int i = 0; i < 6; i++) r->l[i] = (s[i] & keep) | (t[i] & ~keep);
+    for (int i = 0; i < 6; i++) r->l[i] = (a->l[i] & keep) | (t[i] & ~keep);
+}
+
+/* r = a + b without reduction (below 2p < 2^382 for a, b < p): the sums
+ * fed to Karatsuba's double-width products */
+static inline void enc_fp_add_nr(enc_fp *r, const enc_fp *a, const enc_fp *b) {
+    uint64_t c = 0;
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) r->l[i] = enc_addc(a->l[i], b->l[i], c, &c);
+}
+
+/* r = a + b mod p (a, b < p; p < 2^381, so the sum never carries out) */
+static inline void enc_fp_add(enc_fp *r, const enc_fp *a, const enc_fp *b) {
+    enc_fp s;
+    enc_fp_add_nr(&s, a, b);
+    enc_fp_sub_p_if_ge(r, &s);
 }
 
 /* r = a - b mod p */
@@ -172,6 +184,66 @@ static inline void enc_fp_mul(enc_fp *r, const enc_fp *a, const enc_fp *b) {
 #endif
     enc_fp_mul_portable(r, a, b);
 }
+/* Lazy reduction: double-width values (768 bits) kept in [0, p 2^384),
+ * which the Montgomery reduction takes in one pass.  A product of two
+ * values below 2p is below 4p^2 < p 2^384 (p < 2^381), so Karatsuba's
+ * unreduced sums may enter it; sums and differences of products are taken
+ * modulo p 2^384 (enc_fpw_add, enc_fpw_sub) to stay in range.  Products of
+ * several terms are thus summed at double width and reduced once per output
+ * coefficient instead of once per product; the reduction is half of a
+ * Montgomery product's work. */
+typedef struct { uint64_t l[12]; } enc_fpw;
+#if ENC_HAVE_MULX_ASM
+void enc_fp_mul_wide_mulx(enc_fpw *r, const enc_fp *a, const enc_fp *b);
+void enc_fp_redc_mulx(enc_fp *r, const enc_fpw *t);
+#endif
+void enc_fp_mul_wide_portable(enc_fpw *r, const enc_fp *a, const enc_fp *b);
+void enc_fp_redc_portable(enc_fp *r, const enc_fpw *t);
+
+/* r = a b as a 768-bit integer (any a, b < 2^384) */
+static inline void enc_fp_mul_wide(enc_fpw *r, const enc_fp *a, const enc_fp *b) {
+#if ENC_HAVE_MULX_ASM
+    if (enc_fp_use_mulx) {
+        enc_fp_mul_wide_mulx(r, a, b);
+        return;
+    }
+#endif
+    enc_fp_mul_wide_portable(r, a, b);
+}
+
+/* r = t / 2^384 mod p, r < p, for t < p 2^384 */
+static inline void enc_fp_redc(enc_fp *r, const enc_fpw *t) {
+#if ENC_HAVE_MULX_ASM
+    if (enc_fp_use_mulx) {
+        enc_fp_redc_mulx(r, t);
+        return;
+    }
+#endif
+    enc_fp_redc_portable(r, t);
+}
+
+/* r = a - b mod p 2^384 for a, b in [0, p 2^384): p is added to the high
+ * half when the subtraction borrows */
+static inline void enc_fpw_sub(enc_fpw *r, const enc_fpw *a, const enc_fpw *b) {
+    uint64_t br = 0, c = 0;
+    ENC_UNROLL
+    for (int i = 0; i < 12; i++) r->l[i] = enc_subb(a->l[i], b->l[i], br, &br);
+    uint64_t m = 0 - br;
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) r->l[6 + i] = enc_addc(r->l[6 + i], enc_p_[i] & m, c, &c);
+}
+
+/* r = a + b mod p 2^384 for a, b in [0, p 2^384): the sum is at least
+ * p 2^384 exactly when its high half is at least p */
+static inline void enc_fpw_add(enc_fpw *r, const enc_fpw *a, const enc_fpw *b) {
+    uint64_t c = 0;
+    enc_fp hi;
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) r->l[i] = enc_addc(a->l[i], b->l[i], c, &c);
+    ENC_UNROLL
+    for (int i = 0; i < 6; i++) hi.l[i] = enc_addc(a->l[6 + i], b->l[6 + i], c, &c);
+    enc_fp_sub_p_if_ge((enc_fp *)(void *)&r->l[6], &hi);
+}
 int enc_fp_fast_path_available(void);  /* 1 if this CPU can run the assembly */
 /* Test hook: 1 selects the assembly (if the CPU has it), 0 the portable C;
  * returns the path now in use.  Not thread-safe: tests only. */
@@ -188,15 +260,66 @@ void enc_fp_to_bytes(uint8_t out[48], const enc_fp *a);
 void enc_fp_set_array_mask(enc_fp *r, const uint8_t in[48]); /* masks as mcl's setArrayMask */
 
 /* fp2.c */
-void enc_fp2_add(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b);
-void enc_fp2_sub(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b);
-void enc_fp2_dbl(enc_fp2 *r, const enc_fp2 *a);
-void enc_fp2_neg(enc_fp2 *r, const enc_fp2 *a);
-void enc_fp2_conj(enc_fp2 *r, const enc_fp2 *a);
+/* The cheap Fp2 operations are inline: as calls they cost a quarter of a
+ * pairing (perf), mostly in call overhead around two Fp additions. */
+static inline void enc_fp2_add(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
+    enc_fp_add(&r->a, &a->a, &b->a);
+    enc_fp_add(&r->b, &a->b, &b->b);
+}
+
+static inline void enc_fp2_sub(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b) {
+    enc_fp_sub(&r->a, &a->a, &b->a);
+    enc_fp_sub(&r->b, &a->b, &b->b);
+}
+
+static inline void enc_fp2_dbl(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp_add(&r->a, &a->a, &a->a);
+    enc_fp_add(&r->b, &a->b, &a->b);
+}
+
+static inline void enc_fp2_neg(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp_neg(&r->a, &a->a);
+    enc_fp_neg(&r->b, &a->b);
+}
+
+static inline void enc_fp2_conj(enc_fp2 *r, const enc_fp2 *a) {
+    r->a = a->a;
+    enc_fp_neg(&r->b, &a->b);
+}
+
+/* (a + bi)(1 + i) = (a - b) + (a + b) i */
+static inline void enc_fp2_mul_xi(enc_fp2 *r, const enc_fp2 *a) {
+    enc_fp t;
+    enc_fp_sub(&t, &a->a, &a->b);
+    enc_fp_add(&r->b, &a->a, &a->b);
+    r->a = t;
+}
+
+/* Double-width Fp2 (lazy reduction), both halves in [0, p 2^384) */
+typedef struct { enc_fpw a, b; } enc_fp2w;
+static inline void enc_fp2w_add(enc_fp2w *r, const enc_fp2w *a, const enc_fp2w *b) {
+    enc_fpw_add(&r->a, &a->a, &b->a);
+    enc_fpw_add(&r->b, &a->b, &b->b);
+}
+static inline void enc_fp2w_sub(enc_fp2w *r, const enc_fp2w *a, const enc_fp2w *b) {
+    enc_fpw_sub(&r->a, &a->a, &b->a);
+    enc_fpw_sub(&r->b, &a->b, &b->b);
+}
+static inline void enc_fp2w_mul_xi(enc_fp2w *r, const enc_fp2w *a) {
+    enc_fpw t;
+    enc_fpw_sub(&t, &a->a, &a->b);
+    enc_fpw_add(&r->b, &a->a, &a->b);
+    r->a = t;
+}
+static inline void enc_fp2w_redc(enc_fp2 *r, const enc_fp2w *a) {
+    enc_fp_redc(&r->a, &a->a);
+    enc_fp_redc(&r->b, &a->b);
+}
+void enc_fp2_mul_wide(enc_fp2w *r, const enc_fp2 *a, const enc_fp2 *b); /* a, b reduced */
+void enc_fp2_sqr_wide(enc_fp2w *r, const enc_fp2 *a);                   /* a reduced */
 void enc_fp2_mul(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b);
 void enc_fp2_sqr(enc_fp2 *r, const enc_fp2 *a);
 void enc_fp2_mul_fp(enc_fp2 *r, const enc_fp2 *a, const enc_fp *b);
-void enc_fp2_mul_xi(enc_fp2 *r, const enc_fp2 *a);      /* times (1+i) */
 void enc_fp2_inv(enc_fp2 *r, const enc_fp2 *a);
 int enc_fp2_sqrt(enc_fp2 *r, const enc_fp2 *a);          /* 1 if a is a square */
 uint64_t enc_fp2_is_zero_mask(const enc_fp2 *a);
@@ -208,11 +331,32 @@ void enc_fp2_one(enc_fp2 *r);
 void enc_fp6_add(enc_fp6 *r, const enc_fp6 *a, const enc_fp6 *b);
 void enc_fp6_sub(enc_fp6 *r, const enc_fp6 *a, const enc_fp6 *b);
 void enc_fp6_neg(enc_fp6 *r, const enc_fp6 *a);
+/* Double-width Fp6 (lazy reduction) */
+typedef struct { enc_fp2w a, b, c; } enc_fp6w;
+static inline void enc_fp6w_sub(enc_fp6w *r, const enc_fp6w *x, const enc_fp6w *y) {
+    enc_fp2w_sub(&r->a, &x->a, &y->a);
+    enc_fp2w_sub(&r->b, &x->b, &y->b);
+    enc_fp2w_sub(&r->c, &x->c, &y->c);
+}
+static inline void enc_fp6w_add(enc_fp6w *r, const enc_fp6w *x, const enc_fp6w *y) {
+    enc_fp2w_add(&r->a, &x->a, &y->a);
+    enc_fp2w_add(&r->b, &x->b, &y->b);
+    enc_fp2w_add(&r->c, &x->c, &y->c);
+}
+static inline void enc_fp6w_redc(enc_fp6 *r, const enc_fp6w *x) {
+    enc_fp2w_redc(&r->a, &x->a);
+    enc_fp2w_redc(&r->b, &x->b);
+    enc_fp2w_redc(&r->c, &x->c);
+}
+void enc_fp6w_mul_v(enc_fp6w *r, const enc_fp6w *x);                       /* times v */
+void enc_fp6_mul_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp6 *b);     /* a, b reduced */
 void enc_fp6_mul(enc_fp6 *r, const enc_fp6 *a, const enc_fp6 *b);
 void enc_fp6_sqr(enc_fp6 *r, const enc_fp6 *a);
 void enc_fp6_mul_v(enc_fp6 *r, const enc_fp6 *a);                              /* times v */
-void enc_fp6_mul_01(enc_fp6 *r, const enc_fp6 *a, const enc_fp2 *b0, const enc_fp2 *b1); /* times b0 + b1 v */
-void enc_fp6_mul_1(enc_fp6 *r, const enc_fp6 *a, const enc_fp2 *b1);          /* times b1 v */
+/* times b0 + b1 v, times b1 v (the sparse factors of line functions),
+ * at double width; a reduced */
+void enc_fp6_mul_01_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp2 *b0, const enc_fp2 *b1);
+void enc_fp6_mul_1_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp2 *b1);
 void enc_fp6_inv(enc_fp6 *r, const enc_fp6 *a);
 void enc_fp6_zero(enc_fp6 *r);
 void enc_fp6_one(enc_fp6 *r);

@@ -120,9 +120,28 @@ static void apply_line(enc_fp12 *f, const line_coeffs *l, const enc_fp *xp, cons
 static uint64_t affine_or_generators(enc_g1 *pa, enc_g2 *qa, const enc_g1 *p, const enc_g2 *q) {
     enc_g1 gen1;
     enc_g2 gen2;
+    enc_fp n, t, inv, izp;
+    enc_fp2 izq;
     uint64_t degenerate = enc_fp_is_zero_mask(&p->z) | enc_fp2_is_zero_mask(&q->z);
-    enc_bls_g1_normalize(pa, p);
-    enc_bls_g2_normalize(qa, q);
+    /* Both points to affine with one inversion (each costs about 5 % of a
+     * pairing): with N = |z_Q|^2 in Fp, inv = 1/(z_P N) gives
+     * 1/z_P = inv N and 1/z_Q = conj(z_Q) inv z_P.  A zero z (the
+     * degenerate case, replaced below) makes inv and the results 0. */
+    enc_fp_sqr(&n, &q->z.a);
+    enc_fp_sqr(&t, &q->z.b);
+    enc_fp_add(&n, &n, &t);
+    enc_fp_mul(&t, &p->z, &n);
+    enc_fp_inv(&inv, &t);
+    enc_fp_mul(&izp, &inv, &n);
+    enc_fp_mul(&t, &inv, &p->z);
+    enc_fp2_conj(&izq, &q->z);
+    enc_fp2_mul_fp(&izq, &izq, &t);
+    enc_fp_mul(&pa->x, &p->x, &izp);
+    enc_fp_mul(&pa->y, &p->y, &izp);
+    pa->z = ENC_FP_ONE;
+    enc_fp2_mul(&qa->x, &q->x, &izq);
+    enc_fp2_mul(&qa->y, &q->y, &izq);
+    enc_fp2_one(&qa->z);
     enc_bls_g1_generator(&gen1);
     enc_bls_g2_generator(&gen2);
     ENC_CMOV(pa, &gen1, degenerate);

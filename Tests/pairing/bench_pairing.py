@@ -2,7 +2,7 @@
 """Speed of CEncorePairing (C, -O2, through ctypes) against pymcl (mcl with
 its assembly back end) and blspy (Chia's BLS over blst) in the same run.
 
-  build/venv/bin/python Tests/pairing/bench_pairing.py [--cc gcc|clang] [--seconds S]
+  build/venv/bin/python Tests/pairing/bench_pairing.py [--cc gcc|clang] [--seconds S] [--rounds N]
 
 Two figures for ours: "call" goes through ctypes with serialised inputs on
 every call (so it includes parsing with full subgroup checks), "core" runs
@@ -42,6 +42,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cc", default=None)
     ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--rounds", type=int, default=7, help="rounds of the headline figures (minimum kept)")
     args = ap.parse_args()
     name = "libencpairing-bench-%s.so" % os.path.basename(args.cc) if args.cc else "libencpairing.so"
     lib = Lib(build(args.cc, name))
@@ -106,14 +107,20 @@ def main():
         ratio = lambda a, b, w=8: ("%*.2f" % (w, a / b)) if a is not None and b else "%*s" % (w, "-")  # noqa: E731
         print("%-24s %s %s %s %s %s %s %s" % (label, fmt(tc), fmt(tl), fmt(tm), fmt(tb), ratio(tc, tm), ratio(tl, tm),
                                              ratio(tc, tb, 9)))
-    # the headline figures again, measured back to back (the machine is shared)
-    tp = rate(lambda n: c.h_bench_pairing(Pb, Qb, n), S)
-    tq = rate(lambda n: c.h_bench_pairing_prepared(Pb, Qb, n), S)
-    tm = rate(loop(lambda: pymcl.pairing(P, Q)), S)
-    tb = rate(blst_pair, S)
-    print("pairings/s: ours %.0f (Q prepared %.0f), mcl %.0f, blst %.0f; time ratios: ours/mcl %.2f, ours/blst %.2f, "
-          "prepared/mcl %.2f" % (1 / tp, 1 / tq, 1 / tm, 1 / tb, tp / tm, tp / tb, tq / tm))
-
+    # The headline figures again, in rounds: each round measures the four
+    # back to back (S / 4 seconds each) and the minimum over the rounds is
+    # kept for each, so that a burst of load from other processes on this
+    # shared machine inflates one round of one figure, not the ratios.
+    heads = [lambda n: c.h_bench_pairing(Pb, Qb, n), lambda n: c.h_bench_pairing_prepared(Pb, Qb, n),
+             loop(lambda: pymcl.pairing(P, Q)), blst_pair]
+    best = [float("inf")] * len(heads)
+    for _ in range(args.rounds):
+        for i, fn in enumerate(heads):
+            best[i] = min(best[i], rate(fn, S / 4))
+    tp, tq, tm, tb = best
+    print("pairings/s (best of %d rounds): ours %.0f (Q prepared %.0f), mcl %.0f, blst %.0f; time ratios: ours/mcl %.2f, "
+          "ours/blst %.2f, prepared/mcl %.2f, prepared/blst %.2f"
+          % (args.rounds, 1 / tp, 1 / tq, 1 / tm, 1 / tb, tp / tm, tp / tb, tq / tm, tq / tb))
 
 if __name__ == "__main__":
     main()

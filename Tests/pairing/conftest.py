@@ -82,6 +82,7 @@ class Lib:
             "h_bench_g2_mul": [cp, i], "h_bench_g1_mul": [cp, i], "h_bench_gt_pow": [cp, cp, i],
             "h_bench_g1_hash": [i], "h_bench_g1_parse": [cp, i], "h_bench_g2_parse": [cp, i],
             "h_select_fast_path": [i], "h_fast_path_available": [], "h_fp_mul_with": [cp, cp, cp, i],
+            "h_fp_mul_wide_with": [cp, cp, cp, i], "h_fp_redc_with": [cp, cp, i],
             "h_pairing_prepared": [cp, cp, cp, i], "h_bench_pairing_prepared": [cp, cp, i], "h_bench_g2_prepare": [cp, i],
         }.items():
             fn = getattr(c, name)

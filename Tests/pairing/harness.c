@@ -158,6 +158,7 @@ int h_fp12_op(uint8_t *out, const uint8_t *a, const uint8_t *b, int op) {
     case 5: enc_fp12_frob2(&x, &x); break;
     case 6: enc_fp12_conj(&x, &x); break;
     case 7: enc_fp12_mul_line(&x, &x, &y.a.a, &y.a.b, &y.b.b); break;
+    case 8: enc_fp12_mul_line_1(&x, &x, &y.a.b, &y.b.b); break; /* y's constant term taken as 1 */
     default: return -2;
     }
     out12(out, &x);
@@ -277,6 +278,45 @@ int h_fp_mul_with(uint8_t *out, const uint8_t *a, const uint8_t *b, int fast) {
         enc_fp_mul_portable(&r, &x, &y);
     }
     enc_fp_to_bytes(out, &r);
+    return 0;
+}
+
+/* The double-width product and the separate Montgomery reduction (lazy
+ * reduction) on raw little-endian integers: out (96 bytes) = a * b for any
+ * a, b < 2^384; out (48 bytes) = t / 2^384 mod p for t < p 2^384.  fast
+ * picks the assembly; -1 if that path is absent. */
+int h_fp_mul_wide_with(uint8_t *out, const uint8_t *a, const uint8_t *b, int fast) {
+    enc_fp x, y;
+    enc_fpw r;
+    memcpy(x.l, a, 48); memcpy(y.l, b, 48); /* little-endian host */
+    if (fast) {
+#if ENC_HAVE_MULX_ASM
+        if (!enc_fp_fast_path_available()) return -1;
+        enc_fp_mul_wide_mulx(&r, &x, &y);
+#else
+        return -1;
+#endif
+    } else {
+        enc_fp_mul_wide_portable(&r, &x, &y);
+    }
+    memcpy(out, r.l, 96);
+    return 0;
+}
+int h_fp_redc_with(uint8_t *out, const uint8_t *t, int fast) {
+    enc_fpw w;
+    enc_fp r;
+    memcpy(w.l, t, 96);
+    if (fast) {
+#if ENC_HAVE_MULX_ASM
+        if (!enc_fp_fast_path_available()) return -1;
+        enc_fp_redc_mulx(&r, &w);
+#else
+        return -1;
+#endif
+    } else {
+        enc_fp_redc_portable(&r, &w);
+    }
+    memcpy(out, r.l, 48);
     return 0;
 }
 

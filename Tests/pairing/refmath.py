@@ -68,3 +68,42 @@ def sqrt_fp2(a):
             assert f2mul((x0, x1), (x0, x1)) == (a0, a1)
             return (x0, x1)
     return None
+
+
+# ---- the Fp12 tower on integer lists, for the lazily reduced products ----
+# Fp2 = Fp[i]/(i^2 + 1), Fp6 = Fp2[v]/(v^3 - (1 + i)), Fp12 = Fp6[w]/(w^2 - v);
+# an Fp12 element is its 12 Fp coefficients in the C structs' memory order.
+
+def _f2add(x, y):
+    return ((x[0] + y[0]) % P, (x[1] + y[1]) % P)
+
+
+def _f2xi(x):
+    return ((x[0] - x[1]) % P, (x[0] + x[1]) % P)
+
+
+def _f6mul(x, y):
+    c = [(0, 0)] * 5
+    for i in range(3):
+        for j in range(3):
+            c[i + j] = _f2add(c[i + j], f2mul(x[i], y[j]))
+    return [_f2add(c[0], _f2xi(c[3])), _f2add(c[1], _f2xi(c[4])), c[2]]
+
+
+def _f6add(x, y):
+    return [_f2add(a, b) for a, b in zip(x, y)]
+
+
+def _split12(v):
+    f2 = [(v[2 * k] % P, v[2 * k + 1] % P) for k in range(6)]
+    return f2[:3], f2[3:]
+
+
+def f12mul(x, y):
+    """x * y on lists of 12 integers (schoolbook, no tricks)."""
+    a0, a1 = _split12(x)
+    b0, b1 = _split12(y)
+    t = _f6mul(a1, b1)
+    c0 = _f6add(_f6mul(a0, b0), [_f2xi(t[2]), t[0], t[1]])
+    c1 = _f6add(_f6mul(a0, b1), _f6mul(a1, b0))
+    return [c for f2 in c0 + c1 for c in f2]

@@ -160,3 +160,47 @@ def test_fp12_special_ops_agree_with_generic(lib, rng):
         # inverse, frobenius consistency: frob2 = frob o frob, x * x^-1 = 1
         assert lib.fp12(x, x, 5) == lib.fp12(lib.fp12(x, x, 4), x, 4)
         assert lib.fp12(x, lib.fp12(x, x, 3), 0) == lib.gt_one()
+
+
+EXTREMES = [0, 1, 2, P - 1, P - 2, (P - 1) // 2]
+
+
+def fp12_ints(b):
+    return [int.from_bytes(b[48 * k:48 * (k + 1)], "little") for k in range(12)]
+
+
+def test_fp12_products_against_integers(lib, rng):
+    """The lazily reduced products (double-width sums, one reduction per
+    coefficient) against schoolbook integer arithmetic, on random elements
+    and on elements made of extreme coefficients (where the range
+    corrections of the double-width sums matter)."""
+    from refmath import f12mul
+    cases = [[rng.randrange(P) for _ in range(12)] for _ in range(30)]
+    cases += [[rng.choice(EXTREMES) for _ in range(12)] for _ in range(30)]
+    cases += [[P - 1] * 12, [1] * 12, [0] * 11 + [P - 1]]
+    for vals in cases:
+        other = [rng.choice(EXTREMES) if rng.random() < 0.5 else rng.randrange(P) for _ in range(12)]
+        x, y = fp12_from_ints(vals), fp12_from_ints(other)
+        assert fp12_ints(lib.fp12(x, y, 0)) == f12mul(vals, other)
+        assert fp12_ints(lib.fp12(x, x, 1)) == f12mul(vals, vals)
+        sparse = [other[0], other[1], other[2], other[3], 0, 0, 0, 0, other[8], other[9], 0, 0]
+        assert fp12_ints(lib.fp12(x, fp12_from_ints(sparse), 7)) == f12mul(vals, sparse)
+        scaled = [1, 0] + sparse[2:]
+        assert fp12_ints(lib.fp12(x, fp12_from_ints(scaled), 8)) == f12mul(vals, scaled)
+
+
+def test_cyclotomic_squaring_on_cyclotomic_elements(lib, rng):
+    """Granger-Scott squaring (double-width Fp4 squares) equals the generic
+    squaring on elements of the cyclotomic subgroup that are not in GT,
+    repeatedly (as in the final exponentiation's chains)."""
+    from refmath import f12mul
+    for k in range(12):
+        vals = [rng.randrange(P) for _ in range(12)] if k else [P - 1] * 12
+        m = fp12_from_ints(vals)
+        u = lib.fp12(lib.fp12(m, m, 6), lib.fp12(m, m, 3), 0)
+        u = lib.fp12(lib.fp12(u, u, 5), u, 0)  # m^((p^6 - 1)(p^2 + 1))
+        for _ in range(5):
+            sq = lib.fp12(u, u, 2)
+            assert sq == lib.fp12(u, u, 1)
+            assert fp12_ints(sq) == f12mul(fp12_ints(u), fp12_ints(u))
+            u = sq
