@@ -7,10 +7,10 @@ import PostgresNIO
 
 /// The registry in PostgreSQL, for deployments that outgrow one file:
 /// several `serve` instances behind a load balancer write to one database,
-/// and several senders share the work. Each registration request is one
-/// transaction that locks the rows it touches (`FOR UPDATE`); senders claim
-/// due rows with `FOR UPDATE SKIP LOCKED` and a lease, so no token is
-/// claimed by two senders in one round.
+/// and several senders share the work. Each registration request is a
+/// look-up and one write that is carried out only on the rows as they were
+/// looked up (`apply`); senders claim due rows with `FOR UPDATE SKIP LOCKED`
+/// and a lease, so no token is claimed by two senders in one round.
 ///
 /// Push tokens are not kept in clear (PostgreSQL's files are not
 /// encrypted as the SQLCipher file is): each row holds the token sealed
@@ -101,9 +101,9 @@ public final class PostgresRegistry: RegistryStore {
         runner.cancel()
     }
 
-    /// Unique violations (two instances inserting for one token at once),
-    /// serialisation failures and deadlocks are retried: the retry sees the
-    /// other transaction's row and plans again.
+    /// Stale plans, unique violations (two instances taking one token at
+    /// once), serialisation failures and deadlocks are retried: the retry
+    /// sees the other request's row and plans again.
     private func retrying<T>(_ body: () async throws -> T) async throws -> T {
         var attempt = 0
         while true {
@@ -122,6 +122,7 @@ public final class PostgresRegistry: RegistryStore {
         if let t = error as? PostgresTransactionError {
             return [t.closureError, t.commitError, t.beginError].contains { $0.map(isRetryable) ?? false }
         }
+        if error is StalePlan { return true }
         guard let e = error as? PSQLError, let state = e.serverInfo?[.sqlState] else { return false }
         return state == "23505" || state == "40001" || state == "40P01"
     }
@@ -134,16 +135,18 @@ public final class PostgresRegistry: RegistryStore {
         let token = registration.pushToken
         let digest = ByteBuffer(bytes: token.isEmpty ? [] : sealer.digest(token))
         let sealed = ByteBuffer(bytes: token.isEmpty ? [] : try sealer.seal(token, digest: Array(buffer: digest)))
-        let type = registration.pushType.rawValue
+        let stored = RegistrationStatements.Token(digest: digest, sealed: sealed, pushType: registration.pushType.rawValue, now: now)
         let logger = self.logger
+        // Two round trips, each a statement of its own: the look-up, then
+        // the plan's write, which is carried out only if the rows it was
+        // planned on are unchanged (else the request is planned again).
+        // A new registration and a refused takeover both cost a look-up and
+        // a committed write.
         return try await retrying {
-            try await client.withTransaction(logger: logger) { c in
+            try await client.withConnection { c in
                 var own: StoredRegistration?, holder: StoredRegistration?
-                let rows = try await c.query("""
-                    SELECT id, instance_hash, token_digest, push_type, registered_at, renewed_at FROM registrations
-                    WHERE instance_hash = \(hex) OR token_digest = \(digest) ORDER BY id FOR UPDATE
-                    """, logger: logger)
-                for try await (id, h, d, ty, reg, ren) in rows.decode((Int64, String, ByteBuffer, String, Int64, Int64).self) {
+                let rows = try await c.execute(RegistrationStatements.Lookup(instanceHash: hex, digest: digest), logger: logger)
+                for try await (id, h, d, ty, reg, ren) in rows {
                     guard let bytes = Hex.decode(h), let rowHash = InstanceTokenHash(stored: bytes), let rowType = PushType(rawValue: ty) else { continue }
                     // The rules compare tokens: a row holding this token's
                     // digest holds this token, any other row another one.
@@ -154,33 +157,34 @@ public final class PostgresRegistry: RegistryStore {
                     if sameToken { holder = row }
                 }
                 let plan = RegistrationRules.plan(requester: hash, pushToken: token, own: own, tokenHolder: holder)
+                let written: Int
                 switch plan {
                 case .insert:
-                    try await c.query("""
-                        INSERT INTO registrations (instance_hash, token_digest, token_sealed, push_type, registered_at, renewed_at)
-                        VALUES (\(hex), \(digest), \(sealed), \(type), \(now), \(now))
-                        """, logger: logger)
+                    written = try await Self.count(c.execute(RegistrationStatements.Insert(instanceHash: hex, token: stored), logger: logger))
                 case .update(let id):
-                    try await c.query("""
-                        UPDATE registrations SET
-                            last_push_at = CASE WHEN token_digest = \(digest) THEN last_push_at END,
-                            last_outcome = CASE WHEN token_digest = \(digest) THEN last_outcome END,
-                            token_digest = \(digest), token_sealed = \(sealed), push_type = \(type), renewed_at = \(now)
-                        WHERE id = \(id)
-                        """, logger: logger)
+                    written = try await Self.count(c.execute(RegistrationStatements.Update(id: id, token: stored), logger: logger))
                 case .ignore:
-                    // Written back unchanged: a refused takeover costs what an insert costs.
-                    if let holder {
-                        try await c.query("UPDATE registrations SET renewed_at = renewed_at WHERE id = \(holder.id)", logger: logger)
-                    }
+                    guard let holder else { return plan }
+                    written = try await Self.count(c.execute(RegistrationStatements.Touch(id: holder.id, digest: digest), logger: logger))
                 case .delete(let id):
-                    try await c.query("DELETE FROM registrations WHERE id = \(id)", logger: logger)
+                    written = try await Self.count(c.execute(RegistrationStatements.Delete(id: id), logger: logger))
                 case .none:
-                    break
+                    return plan
                 }
+                guard written == 1 else { throw StalePlan() }
                 return plan
             }
         }
+    }
+
+    /// A registration's write found the rows changed since its look-up
+    /// (another request for the same instance or token came between).
+    struct StalePlan: Error {}
+
+    private static func count<S: AsyncSequence>(_ rows: S) async throws -> Int {
+        var n = 0
+        for try await _ in rows { n += 1 }
+        return n
     }
 
     public func claim(_ r: ClaimRequest) async throws -> [DueToken] {
@@ -205,26 +209,30 @@ public final class PostgresRegistry: RegistryStore {
         return due.sorted { $0.id < $1.id }
     }
 
+    /// One statement for the whole batch (arrays of the results, one
+    /// round trip): rejected tokens deleted if their row still holds them,
+    /// the others' outcomes recorded and their leases released.
     public func finish(_ results: [PushResult], owner: String) async throws {
         guard !results.isEmpty else { return }
-        let logger = self.logger, sealer = self.sealer
-        try await client.withTransaction(logger: logger) { c in
-            for r in results {
-                let digest = ByteBuffer(bytes: sealer.digest(r.token.pushToken))
-                if r.action == .reject {
-                    try await c.query("DELETE FROM registrations WHERE id = \(r.token.id) AND token_digest = \(digest)", logger: logger)
-                    continue
-                }
-                let pushed = r.action == .pushed
-                try await c.query("""
-                    UPDATE registrations SET
-                        last_outcome = CASE WHEN token_digest = \(digest) THEN \(r.outcome) ELSE last_outcome END,
-                        last_push_at = CASE WHEN \(pushed) AND token_digest = \(digest) THEN \(r.at) ELSE last_push_at END,
-                        lease_owner = NULL, lease_until = NULL
-                    WHERE id = \(r.token.id) AND lease_owner = \(owner)
-                    """, logger: logger)
-            }
+        var ids: [Int64] = [], digests: [ByteBuffer] = [], outcomes: [String] = [], pushed: [Bool] = [], at: [Int64] = [], reject: [Bool] = []
+        for r in results {
+            ids.append(r.token.id)
+            digests.append(ByteBuffer(bytes: sealer.digest(r.token.pushToken)))
+            outcomes.append(r.outcome)
+            pushed.append(r.action == .pushed)
+            at.append(r.at)
+            reject.append(r.action == .reject)
         }
+        try await client.query("""
+            WITH f AS (SELECT * FROM unnest(\(ids)::int8[], \(digests)::bytea[], \(outcomes)::text[], \(pushed)::bool[],
+                                            \(at)::int8[], \(reject)::bool[]) AS f(id, digest, outcome, pushed, at, reject)),
+            gone AS (DELETE FROM registrations AS r USING f WHERE f.reject AND r.id = f.id AND r.token_digest = f.digest)
+            UPDATE registrations AS r SET
+                last_outcome = CASE WHEN r.token_digest = f.digest THEN f.outcome ELSE r.last_outcome END,
+                last_push_at = CASE WHEN f.pushed AND r.token_digest = f.digest THEN f.at ELSE r.last_push_at END,
+                lease_owner = NULL, lease_until = NULL
+            FROM f WHERE NOT f.reject AND r.id = f.id AND r.lease_owner = \(owner)
+            """, logger: logger)
     }
 
     public func expire(renewedBefore: Int64) async throws -> Int {

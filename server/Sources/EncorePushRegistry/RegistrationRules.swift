@@ -22,7 +22,9 @@ public struct StoredRegistration: Sendable, Equatable {
 }
 
 /// What one registration request changes. The storage back-ends look up the
-/// rows the request touches (inside their transaction) and carry out the plan.
+/// rows the request touches and carry out the plan only on those rows as
+/// they were looked up (SQLCipher: in one transaction; PostgreSQL: a write
+/// conditional on the look-up, planned again when the rows changed).
 public enum RegistrationPlan: Sendable, Equatable {
     /// A new row for this instance.
     case insert
