@@ -110,7 +110,11 @@ def test_sigkill_never_loses_or_splits_a_committed_batch(tmp_path):
                 opened = True
                 time.sleep(rng.uniform(0.0, 0.03))
             child.send_signal(signal.SIGKILL)
-            out, err = child.communicate(timeout=30)
+            # Not communicate(): it reads the pipes' descriptors and would
+            # miss the lines readline() above already buffered (on a loaded
+            # machine "open" comes with several "committed" lines at once).
+            child.wait(timeout=30)
+            out, err = child.stdout.read(), child.stderr.read()
         finally:
             if child.poll() is None:
                 child.kill()
