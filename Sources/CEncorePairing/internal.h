@@ -18,7 +18,7 @@ __extension__ typedef unsigned __int128 enc_u128;
 
 /* ------------------------------------------------------------ constants -- */
 extern const enc_fp ENC_FP_P, ENC_FP_ONE, ENC_FP_R2;
-extern const uint64_t ENC_FP_EXP_INV[6], ENC_FP_EXP_SQRT[6], ENC_FP_EXP_LEGENDRE[6], ENC_FP_EXP_SQRT2[6];
+extern const uint64_t ENC_FP_EXP_SQRT[6], ENC_FP_EXP_LEGENDRE[6], ENC_FP_EXP_SQRT2[6];
 extern const uint64_t ENC_FR_R[4], ENC_FR_R2[4], ENC_FR_RINV;
 extern const uint64_t ENC_G1_COFACTOR[2];
 extern const uint64_t ENC_BLS_Z_ABS;
@@ -250,7 +250,7 @@ int enc_fp_fast_path_available(void);  /* 1 if this CPU can run the assembly */
 int enc_fp_select_fast_path(int fast);
 void enc_fp_sqr(enc_fp *r, const enc_fp *a);
 void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs); /* public exponent */
-void enc_fp_inv(enc_fp *r, const enc_fp *a);              /* 0 -> 0 */
+void enc_fp_inv(enc_fp *r, const enc_fp *a);              /* fp_inv.c, CT; 0 -> 0 */
 int enc_fp_sqrt(enc_fp *r, const enc_fp *a);              /* r = a^((p+1)/4); 1 if it is a root */
 int enc_fp_legendre(const enc_fp *a);                     /* 1, -1, 0 */
 int enc_fp_is_odd(const enc_fp *a);                       /* parity of the canonical value */

@@ -343,3 +343,18 @@ int h_bench_g2_prepare(const uint8_t *b, int n) {
     for (int i = 0; i < n; i++) enc_bls_g2_prepare(&pq, &q);
     return (int)(pq.lines[0][0].a.l[0] & 1);
 }
+
+/* ---- the inversion (fp_inv.c) on canonical 48-byte little-endian values below p ---- */
+int h_fp_inv(uint8_t *out, const uint8_t *a) {
+    enc_fp x;
+    if (enc_fp_from_bytes(&x, a)) return -2;
+    enc_fp_inv(&x, &x);
+    enc_fp_to_bytes(out, &x);
+    return 0;
+}
+int h_bench_fp_inv(const uint8_t *a, int n) {
+    enc_fp x;
+    if (enc_fp_from_bytes(&x, a)) return -2;
+    for (int i = 0; i < n; i++) enc_fp_inv(&x, &x);
+    return (int)(x.l[0] & 1);
+}
