@@ -188,7 +188,9 @@ static void cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *x) {
  * inversion for all (Montgomery's trick):
  *   g4 = (xi g5^2 + 3 g1^2 - 2 g2) / (4 g3), or 2 g1 g5 / g2 if g3 = 0,
  *   g0 = xi (2 g4^2 + g3 g5 - 3 g1 g2) + 1;
- * g2 = g3 = 0 only for the element 1.  Branch-free (masks). */
+ * in the cyclotomic subgroup g2 = g3 = 0 only for the element 1 (Karabina,
+ * Theorem 3.1; compressed, it is all zero), which is therefore given its own
+ * (masked) case.  Branch-free. */
 static void cyc_decompress(enc_fp12 *x[], size_t n) {
     enc_fp2 num[8], den[8], pre[8], inv, t, u, one;
     uint64_t is_one[8];
