@@ -1,8 +1,8 @@
 /*
  * Base field Fp, p = 0x1a0111ea...ffffaaab (381 bits): the non-inline part
- * (exponentiation, inversion, square roots, conversions).  Exponents here are
- * fixed public constants, so square-and-multiply over their bits leaks
- * nothing about the base.
+ * (exponentiation, square roots, conversions; the inversion is in
+ * fp_inv.c).  Exponents here are fixed public constants, so
+ * square-and-multiply over their bits leaks nothing about the base.
  */
 #include "internal.h"
 
@@ -102,7 +102,7 @@ void enc_fp_sqr(enc_fp *r, const enc_fp *a) { enc_fp_mul(r, a, a); }
 
 /* Fixed 4-bit windows: the exponents are public constants, so indexing the
  * table by their digits leaks nothing; about 90 products fewer than plain
- * square-and-multiply over 381 bits (inversions and square roots). */
+ * square-and-multiply over 381 bits (square roots, Legendre symbols). */
 void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs) {
     enc_fp table[16], acc = ENC_FP_ONE;
     int started = 0;
@@ -119,11 +119,6 @@ void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs) {
         }
     }
     *r = acc;
-}
-
-/* Fermat: a^(p-2).  Constant time: the exponent is fixed. */
-void enc_fp_inv(enc_fp *r, const enc_fp *a) {
-    enc_fp_pow(r, a, ENC_FP_EXP_INV, 6);
 }
 
 /* p = 3 mod 4: a^((p+1)/4) is a square root whenever one exists.  This is

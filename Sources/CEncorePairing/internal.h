@@ -18,7 +18,7 @@ __extension__ typedef unsigned __int128 enc_u128;
 
 /* ------------------------------------------------------------ constants -- */
 extern const enc_fp ENC_FP_P, ENC_FP_ONE, ENC_FP_R2;
-extern const uint64_t ENC_FP_EXP_INV[6], ENC_FP_EXP_SQRT[6], ENC_FP_EXP_LEGENDRE[6], ENC_FP_EXP_SQRT2[6];
+extern const uint64_t ENC_FP_EXP_SQRT[6], ENC_FP_EXP_LEGENDRE[6], ENC_FP_EXP_SQRT2[6];
 extern const uint64_t ENC_FR_R[4], ENC_FR_R2[4], ENC_FR_RINV;
 extern const uint64_t ENC_G1_COFACTOR[2];
 extern const uint64_t ENC_BLS_Z_ABS;
@@ -250,7 +250,7 @@ int enc_fp_fast_path_available(void);  /* 1 if this CPU can run the assembly */
 int enc_fp_select_fast_path(int fast);
 void enc_fp_sqr(enc_fp *r, const enc_fp *a);
 void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs); /* public exponent */
-void enc_fp_inv(enc_fp *r, const enc_fp *a);              /* 0 -> 0 */
+void enc_fp_inv(enc_fp *r, const enc_fp *a);              /* fp_inv.c, CT; 0 -> 0 */
 int enc_fp_sqrt(enc_fp *r, const enc_fp *a);              /* r = a^((p+1)/4); 1 if it is a root */
 int enc_fp_legendre(const enc_fp *a);                     /* 1, -1, 0 */
 int enc_fp_is_odd(const enc_fp *a);                       /* parity of the canonical value */
@@ -370,6 +370,8 @@ void enc_fp12_inv(enc_fp12 *r, const enc_fp12 *a);
 void enc_fp12_frob(enc_fp12 *r, const enc_fp12 *a);      /* a^p */
 void enc_fp12_frob2(enc_fp12 *r, const enc_fp12 *a);     /* a^(p^2) */
 void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *a);   /* Granger-Scott, cyclotomic a only */
+void enc_fp12_cyc_pow_z(enc_fp12 *r, const enc_fp12 *a);  /* a^|z|, Karabina; cyclotomic a only */
+void enc_fp12_cyc_sqr_n_karabina(enc_fp12 *r, const enc_fp12 *a, int n); /* test hook */
 /* r = a * (l0 + l1 v + l4 v w): the shape of a Miller-loop line */
 void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *a, const enc_fp2 *l0, const enc_fp2 *l1, const enc_fp2 *l4);
 void enc_fp12_mul_line_1(enc_fp12 *r, const enc_fp12 *a, const enc_fp2 *l1, const enc_fp2 *l4); /* l0 = 1 */

@@ -262,7 +262,7 @@ void enc_bls_miller_loop_prepared(enc_fp12 *f, const enc_g1 *p, const enc_g2_pre
 
 /* a^z for unitary a (z negative: conjugate) */
 static void exp_by_z(enc_fp12 *r, const enc_fp12 *a) {
-    enc_fp12_cyc_pow_vartime(r, a, &ENC_BLS_Z_ABS, 1);
+    enc_fp12_cyc_pow_z(r, a);
     enc_fp12_conj(r, r);
 }
 

@@ -84,6 +84,7 @@ class Lib:
             "h_select_fast_path": [i], "h_fast_path_available": [], "h_fp_mul_with": [cp, cp, cp, i],
             "h_fp_mul_wide_with": [cp, cp, cp, i], "h_fp_redc_with": [cp, cp, i],
             "h_pairing_prepared": [cp, cp, cp, i], "h_bench_pairing_prepared": [cp, cp, i], "h_bench_g2_prepare": [cp, i],
+            "h_fp_inv": [cp, cp], "h_bench_fp_inv": [cp, i],
         }.items():
             fn = getattr(c, name)
             fn.argtypes = args

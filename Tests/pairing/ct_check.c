@@ -9,6 +9,7 @@
 #include <string.h>
 #include <valgrind/memcheck.h>
 #include "encore_pairing.h"
+#include "internal.h"
 
 #define SECRET(x) VALGRIND_MAKE_MEM_UNDEFINED(&(x), sizeof(x))
 #define PUBLIC(x) VALGRIND_MAKE_MEM_DEFINED(&(x), sizeof(x))
@@ -66,6 +67,28 @@ int main(void) {
     acc += (unsigned)enc_bls_g2_eq(&q, &g2) + (unsigned)enc_bls_g2_is_on_curve(&q);
     enc_bls_pairing(&e, &p, &q);
     enc_bls_gt_serialize(buf, &e);
+
+    /* the field inversions (safegcd in fp_inv.c) on secret values, 0 included */
+    {
+        enc_fp a, z;
+        enc_fp2 a2;
+        memcpy(a.l, k2.l, 32);
+        memcpy(a.l + 4, k.l, 16);
+        a.l[5] &= (1ULL << 60) - 1;
+        memset(&z, 0, sizeof(z));
+        a2.a = a;
+        a2.b = z;
+        SECRET(a);
+        SECRET(z);
+        SECRET(a2);
+        enc_fp_inv(&a, &a);
+        enc_fp_inv(&z, &z);
+        enc_fp2_inv(&a2, &a2);
+        PUBLIC(a);
+        PUBLIC(z);
+        PUBLIC(a2);
+        acc += (unsigned)(a.l[0] ^ z.l[0] ^ a2.b.l[0]);
+    }
 
     /* a secret identity point in the pairing (k = 0) */
     memset(&k, 0, sizeof(k));

@@ -159,6 +159,10 @@ int h_fp12_op(uint8_t *out, const uint8_t *a, const uint8_t *b, int op) {
     case 6: enc_fp12_conj(&x, &x); break;
     case 7: enc_fp12_mul_line(&x, &x, &y.a.a, &y.a.b, &y.b.b); break;
     case 8: enc_fp12_mul_line_1(&x, &x, &y.a.b, &y.b.b); break; /* y's constant term taken as 1 */
+    case 9: enc_fp12_cyc_pow_z(&x, &x); break;                           /* Karabina */
+    case 10: enc_fp12_cyc_pow_vartime(&x, &x, &ENC_BLS_Z_ABS, 1); break; /* Granger-Scott */
+    case 11: enc_fp12_cyc_sqr_n_karabina(&x, &x, 1); break;
+    case 12: enc_fp12_cyc_sqr_n_karabina(&x, &x, 20); break;
     default: return -2;
     }
     out12(out, &x);
@@ -342,4 +346,19 @@ int h_bench_g2_prepare(const uint8_t *b, int n) {
     enc_g2 q; PARSE2(q, b);
     for (int i = 0; i < n; i++) enc_bls_g2_prepare(&pq, &q);
     return (int)(pq.lines[0][0].a.l[0] & 1);
+}
+
+/* ---- the inversion (fp_inv.c) on canonical 48-byte little-endian values below p ---- */
+int h_fp_inv(uint8_t *out, const uint8_t *a) {
+    enc_fp x;
+    if (enc_fp_from_bytes(&x, a)) return -2;
+    enc_fp_inv(&x, &x);
+    enc_fp_to_bytes(out, &x);
+    return 0;
+}
+int h_bench_fp_inv(const uint8_t *a, int n) {
+    enc_fp x;
+    if (enc_fp_from_bytes(&x, a)) return -2;
+    for (int i = 0; i < n; i++) enc_fp_inv(&x, &x);
+    return (int)(x.l[0] & 1);
 }

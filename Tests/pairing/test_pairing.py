@@ -204,3 +204,28 @@ def test_cyclotomic_squaring_on_cyclotomic_elements(lib, rng):
             assert sq == lib.fp12(u, u, 1)
             assert fp12_ints(sq) == f12mul(fp12_ints(u), fp12_ints(u))
             u = sq
+
+
+def cyclotomic(lib, vals):
+    m = fp12_from_ints(vals)
+    u = lib.fp12(lib.fp12(m, m, 6), lib.fp12(m, m, 3), 0)
+    return lib.fp12(lib.fp12(u, u, 5), u, 0)  # m^((p^6 - 1)(p^2 + 1))
+
+
+def test_karabina_compressed_squarings(lib, rng):
+    """Karabina's compressed squarings with the batched decompression equal
+    Granger-Scott's squarings: one and twenty squarings, and the whole
+    a^|z| chain of the final exponentiation, on cyclotomic elements outside
+    GT, on GT elements and on 1 (whose compressed form is all zero)."""
+    elements = [cyclotomic(lib, [rng.randrange(P) for _ in range(12)]) for _ in range(6)]
+    elements += [cyclotomic(lib, [P - 1] * 12), cyclotomic(lib, [1] + [0] * 11), lib.gt_one()]
+    elements += [pymcl.pairing(*rand_pair(rng)).serialize() for _ in range(3)]
+    for u in elements:
+        gs = u
+        for i in range(20):
+            gs = lib.fp12(gs, gs, 2)
+            if i == 0:
+                assert lib.fp12(u, u, 11) == gs
+        assert lib.fp12(u, u, 12) == gs
+        assert lib.fp12(u, u, 9) == lib.fp12(u, u, 10)
+    assert lib.fp12(lib.gt_one(), lib.gt_one(), 9) == lib.gt_one()
