@@ -44,11 +44,8 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
             throw EncoreError(.invalidArgument, "the client has no CrowdNotifier key (encore_client_options.crowdnotifier_public_key)")
         }
         // The summary's size is checked before the store changes.
-        if let summary, Int(UnsafeRawPointer(summary).load(as: UInt32.self)) < MemoryLayout<encore_trace_key_match_summary>.size {
-            throw EncoreError(.invalidArgument, "summary->struct_size is too small: set it to sizeof the struct (ENCORE_OUTPUT_INIT) before the call")
-        }
-        let hash = try DP3TProtocol.signedContentHash(token, key: key)
-        let o = try CheckInService(store: c.store).matchTraceKeys(bytes, contentHash: hash, bundleTag: tag, now: try c.now())
+        if let summary { try checkOutput(summary, "summary") }
+        let o = try CheckInService(store: c.store).matchSignedTraceKeys(bytes, signature: token, key: key, bundleTag: tag, now: try c.now())
         if summary != nil {
             var m = encore_trace_key_match_summary()
             m.events = UInt64(o.events)

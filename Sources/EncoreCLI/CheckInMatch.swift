@@ -47,14 +47,13 @@ struct CheckInMatchCommand: ParsableCommand {
         }
     }
 
-    /// The trace keys' body, once its signature verified with the backend's key.
-    private func verifiedTraceKeys(_ file: String) throws -> (body: [UInt8], contentHash: [UInt8]) {
+    /// Matches the trace keys of `file` once their --signature verified with the --crowdnotifier-key.
+    private func matchSignedTraceKeys(_ file: String, _ service: CheckInService, now: Int64) throws -> TraceKeyMatchOutcome {
         let key = try SyncArguments.publicKey(crowdnotifierKey ?? "", "--crowdnotifier-key")
         let body = Array(try FileReader.read(path: file, maxSize: UInt64(CrowdNotifierTraceKeys.maxBodyBytes)).bytes)
         let text = try FileReader.read(path: signature ?? "", maxSize: 16 << 10).withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let token = text.split(whereSeparator: { $0.isWhitespace }).first.map(String.init) ?? ""
-        let hash = try DP3TProtocol.signedContentHash(token, key: key)
-        return (body, hash)
+        return try service.matchSignedTraceKeys(body, signature: token, key: key, now: now)
     }
 
     @OptionGroup var output: JSONFlag
@@ -89,10 +88,7 @@ struct CheckInMatchCommand: ParsableCommand {
             skipped += outcome.scan.skipped
         }
         let traced = try traceKeys.map { file in
-            try talking(file) {
-                let (body, hash) = try verifiedTraceKeys(file)
-                return try service.matchTraceKeys(body, contentHash: hash, now: now)
-            }
+            try talking(file) { try matchSignedTraceKeys(file, service, now: now) }
         }
         let assessment = try talking("check-ins") { try service.assessment(configuration: configuration, now: now) }
         guard output.json else {

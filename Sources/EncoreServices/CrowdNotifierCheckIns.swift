@@ -1,5 +1,7 @@
 import EncoreCheckIns
+import EncoreKeyFiles
 import EncoreModel
+import EncoreProtocols
 import EncoreStorage
 import EncoreSupport
 
@@ -57,10 +59,19 @@ extension CheckInService {
                                              hours: Self.hours(venue, arrival: start, departure: end ?? autoEnd))
     }
 
+    /// Trace keys a host fetched itself, verified as the sync verifies them:
+    /// `signature` is the answer's `Signature` header, a JWT that must
+    /// verify with the backend's `key` and whose content hash must be the
+    /// body's SHA-256; then matched as matchTraceKeys(_:contentHash:) does.
+    public func matchSignedTraceKeys(_ body: [UInt8], signature: String, key: PublicKey, bundleTag: String? = nil,
+                                     now: Int64) throws -> TraceKeyMatchOutcome {
+        try matchTraceKeys(body, contentHash: try DP3TProtocol.signedContentHash(signature, key: key), bundleTag: bundleTag, now: now)
+    }
+
     /// The seam of the trace-key sync: a body of `GET /v3/traceKeys` (a
     /// ProblematicEventWrapper; its JWT checked by the caller: the sync, or
-    /// the C API with the client's key, which passes the JWT's content hash
-    /// as `contentHash`, checked against the body's SHA-256) matched against the stored
+    /// matchSignedTraceKeys, which passes the JWT's content hash as
+    /// `contentHash`, checked against the body's SHA-256) matched against the stored
     /// visits by day; matches stored once per (visit, identity). When
     /// `bundleTag` is given it is stored after the body was processed.
     public func matchTraceKeys(_ body: [UInt8], contentHash: [UInt8]? = nil, bundleTag: String? = nil, now: Int64) throws -> TraceKeyMatchOutcome {
