@@ -20,12 +20,14 @@ _Static_assert(ENC_AES_LANES == ENC_HKDF_LANES, "one AES key schedule per HKDF l
  * passed once in 64 to 128, and the index's look-up after it (cache misses
  * in a dense store) then cost more than the AES. One load, one mask test,
  * and a branch that is almost never taken. */
-typedef struct { uint64_t *words; unsigned shift; } bit_filter;
+typedef struct { uint64_t *words; unsigned shift; } rpi_filter;
 
-static int filter_init(bit_filter *f, uint64_t rpis) {
-    unsigned bits = 12;                              /* at least 4096 bits */
+static int filter_init(rpi_filter *f, uint64_t rpis) {
+    /* At least 4096 bits; at most 2^24, so the word's index (the top
+     * bits - 6 bits of lo) never reaches the 18 low bits the mask uses. */
+    unsigned bits = 12;
     while (bits < 24 && ((uint64_t)1 << bits) < rpis * 32) bits++;
-    f->shift = 64 - (bits - 6);                      /* at most 18 bits choose the word */
+    f->shift = 64 - (bits - 6);
     f->words = calloc((size_t)1 << (bits - 6), sizeof(uint64_t));
     return f->words != NULL;
 }
@@ -34,9 +36,9 @@ static inline uint64_t filter_mask(uint64_t lo) {
     return ((uint64_t)1 << (lo & 63)) | ((uint64_t)1 << ((lo >> 6) & 63)) | ((uint64_t)1 << ((lo >> 12) & 63));
 }
 
-static void filter_add(bit_filter *f, uint64_t lo) { f->words[lo >> f->shift] |= filter_mask(lo); }
+static void filter_add(rpi_filter *f, uint64_t lo) { f->words[lo >> f->shift] |= filter_mask(lo); }
 
-static inline int filter_may_hold(const bit_filter *f, uint64_t lo) {
+static inline int filter_may_hold(const rpi_filter *f, uint64_t lo) {
     uint64_t m = filter_mask(lo);
     return (f->words[lo >> f->shift] & m) == m;
 }
@@ -44,7 +46,7 @@ static inline int filter_may_hold(const bit_filter *f, uint64_t lo) {
 /* ---- RPI index: open addressing on the first 8 bytes (RPIs are random) -- */
 
 struct enc_rpi_index {
-    bit_filter filter;
+    rpi_filter filter;
     uint64_t mask;
     uint64_t *lo;       /* first 8 bytes of the RPI, 0 marks an empty slot... */
     uint64_t *hi;       /* ...unless used[] says otherwise */
@@ -103,7 +105,7 @@ static int index_probe(const enc_rpi_index *x, const uint8_t *rpi, uint32_t *val
 struct enc_day_filters {
     int64_t first;          /* the day of day[0] */
     uint32_t n;
-    bit_filter *day;
+    rpi_filter *day;
 };
 
 static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
@@ -153,7 +155,7 @@ enc_day_filters *enc_day_filters_new(const enc_rpi_index *x, const uint8_t *rpis
         if (hi > counted_up_to[id]) counted_up_to[id] = hi;
     }
     free(counted_up_to);
-    d->day = ok ? calloc(d->n, sizeof(bit_filter)) : NULL;
+    d->day = ok ? calloc(d->n, sizeof(rpi_filter)) : NULL;
     for (uint32_t b = 0; d->day != NULL && b < d->n; b++) {
         if (!filter_init(&d->day[b], rpis_in_day[b])) ok = 0;
     }
@@ -170,7 +172,7 @@ enc_day_filters *enc_day_filters_new(const enc_rpi_index *x, const uint8_t *rpis
 /* The filter for a job starting at interval `start`: its day's, NULL when
  * no sighting is near that day (nothing can match), or the index's own
  * when there are no day filters. */
-static const bit_filter *filter_for(const enc_rpi_index *x, const enc_day_filters *d, uint32_t start) {
+static const rpi_filter *filter_for(const enc_rpi_index *x, const enc_day_filters *d, uint32_t start) {
     if (d == NULL) return &x->filter;
     int64_t b = (int64_t)(start / 144) - d->first;
     return b >= 0 && b < (int64_t)d->n ? &d->day[b] : NULL;
@@ -302,7 +304,7 @@ static int evp_rpis(enc_rpi_ctx *c, const uint8_t rpik[16], uint32_t start, uint
  * that screens them (NULL: nothing can match). */
 typedef struct {
     const enc_rpi_index *index;
-    const bit_filter *filter;
+    const rpi_filter *filter;
     uint32_t job;
     enc_rpi_hit *hits;
     size_t max_hits;
