@@ -59,18 +59,27 @@ void enc_fp12_conj(enc_fp12 *r, const enc_fp12 *x) {
     enc_fp6_neg(&r->b, &x->b);
 }
 
-/* 1/(a + bw) = (a - bw)/(a^2 - v b^2) */
-void enc_fp12_inv(enc_fp12 *r, const enc_fp12 *x) {
-    enc_fp6 t0, t1;
-    enc_fp6_sqr(&t0, &x->a);
-    enc_fp6_sqr(&t1, &x->b);
-    enc_fp6_mul_v(&t1, &t1);
-    enc_fp6_sub(&t0, &t0, &t1);
-    enc_fp6_inv(&t0, &t0);
-    enc_fp6_mul(&r->a, &x->a, &t0);
-    enc_fp6_mul(&t1, &x->b, &t0);
-    enc_fp6_neg(&r->b, &t1);
+/* 1/(a + bw) = (a - bw)/(a^2 - v b^2), for n values (n <= ENC_FP12_BATCH)
+ * with one Fp6 inversion for all of them (enc_fp6_inv_many). */
+void enc_fp12_inv_many(enc_fp12 *r, const enc_fp12 *x, size_t n) {
+    enc_fp6 norm[ENC_FP12_BATCH], t;
+    if (n == 0 || n > ENC_FP12_BATCH) return;
+    memset(norm, 0, sizeof(norm)); /* only the first n are used; gcc cannot tell */
+    for (size_t j = 0; j < n; j++) {
+        enc_fp6_sqr(&norm[j], &x[j].a);
+        enc_fp6_sqr(&t, &x[j].b);
+        enc_fp6_mul_v(&t, &t);
+        enc_fp6_sub(&norm[j], &norm[j], &t);
+    }
+    enc_fp6_inv_many(norm, norm, n);
+    for (size_t j = 0; j < n; j++) {
+        enc_fp6_mul(&r[j].a, &x[j].a, &norm[j]);
+        enc_fp6_mul(&t, &x[j].b, &norm[j]);
+        enc_fp6_neg(&r[j].b, &t);
+    }
 }
+
+void enc_fp12_inv(enc_fp12 *r, const enc_fp12 *x) { enc_fp12_inv_many(r, x, 1); }
 
 /* (sum c_k w^k)^p = sum conj(c_k) xi^(k(p-1)/6) w^k */
 void enc_fp12_frob(enc_fp12 *r, const enc_fp12 *x) {
@@ -153,7 +162,7 @@ void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *f) {
  * Six Fp2 squarings (at double width, four reductions) instead of
  * Granger-Scott's nine; r's a.a and b.b are left as they were.
  */
-static void cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *x) {
+void enc_fp12_cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *x) {
     const enc_fp2 g1 = x->a.b, g2 = x->a.c, g3 = x->b.a, g5 = x->b.c;
     enc_fp2w s1, s5, s15, s2, s3, s23, t;
     enc_fp2 u, v;
@@ -184,16 +193,17 @@ static void cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *x) {
     gs_combine(&r->b.c, &v, &g5, 1);
 }
 
-/* The rest of n compressed elements (n <= 8) in place, with one Fp2
- * inversion for all (Montgomery's trick):
+/* The rest of n compressed elements (n <= ENC_CYC_DECOMPRESS_MAX) in place,
+ * with one Fp2 inversion for all (Montgomery's trick):
  *   g4 = (xi g5^2 + 3 g1^2 - 2 g2) / (4 g3), or 2 g1 g5 / g2 if g3 = 0,
  *   g0 = xi (2 g4^2 + g3 g5 - 3 g1 g2) + 1;
  * in the cyclotomic subgroup g2 = g3 = 0 only for the element 1 (Karabina,
  * Theorem 3.1; compressed, it is all zero), which is therefore given its own
  * (masked) case.  Branch-free. */
-static void cyc_decompress(enc_fp12 *x[], size_t n) {
-    enc_fp2 num[8], den[8], pre[8], inv, t, u, one;
-    uint64_t is_one[8];
+void enc_fp12_cyc_decompress(enc_fp12 *const x[], size_t n) {
+    enc_fp2 num[ENC_CYC_DECOMPRESS_MAX], den[ENC_CYC_DECOMPRESS_MAX], pre[ENC_CYC_DECOMPRESS_MAX], inv, t, u, one;
+    uint64_t is_one[ENC_CYC_DECOMPRESS_MAX];
+    if (n == 0 || n > ENC_CYC_DECOMPRESS_MAX) return;
     enc_fp2_one(&one);
     for (size_t i = 0; i < n; i++) {
         const enc_fp12 *f = x[i];
@@ -242,38 +252,47 @@ static void cyc_decompress(enc_fp12 *x[], size_t n) {
 void enc_fp12_cyc_sqr_n_karabina(enc_fp12 *r, const enc_fp12 *a, int n) {
     enc_fp12 *p[1] = {r};
     *r = *a;
-    for (int i = 0; i < n; i++) cyc_sqr_compressed(r, r);
-    cyc_decompress(p, 1);
+    for (int i = 0; i < n; i++) enc_fp12_cyc_sqr_compressed(r, r);
+    enc_fp12_cyc_decompress(p, 1);
 }
 
 /* a^|z| for cyclotomic a: compressed squarings up to the third set bit of
  * |z| = 2^63 + 2^62 + 2^60 + 2^57 + 2^48 + 2^16 (57 of the 63 squarings),
  * those three powers decompressed with one inversion, Granger-Scott for the
  * last six squarings (a decompression there would cost more than the
- * squarings it saves). */
+ * squarings it saves).  n values (n <= ENC_FP12_BATCH) go side by side so
+ * that all their powers share the one inversion. */
 #define KARABINA_POWERS 3
-void enc_fp12_cyc_pow_z(enc_fp12 *r, const enc_fp12 *a) {
-    enc_fp12 pw[KARABINA_POWERS], c = *a, acc;
-    enc_fp12 *pp[KARABINA_POWERS];
+_Static_assert(KARABINA_POWERS * ENC_FP12_BATCH <= ENC_CYC_DECOMPRESS_MAX, "one decompression for the batch");
+void enc_fp12_cyc_pow_z_many(enc_fp12 *r, const enc_fp12 *a, size_t n) {
+    enc_fp12 pw[ENC_FP12_BATCH][KARABINA_POWERS], c[ENC_FP12_BATCH];
+    enc_fp12 *pp[ENC_FP12_BATCH * KARABINA_POWERS];
     int bit = 0, k = 0;
+    if (n == 0 || n > ENC_FP12_BATCH) return;
+    for (size_t j = 0; j < n; j++) c[j] = a[j];
     for (;; bit++) {
         if ((ENC_BLS_Z_ABS >> bit) & 1) {
-            pp[k] = &pw[k];
-            pw[k++] = c;
-            if (k == KARABINA_POWERS) break;
+            for (size_t j = 0; j < n; j++) {
+                pw[j][k] = c[j];
+                pp[j * KARABINA_POWERS + (size_t)k] = &pw[j][k];
+            }
+            if (++k == KARABINA_POWERS) break;
         }
-        cyc_sqr_compressed(&c, &c);
+        for (size_t j = 0; j < n; j++) enc_fp12_cyc_sqr_compressed(&c[j], &c[j]);
     }
-    cyc_decompress(pp, KARABINA_POWERS);
-    c = pw[KARABINA_POWERS - 1];
-    acc = pw[0];
-    for (k = 1; k < KARABINA_POWERS; k++) enc_fp12_mul(&acc, &acc, &pw[k]);
-    while (++bit < 64) {
-        enc_fp12_cyc_sqr(&c, &c);
-        if ((ENC_BLS_Z_ABS >> bit) & 1) enc_fp12_mul(&acc, &acc, &c);
+    enc_fp12_cyc_decompress(pp, n * KARABINA_POWERS);
+    for (size_t j = 0; j < n; j++) {
+        enc_fp12 acc = pw[j][0], s = pw[j][KARABINA_POWERS - 1];
+        for (k = 1; k < KARABINA_POWERS; k++) enc_fp12_mul(&acc, &acc, &pw[j][k]);
+        for (int b = bit + 1; b < 64; b++) {
+            enc_fp12_cyc_sqr(&s, &s);
+            if ((ENC_BLS_Z_ABS >> b) & 1) enc_fp12_mul(&acc, &acc, &s);
+        }
+        r[j] = acc;
     }
-    *r = acc;
 }
+
+void enc_fp12_cyc_pow_z(enc_fp12 *r, const enc_fp12 *a) { enc_fp12_cyc_pow_z_many(r, a, 1); }
 
 /* r = a * (l0 + l1 v + l4 v w), the sparse shape of every line function:
  * Karatsuba over w, the products summed at double width (12 reductions) */

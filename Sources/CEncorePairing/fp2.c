@@ -62,17 +62,26 @@ void enc_fp2_mul_fp(enc_fp2 *r, const enc_fp2 *a, const enc_fp *b) {
     enc_fp_mul(&r->b, &a->b, b);
 }
 
-/* 1/(a + bi) = (a - bi)/(a^2 + b^2); 0 maps to 0 */
-void enc_fp2_inv(enc_fp2 *r, const enc_fp2 *a) {
-    enc_fp n, t;
-    enc_fp_sqr(&n, &a->a);
-    enc_fp_sqr(&t, &a->b);
-    enc_fp_add(&n, &n, &t);
-    enc_fp_inv(&n, &n);
-    enc_fp_mul(&r->a, &a->a, &n);
-    enc_fp_mul(&t, &a->b, &n);
-    enc_fp_neg(&r->b, &t);
+/* 1/(a + bi) = (a - bi)/(a^2 + b^2); 0 maps to 0.  n values (n <=
+ * ENC_FP12_BATCH) share one Fp inversion (enc_fp_inv_many).  r may be a. */
+void enc_fp2_inv_many(enc_fp2 *r, const enc_fp2 *a, size_t n) {
+    enc_fp norm[ENC_FP12_BATCH], t;
+    if (n == 0 || n > ENC_FP12_BATCH) return;
+    memset(norm, 0, sizeof(norm)); /* only the first n are used; gcc cannot tell */
+    for (size_t j = 0; j < n; j++) {
+        enc_fp_sqr(&norm[j], &a[j].a);
+        enc_fp_sqr(&t, &a[j].b);
+        enc_fp_add(&norm[j], &norm[j], &t);
+    }
+    enc_fp_inv_many(norm, norm, n);
+    for (size_t j = 0; j < n; j++) {
+        enc_fp_mul(&r[j].a, &a[j].a, &norm[j]);
+        enc_fp_mul(&t, &a[j].b, &norm[j]);
+        enc_fp_neg(&r[j].b, &t);
+    }
 }
+
+void enc_fp2_inv(enc_fp2 *r, const enc_fp2 *a) { enc_fp2_inv_many(r, a, 1); }
 
 uint64_t enc_fp2_is_zero_mask(const enc_fp2 *a) {
     return enc_fp_is_zero_mask(&a->a) & enc_fp_is_zero_mask(&a->b);

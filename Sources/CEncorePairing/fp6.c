@@ -143,30 +143,40 @@ void enc_fp6_mul_1_wide(enc_fp6w *r, const enc_fp6 *x, const enc_fp2 *b1) {
     enc_fp2w_mul_xi(&r->a, &c0);
 }
 
-/* Inverse through the norm to Fp2: one Fp2 inversion. */
-void enc_fp6_inv(enc_fp6 *r, const enc_fp6 *x) {
-    enc_fp2 A, B, C, t, f;
-    /* A = a^2 - xi bc, B = xi c^2 - ab, C = b^2 - ac */
-    enc_fp2_sqr(&A, &x->a);
-    enc_fp2_mul(&t, &x->b, &x->c);
-    enc_fp2_mul_xi(&t, &t);
-    enc_fp2_sub(&A, &A, &t);
-    enc_fp2_sqr(&B, &x->c);
-    enc_fp2_mul_xi(&B, &B);
-    enc_fp2_mul(&t, &x->a, &x->b);
-    enc_fp2_sub(&B, &B, &t);
-    enc_fp2_sqr(&C, &x->b);
-    enc_fp2_mul(&t, &x->a, &x->c);
-    enc_fp2_sub(&C, &C, &t);
-    /* F = aA + xi(cB + bC) */
-    enc_fp2_mul(&f, &x->c, &B);
-    enc_fp2_mul(&t, &x->b, &C);
-    enc_fp2_add(&f, &f, &t);
-    enc_fp2_mul_xi(&f, &f);
-    enc_fp2_mul(&t, &x->a, &A);
-    enc_fp2_add(&f, &f, &t);
-    enc_fp2_inv(&f, &f);
-    enc_fp2_mul(&r->a, &A, &f);
-    enc_fp2_mul(&r->b, &B, &f);
-    enc_fp2_mul(&r->c, &C, &f);
+/* Inverses through the norm to Fp2, n values (n <= ENC_FP12_BATCH) with one
+ * Fp2 inversion for all (enc_fp2_inv_many).  r may be x. */
+void enc_fp6_inv_many(enc_fp6 *r, const enc_fp6 *x, size_t n) {
+    enc_fp2 A[ENC_FP12_BATCH], B[ENC_FP12_BATCH], C[ENC_FP12_BATCH], f[ENC_FP12_BATCH], t;
+    if (n == 0 || n > ENC_FP12_BATCH) return;
+    memset(f, 0, sizeof(f)); /* only the first n are used; gcc cannot tell */
+    for (size_t j = 0; j < n; j++) {
+        const enc_fp6 *y = &x[j];
+        /* A = a^2 - xi bc, B = xi c^2 - ab, C = b^2 - ac */
+        enc_fp2_sqr(&A[j], &y->a);
+        enc_fp2_mul(&t, &y->b, &y->c);
+        enc_fp2_mul_xi(&t, &t);
+        enc_fp2_sub(&A[j], &A[j], &t);
+        enc_fp2_sqr(&B[j], &y->c);
+        enc_fp2_mul_xi(&B[j], &B[j]);
+        enc_fp2_mul(&t, &y->a, &y->b);
+        enc_fp2_sub(&B[j], &B[j], &t);
+        enc_fp2_sqr(&C[j], &y->b);
+        enc_fp2_mul(&t, &y->a, &y->c);
+        enc_fp2_sub(&C[j], &C[j], &t);
+        /* F = aA + xi(cB + bC) */
+        enc_fp2_mul(&f[j], &y->c, &B[j]);
+        enc_fp2_mul(&t, &y->b, &C[j]);
+        enc_fp2_add(&f[j], &f[j], &t);
+        enc_fp2_mul_xi(&f[j], &f[j]);
+        enc_fp2_mul(&t, &y->a, &A[j]);
+        enc_fp2_add(&f[j], &f[j], &t);
+    }
+    enc_fp2_inv_many(f, f, n);
+    for (size_t j = 0; j < n; j++) {
+        enc_fp2_mul(&r[j].a, &A[j], &f[j]);
+        enc_fp2_mul(&r[j].b, &B[j], &f[j]);
+        enc_fp2_mul(&r[j].c, &C[j], &f[j]);
+    }
 }
+
+void enc_fp6_inv(enc_fp6 *r, const enc_fp6 *x) { enc_fp6_inv_many(r, x, 1); }

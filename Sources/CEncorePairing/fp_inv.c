@@ -181,3 +181,31 @@ static void safegcd_div(uint64_t r[6], const uint64_t c[6], const uint64_t a[6])
 void enc_fp_inv(enc_fp *r, const enc_fp *a) {
     safegcd_div(r->l, ENC_FP_R2.l, a->l);
 }
+
+/* n inverses for the price of one and 3 (n - 1) products (Montgomery's
+ * trick); a zero stands in as 1 in the running products and comes out as
+ * 0, with masks, so one zero does not spoil the others.  r may be a;
+ * n <= ENC_FP12_BATCH. */
+void enc_fp_inv_many(enc_fp *r, const enc_fp *a, size_t n) {
+    enc_fp x[ENC_FP12_BATCH], pre[ENC_FP12_BATCH], inv, t;
+    uint64_t zero[ENC_FP12_BATCH];
+    if (n == 0 || n > ENC_FP12_BATCH) return;
+    for (size_t j = 0; j < n; j++) {
+        x[j] = a[j];
+        zero[j] = enc_fp_is_zero_mask(&x[j]);
+        ENC_CMOV(&x[j], &ENC_FP_ONE, zero[j]);
+        if (j) enc_fp_mul(&pre[j], &pre[j - 1], &x[j]); else pre[0] = x[0];
+    }
+    enc_fp_inv(&inv, &pre[n - 1]);
+    for (size_t j = n; j-- > 0;) {
+        if (j) {
+            enc_fp_mul(&t, &inv, &pre[j - 1]);   /* 1 / x[j] */
+            enc_fp_mul(&inv, &inv, &x[j]);
+        } else {
+            t = inv;
+        }
+        r[j] = t;
+        uint64_t keep = ~zero[j];
+        for (int i = 0; i < 6; i++) r[j].l[i] &= keep;
+    }
+}

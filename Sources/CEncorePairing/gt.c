@@ -17,6 +17,20 @@ void enc_bls_pairing_prepared(enc_gt *out, const enc_g1 *p, const enc_g2_prepare
     enc_bls_final_exp(&out->f, &f);
 }
 
+void enc_bls_pairing_prepared_many(enc_gt *out, const enc_g1 *p, const enc_g2_prepared *const *q, size_t n) {
+    enc_fp12 f[ENC_FP12_BATCH];
+    /* groups of about even size (9 as 5 + 4, not 8 + 1: a group of one
+     * shares nothing); each at most ENC_FP12_BATCH */
+    size_t groups = (n + ENC_FP12_BATCH - 1) / ENC_FP12_BATCH;
+    for (size_t i = 0, g = 0; i < n; g++) {
+        size_t m = (n - i) / (groups - g) + ((n - i) % (groups - g) != 0);
+        for (size_t j = 0; j < m; j++) enc_bls_miller_loop_prepared(&f[j], p, q[i + j]);
+        enc_bls_final_exp_many(f, f, m);
+        for (size_t j = 0; j < m; j++) out[i + j].f = f[j];
+        i += m;
+    }
+}
+
 /* e(P, Q)^k = e(kP, Q): a G1 ladder is far cheaper than a GT power */
 void enc_bls_pairing_pow(enc_gt *out, const enc_g1 *p, const enc_g2 *q, const enc_fr *k) {
     enc_g1 kp;

@@ -251,6 +251,11 @@ int enc_fp_select_fast_path(int fast);
 void enc_fp_sqr(enc_fp *r, const enc_fp *a);
 void enc_fp_pow(enc_fp *r, const enc_fp *a, const uint64_t *e, size_t nlimbs); /* public exponent */
 void enc_fp_inv(enc_fp *r, const enc_fp *a);              /* fp_inv.c, CT; 0 -> 0 */
+/* Values inverted side by side share one inversion (Montgomery's trick):
+ * the final exponentiations of a batch of pairings (enc_bls_final_exp_many)
+ * go through these with at most ENC_FP12_BATCH values. */
+#define ENC_FP12_BATCH 8
+void enc_fp_inv_many(enc_fp *r, const enc_fp *a, size_t n);  /* CT; 0 -> 0 */
 int enc_fp_sqrt(enc_fp *r, const enc_fp *a);              /* r = a^((p+1)/4); 1 if it is a root */
 int enc_fp_legendre(const enc_fp *a);                     /* 1, -1, 0 */
 int enc_fp_is_odd(const enc_fp *a);                       /* parity of the canonical value */
@@ -321,6 +326,7 @@ void enc_fp2_mul(enc_fp2 *r, const enc_fp2 *a, const enc_fp2 *b);
 void enc_fp2_sqr(enc_fp2 *r, const enc_fp2 *a);
 void enc_fp2_mul_fp(enc_fp2 *r, const enc_fp2 *a, const enc_fp *b);
 void enc_fp2_inv(enc_fp2 *r, const enc_fp2 *a);
+void enc_fp2_inv_many(enc_fp2 *r, const enc_fp2 *a, size_t n);
 int enc_fp2_sqrt(enc_fp2 *r, const enc_fp2 *a);          /* 1 if a is a square */
 uint64_t enc_fp2_is_zero_mask(const enc_fp2 *a);
 uint64_t enc_fp2_eq_mask(const enc_fp2 *a, const enc_fp2 *b);
@@ -358,6 +364,7 @@ void enc_fp6_mul_v(enc_fp6 *r, const enc_fp6 *a);                              /
 void enc_fp6_mul_01_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp2 *b0, const enc_fp2 *b1);
 void enc_fp6_mul_1_wide(enc_fp6w *r, const enc_fp6 *a, const enc_fp2 *b1);
 void enc_fp6_inv(enc_fp6 *r, const enc_fp6 *a);
+void enc_fp6_inv_many(enc_fp6 *r, const enc_fp6 *a, size_t n);
 void enc_fp6_zero(enc_fp6 *r);
 void enc_fp6_one(enc_fp6 *r);
 
@@ -367,10 +374,16 @@ void enc_fp12_mul(enc_fp12 *r, const enc_fp12 *a, const enc_fp12 *b);
 void enc_fp12_sqr(enc_fp12 *r, const enc_fp12 *a);
 void enc_fp12_conj(enc_fp12 *r, const enc_fp12 *a);      /* a^(p^6): the inverse on GT */
 void enc_fp12_inv(enc_fp12 *r, const enc_fp12 *a);
+void enc_fp12_inv_many(enc_fp12 *r, const enc_fp12 *a, size_t n);
 void enc_fp12_frob(enc_fp12 *r, const enc_fp12 *a);      /* a^p */
 void enc_fp12_frob2(enc_fp12 *r, const enc_fp12 *a);     /* a^(p^2) */
 void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *a);   /* Granger-Scott, cyclotomic a only */
 void enc_fp12_cyc_pow_z(enc_fp12 *r, const enc_fp12 *a);  /* a^|z|, Karabina; cyclotomic a only */
+void enc_fp12_cyc_pow_z_many(enc_fp12 *r, const enc_fp12 *a, size_t n); /* n <= ENC_FP12_BATCH */
+/* Karabina's compressed squaring and the (batched) decompression */
+#define ENC_CYC_DECOMPRESS_MAX 24
+void enc_fp12_cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *a);
+void enc_fp12_cyc_decompress(enc_fp12 *const x[], size_t n);
 void enc_fp12_cyc_sqr_n_karabina(enc_fp12 *r, const enc_fp12 *a, int n); /* test hook */
 /* r = a * (l0 + l1 v + l4 v w): the shape of a Miller-loop line */
 void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *a, const enc_fp2 *l0, const enc_fp2 *l1, const enc_fp2 *l4);
@@ -390,5 +403,6 @@ void enc_bls_miller_loop(enc_fp12 *f, const enc_g1 *p, const enc_g2 *q, size_t n
 void enc_bls_g2_prepare_lines(enc_g2_prepared *out, const enc_g2 *q, int scale);
 void enc_bls_miller_loop_prepared(enc_fp12 *f, const enc_g1 *p, const enc_g2_prepared *q);
 void enc_bls_final_exp(enc_fp12 *r, const enc_fp12 *f);
+void enc_bls_final_exp_many(enc_fp12 *r, const enc_fp12 *f, size_t n); /* n <= ENC_FP12_BATCH; r may be f */
 
 #endif

@@ -260,37 +260,53 @@ void enc_bls_miller_loop_prepared(enc_fp12 *f, const enc_g1 *p, const enc_g2_pre
     enc_fp12_conj(f, f); /* z < 0 */
 }
 
-/* a^z for unitary a (z negative: conjugate) */
-static void exp_by_z(enc_fp12 *r, const enc_fp12 *a) {
-    enc_fp12_cyc_pow_z(r, a);
-    enc_fp12_conj(r, r);
+/* a^z for n unitary values side by side (z negative: conjugate) */
+static void exp_by_z(enc_fp12 *r, const enc_fp12 *a, size_t n) {
+    enc_fp12_cyc_pow_z_many(r, a, n);
+    for (size_t j = 0; j < n; j++) enc_fp12_conj(&r[j], &r[j]);
 }
 
-void enc_bls_final_exp(enc_fp12 *r, const enc_fp12 *f) {
-    enc_fp12 m, t0, t1, t2, u;
+/* n final exponentiations side by side: each value's arithmetic is the
+ * one-value algorithm's, but the inversions (one in the easy part, one per
+ * power of z in the hard part) are shared by the batch. */
+void enc_bls_final_exp_many(enc_fp12 *r, const enc_fp12 *f, size_t n) {
+    enc_fp12 m[ENC_FP12_BATCH], t0[ENC_FP12_BATCH], t1[ENC_FP12_BATCH], t2[ENC_FP12_BATCH], u;
+    if (n == 0 || n > ENC_FP12_BATCH) return;
     /* easy part: m = f^((p^6 - 1)(p^2 + 1)), now in the cyclotomic subgroup */
-    enc_fp12_inv(&t0, f);
-    enc_fp12_conj(&m, f);
-    enc_fp12_mul(&m, &m, &t0);
-    enc_fp12_frob2(&t0, &m);
-    enc_fp12_mul(&m, &m, &t0);
+    enc_fp12_inv_many(t0, f, n);
+    for (size_t j = 0; j < n; j++) {
+        enc_fp12_conj(&m[j], &f[j]);
+        enc_fp12_mul(&m[j], &m[j], &t0[j]);
+        enc_fp12_frob2(&u, &m[j]);
+        enc_fp12_mul(&m[j], &m[j], &u);
+    }
     /* hard part, times 3 */
-    exp_by_z(&t0, &m);                /* m^(z-1) */
-    enc_fp12_conj(&u, &m);
-    enc_fp12_mul(&t0, &t0, &u);
-    exp_by_z(&t1, &t0);               /* m^((z-1)^2) */
-    enc_fp12_conj(&u, &t0);
-    enc_fp12_mul(&t0, &t1, &u);
-    exp_by_z(&t1, &t0);               /* ^(z + p) */
-    enc_fp12_frob(&u, &t0);
-    enc_fp12_mul(&t1, &t1, &u);
-    exp_by_z(&t2, &t1);               /* ^(z^2 + p^2 - 1) */
-    exp_by_z(&t2, &t2);
-    enc_fp12_frob2(&u, &t1);
-    enc_fp12_mul(&t2, &t2, &u);
-    enc_fp12_conj(&u, &t1);
-    enc_fp12_mul(&t2, &t2, &u);
-    enc_fp12_cyc_sqr(&u, &m);         /* + 3 */
-    enc_fp12_mul(&u, &u, &m);
-    enc_fp12_mul(r, &t2, &u);
+    exp_by_z(t0, m, n);                       /* m^(z-1) */
+    for (size_t j = 0; j < n; j++) {
+        enc_fp12_conj(&u, &m[j]);
+        enc_fp12_mul(&t0[j], &t0[j], &u);
+    }
+    exp_by_z(t1, t0, n);                      /* m^((z-1)^2) */
+    for (size_t j = 0; j < n; j++) {
+        enc_fp12_conj(&u, &t0[j]);
+        enc_fp12_mul(&t0[j], &t1[j], &u);
+    }
+    exp_by_z(t1, t0, n);                      /* ^(z + p) */
+    for (size_t j = 0; j < n; j++) {
+        enc_fp12_frob(&u, &t0[j]);
+        enc_fp12_mul(&t1[j], &t1[j], &u);
+    }
+    exp_by_z(t2, t1, n);                      /* ^(z^2 + p^2 - 1) */
+    exp_by_z(t2, t2, n);
+    for (size_t j = 0; j < n; j++) {
+        enc_fp12_frob2(&u, &t1[j]);
+        enc_fp12_mul(&t2[j], &t2[j], &u);
+        enc_fp12_conj(&u, &t1[j]);
+        enc_fp12_mul(&t2[j], &t2[j], &u);
+        enc_fp12_cyc_sqr(&u, &m[j]);          /* + 3 */
+        enc_fp12_mul(&u, &u, &m[j]);
+        enc_fp12_mul(&r[j], &t2[j], &u);
+    }
 }
+
+void enc_bls_final_exp(enc_fp12 *r, const enc_fp12 *f) { enc_bls_final_exp_many(r, f, 1); }

@@ -45,12 +45,11 @@ public enum CrowdNotifierIBE {
         return open(identity: identity, c, pairing: BLS.pairing(sk, c1))
     }
 
-    /// The same with c1's Miller-loop lines computed already (matching
-    /// prepares each stored hour's c1 once and pairs it with every trace
-    /// key of its day).
-    package static func decrypt(secretKey sk: enc_g1, identity: [UInt8], _ c: CrowdNotifierCiphertext, c1: BLS.PreparedG2) -> Result<[UInt8], Failure> {
+    /// The same with e(sk, c1) computed already (matching pairs a trace
+    /// key with all prepared hours of its day at once: BLS.pairings).
+    package static func decrypt(pairing: [UInt8], identity: [UInt8], _ c: CrowdNotifierCiphertext) -> Result<[UInt8], Failure> {
         guard c.c2.count == 32 else { return .failure(.ciphertext) }
-        return open(identity: identity, c, pairing: BLS.pairing(sk, c1))
+        return open(identity: identity, c, pairing: pairing)
     }
 
     /// The rest of a decryption, given e(sk, c1) serialised.

@@ -154,9 +154,10 @@ public enum CrowdNotifierMatcher {
                 out.invalidKeys += 1
                 continue
             }
-            for (h, c1) in candidates {
+            let pairings = BLS.pairings(sk, candidates.map(\.c1))
+            for ((h, _), pairing) in zip(candidates, pairings) {
                 out.pairings += 1
-                guard case .success(let m) = CrowdNotifierIBE.decrypt(secretKey: sk, identity: key.identity, h.ciphertext, c1: c1) else { continue }
+                guard case .success(let m) = CrowdNotifierIBE.decrypt(pairing: pairing, identity: key.identity, h.ciphertext) else { continue }
                 guard let record = CrowdNotifierVisitRecord(decoding: m),
                       let plain = CrowdNotifierCrypto.open(key.encryptedAssociatedData, nonce: key.nonce, key: record.notificationKey),
                       let ad = CrowdNotifierAssociatedData(decoding: plain) else {

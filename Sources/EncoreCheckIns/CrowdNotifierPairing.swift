@@ -143,13 +143,24 @@ package enum BLS {
         return serialize(g)
     }
 
-    /// e(p, q) serialised, with q's Miller-loop lines computed already
-    /// (the same value as pairing(p, q), bit for bit).
-    package static func pairing(_ p: enc_g1, _ q: PreparedG2) -> [UInt8] {
+    /// e(p, q) serialised for each q, all prepared: the values of
+    /// pairing(p, q) one by one, bit for bit, for less (the pairings' final
+    /// exponentiations share their inversions). Matching pairs a trace key
+    /// with the prepared hours of its day this way.
+    package static func pairings(_ p: enc_g1, _ qs: [PreparedG2]) -> [[UInt8]] {
+        guard !qs.isEmpty else { return [] }
         var p = p
-        var g = enc_gt()
-        enc_bls_pairing_prepared(&g, &p, q.lines)
-        return serialize(g)
+        var out = [enc_gt](repeating: enc_gt(), count: qs.count)
+        // The lines are read through pointers: their owners must outlive the call.
+        withExtendedLifetime(qs) {
+            let lines: [UnsafePointer<enc_g2_prepared>?] = qs.map { UnsafePointer($0.lines) }
+            lines.withUnsafeBufferPointer { q in
+                out.withUnsafeMutableBufferPointer { g in
+                    enc_bls_pairing_prepared_many(g.baseAddress, &p, q.baseAddress, q.count)
+                }
+            }
+        }
+        return out.map(serialize)
     }
 
     /// A G2 point's Miller-loop lines (about 20 KB), computed once for

@@ -84,7 +84,8 @@ class Lib:
             "h_select_fast_path": [i], "h_fast_path_available": [], "h_fp_mul_with": [cp, cp, cp, i],
             "h_fp_mul_wide_with": [cp, cp, cp, i], "h_fp_redc_with": [cp, cp, i],
             "h_pairing_prepared": [cp, cp, cp, i], "h_bench_pairing_prepared": [cp, cp, i], "h_bench_g2_prepare": [cp, i],
-            "h_fp_inv": [cp, cp], "h_bench_fp_inv": [cp, i],
+            "h_fp_inv": [cp, cp], "h_bench_fp_inv": [cp, i], "h_fp_inv_many": [cp, cp, sz],
+            "h_pairing_prepared_many": [cp, cp, cp, sz], "h_bench_pairing_prepared_many": [cp, cp, i],
         }.items():
             fn = getattr(c, name)
             fn.argtypes = args
@@ -189,6 +190,10 @@ class Lib:
     # pairing / GT
     def pairing(self, p, q): return self._ok("h_pairing", 576, p, q)
     def pairing_prepared(self, p, q, scale=True): return self._ok("h_pairing_prepared", 576, p, q, 1 if scale else 0)
+    def pairing_prepared_many(self, p, qs):
+        out = self._ok("h_pairing_prepared_many", 576 * len(qs), p, b"".join(qs), len(qs))
+        return [out[576 * i:576 * (i + 1)] for i in range(len(qs))]
+
     def pairing_pow(self, p, q, k): return self._ok("h_pairing_pow", 576, p, q, k)
 
     def multi_pairing(self, ps, qs):

@@ -334,6 +334,37 @@ int h_pairing_prepared(uint8_t *out, const uint8_t *a, const uint8_t *b, int sca
     enc_bls_gt_serialize(out, &g);
     return 0;
 }
+/* e(P, Q_i) for n <= 32 points Q_i (96 bytes each), all prepared, in one
+ * enc_bls_pairing_prepared_many call */
+int h_pairing_prepared_many(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t n) {
+    static enc_g2_prepared pq[32];
+    const enc_g2_prepared *qs[32];
+    enc_gt g[32];
+    enc_g1 p; PARSE1(p, a);
+    if (n > 32) return -9;
+    for (size_t i = 0; i < n; i++) {
+        enc_g2 q; PARSE2(q, b + 96 * i);
+        enc_bls_g2_prepare(&pq[i], &q);
+        qs[i] = &pq[i];
+    }
+    enc_bls_pairing_prepared_many(g, &p, qs, n);
+    for (size_t i = 0; i < n; i++) enc_bls_gt_serialize(out + 576 * i, &g[i]);
+    return 0;
+}
+/* n pairings of one P with 8 prepared points, 8 per enc_bls_pairing_prepared_many
+ * call (the last call takes what is left) */
+int h_bench_pairing_prepared_many(const uint8_t *a, const uint8_t *b, int n) {
+    static enc_g2_prepared pq[8];
+    const enc_g2_prepared *qs[8];
+    enc_g1 p; enc_g2 q; enc_gt g[8]; PARSE1(p, a); PARSE2(q, b);
+    for (int i = 0; i < 8; i++) {
+        enc_bls_g2_prepare(&pq[i], &q);
+        qs[i] = &pq[i];
+        enc_bls_g2_dbl(&q, &q);
+    }
+    for (int i = 0; i < n; i += 8) enc_bls_pairing_prepared_many(g, &p, qs, n - i < 8 ? (size_t)(n - i) : 8);
+    return (int)(g[0].f.a.a.a.l[0] & 1);
+}
 int h_bench_pairing_prepared(const uint8_t *a, const uint8_t *b, int n) {
     static enc_g2_prepared pq;
     enc_g1 p; enc_g2 q; enc_gt g; PARSE1(p, a); PARSE2(q, b);
@@ -354,6 +385,15 @@ int h_fp_inv(uint8_t *out, const uint8_t *a) {
     if (enc_fp_from_bytes(&x, a)) return -2;
     enc_fp_inv(&x, &x);
     enc_fp_to_bytes(out, &x);
+    return 0;
+}
+/* n <= 8 values (48 bytes each) inverted together (enc_fp_inv_many) */
+int h_fp_inv_many(uint8_t *out, const uint8_t *a, size_t n) {
+    enc_fp x[8];
+    if (n == 0 || n > 8) return -9;
+    for (size_t i = 0; i < n; i++) if (enc_fp_from_bytes(&x[i], a + 48 * i)) return -2;
+    enc_fp_inv_many(x, x, n);
+    for (size_t i = 0; i < n; i++) enc_fp_to_bytes(out + 48 * i, &x[i]);
     return 0;
 }
 int h_bench_fp_inv(const uint8_t *a, int n) {

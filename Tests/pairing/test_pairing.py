@@ -47,6 +47,24 @@ def test_prepared_pairing_matches_pymcl(lib, rng):
     assert lib.pairing_prepared(lib.g1_gen(), bytes(96), scale=False) == one
 
 
+def test_prepared_pairings_of_one_p_match_pymcl(lib, rng):
+    """One P against many prepared Q at once (final exponentiations side by
+    side, sharing their inversions): each value is the single pairing's,
+    in groups of 8 and across the group boundary, with identities mixed
+    in (they pair to 1 without spoiling the others' shared inversions)."""
+    one = lib.gt_one()
+    for n in (1, 2, 7, 8, 9, 17):
+        p = pymcl.G1.hash(rng.randbytes(32))
+        qs = [pymcl.g2 * pymcl.Fr(str(rng.randrange(1, R))) for _ in range(n)]
+        got = lib.pairing_prepared_many(p.serialize(), [q.serialize() for q in qs])
+        assert got == [pymcl.pairing(p, q).serialize() for q in qs], n
+    p, q = rand_pair(rng)
+    qb = [q.serialize(), bytes(96), q.serialize(), bytes(96)]
+    want = pymcl.pairing(p, q).serialize()
+    assert lib.pairing_prepared_many(p.serialize(), qb) == [want, one, want, one]
+    assert lib.pairing_prepared_many(bytes(48), qb) == [one] * 4
+
+
 def test_pairing_with_identity(lib):
     one = lib.gt_one()
     assert one == pymcl.GT().serialize()
