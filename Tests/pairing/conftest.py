@@ -34,14 +34,14 @@ def compiler():
     return os.environ.get("CC") or shutil.which("clang") or "cc"
 
 
-def build(cc=None, out_name="libencpairing.so"):
+def build(cc=None, out_name="libencpairing.so", flags=()):
     cc = cc or compiler()
     os.makedirs(OUT_DIR, exist_ok=True)
     out = os.path.join(OUT_DIR, out_name)
     sources = sorted(os.path.join(SRC, f) for f in os.listdir(SRC) if f.endswith(".c"))
     deps = sources + [HARNESS] + [os.path.join(SRC, f) for f in os.listdir(SRC) if f.endswith(".h")]
     deps.append(os.path.join(SRC, "include", "encore_pairing.h"))
-    extra = os.environ.get("PAIRING_CFLAGS", "").split()
+    extra = os.environ.get("PAIRING_CFLAGS", "").split() + list(flags)
     stamp = out + ".cc"
     key = " ".join([cc] + extra)
     fresh = (
@@ -85,7 +85,7 @@ class Lib:
             "h_fp_mul_wide_with": [cp, cp, cp, i], "h_fp_redc_with": [cp, cp, i],
             "h_pairing_prepared": [cp, cp, cp, i], "h_bench_pairing_prepared": [cp, cp, i], "h_bench_g2_prepare": [cp, i],
             "h_fp_inv": [cp, cp], "h_bench_fp_inv": [cp, i], "h_fp_inv_many": [cp, cp, sz],
-            "h_pairing_prepared_many": [cp, cp, cp, sz], "h_bench_pairing_prepared_many": [cp, cp, i],
+            "h_pairing_prepared_many": [cp, cp, cp, sz], "h_fp_add_raw": [cp, cp, cp, i], "h_fp_sub_p_if_ge_raw": [cp, cp], "h_fpw_add_raw": [cp, cp, cp], "h_bench_pairing_prepared_many": [cp, cp, i],
         }.items():
             fn = getattr(c, name)
             fn.argtypes = args

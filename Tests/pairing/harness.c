@@ -265,6 +265,53 @@ int h_g2_add_affine(uint8_t *out, const uint8_t *a, const uint8_t *b, const uint
 
 /* ---- the two Montgomery products (fp.c, fp_mulx.c) ---- */
 int h_select_fast_path(int fast) { return enc_fp_select_fast_path(fast); }
+
+/* The field addition on raw words (a, b < p, not in Montgomery form: the
+ * addition does not care), into a separate result (alias 0), over a
+ * (alias 1) or over b (alias 2); and the correction alone (a < 2p). */
+static void load_raw(enc_fp *x, const uint8_t *in) {
+    for (int i = 0; i < 6; i++) {
+        uint64_t w = 0;
+        for (int j = 7; j >= 0; j--) w = (w << 8) | in[8 * i + j];
+        x->l[i] = w;
+    }
+}
+static void store_raw(uint8_t *out, const enc_fp *x) {
+    for (int i = 0; i < 48; i++) out[i] = (uint8_t)(x->l[i / 8] >> (8 * (i % 8)));
+}
+int h_fp_add_raw(uint8_t *out, const uint8_t *a, const uint8_t *b, int alias) {
+    enc_fp x, y, r;
+    load_raw(&x, a);
+    load_raw(&y, b);
+    if (alias == 1) { enc_fp_add(&x, &x, &y); r = x; }
+    else if (alias == 2) { enc_fp_add(&y, &x, &y); r = y; }
+    else enc_fp_add(&r, &x, &y);
+    store_raw(out, &r);
+    return 0;
+}
+/* double width: a, b < p 2^384 (96 bytes each), r = a + b mod p 2^384 */
+static void load_words(uint64_t *w, const uint8_t *in, int n) {
+    for (int i = 0; i < n; i++) {
+        uint64_t v = 0;
+        for (int j = 7; j >= 0; j--) v = (v << 8) | in[8 * i + j];
+        w[i] = v;
+    }
+}
+int h_fpw_add_raw(uint8_t *out, const uint8_t *a, const uint8_t *b) {
+    enc_fpw x, y, r;
+    load_words(x.l, a, 12);
+    load_words(y.l, b, 12);
+    enc_fpw_add(&r, &x, &y);
+    for (int i = 0; i < 96; i++) out[i] = (uint8_t)(r.l[i / 8] >> (8 * (i % 8)));
+    return 0;
+}
+int h_fp_sub_p_if_ge_raw(uint8_t *out, const uint8_t *a) {
+    enc_fp x, r;
+    load_raw(&x, a);
+    enc_fp_sub_p_if_ge(&r, &x);
+    store_raw(out, &r);
+    return 0;
+}
 int h_fast_path_available(void) { return enc_fp_fast_path_available(); }
 /* out = a * b mod p through the chosen product (fast: the assembly), on
  * canonical 48-byte little-endian inputs below p; -1 if that path is absent */

@@ -110,3 +110,62 @@ def test_products_with_each_compiler(cc):
             assert redc_with(other, t, fast) == t * rinv % P
             if a < P:
                 assert mul_with(other, a, b % P, fast) == a * (b % P) % P
+
+
+# ---- the field addition: x86-64 assembly (cmov) and the portable C ----
+
+def add_raw(lib, a, b, alias=0):
+    out = lib._out(48)
+    assert lib.c.h_fp_add_raw(out, a.to_bytes(48, "little"), b.to_bytes(48, "little"), alias) == 0
+    return int.from_bytes(out.raw, "little")
+
+
+def sub_p_if_ge_raw(lib, a):
+    out = lib._out(48)
+    assert lib.c.h_fp_sub_p_if_ge_raw(out, a.to_bytes(48, "little")) == 0
+    return int.from_bytes(out.raw, "little")
+
+
+def check_addition(lib, r):
+    for a in EDGES + [r.randrange(P) for _ in range(40)]:
+        for b in EDGES[:8] + [r.randrange(P) for _ in range(5)]:
+            for alias in (0, 1, 2):
+                assert add_raw(lib, a, b, alias) == (a + b) % P, (hex(a), hex(b), alias)
+    for a in [0, 1, P - 1, P, P + 1, 2 * P - 1, 2 * P - 2] + [r.randrange(2 * P) for _ in range(200)]:
+        assert sub_p_if_ge_raw(lib, a) == a % P, hex(a)
+    top = P * RW  # double width: a + b mod p 2^384, the low half's carry into the high half
+    wide = [0, 1, RW - 1, RW, top - 1, top - RW, top // 2, (P - 1) * RW + RW - 1] + [r.randrange(top) for _ in range(100)]
+    for a in wide:
+        for b in wide[:6] + [r.randrange(top) for _ in range(3)]:
+            out = lib._out(96)
+            assert lib.c.h_fpw_add_raw(out, a.to_bytes(96, "little"), b.to_bytes(96, "little")) == 0
+            assert int.from_bytes(out.raw, "little") == (a + b) % top, (hex(a), hex(b))
+
+
+def test_addition(lib):
+    check_addition(lib, random.Random(11))
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("asm", [True, False], ids=["add-asm", "add-portable"])
+def test_additions_and_pairings_per_build(cc, asm):
+    """Each compiler's build with the assembly additions and with the
+    portable C ones (-DENC_NO_ADD_ASM, what other CPUs compile): the
+    additions on edge values and pairings against pymcl, on both products."""
+    import pymcl
+    if not shutil.which(cc):
+        pytest.skip(cc + " not installed")
+    name = "libencpairing-add-%s-%s.so" % (cc, "asm" if asm else "portable")
+    other = Lib(build(cc, name, () if asm else ("-DENC_NO_ADD_ASM",)))
+    r = random.Random(12)
+    check_addition(other, r)
+    for fast in (True, False):
+        if other.c.h_select_fast_path(1 if fast else 0) != (1 if fast else 0):
+            continue  # no BMI2/ADX here
+        for _ in range(2):
+            p = pymcl.G1.hash(r.randbytes(32))
+            q = pymcl.g2 * pymcl.Fr(str(r.randrange(1, 2 ** 250)))
+            want = pymcl.pairing(p, q).serialize()
+            assert other.pairing(p.serialize(), q.serialize()) == want
+            assert other.pairing_prepared_many(p.serialize(), [q.serialize()] * 3) == [want] * 3
+    other.c.h_select_fast_path(1)
