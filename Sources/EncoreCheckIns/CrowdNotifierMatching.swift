@@ -109,8 +109,9 @@ public struct CrowdNotifierMatchOutcome: Sendable, Equatable {
 /// key and its time overlapped with the visit.
 public enum CrowdNotifierMatcher {
     /// `threads` 0: one per processor (at most 8). The keys are split into
-    /// contiguous slices, one per thread, and the outcomes merged in key
-    /// order, so the result does not depend on the number of threads.
+    /// contiguous chunks, taken by the threads as they become free, and
+    /// the outcomes merged in key order, so the result does not depend on
+    /// the number of threads.
     public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], threads: Int = 0) -> CrowdNotifierMatchOutcome {
         let threads = threads > 0 ? threads : Parallel.threads()
         // Each hour's c1 parsed (and checked to be in G2) once; our own
@@ -132,7 +133,9 @@ public enum CrowdNotifierMatcher {
         }.flatMap { $0 }
         var byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: BLS.PreparedG2)]] = [:]
         for (u, p) in zip(used, prepared) { byDay[u.hour.day, default: []].append((u.hour, p)) }
-        let parts = Parallel.slices(count: relevant.count, threads: threads) { range in
+        // Keys in small chunks taken by whichever thread is free: a key
+        // costs a pairing per hour of its day, and cores may differ in speed.
+        let parts = Parallel.chunks(count: relevant.count, threads: threads, chunk: max(1, relevant.count / (threads * 32))) { range in
             match(relevant[range], byDay)
         }
         var out = CrowdNotifierMatchOutcome()

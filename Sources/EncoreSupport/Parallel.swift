@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +21,24 @@ package enum Parallel {
         return withoutActuallyEscaping(body) { body in
             let job = SliceResults(body, slots: n)
             DispatchQueue.concurrentPerform(iterations: n) { t in job.run(t, count * t / n ..< count * (t + 1) / n) }
+            return job.collect()
+        }
+    }
+
+    /// `body` on chunks of 0..<count of about `chunk` each, which `threads`
+    /// threads take one after the other as they become free, results in
+    /// chunk order. For work of uneven cost per item or cores of uneven
+    /// speed (a phone's big and little cores, a shared machine): slices
+    /// fixed in advance leave the faster threads idle while the slowest
+    /// finishes. `body` must be safe to call from several threads at once.
+    package static func chunks<T>(count: Int, threads: Int, chunk: Int, _ body: (Range<Int>) -> T) -> [T] {
+        let size = max(1, chunk)
+        let n = count / size + (count % size == 0 ? 0 : 1)
+        let workers = max(1, min(threads, n))
+        if workers == 1 { return (0 ..< n).map { body($0 * size ..< min(count, ($0 + 1) * size)) } }
+        return withoutActuallyEscaping(body) { body in
+            let job = ChunkResults(body, chunks: n, size: size, count: count)
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in job.work() }
             return job.collect()
         }
     }
@@ -74,6 +93,37 @@ private final class SliceResults<T>: @unchecked Sendable {
     deinit { slots.deinitialize().deallocate() }
 
     func run(_ t: Int, _ range: Range<Int>) { slots[t] = body(range) }
+
+    func collect() -> [T] { slots.compactMap { $0 } }
+}
+
+/// The chunks of Parallel.chunks: the next one to take, and their results.
+private final class ChunkResults<T>: @unchecked Sendable {
+    // @unchecked: each slot is written by the one worker that took its chunk
+    // (the atomic counter hands every chunk out once) and read only after
+    // concurrentPerform has returned; `body` is only called.
+    private let body: (Range<Int>) -> T
+    private let slots: UnsafeMutableBufferPointer<T?>
+    private let next = Atomic<Int>(0)
+    private let size: Int, count: Int
+
+    init(_ body: @escaping (Range<Int>) -> T, chunks n: Int, size: Int, count: Int) {
+        self.body = body
+        self.size = size
+        self.count = count
+        slots = .allocate(capacity: n)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit { slots.deinitialize().deallocate() }
+
+    func work() {
+        while true {
+            let c = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard c < slots.count else { return }
+            slots[c] = body(c * size ..< min(count, (c + 1) * size))
+        }
+    }
 
     func collect() -> [T] { slots.compactMap { $0 } }
 }
