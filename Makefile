@@ -197,7 +197,7 @@ bench-sync: lib cli venv
 # CrowdNotifier: pairings/s against pymcl, and 10 000 trace keys against 30 visits.
 bench-crowdnotifier: lib cli venv
 	build/venv/bin/python Tests/pairing/bench_pairing.py
-	build/venv/bin/python Tests/crowdnotifier/bench_matching.py
+	build/venv/bin/python Tests/crowdnotifier/bench_matching.py --rounds 3 --reference-keys 2000
 
 fuzz: deps
 	scripts/fuzz.sh
