@@ -23,6 +23,10 @@ from test_cli_sync import cached, signer, trust  # noqa: E402,F401 (fixtures)
 
 HOUR = 3600
 NOW = int(time.time()) // 60 * 60
+# The visit (5 to 3 hours ago) and its warning stay on one UTC day: a
+# check-in across midnight is matched per day (two overlaps, not one).
+if NOW % 86400 < 6 * 3600:
+    NOW -= NOW % 86400 + 3600
 VISIT = (NOW - 5 * HOUR, NOW - 3 * HOUR)
 
 
