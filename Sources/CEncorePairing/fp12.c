@@ -121,7 +121,7 @@ static void fp4_sqr(enc_fp2 *X, enc_fp2 *Y, const enc_fp2 *x, const enc_fp2 *y) 
 }
 
 /* 3X - 2x  (or 3X + 2x when plus) */
-static inline __attribute__((always_inline)) void gs_combine(enc_fp2 *r, const enc_fp2 *X, const enc_fp2 *x, int plus) {
+static void gs_combine(enc_fp2 *r, const enc_fp2 *X, const enc_fp2 *x, int plus) {
     enc_fp2 t;
     if (plus) enc_fp2_add(&t, X, x); else enc_fp2_sub(&t, X, x);
     enc_fp2_dbl(&t, &t);

@@ -88,6 +88,19 @@ static inline uint64_t enc_subb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *
  * -DENC_NO_ADD_ASM to check against the same vectors. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(ENC_NO_ADD_ASM)
 #define ENC_HAVE_ADD_ASM 1
+/* Six words t0..t5 against the six at byte `off` of the pointer operand
+ * `base`: `first` on the lowest, `rest` on the others (a carry chain such
+ * as addq, adcq...), or stored there. */
+#define ENC_ASM6(first, rest, base, off)                                                                       \
+    first " " #off "+0(%[" base "]), %[t0]\n\t" rest " " #off "+8(%[" base "]), %[t1]\n\t"               \
+    rest " " #off "+16(%[" base "]), %[t2]\n\t" rest " " #off "+24(%[" base "]), %[t3]\n\t"              \
+    rest " " #off "+32(%[" base "]), %[t4]\n\t" rest " " #off "+40(%[" base "]), %[t5]\n\t"
+#define ENC_ASM6_STORE(base, off)                                                                              \
+    "movq %[t0], " #off "+0(%[" base "])\n\tmovq %[t1], " #off "+8(%[" base "])\n\t"                     \
+    "movq %[t2], " #off "+16(%[" base "])\n\tmovq %[t3], " #off "+24(%[" base "])\n\t"                   \
+    "movq %[t4], " #off "+32(%[" base "])\n\tmovq %[t5], " #off "+40(%[" base "])\n\t"
+#define ENC_ASM6_OUTPUTS                                                                                       \
+    [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
 #else
 #define ENC_HAVE_ADD_ASM 0
 #endif
@@ -96,19 +109,12 @@ static inline uint64_t enc_subb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *
 static inline void enc_fp_sub_p_if_ge(enc_fp *r, const enc_fp *a) {
 #if ENC_HAVE_ADD_ASM
     uint64_t t0, t1, t2, t3, t4, t5;
-    __asm__ volatile("movq 0(%[a]), %[t0]\n\tmovq 8(%[a]), %[t1]\n\tmovq 16(%[a]), %[t2]\n\t"
-            "movq 24(%[a]), %[t3]\n\tmovq 32(%[a]), %[t4]\n\tmovq 40(%[a]), %[t5]\n\t"
-            "subq 0(%[p]), %[t0]\n\tsbbq 8(%[p]), %[t1]\n\tsbbq 16(%[p]), %[t2]\n\t"
-            "sbbq 24(%[p]), %[t3]\n\tsbbq 32(%[p]), %[t4]\n\tsbbq 40(%[p]), %[t5]\n\t"
-            "cmovcq 0(%[a]), %[t0]\n\tcmovcq 8(%[a]), %[t1]\n\tcmovcq 16(%[a]), %[t2]\n\t"
-            "cmovcq 24(%[a]), %[t3]\n\tcmovcq 32(%[a]), %[t4]\n\tcmovcq 40(%[a]), %[t5]\n\t"
-            "movq %[t0], 0(%[r])\n\tmovq %[t1], 8(%[r])\n\tmovq %[t2], 16(%[r])\n\t"
-            "movq %[t3], 24(%[r])\n\tmovq %[t4], 32(%[r])\n\tmovq %[t5], 40(%[r])\n\t"
-            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-              "=m"(*(uint64_t(*)[6])r->l)
-            : [a] "r"(a->l), [r] "r"(r->l), [p] "r"(enc_p_), "m"(*(const uint64_t(*)[6])a->l),
-              "m"(*(const uint64_t(*)[6])enc_p_)
-            : "cc");
+    __asm__ volatile(ENC_ASM6("movq", "movq", "a", 0) ENC_ASM6("subq", "sbbq", "p", 0) ENC_ASM6("cmovcq", "cmovcq", "a", 0)
+                     ENC_ASM6_STORE("r", 0)
+                     : ENC_ASM6_OUTPUTS, "=m"(*(uint64_t(*)[6])r->l)
+                     : [a] "r"(a->l), [r] "r"(r->l), [p] "r"(enc_p_), "m"(*(const uint64_t(*)[6])a->l),
+                       "m"(*(const uint64_t(*)[6])enc_p_)
+                     : "cc");
 #else
     uint64_t t[6], br = 0;
     ENC_UNROLL
@@ -134,23 +140,12 @@ static inline void enc_fp_add(enc_fp *r, const enc_fp *a, const enc_fp *b) {
      * moved back where that borrowed (r may alias a or b: both are read
      * before r is written) */
     uint64_t t0, t1, t2, t3, t4, t5;
-    __asm__ volatile("movq 0(%[a]), %[t0]\n\tmovq 8(%[a]), %[t1]\n\tmovq 16(%[a]), %[t2]\n\t"
-            "movq 24(%[a]), %[t3]\n\tmovq 32(%[a]), %[t4]\n\tmovq 40(%[a]), %[t5]\n\t"
-            "addq 0(%[b]), %[t0]\n\tadcq 8(%[b]), %[t1]\n\tadcq 16(%[b]), %[t2]\n\t"
-            "adcq 24(%[b]), %[t3]\n\tadcq 32(%[b]), %[t4]\n\tadcq 40(%[b]), %[t5]\n\t"
-            "movq %[t0], 0(%[r])\n\tmovq %[t1], 8(%[r])\n\tmovq %[t2], 16(%[r])\n\t"
-            "movq %[t3], 24(%[r])\n\tmovq %[t4], 32(%[r])\n\tmovq %[t5], 40(%[r])\n\t"
-            "subq 0(%[p]), %[t0]\n\tsbbq 8(%[p]), %[t1]\n\tsbbq 16(%[p]), %[t2]\n\t"
-            "sbbq 24(%[p]), %[t3]\n\tsbbq 32(%[p]), %[t4]\n\tsbbq 40(%[p]), %[t5]\n\t"
-            "cmovcq 0(%[r]), %[t0]\n\tcmovcq 8(%[r]), %[t1]\n\tcmovcq 16(%[r]), %[t2]\n\t"
-            "cmovcq 24(%[r]), %[t3]\n\tcmovcq 32(%[r]), %[t4]\n\tcmovcq 40(%[r]), %[t5]\n\t"
-            "movq %[t0], 0(%[r])\n\tmovq %[t1], 8(%[r])\n\tmovq %[t2], 16(%[r])\n\t"
-            "movq %[t3], 24(%[r])\n\tmovq %[t4], 32(%[r])\n\tmovq %[t5], 40(%[r])\n\t"
-            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-              "=m"(*(uint64_t(*)[6])r->l)
-            : [a] "r"(a->l), [b] "r"(b->l), [r] "r"(r->l), [p] "r"(enc_p_), "m"(*(const uint64_t(*)[6])a->l),
-              "m"(*(const uint64_t(*)[6])b->l), "m"(*(const uint64_t(*)[6])enc_p_)
-            : "cc");
+    __asm__ volatile(ENC_ASM6("movq", "movq", "a", 0) ENC_ASM6("addq", "adcq", "b", 0) ENC_ASM6_STORE("r", 0)
+                     ENC_ASM6("subq", "sbbq", "p", 0) ENC_ASM6("cmovcq", "cmovcq", "r", 0) ENC_ASM6_STORE("r", 0)
+                     : ENC_ASM6_OUTPUTS, "=m"(*(uint64_t(*)[6])r->l)
+                     : [a] "r"(a->l), [b] "r"(b->l), [r] "r"(r->l), [p] "r"(enc_p_), "m"(*(const uint64_t(*)[6])a->l),
+                       "m"(*(const uint64_t(*)[6])b->l), "m"(*(const uint64_t(*)[6])enc_p_)
+                     : "cc");
 #else
     enc_fp s;
     enc_fp_add_nr(&s, a, b);
@@ -293,29 +288,13 @@ static inline void enc_fpw_add(enc_fpw *r, const enc_fpw *a, const enc_fpw *b) {
     /* as enc_fp_add, the low half's carry running into the high half (the
      * moves in between leave the flags alone) */
     uint64_t t0, t1, t2, t3, t4, t5;
-    __asm__ volatile("movq 0(%[a]), %[t0]\n\tmovq 8(%[a]), %[t1]\n\tmovq 16(%[a]), %[t2]\n\t"
-            "movq 24(%[a]), %[t3]\n\tmovq 32(%[a]), %[t4]\n\tmovq 40(%[a]), %[t5]\n\t"
-            "addq 0(%[b]), %[t0]\n\tadcq 8(%[b]), %[t1]\n\tadcq 16(%[b]), %[t2]\n\t"
-            "adcq 24(%[b]), %[t3]\n\tadcq 32(%[b]), %[t4]\n\tadcq 40(%[b]), %[t5]\n\t"
-            "movq %[t0], 0(%[r])\n\tmovq %[t1], 8(%[r])\n\tmovq %[t2], 16(%[r])\n\t"
-            "movq %[t3], 24(%[r])\n\tmovq %[t4], 32(%[r])\n\tmovq %[t5], 40(%[r])\n\t"
-            "movq 48(%[a]), %[t0]\n\tmovq 56(%[a]), %[t1]\n\tmovq 64(%[a]), %[t2]\n\t"
-            "movq 72(%[a]), %[t3]\n\tmovq 80(%[a]), %[t4]\n\tmovq 88(%[a]), %[t5]\n\t"
-            "adcq 48(%[b]), %[t0]\n\tadcq 56(%[b]), %[t1]\n\tadcq 64(%[b]), %[t2]\n\t"
-            "adcq 72(%[b]), %[t3]\n\tadcq 80(%[b]), %[t4]\n\tadcq 88(%[b]), %[t5]\n\t"
-            "movq %[t0], 48(%[r])\n\tmovq %[t1], 56(%[r])\n\tmovq %[t2], 64(%[r])\n\t"
-            "movq %[t3], 72(%[r])\n\tmovq %[t4], 80(%[r])\n\tmovq %[t5], 88(%[r])\n\t"
-            "subq 0(%[p]), %[t0]\n\tsbbq 8(%[p]), %[t1]\n\tsbbq 16(%[p]), %[t2]\n\t"
-            "sbbq 24(%[p]), %[t3]\n\tsbbq 32(%[p]), %[t4]\n\tsbbq 40(%[p]), %[t5]\n\t"
-            "cmovcq 48(%[r]), %[t0]\n\tcmovcq 56(%[r]), %[t1]\n\tcmovcq 64(%[r]), %[t2]\n\t"
-            "cmovcq 72(%[r]), %[t3]\n\tcmovcq 80(%[r]), %[t4]\n\tcmovcq 88(%[r]), %[t5]\n\t"
-            "movq %[t0], 48(%[r])\n\tmovq %[t1], 56(%[r])\n\tmovq %[t2], 64(%[r])\n\t"
-            "movq %[t3], 72(%[r])\n\tmovq %[t4], 80(%[r])\n\tmovq %[t5], 88(%[r])\n\t"
-            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-              "=m"(*(uint64_t(*)[12])r->l)
-            : [a] "r"(a->l), [b] "r"(b->l), [r] "r"(r->l), [p] "r"(enc_p_), "m"(*(const uint64_t(*)[12])a->l),
-              "m"(*(const uint64_t(*)[12])b->l), "m"(*(const uint64_t(*)[6])enc_p_)
-            : "cc");
+    __asm__ volatile(ENC_ASM6("movq", "movq", "a", 0) ENC_ASM6("addq", "adcq", "b", 0) ENC_ASM6_STORE("r", 0)
+                     ENC_ASM6("movq", "movq", "a", 48) ENC_ASM6("adcq", "adcq", "b", 48) ENC_ASM6_STORE("r", 48)
+                     ENC_ASM6("subq", "sbbq", "p", 0) ENC_ASM6("cmovcq", "cmovcq", "r", 48) ENC_ASM6_STORE("r", 48)
+                     : ENC_ASM6_OUTPUTS, "=m"(*(uint64_t(*)[12])r->l)
+                     : [a] "r"(a->l), [b] "r"(b->l), [r] "r"(r->l), [p] "r"(enc_p_), "m"(*(const uint64_t(*)[12])a->l),
+                       "m"(*(const uint64_t(*)[12])b->l), "m"(*(const uint64_t(*)[6])enc_p_)
+                     : "cc");
 #else
     uint64_t c = 0;
     enc_fp hi;
