@@ -162,7 +162,7 @@ void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *f) {
  * Six Fp2 squarings (at double width, four reductions) instead of
  * Granger-Scott's nine; r's a.a and b.b are left as they were.
  */
-void enc_fp12_cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *x) {
+static void cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *x) {
     const enc_fp2 g1 = x->a.b, g2 = x->a.c, g3 = x->b.a, g5 = x->b.c;
     enc_fp2w s1, s5, s15, s2, s3, s23, t;
     enc_fp2 u, v;
@@ -193,17 +193,20 @@ void enc_fp12_cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *x) {
     gs_combine(&r->b.c, &v, &g5, 1);
 }
 
-/* The rest of n compressed elements (n <= ENC_CYC_DECOMPRESS_MAX) in place,
+#define DECOMPRESS_MAX 24
+
+/* The rest of n compressed elements (n <= DECOMPRESS_MAX: the three powers
+ * of each value of a batch, enc_fp12_cyc_pow_z_many) in place,
  * with one Fp2 inversion for all (Montgomery's trick):
  *   g4 = (xi g5^2 + 3 g1^2 - 2 g2) / (4 g3), or 2 g1 g5 / g2 if g3 = 0,
  *   g0 = xi (2 g4^2 + g3 g5 - 3 g1 g2) + 1;
  * in the cyclotomic subgroup g2 = g3 = 0 only for the element 1 (Karabina,
  * Theorem 3.1; compressed, it is all zero), which is therefore given its own
  * (masked) case.  Branch-free. */
-void enc_fp12_cyc_decompress(enc_fp12 *const x[], size_t n) {
-    enc_fp2 num[ENC_CYC_DECOMPRESS_MAX], den[ENC_CYC_DECOMPRESS_MAX], pre[ENC_CYC_DECOMPRESS_MAX], inv, t, u, one;
-    uint64_t is_one[ENC_CYC_DECOMPRESS_MAX];
-    if (n == 0 || n > ENC_CYC_DECOMPRESS_MAX) return;
+static void cyc_decompress(enc_fp12 *const x[], size_t n) {
+    enc_fp2 num[DECOMPRESS_MAX], den[DECOMPRESS_MAX], pre[DECOMPRESS_MAX], inv, t, u, one;
+    uint64_t is_one[DECOMPRESS_MAX];
+    if (n == 0 || n > DECOMPRESS_MAX) return;
     enc_fp2_one(&one);
     for (size_t i = 0; i < n; i++) {
         const enc_fp12 *f = x[i];
@@ -252,8 +255,8 @@ void enc_fp12_cyc_decompress(enc_fp12 *const x[], size_t n) {
 void enc_fp12_cyc_sqr_n_karabina(enc_fp12 *r, const enc_fp12 *a, int n) {
     enc_fp12 *p[1] = {r};
     *r = *a;
-    for (int i = 0; i < n; i++) enc_fp12_cyc_sqr_compressed(r, r);
-    enc_fp12_cyc_decompress(p, 1);
+    for (int i = 0; i < n; i++) cyc_sqr_compressed(r, r);
+    cyc_decompress(p, 1);
 }
 
 /* a^|z| for cyclotomic a: compressed squarings up to the third set bit of
@@ -263,7 +266,7 @@ void enc_fp12_cyc_sqr_n_karabina(enc_fp12 *r, const enc_fp12 *a, int n) {
  * squarings it saves).  n values (n <= ENC_FP12_BATCH) go side by side so
  * that all their powers share the one inversion. */
 #define KARABINA_POWERS 3
-_Static_assert(KARABINA_POWERS * ENC_FP12_BATCH <= ENC_CYC_DECOMPRESS_MAX, "one decompression for the batch");
+_Static_assert(KARABINA_POWERS * ENC_FP12_BATCH <= DECOMPRESS_MAX, "one decompression for the batch");
 void enc_fp12_cyc_pow_z_many(enc_fp12 *r, const enc_fp12 *a, size_t n) {
     enc_fp12 pw[ENC_FP12_BATCH][KARABINA_POWERS], c[ENC_FP12_BATCH];
     enc_fp12 *pp[ENC_FP12_BATCH * KARABINA_POWERS];
@@ -278,9 +281,9 @@ void enc_fp12_cyc_pow_z_many(enc_fp12 *r, const enc_fp12 *a, size_t n) {
             }
             if (++k == KARABINA_POWERS) break;
         }
-        for (size_t j = 0; j < n; j++) enc_fp12_cyc_sqr_compressed(&c[j], &c[j]);
+        for (size_t j = 0; j < n; j++) cyc_sqr_compressed(&c[j], &c[j]);
     }
-    enc_fp12_cyc_decompress(pp, n * KARABINA_POWERS);
+    cyc_decompress(pp, n * KARABINA_POWERS);
     for (size_t j = 0; j < n; j++) {
         enc_fp12 acc = pw[j][0], s = pw[j][KARABINA_POWERS - 1];
         for (k = 1; k < KARABINA_POWERS; k++) enc_fp12_mul(&acc, &acc, &pw[j][k]);

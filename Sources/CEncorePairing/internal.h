@@ -441,10 +441,6 @@ void enc_fp12_frob2(enc_fp12 *r, const enc_fp12 *a);     /* a^(p^2) */
 void enc_fp12_cyc_sqr(enc_fp12 *r, const enc_fp12 *a);   /* Granger-Scott, cyclotomic a only */
 void enc_fp12_cyc_pow_z(enc_fp12 *r, const enc_fp12 *a);  /* a^|z|, Karabina; cyclotomic a only */
 void enc_fp12_cyc_pow_z_many(enc_fp12 *r, const enc_fp12 *a, size_t n); /* n <= ENC_FP12_BATCH */
-/* Karabina's compressed squaring and the (batched) decompression */
-#define ENC_CYC_DECOMPRESS_MAX 24
-void enc_fp12_cyc_sqr_compressed(enc_fp12 *r, const enc_fp12 *a);
-void enc_fp12_cyc_decompress(enc_fp12 *const x[], size_t n);
 void enc_fp12_cyc_sqr_n_karabina(enc_fp12 *r, const enc_fp12 *a, int n); /* test hook */
 /* r = a * (l0 + l1 v + l4 v w): the shape of a Miller-loop line */
 void enc_fp12_mul_line(enc_fp12 *r, const enc_fp12 *a, const enc_fp2 *l0, const enc_fp2 *l1, const enc_fp2 *l4);

@@ -19,8 +19,8 @@ package enum Parallel {
         let n = max(1, min(threads, count))
         if n == 1 { return [body(0 ..< count)] }
         return withoutActuallyEscaping(body) { body in
-            let job = SliceResults(body, slots: n)
-            DispatchQueue.concurrentPerform(iterations: n) { t in job.run(t, count * t / n ..< count * (t + 1) / n) }
+            let job = RangeResults(body, ranges: n) { t in count * t / n ..< count * (t + 1) / n }
+            DispatchQueue.concurrentPerform(iterations: n) { _ in job.work() }
             return job.collect()
         }
     }
@@ -37,7 +37,7 @@ package enum Parallel {
         let workers = max(1, min(threads, n))
         if workers == 1 { return (0 ..< n).map { body($0 * size ..< min(count, ($0 + 1) * size)) } }
         return withoutActuallyEscaping(body) { body in
-            let job = ChunkResults(body, chunks: n, size: size, count: count)
+            let job = RangeResults(body, ranges: n) { c in c * size ..< min(count, (c + 1) * size) }
             DispatchQueue.concurrentPerform(iterations: workers) { _ in job.work() }
             return job.collect()
         }
@@ -77,40 +77,20 @@ private final class Background<A>: @unchecked Sendable {
     }
 }
 
-/// The slots of Parallel.slices.
-private final class SliceResults<T>: @unchecked Sendable {
-    // @unchecked: each slot is written by the one iteration that owns it and
-    // read only after concurrentPerform has returned; `body` is only called.
+/// The ranges of Parallel.slices and Parallel.chunks: the next one to
+/// take, and their results in range order.
+private final class RangeResults<T>: @unchecked Sendable {
+    // @unchecked: each slot is written by the one worker that took its range
+    // (the atomic counter hands every range out once) and read only after
+    // concurrentPerform has returned; `body` and `range` are only called.
     private let body: (Range<Int>) -> T
-    private let slots: UnsafeMutableBufferPointer<T?>
-
-    init(_ body: @escaping (Range<Int>) -> T, slots n: Int) {
-        self.body = body
-        slots = .allocate(capacity: n)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit { slots.deinitialize().deallocate() }
-
-    func run(_ t: Int, _ range: Range<Int>) { slots[t] = body(range) }
-
-    func collect() -> [T] { slots.compactMap { $0 } }
-}
-
-/// The chunks of Parallel.chunks: the next one to take, and their results.
-private final class ChunkResults<T>: @unchecked Sendable {
-    // @unchecked: each slot is written by the one worker that took its chunk
-    // (the atomic counter hands every chunk out once) and read only after
-    // concurrentPerform has returned; `body` is only called.
-    private let body: (Range<Int>) -> T
+    private let range: (Int) -> Range<Int>
     private let slots: UnsafeMutableBufferPointer<T?>
     private let next = Atomic<Int>(0)
-    private let size: Int, count: Int
 
-    init(_ body: @escaping (Range<Int>) -> T, chunks n: Int, size: Int, count: Int) {
+    init(_ body: @escaping (Range<Int>) -> T, ranges n: Int, _ range: @escaping (Int) -> Range<Int>) {
         self.body = body
-        self.size = size
-        self.count = count
+        self.range = range
         slots = .allocate(capacity: n)
         slots.initialize(repeating: nil)
     }
@@ -119,9 +99,9 @@ private final class ChunkResults<T>: @unchecked Sendable {
 
     func work() {
         while true {
-            let c = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard c < slots.count else { return }
-            slots[c] = body(c * size ..< min(count, (c + 1) * size))
+            let r = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard r < slots.count else { return }
+            slots[r] = body(range(r))
         }
     }
 
