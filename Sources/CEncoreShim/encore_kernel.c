@@ -10,6 +10,7 @@
 #include <string.h>
 
 _Static_assert(ENC_AES_LANES == ENC_HKDF_LANES, "one AES key schedule per HKDF lane");
+_Static_assert(144 % ENC_RPI_CHUNK == 0, "a key's 144 RPIs are whole chunks (the prefilter tests chunks)");
 
 /* ---- Prefilter: a blocked Bloom filter ---------------------------------- */
 
@@ -214,6 +215,7 @@ int enc_kernel_features(void) {
     if (enc_x86_sha_supported()) f |= ENC_KERNEL_SHA_NI;
     if (enc_x86_supported()) f |= ENC_KERNEL_AES_NI;
     if (enc_x86_vaes_supported()) f |= ENC_KERNEL_VAES;
+    if (enc_x86_avx2_supported()) f |= ENC_KERNEL_AVX2;
     return f;
 }
 
@@ -311,14 +313,30 @@ typedef struct {
     int64_t found;
 } lookup;
 
+/* Records a hit when the index holds RPI j of c->out. */
+static inline void probe(const enc_rpi_ctx *c, lookup *to, uint32_t j) {
+    uint32_t v;
+    if (!index_probe(to->index, c->out + 16 * j, &v)) return;
+    if ((size_t)to->found < to->max_hits) to->hits[to->found] = (enc_rpi_hit){to->job, j, v};
+    to->found++;
+}
+
+/* Looks up the RPIs first ..< first + count of c->out. With AVX2 the
+ * filter tests whole chunks (`first` is a multiple of ENC_RPI_CHUNK, so a
+ * chunk never reads past the 144 RPIs c->out holds; bits past `count` are
+ * dropped); without, one RPI at a time, which is faster in scalar code
+ * than building the chunk's bits. */
 static inline void look_up(const enc_rpi_ctx *c, lookup *to, uint32_t first, uint32_t count) {
     if (to->index == NULL || to->filter == NULL) return;
-    for (uint32_t j = first; j < first + count; j++) {
-        uint32_t v;
-        if (filter_may_hold(to->filter, load64(c->out + 16 * j)) && index_probe(to->index, c->out + 16 * j, &v)) {
-            if ((size_t)to->found < to->max_hits) to->hits[to->found] = (enc_rpi_hit){to->job, j, v};
-            to->found++;
-        }
+    if (!(c->features & ENC_KERNEL_AVX2)) {
+        for (uint32_t j = first; j < first + count; j++)
+            if (filter_may_hold(to->filter, load64(c->out + 16 * j))) probe(c, to, j);
+        return;
+    }
+    for (uint32_t k = first; k < first + count; k += ENC_RPI_CHUNK) {
+        uint32_t n = first + count - k < ENC_RPI_CHUNK ? first + count - k : ENC_RPI_CHUNK;
+        uint32_t held = enc_x86_filter_chunk(to->filter->words, to->filter->shift, c->out + 16 * k) & (uint32_t)((1ull << n) - 1);
+        for (; held != 0; held &= held - 1) probe(c, to, k + (uint32_t)__builtin_ctz(held));
     }
 }
 

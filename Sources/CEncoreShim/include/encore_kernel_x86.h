@@ -10,6 +10,8 @@
 int enc_x86_supported(void);
 /* 1 when it also has VAES and AVX2, and the OS saves the ymm registers. */
 int enc_x86_vaes_supported(void);
+/* 1 when this CPU has AVX2 and the OS saves the ymm registers. */
+int enc_x86_avx2_supported(void);
 /* 1 when this CPU has PCLMULQDQ and SSE4.1 (the CRC-32 of encore_crc32.h). */
 int enc_x86_pclmul_supported(void);
 
@@ -22,6 +24,10 @@ void enc_x86_aes_expand(const uint8_t rpiks[ENC_AES_LANES][16], uint8_t schedule
  * AES-NI or with VAES. */
 void enc_x86_rpi_chunk(const uint8_t schedule[11 * 16], uint32_t first, uint8_t *out);
 void enc_x86_rpi_chunk_vaes(const uint8_t schedule[11 * 16], uint32_t first, uint8_t *out);
+
+/* The prefilter's test (see encore_kernel.c) of the ENC_RPI_CHUNK RPIs at
+ * `rpis` with AVX2: bit j is set when RPI j may be held. */
+uint32_t enc_x86_filter_chunk(const uint64_t *words, unsigned shift, const uint8_t *rpis);
 
 /* Keys whose RPIKs enc_x86_rpiks derives in one call. */
 #define ENC_HKDF_LANES 4
