@@ -1763,6 +1763,20 @@ typedef struct encore_trace_key_match_summary {
     uint64_t new_matches;                 /* of them not seen before: notify these (once per visit and key) */
 } encore_trace_key_match_summary;
 
+/* How trace keys are matched (encore_crowdnotifier_match_trace_keys_with_options()):
+ * start from encore_trace_key_match_options_init(&options, sizeof options). */
+typedef struct encore_trace_key_match_options {
+    uint32_t struct_size;                 /* set by _init */
+    uint32_t threads;                     /* 0 (default): one per core (at most 8); at most 256 */
+    encore_progress_fn progress;          /* optional: pairings done of those planned (each key against the stored
+                                           * hours of its day); called from the matching threads, one call at a time */
+    void *progress_context;               /* passed to progress unchanged */
+} encore_trace_key_match_options;
+
+/* Writes the default trace-key match options to *options (pass sizeof
+ * *options): one thread per core, no progress. */
+encore_status encore_trace_key_match_options_init(encore_trace_key_match_options *options, size_t struct_size);
+
 /* Trace keys the host fetched itself (a body of GET /v3/traceKeys: a
  * ProblematicEventWrapper, either layout of ProblematicEvent), verified as
  * the sync verifies them: `signature` is the answer's `Signature` header, a
@@ -1776,8 +1790,18 @@ typedef struct encore_trace_key_match_summary {
  * answer's x-key-bundle-tag; may be NULL: keep the stored one) is stored
  * after the body was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE
  * for bodies that cannot be used; events of a wrong shape and keys that
- * are not points of G1 are skipped and counted. `summary` may be NULL. */
+ * are not points of G1 are skipped and counted. `summary` may be NULL.
+ * The same as encore_crowdnotifier_match_trace_keys_with_options() with
+ * NULL options. */
 encore_status encore_crowdnotifier_match_trace_keys(encore_client *client, const uint8_t *body, size_t length, const char *signature, const char *bundle_tag, encore_trace_key_match_summary *summary);
+
+/* encore_crowdnotifier_match_trace_keys() with options (NULL: the
+ * defaults): the threads the pairings run on, and a progress callback
+ * that may cancel (ENCORE_ERR_CANCELLED). A cancelled match stores neither
+ * matches nor the bundle tag (expired visits are still removed, as every
+ * call removes them first). Thousands of trace keys against a few weeks of
+ * visits take seconds: one pairing per key and stored hour of its day. */
+encore_status encore_crowdnotifier_match_trace_keys_with_options(encore_client *client, const uint8_t *body, size_t length, const char *signature, const char *bundle_tag, const encore_trace_key_match_options *options, encore_trace_key_match_summary *summary);
 
 /* The bundle tag stored with the last trace-key body (for
  * ?lastKeyBundleTag=), in library memory for encore_bytes_free();

@@ -20,6 +20,14 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 
 // MARK: - Trace keys (the client's side)
 
+let traceKeyMatchOptionsSize = MemoryLayout<encore_trace_key_match_options>.size
+
+/// Writes the default trace-key match options to *options (pass sizeof
+/// *options): one thread per core, no progress.
+@c public func encore_trace_key_match_options_init(_ options: UnsafeMutablePointer<encore_trace_key_match_options>?, _ struct_size: Int) -> encore_status {
+    guarded { try initOptions(options, "options", struct_size) { _ in } }
+}
+
 /// Trace keys the host fetched itself (a body of GET /v3/traceKeys: a
 /// ProblematicEventWrapper, either layout of ProblematicEvent), verified as
 /// the sync verifies them: `signature` is the answer's `Signature` header, a
@@ -34,18 +42,39 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// after the body was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE
 /// for bodies that cannot be used; events of a wrong shape and keys that
 /// are not points of G1 are skipped and counted. `summary` may be NULL.
+/// The same as encore_crowdnotifier_match_trace_keys_with_options() with
+/// NULL options.
 @c public func encore_crowdnotifier_match_trace_keys(_ client: encore_client_ptr?, _ body: UnsafePointer<UInt8>?, _ length: Int, _ signature: UnsafePointer<CChar>?, _ bundle_tag: UnsafePointer<CChar>?, _ summary: UnsafeMutablePointer<encore_trace_key_match_summary>?) -> encore_status {
+    encore_crowdnotifier_match_trace_keys_with_options(client, body, length, signature, bundle_tag, nil, summary)
+}
+
+/// encore_crowdnotifier_match_trace_keys() with options (NULL: the
+/// defaults): the threads the pairings run on, and a progress callback
+/// that may cancel (ENCORE_ERR_CANCELLED). A cancelled match stores neither
+/// matches nor the bundle tag (expired visits are still removed, as every
+/// call removes them first). Thousands of trace keys against a few weeks of
+/// visits take seconds: one pairing per key and stored hour of its day.
+@c public func encore_crowdnotifier_match_trace_keys_with_options(_ client: encore_client_ptr?, _ body: UnsafePointer<UInt8>?, _ length: Int, _ signature: UnsafePointer<CChar>?, _ bundle_tag: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_trace_key_match_options>?, _ summary: UnsafeMutablePointer<encore_trace_key_match_summary>?) -> encore_status {
     guarded {
         let c = try borrow(client, as: Client.self, "client")
         let bytes = Array(try buffer(body, length, "body"))
         let token = try text(signature, "signature")
         let tag = try bundle_tag.map { try text($0, "bundle_tag") }
+        var threads = 0
+        var progress: ProgressHandler?
+        if let options {
+            let o = options.pointee
+            try checkStructSize(options, Int(o.struct_size), known: traceKeyMatchOptionsSize, "encore_trace_key_match_options_init")
+            threads = Int(o.threads)
+            progress = progressHandler(o.progress, o.progress_context)
+        }
         guard let key = c.servers.crowdNotifierKey else {
             throw EncoreError(.invalidArgument, "the client has no CrowdNotifier key (encore_client_options.crowdnotifier_public_key)")
         }
         // The summary's size is checked before the store changes.
         if let summary { try checkOutput(summary, "summary") }
-        let o = try CheckInService(store: c.store).matchSignedTraceKeys(bytes, signature: token, key: key, bundleTag: tag, now: try c.now())
+        let o = try CheckInService(store: c.store).matchSignedTraceKeys(bytes, signature: token, key: key, bundleTag: tag, now: try c.now(),
+                                                                        threads: threads, progress: progress)
         if summary != nil {
             var m = encore_trace_key_match_summary()
             m.events = UInt64(o.events)

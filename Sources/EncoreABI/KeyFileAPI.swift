@@ -63,10 +63,7 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
         verification: verification,
         trust: try o.trust.map { try borrow($0, as: TrustList.self, "options.trust") },
         limits: ZipLimits(maxMemberSize: o.max_member_size, maxTotalSize: o.max_total_size, maxRatio: o.max_ratio))
-    if let callback = o.progress {
-        let context = o.progress_context
-        options.progress = { done, total in callback(context, done, total) == 0 }
-    }
+    options.progress = progressHandler(o.progress, o.progress_context)
     return options
 }
 

@@ -107,12 +107,7 @@ func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
         }
     }
     let v1 = try readInput(o.v1, "options->v1").map(v1Configuration) ?? .cwa
-    var progress: ProgressHandler?
-    if let callback = o.progress {
-        let context = o.progress_context
-        progress = { done, total in callback(context, done, total) == 0 }
-    }
-    return (m, o.now, try keyFileOptions(o.keyfile_options), v1, Int(o.threads), progress)
+    return (m, o.now, try keyFileOptions(o.keyfile_options), v1, Int(o.threads), progressHandler(o.progress, o.progress_context))
 }
 
 func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {

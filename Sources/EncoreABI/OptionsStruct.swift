@@ -126,3 +126,10 @@ func writeOutput<T>(_ value: T, to pointer: UnsafeMutablePointer<T>?, _ name: St
 /// The struct_size of a struct the library fills in whole (an element
 /// before ElementSlots trims it, a request for the host's callback).
 func structSize<T>(_ type: T.Type) -> UInt32 { UInt32(MemoryLayout<T>.size) }
+
+/// A C progress callback (NULL: none) as the core's handler: nonzero from
+/// the callback cancels.
+func progressHandler(_ callback: encore_progress_fn?, _ context: UnsafeMutableRawPointer?) -> ProgressHandler? {
+    guard let callback else { return nil }
+    return { done, total in callback(context, done, total) == 0 }
+}

@@ -42,10 +42,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
         throw EncoreError(.invalidArgument, "options->trace_warnings must be 0 or 1 (and options->reserved 0)")
     }
     s.traceWarnings = o.trace_warnings == 1
-    if let callback = o.progress {
-        let context = o.progress_context
-        s.progress = { done, total in callback(context, done, total) == 0 }
-    }
+    s.progress = progressHandler(o.progress, o.progress_context)
     return client.sync(s)
 }
 

@@ -111,8 +111,13 @@ public enum CrowdNotifierMatcher {
     /// `threads` 0: one per processor (at most 8). The keys are split into
     /// contiguous chunks, taken by the threads as they become free, and
     /// the outcomes merged in key order, so the result does not depend on
-    /// the number of threads.
-    public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], threads: Int = 0) -> CrowdNotifierMatchOutcome {
+    /// the number of threads. `progress` counts the pairings of same-day
+    /// pairs (a key whose secret key is invalid counts as done without
+    /// them), from the worker threads, one call at a time, after each
+    /// chunk; returning false cancels (`.cancelled`: chunks not yet begun
+    /// are skipped).
+    public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], threads: Int = 0,
+                             progress: ProgressHandler? = nil) throws -> CrowdNotifierMatchOutcome {
         let threads = threads > 0 ? threads : Parallel.threads()
         // Each hour's c1 parsed (and checked to be in G2) once; our own
         // ciphertexts, so one that does not parse is simply never matched.
@@ -133,13 +138,23 @@ public enum CrowdNotifierMatcher {
         }.flatMap { $0 }
         var byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: BLS.PreparedG2)]] = [:]
         for (u, p) in zip(used, prepared) { byDay[u.hour.day, default: []].append((u.hour, p)) }
+        func planned(_ keys: ArraySlice<CrowdNotifierTraceKey>) -> UInt64 {
+            keys.reduce(0) { $0 + UInt64(byDay[$1.day]?.count ?? 0) }
+        }
+        let counter = ProgressCounter(progress, total: planned(relevant[...]))
         // Keys in small chunks taken by whichever thread is free: a key
         // costs a pairing per hour of its day, and cores may differ in speed.
         let parts = Parallel.chunks(count: relevant.count, threads: threads, chunk: max(1, relevant.count / (threads * 32))) { range in
-            match(relevant[range], byDay)
+            Result {
+                try counter.checkGoing()
+                let found = match(relevant[range], byDay)
+                try counter.addDone(planned(relevant[range]))
+                return found
+            }
         }
         var out = CrowdNotifierMatchOutcome()
-        for p in parts {
+        for part in parts {
+            let p = try part.get()
             out.exposures += p.exposures
             out.pairings += p.pairings
             out.invalidKeys += p.invalidKeys

@@ -46,32 +46,6 @@ package final class SliceJob: @unchecked Sendable {
     }
 }
 
-/// Progress shared by the threads: counts under a lock, the handler called
-/// one call at a time, and cancellation seen by every thread.
-package final class ProgressCounter: @unchecked Sendable {
-    // @unchecked: the handler and counts are only touched inside `state`.
-    private let handler: ProgressHandler?
-    private let total: UInt64
-    private let state = Mutex<(done: UInt64, stopped: Bool)>((0, false))
-
-    package init(_ handler: ProgressHandler?, total: UInt64) {
-        self.handler = handler
-        self.total = total
-    }
-
-    /// Adds units done and reports; throws `.cancelled` once any thread's
-    /// report was refused.
-    package func addDone(_ n: UInt64) throws {
-        let go = state.withLock { s -> Bool in
-            guard !s.stopped else { return false }
-            s.done = min(total, s.done.addingReportingOverflow(n).overflow ? total : s.done + n)
-            if let handler, !handler(s.done, total) { s.stopped = true }
-            return !s.stopped
-        }
-        if !go { throw EncoreError(.cancelled, "cancelled by the progress callback") }
-    }
-}
-
 /// Candidate batches queued by the threads reading files, matched by
 /// whichever thread is free: the reader itself when the queue is full (so
 /// memory stays bounded), else a thread with no file step to take (FileJob).

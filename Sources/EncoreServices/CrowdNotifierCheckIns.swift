@@ -1,5 +1,6 @@
 import EncoreCheckIns
 import EncoreKeyFiles
+import EncoreMatching
 import EncoreModel
 import EncoreProtocols
 import EncoreStorage
@@ -64,8 +65,9 @@ extension CheckInService {
     /// verify with the backend's `key` and whose content hash must be the
     /// body's SHA-256; then matched as matchTraceKeys(_:contentHash:) does.
     public func matchSignedTraceKeys(_ body: [UInt8], signature: String, key: PublicKey, bundleTag: String? = nil,
-                                     now: Int64) throws -> TraceKeyMatchOutcome {
-        try matchTraceKeys(body, contentHash: try DP3TProtocol.signedContentHash(signature, key: key), bundleTag: bundleTag, now: now)
+                                     now: Int64, threads: Int = 0, progress: ProgressHandler? = nil) throws -> TraceKeyMatchOutcome {
+        try matchTraceKeys(body, contentHash: try DP3TProtocol.signedContentHash(signature, key: key), bundleTag: bundleTag, now: now,
+                           threads: threads, progress: progress)
     }
 
     /// The seam of the trace-key sync: a body of `GET /v3/traceKeys` (a
@@ -74,15 +76,23 @@ extension CheckInService {
     /// `contentHash`, checked against the body's SHA-256) matched against the stored
     /// visits by day; matches stored once per (visit, identity). When
     /// `bundleTag` is given it is stored after the body was processed.
-    public func matchTraceKeys(_ body: [UInt8], contentHash: [UInt8]? = nil, bundleTag: String? = nil, now: Int64) throws -> TraceKeyMatchOutcome {
+    /// `threads` and `progress` as CrowdNotifierMatcher.match takes them; a
+    /// cancelled match stores nothing (expired visits are still removed
+    /// first, as every call does).
+    public func matchTraceKeys(_ body: [UInt8], contentHash: [UInt8]? = nil, bundleTag: String? = nil, now: Int64,
+                               threads: Int = 0, progress: ProgressHandler? = nil) throws -> TraceKeyMatchOutcome {
         try UnixTime.checkNow(now, "trace-key matching")
+        guard threads >= 0, threads <= Matcher.maxThreads else {   // the key files' limit
+            throw EncoreError(.invalidArgument, "threads is \(threads): 0 (one per core) to \(Matcher.maxThreads)")
+        }
         if let contentHash, contentHash != CheckInCrypto.sha256(body) {
             throw EncoreError(.traceKeysContentHash, "the trace keys' SHA-256 is not the content hash of their signature")
         }
         let batch = try CrowdNotifierTraceKeys.parse(body)
         try housekeeping(now: now)
         let days = Set(batch.keys.map(\.day))
-        let outcome = CrowdNotifierMatcher.match(keys: batch.keys, hours: try store.crowdNotifierHours(days: days))
+        let outcome = try CrowdNotifierMatcher.match(keys: batch.keys, hours: try store.crowdNotifierHours(days: days), threads: threads,
+                                                     progress: progress)
         let new = try store.addCrowdNotifierExposures(outcome.exposures, created: now)
         if let bundleTag { try store.setSetting(Self.traceKeyBundleTagSetting, to: .text(bundleTag)) }
         return TraceKeyMatchOutcome(events: batch.events, skipped: batch.skipped, invalidKeys: outcome.invalidKeys, pairings: outcome.pairings,

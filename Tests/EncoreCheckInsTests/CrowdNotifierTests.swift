@@ -4,6 +4,7 @@ import EncoreSupport
 import EncoreTestSupport
 import EncoreWire
 import Foundation
+import Synchronization
 import Testing
 
 /// CrowdNotifier v3 (SwissCovid, NotifyMe): the SDKs' known answers, QR
@@ -152,9 +153,8 @@ import Testing
         #expect(try CrowdNotifierTraceKeys.parse([]).events == 0)
     }
 
-    /// Matching on several threads gives what one thread gives, in the same
-    /// order: three venues, visits at two, keys of all three for the evening.
-    @Test func matchingOnSeveralThreadsIsMatchingOnOne() throws {
+    /// Three venues, visits at two, keys of all three for the evening.
+    func eveningAtThreeVenues() throws -> (keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour]) {
         var hours: [CrowdNotifierVisitHour] = []
         var keys: [CrowdNotifierTraceKey] = []
         for (i, kind) in [CrowdNotifierVenue.Kind.swissCovid, .notifyMe, .swissCovid].enumerated() {
@@ -166,11 +166,41 @@ import Testing
             keys += try CrowdNotifierAuthority.traceKeys(masterSecret: venueKeys.masterSecret, payload: venue.payload,
                                                          start: Self.evening, end: Self.evening + 3 * 3600, message: "m\(i)")
         }
-        let one = CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: 1)
+        return (keys, hours)
+    }
+
+    /// Matching on several threads gives what one thread gives, in the same
+    /// order.
+    @Test func matchingOnSeveralThreadsIsMatchingOnOne() throws {
+        let (keys, hours) = try eveningAtThreeVenues()
+        let one = try CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: 1)
         #expect(one.exposures.count == 4 && one.pairings == keys.count * hours.count)
         for threads in [2, 3, 8, 64] {
-            #expect(CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) == one)
+            #expect(try CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) == one)
         }
+    }
+
+    /// Progress counts the pairings up to their total, one report at a time
+    /// from any thread; refusing a report cancels the match on every thread.
+    @Test(arguments: [1, 2, 8]) func progressCountsPairingsAndCancels(threads: Int) throws {
+        let (keys, hours) = try eveningAtThreeVenues()
+        let reports = Mutex<[(UInt64, UInt64)]>([])
+        let outcome = try CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) { done, total in
+            reports.withLock { $0.append((done, total)) }
+            return true
+        }
+        let seen = reports.withLock { $0 }
+        #expect(seen.count == keys.count)   // one key a chunk here
+        #expect(seen.allSatisfy { $0.1 == UInt64(outcome.pairings) })
+        #expect(seen.map(\.0) == seen.map(\.0).sorted() && seen.last?.0 == UInt64(outcome.pairings))
+        let calls = Mutex(0)
+        #expect(Self.kind {
+            _ = try CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) { _, _ in
+                calls.withLock { $0 += 1 }
+                return false
+            }
+        } == .cancelled)
+        #expect(calls.withLock { $0 } == 1)   // no thread reports after a refusal
     }
 
 }

@@ -29,4 +29,14 @@ typedef struct encore_trace_key_match_summary {
     uint64_t new_matches;                 /* of them not seen before: notify these (once per visit and key) */
 } encore_trace_key_match_summary;
 
+/* How trace keys are matched (encore_crowdnotifier_match_trace_keys_with_options()):
+ * start from encore_trace_key_match_options_init(&options, sizeof options). */
+typedef struct encore_trace_key_match_options {
+    uint32_t struct_size;                 /* set by _init */
+    uint32_t threads;                     /* 0 (default): one per core (at most 8); at most 256 */
+    encore_progress_fn progress;          /* optional: pairings done of those planned (each key against the stored
+                                           * hours of its day); called from the matching threads, one call at a time */
+    void *progress_context;               /* passed to progress unchanged */
+} encore_trace_key_match_options;
+
 #endif /* ENCORE_CROWDNOTIFIER_TYPES_H */

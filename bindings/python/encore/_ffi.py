@@ -836,6 +836,15 @@ class encore_trace_key_match_summary(ctypes.Structure):
     ]
 
 
+class encore_trace_key_match_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('threads', ctypes.c_uint32),
+        ('progress', encore_progress_fn),
+        ('progress_context', ctypes.c_void_p),
+    ]
+
+
 class encore_sync_options(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
@@ -1191,8 +1200,12 @@ FUNCTIONS = {
     'encore_trace_location_get_url': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_bytes)]),
     # (location, format, scale, out)
     'encore_trace_location_get_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
+    # (options, struct_size)
+    'encore_trace_key_match_options_init': (encore_status, [ctypes.POINTER(encore_trace_key_match_options), ctypes.c_size_t]),
     # (client, body, length, signature, bundle_tag, summary)
     'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_trace_key_match_summary)]),
+    # (client, body, length, signature, bundle_tag, options, summary)
+    'encore_crowdnotifier_match_trace_keys_with_options': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_trace_key_match_options), ctypes.POINTER(encore_trace_key_match_summary)]),
     # (store, out)
     'encore_crowdnotifier_get_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
     # (qr_code, kind)
@@ -1379,7 +1392,9 @@ FALLIBLE = frozenset({
     'encore_trace_location_create',
     'encore_trace_location_get_url',
     'encore_trace_location_get_qr_image',
+    'encore_trace_key_match_options_init',
     'encore_crowdnotifier_match_trace_keys',
+    'encore_crowdnotifier_match_trace_keys_with_options',
     'encore_crowdnotifier_get_bundle_tag',
     'encore_crowdnotifier_get_venue_kind',
     'encore_crowdnotifier_derive_identity',

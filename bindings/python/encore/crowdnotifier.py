@@ -8,6 +8,7 @@ import dataclasses
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
 from ._loader import lib
+from ._progress import Progress
 from .store import _take_bytes
 
 KINDS = {"swisscovid": _ffi.ENCORE_CROWDNOTIFIER_SWISSCOVID, "notifyme": _ffi.ENCORE_CROWDNOTIFIER_NOTIFYME}
@@ -23,18 +24,32 @@ class TraceKeyMatchSummary:
     new_matches: int   # of them not seen before: notify these
 
 
-def match_trace_keys(store, body, *, signature, key, bundle_tag=None, now=None):
+def match_trace_keys(store, body, *, signature, key, bundle_tag=None, now=None, threads=0, progress=None):
     """Matches a body of GET /v3/traceKeys the caller fetched against the
     store's SwissCovid and NotifyMe visits, verified as the sync verifies
     it: `signature` is the answer's Signature header (a JWT that must verify
     with `key`, the backend's public key: PEM, base64 or DER, and whose
-    content-hash must be the body's). `bundle_tag` is stored after the body."""
+    content-hash must be the body's). `bundle_tag` is stored after the body.
+    The pairings run on `threads` (0: one per core); `progress(done, total)`
+    (pairings, called from those threads one at a time) may return False to
+    cancel: CancelledError, and nothing is stored."""
     body = bytes(body)
     s = _cdata.output(_ffi.encore_trace_key_match_summary)
-    with _client.client(store, now=now, crowdnotifier_key=key) as c:
-        lib.encore_crowdnotifier_match_trace_keys(c, uint8_pointer(body), len(body), text(signature, "signature"),
-                                                  None if bundle_tag is None else text(bundle_tag, "bundle_tag"),
-                                                  ctypes.byref(s))
+    o = _ffi.encore_trace_key_match_options()
+    lib.encore_trace_key_match_options_init(ctypes.byref(o), ctypes.sizeof(o))
+    o.threads = threads
+    watcher = Progress(progress) if progress is not None else None
+    if watcher is not None:
+        o.progress, o.progress_context = watcher.c_callback, None
+    try:
+        with _client.client(store, now=now, crowdnotifier_key=key) as c:
+            lib.encore_crowdnotifier_match_trace_keys_with_options(
+                c, uint8_pointer(body), len(body), text(signature, "signature"),
+                None if bundle_tag is None else text(bundle_tag, "bundle_tag"), ctypes.byref(o), ctypes.byref(s))
+    except errors.EncoreError as e:
+        if watcher is not None:
+            watcher.reraise(e)
+        raise
     return TraceKeyMatchSummary(s.events, s.skipped, s.invalid_keys, s.pairings, s.matches, s.new_matches)
 
 

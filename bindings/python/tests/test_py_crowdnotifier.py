@@ -58,6 +58,29 @@ def test_a_venue_a_visit_and_its_trace_keys(store, kind):
     assert match(store, other).matches == 0
 
 
+def test_progress_and_cancelling(store):
+    secret, public = cn.generate_keys()
+    qr = cn.qr_code(public, "Zunfthaus")
+    encore.CheckIns(store).add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
+    body = cn.trace_keys(secret, qr, NOW - 3 * HOUR, NOW - HOUR, "Bitte testen")
+    # Cancelled: neither the match nor the bundle tag is stored.
+    with pytest.raises(encore.CancelledError):
+        match(store, body, bundle_tag="1795499940000", progress=lambda done, total: False)
+    assert cn.bundle_tag(store) is None
+    # A callback's exception cancels too, and comes out as itself.
+    with pytest.raises(ZeroDivisionError):
+        match(store, body, progress=lambda done, total: 1 / 0)
+    with pytest.raises(encore.InvalidArgumentError):
+        match(store, body, threads=257)
+    reports = []
+    s = match(store, body, bundle_tag="1795499940000", threads=2, progress=lambda done, total: reports.append((done, total)))
+    assert s.new_matches == s.matches > 0 and cn.bundle_tag(store) == "1795499940000"
+    # Pairings done of those planned, in order, ending at the total.
+    total = reports[-1][1]
+    assert total == s.pairings > 1 and all(t == total for _, t in reports)
+    assert [d for d, _ in reports] == sorted(d for d, _ in reports) and reports[-1][0] == total
+
+
 def test_errors(store):
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
