@@ -1758,7 +1758,8 @@ typedef struct encore_trace_key_match_summary {
     uint64_t events;                      /* ProblematicEvents in the body */
     uint64_t skipped;                     /* of them unusable: fields of the wrong length or type */
     uint64_t invalid_keys;                /* keys of a day with visits whose secret key is not a point of G1 */
-    uint64_t pairings;                    /* pairings computed (same-day key and visit hour pairs) */
+    uint64_t pairings;                    /* pairings computed (same-day key and visit hour pairs, of visits at a
+                                           * venue whose identities that day include the key's) */
     uint64_t matches;                     /* visits a key opened, overlapping its time */
     uint64_t new_matches;                 /* of them not seen before: notify these (once per visit and key) */
 } encore_trace_key_match_summary;
@@ -1768,8 +1769,8 @@ typedef struct encore_trace_key_match_summary {
 typedef struct encore_trace_key_match_options {
     uint32_t struct_size;                 /* set by _init */
     uint32_t threads;                     /* 0 (default): one per core (at most 8); at most 256 */
-    encore_progress_fn progress;          /* optional: pairings done of those planned (each key against the stored
-                                           * hours of its day); called from the matching threads, one call at a time */
+    encore_progress_fn progress;          /* optional: trace keys done of those of a day with visits; called from
+                                           * the matching threads, one call at a time */
     void *progress_context;               /* passed to progress unchanged */
 } encore_trace_key_match_options;
 
@@ -1784,8 +1785,10 @@ encore_status encore_trace_key_match_options_init(encore_trace_key_match_options
  * (encore_client_options.crowdnotifier_public_key; ENCORE_ERR_SIGNATURE_*
  * otherwise) and whose content hash must be the body's SHA-256
  * (ENCORE_ERR_TRACE_KEYS_CONTENT_HASH). The keys are then matched against
- * the stored SwissCovid and NotifyMe check-ins by day, at the client's
- * time. Matches are stored once per (visit, trace key);
+ * the stored SwissCovid and NotifyMe check-ins by day and identity (a key
+ * is paired only with the hours of a visit whose venue has its identity
+ * that day: the outcome of pairing every same-day pair, as the SDKs do,
+ * at a fraction of the cost), at the client's time. Matches are stored once per (visit, trace key);
  * summary->new_matches counts the ones to notify. `bundle_tag` (the
  * answer's x-key-bundle-tag; may be NULL: keep the stored one) is stored
  * after the body was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE
@@ -1799,8 +1802,7 @@ encore_status encore_crowdnotifier_match_trace_keys(encore_client *client, const
  * defaults): the threads the pairings run on, and a progress callback
  * that may cancel (ENCORE_ERR_CANCELLED). A cancelled match stores neither
  * matches nor the bundle tag (expired visits are still removed, as every
- * call removes them first). Thousands of trace keys against a few weeks of
- * visits take seconds: one pairing per key and stored hour of its day. */
+ * call removes them first). */
 encore_status encore_crowdnotifier_match_trace_keys_with_options(encore_client *client, const uint8_t *body, size_t length, const char *signature, const char *bundle_tag, const encore_trace_key_match_options *options, encore_trace_key_match_summary *summary);
 
 /* The bundle tag stored with the last trace-key body (for

@@ -35,8 +35,10 @@ let traceKeyMatchOptionsSize = MemoryLayout<encore_trace_key_match_options>.size
 /// (encore_client_options.crowdnotifier_public_key; ENCORE_ERR_SIGNATURE_*
 /// otherwise) and whose content hash must be the body's SHA-256
 /// (ENCORE_ERR_TRACE_KEYS_CONTENT_HASH). The keys are then matched against
-/// the stored SwissCovid and NotifyMe check-ins by day, at the client's
-/// time. Matches are stored once per (visit, trace key);
+/// the stored SwissCovid and NotifyMe check-ins by day and identity (a key
+/// is paired only with the hours of a visit whose venue has its identity
+/// that day: the outcome of pairing every same-day pair, as the SDKs do,
+/// at a fraction of the cost), at the client's time. Matches are stored once per (visit, trace key);
 /// summary->new_matches counts the ones to notify. `bundle_tag` (the
 /// answer's x-key-bundle-tag; may be NULL: keep the stored one) is stored
 /// after the body was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE
@@ -52,8 +54,7 @@ let traceKeyMatchOptionsSize = MemoryLayout<encore_trace_key_match_options>.size
 /// defaults): the threads the pairings run on, and a progress callback
 /// that may cancel (ENCORE_ERR_CANCELLED). A cancelled match stores neither
 /// matches nor the bundle tag (expired visits are still removed, as every
-/// call removes them first). Thousands of trace keys against a few weeks of
-/// visits take seconds: one pairing per key and stored hour of its day.
+/// call removes them first).
 @c public func encore_crowdnotifier_match_trace_keys_with_options(_ client: encore_client_ptr?, _ body: UnsafePointer<UInt8>?, _ length: Int, _ signature: UnsafePointer<CChar>?, _ bundle_tag: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_trace_key_match_options>?, _ summary: UnsafeMutablePointer<encore_trace_key_match_summary>?) -> encore_status {
     guarded {
         let c = try borrow(client, as: Client.self, "client")

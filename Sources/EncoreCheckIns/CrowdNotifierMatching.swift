@@ -92,7 +92,8 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
 /// What matching trace keys against the visits did.
 public struct CrowdNotifierMatchOutcome: Sendable, Equatable {
     public var exposures: [CrowdNotifierExposure] = []
-    /// (key, hour) pairs of the same day, each one pairing.
+    /// (key, hour) pairs of the same day whose key can open the hour (see
+    /// CrowdNotifierMatcher.match), each one pairing.
     public var pairings = 0
     /// Keys of a day with visits whose secret key is not a usable point.
     public var invalidKeys = 0
@@ -103,52 +104,69 @@ public struct CrowdNotifierMatchOutcome: Sendable, Equatable {
     public init() {}
 }
 
-/// Matching by day: a key is tried only on the stored hours of its day;
-/// each try is one pairing; a key that opens a box is checked (c1
-/// re-derived), its associated data opened with the visit's notification
-/// key and its time overlapped with the visit.
+/// Matching by day and identity: a key is tried only on the stored hours of
+/// its day that its identity can open; each try is one pairing; a key that
+/// opens a box is checked (c1 re-derived), its associated data opened with
+/// the visit's notification key and its time overlapped with the visit.
 public enum CrowdNotifierMatcher {
+    /// `payloads`: the QR payload of each check-in whose hours are given
+    /// (by check-in id). With it, a key is paired only with the hours its
+    /// identity can open: those of a check-in whose venue has that identity
+    /// for an hour of the key's day. Any other pair fails the check that
+    /// re-derives c1 (r = HashToFr(x ‖ id ‖ m) binds the identity the hour
+    /// was encrypted to), so the outcome is the one of pairing every
+    /// same-day pair, as the SDKs do, which is what happens for hours
+    /// whose check-in has no payload here.
+    ///
     /// `threads` 0: one per processor (at most 8). The keys are split into
     /// contiguous chunks, taken by the threads as they become free, and
     /// the outcomes merged in key order, so the result does not depend on
-    /// the number of threads. `progress` counts the pairings of same-day
-    /// pairs (a key whose secret key is invalid counts as done without
-    /// them), from the worker threads, one call at a time, after each
-    /// chunk; returning false cancels (`.cancelled`: chunks not yet begun
-    /// are skipped).
-    public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], threads: Int = 0,
-                             progress: ProgressHandler? = nil) throws -> CrowdNotifierMatchOutcome {
+    /// the number of threads. `progress` counts the keys of a day with
+    /// visits (each checked, then paired with the hours it can open), from
+    /// the worker threads, one call at a time, after each chunk; returning
+    /// false cancels (`.cancelled`: chunks not yet begun are skipped).
+    public static func match(keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], payloads: [Int64: [UInt8]] = [:],
+                             threads: Int = 0, progress: ProgressHandler? = nil) throws -> CrowdNotifierMatchOutcome {
         let threads = threads > 0 ? threads : Parallel.threads()
-        // Each hour's c1 parsed (and checked to be in G2) once; our own
-        // ciphertexts, so one that does not parse is simply never matched.
-        var parsed: [(hour: CrowdNotifierVisitHour, c1: enc_g2)] = []
-        for h in hours {
-            if case .success(let c1) = BLS.g2Nonzero(h.ciphertext.c1) { parsed.append((h, c1)) }
-        }
-        // The day filter first: only keys of a day with visits cost a
-        // pairing, and only hours of a day with keys are prepared (their
-        // Miller-loop lines computed once, on all threads, for every key
-        // of that day).
-        let visitDays = Set(parsed.map(\.hour.day))
+        // The day filter first: only keys of a day with visits are checked
+        // and paired.
+        let visitDays = Set(hours.map(\.day))
         let relevant = keys.filter { visitDays.contains($0.day) }
-        let keyDays = Set(relevant.map(\.day))
-        let used = parsed.filter { keyDays.contains($0.hour.day) }
-        let prepared = Parallel.slices(count: used.count, threads: threads) { range in
-            used[range].map { BLS.PreparedG2($0.c1) }
-        }.flatMap { $0 }
-        var byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: BLS.PreparedG2)]] = [:]
-        for (u, p) in zip(used, prepared) { byDay[u.hour.day, default: []].append((u.hour, p)) }
-        func planned(_ keys: ArraySlice<CrowdNotifierTraceKey>) -> UInt64 {
-            keys.reduce(0) { $0 + UInt64(byDay[$1.day]?.count ?? 0) }
+        var keyIdentities: [Int64: Set<[UInt8]>] = [:]
+        for k in relevant { keyIdentities[k.day, default: []].insert(k.identity) }
+        // Then the identity filter: an hour no key of its day can open is
+        // left out (nil: its venue is not known, every key may open it).
+        var openers: [VisitDay: Set<[UInt8]>] = [:]
+        var used: [(hour: CrowdNotifierVisitHour, openers: Set<[UInt8]>?)] = []
+        for h in hours {
+            guard let wanted = keyIdentities[h.day] else { continue }
+            let visit = VisitDay(checkIn: h.checkIn, day: h.day)
+            if openers[visit] == nil, let payload = payloads[h.checkIn] { openers[visit] = identities(payload: payload, day: h.day) }
+            if let ids = openers[visit], ids.isDisjoint(with: wanted) { continue }
+            used.append((h, openers[visit]))
         }
-        let counter = ProgressCounter(progress, total: planned(relevant[...]))
+        // Each hour's c1 parsed (and checked to be in G2) and its
+        // Miller-loop lines computed once, on all threads, for every key
+        // of its day; our own ciphertexts, so one that does not parse is
+        // simply never matched.
+        let prepared = Parallel.slices(count: used.count, threads: threads) { range in
+            used[range].map { u -> BLS.PreparedG2? in
+                if case .success(let c1) = BLS.g2Nonzero(u.hour.ciphertext.c1) { return BLS.PreparedG2(c1) }
+                return nil
+            }
+        }.flatMap { $0 }
+        var byDay: [Int64: [Candidate]] = [:]
+        for (u, p) in zip(used, prepared) {
+            if let p { byDay[u.hour.day, default: []].append(Candidate(hour: u.hour, c1: p, openers: u.openers)) }
+        }
+        let counter = ProgressCounter(progress, total: UInt64(relevant.count))
         // Keys in small chunks taken by whichever thread is free: a key
-        // costs a pairing per hour of its day, and cores may differ in speed.
+        // costs a pairing per hour it can open, and cores may differ in speed.
         let parts = Parallel.chunks(count: relevant.count, threads: threads, chunk: max(1, relevant.count / (threads * 32))) { range in
             Result {
                 try counter.checkGoing()
                 let found = match(relevant[range], byDay)
-                try counter.addDone(planned(relevant[range]))
+                try counter.addDone(UInt64(range.count))
                 return found
             }
         }
@@ -163,17 +181,48 @@ public enum CrowdNotifierMatcher {
         return out
     }
 
-    private static func match(_ keys: ArraySlice<CrowdNotifierTraceKey>, _ byDay: [Int64: [(hour: CrowdNotifierVisitHour, c1: BLS.PreparedG2)]]) -> CrowdNotifierMatchOutcome {
+    /// A check-in's hours on one day.
+    private struct VisitDay: Hashable {
+        let checkIn: Int64
+        let day: Int64
+    }
+
+    /// A stored hour ready for pairing, and the identities that can open it
+    /// (nil: any).
+    private struct Candidate {
+        let hour: CrowdNotifierVisitHour
+        let c1: BLS.PreparedG2
+        let openers: Set<[UInt8]>?
+    }
+
+    /// The identities of the 24 hours of `day` at the venue of `payload`:
+    /// one of them is the identity each of its hours that day was
+    /// encrypted to (whatever the visit's times were then).
+    package static func identities(payload: [UInt8], day: Int64) -> Set<[UInt8]> {
+        let nonces = CrowdNotifierCrypto.nonces(payload: payload)
+        let preId = CrowdNotifierCrypto.preId(payload: payload, nonces: nonces)
+        return Set((0 ..< 24).map { h -> [UInt8] in
+            let start = day + Int64(h) * CrowdNotifierCrypto.intervalSeconds
+            return CrowdNotifierCrypto.identity(preId: preId, intervalStart: start,
+                                                timeKey: CrowdNotifierCrypto.timeKey(intervalStart: start, nonces: nonces))
+        })
+    }
+
+    private static func match(_ keys: ArraySlice<CrowdNotifierTraceKey>, _ byDay: [Int64: [Candidate]]) -> CrowdNotifierMatchOutcome {
         var out = CrowdNotifierMatchOutcome()
         for key in keys {
-            guard let candidates = byDay[key.day], !candidates.isEmpty else { continue }
-            // sk checked (on the curve, in G1, not the identity) once per key
+            // sk checked (on the curve, in G1, not the identity) once per
+            // key of a day with visits, whether or not it can open one: a
+            // backend's unusable keys are counted the same either way
             guard case .success(let sk) = BLS.g1Nonzero(key.secretKey) else {
                 out.invalidKeys += 1
                 continue
             }
+            let candidates = (byDay[key.day] ?? []).filter { $0.openers?.contains(key.identity) ?? true }
+            if candidates.isEmpty { continue }
             let pairings = BLS.pairings(sk, candidates.map(\.c1))
-            for ((h, _), pairing) in zip(candidates, pairings) {
+            for (candidate, pairing) in zip(candidates, pairings) {
+                let h = candidate.hour
                 out.pairings += 1
                 guard case .success(let m) = CrowdNotifierIBE.decrypt(pairing: pairing, identity: key.identity, h.ciphertext) else { continue }
                 guard let record = CrowdNotifierVisitRecord(decoding: m),

@@ -13,7 +13,8 @@ public struct TraceKeyMatchOutcome: Sendable, Equatable {
     public var skipped: Int
     /// Keys of a day with visits whose secret key is not a usable point.
     public var invalidKeys: Int
-    /// Pairings computed: (key, visit hour) pairs of the same day.
+    /// Pairings computed: (key, visit hour) pairs of the same day whose key
+    /// can open the hour (its identity is the venue's for an hour of that day).
     public var pairings: Int
     /// Every match, and those not stored before: the ones to notify (each
     /// (visit, trace key) once, however often the keys come again).
@@ -23,7 +24,7 @@ public struct TraceKeyMatchOutcome: Sendable, Equatable {
 
 /// CrowdNotifier venues in the check-in list: checking in (each hour of
 /// the visit encrypted to the hour's identity under the venue's key), new
-/// times re-encrypted, trace keys matched by day into the store.
+/// times re-encrypted, trace keys matched by day and identity into the store.
 extension CheckInService {
     /// The setting under which the trace keys' bundle tag is kept.
     public static let traceKeyBundleTagSetting = "sync.crowdnotifier.bundleTag"
@@ -74,7 +75,7 @@ extension CheckInService {
     /// ProblematicEventWrapper; its JWT checked by the caller: the sync, or
     /// matchSignedTraceKeys, which passes the JWT's content hash as
     /// `contentHash`, checked against the body's SHA-256) matched against the stored
-    /// visits by day; matches stored once per (visit, identity). When
+    /// visits by day and identity; matches stored once per (visit, identity). When
     /// `bundleTag` is given it is stored after the body was processed.
     /// `threads` and `progress` as CrowdNotifierMatcher.match takes them; a
     /// cancelled match stores nothing (expired visits are still removed
@@ -91,8 +92,12 @@ extension CheckInService {
         let batch = try CrowdNotifierTraceKeys.parse(body)
         try housekeeping(now: now)
         let days = Set(batch.keys.map(\.day))
-        let outcome = try CrowdNotifierMatcher.match(keys: batch.keys, hours: try store.crowdNotifierHours(days: days), threads: threads,
-                                                     progress: progress)
+        let hours = try store.crowdNotifierHours(days: days)
+        // The check-ins' QR payloads: each key is then paired only with the
+        // hours its identity can open.
+        var payloads: [Int64: [UInt8]] = [:]
+        for id in Set(hours.map(\.checkIn)) { payloads[id] = try store.checkIn(id: id)?.payload }
+        let outcome = try CrowdNotifierMatcher.match(keys: batch.keys, hours: hours, payloads: payloads, threads: threads, progress: progress)
         let new = try store.addCrowdNotifierExposures(outcome.exposures, created: now)
         if let bundleTag { try store.setSetting(Self.traceKeyBundleTagSetting, to: .text(bundleTag)) }
         return TraceKeyMatchOutcome(events: batch.events, skipped: batch.skipped, invalidKeys: outcome.invalidKeys, pairings: outcome.pairings,

@@ -153,26 +153,29 @@ import Testing
         #expect(try CrowdNotifierTraceKeys.parse([]).events == 0)
     }
 
-    /// Three venues, visits at two, keys of all three for the evening.
-    func eveningAtThreeVenues() throws -> (keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour]) {
+    /// Three venues, visits at two (check-ins 1 and 2, their payloads
+    /// given), keys of all three for the evening.
+    func eveningAtThreeVenues() throws -> (keys: [CrowdNotifierTraceKey], hours: [CrowdNotifierVisitHour], payloads: [Int64: [UInt8]]) {
         var hours: [CrowdNotifierVisitHour] = []
         var keys: [CrowdNotifierTraceKey] = []
+        var payloads: [Int64: [UInt8]] = [:]
         for (i, kind) in [CrowdNotifierVenue.Kind.swissCovid, .notifyMe, .swissCovid].enumerated() {
             let (qr, venueKeys) = try CheckInSamples.venue(kind, name: "Venue \(i)")
             let venue = try CrowdNotifierQRCode.parse(qr)
             if i < 2 {
                 hours += try CrowdNotifierMatcher.encryptVisit(venue, checkIn: Int64(i + 1), arrival: Self.evening + 600, departure: Self.evening + 7000)
+                payloads[Int64(i + 1)] = venue.payload
             }
             keys += try CrowdNotifierAuthority.traceKeys(masterSecret: venueKeys.masterSecret, payload: venue.payload,
                                                          start: Self.evening, end: Self.evening + 3 * 3600, message: "m\(i)")
         }
-        return (keys, hours)
+        return (keys, hours, payloads)
     }
 
     /// Matching on several threads gives what one thread gives, in the same
     /// order.
     @Test func matchingOnSeveralThreadsIsMatchingOnOne() throws {
-        let (keys, hours) = try eveningAtThreeVenues()
+        let (keys, hours, _) = try eveningAtThreeVenues()
         let one = try CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: 1)
         #expect(one.exposures.count == 4 && one.pairings == keys.count * hours.count)
         for threads in [2, 3, 8, 64] {
@@ -180,19 +183,40 @@ import Testing
         }
     }
 
-    /// Progress counts the pairings up to their total, one report at a time
+    /// With the check-ins' payloads a key is paired only with the hours its
+    /// identity can open, and the outcome is the one of pairing every
+    /// same-day pair: also for a forged key (one venue's identity, another
+    /// venue's hour's secret key), which every pair refuses, and for a
+    /// check-in without a payload, whose hours every key tries.
+    @Test func theIdentityFilterChangesNothingButThePairings() throws {
+        var (keys, hours, payloads) = try eveningAtThreeVenues()
+        let secondVenue = try #require(keys.first { CrowdNotifierMatcher.identities(payload: payloads[2] ?? [], day: $0.day).contains($0.identity) })
+        var forged = try #require(keys.first { CrowdNotifierMatcher.identities(payload: payloads[1] ?? [], day: $0.day).contains($0.identity) })
+        forged.secretKey = secondVenue.secretKey
+        keys.append(forged)
+        let every = try CrowdNotifierMatcher.match(keys: keys, hours: hours)
+        let filtered = try CrowdNotifierMatcher.match(keys: keys, hours: hours, payloads: payloads)
+        #expect(every.exposures.count == 4 && filtered.exposures == every.exposures && filtered.rejected == every.rejected)
+        #expect(every.pairings == keys.count * hours.count && filtered.pairings < every.pairings / 2)
+        payloads[2] = nil
+        let partly = try CrowdNotifierMatcher.match(keys: keys, hours: hours, payloads: payloads)
+        #expect(partly.exposures == every.exposures && filtered.pairings < partly.pairings && partly.pairings < every.pairings)
+    }
+
+    /// Progress counts the keys up to their total, one report at a time
     /// from any thread; refusing a report cancels the match on every thread.
     @Test(arguments: [1, 2, 8]) func progressCountsPairingsAndCancels(threads: Int) throws {
-        let (keys, hours) = try eveningAtThreeVenues()
+        let (keys, hours, _) = try eveningAtThreeVenues()
         let reports = Mutex<[(UInt64, UInt64)]>([])
         let outcome = try CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) { done, total in
             reports.withLock { $0.append((done, total)) }
             return true
         }
         let seen = reports.withLock { $0 }
-        #expect(seen.count == keys.count)   // one key a chunk here
-        #expect(seen.allSatisfy { $0.1 == UInt64(outcome.pairings) })
-        #expect(seen.map(\.0) == seen.map(\.0).sorted() && seen.last?.0 == UInt64(outcome.pairings))
+        #expect(outcome.exposures.count == 4)
+        #expect(seen.count == keys.count)   // one key a chunk here, every key of the evening
+        #expect(seen.allSatisfy { $0.1 == UInt64(keys.count) })
+        #expect(seen.map(\.0) == seen.map(\.0).sorted() && seen.last?.0 == UInt64(keys.count))
         let calls = Mutex(0)
         #expect(Self.kind {
             _ = try CrowdNotifierMatcher.match(keys: keys, hours: hours, threads: threads) { _, _ in

@@ -87,11 +87,12 @@ def test_reference_venue_and_trace_keys_match_in_encore(db, tmp_path, layout):
     assert doc["traceKeys"]["pairings"] == 2 and len(doc["traceKeys"]["new"]) == 1
     # Once per (visit, trace key).
     assert match(db, keys)["traceKeys"]["new"] == []
-    # Another venue's keys for the same hour: pairings, no match.
+    # Another venue's keys for the same hour: no match, and no pairing (their
+    # identities are none of the visited venue's that day).
     other = tmp_path / "other.pb"
     other.write_bytes(ref.Venue().trace_keys(EVENING + 3600, EVENING + 4500, "x", layout=layout))
     doc = match(db, other)
-    assert doc["traceKeys"]["matches"] == 0 and doc["traceKeys"]["pairings"] == 2
+    assert doc["traceKeys"]["matches"] == 0 and doc["traceKeys"]["pairings"] == 0
 
 
 def test_encore_venue_and_trace_keys_work_in_the_reference(tmp_path):

@@ -24,7 +24,8 @@ typedef struct encore_trace_key_match_summary {
     uint64_t events;                      /* ProblematicEvents in the body */
     uint64_t skipped;                     /* of them unusable: fields of the wrong length or type */
     uint64_t invalid_keys;                /* keys of a day with visits whose secret key is not a point of G1 */
-    uint64_t pairings;                    /* pairings computed (same-day key and visit hour pairs) */
+    uint64_t pairings;                    /* pairings computed (same-day key and visit hour pairs, of visits at a
+                                           * venue whose identities that day include the key's) */
     uint64_t matches;                     /* visits a key opened, overlapping its time */
     uint64_t new_matches;                 /* of them not seen before: notify these (once per visit and key) */
 } encore_trace_key_match_summary;
@@ -34,8 +35,8 @@ typedef struct encore_trace_key_match_summary {
 typedef struct encore_trace_key_match_options {
     uint32_t struct_size;                 /* set by _init */
     uint32_t threads;                     /* 0 (default): one per core (at most 8); at most 256 */
-    encore_progress_fn progress;          /* optional: pairings done of those planned (each key against the stored
-                                           * hours of its day); called from the matching threads, one call at a time */
+    encore_progress_fn progress;          /* optional: trace keys done of those of a day with visits; called from
+                                           * the matching threads, one call at a time */
     void *progress_context;               /* passed to progress unchanged */
 } encore_trace_key_match_options;
 

@@ -19,7 +19,7 @@ class TraceKeyMatchSummary:
     events: int        # ProblematicEvents in the body
     skipped: int       # of them unusable
     invalid_keys: int  # keys of a day with visits that are not points of G1
-    pairings: int      # pairings computed (same-day key and visit hour pairs)
+    pairings: int      # pairings computed (same-day key and visit hour pairs the key's identity can open)
     matches: int       # visits a key opened, overlapping its time
     new_matches: int   # of them not seen before: notify these
 
@@ -30,9 +30,9 @@ def match_trace_keys(store, body, *, signature, key, bundle_tag=None, now=None, 
     it: `signature` is the answer's Signature header (a JWT that must verify
     with `key`, the backend's public key: PEM, base64 or DER, and whose
     content-hash must be the body's). `bundle_tag` is stored after the body.
-    The pairings run on `threads` (0: one per core); `progress(done, total)`
-    (pairings, called from those threads one at a time) may return False to
-    cancel: CancelledError, and nothing is stored."""
+    The matching runs on `threads` (0: one per core); `progress(done, total)`
+    (trace keys of a day with visits, called from those threads one at a
+    time) may return False to cancel: CancelledError, and nothing is stored."""
     body = bytes(body)
     s = _cdata.output(_ffi.encore_trace_key_match_summary)
     o = _ffi.encore_trace_key_match_options()

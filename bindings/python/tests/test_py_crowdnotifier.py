@@ -75,9 +75,9 @@ def test_progress_and_cancelling(store):
     reports = []
     s = match(store, body, bundle_tag="1795499940000", threads=2, progress=lambda done, total: reports.append((done, total)))
     assert s.new_matches == s.matches > 0 and cn.bundle_tag(store) == "1795499940000"
-    # Pairings done of those planned, in order, ending at the total.
+    # Keys done of those of a day with visits (all here), in order, ending at the total.
     total = reports[-1][1]
-    assert total == s.pairings > 1 and all(t == total for _, t in reports)
+    assert total == s.events > 1 and all(t == total for _, t in reports)
     assert [d for d, _ in reports] == sorted(d for d, _ in reports) and reports[-1][0] == total
 
 
