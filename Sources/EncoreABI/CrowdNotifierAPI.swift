@@ -38,20 +38,20 @@ let traceKeyMatchOptionsSize = MemoryLayout<encore_trace_key_match_options>.size
 /// the stored SwissCovid and NotifyMe check-ins by day and identity (a key
 /// is paired only with the hours of a visit whose venue has its identity
 /// that day: the outcome of pairing every same-day pair, as the SDKs do,
-/// at a fraction of the cost), at the client's time. Matches are stored once per (visit, trace key);
-/// summary->new_matches counts the ones to notify. `bundle_tag` (the
-/// answer's x-key-bundle-tag; may be NULL: keep the stored one) is stored
-/// after the body was processed. ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE
-/// for bodies that cannot be used; events of a wrong shape and keys that
-/// are not points of G1 are skipped and counted. `summary` may be NULL.
-/// The same as encore_crowdnotifier_match_trace_keys_with_options() with
-/// NULL options.
+/// at a fraction of the cost), at the client's time. Matches are stored
+/// once per (visit, trace key); summary->new_matches counts the ones to
+/// notify. `bundle_tag` (the answer's x-key-bundle-tag; may be NULL: keep
+/// the stored one) is stored after the body was processed.
+/// ENCORE_ERR_TRACE_KEYS_MALFORMED, _TOO_LARGE for bodies that cannot be
+/// used; events of a wrong shape and keys that are not points of G1 are
+/// skipped and counted. `summary` may be NULL. The same as
+/// encore_crowdnotifier_match_trace_keys_with_options() with NULL options.
 @c public func encore_crowdnotifier_match_trace_keys(_ client: encore_client_ptr?, _ body: UnsafePointer<UInt8>?, _ length: Int, _ signature: UnsafePointer<CChar>?, _ bundle_tag: UnsafePointer<CChar>?, _ summary: UnsafeMutablePointer<encore_trace_key_match_summary>?) -> encore_status {
     encore_crowdnotifier_match_trace_keys_with_options(client, body, length, signature, bundle_tag, nil, summary)
 }
 
 /// encore_crowdnotifier_match_trace_keys() with options (NULL: the
-/// defaults): the threads the pairings run on, and a progress callback
+/// defaults): the threads the matching runs on, and a progress callback
 /// that may cancel (ENCORE_ERR_CANCELLED). A cancelled match stores neither
 /// matches nor the bundle tag (expired visits are still removed, as every
 /// call removes them first).
