@@ -160,6 +160,33 @@ enum MatchBench {
             try file.forEachKey(in: .keys) { kernel.append($0) }
         }
         guard kernel.count == total else { throw BenchError("the files hold \(kernel.count) keys, not \(total)") }
+        // The members for the row of what every verified read must do (zlib
+        // inflate, SHA-256 side by side as the engine hashes): the part no
+        // matcher through zlib can go below.
+        var zips: [(zip: [UInt8], member: ZipPeek.Member)] = []
+        for case .path(let p) in paths {
+            let zip = try Files.read(p)
+            zips.append((zip, try ZipPeek.exportBin(zip)))
+        }
+        let largest = max(1, zips.map(\.member.uncompressedSize).max() ?? 1)
+        let inflated = [UnsafeMutableRawBufferPointer.allocate(byteCount: largest, alignment: 16),
+                        UnsafeMutableRawBufferPointer.allocate(byteCount: largest, alignment: 16)]
+        defer { inflated.forEach { $0.deallocate() } }
+        func inflateAndHash() throws {
+            var first = [UInt8](repeating: 0, count: 32), second = [UInt8](repeating: 0, count: 32)
+            for at in stride(from: 0, to: zips.count, by: 2) {
+                let pair = Array(zips[at ..< min(at + 2, zips.count)])
+                for (i, z) in pair.enumerated() {
+                    try z.zip.withUnsafeBytes { b in
+                        try Baseline.inflate(UnsafeRawBufferPointer(rebasing: b[z.member.compressed]),
+                                             into: UnsafeMutableRawBufferPointer(rebasing: inflated[i][0 ..< z.member.uncompressedSize]))
+                    }
+                }
+                let sizes = pair.map(\.member.uncompressedSize) + [0]
+                enc_sha256_pair(inflated[0].baseAddress?.assumingMemoryBound(to: UInt8.self), sizes[0],
+                                inflated[1].baseAddress?.assumingMemoryBound(to: UInt8.self), sizes[1], &first, &second)
+            }
+        }
         let denseIndex = try KernelIndex(denseObservations)
         let floorPath = getenv(floorVariable).map { String(cString: $0) }
 
@@ -183,6 +210,7 @@ enum MatchBench {
             Row(name: "kernel alone, 1 thread", keys: total),
             Row(name: "kernel crypto only, 1 thread", keys: total),
             Row(name: "ObservationSet of the dense user", keys: total, perKey: false),
+            Row(name: "zlib inflate + SHA-256 alone, 1 core", keys: total),
         ]
         var problems: [String] = []
         var denseResult: MatchResult?, sparseResult: MatchResult?, aloneResult: MatchResult?
@@ -227,6 +255,9 @@ enum MatchBench {
             (r[5], cpu[5]) = try timed { hits.0 = try kernel.match(denseIndex, threads: threads) }
             (r[6], cpu[6]) = try timed { hits.1 = try kernel.match(denseIndex, threads: 1) }
             (r[7], cpu[7]) = try timed { _ = try kernel.match(denseIndex, threads: 1, lookUp: false) }
+            if Baseline.hasInflate {
+                (r[9], cpu[9]) = try timed { try inflateAndHash() }
+            }
 
             // Every run must find what was planted.
             var p = check("dense", denseResult!, contacts: denseContacts, keys: total, derived: denseDerived)
@@ -289,6 +320,8 @@ enum MatchBench {
             which is faster), keys split in contiguous slices as the engine does
               kernel crypto:     enc_match_keys without an index (HKDF + AES, no look-up), 1 thread: the floor's work through the kernel's code
               ObservationSet:    building the dense user's (sort by time, group by RPI, the kernel's index); part of end-to-end
+              inflate + SHA-256: the 14 export.bin members inflated with zlib and hashed (two side by side, as the \
+            engine does), one core: what every verified read through zlib must do before any key is decoded
             """)
 
         // Where the time goes, from the medians above.
@@ -299,6 +332,11 @@ enum MatchBench {
             + "end-to-end measured \(Format.ms(med[1]))")
         print("  sparse: key files \(Format.ms(med[3])) of the \(Format.ms(med[2])) end-to-end "
             + "(\(Format.fixed(100 * med[3] / med[2], 0)) %); the 10× target allows \(floor.isNaN ? "n/a" : Format.ms(Double(total) / floor / sparseTarget)) in all")
+        if !med[9].isNaN && !floor.isNaN {
+            print("  sparse: inflate + SHA-256 alone \(Format.ms(med[9])) on one core: spread perfectly over \(threads) threads, "
+                + "with decoding, filtering, key derivation and look-ups free, a matcher through zlib would reach "
+                + "\(Format.ratio(Double(total) / (med[9] / Double(threads)) / floor)) the floor")
+        }
         print("  kernel, 1 thread: crypto \(Format.ms(med[7]))\(floor.isNaN ? "" : " (\(Format.ratio(med[7] * floor / Double(total))) the floor's time)") "
             + "+ look-up of the 144 RPIs \(Format.ms(med[6] - med[7])) = \(Format.ms(med[6])); "
             + "on \(threads) threads \(Format.ms(med[5])) = \(Format.fixed(med[6] / med[5], 2))× the 1-thread speed (ideal \(threads)×)")
