@@ -20,8 +20,6 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 
 // MARK: - Trace keys (the client's side)
 
-let traceKeyMatchOptionsSize = MemoryLayout<encore_trace_key_match_options>.size
-
 /// Writes the default trace-key match options to *options (pass sizeof
 /// *options): one thread per core, no progress.
 @c public func encore_trace_key_match_options_init(_ options: UnsafeMutablePointer<encore_trace_key_match_options>?, _ struct_size: Int) -> encore_status {
@@ -61,14 +59,10 @@ let traceKeyMatchOptionsSize = MemoryLayout<encore_trace_key_match_options>.size
         let bytes = Array(try buffer(body, length, "body"))
         let token = try text(signature, "signature")
         let tag = try bundle_tag.map { try text($0, "bundle_tag") }
-        var threads = 0
-        var progress: ProgressHandler?
-        if let options {
-            let o = options.pointee
-            try checkStructSize(options, Int(o.struct_size), known: traceKeyMatchOptionsSize, "encore_trace_key_match_options_init")
-            threads = Int(o.threads)
-            progress = progressHandler(o.progress, o.progress_context)
-        }
+        // Only the caller's struct_size bytes are read.
+        let given = try readInput(options, "options")
+        let threads = Int(given?.threads ?? 0)
+        let progress = progressHandler(given?.progress, given?.progress_context)
         guard let key = c.servers.crowdNotifierKey else {
             throw EncoreError(.invalidArgument, "the client has no CrowdNotifier key (encore_client_options.crowdnotifier_public_key)")
         }

@@ -202,7 +202,8 @@ public enum CrowdNotifierMatcher {
         let nonces = CrowdNotifierCrypto.nonces(payload: payload)
         let preId = CrowdNotifierCrypto.preId(payload: payload, nonces: nonces)
         return Set((0 ..< 24).map { h -> [UInt8] in
-            let start = day + Int64(h) * CrowdNotifierCrypto.intervalSeconds
+            // Wrapping: a stored day is a real one, but nothing may trap.
+            let start = day &+ Int64(h) &* CrowdNotifierCrypto.intervalSeconds
             return CrowdNotifierCrypto.identity(preId: preId, intervalStart: start,
                                                 timeKey: CrowdNotifierCrypto.timeKey(intervalStart: start, nonces: nonces))
         })

@@ -35,8 +35,8 @@ enc_day_filters *enc_day_filters_new(const enc_rpi_index *index, const uint8_t *
 void enc_day_filters_free(enc_day_filters *days);
 
 /* What the kernel may use: the CPU's SHA extensions for HKDF, AES-NI or
- * VAES for AES (without them, OpenSSL), AVX2 gathers for the prefilter
- * (without, one RPI at a time). */
+ * VAES for AES (without them, OpenSSL), AVX2 for the prefilter's test
+ * (four RPIs at a time; without, one at a time). */
 #define ENC_KERNEL_SHA_NI 1
 #define ENC_KERNEL_AES_NI 2
 #define ENC_KERNEL_VAES 4
