@@ -16,14 +16,14 @@ PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The library package's: they build and resolve nothing of the push service's
 # package (server/), whose stack alone takes longer to compile than all of
 # them take to run; `make test-server` tests it, `make test-all` runs both.
-TEST_SUITES := swift check-abi c python cli store standins pairing crowdnotifier install wheel
+TEST_SUITES := swift check-abi c python cli store standins pairing crowdnotifier fuzz install wheel
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # pytest-xdist workers of the Python suites: one per core for the ones that
 # compute; more for the push service's, whose tests mostly wait on clocks.
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -201,6 +201,13 @@ bench-crowdnotifier: lib cli venv
 
 fuzz: deps
 	scripts/fuzz.sh
+
+# Every libFuzzer target built and run briefly: they compile the core's
+# layers on their own (scripts/fuzz.sh), so a change can break them while
+# the package still builds; a few seconds also replays their seeds.
+FUZZ_SMOKE_SECONDS ?= 5
+test-fuzz: deps
+	@for t in keyfile checkin crowdnotifier; do FUZZ_TARGET=$$t scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS) || exit 1; done
 
 install: lib cli share
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

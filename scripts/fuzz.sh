@@ -84,9 +84,12 @@ for dir in Sources/C*/; do
 done
 
 # Libraries that C source targets link through Package.swift's
-# linkerSettings (.linkedLibrary), e.g. curl for CEncoreHTTP.
+# linkerSettings (.linkedLibrary), e.g. curl for CEncoreHTTP: only on the
+# lines of C targets (the library product's static Foundation parts are
+# not for this dynamically linked fuzzer).
 while IFS= read -r lib; do link_flags+=("-l$lib"); done \
-    < <(grep -o 'linkedLibrary("[^"]*")' Package.swift | sed 's/linkedLibrary("\(.*\)")/\1/' | sort -u)
+    < <(grep -E '\.target\(name: "C[A-Za-z]*"' Package.swift | grep -o 'linkedLibrary("[^"]*")' \
+        | sed 's/linkedLibrary("\(.*\)")/\1/' | sort -u)
 
 swift_module_flags=()
 objects=()
@@ -155,4 +158,4 @@ if ((status != 0)); then
     echo "fuzz: FAILED; inputs that crashed are in $out/artifacts" >&2
     exit "$status"
 fi
-echo "fuzz: ran clean"
+echo "fuzz: $target ran clean: ok"
