@@ -93,6 +93,40 @@ static void test_inputs(encore_store *s) {
     CHECK(strstr(encore_last_error_message(), "struct_size is 0") != NULL);
 }
 
+/* An options struct with an _init: the defaults (all zero here), and read
+ * as inputs are: struct_size 0 refused, a newer caller's unknown fields
+ * read when zero and refused when set (before anything else is done). */
+static void test_options(encore_store *s) {
+    encore_trace_key_match_options o;
+    memset(&o, 0xAB, sizeof o);
+    CHECK(encore_trace_key_match_options_init(&o, sizeof o) == ENCORE_OK);
+    CHECK(o.struct_size == sizeof o && o.threads == 0 && o.progress == NULL && o.progress_context == NULL);
+    CHECK(encore_trace_key_match_options_init(&o, 4) == ENCORE_ERR_INVALID_ARGUMENT);
+
+    encore_client_options co;
+    CHECK(encore_client_options_init(&co, sizeof co) == ENCORE_OK);
+    encore_client *client = NULL;
+    CHECK(encore_client_new(s, &co, &client) == ENCORE_OK);
+    static const uint8_t body[1] = {0};
+    struct {
+        encore_trace_key_match_options o;
+        uint64_t newer;
+    } wide;
+    memset(&wide, 0, sizeof wide);
+    wide.o.struct_size = 0;
+    CHECK(encore_crowdnotifier_match_trace_keys_with_options(client, body, 1, "x.y.z", NULL, &wide.o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "options.struct_size is 0") != NULL);
+    wide.o.struct_size = sizeof wide;
+    wide.newer = 1;
+    CHECK(encore_crowdnotifier_match_trace_keys_with_options(client, body, 1, "x.y.z", NULL, &wide.o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "does not know") != NULL);
+    /* Read when zero: the call goes on, to the client's missing key. */
+    wide.newer = 0;
+    CHECK(encore_crowdnotifier_match_trace_keys_with_options(client, body, 1, "x.y.z", NULL, &wide.o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "CrowdNotifier key") != NULL);
+    encore_client_free(client);
+}
+
 /* Lists: element_size too small is a clear error; a larger one (a newer
  * caller) gets each element at that stride with the library's struct_size
  * and the rest zeroed; pages give the same items as one call. */
@@ -165,6 +199,7 @@ int main(void) {
         test_new_output(s);
         test_lists(s);
         test_inputs(s);
+        test_options(s);
         encore_store_close(s);
     }
     scratch_dir_remove(dir);
