@@ -95,9 +95,8 @@ extension CheckInService {
         let hours = try store.crowdNotifierHours(days: days)
         // The check-ins' QR payloads: each key is then paired only with the
         // hours its identity can open.
-        var payloads: [Int64: [UInt8]] = [:]
-        for id in Set(hours.map(\.checkIn)) { payloads[id] = try store.checkIn(id: id)?.payload }
-        let outcome = try CrowdNotifierMatcher.match(keys: batch.keys, hours: hours, payloads: payloads, threads: threads, progress: progress)
+        let outcome = try CrowdNotifierMatcher.match(keys: batch.keys, hours: hours, payloads: try store.crowdNotifierPayloads(),
+                                                     threads: threads, progress: progress)
         let new = try store.addCrowdNotifierExposures(outcome.exposures, created: now)
         if let bundleTag { try store.setSetting(Self.traceKeyBundleTagSetting, to: .text(bundleTag)) }
         return TraceKeyMatchOutcome(events: batch.events, skipped: batch.skipped, invalidKeys: outcome.invalidKeys, pairings: outcome.pairings,

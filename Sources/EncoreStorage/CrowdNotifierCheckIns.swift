@@ -73,6 +73,22 @@ extension Store {
         }
     }
 
+    /// The QR payloads of the check-ins that have CrowdNotifier hours and
+    /// are not submitted (those crowdNotifierHours reads), by check-in id:
+    /// one query for all.
+    public func crowdNotifierPayloads() throws -> [Int64: [UInt8]] {
+        try withConnection { db in
+            let s = try db.prepare("""
+                SELECT c.id, c.payload FROM check_ins c
+                WHERE c.submitted = 0 AND EXISTS (SELECT 1 FROM crowdnotifier_hours h WHERE h.check_in = c.id)
+                """)
+            defer { s.reset() }
+            var out: [Int64: [UInt8]] = [:]
+            while try s.step() { out[s.int64(0)] = s.blob(1) }
+            return out
+        }
+    }
+
     /// Stores matches found at `created`; a (visit, identity) stored already
     /// is kept once. Returns the ones that were new: those to notify.
     public func addCrowdNotifierExposures(_ exposures: [CrowdNotifierExposure], created: Int64) throws -> [CrowdNotifierExposure] {

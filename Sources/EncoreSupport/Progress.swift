@@ -8,7 +8,7 @@ extension Optional where Wrapped == ProgressHandler {
     /// Reports progress, throwing `.cancelled` when the handler asks to stop.
     package func report(_ done: UInt64, of total: UInt64) throws {
         guard let handler = self else { return }
-        if !handler(done, total) { throw EncoreError(.cancelled, "cancelled by the progress callback") }
+        if !handler(done, total) { throw EncoreError.cancelledByProgress }
     }
 }
 
@@ -34,12 +34,17 @@ package final class ProgressCounter: @unchecked Sendable {
             if let handler, !handler(s.done, total) { s.stopped = true }
             return !s.stopped
         }
-        if !go { throw EncoreError(.cancelled, "cancelled by the progress callback") }
+        if !go { throw EncoreError.cancelledByProgress }
     }
 
     /// Throws `.cancelled` once a report was refused, without reporting:
     /// work about to start asks this first.
     package func checkGoing() throws {
-        if state.withLock({ $0.stopped }) { throw EncoreError(.cancelled, "cancelled by the progress callback") }
+        if state.withLock({ $0.stopped }) { throw EncoreError.cancelledByProgress }
     }
+}
+
+extension EncoreError {
+    /// What a refused progress report ends an operation with.
+    static var cancelledByProgress: EncoreError { EncoreError(.cancelled, "cancelled by the progress callback") }
 }
