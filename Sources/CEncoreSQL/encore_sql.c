@@ -61,10 +61,15 @@ static const char *object_of(const void *address) {
     return address != NULL && dladdr(address, &info) != 0 && info.dli_fname != NULL ? info.dli_fname : "?";
 }
 
-/* AddressSanitizer refuses RTLD_DEEPBIND (its interceptors must come
- * first); under it, encore loads SQLCipher local only. */
+/* The sanitizers' runtimes (Address, Thread, Memory) refuse RTLD_DEEPBIND
+ * (their interceptors must come first); under one, encore loads SQLCipher
+ * local only. */
 static int deep_bind_flag(void) {
-    return dlsym(RTLD_DEFAULT, "__asan_init") != NULL ? 0 : RTLD_DEEPBIND;
+    static const char *const runtimes[] = {"__asan_init", "__tsan_init", "__msan_init"};
+    for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++) {
+        if (dlsym(RTLD_DEFAULT, runtimes[i]) != NULL) return 0;
+    }
+    return RTLD_DEEPBIND;
 }
 
 static void load(void) {
