@@ -16,14 +16,14 @@ PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The library package's: they build and resolve nothing of the push service's
 # package (server/), whose stack alone takes longer to compile than all of
 # them take to run; `make test-server` tests it, `make test-all` runs both.
-TEST_SUITES := swift check-abi c python cli store standins pairing crowdnotifier fuzz install wheel
+TEST_SUITES := swift tsan check-abi c python cli store standins pairing crowdnotifier fuzz install wheel
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # pytest-xdist workers of the Python suites: one per core for the ones that
 # compute; more for the push service's, whose tests mostly wait on clocks.
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -127,6 +127,11 @@ test-all: deps
 test-swift: deps
 	@echo "== Swift tests (swift test, on the release build of the core)"
 	@scripts/swift-test.sh
+
+# The Swift tests again, built with ThreadSanitizer (scripts/tsan-test.sh).
+test-tsan: deps
+	@echo "== Swift tests under ThreadSanitizer (debug build in build/tsan)"
+	@scripts/tsan-test.sh
 
 check-abi: lib
 	scripts/check-abi.sh $(LIB)

@@ -1,6 +1,5 @@
 import CEncoreTypes
 import EncoreCore
-import Synchronization
 
 /// An opened key file as C sees it: the core's KeyFile and the C view of
 /// its metadata.

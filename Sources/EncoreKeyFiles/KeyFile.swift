@@ -2,7 +2,6 @@ import EncoreCrypto
 import EncoreModel
 import EncoreSupport
 import EncoreWire
-import Synchronization
 
 /// What to do about a key file's signature.
 public enum Verification: Sendable {
@@ -44,7 +43,7 @@ public struct KeyFileOptions {
 /// does not grow with decoded keys. Immutable, so safe to share.
 public final class KeyFile: Sendable {
     /// Where the last readKeys() of each list ended.
-    private let lastCursors = Mutex<[KeyList: KeyCursor]>([:])
+    private let lastCursors = Locked<[KeyList: KeyCursor]>([:])
     public let metadata: ExportMetadata
     public let signature: SignatureOutcome
     /// True when the input was a zip, false for a bare export.bin.

@@ -2,7 +2,6 @@ import EncoreCrypto
 import EncoreModel
 import EncoreSupport
 import EncoreWire
-import Synchronization
 
 /// The public keys a caller trusts, found by (key id, key version) as the
 /// signatures name them. Several keys may be trusted at once (rotation,
@@ -17,7 +16,7 @@ public final class TrustList: Sendable {
         }
     }
 
-    private let keys = Mutex<[KeyName: PublicKey]>([:])
+    private let keys = Locked<[KeyName: PublicKey]>([:])
 
     public init() {}
 

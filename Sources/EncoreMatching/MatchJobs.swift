@@ -3,7 +3,6 @@ import EncoreCrypto
 import EncoreKeyFiles
 import EncoreModel
 import EncoreSupport
-import Synchronization
 
 /// One batch spread over the threads: thread t matches the t-th of as many
 /// contiguous slices with matchers[t], writing only its own slots, so no
@@ -126,9 +125,9 @@ package final class SharedBatches: @unchecked Sendable {
 package final class BatchResults: @unchecked Sendable {
     // @unchecked: only touched under the lock.
     package typealias Found = [(KeyData, KeyMatch)]
-    private let byFile: Mutex<[[(seq: Int, list: KeyList, found: Found)]]>
+    private let byFile: Locked<[[(seq: Int, list: KeyList, found: Found)]]>
 
-    package init(files: Int) { byFile = Mutex(Array(repeating: [], count: files)) }
+    package init(files: Int) { byFile = Locked(Array(repeating: [], count: files)) }
 
     package func record(file: Int, list: KeyList, seq: Int, _ found: Found) {
         guard !found.isEmpty else { return }

@@ -1,7 +1,6 @@
 import CEncoreSQL
 import EncoreModel
 import EncoreSupport
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +30,7 @@ public final class EncryptedDatabase: @unchecked Sendable {
     /// What the file holds, for messages ("store", "push registry").
     public let kind: String
     private let connection: Connection
-    private let lock = Mutex<Void>(())
+    private let lock = Locked<Void>(())
 
     /// Opens (or creates) the database at `path` and brings its schema up to
     /// `migrations.count` (migration i takes version i to i + 1). A wrong

@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +23,7 @@ package final class BufferPool: @unchecked Sendable {
         package let capacity: Int
     }
 
-    private let free = Mutex<(blocks: [Block], bytes: Int)>(([], 0))
+    private let free = Locked<(blocks: [Block], bytes: Int)>(([], 0))
     private let maxBytes: Int
 
     package init(maxBytes: Int) { self.maxBytes = maxBytes }

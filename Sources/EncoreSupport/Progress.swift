@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Progress of a long operation: called with units done and the total;
 /// returns false to cancel the operation.
@@ -18,7 +17,7 @@ package final class ProgressCounter: @unchecked Sendable {
     // @unchecked: the handler and counts are only touched inside `state`.
     private let handler: ProgressHandler?
     private let total: UInt64
-    private let state = Mutex<(done: UInt64, stopped: Bool)>((0, false))
+    private let state = Locked<(done: UInt64, stopped: Bool)>((0, false))
 
     package init(_ handler: ProgressHandler?, total: UInt64) {
         self.handler = handler
