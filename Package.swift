@@ -25,6 +25,16 @@ let sharedLibraryFlags: [String] = [
     "-Xlinker", "--version-script=\(root)/support/libencore.map",
 ]
 
+/// The core's layers, which EncoreCore re-exports. Its users (the C-ABI
+/// layer, the tool, the bench) also depend on each of them directly: an
+/// incremental build recompiles a module when a module it depends on
+/// changes, but not when one re-exported through another does
+/// (swiftlang/swift#89636), so a layer's changed layout (a stored property
+/// added, even a private one) left them compiled against the old one, and
+/// they crashed until a clean build.
+let coreLayers: [Target.Dependency] = ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles", "EncoreStorage",
+                                       "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices"]
+
 let package = Package(
     name: "encore",
     products: [
@@ -97,8 +107,7 @@ let package = Package(
         .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
         .target(name: "EncoreServices", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles",
                                                       "EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
-        .target(name: "EncoreCore", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles", "EncoreStorage",
-                                                  "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices"]),
+        .target(name: "EncoreCore", dependencies: coreLayers),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
         .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreCheckIns", "EncoreProtocols",
@@ -106,7 +115,7 @@ let package = Package(
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",
-            dependencies: ["EncoreCore", "CEncoreTypes", "CEncoreShim"],
+            dependencies: ["EncoreCore", "CEncoreTypes", "CEncoreShim"] + coreLayers,
             linkerSettings: [.unsafeFlags(sharedLibraryFlags)]
         ),
         // The `encore` command-line tool (built as encore-cli, installed as encore).
@@ -117,14 +126,14 @@ let package = Package(
         // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreLayers,
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
             // leaves them out.
             linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "EncoreWire", "CCrypto", "CZlib", "CEncoreShim"]),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"] + coreLayers),
 
         // The Swift tests, one target a module (or two small ones): each
         // declares the modules it tests and what it needs, never EncoreCore.
