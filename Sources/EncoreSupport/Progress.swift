@@ -1,4 +1,3 @@
-
 /// Progress of a long operation: called with units done and the total;
 /// returns false to cancel the operation.
 public typealias ProgressHandler = (_ done: UInt64, _ total: UInt64) -> Bool
