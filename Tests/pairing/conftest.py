@@ -54,14 +54,14 @@ def build(cc=None, out_name="libencpairing.so", flags=()):
         # pytest-xdist's workers may all find the library stale: each builds
         # its own copy and renames it into place, so none loads a file
         # another is still writing.
-        tmp = "%s.%d.tmp" % (out, os.getpid())
+        tmp, stamp_tmp = ("%s.%d.tmp" % (path, os.getpid()) for path in (out, stamp))
         cmd = [cc, "-std=c99", "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                "-I", os.path.join(SRC, "include"), "-I", SRC] + extra + sources + [HARNESS, "-lcrypto", "-o", tmp]
         subprocess.run(cmd, check=True)
-        with open(stamp + ".%d.tmp" % os.getpid(), "w") as f:
+        with open(stamp_tmp, "w") as f:
             f.write(key)
         os.replace(tmp, out)
-        os.replace(stamp + ".%d.tmp" % os.getpid(), stamp)
+        os.replace(stamp_tmp, stamp)
     return out
 
 

@@ -1,5 +1,7 @@
 """Adapts a Python progress callable to encore_progress_fn for one call."""
-from . import _ffi
+import contextlib
+
+from . import _ffi, errors
 
 
 class Progress:
@@ -31,3 +33,25 @@ class Progress:
         if self.error is not None:
             error, self.error = self.error, None  # no reference cycle through the traceback
             raise error from cause
+
+
+def attach(options, func):
+    """Points an options struct's progress callback at `func` (None: none);
+    returns the Progress the call must keep alive (None without `func`)."""
+    if func is None:
+        return None
+    watcher = Progress(func)
+    options.progress, options.progress_context = watcher.c_callback, None
+    return watcher
+
+
+@contextlib.contextmanager
+def reraising(watcher):
+    """Around the library call: a cancellation caused by an exception of the
+    callable comes out as that exception (chained to the library's error)."""
+    try:
+        yield
+    except errors.EncoreError as e:
+        if watcher is not None:
+            watcher.reraise(e)
+        raise

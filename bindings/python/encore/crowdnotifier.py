@@ -5,10 +5,9 @@ CWA's."""
 import ctypes
 import dataclasses
 
-from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
 from ._loader import lib
-from ._progress import Progress
 from .store import _take_bytes
 
 KINDS = {"swisscovid": _ffi.ENCORE_CROWDNOTIFIER_SWISSCOVID, "notifyme": _ffi.ENCORE_CROWDNOTIFIER_NOTIFYME}
@@ -38,18 +37,11 @@ def match_trace_keys(store, body, *, signature, key, bundle_tag=None, now=None, 
     o = _ffi.encore_trace_key_match_options()
     lib.encore_trace_key_match_options_init(ctypes.byref(o), ctypes.sizeof(o))
     o.threads = threads
-    watcher = Progress(progress) if progress is not None else None
-    if watcher is not None:
-        o.progress, o.progress_context = watcher.c_callback, None
-    try:
-        with _client.client(store, now=now, crowdnotifier_key=key) as c:
-            lib.encore_crowdnotifier_match_trace_keys_with_options(
-                c, uint8_pointer(body), len(body), text(signature, "signature"),
-                None if bundle_tag is None else text(bundle_tag, "bundle_tag"), ctypes.byref(o), ctypes.byref(s))
-    except errors.EncoreError as e:
-        if watcher is not None:
-            watcher.reraise(e)
-        raise
+    watcher = _progress.attach(o, progress)
+    with _progress.reraising(watcher), _client.client(store, now=now, crowdnotifier_key=key) as c:
+        lib.encore_crowdnotifier_match_trace_keys_with_options(
+            c, uint8_pointer(body), len(body), text(signature, "signature"),
+            None if bundle_tag is None else text(bundle_tag, "bundle_tag"), ctypes.byref(o), ctypes.byref(s))
     return TraceKeyMatchSummary(s.events, s.skipped, s.invalid_keys, s.pairings, s.matches, s.new_matches)
 
 

@@ -4,11 +4,10 @@ import ctypes
 import os
 import weakref
 
-from . import _cdata, _ffi, errors
+from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer, unsigned
 from ._handle import Closeable, Handle
 from ._loader import lib
-from ._progress import Progress
 from .records import Key, KeyFileInfo
 from .trust import TrustList
 
@@ -73,19 +72,13 @@ class KeyFile(Closeable):
         `progress(done, total)` may return False, or raise, to cancel."""
         if trust is not None and not isinstance(trust, TrustList):
             raise TypeError(f"trust must be a TrustList or None, not {type(trust).__name__}")
-        watcher = Progress(progress) if progress is not None else None
-        try:
-            # Borrowed so that another thread's trust.close() cannot free it mid-call.
-            no_trust = contextlib.nullcontext(ctypes.POINTER(_ffi.encore_trust)())
-            with (trust._handle.borrow() if trust is not None else no_trust) as trust_pointer:
-                options = _options(trust_pointer, verify, max_member_size, max_total_size, max_ratio)
-                if watcher is not None:
-                    options.progress = watcher.c_callback
+        # Borrowed so that another thread's trust.close() cannot free it mid-call.
+        no_trust = contextlib.nullcontext(ctypes.POINTER(_ffi.encore_trust)())
+        with (trust._handle.borrow() if trust is not None else no_trust) as trust_pointer:
+            options = _options(trust_pointer, verify, max_member_size, max_total_size, max_ratio)
+            watcher = _progress.attach(options, progress)
+            with _progress.reraising(watcher):
                 pointer = _open(source, options)
-        except errors.EncoreError as e:
-            if watcher is not None:
-                watcher.reraise(cause=e)
-            raise
         if watcher is not None and watcher.error is not None:
             # The callback raised but the library finished anyway: the caller
             # must still see the exception, and the handle must not leak.

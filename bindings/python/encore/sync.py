@@ -5,10 +5,9 @@ import ctypes
 import dataclasses
 import json
 
-from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text
 from ._loader import lib
-from ._progress import Progress
 from .exposure import CheckResult, _take_check_result
 from .operation import Operation
 from .store import _take_bytes
@@ -83,10 +82,7 @@ class Sync:
         if budget is not None:
             o.budget_seconds = budget
         o.trace_warnings = 1 if self._trace_warnings else 0
-        watcher = Progress(progress) if progress is not None else None
-        if watcher is not None:
-            o.progress, o.progress_context = watcher.c_callback, None
-        return o, watcher
+        return o, _progress.attach(o, progress)
 
     def _client(self, now, transport=None):
         """The C client of this sync's store and servers at `now`."""
@@ -110,13 +106,8 @@ class Sync:
             raise ValueError("run() needs a transport; operation() runs with the caller's own I/O")
         o, watcher = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_sync_result)()
-        try:
-            with self._client(now, self.transport) as c:
-                lib.encore_sync_run(c, ctypes.byref(o), ctypes.byref(out))
-        except errors.EncoreError as e:
-            if watcher is not None:
-                watcher.reraise(e)
-            raise
+        with _progress.reraising(watcher), self._client(now, self.transport) as c:
+            lib.encore_sync_run(c, ctypes.byref(o), ctypes.byref(out))
         try:
             return _report(out)
         finally:
