@@ -120,8 +120,11 @@ test-packages: deps
 	@scripts/test-all.sh "deb" deb
 
 # Every test there is (what .ci/run runs): the library's, the service's, the packages'.
+# A failing step's log end is repeated last (build/logs/failures.txt).
 test-all: deps
-	@status=0; for t in test test-server test-packages; do $(MAKE) --no-print-directory $$t || status=1; echo; done; exit $$status
+	@mkdir -p build/logs; rm -f build/logs/failures.txt; export ENCORE_FAILURES=$$PWD/build/logs/failures.txt; \
+	status=0; for t in test test-server test-packages; do $(MAKE) --no-print-directory $$t || status=1; echo; done; \
+	if [ -s build/logs/failures.txt ]; then echo "test-all: the failures again:"; cat build/logs/failures.txt; fi; exit $$status
 
 # Swift Testing only, built with the explicit import check (scripts/swift-test.sh).
 test-swift: deps

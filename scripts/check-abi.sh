@@ -33,23 +33,25 @@ if ! diff -u "$tmp/declared" "$tmp/exported"; then
 fi
 echo "exports: $(wc -l < "$tmp/exported") functions, exactly those of the header: ok"
 
-if ldd "$lib" | grep -q 'libswift'; then
+# (grep without -q below: it reads to the end, so under pipefail the command
+# before it cannot die of SIGPIPE and turn a match into a failure.)
+if ldd "$lib" | grep 'libswift' >/dev/null; then
     echo "check-abi: $lib depends on a Swift runtime library:" >&2; ldd "$lib" >&2; exit 1
 fi
 soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libencore.so.$major" ] || { echo "check-abi: SONAME is '$soname', expected libencore.so.$major (Package.swift reads the major from encore_types.h; after a bump SwiftPM may use its cached manifest: build once with --manifest-cache none)" >&2; exit 1; }
-if readelf -d "$lib" | grep -E 'RUNPATH|RPATH' | grep -qiE 'swift|toolchain|/opt'; then
+if readelf -d "$lib" | grep -E 'RUNPATH|RPATH' | grep -iE 'swift|toolchain|/opt' >/dev/null; then
     echo "check-abi: $lib has a run path into the toolchain" >&2; exit 1
 fi
 echo "library: SONAME $soname, no Swift runtime dependency, no toolchain run path: ok"
 
 # SQLCipher is loaded privately (Sources/CEncoreSQL): never a dependency,
 # and no sqlite3_* reference the dynamic linker could bind to another SQLite.
-if readelf -d "$lib" | grep NEEDED | grep -qiE 'sqlite|sqlcipher'; then
+if readelf -d "$lib" | grep NEEDED | grep -iE 'sqlite|sqlcipher' >/dev/null; then
     echo "check-abi: $lib links SQLite or SQLCipher; it must load SQLCipher privately:" >&2
     readelf -d "$lib" | grep NEEDED >&2; exit 1
 fi
-if nm -D --undefined-only "$lib" | grep -q 'sqlite3_'; then
+if nm -D --undefined-only "$lib" | grep 'sqlite3_' >/dev/null; then
     echo "check-abi: $lib references sqlite3_* symbols through the dynamic linker:" >&2
     nm -D --undefined-only "$lib" | grep 'sqlite3_' >&2; exit 1
 fi

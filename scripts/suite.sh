@@ -5,7 +5,8 @@
 # the name, ok or FAILED, what passed (read from the log: pytest's and Swift
 # Testing's own summaries, else the number of checks the script reported as
 # "== ..." or "...: ok" lines) and the seconds it took. A failing step also
-# prints the last 40 lines of its log. The line is appended to
+# prints the last 40 lines of its log (and appends its last 25 to the file
+# $ENCORE_FAILURES names, if set). The line is appended to
 # build/logs/summary.tsv for the table at the end. Exits with the command's status.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +58,13 @@ printf '%-15s %-7s %-44s %5s s\n' "$name" "$verdict" "$what" "$seconds"
 printf '%s\t%s\t%s\t%s\n' "$name" "$verdict" "$what" "$seconds" >> build/logs/summary.tsv
 if ((status != 0)); then
     # The toolchain's own warning about mktemp in static Foundation is not ours.
-    grep -v "the use of \`mktemp' is dangerous" "$log" | tail -n 40 | sed 's/^/    | /'
+    tail_of_log=$(grep -v "the use of \`mktemp' is dangerous" "$log" | tail -n 40 | sed 's/^/    | /')
+    echo "$tail_of_log"
     echo "    (the whole log: $log)"
+    # make test-all repeats every failure at its very end, where a CI page
+    # that shows only the last lines of a long run still has them.
+    if [[ -n ${ENCORE_FAILURES:-} ]]; then
+        { echo "$name FAILED (status $status); the end of $log:"; tail -n 25 <<<"$tail_of_log"; } >> "$ENCORE_FAILURES"
+    fi
 fi
 exit "$status"

@@ -21,6 +21,8 @@
 #   test-deb.sh --inside DIR         (inside the chroot: install and use)
 #   test-deb.sh --use ROOT DIR       (use the installed files under ROOT)
 set -euo pipefail
+# (grep without -q below: it reads to the end, so under pipefail the command
+# before it cannot die of SIGPIPE and turn a match into a failure.)
 
 # Usage of installed files, rooted at $1 ("" inside the chroot); $2 holds the test's files.
 use_installed() {
@@ -64,7 +66,7 @@ inside() {
         [[ $(dpkg-query -W -f='${Status}' "$p") == "install ok installed" ]] || { echo "test-deb: $p is not installed" >&2; exit 1; }
     done
     echo "deb: dpkg -i of the 4 packages (their Depends met by this system): ok"
-    ldconfig -p | grep -q 'libencore.so.1 ' || { echo "test-deb: ldconfig does not know libencore.so.1 (the trigger)" >&2; exit 1; }
+    ldconfig -p | grep 'libencore.so.1 ' >/dev/null || { echo "test-deb: ldconfig does not know libencore.so.1 (the trigger)" >&2; exit 1; }
     local user
     user=$(getent passwd encore-pushd) || { echo "test-deb: postinst made no encore-pushd user" >&2; exit 1; }
     (( $(cut -d: -f3 <<<"$user") < 1000 )) || { echo "test-deb: encore-pushd is not a system user: $user" >&2; exit 1; }
@@ -73,7 +75,7 @@ inside() {
     if compgen -G '/etc/systemd/system/*.wants/encore-pushd.service' > /dev/null; then
         echo "test-deb: installing the package enabled encore-pushd.service" >&2; exit 1
     fi
-    dpkg-query -W -f='${Conffiles}\n' encore-pushd | grep -q '^ /etc/encore-pushd/encore-pushd.conf ' \
+    dpkg-query -W -f='${Conffiles}\n' encore-pushd | grep '^ /etc/encore-pushd/encore-pushd.conf ' >/dev/null \
         || { echo "test-deb: /etc/encore-pushd/encore-pushd.conf is not a conffile" >&2; exit 1; }
     echo "deb: encore-pushd: system user, state directory 0700, unit installed and not enabled, conffile: ok"
     use_installed "" "$dir"
@@ -81,7 +83,7 @@ inside() {
     for p in /usr/bin/encore /usr/include/encore.h /etc/encore-pushd /var/lib/encore-pushd; do
         [[ ! -e $p ]] || { echo "test-deb: $p is left after the purge" >&2; exit 1; }
     done
-    ! ldconfig -p | grep -q 'libencore.so.1 ' || { echo "test-deb: ldconfig still lists libencore.so.1 after the purge" >&2; exit 1; }
+    ! ldconfig -p | grep 'libencore.so.1 ' >/dev/null || { echo "test-deb: ldconfig still lists libencore.so.1 after the purge" >&2; exit 1; }
     echo "deb: dpkg --purge leaves nothing of them: ok"
 }
 
@@ -132,7 +134,7 @@ field "$libpkg" Multi-Arch '^same$'
 holds "$libpkg" "$lib/libencore.so.$version" "$lib/libencore.so.$major"
 [[ $(dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./shlibs) == "libencore $major $libpkg (>= $version)" ]] \
     || { echo "test-deb: $libpkg's shlibs is not 'libencore $major $libpkg (>= $version)'" >&2; exit 1; }
-dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./triggers | grep -qx 'activate-noawait ldconfig' \
+dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./triggers | grep -x 'activate-noawait ldconfig' >/dev/null \
     || { echo "test-deb: $libpkg does not trigger ldconfig" >&2; exit 1; }
 field libencore-dev Depends "^$libpkg \\(= $debversion\\)\$"
 holds libencore-dev usr/include/encore.h "$lib/libencore.so" "$lib/pkgconfig/encore.pc" usr/share/doc/libencore-dev/examples/example.c
@@ -143,7 +145,7 @@ holds encore-tools usr/bin/encore usr/share/bash-completion/completions/encore u
 field encore-pushd Depends 'libc6'
 field encore-pushd Depends 'adduser'
 holds encore-pushd usr/bin/encore-pushd lib/systemd/system/encore-pushd.service etc/encore-pushd/encore-pushd.conf
-dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./conffiles | grep -qx /etc/encore-pushd/encore-pushd.conf \
+dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./conffiles | grep -x /etc/encore-pushd/encore-pushd.conf >/dev/null \
     || { echo "test-deb: encore-pushd's conffiles does not list its configuration" >&2; exit 1; }
 echo "deb: control fields (versions $debversion, $arch, Depends from dpkg-shlibdeps), contents, shlibs, triggers, conffiles: ok"
 if command -v lintian > /dev/null; then
@@ -184,7 +186,7 @@ else
     stage "$tmp/files"
     for p in "$libpkg" libencore-dev encore-tools encore-pushd; do dpkg-deb -x "$(deb "$p")" "$tmp/root"; done
     # The postinst's work as far as it can be read: it makes a system user.
-    dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./postinst | grep -q 'adduser --system' \
+    dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./postinst | grep 'adduser --system' >/dev/null \
         || { echo "test-deb: encore-pushd's postinst makes no system user" >&2; exit 1; }
     scripts/test-deb.sh --use "$tmp/root" "$tmp/files"
 fi

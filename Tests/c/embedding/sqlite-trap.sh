@@ -7,7 +7,9 @@
 # SQLCipher.   usage: sqlite-trap.sh OUT.so
 set -euo pipefail
 out=${1:?usage: sqlite-trap.sh OUT.so}
-lib=$(/sbin/ldconfig -p | awk '/libsqlcipher\.so\.0 /{print $NF; exit}')
+# awk reads to the end: a reader that quits early can kill ldconfig with
+# SIGPIPE, which pipefail turns into a failure of this script.
+lib=$(/sbin/ldconfig -p | awk '!lib && /libsqlcipher\.so\.0 /{lib = $NF} END {print lib}')
 [ -n "$lib" ] || { echo "sqlite-trap: libsqlcipher.so.0 is not installed" >&2; exit 1; }
 src="${out%.so}.c"
 {
