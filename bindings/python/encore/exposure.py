@@ -4,7 +4,7 @@ import ctypes
 import dataclasses
 import time as _time
 
-from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from .checkins import take_assessment as take_checkin_assessment
 from .records import checked_int
 from ._loader import lib
@@ -55,7 +55,9 @@ def _sources(sources):
     return array, keep
 
 
-def _options(now, trust, verify, threads, progress_callback):
+def _options(now, trust, verify, threads, progress):
+    """The match options, what must stay alive for the call, and the
+    progress watcher (None without `progress`)."""
     from .keyfile import _options as keyfile_options
     if trust is not None and not isinstance(trust, TrustList):
         raise TypeError("trust must be a TrustList or None")
@@ -72,11 +74,7 @@ def _options(now, trust, verify, threads, progress_callback):
     kf = keyfile_options(pointer, verify, None, None, None)
     keep.append(kf)
     o.keyfile_options = ctypes.pointer(kf)
-    if progress_callback is not None:
-        callback = _ffi.encore_progress_fn(lambda _ctx, done, total: 0 if progress_callback(done, total) is not False else 1)
-        keep.append(callback)
-        o.progress = callback
-    return o, keep
+    return o, keep, _progress.attach(o, progress)
 
 
 def _release(keep):
@@ -115,13 +113,15 @@ def _fields(struct):
 
 def match(store, sources, now=None, trust=None, verify=True, threads=0, progress=None):
     """Matches `store`'s sightings against key files (paths or bytes),
-    verified with `trust` unless verify=False."""
+    verified with `trust` unless verify=False. `progress(done, total)` may
+    return False, or raise, to cancel."""
     now = int(_time.time()) if now is None else now
     array, keep_sources = _sources(sources)
-    options, keep = _options(now, trust, verify, threads, progress)
+    options, keep, watcher = _options(now, trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_match_result)()
     try:
-        store._call("encore_match_run", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
+        with _progress.reraising(watcher):
+            store._call("encore_match_run", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
     finally:
         _release(keep)
     try:
@@ -137,16 +137,17 @@ def match(store, sources, now=None, trust=None, verify=True, threads=0, progress
 def exposure_check(store, sources, config=None, now=None, trust=None, verify=True, threads=0, progress=None):
     """The exposure check: match, calculate the risk with `config` (a
     RiskConfig; default: CWA's built-in parameters), apply the tracing-time
-    and freshness rules, store the result."""
+    and freshness rules, store the result. `progress(done, total)` may
+    return False, or raise, to cancel."""
     config = RiskConfig.cwa() if config is None else config
     if not isinstance(config, RiskConfig):
         raise TypeError("config must be an encore.risk.RiskConfig")
     now = int(_time.time()) if now is None else now
     array, keep_sources = _sources(sources)
-    options, keep = _options(now, trust, verify, threads, progress)
+    options, keep, watcher = _options(now, trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
-        with config._handle.borrow() as c:
+        with _progress.reraising(watcher), config._handle.borrow() as c:
             store._call("encore_exposure_check", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
     finally:
         _release(keep)
@@ -156,14 +157,15 @@ def exposure_check(store, sources, config=None, now=None, trust=None, verify=Tru
 def exposure_check_cached(store, config=None, now=None, threads=0, progress=None):
     """The exposure check on the store's key package cache (what encore.sync
     keeps): `config` None uses the synced app configuration's risk
-    parameters, or CWA's built-in ones."""
+    parameters, or CWA's built-in ones. `progress(done, total)` may return
+    False, or raise, to cancel."""
     if config is not None and not isinstance(config, RiskConfig):
         raise TypeError("config must be an encore.risk.RiskConfig or None")
     now = int(_time.time()) if now is None else now
-    options, keep = _options(now, None, True, threads, progress)
+    options, keep, watcher = _options(now, None, True, threads, progress)
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
-        with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c, \
+        with _progress.reraising(watcher), (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c, \
                 _client.client(store, now=now) as client:
             lib.encore_exposure_check_cached(client, c, ctypes.byref(options), None, ctypes.byref(out))
     finally:

@@ -106,3 +106,25 @@ def test_cancelling_the_check_stores_nothing(devices):
         exposure_check(b, [key_file(a.own_key_history(now=T0))], config=RiskConfig.cwa(), now=T0 + DAY,
                        verify=False, progress=lambda done, total: False)
     assert b.last_risk_result() is None
+
+
+def test_an_exception_in_the_progress_callback_cancels_the_check_and_comes_back(devices):
+    a, b = devices
+    hear(a, b)
+    published = key_file(a.own_key_history(now=T0))
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        raise KeyError("stop")
+    with pytest.raises(KeyError) as caught:
+        exposure_check(b, [published], config=RiskConfig.cwa(), now=T0 + DAY, verify=False, progress=progress)
+    # Raised by the callback once, after the library stopped with ENCORE_ERR_CANCELLED.
+    assert isinstance(caught.value.__cause__, encore.CancelledError) and len(seen) == 1
+    assert b.last_risk_result() is None
+    with pytest.raises(KeyError):
+        match(b, [published], now=T0, verify=False, progress=progress)
+    # The same call without a failing callback goes through.
+    calls = []
+    m = match(b, [published], now=T0, verify=False, threads=2, progress=lambda done, total: calls.append((done, total)))
+    assert len(m.windows) == 1 and calls and calls[-1][0] == calls[-1][1]
