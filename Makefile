@@ -215,7 +215,7 @@ fuzz: deps
 # the package still builds; a few seconds also replays their seeds.
 FUZZ_SMOKE_SECONDS ?= 5
 test-fuzz: deps
-	@for t in keyfile checkin crowdnotifier; do FUZZ_TARGET=$$t scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS) || exit 1; done
+	@for t in keyfile checkin crowdnotifier protocols; do FUZZ_TARGET=$$t scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS) || exit 1; done
 
 install: lib cli share
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

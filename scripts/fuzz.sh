@@ -5,6 +5,9 @@
 #                      warning packages
 #   crowdnotifier      CrowdNotifier trace keys, QR      fuzz/CrowdNotifierFuzzer.swift
 #                      codes, associated data, points
+#   protocols          servers' answers, QR codes of     fuzz/ProtocolsFuzzer.swift
+#                      tests, push registrations, the
+#                      planners' numbers, keys, JSON
 #
 #   scripts/fuzz.sh [SECONDS]      (default: $FUZZ_SECONDS, else 60)
 #   FUZZ_TARGET=checkin scripts/fuzz.sh 60
@@ -43,7 +46,11 @@ case "$target" in
         harness=fuzz/CrowdNotifierFuzzer.swift
         layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreRisk EncoreCheckIns)
         dict=fuzz/checkin.dict corpus="$out/corpus-crowdnotifier" artifacts="$out/artifacts/crowdnotifier-" ;;
-    *) echo "fuzz: FUZZ_TARGET must be keyfile, checkin or crowdnotifier, not '$target'" >&2; exit 2 ;;
+    protocols)
+        harness=fuzz/ProtocolsFuzzer.swift
+        layers=(EncoreSupport EncoreModel EncoreWire EncoreCrypto EncoreKeyFiles EncoreRisk EncoreHTTP EncoreProtocols)
+        dict=fuzz/protocols.dict corpus="$out/corpus-protocols" artifacts="$out/artifacts/protocols-" ;;
+    *) echo "fuzz: FUZZ_TARGET must be keyfile, checkin, crowdnotifier or protocols, not '$target'" >&2; exit 2 ;;
 esac
 obj="$out/obj"
 maps="$out/modulemaps"
@@ -135,8 +142,8 @@ if [[ "$target" == keyfile ]]; then
         name="$(echo "${f#Tests/data/exports/}" | tr '/' '_')"
         cp "$f" "$corpus/seed_$name"
     done < <(find Tests/data/exports \( -name '*.zip' -o -name '*.bin' \) -print0)
-elif [[ "$target" == crowdnotifier ]]; then
-    : # no seeds: the harness's first byte picks the parser, libFuzzer grows the rest
+elif [[ "$target" == crowdnotifier || "$target" == protocols ]]; then
+    : # no seeds: the harness's first byte picks the parser, libFuzzer grows the rest (and the dictionary)
 else
     python=python3
     [[ -x build/venv/bin/python ]] && python=build/venv/bin/python

@@ -13,6 +13,7 @@ public enum UnixTime {
         guard now >= 0 else { throw EncoreError(.invalidArgument, "\(what): now (\(now)) must not be negative") }
     }
 
-    /// UTC midnight at or before `t`.
-    public static func utcMidnight(_ t: Int64) -> Int64 { t - ((t % day) + day) % day }
+    /// UTC midnight at or before `t` (Int64.min for the few times before
+    /// the first one Int64 holds).
+    public static func utcMidnight(_ t: Int64) -> Int64 { t.saturatingSubtracting(((t % day) + day) % day) }
 }

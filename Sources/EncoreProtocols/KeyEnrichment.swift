@@ -85,11 +85,12 @@ public enum KeyEnrichment {
     }
 
     /// The transmission risk level and days since onset of a key of UTC day
-    /// `keyDay` submitted on UTC day `today` (day numbers).
+    /// `keyDay` submitted on UTC day `today` (day numbers; any, the
+    /// differences saturate).
     public static func values(keyDay: Int64, today: Int64, symptoms: Symptoms) -> (trl: Int32, dsos: Int32) {
-        let age = today - keyDay
+        let age = today.saturatingSubtracting(keyDay)
         if case .onset(let onset) = symptoms {
-            let sinceOnset = keyDay - onset / UnixTime.day
+            let sinceOnset = keyDay.saturatingSubtracting(onset / UnixTime.day)
             return (riskByDaysSinceOnset(sinceOnset), Int32(clamping: sinceOnset))
         }
         let vector = vector(symptoms) ?? []

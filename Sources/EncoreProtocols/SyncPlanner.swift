@@ -126,11 +126,13 @@ public enum SyncPlanner {
     /// the next one resumes.
     public static let budgetSeconds: Int64 = 480
 
+    /// Total over any state and clock: times saturate at Int64's ends (a
+    /// due time past the end is "never", not a wrapped time in the past).
     public static func plan(_ s: SyncState, now: Int64, trigger: SyncTrigger, network: NetworkKind, sources: SyncSources) -> SyncPlan {
         guard network != .none else { return SyncPlan(steps: [], nextDueAt: nil, reason: "no network: sync when one is available") }
         let forced = trigger == .push || trigger == .user
         if !forced, s.failures > 0, let last = s.lastAttempt {
-            let retry = last.addingReportingOverflow(backoff(failures: s.failures, seed: s.jitterSeed)).partialValue
+            let retry = last.saturatingAdding(backoff(failures: s.failures, seed: s.jitterSeed))
             if now < retry {
                 return SyncPlan(steps: [], nextDueAt: retry, reason: "backing off after \(s.failures) failed sync\(s.failures == 1 ? "" : "s")")
             }
@@ -140,30 +142,30 @@ public enum SyncPlanner {
         var why: [String] = []
         let today = UTCTime.day(seconds: now) ?? ""
         if sources.cwa {
-            let cwaDue = s.lastSuccess.map { $0.addingReportingOverflow(cwaInterval).partialValue } ?? now
+            let cwaDue = s.lastSuccess.map { $0.saturatingAdding(cwaInterval) } ?? now
             if forced || now >= cwaDue {
                 if !forced, s.configFailures > 0, let last = s.configLastAttempt,
-                   now < last.addingReportingOverflow(backoff(failures: s.configFailures, seed: s.jitterSeed)).partialValue {
+                   now < last.saturatingAdding(backoff(failures: s.configFailures, seed: s.jitterSeed)) {
                     why.append("the configuration is backing off after \(s.configFailures) failed fetch\(s.configFailures == 1 ? "" : "es")")
                 } else {
                     steps.append(.appConfig)
                 }
-                let yesterday = UTCTime.day(seconds: now - UnixTime.day)
+                let yesterday = UTCTime.day(seconds: now.saturatingSubtracting(UnixTime.day))
                 if s.newestCachedDay != yesterday || s.lastDaySyncFailed || s.revocationPending { steps.append(.dayIndex) }
                 if network == .unmetered { steps.append(.hourIndex(day: today)) } else { why.append("metered: no hour packages") }
                 if sources.traceWarnings { steps.append(.traceWarnings) }
-                due.append(now + cwaInterval)
+                due.append(now.saturatingAdding(cwaInterval))
             } else {
                 due.append(cwaDue)
             }
         }
         if sources.dp3t {
-            let recent = s.dp3tSyncs.filter { $0 > now - UnixTime.day }.sorted()
-            var dp3tDue = recent.last.map { $0 + dp3tGap } ?? now
-            if recent.count >= dp3tPerDay, let oldest = recent.first { dp3tDue = max(dp3tDue, oldest + UnixTime.day) }
+            let recent = s.dp3tSyncs.filter { $0 > now.saturatingSubtracting(UnixTime.day) }.sorted()
+            var dp3tDue = recent.last.map { $0.saturatingAdding(dp3tGap) } ?? now
+            if recent.count >= dp3tPerDay, let oldest = recent.first { dp3tDue = max(dp3tDue, oldest.saturatingAdding(UnixTime.day)) }
             if forced || now >= dp3tDue {
                 steps.append(.dp3t)
-                due.append(now + dp3tGap)
+                due.append(now.saturatingAdding(dp3tGap))
             } else {
                 due.append(dp3tDue)
             }
@@ -174,10 +176,10 @@ public enum SyncPlanner {
             } else if s.isolated {
                 why.append("in isolation: no trace keys")
             } else {
-                let traceDue = s.lastTraceKeySync.map { $0.addingReportingOverflow(traceKeyInterval).partialValue } ?? now
+                let traceDue = s.lastTraceKeySync.map { $0.saturatingAdding(traceKeyInterval) } ?? now
                 if forced || now >= traceDue {
                     steps.append(.traceKeys)
-                    due.append(now + traceKeyInterval)
+                    due.append(now.saturatingAdding(traceKeyInterval))
                 } else {
                     due.append(traceDue)
                 }
@@ -188,11 +190,12 @@ public enum SyncPlanner {
     }
 
     /// base × 2^(failures − 1), capped, times a jitter of 0.8...1.2 drawn
-    /// from the store's seed and the failure count.
+    /// from the store's seed and the failure count. Total: a count below 1
+    /// (which the store never keeps) backs off as one failure does.
     public static func backoff(failures: Int, seed: UInt64) -> Int64 {
-        let doublings = min(max(failures - 1, 0), 20)
+        let doublings = failures > 1 ? min(failures - 1, 20) : 0
         let plain = min(backoffCap, backoffBase << Int64(doublings))
-        var x = seed &+ UInt64(failures) &* 0x9E37_79B9_7F4A_7C15
+        var x = seed &+ UInt64(truncatingIfNeeded: failures) &* 0x9E37_79B9_7F4A_7C15
         x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
         x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
         x ^= x >> 31

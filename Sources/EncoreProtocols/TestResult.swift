@@ -67,8 +67,8 @@ public enum PollingSchedule {
     public static func nextPoll(rapid: Bool, registeredAt: Int64, lastPoll: Int64?, result: TestResult?) -> Int64? {
         if let result, result.isFinal { return nil }
         let last = lastPoll ?? registeredAt
-        guard rapid else { return last.addingReportingOverflow(pcrInterval).partialValue }
-        let early = last < registeredAt.addingReportingOverflow(rapidEarlyPeriod).partialValue
-        return last.addingReportingOverflow(early ? rapidEarlyInterval : rapidLateInterval).partialValue
+        guard rapid else { return last.saturatingAdding(pcrInterval) }
+        let early = last < registeredAt.saturatingAdding(rapidEarlyPeriod)
+        return last.saturatingAdding(early ? rapidEarlyInterval : rapidLateInterval)
     }
 }

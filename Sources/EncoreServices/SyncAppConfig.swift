@@ -36,7 +36,7 @@ extension SyncOperation {
     /// on; the rest (a cancellation, the store, memory, a bug) fails it.
     private func configurationFailed(_ e: EncoreError) throws -> Bool {
         guard Self.degradable(e.kind) else { return false }
-        let failures = (try store.syncState(country: country).configFailures).addingReportingOverflow(1).partialValue
+        let failures = (try store.syncState(country: country).configFailures).saturatingAdding(1)
         try store.write { w in
             try w.setSetting(SyncSettings.configFailures, to: .integer(Int64(failures)))
             try w.setSetting(SyncSettings.configLastError, to: .text(e.message))

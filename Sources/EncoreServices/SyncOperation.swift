@@ -194,7 +194,7 @@ public final class SyncOperation: NetworkOperation {
 
     private func end(_ error: EncoreError) {
         failure = error
-        let failures = ((try? store.syncState(country: country).failures) ?? 0).addingReportingOverflow(1).partialValue
+        let failures = ((try? store.syncState(country: country).failures) ?? 0).saturatingAdding(1)
         do {
             try store.write { w in
                 try w.setSetting(SyncSettings.failures, to: .integer(Int64(failures)))

@@ -178,7 +178,7 @@ public struct TestResultService: Sendable {
         status.testType = r.testKind ?? (r.rapid ? RapidTestCode.Kind.rapidAntigen.rawValue : "pcr")
         status.testedAt = r.sampleCollectedAt ?? (r.rapid ? r.codeTimestamp : nil)
         if r.rapid, result?.value == .negative, let tested = status.testedAt {
-            status.outdated = now > tested.addingReportingOverflow(rapidAntigenOutdatedAfter).partialValue
+            status.outdated = now > tested.saturatingAdding(rapidAntigenOutdatedAfter)
         }
         return status
     }

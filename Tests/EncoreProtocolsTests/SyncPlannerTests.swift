@@ -79,6 +79,22 @@ import Testing
         #expect(none.steps.isEmpty && none.nextDueAt == nil)
     }
 
+    /// Any count and any clock plan without trapping (found by the protocols fuzzer).
+    @Test func theBackoffAndThePlanAreTotal() {
+        for failures in [Int.min, -1, 0, 1, Int.max] {
+            let b = SyncPlanner.backoff(failures: failures, seed: .max)
+            #expect(b >= Int64(0.8 * Double(SyncPlanner.backoffBase)) && b <= Int64(1.2 * Double(SyncPlanner.backoffCap)))
+            var s = SyncState()
+            s.failures = failures
+            s.configFailures = failures
+            for t in [Int64.min, -1, Int64.max] {
+                s.lastAttempt = t
+                s.configLastAttempt = t
+                for now in [Int64.min, 0, Int64.max] { _ = plan(s, at: now) }
+            }
+        }
+    }
+
     @Test func failuresBackOffExponentiallyWithJitterAndACap() {
         var s = SyncState()
         s.jitterSeed = 42

@@ -106,6 +106,11 @@ import Testing
         }
         let allOnes: [Int32] = Array(repeating: 1, count: 15)
         #expect(row(.onset(day: (today - 30) * 86_400)).0 == allOnes)
+        // Days at the ends of Int64 saturate (found by the protocols fuzzer): the oldest key, the farthest onset.
+        #expect(KeyEnrichment.values(keyDay: .min, today: .max, symptoms: .none) == (1, 3000 - Int32.max))
+        #expect(KeyEnrichment.values(keyDay: .max, today: .min, symptoms: .none) == (4, 3000))
+        #expect(KeyEnrichment.values(keyDay: .min, today: 0, symptoms: .onset(day: .max)) == (1, .min))
+        #expect(KeyEnrichment.values(keyDay: .max, today: 0, symptoms: .onset(day: .min)) == (1, .max))
     }
 
     @Test func atMostFourteenAlignedKeysOfTheLastDaysGo() {

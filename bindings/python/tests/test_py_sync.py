@@ -98,6 +98,12 @@ def test_bad_arguments(setup):
         encore.Sync(store, t, distribution=dist.url).plan(now=-1)
     with pytest.raises(ValueError):
         encore.Sync(store, t, distribution=dist.url).plan(trigger="hourly")
+    # Clocks from 1970 to 9999: the last second plans, the next is refused, as is Int64's last.
+    last = 253_402_300_799
+    assert encore.Sync(store, t, distribution=dist.url).plan(now=last).next_due_at == last + 3600
+    for now in (last + 1, 2 ** 63 - 1):
+        with pytest.raises(encore.InvalidArgumentError, match="1970 and 9999"):
+            encore.Sync(store, t, distribution=dist.url).plan(now=now)
     # Without trust nothing verifies: the sync fails and keeps nothing.
     with pytest.raises(encore.EncoreError):
         encore.Sync(store, t, distribution=dist.url).run(now=NOW)
