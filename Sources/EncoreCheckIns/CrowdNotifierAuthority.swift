@@ -79,9 +79,10 @@ public enum CrowdNotifierAuthority {
                                  criticality: UInt32? = 1, layout: CrowdNotifierTraceKey.Layout = .swissCovid,
                                  random: (Int) throws -> [UInt8] = SecureRandom.bytes) throws -> [CrowdNotifierTraceKey] {
         let msk = try secret(masterSecret)
-        let hours = CrowdNotifierCrypto.hours(arrival: start, departure: end)
-        guard !hours.isEmpty else { throw EncoreError(.invalidArgument, "the interval must not end before it starts, nor start before 1970") }
-        guard hours.count <= 24 * 14 else { throw EncoreError(.invalidArgument, "the interval spans \(hours.count) hours; at most 14 days are allowed") }
+        let count = CrowdNotifierCrypto.hourCount(arrival: start, departure: end), limit: Int64 = 24 * 14
+        guard count > 0 else { throw EncoreError(.invalidArgument, "the interval must not end before it starts, nor start before 1970") }
+        guard count <= limit else { throw EncoreError(.invalidArgument, "the interval spans \(count) hours; at most 14 days are allowed") }
+        let hours = CrowdNotifierCrypto.hours(arrival: start, departure: end, limit: limit)
         let nonces = CrowdNotifierCrypto.nonces(payload: payload)
         let preId = CrowdNotifierCrypto.preId(payload: payload, nonces: nonces)
         let data = CrowdNotifierAssociatedData(message: message, start: start, end: end,
@@ -91,7 +92,7 @@ public enum CrowdNotifierAuthority {
             let sk = BLS.serialize(BLS.g1(BLS.hashToG1(id), times: msk))
             let nonce = try random(CrowdNotifierCrypto.nonceBytes)
             let ead = try CrowdNotifierCrypto.seal(data.encoded, nonce: nonce, key: nonces.notificationKey)
-            let hourEnd = min(end, hour + CrowdNotifierCrypto.intervalSeconds)
+            let hourEnd = min(end, hour.saturatingAdding(CrowdNotifierCrypto.intervalSeconds))
             return CrowdNotifierTraceKey(layout: layout, item: i, identity: id, secretKey: sk, day: UnixTime.utcMidnight(hour),
                                          start: layout == .notifyMe ? max(start, hour) : nil, end: layout == .notifyMe ? hourEnd : nil,
                                          encryptedAssociatedData: ead, nonce: nonce)

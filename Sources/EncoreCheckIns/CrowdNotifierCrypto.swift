@@ -71,11 +71,22 @@ public enum CrowdNotifierCrypto {
     }
 
     /// The starts of the hours a visit touches: floor(arrival/3600)·3600
-    /// through floor(departure/3600)·3600. Empty for departure < arrival.
-    public static func hours(arrival: Int64, departure: Int64) -> [Int64] {
-        guard arrival >= 0, departure >= arrival else { return [] }
+    /// through floor(departure/3600)·3600. Empty for departure < arrival,
+    /// and for more than `limit` hours (callers refuse those by hourCount).
+    public static func hours(arrival: Int64, departure: Int64, limit: Int64) -> [Int64] {
+        let count = hourCount(arrival: arrival, departure: departure)
+        guard count > 0, count <= limit else { return [] }
         let first = arrival / intervalSeconds * intervalSeconds, last = departure / intervalSeconds * intervalSeconds
         return Array(stride(from: first, through: last, by: Int(intervalSeconds)))
+    }
+
+    /// How many hours [arrival, departure] touches; 0 when it is not a
+    /// range (before 1970, or ending before it starts). Counted, not made:
+    /// a host's far-future departure must be refused before any list of
+    /// its hours exists (one to 9999 would take 560 MB).
+    public static func hourCount(arrival: Int64, departure: Int64) -> Int64 {
+        guard arrival >= 0, departure >= arrival else { return 0 }
+        return departure / intervalSeconds - arrival / intervalSeconds + 1
     }
 
     static func bigEndian(_ v: UInt32) -> [UInt8] { (0 ..< 4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }

@@ -250,11 +250,12 @@ public enum CrowdNotifierMatcher {
     /// keeps them (under the check-in `checkIn`).
     public static func encryptVisit(_ venue: CrowdNotifierVenue, checkIn: Int64 = 0, arrival: Int64, departure: Int64) throws -> [CrowdNotifierVisitHour] {
         guard case .success(let mpk) = BLS.g2Nonzero(venue.publicKey) else { throw EncoreError(.cnPublicKey, "the venue's public key is not a usable G2 point") }
-        let hours = CrowdNotifierCrypto.hours(arrival: arrival, departure: departure)
-        guard !hours.isEmpty else { throw EncoreError(.checkInTimes, "a visit cannot end before it starts") }
-        guard hours.count <= maxHours else {
-            throw EncoreError(.checkInTimes, "a CrowdNotifier check-in lasts at most \(maxHours - 1) hours; this one touches \(hours.count)")
+        let count = CrowdNotifierCrypto.hourCount(arrival: arrival, departure: departure)
+        guard count > 0 else { throw EncoreError(.checkInTimes, "a visit cannot end before it starts") }
+        guard count <= maxHours else {
+            throw EncoreError(.checkInTimes, "a CrowdNotifier check-in lasts at most \(maxHours - 1) hours; this one touches \(count)")
         }
+        let hours = CrowdNotifierCrypto.hours(arrival: arrival, departure: departure, limit: Int64(maxHours))
         let nonces = CrowdNotifierCrypto.nonces(payload: venue.payload)
         let preId = CrowdNotifierCrypto.preId(payload: venue.payload, nonces: nonces)
         let record = CrowdNotifierVisitRecord(arrival: arrival, departure: departure, notificationKey: nonces.notificationKey).encoded

@@ -52,10 +52,15 @@ import Testing
     }
 
     @Test func hoursOfAVisit() {
-        #expect(CrowdNotifierCrypto.hours(arrival: 7200, departure: 7200) == [7200])
-        #expect(CrowdNotifierCrypto.hours(arrival: 7199, departure: 10800) == [3600, 7200, 10800])
-        #expect(CrowdNotifierCrypto.hours(arrival: 100, departure: 99).isEmpty)
-        #expect(CrowdNotifierCrypto.hours(arrival: -1, departure: 99).isEmpty)
+        #expect(CrowdNotifierCrypto.hours(arrival: 7200, departure: 7200, limit: 25) == [7200])
+        #expect(CrowdNotifierCrypto.hours(arrival: 7199, departure: 10800, limit: 25) == [3600, 7200, 10800])
+        #expect(CrowdNotifierCrypto.hours(arrival: 100, departure: 99, limit: 25).isEmpty)
+        #expect(CrowdNotifierCrypto.hours(arrival: 7199, departure: 10800, limit: 2).isEmpty)
+        // Counted before anything is made: Int64's last second is 2 562 047 788 015 216 hours from 0.
+        #expect(CrowdNotifierCrypto.hourCount(arrival: 0, departure: .max) == Int64.max / 3600 + 1)
+        #expect(CrowdNotifierCrypto.hours(arrival: 0, departure: .max, limit: 25).isEmpty)
+        #expect(CrowdNotifierCrypto.hourCount(arrival: -1, departure: 5) == 0)
+        #expect(CrowdNotifierCrypto.hours(arrival: -1, departure: 99, limit: 25).isEmpty)
     }
 
     // MARK: - QR codes

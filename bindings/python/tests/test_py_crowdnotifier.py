@@ -104,3 +104,17 @@ def test_errors(store):
         cn.trace_keys(cn.generate_keys()[0], qr, NOW - HOUR, NOW)
     with pytest.raises(ValueError):
         cn.qr_code(public, "x", kind="cwa")
+
+
+@pytest.mark.parametrize("departure", [253_402_300_799, 2 ** 63 - 1])
+def test_a_departure_far_in_the_future_is_refused_before_its_hours_are_made(store, departure):
+    # Its hours are counted, not listed: to 9999 a list took 560 MB, to Int64's end it never finished.
+    secret, public = cn.generate_keys()
+    qr = cn.qr_code(public, "Zunfthaus")
+    visits = encore.CheckIns(store)
+    with pytest.raises(encore.CheckinTimesError, match="at most 24 hours"):
+        visits.add(qr, NOW - HOUR, departure, now=NOW)
+    assert visits.list(now=NOW) == []
+    # The venue's side likewise: trace keys for at most 14 days.
+    with pytest.raises(encore.InvalidArgumentError, match="at most 14 days"):
+        cn.trace_keys(secret, qr, NOW, departure)
