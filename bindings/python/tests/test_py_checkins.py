@@ -292,6 +292,8 @@ def test_add_list_end_edit_delete(store):
 
     with pytest.raises(encore.CheckinTimesError):
         c.end(closed, NOW - 4 * 3600)  # before its start
+    with pytest.raises(encore.CheckinTimesError, match="out of range"):
+        c.edit(opened, 2 ** 63 - 1)    # its automatic end would be past Int64's (this trapped)
     with pytest.raises(encore.CheckinTimesError):
         c.add(REAL_QR, NOW, NOW - 1, now=NOW)
     with pytest.raises(encore.NotFoundError):

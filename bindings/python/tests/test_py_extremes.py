@@ -1,0 +1,82 @@
+"""Every clock, span and count a host passes, at its extremes: each call
+returns or raises an EncoreError (or the binding's ValueError for what a C
+type cannot hold); none may trap, hang or allocate for what it refuses.
+Two calls did (a CWA check-in edited to start at Int64's end trapped; a
+CrowdNotifier visit to Int64's end never returned)."""
+import itertools
+
+import pytest
+
+import encore
+from encore import checkins as ck
+from encore import crowdnotifier as cn
+from encore import crypto
+
+from test_py_checkins import REAL_QR
+
+NOW = 1_795_500_000
+TIMES = [-2 ** 63, -1, 0, NOW, 253_402_300_799, 253_402_300_800, 2 ** 63 - 1]
+INTERVALS = [-2 ** 31, -1, 0, 144, 2 ** 31 - 1]
+
+
+def add(store, start=NOW - 3600, end=NOW):
+    return encore.CheckIns(store).add(REAL_QR, start, end, now=NOW)
+
+
+def push(store):
+    return encore.Push(store, server="https://localhost")
+
+
+# name: (arity, call(store, *values)); arity 1 and 2 run over TIMES, "interval" over INTERVALS
+CALLS = {
+    "purge now": (1, lambda s, a: s.purge(now=a)),
+    "purge age": (1, lambda s, a: s.purge(now=NOW, max_age=a)),
+    "sightings": (2, lambda s, a, b: s.sightings(start=a, end=b)),
+    "tracing event": (2, lambda s, a, b: (s.add_tracing_event(a, True), s.active_tracing_seconds(a, b))),
+    "active tracing": (2, lambda s, a, b: (s.add_tracing_event(NOW, True), s.active_tracing_seconds(a, b))),
+    "own key": (1, lambda s, a: s.current_own_key(now=a)),
+    "own key history": (1, lambda s, a: s.own_key_history(now=a)),
+    "advertisement": (1, lambda s, a: s.advertisement(now=a)),
+    "risk results": (2, lambda s, a, b: s.risk_results(start=a, end=b)),
+    "check-in": (2, lambda s, a, b: add(s, a, b)),
+    "check-in now": (1, lambda s, a: encore.CheckIns(s).add(REAL_QR, NOW - 3600, NOW, now=a)),
+    "check-in edit": (2, lambda s, a, b: encore.CheckIns(s).edit(add(s), a, b)),
+    "check-in end": (1, lambda s, a: encore.CheckIns(s).end(add(s, end=None), a)),
+    "check-in list": (1, lambda s, a: (add(s), encore.CheckIns(s).list(now=a))),
+    "check-in risk": (1, lambda s, a: (add(s), encore.CheckIns(s).assess(now=a))),
+    "check-in reports": (1, lambda s, a: (add(s), encore.CheckIns(s).reports(now=a))),
+    "check-in reports onset": (1, lambda s, a: (add(s), encore.CheckIns(s).reports(symptoms="onset", onset=a, now=NOW))),
+    "long check-in reports": (2, lambda s, a, b: (add(s, a, b), encore.CheckIns(s).reports(now=NOW))),
+    "derive times": (2, lambda s, a, b: ck.derive_times(a, b)),
+    "create location": (2, lambda s, a, b: ck.create_location("x", "y", start=a, end=b)),
+    "venue QR code": (2, lambda s, a, b: cn.qr_code(cn.generate_keys()[1], "x", start=a, end=b)),
+    "trace keys": (2, lambda s, a, b: cn.trace_keys(CN_SECRET, CN_QR, a, b)),
+    "CrowdNotifier visit": (2, lambda s, a, b: encore.CheckIns(s).add(CN_QR, a, b, now=NOW)),
+    "RPIs": ("interval", lambda s, a: crypto.rpis(bytes(16), a, 144)),
+    "push state": (1, lambda s, a: push(s).set_state(exposure_notifications=True, now=a)),
+    "push decision": (1, lambda s, a: push(s).decide("app-start", now=a)),
+    "cached exposure check": (1, lambda s, a: encore.exposure.exposure_check_cached(s, now=a)),
+    "matching nothing": (1, lambda s, a: encore.exposure.match(s, [], now=a, verify=False)),
+}
+
+CN_SECRET, CN_PUBLIC = cn.generate_keys()
+CN_QR = cn.qr_code(CN_PUBLIC, "Zunfthaus")
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_extreme_values_return_or_raise(tmp_path, name):
+    arity, call = CALLS[name]
+    values = ([(v,) for v in INTERVALS] if arity == "interval"
+              else [(v,) for v in TIMES] if arity == 1 else list(itertools.product(TIMES, TIMES)))
+    outcomes = set()
+    for i, args in enumerate(values):
+        with encore.Store.open(str(tmp_path / f"s{i}.db"), "pw") as s:
+            try:
+                call(s, *args)
+                outcomes.add("returned")
+            except encore.EncoreError:
+                outcomes.add("refused")
+            except ValueError:  # an int the binding cannot pass (e.g. below a uint32)
+                outcomes.add("not passed")
+    # Each call both works for ordinary values and refuses some extreme one, or at least returns.
+    assert "returned" in outcomes, outcomes
