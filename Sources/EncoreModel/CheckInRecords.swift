@@ -47,6 +47,17 @@ public struct CheckIn: Equatable, Sendable {
     }
 }
 
+extension CheckIn {
+    /// When a check-in starting at `start` ends by itself, `length` later:
+    /// CHECKIN_TIMES for a start whose end would be past Int64's (a host's
+    /// clock, never a wrapped time).
+    public static func automaticEnd(start: Int64, length: Int64) throws -> Int64 {
+        let (end, overflow) = start.addingReportingOverflow(length)
+        guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        return end
+    }
+}
+
 /// A warning for one check-in: a trace warning package's entry that
 /// names its location (the package's SHA-256 and the entry's place in it
 /// identify it), with the warning's time and transmission risk. Times are

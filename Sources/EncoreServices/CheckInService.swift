@@ -37,8 +37,7 @@ public struct CheckInService: Sendable {
         }
         let location = try CheckInQRCode.parse(qrCode)
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
-        let (autoEnd, overflow) = start.addingReportingOverflow(location.defaultCheckInSeconds)
-        guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        let autoEnd = try CheckIn.automaticEnd(start: start, length: location.defaultCheckInSeconds)
         var c = CheckIn(locationId: location.locationId, locationIdHash: location.locationIdHash, payload: location.payload,
                               description: location.description, address: location.address, start: start, end: end, autoEnd: autoEnd, created: now)
         c.id = try store.addCheckIn(c)

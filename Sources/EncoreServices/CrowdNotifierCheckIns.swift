@@ -40,8 +40,7 @@ extension CheckInService {
     /// again when it closes or its times change.
     func checkIn(venue: CrowdNotifierVenue, start: Int64, end: Int64?, now: Int64) throws -> CheckIn {
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
-        let (autoEnd, overflow) = start.addingReportingOverflow(venue.location.crowdNotifierAutomaticLength(checkInAt: start))
-        guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        let autoEnd = try CheckIn.automaticEnd(start: start, length: venue.location.crowdNotifierAutomaticLength(checkInAt: start))
         if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
         let l = venue.location
         var c = CheckIn(locationId: l.locationId, locationIdHash: l.locationIdHash, payload: l.payload, description: l.description,
@@ -54,8 +53,8 @@ extension CheckInService {
     func updateCrowdNotifier(_ c: CheckIn, start: Int64, end: Int64?) throws {
         let kind: CrowdNotifierVenue.Kind = c.kind == .swissCovid ? .swissCovid : .notifyMe
         let venue = try CrowdNotifierQRCode.venue(payload: c.payload, kind: kind)
-        let (autoEnd, overflow) = start.addingReportingOverflow(c.autoEnd - c.start)
-        guard !overflow, start >= 0 else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        guard start >= 0 else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+        let autoEnd = try CheckIn.automaticEnd(start: start, length: c.autoEnd - c.start)
         if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
         try store.updateCrowdNotifierCheckIn(id: c.id, start: start, end: end, autoEnd: autoEnd,
                                              hours: Self.hours(venue, arrival: start, departure: end ?? autoEnd))

@@ -72,8 +72,7 @@ extension Store {
                     throw EncoreError(.notFound, "no check-in \(id)")
                 }
                 // The automatic end keeps its length from the start.
-                let (autoEnd, overflow) = start.addingReportingOverflow(c.autoEnd - c.start)
-                guard !overflow else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
+                let autoEnd = try CheckIn.automaticEnd(start: start, length: c.autoEnd - c.start)
                 try Self.checkTimes(start: start, end: end, autoEnd: autoEnd)
                 let s = try db.prepare("UPDATE check_ins SET start_time = ?, end_time = ?, auto_end_time = ? WHERE id = ?")
                 s.bind(1, start).bind(2, end).bind(3, autoEnd).bind(4, id)
