@@ -79,7 +79,8 @@ cli: deps
 share: cli
 	@rm -rf $(SHARE)
 	@mkdir -p $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
-	@$(CLI) --generate-completion-script bash > $(SHARE)/bash-completion/completions/encore
+	@# bash sources its completions: without the generator's #! line (Debian's lintian asks the same).
+	@set -o pipefail; $(CLI) --generate-completion-script bash | sed '1{/^#!/d}' > $(SHARE)/bash-completion/completions/encore
 	@$(CLI) --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_encore
 	@$(CLI) --generate-completion-script fish > $(SHARE)/fish/vendor_completions.d/encore.fish
 	@scripts/gen-manpages.py $(CLI) $(SHARE)/man/man1
@@ -88,9 +89,12 @@ share: cli
 wheel: lib
 	@scripts/build-wheel.py $(LIB) dist
 
-# The push registry service (docs/pushd.md).
+# The push registry service (docs/pushd.md). The Swift runtime and Foundation
+# linked in statically, as the library's and the tool's: the service (and its
+# package) then runs without the toolchain. Unlike the core, the server's
+# package can take the compiler's flag: no other product shares its build.
 pushd: deps
-	@ENCORE_BUILD_CONFIG=$(PUSHD_CONFIG) scripts/build.sh --package-path server encore-pushd
+	@ENCORE_BUILD_CONFIG=$(PUSHD_CONFIG) scripts/build.sh --package-path server encore-pushd --static-swift-stdlib
 
 # The Debian packages in dist/ (scripts/build-deb.sh): the library, its
 # development files, the tools and the push service, a release build of each.

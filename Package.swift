@@ -47,6 +47,8 @@ let package = Package(
         .library(name: "EncoreStorage", type: .static, targets: ["EncoreStorage"]),
         .library(name: "EncoreProtocols", type: .static, targets: ["EncoreProtocols"]),
         .library(name: "CCrypto", targets: ["CCrypto"]),
+        // encore_types.h: the service's --version is the library's ENCORE_VERSION_STRING.
+        .library(name: "CEncoreTypes", targets: ["CEncoreTypes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -9,8 +9,12 @@
 #                     a default configuration (a conffile), a system user
 # Each package is a staged tree under build/deb/<package> made into a .deb
 # by dpkg-deb --build (owner root through --root-owner-group; no debhelper).
-# Versions come from ENCORE_VERSION_* in encore_types.h; Depends from
-# dpkg-shlibdeps on the binaries, plus what they dlopen (libsqlcipher0).
+# Versions come from ENCORE_VERSION_* in encore_types.h, and the Debian
+# revision, the maintainer and each package's changelog.Debian from
+# support/deb/changelog, whose newest entry must be this version's; Depends
+# from dpkg-shlibdeps on the binaries, plus what they dlopen (libsqlcipher0).
+# Binaries are stripped as dh_strip strips them. lintian has nothing to say
+# about the packages but the overrides under support/deb/ (scripts/test-deb.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -18,8 +22,14 @@ header=Sources/CEncoreTypes/include/encore_types.h
 version=$(sed -n 's/^#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' "$header")
 major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' "$header")
 [[ -n $version && -n $major ]] || { echo "build-deb: no ENCORE_VERSION_* in $header" >&2; exit 1; }
-# One Debian revision per upstream version, raised here when only the packaging changes.
-debversion=$version-1
+# The Debian version (upstream version and revision) and the maintainer are
+# the changelog's newest entry's: a new version, or a packaging-only change
+# (a new revision), is a new entry there.
+changelog=support/deb/changelog
+debversion=$(dpkg-parsechangelog -l "$changelog" -S Version)
+maintainer=$(dpkg-parsechangelog -l "$changelog" -S Maintainer)
+[[ ${debversion%-*} == "$version" ]] \
+    || { echo "build-deb: $changelog's newest entry is $debversion, not version $version (encore_types.h): add an entry" >&2; exit 1; }
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 libpkg=libencore$major
@@ -36,18 +46,49 @@ stage=build/deb
 rm -rf "$stage"
 mkdir -p "$stage" dist
 rm -f dist/*.deb
-maintainer="encore developers <encore@localhost>"
+# (awk reads to the end: a head quitting early would kill git with SIGPIPE, which pipefail reports)
+first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | awk 'NR == 1')
+last_year=$(date -u -d "@$(dpkg-parsechangelog -l "$changelog" -S Timestamp)" +%Y)
+years=${first_year:-$last_year}
+[[ $years == "$last_year" ]] || years=$years-$last_year
 
-# The copyright file every package carries (Debian policy 12.5).
-copyright() {
+# What every package carries in /usr/share/doc/PACKAGE: the copyright file
+# (Debian policy 12.5) and the Debian changelog (12.7; gzip -n: no name or
+# time stamp, so the same tree makes the same package).
+docs() {
     local dir=$1/usr/share/doc/$2
     mkdir -p "$dir"
     cat > "$dir/copyright" <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: encore
+Upstream-Contact: $maintainer
+Copyright: $years the encore developers
 Comment: Built from the encore source tree by scripts/build-deb.sh.
  The source tree states no license; this file names none.
 EOF
+    gzip -9nc "$changelog" > "$dir/changelog.Debian.gz"
+}
+
+# strip_binary library|executable SOURCE DEST, as dh_strip strips: a shared
+# library keeps only the symbols programs link against (.dynsym: its
+# exports), an executable loses its symbol table; both their comment and
+# note sections.
+strip_binary() {
+    local what=--strip-all
+    [[ $1 == library ]] && what=--strip-unneeded
+    objcopy "$what" --remove-section=.comment --remove-section=.note "$2" "$3"
+}
+
+# A package's lintian overrides: those of every package
+# (support/deb/lintian-overrides), then its own (support/deb/PACKAGE.lintian-overrides).
+overrides() {
+    local own=support/deb/$2.lintian-overrides
+    mkdir -p "$1/usr/share/lintian/overrides"
+    {
+        cat support/deb/lintian-overrides
+        if [[ -f $own ]]; then cat "$own"; fi
+    } > "$1/usr/share/lintian/overrides/$2"
+    chmod 0644 "$1/usr/share/lintian/overrides/$2"
 }
 
 # A binary's or library's run-time Depends, as dpkg-shlibdeps computes them
@@ -91,9 +132,11 @@ build() {
 # --- libencore<MAJOR>: the library and its SONAME link.
 root=$stage/$libpkg
 mkdir -p "$root/usr/lib/$multiarch"
-install -m 0644 "$lib" "$root/usr/lib/$multiarch/libencore.so.$version"
+strip_binary library "$lib" "$root/usr/lib/$multiarch/libencore.so.$version"
+chmod 0644 "$root/usr/lib/$multiarch/libencore.so.$version"
 ln -s "libencore.so.$version" "$root/usr/lib/$multiarch/libencore.so.$major"
-copyright "$root" "$libpkg"
+docs "$root" "$libpkg"
+overrides "$root" "$libpkg"
 # A program linked against libencore.so.MAJOR needs this package at this
 # version or later: the minor versions add functions (shlibs, Debian policy 8.6.4).
 echo "libencore $major $libpkg (>= $version)" > "$stage/shlibs.local"
@@ -117,7 +160,8 @@ ln -s "libencore.so.$major" "$root/usr/lib/$multiarch/libencore.so"
 sed -e 's|@PREFIX@|/usr|g' -e "s|@LIBDIR@|\${prefix}/lib/$multiarch|g" -e "s|@VERSION@|$version|g" \
     support/encore.pc.in > "$root/usr/lib/$multiarch/pkgconfig/encore.pc"
 install -m 0644 bindings/c/example.c "$root/usr/share/doc/libencore-dev/examples/example.c"
-copyright "$root" libencore-dev
+docs "$root" libencore-dev
+overrides "$root" libencore-dev
 control libencore-dev "Package: libencore-dev" "Section: libdevel" "Priority: optional" "Multi-Arch: same" \
     "Depends: $libpkg (= $debversion)" \
     "Description: Exposure Notification core (development files)" \
@@ -129,8 +173,7 @@ build libencore-dev
 root=$stage/encore-tools
 mkdir -p "$root/usr/bin" "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/usr/share/fish/vendor_completions.d" "$root/usr/share/man/man1"
-# Executables without their debug sections, as Debian ships them (the library already is, by make lib).
-objcopy --strip-debug "$cli" "$root/usr/bin/encore"
+strip_binary executable "$cli" "$root/usr/bin/encore"
 chmod 0755 "$root/usr/bin/encore"
 install -m 0644 "$share/bash-completion/completions/encore" "$root/usr/share/bash-completion/completions/encore"
 install -m 0644 "$share/zsh/site-functions/_encore" "$root/usr/share/zsh/vendor-completions/_encore"
@@ -138,7 +181,8 @@ install -m 0644 "$share/fish/vendor_completions.d/encore.fish" "$root/usr/share/
 for page in "$share"/man/man1/*.1; do
     gzip -9nc "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"
 done
-copyright "$root" encore-tools
+docs "$root" encore-tools
+overrides "$root" encore-tools
 depends=$(shlibdeps "-L$repo/$stage/shlibs.local" "-l$repo/$stage/$libpkg/usr/lib/$multiarch" "-e$repo/$root/usr/bin/encore")
 control encore-tools "Package: encore-tools" "Section: utils" "Priority: optional" \
     "Depends: $depends, libsqlcipher0" \
@@ -150,13 +194,18 @@ build encore-tools
 
 # --- encore-pushd: the service, its unit, its configuration, its user.
 root=$stage/encore-pushd
-mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/encore-pushd" "$root/usr/share/doc/encore-pushd"
-objcopy --strip-debug "$pushd_bin" "$root/usr/bin/encore-pushd"
+mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/encore-pushd" "$root/usr/share/doc/encore-pushd" \
+    "$root/usr/share/man/man8"
+strip_binary executable "$pushd_bin" "$root/usr/bin/encore-pushd"
 chmod 0755 "$root/usr/bin/encore-pushd"
+# Its page, from its own --help definitions, in section 8 (a daemon's).
+scripts/gen-manpages.py --one-page --section 8 "$pushd_bin" "$stage/man8" > /dev/null
+gzip -9nc "$stage/man8/encore-pushd.8" > "$root/usr/share/man/man8/encore-pushd.8.gz"
 install -m 0644 support/deb/encore-pushd.service "$root/lib/systemd/system/encore-pushd.service"
 install -m 0644 support/deb/encore-pushd.conf "$root/etc/encore-pushd/encore-pushd.conf"
 install -m 0644 docs/pushd.md "$root/usr/share/doc/encore-pushd/pushd.md"
-copyright "$root" encore-pushd
+docs "$root" encore-pushd
+overrides "$root" encore-pushd
 depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-pushd")
 control encore-pushd "Package: encore-pushd" "Section: net" "Priority: optional" \
     "Depends: $depends, libsqlcipher0, adduser" \

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages encore needs when any is missing (Debian/apt).
-# dpkg-dev: dpkg-shlibdeps for make deb; man-db: the man page tests.
+# dpkg-dev: dpkg-shlibdeps for make deb; man-db: the man page tests;
+# lintian: the package checks of make test-deb.
 # Safe to run repeatedly: it does nothing when everything is there.
 set -euo pipefail
 need=()
 # (grep without -q below: it reads to the end, so under pipefail the command
 # before it cannot die of SIGPIPE and turn a match into a failure.)
-for p in libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql valgrind strace gcc g++ dpkg-dev man-db; do
+for p in libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql valgrind strace gcc g++ dpkg-dev man-db lintian; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || need+=("$p")
 done
 if ((${#need[@]})); then

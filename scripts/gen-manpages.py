@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""Writes the CLI's man pages from its own definitions.
+"""Writes a program's man pages from its own definitions.
 
-    scripts/gen-manpages.py ENCORE_BINARY OUT_DIR
+    scripts/gen-manpages.py [--section N] [--one-page] BINARY OUT_DIR
 
-Reads `encore --experimental-dump-help` (swift-argument-parser's JSON of
-every command, argument and text) and writes OUT_DIR/encore.1 (the overview
-and the list of subcommands) and one page per subcommand, encore-<sub>.1
-(e.g. encore-sync.1), which also documents the subcommand's own subcommands
-(`encore sync run`, `encore sync plan`), so `man encore-sync` shows the
-options a user types. Our own script rather than the package's
+Reads `BINARY --experimental-dump-help` (swift-argument-parser's JSON of
+every command, argument and text). For the encore tool it writes
+OUT_DIR/encore.1 (the overview and the list of subcommands) and one page per
+subcommand, encore-<sub>.1 (e.g. encore-sync.1), which also documents the
+subcommand's own subcommands (`encore sync run`, `encore sync plan`), so
+`man encore-sync` shows the options a user types. With --one-page, one page
+holds every subcommand (encore-pushd.8: --section 8, a daemon's section). Our own script rather than the package's
 generate-manual plugin: the plugin needs a build of its own tool, and the
 pages must come out of `make` offline on any machine that built the CLI.
 """
+import argparse
 import json
 import pathlib
 import subprocess
@@ -111,8 +113,8 @@ def visible(command):
     return [c for c in command.get("subcommands", []) if c.get("shouldDisplay", True) and c["commandName"] != "help"]
 
 
-def page(name, path, command, version, date, see_also):
-    out = [f'.TH "{name.upper()}" "1" "{date}" "encore {version}" "encore manual"', ".SH NAME",
+def page(name, path, command, version, date, see_also, section):
+    out = [f'.TH "{name.upper()}" "{section}" "{date}" "encore {version}" "encore manual"', ".SH NAME",
            f"{roff(name)} \\- {roff(command.get('abstract', '').splitlines()[0] if command.get('abstract') else '')}"]
     out += command_body(path, command)
     subs = visible(command)
@@ -126,26 +128,38 @@ def page(name, path, command, version, date, see_also):
             out.append(f'.SH "{roff(" ".join(path + [sub["commandName"]]).upper())}"')
             body = command_body(path + [sub["commandName"]], sub)
             out += [".SS " + line[4:] if line.startswith(".SH ") else line for line in body]
-    out += [".SH SEE ALSO", ", ".join(f"\\fB{roff(s)}\\fR(1)" for s in see_also)]
+    if see_also:
+        out += [".SH SEE ALSO", ", ".join(f"\\fB{roff(s)}\\fR({n})" for s, n in see_also)]
     return "\n".join(out) + "\n"
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: gen-manpages.py ENCORE_BINARY OUT_DIR")
-    binary, out_dir = sys.argv[1], pathlib.Path(sys.argv[2])
+    parser = argparse.ArgumentParser(description="Writes a program's man pages from its --experimental-dump-help.")
+    parser.add_argument("--section", default="1", help="the manual section (default 1; 8 for a daemon)")
+    parser.add_argument("--one-page", action="store_true", help="one page for the program and all its subcommands")
+    parser.add_argument("binary")
+    parser.add_argument("out_dir", type=pathlib.Path)
+    args = parser.parse_args()
+    binary, out_dir, section = args.binary, args.out_dir, args.section
     dump = json.loads(subprocess.run([binary, "--experimental-dump-help"], check=True, capture_output=True,
                                      text=True).stdout)
     version = subprocess.run([binary, "--version"], check=True, capture_output=True, text=True).stdout.strip()
     root = dump["command"]
-    # No date in the pages: the version says which CLI they describe, and the build stays reproducible.
+    program = root["commandName"]
+    # No date in the pages: the version says which program they describe, and the build stays reproducible.
     date = ""
     out_dir.mkdir(parents=True, exist_ok=True)
+    if args.one_page:
+        (out_dir / f"{program}.{section}").write_text(page(program, [program], root, version, date, [], section))
+        print(f"man pages: 1 in {out_dir}")
+        return
     subs = visible(root)
-    names = [f"encore-{sub['commandName']}" for sub in subs]
-    (out_dir / "encore.1").write_text(page("encore", ["encore"], root, version, date, names))
+    names = [f"{program}-{sub['commandName']}" for sub in subs]
+    (out_dir / f"{program}.{section}").write_text(
+        page(program, [program], root, version, date, [(n, section) for n in names], section))
     for sub, name in zip(subs, names):
-        (out_dir / f"{name}.1").write_text(page(name, ["encore", sub["commandName"]], sub, version, date, ["encore"]))
+        (out_dir / f"{name}.{section}").write_text(
+            page(name, [program, sub["commandName"]], sub, version, date, [(program, section)], section))
     print(f"man pages: {len(subs) + 1} in {out_dir}")
 
 

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # `make test-deb`: the packages of `make deb` (scripts/build-deb.sh), as a
 # Debian machine gets them.
-#  1. Each package's control fields and contents (dpkg-deb -I / -c).
+#  1. Each package's control fields and contents (dpkg-deb -I / -c); every
+#     library its binaries load is its own or a Debian package's (not the
+#     Swift toolchain's); lintian finds nothing (no error, no warning) but
+#     what support/deb/*.lintian-overrides explain.
 #  2. Installed with `dpkg -i` into a throw-away root, then used from there:
 #     the C example compiled with `pkg-config --cflags --libs encore` and run,
 #     `encore demo`, bash completion of `encore <TAB>`, `man encore-sync`,
-#     `encore-pushd --help`; encore-pushd's user, unit (not enabled) and
+#     `encore-pushd --help` and `--version`, `man 8 encore-pushd`; encore-pushd's user, unit (not enabled) and
 #     conffile; then purged.
 # The throw-away root: when this runs as root and may mount an overlay in
 # a private mount namespace (unshare -m), a chroot of the running system with
 # every write going to a temporary upper layer, so dpkg runs for real
 # (Depends checked against the installed system, maintainer scripts,
-# triggers) and the machine itself is never touched; otherwise (a user, a
+# triggers) and the machine itself is never touched, and with the Swift
+# toolchain's libraries hidden (an empty directory mounted on them), as on
+# a machine without it; otherwise (a user, a
 # container without mounts) the packages are extracted with dpkg-deb -x into
 # a temporary directory and used there through PKG_CONFIG_SYSROOT_DIR and
 # LD_LIBRARY_PATH, and what only dpkg does (the user, the conffile) is
@@ -54,7 +59,19 @@ use_installed() {
     echo "deb: man encore-sync shows the sync options: ok"
     out=$("$root/usr/bin/encore-pushd" --help 2>&1) || { echo "test-deb: encore-pushd --help failed: $out" >&2; exit 1; }
     grep -q 'serve' <<<"$out" || { echo "test-deb: encore-pushd --help names no serve: $out" >&2; exit 1; }
-    echo "deb: encore-pushd --help: ok"
+    local tools_version pushd_version
+    tools_version=$("$root/usr/bin/encore" --version)
+    pushd_version=$("$root/usr/bin/encore-pushd" --version)
+    [[ $pushd_version == "$tools_version" ]] \
+        || { echo "test-deb: encore-pushd --version says '$pushd_version', encore --version '$tools_version'" >&2; exit 1; }
+    if [[ -z $root ]]; then
+        out=$(MANWIDTH=100 man 8 encore-pushd 2>&1)
+    else
+        out=$(MANWIDTH=100 man -l "$root/usr/share/man/man8/encore-pushd.8.gz" 2>&1)
+    fi
+    grep -E 'ENCORE-PUSHD SERVE' <<<"$out" > /dev/null && grep -E -- '--listen' <<<"$out" > /dev/null \
+        || { echo "test-deb: man 8 encore-pushd shows no serve section with --listen: $out" >&2; exit 1; }
+    echo "deb: encore-pushd --help, --version ($pushd_version, as encore's), man 8 encore-pushd: ok"
 }
 
 # Inside the chroot: dpkg -i, the system state dpkg leaves, the use, the purge.
@@ -98,7 +115,7 @@ version=$(sed -n 's/^#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' "$header")
 major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' "$header")
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-debversion=$version-1
+debversion=$(dpkg-parsechangelog -l support/deb/changelog -S Version)
 libpkg=libencore$major
 deb() { echo "dist/${1}_${debversion}_${arch}.deb"; }
 for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
@@ -147,14 +164,51 @@ field encore-pushd Depends 'adduser'
 holds encore-pushd usr/bin/encore-pushd lib/systemd/system/encore-pushd.service etc/encore-pushd/encore-pushd.conf
 dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./conffiles | grep -x /etc/encore-pushd/encore-pushd.conf >/dev/null \
     || { echo "test-deb: encore-pushd's conffiles does not list its configuration" >&2; exit 1; }
+for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
+    holds "$p" "usr/share/doc/$p/changelog.Debian.gz"
+done
+holds encore-pushd usr/share/man/man8/encore-pushd.8.gz
 echo "deb: control fields (versions $debversion, $arch, Depends from dpkg-shlibdeps), contents, shlibs, triggers, conffiles: ok"
-if command -v lintian > /dev/null; then
-    # Informative only: the packages are not built by debhelper from a source package.
-    echo "deb: lintian: $(lintian --no-tag-display-limit dist/*.deb 2>&1 | grep -c '^E:') errors (not enforced)"
-fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# Every library the shipped binaries load (ldd, with the packages' own
+# library directory first) is one of the packages' files or a file of an
+# installed Debian package: a library found only through a run path into the
+# Swift toolchain (what a build without the static runtime gets) fails here.
+owned_by_a_package() {
+    local path=$1 alt
+    dpkg -S "$path" > /dev/null 2>&1 && return 0
+    # merged /usr: dpkg knows a file under the path its package ships it at
+    case $path in /usr/*) alt=${path#/usr} ;; *) alt=/usr$path ;; esac
+    dpkg -S "$alt" > /dev/null 2>&1 || dpkg -S "$(readlink -f "$path")" > /dev/null 2>&1
+}
+mkdir -p "$tmp/ldd"
+for p in "$libpkg" libencore-dev encore-tools encore-pushd; do dpkg-deb -x "$(deb "$p")" "$tmp/ldd"; done
+elves=0
+while IFS= read -r -d '' f; do
+    [[ $(head -c 4 "$f" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]] || continue # ELF's magic
+    elves=$((elves + 1))
+    while read -r name path; do
+        [[ $path == "$tmp/ldd/"* ]] && continue
+        [[ $path != "not found" ]] && owned_by_a_package "$path" && continue
+        echo "test-deb: ${f#"$tmp/ldd"} loads $name from ${path:-?}, which no Debian package holds (the Swift runtime not linked in?)" >&2
+        exit 1
+    done < <(LD_LIBRARY_PATH=$tmp/ldd/$lib ldd "$f" | sed -n 's/^[[:space:]]*\([^ ]*\) => \(.*\) (0x[0-9a-f]*)$/\1 \2/p; s/^[[:space:]]*\([^ ]*\) => not found$/\1 not found/p')
+done < <(find "$tmp/ldd" -type f -print0)
+((elves == 3)) || { echo "test-deb: $elves binaries in the packages, expected 3 (the library, encore, encore-pushd)" >&2; exit 1; }
+echo "deb: the library, encore and encore-pushd load only their own and Debian packages' libraries: ok"
+
+if command -v lintian > /dev/null; then
+    # Errors and warnings both fail; informational tags and the overrides'
+    # (each explained in its file) do not.
+    report=$(lintian --tag-display-limit 0 dist/*.deb 2>&1 | grep -E '^[EW]: ' || true)
+    [[ -z $report ]] || { echo "test-deb: lintian:"$'\n'"$report" >&2; exit 1; }
+    echo "deb: lintian $(lintian --version | awk '{print $2}'): no errors, no warnings: ok"
+else
+    echo "deb: lintian is not installed (scripts/deps.sh installs it): not run"
+fi
 # What the use needs, outside the repository.
 stage() {
     mkdir -p "$1"
@@ -169,8 +223,12 @@ overlay_ok() {
     mkdir -p "$tmp/probe/u" "$tmp/probe/w" "$tmp/probe/m"
     unshare -m sh -c "mount -t overlay overlay -o lowerdir=/,upperdir=$tmp/probe/u,workdir=$tmp/probe/w $tmp/probe/m" 2> /dev/null
 }
+# Where the toolchain keeps libswiftCore.so and its neighbours.
+swift_runtime=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/swift
+swift_runtime=$(readlink -f "$swift_runtime")
 if overlay_ok; then
-    echo "deb: throw-away root: a chroot of this system on an overlay (writes go to $tmp/upper, dropped at the end)"
+    [[ -f $swift_runtime/linux/libswiftCore.so ]] || { echo "test-deb: no libswiftCore.so under $swift_runtime/linux" >&2; exit 1; }
+    echo "deb: throw-away root: a chroot of this system on an overlay (writes go to $tmp/upper, dropped at the end), without $swift_runtime"
     mkdir -p "$tmp/upper" "$tmp/work" "$tmp/root"
     stage "$tmp/upper/tmp/encore-deb-test"
     unshare -m bash -c '
@@ -180,7 +238,9 @@ if overlay_ok; then
         mount -t proc proc "$1/root/proc"
         mount --rbind /dev "$1/root/dev"
         mount -t tmpfs tmpfs "$1/root/run"
-        exec chroot "$1/root" /bin/bash /tmp/encore-deb-test/test-deb.sh --inside /tmp/encore-deb-test' _ "$tmp"
+        # The toolchain'"'"'s run-time libraries hidden: the packages must run without them.
+        mount -t tmpfs tmpfs "$1/root$2"
+        exec chroot "$1/root" /bin/bash /tmp/encore-deb-test/test-deb.sh --inside /tmp/encore-deb-test' _ "$tmp" "$swift_runtime"
 else
     echo "deb: throw-away root: not root, no overlay mount here or ENCORE_DEB_TEST_ROOT=extract, so the packages are extracted (dpkg-deb -x) into $tmp/root; maintainer scripts not run"
     stage "$tmp/files"

@@ -46,6 +46,7 @@ let package = Package(
             name: "EncorePushd",
             dependencies: [
                 "EncorePushRegistry",
+                .product(name: "CEncoreTypes", package: "encore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
