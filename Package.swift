@@ -19,7 +19,17 @@ let versionMajor: String = {
     return line.map { String($0.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) } ?? "unknown-major"
 }()
 
-let sharedLibraryFlags: [String] = [
+// Every binary's relocations done at load time and their table then made
+// read-only (full RELRO, as Debian's hardening asks), so that a memory error
+// cannot redirect a call through the GOT.
+let bindNow: [String] = ["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"]
+
+// The C targets' calls of memcpy, snprintf & co. checked against the sizes
+// the compiler knows (glibc's _FORTIFY_SOURCE; it needs the optimizer, so
+// release builds only): the C code reads what hosts and servers send.
+let fortified: [CSetting] = [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]
+
+let sharedLibraryFlags: [String] = bindNow + [
     "-static-stdlib",
     "-Xlinker", "-soname=libencore.so.\(versionMajor)",
     "-Xlinker", "--version-script=\(root)/support/libencore.map",
@@ -64,22 +74,22 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
-        .target(name: "CEncoreProto", dependencies: ["CProtobufC"]),
+        .target(name: "CEncoreProto", dependencies: ["CProtobufC"], cSettings: fortified),
         // Private C helpers: thread-local error text, protobuf-c arena, the
         // matching kernel (RPI derivation and look-up at the speed of the crypto).
-        .target(name: "CEncoreShim", dependencies: ["CProtobufC", "CCrypto"]),
+        .target(name: "CEncoreShim", dependencies: ["CProtobufC", "CCrypto"], cSettings: fortified),
         // SQLCipher (Debian: libsqlcipher0, headers from libsqlcipher-dev),
         // loaded privately with dlopen and never linked, so that a host's own
         // SQLite cannot take its calls (see include/encore_sql.h).
-        .target(name: "CEncoreSQL"),
+        .target(name: "CEncoreSQL", cSettings: fortified),
         // One HTTP(S) request through libcurl (Debian: libcurl4-openssl-dev):
         // the built-in transport's policy (TLS verified, no redirects, caps).
-        .target(name: "CEncoreHTTP", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CEncoreHTTP", cSettings: fortified, linkerSettings: [.linkedLibrary("curl")]),
         // BLS12-381 and its pairing, bit-compatible with mcl (CrowdNotifier);
         // SHA-256/512 from libcrypto. Tested on its own by Tests/pairing.
-        .target(name: "CEncorePairing", dependencies: ["CCrypto"]),
+        .target(name: "CEncorePairing", dependencies: ["CCrypto"], cSettings: fortified),
         // The public C types (copied into include/encore.h).
-        .target(name: "CEncoreTypes"),
+        .target(name: "CEncoreTypes", cSettings: fortified),
 
         // The core: plain Swift, no knowledge of C callers, in layers that
         // the compiler keeps apart (a target sees only the ones it declares;
@@ -132,7 +142,7 @@ let package = Package(
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
             // leaves them out.
-            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
+            linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
         .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"] + coreLayers),

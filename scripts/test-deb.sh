@@ -3,7 +3,8 @@
 # Debian machine gets them.
 #  1. Each package's control fields and contents (dpkg-deb -I / -c); every
 #     library its binaries load is its own or a Debian package's (not the
-#     Swift toolchain's); lintian finds nothing (no error, no warning) but
+#     Swift toolchain's); they are hardened (full RELRO, _FORTIFY_SOURCE);
+#     lintian finds nothing (no error, no warning) but
 #     what support/deb/*.lintian-overrides explain.
 #  2. Installed with `dpkg -i` into a throw-away root, then used from there:
 #     the C example compiled with `pkg-config --cflags --libs encore` and run,
@@ -190,6 +191,12 @@ elves=0
 while IFS= read -r -d '' f; do
     [[ $(head -c 4 "$f" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]] || continue # ELF's magic
     elves=$((elves + 1))
+    # Hardened as Debian's build flags harden: full RELRO (a read-only GOT
+    # after load) and glibc's checked string functions in our C code.
+    readelf -lW "$f" | grep -w GNU_RELRO > /dev/null && readelf -dW "$f" | grep -E 'FLAGS.*\bNOW\b' > /dev/null \
+        || { echo "test-deb: ${f#"$tmp/ldd"} is not linked with -z relro -z now" >&2; exit 1; }
+    nm -D --undefined-only "$f" | grep -E '__[a-z_]+_chk\b' > /dev/null \
+        || { echo "test-deb: ${f#"$tmp/ldd"} calls none of glibc's checked functions (_FORTIFY_SOURCE)" >&2; exit 1; }
     while read -r name path; do
         [[ $path == "$tmp/ldd/"* ]] && continue
         [[ $path != "not found" ]] && owned_by_a_package "$path" && continue
@@ -198,7 +205,7 @@ while IFS= read -r -d '' f; do
     done < <(LD_LIBRARY_PATH=$tmp/ldd/$lib ldd "$f" | sed -n 's/^[[:space:]]*\([^ ]*\) => \(.*\) (0x[0-9a-f]*)$/\1 \2/p; s/^[[:space:]]*\([^ ]*\) => not found$/\1 not found/p')
 done < <(find "$tmp/ldd" -type f -print0)
 ((elves == 3)) || { echo "test-deb: $elves binaries in the packages, expected 3 (the library, encore, encore-pushd)" >&2; exit 1; }
-echo "deb: the library, encore and encore-pushd load only their own and Debian packages' libraries: ok"
+echo "deb: the library, encore and encore-pushd load only their own and Debian packages' libraries, have full RELRO and fortified C: ok"
 
 if command -v lintian > /dev/null; then
     # Errors and warnings both fail; informational tags and the overrides'
