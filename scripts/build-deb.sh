@@ -201,7 +201,9 @@ chmod 0755 "$root/usr/bin/encore-pushd"
 # Its page, from its own --help definitions, in section 8 (a daemon's).
 scripts/gen-manpages.py --one-page --section 8 "$pushd_bin" "$stage/man8" > /dev/null
 gzip -9nc "$stage/man8/encore-pushd.8" > "$root/usr/share/man/man8/encore-pushd.8.gz"
-install -m 0644 support/deb/encore-pushd.service "$root/lib/systemd/system/encore-pushd.service"
+for unit in encore-pushd.service encore-pushd-send.service; do
+    install -m 0644 "support/deb/$unit" "$root/lib/systemd/system/$unit"
+done
 install -m 0644 support/deb/encore-pushd.conf "$root/etc/encore-pushd/encore-pushd.conf"
 install -m 0644 docs/pushd.md "$root/usr/share/doc/encore-pushd/pushd.md"
 docs "$root" encore-pushd
@@ -214,7 +216,7 @@ control encore-pushd "Package: encore-pushd" "Section: net" "Priority: optional"
     " sends those pushes to APNs, on SQLCipher or PostgreSQL. Installing it" \
     " starts nothing: see /etc/encore-pushd/encore-pushd.conf."
 echo "/etc/encore-pushd/encore-pushd.conf" > "$root/DEBIAN/conffiles"
-for script in postinst postrm; do
+for script in postinst prerm postrm; do
     install -m 0755 "support/deb/encore-pushd.$script" "$root/DEBIAN/$script"
 done
 build encore-pushd

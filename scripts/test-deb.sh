@@ -89,13 +89,23 @@ inside() {
     user=$(getent passwd encore-pushd) || { echo "test-deb: postinst made no encore-pushd user" >&2; exit 1; }
     (( $(cut -d: -f3 <<<"$user") < 1000 )) || { echo "test-deb: encore-pushd is not a system user: $user" >&2; exit 1; }
     [[ $(stat -c '%U %a' /var/lib/encore-pushd) == "encore-pushd 700" ]] || { echo "test-deb: /var/lib/encore-pushd is $(stat -c '%U %a' /var/lib/encore-pushd)" >&2; exit 1; }
-    [[ -f /lib/systemd/system/encore-pushd.service ]] || { echo "test-deb: no unit installed" >&2; exit 1; }
-    if compgen -G '/etc/systemd/system/*.wants/encore-pushd.service' > /dev/null; then
-        echo "test-deb: installing the package enabled encore-pushd.service" >&2; exit 1
+    local unit out
+    for unit in encore-pushd.service encore-pushd-send.service; do
+        [[ -f /lib/systemd/system/$unit ]] || { echo "test-deb: $unit is not installed" >&2; exit 1; }
+        if compgen -G "/etc/systemd/system/*.wants/$unit" > /dev/null; then
+            echo "test-deb: installing the package enabled $unit" >&2; exit 1
+        fi
+    done
+    # The units as systemd reads them, with the binary and the man page they
+    # name installed: not a word (an unknown key or a bad value is only a
+    # warning to it, with exit status 0).
+    if command -v systemd-analyze > /dev/null; then
+        out=$(systemd-analyze verify /lib/systemd/system/encore-pushd.service /lib/systemd/system/encore-pushd-send.service 2>&1) \
+            && [[ -z $out ]] || { echo "test-deb: systemd-analyze verify: $out" >&2; exit 1; }
     fi
     dpkg-query -W -f='${Conffiles}\n' encore-pushd | grep '^ /etc/encore-pushd/encore-pushd.conf ' >/dev/null \
         || { echo "test-deb: /etc/encore-pushd/encore-pushd.conf is not a conffile" >&2; exit 1; }
-    echo "deb: encore-pushd: system user, state directory 0700, unit installed and not enabled, conffile: ok"
+    echo "deb: encore-pushd: system user, state directory 0700, serve and send units installed, valid and not enabled, conffile: ok"
     use_installed "" "$dir"
     dpkg --purge "${pkgs[@]}" > "$dir/dpkg.log" 2>&1 || { cat "$dir/dpkg.log" >&2; echo "test-deb: dpkg --purge failed" >&2; exit 1; }
     for p in /usr/bin/encore /usr/include/encore.h /etc/encore-pushd /var/lib/encore-pushd; do
@@ -162,7 +172,8 @@ holds encore-tools usr/bin/encore usr/share/bash-completion/completions/encore u
     usr/share/fish/vendor_completions.d/encore.fish usr/share/man/man1/encore.1.gz usr/share/man/man1/encore-sync.1.gz
 field encore-pushd Depends 'libc6'
 field encore-pushd Depends 'adduser'
-holds encore-pushd usr/bin/encore-pushd lib/systemd/system/encore-pushd.service etc/encore-pushd/encore-pushd.conf
+holds encore-pushd usr/bin/encore-pushd lib/systemd/system/encore-pushd.service lib/systemd/system/encore-pushd-send.service \
+    etc/encore-pushd/encore-pushd.conf
 dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./conffiles | grep -x /etc/encore-pushd/encore-pushd.conf >/dev/null \
     || { echo "test-deb: encore-pushd's conffiles does not list its configuration" >&2; exit 1; }
 for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
@@ -206,6 +217,23 @@ while IFS= read -r -d '' f; do
 done < <(find "$tmp/ldd" -type f -print0)
 ((elves == 3)) || { echo "test-deb: $elves binaries in the packages, expected 3 (the library, encore, encore-pushd)" >&2; exit 1; }
 echo "deb: the library, encore and encore-pushd load only their own and Debian packages' libraries, have full RELRO and fortified C: ok"
+
+# The service's two units (serve, send) have one sandbox, which systemd
+# rates at an exposure of 2 or less out of 10.
+sandbox() { sed -n '/^# The sandbox/,/^SystemCallErrorNumber=/p' "$tmp/ldd/lib/systemd/system/$1"; }
+[[ -n $(sandbox encore-pushd.service) && $(sandbox encore-pushd.service) == "$(sandbox encore-pushd-send.service)" ]] \
+    || { echo "test-deb: encore-pushd.service and encore-pushd-send.service differ in their sandbox" >&2; exit 1; }
+if command -v systemd-analyze > /dev/null; then
+    for unit in encore-pushd.service encore-pushd-send.service; do
+        exposure=$(systemd-analyze security --offline=true "$tmp/ldd/lib/systemd/system/$unit" 2>&1 \
+            | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p')
+        awk -v e="$exposure" 'BEGIN { exit !(e != "" && e <= 2.0) }' \
+            || { echo "test-deb: systemd-analyze security rates $unit's exposure ${exposure:-?} (at most 2.0 expected)" >&2; exit 1; }
+    done
+    echo "deb: encore-pushd's serve and send units: one sandbox, exposure $exposure of 10 (systemd-analyze security): ok"
+else
+    echo "deb: systemd-analyze is missing: the units' exposure is not rated"
+fi
 
 if command -v lintian > /dev/null; then
     # Errors and warnings both fail; informational tags and the overrides'
