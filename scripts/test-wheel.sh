@@ -25,6 +25,12 @@ python3 -m venv "$tmp/venv"
 "$tmp/venv/bin/pip" install -q --no-index --disable-pip-version-check "$wheel"
 site=$("$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 [ -f "$site/encore/libencore.so" ] || { echo "test-wheel: the wheel installed no $site/encore/libencore.so" >&2; exit 1; }
+# Stripped (no symbol table; the exports are in .dynsym), exports still only encore_*.
+! readelf -SW "$site/encore/libencore.so" | grep -w '\.symtab' > /dev/null \
+    || { echo "test-wheel: the wheel's libencore.so is not stripped" >&2; exit 1; }
+others=$(nm -D --defined-only --extern-only "$site/encore/libencore.so" | awk '$2 != "A" && $3 !~ /^encore_/ { print $3 }')
+[ -z "$others" ] || { echo "test-wheel: the wheel's libencore.so exports more than encore_*: $others" >&2; exit 1; }
+echo "wheel: its libencore.so is stripped and exports only encore_*: ok"
 
 # From a directory outside the checkout: the version, and the library is the package's own.
 mkdir "$tmp/elsewhere"
