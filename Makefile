@@ -23,7 +23,7 @@ CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -31,6 +31,7 @@ help:
 	@echo "               $(TEST_SUITES)"
 	@echo "make test-NAME one suite, its whole output on the terminal (e.g. make test-cli, make check-abi)"
 	@echo "make test-server    the push service's package (server/): encore-pushd built, then its suite (make test-pushd)"
+	@echo "make test-pushd-tsan the push service's suite against encore-pushd built with ThreadSanitizer (5 min build; not in test-all)"
 	@echo "make test-packages  the Debian packages built, inspected, installed into a temporary root and used (make test-deb)"
 	@echo "make test-all  every test: make test, make test-server, make test-packages (what .ci/run runs)"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
@@ -175,6 +176,11 @@ test-pushd: pushd lib cli venv
 
 # Registrations/s of one instance on SQLCipher and on PostgreSQL, and
 # tokens pushed/s against the stand-in (a release build).
+# The same suite against encore-pushd built with ThreadSanitizer
+# (scripts/tsan-pushd.sh; not part of test-all: its build takes 5 minutes).
+test-pushd-tsan: lib cli venv
+	@scripts/tsan-pushd.sh
+
 bench-pushd: venv
 	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
 	ENCORE_PUSHD="$$PWD/server/.build/release/encore-pushd" build/venv/bin/python Tests/pushd/bench_pushd.py

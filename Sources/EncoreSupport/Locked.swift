@@ -7,12 +7,13 @@ import Glibc
 /// futex calls, which ThreadSanitizer cannot see, so it reported every
 /// access that Mutex guards as a race (make test-tsan); a pthread mutex it
 /// follows. Uncontended, both cost the same (an atomic exchange each way).
-package final class Locked<Value>: @unchecked Sendable {
+/// Public for the push service (server/), which uses it for the same reason.
+public final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched with `mutex` held.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
         pthread_mutex_init(mutex, nil)
     }
@@ -23,7 +24,7 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` on the value, holding the lock (not reentrant).
-    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -4,7 +4,6 @@ import EncoreSupport
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import Synchronization
 
 /// Where and as whom pushes go.
 public struct APNsConfiguration: Sendable {
@@ -46,7 +45,7 @@ public final class APNsClient: Sendable {
     private let http: HTTPClient
     private let key: APNsSigningKey
     private let policy: JWTRefreshPolicy
-    private let jwt = Mutex<(token: String, issuedAt: Int64)?>(nil)
+    private let jwt = Locked<(token: String, issuedAt: Int64)?>(nil)
 
     public init(configuration: APNsConfiguration, key: APNsSigningKey, policy: JWTRefreshPolicy = JWTRefreshPolicy(), concurrency: Int) throws {
         var tls = TLSConfiguration.makeClientConfiguration()

@@ -1,4 +1,4 @@
-import Synchronization
+import EncoreSupport
 
 /// A token bucket: `capacity` requests at once, refilled at `perSecond`.
 /// Plain value, no clock of its own, so that the rule can be tested.
@@ -55,7 +55,7 @@ public final class RateLimiter: Sendable {
     }
 
     public let configuration: Configuration
-    private let state = Mutex<(buckets: [String: TokenBucket], lastSweep: Double)>(([:], 0))
+    private let state = Locked<(buckets: [String: TokenBucket], lastSweep: Double)>(([:], 0))
     /// How often full buckets are dropped (seconds).
     private let sweepEvery: Double = 60
 
