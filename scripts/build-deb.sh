@@ -148,6 +148,14 @@ control "$libpkg" "Package: $libpkg" "Section: libs" "Priority: optional" "Multi
     " that links C: key files, encrypted storage (SQLCipher, loaded when the" \
     " first store is opened), matching, risk, test results and submission."
 install -m 0644 "$stage/shlibs.local" "$root/DEBIAN/shlibs"
+# The symbols file (Debian policy 8.6.3): each function with the version it
+# first shipped in, from support/deb/ (which check-abi holds the library
+# to), checked against the library once more (-c4: any difference fails).
+mkdir -p "$stage/.gensymbols/debian"
+printf 'Source: encore\n\nPackage: %s\nArchitecture: any\n' "$libpkg" > "$stage/.gensymbols/debian/control"
+(cd "$stage/.gensymbols" && dpkg-gensymbols -q -c4 "-p$libpkg" "-v$version" "-I$repo/support/deb/$libpkg.symbols" \
+    "-P$repo/$root" "-e$repo/$root/usr/lib/$multiarch/libencore.so.$version" "-O$repo/$root/DEBIAN/symbols")
+rm -rf "$stage/.gensymbols"
 # ldconfig runs once at the end of the dpkg run that installed or removed it.
 echo "activate-noawait ldconfig" > "$root/DEBIAN/triggers"
 build "$libpkg"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the C ABI of a built libencore.so against include/encore.h:
 # the header is freshly generated, compiles strictly as C99 and C++ under gcc
-# and clang, declares exactly the functions the library exports, and the
+# and clang, declares exactly the functions the library exports, which are
+# those support/deb/libencore<MAJOR>.symbols records (none removed), and the
 # library carries its SONAME without depending on the Swift toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,25 @@ if ! diff -u "$tmp/declared" "$tmp/exported"; then
     exit 1
 fi
 echo "exports: $(wc -l < "$tmp/exported") functions, exactly those of the header: ok"
+# Against the record of what this SONAME has shipped (support/deb/
+# libencore$major.symbols, also the Debian package's symbols file): a
+# function may be added, with the version it first ships in, but not
+# removed while the SONAME stays.
+symbols=support/deb/libencore$major.symbols
+[ -f "$symbols" ] || { echo "check-abi: $symbols is missing: a new SONAME starts its own record (see support/deb/)" >&2; exit 1; }
+sed -n 's/^ \([^@ ]*\)@[^ ]* .*/\1/p' "$symbols" | grep -vx 'LIBENCORE_[0-9]*' | sort > "$tmp/recorded"
+gone=$(comm -23 "$tmp/recorded" "$tmp/exported")
+new=$(comm -13 "$tmp/recorded" "$tmp/exported")
+if [ -n "$gone" ]; then
+    echo "check-abi: $symbols records functions the library no longer exports; removing one breaks libencore.so.$major's ABI:" >&2
+    echo "$gone" >&2; exit 1
+fi
+if [ -n "$new" ]; then
+    echo "check-abi: the library exports functions $symbols does not record; add each with the version it first ships in:" >&2
+    node=$(sed -n 's/^ \(LIBENCORE_[0-9]*\)@.*/\1/p' "$symbols")
+    echo "$new" | sed "s/.*/ &@$node VERSION/" >&2; exit 1
+fi
+echo "exports: the same $(wc -l < "$tmp/recorded") functions as $symbols records (none removed, each new one recorded): ok"
 
 # (grep without -q below: it reads to the end, so under pipefail the command
 # before it cannot die of SIGPIPE and turn a match into a failure.)

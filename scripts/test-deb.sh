@@ -162,6 +162,9 @@ field "$libpkg" Multi-Arch '^same$'
 holds "$libpkg" "$lib/libencore.so.$version" "$lib/libencore.so.$major"
 [[ $(dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./shlibs) == "libencore $major $libpkg (>= $version)" ]] \
     || { echo "test-deb: $libpkg's shlibs is not 'libencore $major $libpkg (>= $version)'" >&2; exit 1; }
+symbols=$(dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./symbols)
+[[ $(head -n 1 <<<"$symbols") == "libencore.so.$major $libpkg #MINVER#" ]] && grep -E '^ encore_version@[^ ]+ [0-9.]+$' <<<"$symbols" > /dev/null \
+    || { echo "test-deb: $libpkg's symbols file is not the record of libencore.so.$major's functions" >&2; exit 1; }
 dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./triggers | grep -x 'activate-noawait ldconfig' >/dev/null \
     || { echo "test-deb: $libpkg does not trigger ldconfig" >&2; exit 1; }
 field libencore-dev Depends "^$libpkg \\(= $debversion\\)\$"
@@ -180,7 +183,7 @@ for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
     holds "$p" "usr/share/doc/$p/changelog.Debian.gz"
 done
 holds encore-pushd usr/share/man/man8/encore-pushd.8.gz
-echo "deb: control fields (versions $debversion, $arch, Depends from dpkg-shlibdeps), contents, shlibs, triggers, conffiles: ok"
+echo "deb: control fields (versions $debversion, $arch, Depends from dpkg-shlibdeps), contents, shlibs, symbols, triggers, conffiles: ok"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
