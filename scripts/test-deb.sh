@@ -4,12 +4,13 @@
 #  1. Each package's control fields and contents (dpkg-deb -I / -c); every
 #     library its binaries load is its own or a Debian package's (not the
 #     Swift toolchain's); they are hardened (full RELRO, _FORTIFY_SOURCE);
-#     lintian finds nothing (no error, no warning) but
-#     what support/deb/*.lintian-overrides explain.
+#     lintian finds nothing (no error, no warning) but what the overrides
+#     in support/deb/ explain.
 #  2. Installed with `dpkg -i` into a throw-away root, then used from there:
 #     the C example compiled with `pkg-config --cflags --libs encore` and run,
 #     `encore demo`, bash completion of `encore <TAB>`, `man encore-sync`,
-#     `encore-pushd --help` and `--version`, `man 8 encore-pushd`; encore-pushd's user, unit (not enabled) and
+#     `encore-pushd --help` and `--version`, `man 8 encore-pushd`;
+#     encore-pushd's user, units (valid, not enabled) and
 #     conffile; then purged.
 # The throw-away root: when this runs as root and may mount an overlay in
 # a private mount namespace (unshare -m), a chroot of the running system with
@@ -245,7 +246,7 @@ if command -v lintian > /dev/null; then
     [[ -z $report ]] || { echo "test-deb: lintian:"$'\n'"$report" >&2; exit 1; }
     echo "deb: lintian $(lintian --version | awk '{print $2}'): no errors, no warnings: ok"
 else
-    echo "deb: lintian is not installed (scripts/deps.sh installs it): not run"
+    echo "deb: lintian is not installed (scripts/deps.sh installs it where apt can): not run"
 fi
 # What the use needs, outside the repository.
 stage() {
