@@ -91,13 +91,15 @@ overrides() {
     chmod 0644 "$1/usr/share/lintian/overrides/$2"
 }
 
-# A binary's or library's run-time Depends, as dpkg-shlibdeps computes them
-# (run in a scratch source tree: it wants debian/control). Extra arguments
-# are given to dpkg-shlibdeps first (-L: our own shlibs file).
+# dpkg-shlibdeps and dpkg-gensymbols run in a scratch source tree: they
+# want a debian/control, though they read nothing else from it.
+scratch=$stage/.debian-source
+mkdir -p "$scratch/debian"
+printf 'Source: encore\n\nPackage: %s\nArchitecture: any\n' "$libpkg" > "$scratch/debian/control"
+
+# A binary's or library's run-time Depends, as dpkg-shlibdeps computes them.
+# Extra arguments are given to dpkg-shlibdeps first (-L: our own shlibs file).
 shlibdeps() {
-    local scratch=$stage/.shlibdeps
-    mkdir -p "$scratch/debian"
-    printf 'Source: encore\n\nPackage: encore\nArchitecture: any\n' > "$scratch/debian/control"
     (cd "$scratch" && dpkg-shlibdeps -O "$@" 2>/dev/null) | sed -n 's/^shlibs:Depends=//p'
 }
 
@@ -151,11 +153,8 @@ install -m 0644 "$stage/shlibs.local" "$root/DEBIAN/shlibs"
 # The symbols file (Debian policy 8.6.3): each function with the version it
 # first shipped in, from support/deb/ (which check-abi holds the library
 # to), checked against the library once more (-c4: any difference fails).
-mkdir -p "$stage/.gensymbols/debian"
-printf 'Source: encore\n\nPackage: %s\nArchitecture: any\n' "$libpkg" > "$stage/.gensymbols/debian/control"
-(cd "$stage/.gensymbols" && dpkg-gensymbols -q -c4 "-p$libpkg" "-v$version" "-I$repo/support/deb/$libpkg.symbols" \
+(cd "$scratch" && dpkg-gensymbols -q -c4 "-p$libpkg" "-v$version" "-I$repo/support/deb/$libpkg.symbols" \
     "-P$repo/$root" "-e$repo/$root/usr/lib/$multiarch/libencore.so.$version" "-O$repo/$root/DEBIAN/symbols")
-rm -rf "$stage/.gensymbols"
 # ldconfig runs once at the end of the dpkg run that installed or removed it.
 echo "activate-noawait ldconfig" > "$root/DEBIAN/triggers"
 build "$libpkg"
@@ -228,4 +227,4 @@ for script in postinst prerm postrm; do
     install -m 0755 "support/deb/encore-pushd.$script" "$root/DEBIAN/$script"
 done
 build encore-pushd
-rm -rf "$stage/.shlibdeps"
+rm -rf "$scratch"

@@ -200,8 +200,10 @@ owned_by_a_package() {
     case $path in /usr/*) alt=${path#/usr} ;; *) alt=/usr$path ;; esac
     dpkg -S "$alt" > /dev/null 2>&1 || dpkg -S "$(readlink -f "$path")" > /dev/null 2>&1
 }
-mkdir -p "$tmp/ldd"
-for p in "$libpkg" libencore-dev encore-tools encore-pushd; do dpkg-deb -x "$(deb "$p")" "$tmp/ldd"; done
+# (The packages extracted once: these checks read them, and so does the use
+# below when it cannot install them.)
+mkdir -p "$tmp/extracted"
+for p in "$libpkg" libencore-dev encore-tools encore-pushd; do dpkg-deb -x "$(deb "$p")" "$tmp/extracted"; done
 elves=0
 while IFS= read -r -d '' f; do
     [[ $(head -c 4 "$f" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]] || continue # ELF's magic
@@ -209,27 +211,27 @@ while IFS= read -r -d '' f; do
     # Hardened as Debian's build flags harden: full RELRO (a read-only GOT
     # after load) and glibc's checked string functions in our C code.
     readelf -lW "$f" | grep -w GNU_RELRO > /dev/null && readelf -dW "$f" | grep -E 'FLAGS.*\bNOW\b' > /dev/null \
-        || { echo "test-deb: ${f#"$tmp/ldd"} is not linked with -z relro -z now" >&2; exit 1; }
+        || { echo "test-deb: ${f#"$tmp/extracted"} is not linked with -z relro -z now" >&2; exit 1; }
     nm -D --undefined-only "$f" | grep -E '__[a-z_]+_chk\b' > /dev/null \
-        || { echo "test-deb: ${f#"$tmp/ldd"} calls none of glibc's checked functions (_FORTIFY_SOURCE)" >&2; exit 1; }
+        || { echo "test-deb: ${f#"$tmp/extracted"} calls none of glibc's checked functions (_FORTIFY_SOURCE)" >&2; exit 1; }
     while read -r name path; do
-        [[ $path == "$tmp/ldd/"* ]] && continue
+        [[ $path == "$tmp/extracted/"* ]] && continue
         [[ $path != "not found" ]] && owned_by_a_package "$path" && continue
-        echo "test-deb: ${f#"$tmp/ldd"} loads $name from ${path:-?}, which no Debian package holds (the Swift runtime not linked in?)" >&2
+        echo "test-deb: ${f#"$tmp/extracted"} loads $name from ${path:-?}, which no Debian package holds (the Swift runtime not linked in?)" >&2
         exit 1
-    done < <(LD_LIBRARY_PATH=$tmp/ldd/$lib ldd "$f" | sed -n 's/^[[:space:]]*\([^ ]*\) => \(.*\) (0x[0-9a-f]*)$/\1 \2/p; s/^[[:space:]]*\([^ ]*\) => not found$/\1 not found/p')
-done < <(find "$tmp/ldd" -type f -print0)
+    done < <(LD_LIBRARY_PATH=$tmp/extracted/$lib ldd "$f" | sed -n 's/^[[:space:]]*\([^ ]*\) => \(.*\) (0x[0-9a-f]*)$/\1 \2/p; s/^[[:space:]]*\([^ ]*\) => not found$/\1 not found/p')
+done < <(find "$tmp/extracted" -type f -print0)
 ((elves == 3)) || { echo "test-deb: $elves binaries in the packages, expected 3 (the library, encore, encore-pushd)" >&2; exit 1; }
 echo "deb: the library, encore and encore-pushd load only their own and Debian packages' libraries, have full RELRO and fortified C: ok"
 
 # The service's two units (serve, send) have one sandbox, which systemd
 # rates at an exposure of 2 or less out of 10.
-sandbox() { sed -n '/^# The sandbox/,/^SystemCallErrorNumber=/p' "$tmp/ldd/lib/systemd/system/$1"; }
+sandbox() { sed -n '/^# The sandbox/,/^SystemCallErrorNumber=/p' "$tmp/extracted/lib/systemd/system/$1"; }
 [[ -n $(sandbox encore-pushd.service) && $(sandbox encore-pushd.service) == "$(sandbox encore-pushd-send.service)" ]] \
     || { echo "test-deb: encore-pushd.service and encore-pushd-send.service differ in their sandbox" >&2; exit 1; }
 if command -v systemd-analyze > /dev/null; then
     for unit in encore-pushd.service encore-pushd-send.service; do
-        exposure=$(systemd-analyze security --offline=true "$tmp/ldd/lib/systemd/system/$unit" 2>&1 \
+        exposure=$(systemd-analyze security --offline=true "$tmp/extracted/lib/systemd/system/$unit" 2>&1 \
             | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p')
         awk -v e="$exposure" 'BEGIN { exit !(e != "" && e <= 2.0) }' \
             || { echo "test-deb: systemd-analyze security rates $unit's exposure ${exposure:-?} (at most 2.0 expected)" >&2; exit 1; }
@@ -281,11 +283,10 @@ if overlay_ok; then
         mount -t tmpfs tmpfs "$1/root$2"
         exec chroot "$1/root" /bin/bash /tmp/encore-deb-test/test-deb.sh --inside /tmp/encore-deb-test' _ "$tmp" "$swift_runtime"
 else
-    echo "deb: throw-away root: not root, no overlay mount here or ENCORE_DEB_TEST_ROOT=extract, so the packages are extracted (dpkg-deb -x) into $tmp/root; maintainer scripts not run"
+    echo "deb: throw-away root: not root, no overlay mount here or ENCORE_DEB_TEST_ROOT=extract, so the packages are used as extracted (dpkg-deb -x) into $tmp/extracted; maintainer scripts not run"
     stage "$tmp/files"
-    for p in "$libpkg" libencore-dev encore-tools encore-pushd; do dpkg-deb -x "$(deb "$p")" "$tmp/root"; done
     # The postinst's work as far as it can be read: it makes a system user.
     dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./postinst | grep 'adduser --system' >/dev/null \
         || { echo "test-deb: encore-pushd's postinst makes no system user" >&2; exit 1; }
-    scripts/test-deb.sh --use "$tmp/root" "$tmp/files"
+    scripts/test-deb.sh --use "$tmp/extracted" "$tmp/files"
 fi
