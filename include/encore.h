@@ -1189,10 +1189,16 @@ encore_status encore_client_get_time(encore_client *client, int64_t *now);
 /* A network flow (a push registration, a test result poll, ...) as a state
  * machine the host drives with its own I/O: encore_operation_next() says
  * what to do, encore_operation_feed_answer() / _feed_failure() hand back
- * what came, encore_operation_get_status() and the result getters tell the
- * outcome. An operation does no I/O, starts no thread and reads no clock:
- * time is passed in (unix seconds). What it stores, it stores when the
- * answer that brings it is fed, in one transaction. Its requests, their
+ * what came, encore_operation_compute() runs heavy work when the step asks
+ * for it, encore_operation_get_status() and the result getters tell the
+ * outcome. An operation does no I/O and reads no clock: time is passed in
+ * (unix seconds). _next and the feeds run on the calling thread, start no
+ * thread and do one answer's work at most (an event loop may call them);
+ * the heavy work (matching many key files, CrowdNotifier matching, the
+ * exposure check) waits for ENCORE_STEP_COMPUTE, which the host runs where
+ * it likes (a worker thread, an executor), and which may use every core.
+ * What an answer brings is stored when it is fed, in one transaction; what
+ * a computation finds, when it ends. Its requests, their
  * sizes and their order (fake requests included) are its own, whatever the
  * host does. encore_operation_run() is the blocking form: the same machine
  * driven through an encore_transport.
@@ -1204,6 +1210,7 @@ typedef struct encore_operation encore_operation;
 #define ENCORE_STEP_REQUEST 1   /* perform the request in the step, then feed its answer or failure */
 #define ENCORE_STEP_WAIT 2      /* nothing to send now: call encore_operation_next() again after wait_ms */
 #define ENCORE_STEP_DONE 3      /* finished: encore_operation_get_status() tells how */
+#define ENCORE_STEP_COMPUTE 4   /* heavy work is due: call encore_operation_compute() (on any thread), then _next again */
 
 /* The next step of an operation. An output struct that may grow: set
  * struct_size (ENCORE_OUTPUT_INIT). The request's strings and bytes belong
@@ -1224,8 +1231,10 @@ typedef struct encore_operation_step {
 
 /* What to do next, at `now` (unix seconds): *step (struct_size set by the
  * caller) gets ENCORE_STEP_REQUEST with the request to perform,
- * ENCORE_STEP_WAIT with how long to wait, or ENCORE_STEP_DONE.
- * ENCORE_ERR_OPERATION_STATE while a request waits for its answer. */
+ * ENCORE_STEP_WAIT with how long to wait, ENCORE_STEP_COMPUTE when heavy
+ * work is due (encore_operation_compute()), or ENCORE_STEP_DONE. Does no
+ * heavy work and starts no thread. ENCORE_ERR_OPERATION_STATE while a
+ * request waits for its answer. */
 encore_status encore_operation_next(encore_operation *operation, int64_t now, encore_operation_step *step);
 
 /* Feeds the answer to request `request_id`, whatever its HTTP status
@@ -1240,6 +1249,17 @@ encore_status encore_operation_feed_answer(encore_operation *operation, uint64_t
  * ENCORE_ERR_NETWORK, _TIMEOUT, _TLS, _RESPONSE_TOO_LARGE or _CANCELLED.
  * The operation retries where its flow does, or ends with that status. */
 encore_status encore_operation_feed_failure(encore_operation *operation, uint64_t request_id, encore_status failure, int64_t now);
+
+/* Runs the heavy work that encore_operation_next() announced with
+ * ENCORE_STEP_COMPUTE, at `now` (unix seconds), on the calling thread
+ * (which may be any thread; it may use every core), then the host calls
+ * encore_operation_next() again. `progress` (may be NULL) is called while
+ * it runs (total 0: not known); returning nonzero cancels it, and the
+ * operation ends with ENCORE_ERR_CANCELLED. A failure of the work ends the
+ * operation (encore_operation_get_status() tells) and is not an error of
+ * this call; ENCORE_ERR_OPERATION_STATE when no computation is due.
+ * Not thread-safe with other calls on the same operation. */
+encore_status encore_operation_compute(encore_operation *operation, int64_t now, encore_progress_fn progress, void *context);
 
 /* How the operation ended: ENCORE_OK when it succeeded, its failure's
  * status (and encore_last_error_message()) when it failed,
@@ -1958,9 +1978,10 @@ encore_status encore_sync_run(encore_client *client, const encore_sync_options *
 /* The sync as an operation for a host that does its own I/O
  * (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
  * the same work as encore_sync_run(), planned now at the client's time (a sync with
- * nothing due is finished at once). Each answer is verified and applied
- * when it is fed; a verified key package is written while the next one is
- * verified, and the last one when its batch ends. options->budget_seconds
+ * nothing due is finished at once). Each answer is verified and stored
+ * when it is fed, on the calling thread; CrowdNotifier matching and the
+ * exposure check come as ENCORE_STEP_COMPUTE (encore_operation_compute(),
+ * on any thread). options->budget_seconds
  * counts from the first encore_operation_next()'s `now`;
  * options->progress, when set, is called before each request and may
  * cancel. The options and the client's servers are copied and its trust

@@ -21,6 +21,8 @@ final class OperationHandle: @unchecked Sendable {
         case .wait(let milliseconds):
             s.kind = ENCORE_STEP_WAIT
             s.wait_ms = milliseconds
+        case .compute:
+            s.kind = ENCORE_STEP_COMPUTE
         case .request(let id, let r):
             let copy = CRequest(r)
             request = (id, copy)
@@ -85,8 +87,10 @@ func finishedOperation<Result>(_ handle: encore_operation_ptr?, as type: Result.
 
 /// What to do next, at `now` (unix seconds): *step (struct_size set by the
 /// caller) gets ENCORE_STEP_REQUEST with the request to perform,
-/// ENCORE_STEP_WAIT with how long to wait, or ENCORE_STEP_DONE.
-/// ENCORE_ERR_OPERATION_STATE while a request waits for its answer.
+/// ENCORE_STEP_WAIT with how long to wait, ENCORE_STEP_COMPUTE when heavy
+/// work is due (encore_operation_compute()), or ENCORE_STEP_DONE. Does no
+/// heavy work and starts no thread. ENCORE_ERR_OPERATION_STATE while a
+/// request waits for its answer.
 @c public func encore_operation_next(_ operation: encore_operation_ptr?, _ now: Int64, _ step: UnsafeMutablePointer<encore_operation_step>?) -> encore_status {
     guarded {
         let handle = try borrow(operation, as: OperationHandle.self, "operation")
@@ -131,6 +135,22 @@ func finishedOperation<Result>(_ handle: encore_operation_ptr?, as type: Result.
         }
         try handle.operation.receive(request_id, failure: EncoreError(kind, "\(handle.operation.name): request \(request_id) got no answer (\(kind))"), now: now)
         handle.answered(request_id)
+    }
+}
+
+/// Runs the heavy work that encore_operation_next() announced with
+/// ENCORE_STEP_COMPUTE, at `now` (unix seconds), on the calling thread
+/// (which may be any thread; it may use every core), then the host calls
+/// encore_operation_next() again. `progress` (may be NULL) is called while
+/// it runs (total 0: not known); returning nonzero cancels it, and the
+/// operation ends with ENCORE_ERR_CANCELLED. A failure of the work ends the
+/// operation (encore_operation_get_status() tells) and is not an error of
+/// this call; ENCORE_ERR_OPERATION_STATE when no computation is due.
+/// Not thread-safe with other calls on the same operation.
+@c public func encore_operation_compute(_ operation: encore_operation_ptr?, _ now: Int64, _ progress: encore_progress_fn?, _ context: UnsafeMutableRawPointer?) -> encore_status {
+    guarded {
+        let op = try borrow(operation, as: OperationHandle.self, "operation").operation
+        try op.compute(now: now, progress: progressHandler(progress, context))
     }
 }
 

@@ -96,9 +96,10 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 /// The sync as an operation for a host that does its own I/O
 /// (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
 /// the same work as encore_sync_run(), planned now at the client's time (a sync with
-/// nothing due is finished at once). Each answer is verified and applied
-/// when it is fed; a verified key package is written while the next one is
-/// verified, and the last one when its batch ends. options->budget_seconds
+/// nothing due is finished at once). Each answer is verified and stored
+/// when it is fed, on the calling thread; CrowdNotifier matching and the
+/// exposure check come as ENCORE_STEP_COMPUTE (encore_operation_compute(),
+/// on any thread). options->budget_seconds
 /// counts from the first encore_operation_next()'s `now`;
 /// options->progress, when set, is called before each request and may
 /// cancel. The options and the client's servers are copied and its trust

@@ -7,12 +7,21 @@ public enum OperationStep: Sendable, Equatable {
     /// Nothing to send before `milliseconds` have passed (a retry's delay):
     /// ask again then.
     case wait(milliseconds: Int64)
+    /// Heavy local work is due (matching many key files, CrowdNotifier
+    /// matching, the exposure check): call `compute` where the host likes
+    /// (a worker thread, an executor), then ask again. `next` and `receive`
+    /// never do such work themselves, so a host's event loop never waits
+    /// on more than one answer's worth of work.
+    case compute
     /// Finished: the outcome is in `result()`.
     case done
 }
 
 /// A network flow as a state machine (sans-I/O): it makes requests and
-/// applies answers, and does no I/O, starts no thread and reads no clock.
+/// applies answers, and does no I/O and reads no clock. `next` and
+/// `receive` run on the calling thread, start no thread and do work bounded
+/// by one answer; heavier work waits for the host's `compute` (which may
+/// use every core).
 /// The host drives it: `next` for what to do, `receive` for what came back,
 /// `outcome` once done. Whatever the flow stores happens inside `receive`
 /// of the answer that brings it, in one transaction. The requests, their
@@ -30,6 +39,10 @@ public protocol NetworkOperation: AnyObject {
     /// Request `id` got no answer (`failure.kind`: .network, .timeout,
     /// .tls, .responseTooLarge, .cancelled).
     func receive(_ id: UInt64, failure: EncoreError, now: Int64) throws
+    /// Runs the work `next` said `.compute` for; `progress` (done, total)
+    /// may cancel it, which ends the operation with `.cancelled`. The state
+    /// error when no work is due.
+    func compute(now: Int64, progress: ProgressHandler?) throws
     /// Once `next` said `.done`: nil when the flow succeeded, its error otherwise.
     var failure: EncoreError? { get }
     /// Once done and successful: the flow's result as JSON.
@@ -37,6 +50,11 @@ public protocol NetworkOperation: AnyObject {
 }
 
 extension NetworkOperation {
+    /// The flows without heavy work: nothing is ever due.
+    public func compute(now: Int64, progress: ProgressHandler?) throws {
+        throw EncoreError(.operationState, "\(name): no computation is due")
+    }
+
     /// The flow's outcome: throws its error, or the state error before it is done.
     public func result() throws -> JSONValue {
         if let failure { throw failure }
@@ -66,6 +84,9 @@ public enum OperationRunner {
                 return try operation.result()
             case .wait(let milliseconds):
                 clock.sleep(milliseconds: milliseconds, cancel: cancel)
+            case .compute:
+                let progress: ProgressHandler? = cancel.map { c in { _, _ in !c() } }
+                try operation.compute(now: start &+ clock.elapsedSeconds, progress: progress)
             case .request(let id, let request):
                 let answer: HTTPResponse
                 do {

@@ -43,7 +43,8 @@ extension SyncOperation {
 
     /// Trace keys published since the stored bundle tag, matched against
     /// the SwissCovid and NotifyMe visits; the tag is stored with the
-    /// matches (never before the body was verified and processed).
+    /// matches (never before the body was verified and processed). The
+    /// pairings are heavy: the matching is a compute step of its own.
     func traceKeysWork() throws -> [SyncWork] {
         guard let base = options.crowdNotifier, let key = options.crowdNotifierKey else { return [] }
         let service = CheckInService(store: store)
@@ -51,11 +52,13 @@ extension SyncOperation {
                                tagSetting: CheckInService.traceKeyBundleTagSetting, synced: (SyncSettings.traceKeysLast, .integer(now)),
                                backend: "CrowdNotifier") { op, body, next in
             // The JWT's content hash was checked against the body.
-            let outcome = try service.matchTraceKeys(body, bundleTag: next, now: op.now)
-            try op.store.setSetting(SyncSettings.traceKeysLast, to: .integer(op.now))
-            op.report.fetched.append(SyncFetched(kind: .traceKeys, day: nil, hour: nil, etag: next, keys: outcome.events, matches: outcome.new.count))
-            op.report.checkInMatches += outcome.new.count
-            if !outcome.new.isEmpty { op.changed = true }
+            op.follow(with: [.compute { op, progress in
+                let outcome = try service.matchTraceKeys(body, bundleTag: next, now: op.now, progress: progress)
+                try op.store.setSetting(SyncSettings.traceKeysLast, to: .integer(op.now))
+                op.report.fetched.append(SyncFetched(kind: .traceKeys, day: nil, hour: nil, etag: next, keys: outcome.events, matches: outcome.new.count))
+                op.report.checkInMatches += outcome.new.count
+                if !outcome.new.isEmpty { op.changed = true }
+            }])
         }]
     }
 

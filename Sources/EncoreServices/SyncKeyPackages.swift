@@ -77,34 +77,15 @@ extension SyncOperation {
         changed = true
     }
 
-    /// The targets' packages in order, each kept once verified; the last
-    /// one verified is written when the batch ends.
+    /// The targets' packages in order, each kept once verified.
     private func packageWork(_ targets: [PackageTarget], recover: ((SyncOperation, EncoreError) throws -> Bool)?) -> [SyncWork] {
         targets.map { target in .fetch(target.request, recover: recover) { op, r in try op.keep(r, target) } }
-            + [.local(recover: recover) { op in try op.writeUnwritten() }]
     }
 
-    /// Verifies a package answer while the one verified before it is
-    /// written (inflating and hashing on one processor, encrypting pages
-    /// and syncing the file on the other). A failure to write drops the
-    /// new package; a failure to verify comes after the previous one is kept.
+    /// Verifies a package answer and writes it, on the calling thread:
+    /// what an answer brings is stored when it is fed (one answer's work).
     private func keep(_ r: HTTPResponse, _ target: PackageTarget) throws {
-        let previous = unwritten
-        unwritten = nil
-        let store = store, country = country, now = now, verification = KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits)
-        let (checked, written) = Parallel.pair({ Result { try Self.check(r, target.what, verification) } },
-                                               { previous.map { p in Result { try Self.write(p.0, p.1, store: store, country: country, now: now) } } })
-        if let written, let p = previous {
-            try written.get()
-            note(p.0, p.1)
-        }
-        unwritten = (try checked.get(), target)
-    }
-
-    /// Writes the verified package still waiting, if any.
-    func writeUnwritten() throws {
-        guard let (package, target) = unwritten else { return }
-        unwritten = nil
+        let package = try Self.check(r, target.what, KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits))
         try Self.write(package, target, store: store, country: country, now: now)
         note(package, target)
     }

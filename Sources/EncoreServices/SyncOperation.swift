@@ -10,7 +10,9 @@ import EncoreSupport
 /// one transaction with the state that names them, so that a sync stopped
 /// at any point keeps only verified packages and the next one resumes
 /// where this one stopped. After new data the exposure check runs on the
-/// cache. The blocking `SyncService.run` is `OperationRunner` over this.
+/// cache, as a `.compute` step, like CrowdNotifier matching: `next` and
+/// `receive` do one answer's work on the calling thread and start no
+/// thread. The blocking `SyncService.run` is `OperationRunner` over this.
 ///
 /// The time budget counts from the first `next`'s `now`: once it is spent
 /// the sync stops cleanly before its next request. Stored timestamps are
@@ -28,10 +30,6 @@ public final class SyncOperation: NetworkOperation {
     /// or package), for the check that follows: it need not read them back
     /// from the cache, nor inflate again what verifying them inflated.
     var kept: [String: [String: OwnedBytes]] = [:]
-    /// A verified key package not yet written: it is written while the
-    /// next one is verified (two processors share the work), and before
-    /// anything ends the sync.
-    var unwritten: (CheckedPackage, PackageTarget)?
 
     /// The planner's steps not yet begun, and the work of the one under way.
     private var steps: [SyncStep]
@@ -40,6 +38,8 @@ public final class SyncOperation: NetworkOperation {
     private var nextID: UInt64 = 1
     private var requests: UInt64 = 0
     private var startedAt: Int64?
+    /// The end's bookkeeping is done; only its compute step may be left.
+    private var concluded = false
     public private(set) var failure: EncoreError?
     public private(set) var value: SyncReport?
 
@@ -74,14 +74,15 @@ public final class SyncOperation: NetworkOperation {
         let started = startedAt ?? clock
         startedAt = started
         advance()
-        guard !isDone, let head = work.first, case .fetch(let request, _) = head.action else { return .done }
+        guard !isDone, let head = work.first else { return .done }
+        guard case .fetch(let request, _) = head.action else { return .compute }
         // The budget: the sync stops cleanly; the next one resumes.
         if clock &- started >= options.budgetSeconds {
             report.stoppedEarly = true
             report.warnings.append("the sync's time budget (\(options.budgetSeconds) s) ran out; the next sync resumes")
             do { try head.onBudget?(self) } catch { end(EncoreError.wrapping(error, name)) }
             finish()
-            return .done
+            return isDone ? .done : .compute
         }
         if let p = options.progress, !p(requests, requests &+ 1) {
             fail(EncoreError(.cancelled, "the sync was cancelled"), head)
@@ -116,15 +117,24 @@ public final class SyncOperation: NetworkOperation {
         advance()
     }
 
+    public func compute(now clock: Int64, progress: ProgressHandler?) throws {
+        try checkClock(clock)
+        guard !isDone, outstanding == nil, let head = work.first, case .compute(let run) = head.action else {
+            throw EncoreError(.operationState, "sync: no computation is due")
+        }
+        work.removeFirst()
+        do { try run(self, progress) } catch { fail(EncoreError.wrapping(error, name), head) }
+        advance()
+    }
+
     public func resultJSON() throws -> JSONValue {
         guard let value else { throw EncoreError(.operationState, "the sync has not finished") }
         return value.json
     }
 
     /// Ends the sync with an error that came from outside the machine (a
-    /// transport that refused a request, a cancelled run): the verified
-    /// package not yet written is written, and the failure counts for the
-    /// backoff like any other. Nothing when the sync is done.
+    /// transport that refused a request, a cancelled run): the failure
+    /// counts for the backoff like any other. Nothing when the sync is done.
     public func abort(_ error: EncoreError) {
         guard !isDone else { return }
         outstanding = nil
@@ -145,8 +155,8 @@ public final class SyncOperation: NetworkOperation {
         work.insert(contentsOf: items, at: 0)
     }
 
-    /// Runs local work until a request is due, beginning the next step
-    /// when one is done; finishes when nothing is left.
+    /// Runs local work until a request or a computation is due, beginning
+    /// the next step when one is done; finishes when nothing is left.
     private func advance() {
         while !isDone {
             if let head = work.first {
@@ -180,15 +190,13 @@ public final class SyncOperation: NetworkOperation {
     }
 
     /// A failure ends the sync unless the work's own recovery takes it
-    /// (the configuration's outage); the verified package not yet written
-    /// is written first.
+    /// (the configuration's outage).
     private func fail(_ error: EncoreError, _ item: SyncWork? = nil) {
         do {
             if try item?.recover?(self, error) == true { return }
         } catch {
             return end(EncoreError.wrapping(error, name))
         }
-        do { try writeUnwritten() } catch { return end(EncoreError.wrapping(error, name)) }
         end(error)
     }
 
@@ -206,11 +214,11 @@ public final class SyncOperation: NetworkOperation {
     }
 
     /// The end of a sync that did not fail: the state, the purge, the next
-    /// due time and, after new data, the check on the cache.
+    /// due time and, after new data, the check on the cache (a compute step).
     private func finish() {
-        guard !isDone else { return }
+        guard !isDone, !concluded else { return }
+        concluded = true
         do {
-            try writeUnwritten()
             // Packages synced while the configuration backs off: the check
             // goes on with the last verified one or the built-in one.
             if report.configuration == nil, report.plan.steps.contains(where: { $0 != .appConfig && $0 != .dp3t && $0 != .traceKeys }) {
@@ -230,10 +238,15 @@ public final class SyncOperation: NetworkOperation {
             var periodic = options
             periodic.trigger = .periodic
             report.nextDueAt = try SyncService.plan(store: store, periodic, now: now).nextDueAt
-            if options.runCheck && changed {
-                report.check = try CachedCheck(store: store, fresh: kept).run(now: now)
+            guard options.runCheck && changed else {
+                value = report
+                return
             }
-            value = report
+            work = [.compute { op, progress in
+                op.report.check = try CachedCheck(store: op.store, fresh: op.kept).run(now: op.now, progress: progress)
+                op.kept = [:]
+                op.value = op.report
+            }]
         } catch {
             end(EncoreError.wrapping(error, name))
         }
@@ -270,6 +283,8 @@ struct SyncWork {
     enum Action {
         case fetch(HTTPRequest, apply: (SyncOperation, HTTPResponse) throws -> Void)
         case local((SyncOperation) throws -> Void)
+        /// Heavy work: run only by the host's `compute`.
+        case compute((SyncOperation, ProgressHandler?) throws -> Void)
     }
 
     var action: Action
@@ -287,5 +302,9 @@ struct SyncWork {
 
     static func local(recover: ((SyncOperation, EncoreError) throws -> Bool)? = nil, _ run: @escaping (SyncOperation) throws -> Void) -> SyncWork {
         SyncWork(action: .local(run), recover: recover, onBudget: nil)
+    }
+
+    static func compute(_ run: @escaping (SyncOperation, ProgressHandler?) throws -> Void) -> SyncWork {
+        SyncWork(action: .compute(run), recover: nil, onBudget: nil)
     }
 }

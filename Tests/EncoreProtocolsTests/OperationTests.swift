@@ -53,6 +53,11 @@ import Testing
         #expect(try op.result() == .array([.string("real@\(Self.now + 5)")]))
     }
 
+    @Test func aScriptedFlowHasNothingToCompute() throws {
+        let op = script(Log(), retry: .once)
+        #expect(throws: EncoreError.self) { try op.compute(now: Self.now, progress: nil) }
+    }
+
     @Test func retriesWaitWithADoublingDelayThenFail() throws {
         let op = script(Log(), retry: RetryPolicy(attempts: 3, delayMilliseconds: 1500))
         var waits: [Int64] = []
@@ -64,6 +69,9 @@ import Testing
             case .request(let id, _):
                 requests += 1
                 try op.receive(id, answer: HTTPResponse(status: 503), now: Self.now)
+            case .compute:
+                Issue.record("a scripted flow has nothing to compute")
+                break loop
             }
         }
         #expect(requests == 3 && waits == [1500, 3000])

@@ -148,6 +148,10 @@ int main(int argc, char **argv) {
             nanosleep(&pause, NULL);
             continue;
         }
+        if (step.kind == ENCORE_STEP_COMPUTE) { /* heavy work: any thread would do; this program has one */
+            s = encore_operation_compute(op, now, NULL, NULL);
+            continue;
+        }
         requests++;
         s = perform(op, &step, now);
     }

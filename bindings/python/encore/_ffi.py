@@ -116,6 +116,7 @@ ENCORE_PUSH_API_REGISTRY = 1
 ENCORE_STEP_REQUEST = 1
 ENCORE_STEP_WAIT = 2
 ENCORE_STEP_DONE = 3
+ENCORE_STEP_COMPUTE = 4
 ENCORE_TEST_KEY_QR_CODE = 0
 ENCORE_TEST_KEY_GUID = 1
 ENCORE_TEST_KEY_TELETAN = 2
@@ -1104,6 +1105,8 @@ FUNCTIONS = {
     'encore_operation_feed_answer': (encore_status, [ctypes.POINTER(encore_operation), ctypes.c_uint64, ctypes.c_int32, ctypes.POINTER(encore_http_header), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_int64]),
     # (operation, request_id, failure, now)
     'encore_operation_feed_failure': (encore_status, [ctypes.POINTER(encore_operation), ctypes.c_uint64, encore_status, ctypes.c_int64]),
+    # (operation, now, progress, context)
+    'encore_operation_compute': (encore_status, [ctypes.POINTER(encore_operation), ctypes.c_int64, encore_progress_fn, ctypes.c_void_p]),
     # (operation)
     'encore_operation_get_status': (encore_status, [ctypes.POINTER(encore_operation)]),
     # (operation, out)
@@ -1349,6 +1352,7 @@ FALLIBLE = frozenset({
     'encore_operation_next',
     'encore_operation_feed_answer',
     'encore_operation_feed_failure',
+    'encore_operation_compute',
     'encore_operation_get_status',
     'encore_operation_get_result_json',
     'encore_operation_run',

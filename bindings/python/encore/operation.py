@@ -2,7 +2,10 @@
 as a state machine the host drives with its own I/O. The library makes the
 requests and applies the answers; the host sends them however it likes:
 blocking through a Transport (run), or on an asyncio loop with an async HTTP
-client (run_async), on one thread.
+client (run_async). next() and the feeds do one answer's work at most and
+start no thread; heavy work (matching, the exposure check) is a separate
+("compute", None) step, which run_async runs in the loop's executor so that
+the loop never waits on it.
 
     op = push.register_operation(token, "ios")
     status = await op.run_async(httpx_client)
@@ -13,7 +16,7 @@ import dataclasses
 import json
 import time as _time
 
-from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
@@ -35,9 +38,10 @@ class Request:
 
 class Operation(Closeable):
     """One network operation. next() says what to do: ("request", Request),
-    ("wait", seconds) or ("done", None); feed_answer()/feed_failure() hand
-    back what came; result() is the outcome (it raises the operation's
-    error when it failed). Drive it from one thread (or one task) at a time.
+    ("wait", seconds), ("compute", None) (call compute(), on any thread) or
+    ("done", None); feed_answer()/feed_failure() hand back what came;
+    result() is the outcome (it raises the operation's error when it
+    failed). Drive it from one thread (or one task) at a time.
     """
 
     def __init__(self, pointer, result, keep=None):
@@ -56,6 +60,8 @@ class Operation(Closeable):
             return "done", None
         if step.kind == _ffi.ENCORE_STEP_WAIT:
             return "wait", step.wait_ms / 1000
+        if step.kind == _ffi.ENCORE_STEP_COMPUTE:
+            return "compute", None
         headers = [(step.headers[i].name.decode(), step.headers[i].value.decode()) for i in range(step.header_count)]
         body = ctypes.string_at(step.body, step.body_length) if step.body_length else b""
         return "request", Request(step.request_id, step.method.decode(), step.url.decode(), headers, body)
@@ -72,6 +78,17 @@ class Operation(Closeable):
             raise ValueError(f"failure is one of {sorted(FAILURES)}")
         self._call("encore_operation_feed_failure", request_id, FAILURES[failure], _now(now))
 
+    def compute(self, now=None, progress=None):
+        """Runs the heavy work a ("compute", None) step announced, on this
+        thread (any thread: the GIL is released while it runs). `progress`,
+        a callable (done, total) -> bool, may cancel it by returning False
+        (the operation then ends as cancelled); an exception it raises
+        cancels it too and comes back out of this call."""
+        watcher = _progress.Progress(progress) if progress is not None else None
+        self._call("encore_operation_compute", _now(now), watcher.c_callback if watcher else _ffi.encore_progress_fn(), None)
+        if watcher is not None:
+            watcher.reraise()  # the cancellation it caused ended the operation
+
     def json(self):
         """The finished operation's result as JSON (a dict)."""
         b = _ffi.encore_bytes()
@@ -86,7 +103,7 @@ class Operation(Closeable):
     def run(self, transport, now=None):
         """The blocking form, through an encore Transport on this thread."""
         with transport.borrow() as t:
-            self._call("encore_operation_run", t, _now(now), None, None)
+            self._call("encore_operation_run", t, _now(now), _ffi.encore_progress_fn(), None)
         return self.result()
 
     async def run_async(self, session, now=None):
@@ -102,6 +119,9 @@ class Operation(Closeable):
                 return self.result()
             if kind == "wait":
                 await asyncio.sleep(value)
+                continue
+            if kind == "compute":
+                await asyncio.get_running_loop().run_in_executor(None, self.compute, clock)
                 continue
             try:
                 status, headers, body = await perform(session, value)

@@ -122,13 +122,19 @@ def perform(request):
         return e.code, list(e.headers.items()), e.read()
 
 
-def drive(op, now=NOW, answer=perform):
-    """Drives an operation by hand; returns the URLs it asked for."""
+def drive(op, now=NOW, answer=perform, computed=None):
+    """Drives an operation by hand; returns the URLs it asked for (and
+    counts its compute steps in computed[0])."""
     urls = []
     while True:
         kind, value = op.next(now)
         if kind == "done":
             return urls
+        if kind == "compute":
+            op.compute(now)
+            if computed is not None:
+                computed[0] += 1
+            continue
         assert kind == "request"
         urls.append(value.url)
         outcome = answer(value)
@@ -141,8 +147,11 @@ def drive(op, now=NOW, answer=perform):
 def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     dist, trust, store = setup
     op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
-    urls = drive(op)
+    computed = [0]
+    urls = drive(op, computed=computed)
     assert urls[0].endswith("/version/v2/app_config_android") and urls[1].endswith("/country/EUR/date")
+    # The check on the new packages is the one compute step.
+    assert computed == [1]
     report = op.result()
     assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
     assert report.configuration["used"] == "fetched" and report.check is not None
@@ -155,6 +164,61 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     # Nothing due any more: a periodic sync's operation is done at once.
     idle = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW + 60, trigger="periodic")
     assert idle.next(NOW + 60) == ("done", None) and idle.result().fetched == []
+
+
+# Drives a sync by hand in a process of its own (the stand-in server's
+# threads are in the test's), counting the process's threads around every
+# next() and feed: none may start one. The compute step may (it is the
+# host's to place); the count stops there. Prints "threads before after computes".
+_THREAD_PROBE = """
+import os, sys, urllib.error, urllib.request
+import encore
+db, url, key_id, version, pem, now = sys.argv[1:7]
+def threads():
+    return len(os.listdir("/proc/self/task"))
+def perform(r):
+    req = urllib.request.Request(r.url, data=r.body or None, method=r.method, headers=dict(r.headers))
+    try:
+        with urllib.request.urlopen(req, timeout=10) as a:
+            return a.status, list(a.headers.items()), a.read()
+    except urllib.error.HTTPError as e:
+        return e.code, list(e.headers.items()), e.read()
+trust = encore.TrustList()
+trust.add_key(key_id, version, open(pem, "rb").read())
+store = encore.Store.open(db, raw_key=bytes(range(32)))
+op = encore.Sync(store, None, distribution=url, trust=trust).operation(now=int(now), network="metered")
+before, most, computes = threads(), 0, 0
+while True:
+    kind, value = op.next(int(now))
+    if computes == 0:
+        most = max(most, threads())
+    if kind == "done":
+        break
+    if kind == "compute":
+        computes += 1
+        op.compute(int(now))
+        continue
+    op.feed_answer(value.id, *perform(value), now=int(now))
+    if computes == 0:
+        most = max(most, threads())
+op.result()
+print(before, most, computes)
+"""
+
+
+def test_next_and_feed_start_no_thread(setup, tmp_path):
+    import subprocess
+    dist, _, _ = setup
+    signer = dist.signer
+    pem = tmp_path / "key.pem"
+    pem.write_bytes(signer.public_pem)
+    import os
+    env = {**os.environ, "PYTHONPATH": str(Path(encore.__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-c", _THREAD_PROBE, str(tmp_path / "probe.db"), dist.url, signer.key_id,
+                          signer.key_version, str(pem), str(NOW)], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    before, most, computes = map(int, out.stdout.split())
+    assert computes == 1 and most == before
 
 
 def test_driving_the_sync_out_of_turn_is_refused(setup):
@@ -198,7 +262,10 @@ def test_the_budget_counts_from_the_first_step(setup):
     op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, budget=60)
     _, request = op.next(NOW)
     op.feed_answer(request.id, *perform(request), now=NOW + 61)
-    # The host's clock says the budget is spent: the sync stops cleanly.
+    # The host's clock says the budget is spent: the sync stops cleanly,
+    # after the check that the new configuration calls for.
+    assert op.next(NOW + 61) == ("compute", None)
+    op.compute(NOW + 61)
     assert op.next(NOW + 61) == ("done", None)
     report = op.result()
     assert report.document["stoppedEarly"] and store.keyfiles("EUR") == []
