@@ -15,6 +15,8 @@ unusable reports inside a package are skipped and counted, never raised.
 
 The organizer side: create_location() makes the QR code of one's own event
 or place (CreatedLocation: its URL, location, png(), svg())."""
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import dataclasses

@@ -11,6 +11,8 @@ transport) and as an Operation for the caller's own I/O.
         client.checkins.add(qr, start=now)
         print(client.check().status)
 """
+from __future__ import annotations
+
 from .checkins import CheckIns
 from .exposure import exposure_check_cached
 from .push import Push

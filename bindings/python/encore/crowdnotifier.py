@@ -2,6 +2,8 @@
 and the authority's side (venue keys, QR codes, trace keys) for tests and
 operators. Check-ins at CrowdNotifier venues go through CheckIns.add like
 CWA's."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 

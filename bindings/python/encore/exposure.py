@@ -1,4 +1,6 @@
 """Exposure matching and the exposure check on a Store's sightings."""
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import dataclasses

@@ -1,4 +1,6 @@
 """KeyFile: an opened, checked Exposure Notification key file."""
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import os

@@ -7,6 +7,8 @@ client (run_async), on one thread.
     op = push.register_operation(token, "ios")
     status = await op.run_async(httpx_client)
 """
+from __future__ import annotations
+
 import asyncio
 import ctypes
 import dataclasses

@@ -1,6 +1,8 @@
 """Silent-push registration over a store and a transport: the rule of
 push.md on the stored state, the app-instance token (made once, kept in the
 encrypted store), registering and deregistering."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import json

@@ -1,4 +1,6 @@
 """CWA's v2 risk calculation over exposure windows."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import json

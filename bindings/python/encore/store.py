@@ -1,4 +1,6 @@
 """Store: the client's encrypted state, one SQLCipher database file."""
+from __future__ import annotations
+
 import ctypes
 import math
 import os

@@ -1,6 +1,8 @@
 """Background sync over a store and a transport: CWA's key packages, app
 configuration and trace warning packages, DP-3T exposed keys, CrowdNotifier
 trace keys, the planner, the check on the cache."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import json

@@ -1,4 +1,6 @@
 """CWA's test result access and key submission over a store and a transport."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import time as _time
