@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+import os
+from typing import TypeAlias, TypeVar
 
 _S = TypeVar("_S", bound=ctypes.Structure)
 _R = TypeVar("_R")
+
+# A file system path, as os.fsencode takes it.
+Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 
 
 def text(value: str | bytes, what: str) -> bytes:

@@ -5,6 +5,8 @@ import ctypes
 import dataclasses
 import json
 import weakref
+from collections.abc import Iterable, Mapping
+from typing import Any, Self
 
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import uint8_pointer
@@ -26,7 +28,7 @@ class DayRisk:
 
 @dataclasses.dataclass(frozen=True)
 class RiskAssessment:
-    total_risk_level: str
+    total_risk_level: str | None   # "LOW", "HIGH" or None
     most_recent_date_with_low_risk: int | None
     most_recent_date_with_high_risk: int | None
     number_of_days_with_low_risk: int
@@ -34,7 +36,7 @@ class RiskAssessment:
     total_minimum_distinct_encounters_with_low_risk: int
     total_minimum_distinct_encounters_with_high_risk: int
     calculated_at: int
-    days: tuple
+    days: tuple[DayRisk, ...]
 
 
 class RiskConfig(Closeable):
@@ -42,8 +44,10 @@ class RiskConfig(Closeable):
     the form of the conformance file's defaultRiskCalculationConfiguration).
     A malformed one raises InvalidArgumentError naming the bad field."""
 
+    _handle: Handle[ctypes._Pointer[_ffi.encore_risk_config]]
+
     @classmethod
-    def cwa(cls):
+    def cwa(cls) -> Self:
         """CWA's production parameters, built into the library."""
         self = cls.__new__(cls)
         out = ctypes.POINTER(_ffi.encore_risk_config)()
@@ -52,7 +56,7 @@ class RiskConfig(Closeable):
         weakref.finalize(self, self._handle.close)
         return self
 
-    def __init__(self, configuration):
+    def __init__(self, configuration: Mapping[str, Any] | str | bytes | bytearray) -> None:
         data = configuration if isinstance(configuration, (bytes, bytearray)) else (
             configuration.encode() if isinstance(configuration, str) else json.dumps(configuration).encode())
         out = ctypes.POINTER(_ffi.encore_risk_config)()
@@ -60,10 +64,11 @@ class RiskConfig(Closeable):
         self._handle = Handle(out, lib.encore_risk_config_free, "RiskConfig")
         weakref.finalize(self, self._handle.close)
 
-    def calculate(self, windows, now):
+    def calculate(self, windows: Iterable[Mapping[str, Any]], now: int) -> RiskAssessment:
         """The assessment of windows given as dicts in the conformance form
         (`ageInDays` relative to `now`, or `date` in unix seconds)."""
-        rows, instances = [], []
+        rows: list[_ffi.encore_exposure_window] = []
+        instances: list[_ffi.encore_scan_instance] = []
         midnight = now - now % DAY
         for w in windows:
             rows.append(_ffi.encore_exposure_window(
@@ -84,7 +89,7 @@ class RiskConfig(Closeable):
             lib.encore_risk_assessment_free(out)
 
 
-def _assessment(pointer):
+def _assessment(pointer: ctypes._Pointer[_ffi.encore_risk_assessment]) -> RiskAssessment:
     s = _cdata.output(_ffi.encore_risk_summary)
     lib.encore_risk_assessment_get_summary(pointer, ctypes.byref(s))
     days = _cdata.copy_list(lambda *page: lib.encore_risk_assessment_copy_days(pointer, *page), _ffi.encore_day_risk,
