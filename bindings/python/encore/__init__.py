@@ -17,6 +17,7 @@ installed with the package (a wheel from `make wheel` carries it), else
 ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
 from . import _ffi, crowdnotifier
+from ._cdata import decoded as _decoded
 from ._loader import lib as _lib
 from .client import Client
 from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskConfig, CheckIns, CreatedLocation, ProtectedReport,
@@ -33,7 +34,7 @@ from .testresult import SubmitSummary, TestResultClient, TestStatus
 from .transport import Transport
 from .trust import TrustList
 
-__version__ = _lib.encore_version().decode()
+__version__ = _decoded(_lib.encore_version(), "version")
 globals().update(_CLASSES)
 
 __all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",

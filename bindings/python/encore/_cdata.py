@@ -10,6 +10,8 @@ from typing import TypeAlias, TypeVar
 _S = TypeVar("_S", bound=ctypes.Structure)
 _R = TypeVar("_R")
 
+# Text the bindings pass to C: str (as UTF-8) or bytes.
+Text: TypeAlias = str | bytes
 # A file system path, as os.fsencode takes it.
 Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 

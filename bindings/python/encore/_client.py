@@ -7,10 +7,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text
+from ._cdata import Text, text
 from ._loader import lib
 
 if TYPE_CHECKING:
@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from .transport import Transport
     from .trust import TrustList
 
-PUSH_APIS = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
+# The registry API a push registration speaks.
+PushApi: TypeAlias = Literal["swisscovid", "registry"]
+PUSH_APIS: dict[str, int] = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
 
 
 def _key(key: bytes | None) -> tuple[ctypes._Pointer[ctypes.c_uint8], int, ctypes.Array[ctypes.c_uint8]]:
@@ -29,16 +31,16 @@ def _key(key: bytes | None) -> tuple[ctypes._Pointer[ctypes.c_uint8], int, ctype
     return pointer, len(data), buffer
 
 
-def _url(value: str | bytes | None, name: str) -> bytes | None:
+def _url(value: Text | None, name: str) -> bytes | None:
     return None if value is None else text(value, name)
 
 
 @contextlib.contextmanager
 def client(store: Store, *, transport: Transport | None = None, trust: TrustList | None = None, now: int | None = None,
-           distribution: str | None = None, country: str | None = None, warning_region: str | None = None,
-           dp3t: str | None = None, dp3t_key: bytes | None = None, crowdnotifier: str | None = None,
-           crowdnotifier_key: bytes | None = None, verification: str | None = None, submission: str | None = None,
-           push: str | bytes | None = None, push_api: str = "swisscovid") -> Iterator[ctypes._Pointer[_ffi.encore_client]]:
+           distribution: Text | None = None, country: Text | None = None, warning_region: Text | None = None,
+           dp3t: Text | None = None, dp3t_key: bytes | None = None, crowdnotifier: Text | None = None,
+           crowdnotifier_key: bytes | None = None, verification: Text | None = None, submission: Text | None = None,
+           push: Text | None = None, push_api: PushApi = "swisscovid") -> Iterator[ctypes._Pointer[_ffi.encore_client]]:
     """The encore_client pointer, valid until the block ends."""
     if push_api not in PUSH_APIS:
         raise ValueError(f"push_api is one of {sorted(PUSH_APIS)}")
