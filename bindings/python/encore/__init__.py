@@ -37,6 +37,14 @@ from .trust import TrustList
 __version__ = _decoded(_lib.encore_version(), "version")
 globals().update(_CLASSES)
 
+
+def __getattr__(name: str) -> type[EncoreError]:
+    """The status exceptions (NotFoundError, ZipCrcError, ...) are made at
+    import from the header's ENCORE_ERR_* constants and are attributes of
+    the module; this hook only tells type checkers that an attribute not
+    declared here is one of them (PEP 562). Any other name is an AttributeError."""
+    raise AttributeError(f"module 'encore' has no attribute {name!r}")
+
 __all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
            "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "status_name",

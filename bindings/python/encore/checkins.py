@@ -308,6 +308,7 @@ class CheckInMatch:
 
 @dataclasses.dataclass(frozen=True)
 class CheckInDay:
+    """The presence-tracing risk of one UTC day."""
     date: int                       # unix seconds of the UTC midnight
     normalized_time: float
     risk_level: str                 # "LOW", "HIGH" or "FAILED"

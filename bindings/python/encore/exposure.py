@@ -34,6 +34,8 @@ CHECK_STATUS = {_ffi.ENCORE_CHECK_LOW: "LOW", _ffi.ENCORE_CHECK_HIGH: "HIGH",
 
 @dataclasses.dataclass(frozen=True)
 class MatchResult:
+    """What matching sightings against key files found: the exposure windows,
+    ENF v1's summary and the matcher's statistics."""
     windows: tuple[dict[str, Any], ...]  # dicts in the conformance form, `date` in unix seconds
     summary_v1: dict[str, Any]
     stats: dict[str, Any]
@@ -41,6 +43,7 @@ class MatchResult:
 
 @dataclasses.dataclass(frozen=True)
 class CheckResult:
+    """The outcome of an exposure check (stored in the store as a risk result)."""
     status: str             # "LOW", "HIGH", "UNKNOWN", "OUTDATED" or "FAILED"
     notification_due: bool
     calculated_at: int

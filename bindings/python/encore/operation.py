@@ -65,6 +65,7 @@ class Operation(Closeable, Generic[_T]):
             return status
 
     def next(self, now: int | None = None) -> Step:
+        """What to do now: ("request", Request), ("wait", seconds) or ("done", None)."""
         step = _cdata.output(_ffi.encore_operation_step)
         self._call("encore_operation_next", _now(now), ctypes.byref(step))
         if step.kind == _ffi.ENCORE_STEP_DONE:
@@ -78,6 +79,7 @@ class Operation(Closeable, Generic[_T]):
 
     def feed_answer(self, request_id: int, status: int, headers: Iterable[tuple[str, str]] = (), body: bytes = b"",
                     now: int | None = None) -> None:
+        """Hands back the answer (HTTP status, headers, body) to a request."""
         keep = [(n.encode(), v.encode()) for n, v in headers]
         array = (_ffi.encore_http_header * max(len(keep), 1))(*[_ffi.encore_http_header(n, v) for n, v in keep])
         data = bytes(body)
@@ -85,6 +87,7 @@ class Operation(Closeable, Generic[_T]):
                    uint8_pointer(data) if data else None, len(data), _now(now))
 
     def feed_failure(self, request_id: int, failure: Failure = "network", now: int | None = None) -> None:
+        """Tells the operation that a request got no answer, and why."""
         if failure not in FAILURES:
             raise ValueError(f"failure is one of {sorted(FAILURES)}")
         self._call("encore_operation_feed_failure", request_id, FAILURES[failure], _now(now))

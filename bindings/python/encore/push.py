@@ -72,6 +72,7 @@ class Push:
         self.store._call("encore_push_set_state", value(exposure_notifications), value(isolated), _now(now))
 
     def decide(self, event: Event, *, now: int | None = None) -> PushDecision:
+        """What the rule of push.md says to do after `event`, on the stored state."""
         if event not in EVENTS:
             raise ValueError(f"event is one of {sorted(EVENTS)}")
         d = _cdata.output(_ffi.encore_push_decision)
@@ -114,6 +115,7 @@ class Push:
 
     @property
     def status(self) -> dict[str, Any]:
+        """The stored registration state, as the library's JSON document."""
         b = _ffi.encore_bytes()
         self.store._call("encore_push_get_status_json", ctypes.byref(b))
         status: dict[str, Any] = json.loads(_take_bytes(b))

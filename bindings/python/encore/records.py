@@ -36,6 +36,7 @@ class KeyFileInfo:
 
     @classmethod
     def from_c(cls, info: _ffi.encore_keyfile_info) -> Self:
+        """The value of a C encore_keyfile_info."""
         # Copies the strings: in C they live only as long as the handle.
         return cls(
             start_timestamp=info.start_timestamp, end_timestamp=info.end_timestamp,
@@ -59,6 +60,7 @@ class Key:
 
     @classmethod
     def from_c(cls, key: _ffi.encore_key) -> Self:
+        """The value of a C encore_key."""
         return cls(
             key_data=bytes(key.key_data),
             transmission_risk_level=key.transmission_risk_level,
@@ -97,10 +99,12 @@ class Sighting:
 
     @classmethod
     def from_c(cls, o: _ffi.encore_sighting) -> Self:
+        """The value of a C encore_sighting."""
         return cls(time=o.time, rpi=bytes(o.rpi), aem=bytes(o.aem), rssi=o.rssi,
                    prev_scan=o.prev_scan if o.has_prev_scan else None)
 
     def to_c(self) -> _ffi.encore_sighting:
+        """The C encore_sighting of this value (fields checked to fit)."""
         o = _ffi.encore_sighting()
         o.struct_size = ctypes.sizeof(o)
         o.time = checked_int(self.time, 64, "time")
@@ -122,10 +126,12 @@ class OwnKey:
 
     @classmethod
     def from_c(cls, k: _ffi.encore_own_key) -> Self:
+        """The value of a C encore_own_key."""
         return cls(key_data=bytes(k.key_data), rolling_start_interval_number=k.rolling_start_interval_number,
                    rolling_period=k.rolling_period, created=k.created)
 
     def to_c(self) -> _ffi.encore_own_key:
+        """The C encore_own_key of this value (fields checked to fit)."""
         k = _ffi.encore_own_key()
         k.struct_size = ctypes.sizeof(k)
         k.key_data[:] = list(_fixed_bytes(self.key_data, 16, "key_data"))
@@ -154,6 +160,7 @@ class TracingEvent:
 
     @classmethod
     def from_c(cls, e: _ffi.encore_tracing_event) -> Self:
+        """The value of a C encore_tracing_event."""
         return cls(time=e.time, active=bool(e.active))
 
 
@@ -177,6 +184,7 @@ class PurgeCounts:
 
     @classmethod
     def from_c(cls, n: _ffi.encore_purge_counts) -> Self:
+        """The value of a C encore_purge_counts."""
         return cls(sightings=n.sightings, own_keys=n.own_keys, keyfiles=n.keyfiles,
                    tracing_events=n.tracing_events, risk_results=n.risk_results)
 

@@ -19,6 +19,7 @@ DAY = 86_400
 
 @dataclasses.dataclass(frozen=True)
 class DayRisk:
+    """The risk of one UTC day with exposures."""
     date: int                      # unix seconds of the UTC midnight
     risk_level: str | None         # "LOW", "HIGH" or None
     normalized_time: float
@@ -28,6 +29,7 @@ class DayRisk:
 
 @dataclasses.dataclass(frozen=True)
 class RiskAssessment:
+    """CWA's v2 risk over all exposure windows, and per day."""
     total_risk_level: str | None   # "LOW", "HIGH" or None
     most_recent_date_with_low_risk: int | None
     most_recent_date_with_high_risk: int | None

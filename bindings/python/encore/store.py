@@ -137,6 +137,7 @@ class Store(Closeable):
 
     @property
     def schema_version(self) -> int:
+        """The version of the store's database schema."""
         version = ctypes.c_uint32()
         self._call("encore_store_get_schema_version", ctypes.byref(version))
         return version.value
@@ -177,6 +178,7 @@ class Store(Closeable):
         return added.value
 
     def count_sightings(self, start: int | None = None, end: int | None = None) -> int:
+        """How many sightings [start, end) holds."""
         return self._count("encore_store_count_sightings", *_range(start, end))
 
     def sightings(self, start: int | None = None, end: int | None = None) -> Iterator[Sighting]:
@@ -325,6 +327,7 @@ class Store(Closeable):
         self._call("encore_store_add_tracing_event", checked_int(time, 64, "time"), 1 if active else 0)
 
     def count_tracing_events(self, start: int | None = None, end: int | None = None) -> int:
+        """How many tracing events [start, end) holds."""
         return self._count("encore_store_count_tracing_events", *_range(start, end))
 
     def tracing_events(self, start: int | None = None, end: int | None = None) -> list[TracingEvent]:
@@ -361,6 +364,7 @@ class Store(Closeable):
         return self._result("encore_store_get_risk_result", checked_int(result_id, 64, "result_id"))
 
     def count_risk_results(self, start: int | None = None, end: int | None = None) -> int:
+        """How many risk results [start, end) holds."""
         return self._count("encore_store_count_risk_results", *_range(start, end))
 
     def risk_results(self, start: int | None = None, end: int | None = None) -> list[RiskResult]:
@@ -435,16 +439,19 @@ class Store(Closeable):
         return value.value
 
     def get_float(self, name: str | bytes) -> float:
+        """The float setting `name` (errors as get_int)."""
         value = ctypes.c_double()
         self._call("encore_store_get_setting_double", text(name, "name"), ctypes.byref(value))
         return value.value
 
     def get_text(self, name: str | bytes) -> str:
+        """The text setting `name` (errors as get_int)."""
         value = _ffi.encore_bytes()
         self._call("encore_store_get_setting_text", text(name, "name"), ctypes.byref(value))
         return _take_bytes(value).decode("utf-8")
 
     def get_bytes(self, name: str | bytes) -> bytes:
+        """The bytes setting `name` (errors as get_int)."""
         value = _ffi.encore_bytes()
         self._call("encore_store_get_setting_blob", text(name, "name"), ctypes.byref(value))
         return _take_bytes(value)

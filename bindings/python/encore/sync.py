@@ -37,12 +37,14 @@ STEPS = [(_ffi.ENCORE_SYNC_STEP_CONFIG, "config"), (_ffi.ENCORE_SYNC_STEP_DAYS, 
 
 @dataclasses.dataclass(frozen=True)
 class SyncPlan:
+    """What a sync would fetch now, and when the next one is due."""
     steps: tuple[str, ...]  # of "config", "days", "hours", "dp3t", "warnings", "traceKeys"; empty: nothing due
     next_due_at: int | None  # None without a network
 
 
 @dataclasses.dataclass(frozen=True)
 class SyncReport:
+    """What a sync did (its JSON document) and the check it ran on the cache."""
     document: dict[str, Any]  # the form `encore sync --json` prints
     check: CheckResult | None
 

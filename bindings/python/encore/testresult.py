@@ -68,6 +68,7 @@ class TestStatus:
 
 @dataclasses.dataclass(frozen=True)
 class SubmitSummary:
+    """What a submission sent."""
     keys: int
     check_ins: int
     unaligned_keys: int
@@ -153,6 +154,7 @@ class TestResultClient:
         return TestStatus._from(status)
 
     def forget(self) -> bool:
+        """Deletes the stored test registration; returns whether there was one."""
         existed = ctypes.c_int32()
         with self.store._handle.borrow() as s:
             lib.encore_test_forget(s, ctypes.byref(existed))
