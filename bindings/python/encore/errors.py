@@ -14,8 +14,6 @@ class EncoreError(Exception):
     """A libencore function failed. `status` is the code, `status_name` its
     constant's name, `message` the library's explanation."""
 
-    STATUS: int  # the code of a subclass's status
-
     def __init__(self, status: int, message: str, status_name: str | None = None) -> None:
         super().__init__(status, message)
         self.status = status
