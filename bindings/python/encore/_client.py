@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from .transport import Transport
     from .trust import TrustList
 
+    # What client() yields, and the feature classes' _client() methods return.
+    ClientPointer: TypeAlias = ctypes._Pointer[_ffi.encore_client]
+
 # The registry API a push registration speaks.
 PushApi: TypeAlias = Literal["swisscovid", "registry"]
 PUSH_APIS: dict[str, int] = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
@@ -40,7 +43,7 @@ def client(store: Store, *, transport: Transport | None = None, trust: TrustList
            distribution: Text | None = None, country: Text | None = None, warning_region: Text | None = None,
            dp3t: Text | None = None, dp3t_key: bytes | None = None, crowdnotifier: Text | None = None,
            crowdnotifier_key: bytes | None = None, verification: Text | None = None, submission: Text | None = None,
-           push: Text | None = None, push_api: PushApi = "swisscovid") -> Iterator[ctypes._Pointer[_ffi.encore_client]]:
+           push: Text | None = None, push_api: PushApi = "swisscovid") -> Iterator[ClientPointer]:
     """The encore_client pointer, valid until the block ends."""
     if push_api not in PUSH_APIS:
         raise ValueError(f"push_api is one of {sorted(PUSH_APIS)}")

@@ -320,7 +320,7 @@ class CheckInAssessment:
     total_risk_level: str           # "LOW", "HIGH" or "FAILED"
     matches: tuple[CheckInMatch, ...]
     days: tuple[CheckInDay, ...]
-    json: dict[str, Any]                     # the library's JSON form (as `encore checkin match --json`, without skippedReports)
+    json: dict[str, Any]            # the library's JSON form (as `encore checkin match --json`, without skippedReports)
 
 
 def _copy_all(name: str, pointer: object, ctype: type[_S], convert: Callable[[_S], _R]) -> tuple[_R, ...]:
@@ -476,7 +476,8 @@ class CheckIns:
             self._call("encore_checkin_assess", c, _now(now), ctypes.byref(out))
         return take_assessment(out)
 
-    def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None, now: int | None = None) -> builtins.list[dict[str, Any]]:
+    def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None,
+                now: int | None = None) -> builtins.list[dict[str, Any]]:
         """The protected reports a submission at `now` would send, as dicts
         (checkin, locationIdHash, startIntervalNumber, period, start,
         transmissionRiskLevel, iv, encryptedCheckInRecord, mac), shuffled.

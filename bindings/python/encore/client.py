@@ -46,9 +46,10 @@ class Client:
     """
 
     def __init__(self, store: Store, *, transport: Transport | None = None, trust: TrustList | None = None,
-                 distribution: Text | None = None, country: Text = "EUR", dp3t: Text | None = None, dp3t_key: bytes | None = None,
-                 crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None, warning_region: Text = "DE",
-                 verification: Text | None = None, submission: Text | None = None, push: Text | None = None, push_api: PushApi = "swisscovid") -> None:
+                 distribution: Text | None = None, country: Text = "EUR", dp3t: Text | None = None,
+                 dp3t_key: bytes | None = None, crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None,
+                 warning_region: Text = "DE", verification: Text | None = None, submission: Text | None = None,
+                 push: Text | None = None, push_api: PushApi = "swisscovid") -> None:
         if not isinstance(store, Store):
             raise TypeError("store must be an encore.Store")
         self.store = store

@@ -23,7 +23,8 @@ CHUNK = 256
 # KeyFile.open(verify=...): True requires a trusted signature, False skips
 # the check, "report" checks and reports it in info.signature_status.
 Verify: TypeAlias = bool | Literal["report"]
-_VERIFY_MODES: dict[Verify, int] = {True: _ffi.ENCORE_VERIFY_REQUIRE, False: _ffi.ENCORE_VERIFY_SKIP, "report": _ffi.ENCORE_VERIFY_REPORT}
+_VERIFY_MODES: dict[Verify, int] = {True: _ffi.ENCORE_VERIFY_REQUIRE, False: _ffi.ENCORE_VERIFY_SKIP,
+                                    "report": _ffi.ENCORE_VERIFY_REPORT}
 
 
 def _options(trust_pointer: ctypes._Pointer[_ffi.encore_trust], verify: Verify, max_member_size: int | None,

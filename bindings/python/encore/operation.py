@@ -29,8 +29,9 @@ _T = TypeVar("_T")
 Failure: TypeAlias = Literal["network", "timeout", "tls", "too-large", "cancelled"]
 # next(): ("request", Request), ("wait", seconds) or ("done", None).
 Step: TypeAlias = tuple[str, "Request | float | None"]
-FAILURES: dict[str, int] = {"network": _ffi.ENCORE_ERR_NETWORK, "timeout": _ffi.ENCORE_ERR_TIMEOUT, "tls": _ffi.ENCORE_ERR_TLS,
-            "too-large": _ffi.ENCORE_ERR_RESPONSE_TOO_LARGE, "cancelled": _ffi.ENCORE_ERR_CANCELLED}
+FAILURES: dict[str, int] = {"network": _ffi.ENCORE_ERR_NETWORK, "timeout": _ffi.ENCORE_ERR_TIMEOUT,
+                            "tls": _ffi.ENCORE_ERR_TLS, "too-large": _ffi.ENCORE_ERR_RESPONSE_TOO_LARGE,
+                            "cancelled": _ffi.ENCORE_ERR_CANCELLED}
 
 
 @dataclasses.dataclass(frozen=True)

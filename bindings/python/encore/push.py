@@ -19,6 +19,7 @@ from .store import _take_bytes
 
 if TYPE_CHECKING:
     from .store import Store
+    from ._client import ClientPointer
     from .transport import Transport
 
 # What happened (decide), and the kind of device token (register).
@@ -60,7 +61,7 @@ class Push:
         self._options.attempts, self._options.retry_delay_ms = attempts, retry_delay_ms
 
     def _client(self, now: int | None = None,
-                transport: Transport | None = None) -> contextlib.AbstractContextManager[ctypes._Pointer[_ffi.encore_client]]:
+                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
         """The C client of this store and registry at `now`."""
         return _client.client(self.store, transport=transport, now=now, push=self._server, push_api=self._api)
 

@@ -414,7 +414,8 @@ class Store(Closeable):
     def get_setting(self, name: str | bytes, default: object = _MISSING) -> object:
         """The value under `name` as int, float, str or bytes. When there is
         none: `default` if given, else NotFoundError."""
-        getters: dict[str, Callable[[str | bytes], Setting]] = {"integer": self.get_int, "double": self.get_float, "text": self.get_text, "blob": self.get_bytes}
+        getters: dict[str, Callable[[str | bytes], Setting]] = {"integer": self.get_int, "double": self.get_float,
+                                                                "text": self.get_text, "blob": self.get_bytes}
         for attempt in range(3):  # another thread may change the type between the two calls
             kind = self.setting_type(name)
             if kind is None:

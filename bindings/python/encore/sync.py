@@ -20,6 +20,7 @@ from .trust import TrustList
 
 if TYPE_CHECKING:
     from .store import Store
+    from ._client import ClientPointer
     from .transport import Transport
 
 # Why a sync runs, and the network it may use.
@@ -77,9 +78,10 @@ class Sync:
         report = await Sync(store, None, distribution=url, trust=trust).operation().run_async(session)
     """
 
-    def __init__(self, store: Store, transport: Transport | None, *, distribution: Text | None = None, country: Text = "EUR",
-                 trust: TrustList | None = None, dp3t: Text | None = None, dp3t_key: bytes | None = None, trace_warnings: bool = True,
-                 warning_region: Text = "DE", crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None) -> None:
+    def __init__(self, store: Store, transport: Transport | None, *, distribution: Text | None = None,
+                 country: Text = "EUR", trust: TrustList | None = None, dp3t: Text | None = None,
+                 dp3t_key: bytes | None = None, trace_warnings: bool = True, warning_region: Text = "DE",
+                 crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None) -> None:
         if trust is not None and not isinstance(trust, TrustList):
             raise TypeError("trust must be a TrustList or None")
         self.store, self.transport, self.trust = store, transport, trust
@@ -105,7 +107,7 @@ class Sync:
         return o, _progress.attach(o, progress)
 
     def _client(self, now: int | None,
-                transport: Transport | None = None) -> contextlib.AbstractContextManager[ctypes._Pointer[_ffi.encore_client]]:
+                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
         """The C client of this sync's store and servers at `now`."""
         return _client.client(self.store, transport=transport, trust=self.trust, now=now, distribution=self._distribution,
                               country=self._country, warning_region=self._warning_region, dp3t=self._dp3t,

@@ -15,6 +15,7 @@ from .operation import Operation
 
 if TYPE_CHECKING:
     from .store import Store
+    from ._client import ClientPointer
     from .transport import Transport
 
 _T = TypeVar("_T")
@@ -98,7 +99,7 @@ class TestResultClient:
         self._submission = None if submission is None else text(submission, "submission")
 
     def _client(self, now: int | None,
-                transport: Transport | None = None) -> contextlib.AbstractContextManager[ctypes._Pointer[_ffi.encore_client]]:
+                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
         """The C client of this store and these servers at `now`."""
         return _client.client(self.store, transport=transport, now=now, verification=self._verification,
                               submission=self._submission)
@@ -108,7 +109,8 @@ class TestResultClient:
             status: int = getattr(lib, name)(c, *args)
             return status
 
-    def register(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None, dob: Text | None = None, rapid: bool = False,
+    def register(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
+                 dob: Text | None = None, rapid: bool = False,
                  now: int | None = None) -> TestStatus:
         """Registers a test by exactly one of qr, guid and teletan. `qr` takes a
         lab test's, a rapid antigen test's (https://s.coronawarn.app?v=1#...)
@@ -121,7 +123,8 @@ class TestResultClient:
         del keep
         return TestStatus._from(status)
 
-    def register_operation(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None, dob: Text | None = None, rapid: bool = False,
+    def register_operation(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
+                           dob: Text | None = None, rapid: bool = False,
                            now: int | None = None) -> Operation[TestStatus]:
         """The registration as an Operation the caller drives (no transport
         needed); its result is the TestStatus."""

@@ -27,9 +27,9 @@ class TrustList(Closeable):
         """Trusts `key`, a SubjectPublicKeyInfo as PEM or base64 text (str or
         bytes) or DER bytes. Raises KeyFormatError for unusable key material."""
         material = key.encode("utf-8") if isinstance(key, str) else bytes(key)
+        c_key_id, c_key_version = text(key_id, "key_id"), text(key_version, "key_version")
         with self._handle.borrow() as trust:
-            lib.encore_trust_add_key(trust, text(key_id, "key_id"), text(key_version, "key_version"),
-                                     uint8_pointer(material), len(material))
+            lib.encore_trust_add_key(trust, c_key_id, c_key_version, uint8_pointer(material), len(material))
 
     def __len__(self) -> int:
         count = ctypes.c_size_t()

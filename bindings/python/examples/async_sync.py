@@ -86,7 +86,8 @@ async def sync(a: argparse.Namespace) -> encore.SyncReport:
 def text(report: encore.SyncReport) -> str:
     """What was fetched and what comes next, as `encore sync` says it (the JSON has everything)."""
     d = report.document
-    names: dict[str, Callable[[dict[str, Any]], str]] = {"config": lambda f: "configuration", "day": lambda f: f"day {f['day']} ({f['keys']} keys)",
+    names: dict[str, Callable[[dict[str, Any]], str]] = {
+             "config": lambda f: "configuration", "day": lambda f: f"day {f['day']} ({f['keys']} keys)",
              "hour": lambda f: f"hour {f['day']} {f['hour']}:00 ({f['keys']} keys)",
              "dp3t": lambda f: f"DP-3T bundle {f['etag']} ({f['keys']} keys)",
              "warnings": lambda f: f"warnings of hour {f.get('interval')} ({f['keys']} reports, {f.get('matches', 0)} new matches)",
