@@ -16,14 +16,14 @@ PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The library package's: they build and resolve nothing of the push service's
 # package (server/), whose stack alone takes longer to compile than all of
 # them take to run; `make test-server` tests it, `make test-all` runs both.
-TEST_SUITES := swift tsan check-abi c python cli store standins pairing crowdnotifier fuzz install wheel
+TEST_SUITES := swift tsan check-abi c python typecheck cli store standins pairing crowdnotifier fuzz install wheel
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # pytest-xdist workers of the Python suites: one per core for the ones that
 # compute; more for the push service's, whose tests mostly wait on clocks.
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-typecheck test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -149,6 +149,13 @@ test-c: lib
 
 test-python: lib venv
 	@scripts/pytest-suite.sh "Python binding tests" bindings/python/tests -- -n $(PYTEST_JOBS)
+
+# mypy --strict on the Python package and its examples (the test venv's
+# mypy; its configuration is bindings/python/pyproject.toml's [tool.mypy]).
+test-typecheck: venv
+	@echo "== mypy --strict bindings/python/encore bindings/python/examples"
+	@build/venv/bin/python -m mypy --strict --config-file bindings/python/pyproject.toml --cache-dir build/mypy-cache \
+		bindings/python/encore bindings/python/examples
 
 test-cli: lib cli venv
 	@scripts/pytest-suite.sh "CLI tests" Tests/cli -- -n $(PYTEST_JOBS)

@@ -4,7 +4,7 @@
     scripts/build-wheel.py LIBRARY OUT_DIR
 
 Stages bindings/python as a complete setuptools project in
-build/wheel/encore-<version>/ (the package, encore/_version.py written from
+build/wheel/encore-<version>/ (the package with its py.typed marker, encore/_version.py written from
 ENCORE_VERSION_STRING in encore_types.h, the library as encore/libencore.so,
 pyproject.toml), then writes OUT_DIR/encore-<version>-py3-none-<platform>.whl
 from it. The wheel is written here, not by setuptools' bdist_wheel: that
@@ -61,6 +61,8 @@ def stage(library, version):
     # 13 MB less to download and map for symbols only a debugger reads.
     subprocess.run(["objcopy", "--strip-unneeded", "--remove-section=.comment", "--remove-section=.note",
                     os.path.realpath(library), str(root / "encore/libencore.so")], check=True)
+    if not (root / "encore/py.typed").exists():
+        sys.exit("build-wheel: bindings/python/encore/py.typed is missing: the wheel would not be typed (PEP 561)")
     return root
 
 

@@ -2,8 +2,8 @@
 # Runs one step of `make test` quietly (scripts/test-all.sh):
 #   scripts/suite.sh NAME COMMAND [ARGS]
 # The command's whole output goes to build/logs/NAME.log; one line is printed:
-# the name, ok or FAILED, what passed (read from the log: pytest's and Swift
-# Testing's own summaries, else the number of checks the script reported as
+# the name, ok or FAILED, what passed (read from the log: pytest's, Swift Testing's
+# and mypy's own summaries, else the number of checks the script reported as
 # "== ..." or "...: ok" lines) and the seconds it took. A failing step also
 # prints the last 40 lines of its log (and appends its last 25 to the file
 # $ENCORE_FAILURES names, if set). The line is appended to
@@ -39,6 +39,13 @@ counts() {
         else
             echo "$tests tests passed"
         fi
+        return
+    fi
+    # mypy: "Success: no issues found in 24 source files" / "Found 3 errors in 2 files (checked 24 source files)".
+    line=$(grep -E '^(Success: no issues found in|Found [0-9]+ errors? in) ' "$log" | tail -n 1)
+    if [[ -n $line ]]; then
+        sed -E 's/^Success: no issues found in ([0-9]+) source files?$/\1 files type-checked, no issues/;
+                s/^Found ([0-9]+) (errors?) in ([0-9]+) files? \(checked ([0-9]+) source files?\)$/\1 \2 in \4 files checked/' <<<"$line"
         return
     fi
     # The builds (scripts/build.sh): one "build: PRODUCT (...) ... done in N s" line each.

@@ -2,7 +2,9 @@
 # The wheel as a user gets it: `make wheel`'s dist/encore-<version>-*.whl is
 # installed offline into a fresh venv outside the checkout; `import encore`
 # from elsewhere prints the version and loads the library the wheel carries;
-# then the binding tests (bindings/python/tests, all of them) run against the
+# the wheel is typed (py.typed: mypy --strict checks the example against the
+# installed package, whose import it refuses without the marker); then the
+# binding tests (bindings/python/tests, all of them) run against the
 # installed package, with ENCORE_LIBRARY unset and the checkout's copy of
 # the package out of sys.path (ENCORE_TEST_INSTALLED=1, encore_testdata.py).
 # The tests' own packages (pytest, cryptography, ...) come from build/venv:
@@ -41,7 +43,17 @@ out=$(cd "$tmp/elsewhere" && "$tmp/venv/bin/python" -c 'import encore; print(enc
 [ "$package" = "$site/encore/__init__.py" ] || { echo "test-wheel: imported $package, not the installed package" >&2; exit 1; }
 echo "wheel: import encore outside the checkout: version $got, library $loaded: ok"
 
-# The binding tests against the installed package.
+# Typed (PEP 561): the marker is in the wheel and installed, and mypy takes the
+# installed package's annotations (its optional HTTP clients are not installed there).
+python3 -c 'import sys, zipfile; sys.exit("encore/py.typed" not in zipfile.ZipFile(sys.argv[1]).namelist())' "$wheel" \
+    || { echo "test-wheel: the wheel has no encore/py.typed" >&2; exit 1; }
+[ -f "$site/encore/py.typed" ] || { echo "test-wheel: the wheel installed no $site/encore/py.typed" >&2; exit 1; }
 python=$(scripts/venv.sh)
+printf '[mypy]\nstrict = True\n[mypy-httpx,aiohttp]\nignore_missing_imports = True\n' > "$tmp/mypy.ini"
+(cd "$tmp/elsewhere" && "$python" -m mypy --config-file "$tmp/mypy.ini" --cache-dir "$tmp/mypy-cache" \
+    --python-executable "$tmp/venv/bin/python" "$repo/bindings/python/examples/async_sync.py")
+echo "wheel: py.typed in the wheel, mypy --strict on the example against the installed package: ok"
+
+# The binding tests against the installed package.
 cd "$tmp/elsewhere"
 ENCORE_TEST_INSTALLED=1 PYTHONPATH="$site" "$python" -m pytest -q -p no:cacheprovider -n "${PYTEST_JOBS:-auto}" "$repo/bindings/python/tests"

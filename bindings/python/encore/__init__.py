@@ -17,6 +17,7 @@ installed with the package (a wheel from `make wheel` carries it), else
 ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
 from . import _ffi, crowdnotifier
+from ._cdata import decoded as _decoded
 from ._loader import lib as _lib
 from .client import Client
 from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskConfig, CheckIns, CreatedLocation, ProtectedReport,
@@ -33,8 +34,16 @@ from .testresult import SubmitSummary, TestResultClient, TestStatus
 from .transport import Transport
 from .trust import TrustList
 
-__version__ = _lib.encore_version().decode()
+__version__ = _decoded(_lib.encore_version(), "version")
 globals().update(_CLASSES)
+
+
+def __getattr__(name: str) -> type[EncoreError]:
+    """The status exceptions (NotFoundError, ZipCrcError, ...) are made at
+    import from the header's ENCORE_ERR_* constants and are attributes of
+    the module; this hook only tells type checkers that an attribute not
+    declared here is one of them (PEP 562). Any other name is an AttributeError."""
+    raise AttributeError(f"module 'encore' has no attribute {name!r}")
 
 __all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
            "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",

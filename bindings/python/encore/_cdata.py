@@ -1,9 +1,22 @@
 """Conversions of Python values to C arguments, refusing what C would
 silently get wrong (truncated strings, wrapped integers)."""
+from __future__ import annotations
+
 import ctypes
+from collections.abc import Callable, Iterator, Sequence
+import os
+from typing import TypeAlias, TypeVar
+
+_S = TypeVar("_S", bound=ctypes.Structure)
+_R = TypeVar("_R")
+
+# Text the bindings pass to C: str (as UTF-8) or bytes.
+Text: TypeAlias = str | bytes
+# A file system path, as os.fsencode takes it.
+Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 
 
-def text(value, what):
+def text(value: str | bytes, what: str) -> bytes:
     """A str (as UTF-8) or bytes as a NUL-terminated C string."""
     data = value.encode("utf-8") if isinstance(value, str) else value
     if not isinstance(data, bytes):
@@ -14,13 +27,21 @@ def text(value, what):
     return data
 
 
-def uint8_pointer(data):
+def decoded(value: bytes | None, what: str) -> str:
+    """A string the library gave (UTF-8), where C never gives NULL."""
+    if value is None:
+        raise ValueError(f"the library gave no {what}")
+    return value.decode()
+
+
+def uint8_pointer(data: bytes) -> ctypes._Pointer[ctypes.c_uint8]:
     """A `const uint8_t *` to the bytes of `data` without copying; the
     returned pointer object keeps `data` alive."""
-    return ctypes.cast(data, ctypes.POINTER(ctypes.c_uint8))
+    # ctypes.cast takes bytes (as c_void_p does), which typeshed does not say.
+    return ctypes.cast(data, ctypes.POINTER(ctypes.c_uint8))  # type: ignore[arg-type]
 
 
-def unsigned(value, ctype, what):
+def unsigned(value: int, ctype: type[ctypes._SimpleCData[int]], what: str) -> int:
     """`value` checked to fit the unsigned ctypes type `ctype` (ctypes would
     wrap negatives and truncate large numbers without a word)."""
     limit = 1 << (8 * ctypes.sizeof(ctype))
@@ -29,7 +50,7 @@ def unsigned(value, ctype, what):
     return value
 
 
-def output(struct_type):
+def output(struct_type: type[_S]) -> _S:
     """An output struct that may grow, with its struct_size set: the
     library writes only the fields of the size the bindings know."""
     value = struct_type()
@@ -43,7 +64,7 @@ def output(struct_type):
 sized = output
 
 
-def array_of(struct_type, rows):
+def array_of(struct_type: type[_S], rows: Sequence[_S]) -> tuple[ctypes.Array[_S], int]:
     """(array, element_size) of an input array of `struct_type` structs,
     each with its struct_size set (a C array needs one slot even when empty)."""
     array = (struct_type * max(len(rows), 1))(*rows)
@@ -56,7 +77,8 @@ def array_of(struct_type, rows):
 CHUNK = 256
 
 
-def copy_list(copy, struct_type, convert, chunk=CHUNK):
+def copy_list(copy: Callable[..., object], struct_type: type[_S], convert: Callable[[_S], _R],
+              chunk: int = CHUNK) -> Iterator[_R]:
     """Yields convert(item) for every item of a list, read in pages through
     a copy function of the one list idiom: copy(first, out, element_size,
     capacity, copied) with the caller's other arguments already bound."""

@@ -2,31 +2,48 @@
 trust list and transport, and a clock standing at the call's `now` (the
 system clock when None). The feature classes keep their settings and make
 one for each call, so one Python object may be used from several threads."""
+from __future__ import annotations
+
 import contextlib
 import ctypes
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text
+from ._cdata import Text, text
 from ._loader import lib
 
-PUSH_APIS = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
+if TYPE_CHECKING:
+    from .store import Store
+    from .transport import Transport
+    from .trust import TrustList
+
+    # What client() yields, and the feature classes' _client() methods return.
+    ClientPointer: TypeAlias = ctypes._Pointer[_ffi.encore_client]
+
+# The registry API a push registration speaks.
+PushApi: TypeAlias = Literal["swisscovid", "registry"]
+PUSH_APIS: dict[str, int] = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
 
 
-def _key(key):
-    """A server key's bytes in memory ctypes keeps alive, and its length."""
-    key = b"" if key is None else bytes(key)
-    buffer = (ctypes.c_uint8 * max(len(key), 1)).from_buffer_copy(key or b"\0")
-    return ctypes.cast(buffer, ctypes.POINTER(ctypes.c_uint8)) if key else None, len(key), buffer
+def _key(key: bytes | None) -> tuple[ctypes._Pointer[ctypes.c_uint8], int, ctypes.Array[ctypes.c_uint8]]:
+    """A server key's bytes in memory ctypes keeps alive (NULL when none), and its length."""
+    data = b"" if key is None else bytes(key)
+    buffer = (ctypes.c_uint8 * max(len(data), 1)).from_buffer_copy(data or b"\0")
+    pointer = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_uint8)) if data else ctypes.POINTER(ctypes.c_uint8)()
+    return pointer, len(data), buffer
 
 
-def _url(value, name):
+def _url(value: Text | None, name: str) -> bytes | None:
     return None if value is None else text(value, name)
 
 
 @contextlib.contextmanager
-def client(store, *, transport=None, trust=None, now=None, distribution=None, country=None, warning_region=None,
-           dp3t=None, dp3t_key=None, crowdnotifier=None, crowdnotifier_key=None, verification=None, submission=None,
-           push=None, push_api="swisscovid"):
+def client(store: Store, *, transport: Transport | None = None, trust: TrustList | None = None, now: int | None = None,
+           distribution: Text | None = None, country: Text | None = None, warning_region: Text | None = None,
+           dp3t: Text | None = None, dp3t_key: bytes | None = None, crowdnotifier: Text | None = None,
+           crowdnotifier_key: bytes | None = None, verification: Text | None = None, submission: Text | None = None,
+           push: Text | None = None, push_api: PushApi = "swisscovid") -> Iterator[ClientPointer]:
     """The encore_client pointer, valid until the block ends."""
     if push_api not in PUSH_APIS:
         raise ValueError(f"push_api is one of {sorted(PUSH_APIS)}")

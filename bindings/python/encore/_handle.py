@@ -1,9 +1,15 @@
 """Ownership of one C handle shared by Python threads."""
+from __future__ import annotations
+
 import contextlib
 import threading
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Self, TypeVar
+
+_P = TypeVar("_P")
 
 
-class Handle:
+class Handle(Generic[_P]):
     """Owns a library handle and frees it exactly once.
 
     ctypes releases the GIL during calls, so one thread may close an object
@@ -11,8 +17,8 @@ class Handle:
     use-after-free in C; instead close() marks the handle closed and the last
     call still using it frees it."""
 
-    def __init__(self, pointer, free, what):
-        self._pointer = pointer
+    def __init__(self, pointer: _P, free: Callable[[_P], object], what: str) -> None:
+        self._pointer: _P | None = pointer
         self._free = free
         self._what = what
         self._lock = threading.Lock()
@@ -20,18 +26,20 @@ class Handle:
         self._closed = False
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._closed
 
     @contextlib.contextmanager
-    def borrow(self):
+    def borrow(self) -> Iterator[_P]:
         """The pointer, guaranteed not to be freed until the block ends."""
         with self._lock:
             if self._closed:
                 raise ValueError(f"{self._what} is closed")
             self._users += 1
+            pointer = self._pointer
+        assert pointer is not None  # set until the handle is closed
         try:
-            yield self._pointer
+            yield pointer
         finally:
             with self._lock:
                 self._users -= 1
@@ -39,7 +47,7 @@ class Handle:
             if last:
                 self._release()
 
-    def close(self):
+    def close(self) -> None:
         with self._lock:
             if self._closed:
                 return
@@ -48,25 +56,29 @@ class Handle:
         if last:
             self._release()
 
-    def _release(self):
+    def _release(self) -> None:
         pointer, self._pointer = self._pointer, None
-        self._free(pointer)
+        if pointer is not None:
+            self._free(pointer)
 
 
 class Closeable:
     """close(), `closed` and the context manager for an object that owns one
     Handle in self._handle."""
 
-    def close(self):
+    _handle: Handle[Any]
+
+    def close(self) -> None:
         """Releases the library object; the last call still using it frees it."""
         self._handle.close()
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
+        """Whether close() was called."""
         return self._handle.closed
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()

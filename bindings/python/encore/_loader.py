@@ -1,5 +1,7 @@
 """Finds libencore, binds it to the generated declarations and checks that
 the library is the version the declarations were generated from."""
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import os
@@ -13,7 +15,7 @@ _BUNDLED_LIBRARY = pathlib.Path(__file__).resolve().parent / "libencore.so"
 _REPO_LIBRARY = pathlib.Path(__file__).resolve().parents[3] / "build/lib/libencore.so"
 
 
-def _candidates():
+def _candidates() -> list[tuple[str, str]]:
     """Library paths to try: the one installed with the package, else the most explicit first."""
     if _BUNDLED_LIBRARY.exists():
         # An installed wheel uses its own library: it is the one this copy of
@@ -31,7 +33,7 @@ def _candidates():
     return found
 
 
-def check_version(runtime_string, runtime_number, where="libencore"):
+def check_version(runtime_string: str, runtime_number: int, where: str = "libencore") -> None:
     """Raises ImportError unless the runtime version equals the header's macros."""
     expected = _ffi.ENCORE_VERSION_MAJOR * 10000 + _ffi.ENCORE_VERSION_MINOR * 100 + _ffi.ENCORE_VERSION_PATCH
     if runtime_number != expected or runtime_string != _ffi.ENCORE_VERSION_STRING:
@@ -41,7 +43,8 @@ def check_version(runtime_string, runtime_number, where="libencore"):
             "library or regenerate the bindings (python3 bindings/python/gen_ffi.py)")
 
 
-def load():
+def load() -> _ffi.Library:
+    """The library, bound to the header's declarations (ImportError when none loads)."""
     candidates = _candidates()
     if not candidates:
         raise ImportError(
@@ -54,9 +57,9 @@ def load():
         except OSError as e:
             errors.append(f"{source}: {e}")
             continue
-        _ffi.bind(lib)
-        check_version(lib.encore_version().decode(), lib.encore_version_number(), path)
-        return lib
+        bound = _ffi.bind(lib)
+        check_version((bound.encore_version() or b"").decode(), bound.encore_version_number(), path)
+        return bound
     raise ImportError("libencore could not be loaded: " + "; ".join(errors))
 
 

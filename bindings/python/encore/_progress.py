@@ -1,7 +1,14 @@
 """Adapts a Python progress callable to encore_progress_fn for one call."""
+from __future__ import annotations
+
 import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from . import _ffi, errors
+
+# progress(done, total): False cancels; None (no return statement) or True goes on.
+ProgressFn = Callable[[int, int], "bool | None"]
 
 
 class Progress:
@@ -10,14 +17,14 @@ class Progress:
     the Python callable cannot cross C, so it cancels the operation and is kept
     in `error` for the caller to re-raise."""
 
-    def __init__(self, func):
+    def __init__(self, func: ProgressFn) -> None:
         if not callable(func):
             raise TypeError(f"progress must be callable, not {type(func).__name__}")
         self.func = func
-        self.error = None
+        self.error: BaseException | None = None
         self.c_callback = _ffi.encore_progress_fn(self._call)
 
-    def _call(self, context, done, total):
+    def _call(self, context: int | None, done: int, total: int) -> int:
         if self.error is not None:
             return 1
         try:
@@ -28,14 +35,14 @@ class Progress:
         # None (no return statement) and True go on; False cancels.
         return 0 if result is None or result else 1
 
-    def reraise(self, cause=None):
+    def reraise(self, cause: BaseException | None = None) -> None:
         """Raises the callable's exception, if it raised one."""
         if self.error is not None:
             error, self.error = self.error, None  # no reference cycle through the traceback
             raise error from cause
 
 
-def attach(options, func):
+def attach(options: Any, func: ProgressFn | None) -> Progress | None:
     """Points an options struct's progress callback at `func` (None: none);
     returns the Progress the call must keep alive (None without `func`)."""
     if func is None:
@@ -46,7 +53,7 @@ def attach(options, func):
 
 
 @contextlib.contextmanager
-def reraising(watcher):
+def reraising(watcher: Progress | None) -> Iterator[None]:
     """Around the library call: a cancellation caused by an exception of the
     callable comes out as that exception (chained to the library's error)."""
     try:

@@ -15,6 +15,9 @@ unusable reports inside a package are skipped and counted, never raised.
 
 The organizer side: create_location() makes the QR code of one's own event
 or place (CreatedLocation: its URL, location, png(), svg())."""
+from __future__ import annotations
+
+import builtins
 import contextlib
 import ctypes
 import dataclasses
@@ -22,25 +25,30 @@ import json
 import os
 import time as _time
 import weakref
+from collections.abc import Callable, Mapping
+from typing import Any, Self, TypeVar
 
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
 from .records import SIGNATURE_STATUSES, checked_int
-from .store import _take_bytes
-from .testresult import SYMPTOMS
+from .store import Store, _take_bytes
+from .testresult import SYMPTOMS, Symptoms
 from .trust import TrustList
+
+_S = TypeVar("_S", bound=ctypes.Structure)
+_R = TypeVar("_R")
 
 LEVELS = {_ffi.ENCORE_CHECKIN_RISK_LOW: "LOW", _ffi.ENCORE_CHECKIN_RISK_HIGH: "HIGH",
           _ffi.ENCORE_CHECKIN_RISK_FAILED: "FAILED"}
 
 
-def _now(now):
+def _now(now: int | None) -> int:
     return int(_time.time()) if now is None else checked_int(now, 64, "now")
 
 
-def _fixed(value, size, what):
+def _fixed(value: bytes | bytearray | memoryview, size: int, what: str) -> bytes:
     if not isinstance(value, (bytes, bytearray, memoryview)):
         raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
     data = bytes(value)
@@ -49,7 +57,7 @@ def _fixed(value, size, what):
     return data
 
 
-def _text(value):
+def _text(value: bytes | None) -> str:
     return value.decode("utf-8") if value is not None else ""
 
 
@@ -71,7 +79,7 @@ class TraceLocation:
     automatic_length_seconds: int   # how long a check-in lasts without a check-out
 
 
-def _take_location(pointer):
+def _take_location(pointer: ctypes._Pointer[_ffi.encore_trace_location]) -> TraceLocation:
     try:
         i = _cdata.output(_ffi.encore_trace_location_info)
         lib.encore_trace_location_get_info(pointer, ctypes.byref(i))
@@ -82,7 +90,7 @@ def _take_location(pointer):
         lib.encore_trace_location_free(pointer)
 
 
-def parse_qr(qr_code):
+def parse_qr(qr_code: str | bytes) -> TraceLocation:
     """The location of a CWA event QR code's text
     (https://e.coronawarn.app?v=1#<base64url>, padding allowed). Nothing is stored."""
     out = ctypes.POINTER(_ffi.encore_trace_location)()
@@ -90,7 +98,7 @@ def parse_qr(qr_code):
     return _take_location(out)
 
 
-def location_from_payload(payload):
+def location_from_payload(payload: bytes | bytearray | memoryview) -> TraceLocation:
     """The location of a QRCodePayload's bytes (what follows "#", decoded)."""
     if not isinstance(payload, (bytes, bytearray, memoryview)):
         raise TypeError(f"payload must be bytes, not {type(payload).__name__}")
@@ -108,23 +116,24 @@ class CreatedLocation:
     url: str
     location: TraceLocation
 
-    def png(self, scale=8):
+    def png(self, scale: int = 8) -> bytes:
         """The printable QR code as a PNG (8-bit grey, `scale` pixels a module, 1-16)."""
         return qr_image(self.url, "png", scale)
 
-    def svg(self):
+    def svg(self) -> str:
         """The printable QR code as SVG text."""
         return qr_image(self.url, "svg").decode("utf-8")
 
 
-def _unsigned(value, bits, what):
+def _unsigned(value: int, bits: int, what: str) -> int:
     """`value` checked to be an int that fits an unsigned C integer of `bits` bits."""
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << bits:
         raise ValueError(f"{what} must be an int from 0 to {(1 << bits) - 1}, not {value!r}")
     return value
 
 
-def create_location(description, address, *, start=None, end=None, location_type=None, default_minutes=None):
+def create_location(description: str | bytes, address: str | bytes, *, start: int | None = None, end: int | None = None,
+                    location_type: int | None = None, default_minutes: int | None = None) -> CreatedLocation:
     """Creates a CWA event or place as the Corona-Warn-App does on the phone
     (nothing sent or stored; a fresh random seed, so each call makes a new
     location). `location_type` is CWA's TraceLocationType: places 1, 3-8,
@@ -157,7 +166,7 @@ def create_location(description, address, *, start=None, end=None, location_type
     return CreatedLocation(url_text, _take_location(out))
 
 
-def qr_image(qr_code, image_format="png", scale=8):
+def qr_image(qr_code: str | bytes, image_format: str = "png", scale: int = 8) -> bytes:
     """The printable QR code of a CWA event QR code's text (parsed first),
     drawn by libqrencode: "png" (bytes; `scale` pixels a module, 1-16) or
     "svg" (UTF-8 bytes; no scale)."""
@@ -193,7 +202,7 @@ class ProtectedReport:
     encrypted_record: bytes
     mac: bytes
 
-    def _to_c(self):
+    def _to_c(self) -> _ffi.encore_checkin_report:
         sealed = bytes(self.encrypted_record)
         if len(sealed) > 32:
             # The C struct holds 32 bytes: a real record is at most 18 bytes
@@ -208,7 +217,7 @@ class ProtectedReport:
         return r
 
 
-def encrypt_report(location_id, record, iv=None):
+def encrypt_report(location_id: bytes, record: CheckInRecord, iv: bytes | None = None) -> ProtectedReport:
     """A ProtectedReport of `record` (a CheckInRecord) under the keys of
     `location_id` (32 bytes): AES-256-CBC with PKCS#7 and `iv` (16 bytes;
     None: a random one), HMAC-SHA256 over iv || ciphertext."""
@@ -227,7 +236,7 @@ def encrypt_report(location_id, record, iv=None):
                            bytes(out.encrypted_record[:out.encrypted_record_length]), bytes(out.mac))
 
 
-def decrypt_report(location_id, report):
+def decrypt_report(location_id: bytes, report: ProtectedReport) -> CheckInRecord:
     """The CheckInRecord of a ProtectedReport, opened with the keys of
     `location_id`: ReportMacError when the MAC does not verify (checked
     before anything is decrypted), ReportInvalidError for wrong lengths,
@@ -239,7 +248,7 @@ def decrypt_report(location_id, report):
     return CheckInRecord(out.start_interval_number, out.period, out.transmission_risk_level)
 
 
-def derive_times(start, end):
+def derive_times(start: int, end: int) -> tuple[int, int] | None:
     """A visit's (start, end) as a submission reports them with CWA's
     production parameters (under 10 minutes dropped, aerosol decay added,
     aligned to 10 minutes); None for a dropped visit."""
@@ -258,8 +267,10 @@ class CheckInRiskConfig(Closeable):
     normalizedTimePerDayToRiskLevelMapping, maxCheckInAgeInDays). A bad one
     raises InvalidArgumentError naming the field."""
 
+    _handle: Handle[ctypes._Pointer[_ffi.encore_checkin_risk_config]]
+
     @classmethod
-    def cwa(cls):
+    def cwa(cls) -> Self:
         """CWA's production parameters, built into the library."""
         self = cls.__new__(cls)
         out = ctypes.POINTER(_ffi.encore_checkin_risk_config)()
@@ -267,7 +278,7 @@ class CheckInRiskConfig(Closeable):
         self._adopt(out)
         return self
 
-    def __init__(self, configuration):
+    def __init__(self, configuration: Mapping[str, Any] | str | bytes | bytearray) -> None:
         if isinstance(configuration, (bytes, bytearray)):
             data = bytes(configuration)
         elif isinstance(configuration, str):
@@ -278,7 +289,7 @@ class CheckInRiskConfig(Closeable):
         lib.encore_checkin_risk_config_new_json(uint8_pointer(data), len(data), ctypes.byref(out))
         self._adopt(out)
 
-    def _adopt(self, pointer):
+    def _adopt(self, pointer: ctypes._Pointer[_ffi.encore_checkin_risk_config]) -> None:
         self._handle = Handle(pointer, lib.encore_checkin_risk_config_free, "CheckInRiskConfig")
         weakref.finalize(self, self._handle.close)
 
@@ -297,6 +308,7 @@ class CheckInMatch:
 
 @dataclasses.dataclass(frozen=True)
 class CheckInDay:
+    """The presence-tracing risk of one UTC day."""
     date: int                       # unix seconds of the UTC midnight
     normalized_time: float
     risk_level: str                 # "LOW", "HIGH" or "FAILED"
@@ -306,17 +318,17 @@ class CheckInDay:
 class CheckInAssessment:
     """The presence-tracing risk: per match, per day (newest first), in total."""
     total_risk_level: str           # "LOW", "HIGH" or "FAILED"
-    matches: tuple
-    days: tuple
-    json: dict                      # the library's JSON form (as `encore checkin match --json`, without skippedReports)
+    matches: tuple[CheckInMatch, ...]
+    days: tuple[CheckInDay, ...]
+    json: dict[str, Any]            # the library's JSON form (as `encore checkin match --json`, without skippedReports)
 
 
-def _copy_all(name, pointer, ctype, convert):
+def _copy_all(name: str, pointer: object, ctype: type[_S], convert: Callable[[_S], _R]) -> tuple[_R, ...]:
     """All rows of a list's copy function, converted."""
     return tuple(_cdata.copy_list(lambda *page: getattr(lib, name)(pointer, *page), ctype, convert))
 
 
-def _assessment(pointer):
+def _assessment(pointer: ctypes._Pointer[_ffi.encore_checkin_assessment]) -> CheckInAssessment:
     """A CheckInAssessment of a library assessment handle (not freed here)."""
     s = _cdata.output(_ffi.encore_checkin_risk_summary)
     lib.encore_checkin_assessment_get_summary(pointer, ctypes.byref(s))
@@ -334,7 +346,7 @@ def _assessment(pointer):
         json=json.loads(_take_bytes(b)))
 
 
-def take_assessment(pointer):
+def take_assessment(pointer: ctypes._Pointer[_ffi.encore_checkin_assessment]) -> CheckInAssessment:
     """A CheckInAssessment of a library assessment handle, which is freed."""
     try:
         return _assessment(pointer)
@@ -363,7 +375,7 @@ _KINDS = {_ffi.ENCORE_CHECKIN_KIND_CWA: "cwa", _ffi.ENCORE_CHECKIN_KIND_SWISSCOV
           _ffi.ENCORE_CHECKIN_KIND_NOTIFYME: "notifyme"}
 
 
-def _take_check_in(i):
+def _take_check_in(i: _ffi.encore_checkin_info) -> CheckIn:
     """A CheckIn of a copied encore_checkin_info, whose strings are freed."""
     return CheckIn(i.id, i.start, None if i.end < 0 else i.end, i.auto_end, _take_bytes(i.description).decode("utf-8"),
                    _take_bytes(i.address).decode("utf-8"), bytes(i.location_id_hash), bool(i.submitted),
@@ -386,13 +398,13 @@ class CheckIns:
     """The check-ins of a Store (encore.Store). Times are unix seconds;
     `now` defaults to the current time."""
 
-    def __init__(self, store):
+    def __init__(self, store: Store) -> None:
         self.store = store
 
-    def _call(self, name, *args):
+    def _call(self, name: str, *args: Any) -> int:
         return self.store._call(name, *args)
 
-    def add(self, qr_code, start, end=None, now=None):
+    def add(self, qr_code: str | bytes, start: int, end: int | None = None, now: int | None = None) -> int:
         """Checks in at the place of a CWA QR code from `start`; without `end`
         the check-in stays open until the location's automatic length has
         passed. Returns the check-in's id. A bad QR code raises its Qr*Error,
@@ -402,22 +414,22 @@ class CheckIns:
                    -1 if end is None else checked_int(end, 64, "end"), _now(now), ctypes.byref(out))
         return out.value
 
-    def end(self, check_in, end):
+    def end(self, check_in: int, end: int) -> None:
         """Checks out: the check-in ends at `end`. NotFoundError for an unknown id."""
         self._call("encore_checkin_end", checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"))
 
-    def edit(self, check_in, start, end=None):
+    def edit(self, check_in: int, start: int, end: int | None = None) -> None:
         """Sets a check-in's times (end None: checked in again)."""
         self._call("encore_checkin_edit", checked_int(check_in, 64, "check_in"), checked_int(start, 64, "start"),
                    -1 if end is None else checked_int(end, 64, "end"))
 
-    def delete(self, check_in):
+    def delete(self, check_in: int) -> bool:
         """Deletes a check-in and its warnings; returns whether there was one."""
         existed = ctypes.c_int32()
         self._call("encore_checkin_delete", checked_int(check_in, 64, "check_in"), ctypes.byref(existed))
         return bool(existed.value)
 
-    def list(self, now=None):
+    def list(self, now: int | None = None) -> list[CheckIn]:
         """The check-ins, oldest first, after closing those whose time is up
         and deleting those that ended over 10 days before `now`."""
         out = ctypes.POINTER(_ffi.encore_checkin_list)()
@@ -428,7 +440,8 @@ class CheckIns:
         finally:
             lib.encore_checkin_list_free(out)
 
-    def match_package(self, package, trust=None, now=None):
+    def match_package(self, package: bytes | bytearray | memoryview | str | os.PathLike[str],
+                      trust: TrustList | None = None, now: int | None = None) -> WarningMatchSummary:
         """Matches a trace warning package (bytes, or a path: a zip of
         export.bin + export.sig; empty is the empty package), verified with
         `trust` (a TrustList: nothing unverified is stored), against the check-ins;
@@ -453,7 +466,7 @@ class CheckIns:
                                    summary.interval_number, summary.warnings, summary.reports, summary.matches,
                                    summary.added, summary.skipped)
 
-    def assess(self, config=None, now=None):
+    def assess(self, config: CheckInRiskConfig | None = None, now: int | None = None) -> CheckInAssessment:
         """The presence-tracing risk of the stored warnings (`config` a
         CheckInRiskConfig; None: CWA's production parameters). Reads only."""
         if config is not None and not isinstance(config, CheckInRiskConfig):
@@ -463,7 +476,8 @@ class CheckIns:
             self._call("encore_checkin_assess", c, _now(now), ctypes.byref(out))
         return take_assessment(out)
 
-    def reports(self, symptoms="no-info", onset=None, now=None):
+    def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None,
+                now: int | None = None) -> builtins.list[dict[str, Any]]:
         """The protected reports a submission at `now` would send, as dicts
         (checkin, locationIdHash, startIntervalNumber, period, start,
         transmissionRiskLevel, iv, encryptedCheckInRecord, mac), shuffled.
@@ -478,4 +492,5 @@ class CheckIns:
             o.symptoms = SYMPTOMS[symptoms]
         b = _ffi.encore_bytes()
         self._call("encore_checkin_get_reports_json", ctypes.byref(o), _now(now), ctypes.byref(b))
-        return json.loads(_take_bytes(b))["reports"]
+        reports: builtins.list[dict[str, Any]] = json.loads(_take_bytes(b))["reports"]
+        return reports

@@ -11,13 +11,22 @@ transport) and as an Operation for the caller's own I/O.
         client.checkins.add(qr, start=now)
         print(client.check().status)
 """
+from __future__ import annotations
+
+from typing import Any, Self
+
+from ._cdata import Path, Text
+from ._client import PushApi
+from ._progress import ProgressFn
 from .checkins import CheckIns
-from .exposure import exposure_check_cached
+from .exposure import CheckResult, exposure_check_cached
 from .push import Push
 from .store import Store
 from .sync import Sync
 from .testresult import TestResultClient
+from .risk import RiskConfig
 from .transport import Transport
+from .trust import TrustList
 
 
 class Client:
@@ -36,22 +45,24 @@ class Client:
     (its parts document their own rules). Closing it closes what it opened.
     """
 
-    def __init__(self, store, *, transport=None, trust=None, distribution=None, country="EUR", dp3t=None, dp3t_key=None,
-                 crowdnotifier=None, crowdnotifier_key=None, warning_region="DE", verification=None, submission=None,
-                 push=None, push_api="swisscovid"):
+    def __init__(self, store: Store, *, transport: Transport | None = None, trust: TrustList | None = None,
+                 distribution: Text | None = None, country: Text = "EUR", dp3t: Text | None = None,
+                 dp3t_key: bytes | None = None, crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None,
+                 warning_region: Text = "DE", verification: Text | None = None, submission: Text | None = None,
+                 push: Text | None = None, push_api: PushApi = "swisscovid") -> None:
         if not isinstance(store, Store):
             raise TypeError("store must be an encore.Store")
         self.store = store
-        self._owned = []
+        self._owned: list[Store | Transport] = []
         if transport is None:
             transport = Transport.curl()
             self._owned.append(transport)
         self.transport, self.trust = transport, trust
-        self.sync = None
+        self.sync: Sync | None = None
         if distribution is not None or dp3t is not None or crowdnotifier is not None:
             self.sync = Sync(store, transport, distribution=distribution, country=country, trust=trust, dp3t=dp3t, dp3t_key=dp3t_key,
                              warning_region=warning_region, crowdnotifier=crowdnotifier, crowdnotifier_key=crowdnotifier_key)
-        self.tests = None
+        self.tests: TestResultClient | None = None
         if verification is not None:
             self.tests = TestResultClient(store, transport, verification=verification, submission=submission)
         elif submission is not None:
@@ -60,7 +71,7 @@ class Client:
         self.checkins = CheckIns(store)
 
     @classmethod
-    def open(cls, path, passphrase=None, *, raw_key=None, **servers):
+    def open(cls, path: Path, passphrase: Text | None = None, *, raw_key: bytes | None = None, **servers: Any) -> Self:
         """Opens (or creates) the store at `path` and makes the client; the
         client closes the store with itself. `servers` are the keyword
         arguments of Client()."""
@@ -73,21 +84,22 @@ class Client:
         client._owned.append(store)
         return client
 
-    def check(self, config=None, now=None, threads=0, progress=None):
+    def check(self, config: RiskConfig | None = None, now: int | None = None, threads: int = 0,
+              progress: ProgressFn | None = None) -> CheckResult:
         """The exposure check on the synced key package cache (what sync keeps)."""
         return exposure_check_cached(self.store, config=config, now=now, threads=threads, progress=progress)
 
-    def close(self):
+    def close(self) -> None:
         """Closes what the client opened (its store when made by open(), its transport when made by it)."""
         while self._owned:
             self._owned.pop().close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         features = [name for name in ("sync", "tests", "push") if getattr(self, name) is not None]
         return f"<Client {self.store!r} with {', '.join(features + ['checkins'])}>"

@@ -2,19 +2,30 @@
 and the authority's side (venue keys, QR codes, trace keys) for tests and
 operators. Check-ins at CrowdNotifier venues go through CheckIns.add like
 CWA's."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text, uint8_pointer
+from ._cdata import Text, text, uint8_pointer
 from ._loader import lib
 from .store import _take_bytes
+
+if TYPE_CHECKING:
+    from ._progress import ProgressFn
+    from .store import Store
+
+# The two CrowdNotifier apps, whose QR codes and trace keys differ.
+Kind: TypeAlias = Literal["swisscovid", "notifyme"]
 
 KINDS = {"swisscovid": _ffi.ENCORE_CROWDNOTIFIER_SWISSCOVID, "notifyme": _ffi.ENCORE_CROWDNOTIFIER_NOTIFYME}
 
 
 @dataclasses.dataclass(frozen=True)
 class TraceKeyMatchSummary:
+    """What matching one body of trace keys found."""
     events: int        # ProblematicEvents in the body
     skipped: int       # of them unusable
     invalid_keys: int  # keys of a day with visits that are not points of G1
@@ -23,7 +34,8 @@ class TraceKeyMatchSummary:
     new_matches: int   # of them not seen before: notify these
 
 
-def match_trace_keys(store, body, *, signature, key, bundle_tag=None, now=None, threads=0, progress=None):
+def match_trace_keys(store: Store, body: bytes, *, signature: Text, key: bytes, bundle_tag: Text | None = None,
+                     now: int | None = None, threads: int = 0, progress: ProgressFn | None = None) -> TraceKeyMatchSummary:
     """Matches a body of GET /v3/traceKeys the caller fetched against the
     store's SwissCovid and NotifyMe visits, verified as the sync verifies
     it: `signature` is the answer's Signature header (a JWT that must verify
@@ -45,7 +57,7 @@ def match_trace_keys(store, body, *, signature, key, bundle_tag=None, now=None, 
     return TraceKeyMatchSummary(s.events, s.skipped, s.invalid_keys, s.pairings, s.matches, s.new_matches)
 
 
-def bundle_tag(store):
+def bundle_tag(store: Store) -> str | None:
     """The bundle tag stored with the last trace-key body, None before the first."""
     b = _ffi.encore_bytes()
     try:
@@ -55,28 +67,30 @@ def bundle_tag(store):
     return _take_bytes(b).decode()
 
 
-def venue_kind(qr_code):
+def venue_kind(qr_code: Text) -> str:
     """"swisscovid" or "notifyme" for a CrowdNotifier QR code (the venue key checked)."""
     kind = ctypes.c_int32()
     lib.encore_crowdnotifier_get_venue_kind(text(qr_code, "qr_code"), ctypes.byref(kind))
     return {v: k for k, v in KINDS.items()}[kind.value]
 
 
-def generate_keys():
+def generate_keys() -> tuple[bytes, bytes]:
     """A new venue: (master secret, 32 bytes, keep it secret; public key, 96 bytes)."""
     secret, public = (ctypes.c_uint8 * 32)(), (ctypes.c_uint8 * 96)()
     lib.encore_crowdnotifier_keys_generate(secret, 32, public, 96)
     return bytes(secret), bytes(public)
 
 
-def public_key(secret):
+def public_key(secret: bytes) -> bytes:
+    """The venue's public key (96 bytes) of its master secret."""
     secret = bytes(secret)
     public = (ctypes.c_uint8 * 96)()
     lib.encore_crowdnotifier_derive_public_key(uint8_pointer(secret), len(secret), public, 96)
     return bytes(public)
 
 
-def qr_code(public_key, name, address="", *, start=0, end=0, kind="swisscovid"):
+def qr_code(public_key: bytes, name: Text, address: Text = "", *, start: int = 0, end: int = 0,
+            kind: Kind = "swisscovid") -> str:
     """The venue's QR code text (start = end = 0: a permanent place)."""
     if kind not in KINDS:
         raise ValueError(f"kind is one of {sorted(KINDS)}")
@@ -87,7 +101,8 @@ def qr_code(public_key, name, address="", *, start=0, end=0, kind="swisscovid"):
     return _take_bytes(b).decode()
 
 
-def trace_keys(secret, qr_code, start, end, message="", *, layout="swisscovid"):
+def trace_keys(secret: bytes, qr_code: Text, start: int, end: int, message: Text = "", *,
+               layout: Kind = "swisscovid") -> bytes:
     """The trace keys (a ProblematicEventWrapper's bytes) of the venue for [start, end]."""
     if layout not in KINDS:
         raise ValueError(f"layout is one of {sorted(KINDS)}")

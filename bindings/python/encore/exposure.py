@@ -1,8 +1,13 @@
 """Exposure matching and the exposure check on a Store's sightings."""
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import dataclasses
+import os
 import time as _time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from .checkins import take_assessment as take_checkin_assessment
@@ -11,6 +16,17 @@ from ._loader import lib
 from .risk import RiskConfig, _assessment
 from .trust import TrustList
 
+if TYPE_CHECKING:
+    from ._progress import ProgressFn
+    from .checkins import CheckInAssessment
+    from .keyfile import Verify
+    from .risk import RiskAssessment
+    from .store import Store
+
+# A key file to match: its path, or its bytes.
+KeySource: TypeAlias = str | os.PathLike[str] | bytes | bytearray
+_S = TypeVar("_S", bound=ctypes.Structure)
+
 CHECK_STATUS = {_ffi.ENCORE_CHECK_LOW: "LOW", _ffi.ENCORE_CHECK_HIGH: "HIGH",
                 _ffi.ENCORE_CHECK_UNKNOWN: "UNKNOWN", _ffi.ENCORE_CHECK_OUTDATED: "OUTDATED",
                 _ffi.ENCORE_CHECK_FAILED: "FAILED"}
@@ -18,13 +34,16 @@ CHECK_STATUS = {_ffi.ENCORE_CHECK_LOW: "LOW", _ffi.ENCORE_CHECK_HIGH: "HIGH",
 
 @dataclasses.dataclass(frozen=True)
 class MatchResult:
-    windows: tuple          # dicts in the conformance form, `date` in unix seconds
-    summary_v1: dict
-    stats: dict
+    """What matching sightings against key files found: the exposure windows,
+    ENF v1's summary and the matcher's statistics."""
+    windows: tuple[dict[str, Any], ...]  # dicts in the conformance form, `date` in unix seconds
+    summary_v1: dict[str, Any]
+    stats: dict[str, Any]
 
 
 @dataclasses.dataclass(frozen=True)
 class CheckResult:
+    """The outcome of an exposure check (stored in the store as a risk result)."""
     status: str             # "LOW", "HIGH", "UNKNOWN", "OUTDATED" or "FAILED"
     notification_due: bool
     calculated_at: int
@@ -33,15 +52,15 @@ class CheckResult:
     stored_result_id: int | None
     window_count: int
     v1_score: float
-    assessment: object      # encore.risk.RiskAssessment
-    check_ins: object = None  # encore.CheckInAssessment: the check-ins' risk the status combines
+    assessment: RiskAssessment
+    check_ins: CheckInAssessment | None = None  # the check-ins' risk the status combines
 
 
-def _sources(sources):
+def _sources(sources: Sequence[KeySource]) -> tuple[ctypes.Array[_ffi.encore_key_source], list[object]]:
     """encore_key_source structs for paths (str, os.PathLike) and bytes; the
     returned list keeps the bytes alive for the call."""
     array, _size = _cdata.array_of(_ffi.encore_key_source, [_ffi.encore_key_source() for _ in sources])
-    keep = []
+    keep: list[object] = []
     for i, s in enumerate(sources):
         if isinstance(s, (bytes, bytearray)):
             buf = (ctypes.c_uint8 * max(len(s), 1)).from_buffer_copy(bytes(s) or b"\0")
@@ -55,7 +74,8 @@ def _sources(sources):
     return array, keep
 
 
-def _options(now, trust, verify, threads, progress):
+def _options(now: int, trust: TrustList | None, verify: Verify, threads: int,
+             progress: ProgressFn | None) -> tuple[_ffi.encore_match_options, list[Any], _progress.Progress | None]:
     """The match options, what must stay alive for the call, and the
     progress watcher (None without `progress`)."""
     from .keyfile import _options as keyfile_options
@@ -64,33 +84,33 @@ def _options(now, trust, verify, threads, progress):
     o = _ffi.encore_match_options()
     lib.encore_match_options_init(ctypes.byref(o), ctypes.sizeof(o), checked_int(now, 64, "now"))
     o.threads = checked_int(threads, 32, "threads") if threads else 0
-    keep = []
+    keep: list[Any] = []
     if trust is not None:
         borrowed = trust._handle.borrow()
         pointer = borrowed.__enter__()
         keep.append(borrowed)
     else:
-        pointer = None
+        pointer = ctypes.POINTER(_ffi.encore_trust)()
     kf = keyfile_options(pointer, verify, None, None, None)
     keep.append(kf)
     o.keyfile_options = ctypes.pointer(kf)
     return o, keep, _progress.attach(o, progress)
 
 
-def _release(keep):
+def _release(keep: list[Any]) -> None:
     for k in keep:
         if hasattr(k, "__exit__"):
             k.__exit__(None, None, None)
 
 
-def _windows(result):
+def _windows(result: ctypes._Pointer[_ffi.encore_match_result]) -> tuple[tuple[dict[str, Any], ...], dict[str, Any]]:
     stats = _cdata.output(_ffi.encore_match_stats)
     lib.encore_match_result_get_stats(result, ctypes.byref(stats))
     windows = list(_cdata.copy_list(lambda *page: lib.encore_match_result_copy_windows(result, *page),
                                     _ffi.encore_exposure_window, _copy))
     instances = list(_cdata.copy_list(lambda *page: lib.encore_match_result_copy_scan_instances(result, *page),
                                       _ffi.encore_scan_instance, _copy))
-    out = []
+    out: list[dict[str, Any]] = []
     for w in windows:
         scans = instances[w.first_scan_instance:w.first_scan_instance + w.scan_instance_count]
         out.append({"date": w.date, "reportType": w.report_type, "infectiousness": w.infectiousness,
@@ -100,18 +120,19 @@ def _windows(result):
     return tuple(out), _fields(stats)
 
 
-def _copy(struct):
+def _copy(struct: _S) -> _S:
     """A copy of a struct out of a buffer that is reused."""
     return type(struct).from_buffer_copy(struct)
 
 
-def _fields(struct):
+def _fields(struct: ctypes.Structure) -> dict[str, Any]:
     """The values of a struct's fields, without struct_size and reserved ones."""
     return {f: (list(getattr(struct, f)) if f == "attenuation_durations" else getattr(struct, f))
-            for f, _ in struct._fields_ if f not in ("struct_size", "reserved")}
+            for f, *_ in struct._fields_ if f not in ("struct_size", "reserved")}
 
 
-def match(store, sources, now=None, trust=None, verify=True, threads=0, progress=None):
+def match(store: Store, sources: Sequence[KeySource], now: int | None = None, trust: TrustList | None = None,
+          verify: Verify = True, threads: int = 0, progress: ProgressFn | None = None) -> MatchResult:
     """Matches `store`'s sightings against key files (paths or bytes),
     verified with `trust` unless verify=False. `progress(done, total)` may
     return False, or raise, to cancel."""
@@ -134,7 +155,9 @@ def match(store, sources, now=None, trust=None, verify=True, threads=0, progress
         lib.encore_match_result_free(out)
 
 
-def exposure_check(store, sources, config=None, now=None, trust=None, verify=True, threads=0, progress=None):
+def exposure_check(store: Store, sources: Sequence[KeySource], config: RiskConfig | None = None, now: int | None = None,
+                   trust: TrustList | None = None, verify: Verify = True, threads: int = 0,
+                   progress: ProgressFn | None = None) -> CheckResult:
     """The exposure check: match, calculate the risk with `config` (a
     RiskConfig; default: CWA's built-in parameters), apply the tracing-time
     and freshness rules, store the result. `progress(done, total)` may
@@ -154,7 +177,8 @@ def exposure_check(store, sources, config=None, now=None, trust=None, verify=Tru
     return _take_check_result(out)
 
 
-def exposure_check_cached(store, config=None, now=None, threads=0, progress=None):
+def exposure_check_cached(store: Store, config: RiskConfig | None = None, now: int | None = None, threads: int = 0,
+                          progress: ProgressFn | None = None) -> CheckResult:
     """The exposure check on the store's key package cache (what encore.sync
     keeps): `config` None uses the synced app configuration's risk
     parameters, or CWA's built-in ones. `progress(done, total)` may return
@@ -173,7 +197,7 @@ def exposure_check_cached(store, config=None, now=None, threads=0, progress=None
     return _take_check_result(out)
 
 
-def _take_check_result(out):
+def _take_check_result(out: ctypes._Pointer[_ffi.encore_check_result]) -> CheckResult:
     """A CheckResult from a check result handle, which it frees."""
     try:
         s = _cdata.output(_ffi.encore_check_summary)

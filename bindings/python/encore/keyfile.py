@@ -1,11 +1,16 @@
 """KeyFile: an opened, checked Exposure Notification key file."""
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import os
 import weakref
+from collections.abc import Iterator
+from typing import Any, Literal, Self, TypeAlias
 
 from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text, uint8_pointer, unsigned
+from ._progress import ProgressFn
+from ._cdata import Path, text, uint8_pointer, unsigned
 from ._handle import Closeable, Handle
 from ._loader import lib
 from .records import Key, KeyFileInfo
@@ -17,10 +22,13 @@ CHUNK = 256
 
 # KeyFile.open(verify=...): True requires a trusted signature, False skips
 # the check, "report" checks and reports it in info.signature_status.
-_VERIFY_MODES = {True: _ffi.ENCORE_VERIFY_REQUIRE, False: _ffi.ENCORE_VERIFY_SKIP, "report": _ffi.ENCORE_VERIFY_REPORT}
+Verify: TypeAlias = bool | Literal["report"]
+_VERIFY_MODES: dict[Verify, int] = {True: _ffi.ENCORE_VERIFY_REQUIRE, False: _ffi.ENCORE_VERIFY_SKIP,
+                                    "report": _ffi.ENCORE_VERIFY_REPORT}
 
 
-def _options(trust_pointer, verify, max_member_size, max_total_size, max_ratio):
+def _options(trust_pointer: ctypes._Pointer[_ffi.encore_trust], verify: Verify, max_member_size: int | None,
+             max_total_size: int | None, max_ratio: int | None) -> _ffi.encore_keyfile_options:
     options = _ffi.encore_keyfile_options()
     lib.encore_keyfile_options_init(ctypes.byref(options), ctypes.sizeof(options))
     if verify not in _VERIFY_MODES:
@@ -36,7 +44,8 @@ def _options(trust_pointer, verify, max_member_size, max_total_size, max_ratio):
     return options
 
 
-def _open(source, options):
+def _open(source: Path | bytearray | memoryview,
+          options: _ffi.encore_keyfile_options) -> ctypes._Pointer[_ffi.encore_keyfile]:
     """Calls the open function that fits `source`; returns the new handle pointer."""
     out = ctypes.POINTER(_ffi.encore_keyfile)()
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -54,7 +63,9 @@ class KeyFile(Closeable):
     """An opened key file. Use KeyFile.open(); close() (or a with block) frees it.
     Immutable once open, so its methods may be called from several threads."""
 
-    def __init__(self, pointer):
+    _handle: Handle[ctypes._Pointer[_ffi.encore_keyfile]]
+
+    def __init__(self, pointer: ctypes._Pointer[_ffi.encore_keyfile]) -> None:
         self._handle = Handle(pointer, lib.encore_keyfile_free, "KeyFile")
         weakref.finalize(self, self._handle.close)
         info = _cdata.output(_ffi.encore_keyfile_info)
@@ -63,8 +74,9 @@ class KeyFile(Closeable):
         self._info = KeyFileInfo.from_c(info)
 
     @classmethod
-    def open(cls, source, trust=None, verify=True, max_member_size=None,
-             max_total_size=None, max_ratio=None, progress=None):
+    def open(cls, source: Path | bytearray | memoryview, trust: TrustList | None = None, verify: Verify = True,
+             max_member_size: int | None = None, max_total_size: int | None = None, max_ratio: int | None = None,
+             progress: ProgressFn | None = None) -> Self:
         """Opens a key file from a path or from bytes. With verify (the default)
         the file must carry a signature by a key of `trust` (a TrustList);
         verify="report" checks it and reports it in info.signature_status
@@ -87,23 +99,23 @@ class KeyFile(Closeable):
         return cls(pointer)
 
     @property
-    def info(self):
+    def info(self) -> KeyFileInfo:
         """The file's KeyFileInfo."""
         if self._handle.closed:
             raise ValueError("KeyFile is closed")
         return self._info
 
-    def keys(self, revised=False):
+    def keys(self, revised: bool = False) -> Iterator[Key]:
         """Yields the valid keys (or revised keys) as Key values, copying them
         out of the library CHUNK at a time."""
         which = _ffi.ENCORE_REVISED_KEYS if revised else _ffi.ENCORE_KEYS
 
-        def copy(*page):
+        def copy(*page: Any) -> None:
             with self._handle.borrow() as file:
                 lib.encore_keyfile_copy_keys(file, which, *page)
         yield from _cdata.copy_list(copy, _ffi.encore_key, Key.from_c, CHUNK)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.closed:
             return "<KeyFile closed>"
         i = self._info

@@ -1,16 +1,30 @@
 """Silent-push registration over a store and a transport: the rule of
 push.md on the stored state, the app-instance token (made once, kept in the
 encrypted store), registering and deregistering."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import json
+import contextlib
 import time as _time
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text
+from ._cdata import Text, text
+from ._client import PushApi
 from ._loader import lib
 from .operation import Operation
 from .store import _take_bytes
+
+if TYPE_CHECKING:
+    from .store import Store
+    from ._client import ClientPointer
+    from .transport import Transport
+
+# What happened (decide), and the kind of device token (register).
+Event: TypeAlias = Literal["app-start", "checkout", "en-on", "en-off", "token-changed"]
+PushType: TypeAlias = Literal["ios", "android", "ios-sandbox"]
 
 EVENTS = {"app-start": _ffi.ENCORE_PUSH_EVENT_APP_START, "checkout": _ffi.ENCORE_PUSH_EVENT_CHECKOUT,
           "en-on": _ffi.ENCORE_PUSH_EVENT_EN_ON, "en-off": _ffi.ENCORE_PUSH_EVENT_EN_OFF,
@@ -22,6 +36,7 @@ APIS = _client.PUSH_APIS
 
 @dataclasses.dataclass(frozen=True)
 class PushDecision:
+    """What the rule says to do after an event, and why."""
     action: str   # "register", "deregister" or "none"
     reason: str
 
@@ -34,7 +49,8 @@ class Push:
             push.register(token, "ios")
     """
 
-    def __init__(self, store, transport=None, *, server=None, api="swisscovid", attempts=3, retry_delay_ms=1000):
+    def __init__(self, store: Store, transport: Transport | None = None, *, server: Text | None = None,
+                 api: PushApi = "swisscovid", attempts: int = 3, retry_delay_ms: int = 1000) -> None:
         if api not in APIS:
             raise ValueError(f"api is one of {sorted(APIS)}")
         self.store, self.transport = store, transport
@@ -44,17 +60,20 @@ class Push:
         lib.encore_push_options_init(ctypes.byref(self._options), ctypes.sizeof(self._options))
         self._options.attempts, self._options.retry_delay_ms = attempts, retry_delay_ms
 
-    def _client(self, now=None, transport=None):
+    def _client(self, now: int | None = None,
+                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
         """The C client of this store and registry at `now`."""
         return _client.client(self.store, transport=transport, now=now, push=self._server, push_api=self._api)
 
-    def set_state(self, *, exposure_notifications=None, isolated=None, now=None):
+    def set_state(self, *, exposure_notifications: bool | None = None, isolated: bool | None = None,
+                  now: int | None = None) -> None:
         """Stores the state the rule decides on (None: left as it is)."""
-        def value(v):
+        def value(v: bool | None) -> int:
             return _ffi.ENCORE_PUSH_KEEP if v is None else (1 if v else 0)
         self.store._call("encore_push_set_state", value(exposure_notifications), value(isolated), _now(now))
 
-    def decide(self, event, *, now=None):
+    def decide(self, event: Event, *, now: int | None = None) -> PushDecision:
+        """What the rule of push.md says to do after `event`, on the stored state."""
         if event not in EVENTS:
             raise ValueError(f"event is one of {sorted(EVENTS)}")
         d = _cdata.output(_ffi.encore_push_decision)
@@ -62,7 +81,7 @@ class Push:
         self.store._call("encore_push_decide", EVENTS[event], _now(now), ctypes.byref(d), ctypes.byref(reason))
         return PushDecision(ACTIONS[d.action], _take_bytes(reason).decode())
 
-    def register(self, push_token, push_type="ios", *, now=None):
+    def register(self, push_token: Text, push_type: PushType = "ios", *, now: int | None = None) -> None:
         """Registers (or renews, or after a new token); stored on success only."""
         if push_type not in TYPES:
             raise ValueError(f"push_type is one of {sorted(TYPES)}")
@@ -70,7 +89,8 @@ class Push:
         with self._client(now, self._transport()) as c:
             lib.encore_push_register_run(c, token, TYPES[push_type], ctypes.byref(self._options))
 
-    def register_operation(self, push_token, push_type="ios", *, now=None):
+    def register_operation(self, push_token: Text, push_type: PushType = "ios", *,
+                           now: int | None = None) -> Operation[dict[str, Any]]:
         """The registration as an Operation the caller drives (run_async
         with an async HTTP client, or by hand); its result is the status."""
         if push_type not in TYPES:
@@ -81,30 +101,32 @@ class Push:
             lib.encore_push_register_start(c, token, TYPES[push_type], ctypes.byref(self._options), ctypes.byref(out))
         return Operation(out, Operation.json, keep=(self.store, token))
 
-    def deregister_operation(self):
+    def deregister_operation(self) -> Operation[dict[str, Any]]:
         """The deregistration as an Operation the caller drives."""
         out = ctypes.POINTER(_ffi.encore_operation)()
         with self._client() as c:
             lib.encore_push_deregister_start(c, ctypes.byref(self._options), ctypes.byref(out))
         return Operation(out, Operation.json, keep=self.store)
 
-    def deregister(self):
+    def deregister(self) -> None:
         """Deregisters from the server registered with, or when nothing is
         stored from `server`."""
         with self._client(None, self._transport()) as c:
             lib.encore_push_deregister_run(c, ctypes.byref(self._options))
 
     @property
-    def status(self):
+    def status(self) -> dict[str, Any]:
+        """The stored registration state, as the library's JSON document."""
         b = _ffi.encore_bytes()
         self.store._call("encore_push_get_status_json", ctypes.byref(b))
-        return json.loads(_take_bytes(b))
+        status: dict[str, Any] = json.loads(_take_bytes(b))
+        return status
 
-    def _transport(self):
+    def _transport(self) -> Transport:
         if self.transport is None:
             raise ValueError("this Push has no transport")
         return self.transport
 
 
-def _now(now):
+def _now(now: int | None) -> int:
     return int(_time.time()) if now is None else now

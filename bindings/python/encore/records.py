@@ -1,7 +1,9 @@
 """Plain Python values for the library's C records."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
-from typing import Optional
+from typing import Optional, Self
 
 from . import _ffi
 
@@ -12,7 +14,7 @@ SIGNATURE_STATUSES = {value: name[len(_PREFIX):].lower()
                       for name, value in vars(_ffi).items() if name.startswith(_PREFIX)}
 
 
-def _text(value):
+def _text(value: bytes | None) -> str | None:
     return value.decode("utf-8", "replace") if value is not None else None
 
 
@@ -33,7 +35,8 @@ class KeyFileInfo:
     signature_key_version: Optional[str]
 
     @classmethod
-    def from_c(cls, info):
+    def from_c(cls, info: _ffi.encore_keyfile_info) -> Self:
+        """The value of a C encore_keyfile_info."""
         # Copies the strings: in C they live only as long as the handle.
         return cls(
             start_timestamp=info.start_timestamp, end_timestamp=info.end_timestamp,
@@ -56,7 +59,8 @@ class Key:
     days_since_onset_of_symptoms: Optional[int]
 
     @classmethod
-    def from_c(cls, key):
+    def from_c(cls, key: _ffi.encore_key) -> Self:
+        """The value of a C encore_key."""
         return cls(
             key_data=bytes(key.key_data),
             transmission_risk_level=key.transmission_risk_level,
@@ -68,7 +72,7 @@ class Key:
 
 # ---- Store records ----------------------------------------------------------
 
-def checked_int(value, bits, what):
+def checked_int(value: int, bits: int, what: str) -> int:
     """`value` checked to be an int that fits a signed C integer of `bits`
     bits (ctypes would wrap it without a word); bool is refused."""
     limit = 1 << (bits - 1)
@@ -77,7 +81,7 @@ def checked_int(value, bits, what):
     return value
 
 
-def _fixed_bytes(value, size, what):
+def _fixed_bytes(value: bytes, size: int, what: str) -> bytes:
     data = bytes(value)
     if len(data) != size:
         raise ValueError(f"{what} must be {size} bytes, not {len(data)}")
@@ -94,16 +98,18 @@ class Sighting:
     prev_scan: Optional[int] = None   # unix seconds of the previous scan, when known
 
     @classmethod
-    def from_c(cls, o):
+    def from_c(cls, o: _ffi.encore_sighting) -> Self:
+        """The value of a C encore_sighting."""
         return cls(time=o.time, rpi=bytes(o.rpi), aem=bytes(o.aem), rssi=o.rssi,
                    prev_scan=o.prev_scan if o.has_prev_scan else None)
 
-    def to_c(self):
+    def to_c(self) -> _ffi.encore_sighting:
+        """The C encore_sighting of this value (fields checked to fit)."""
         o = _ffi.encore_sighting()
         o.struct_size = ctypes.sizeof(o)
         o.time = checked_int(self.time, 64, "time")
-        o.rpi[:] = _fixed_bytes(self.rpi, 16, "rpi")
-        o.aem[:] = _fixed_bytes(self.aem, 4, "aem")
+        o.rpi[:] = list(_fixed_bytes(self.rpi, 16, "rpi"))
+        o.aem[:] = list(_fixed_bytes(self.aem, 4, "aem"))
         o.rssi = checked_int(self.rssi, 8, "rssi")
         o.has_prev_scan = 0 if self.prev_scan is None else 1
         o.prev_scan = 0 if self.prev_scan is None else checked_int(self.prev_scan, 64, "prev_scan")
@@ -119,14 +125,16 @@ class OwnKey:
     created: int = 0                    # unix seconds the key was made
 
     @classmethod
-    def from_c(cls, k):
+    def from_c(cls, k: _ffi.encore_own_key) -> Self:
+        """The value of a C encore_own_key."""
         return cls(key_data=bytes(k.key_data), rolling_start_interval_number=k.rolling_start_interval_number,
                    rolling_period=k.rolling_period, created=k.created)
 
-    def to_c(self):
+    def to_c(self) -> _ffi.encore_own_key:
+        """The C encore_own_key of this value (fields checked to fit)."""
         k = _ffi.encore_own_key()
         k.struct_size = ctypes.sizeof(k)
-        k.key_data[:] = _fixed_bytes(self.key_data, 16, "key_data")
+        k.key_data[:] = list(_fixed_bytes(self.key_data, 16, "key_data"))
         k.rolling_start_interval_number = checked_int(self.rolling_start_interval_number, 32, "rolling_start_interval_number")
         k.rolling_period = checked_int(self.rolling_period, 32, "rolling_period")
         k.created = checked_int(self.created, 64, "created")
@@ -151,7 +159,8 @@ class TracingEvent:
     active: bool
 
     @classmethod
-    def from_c(cls, e):
+    def from_c(cls, e: _ffi.encore_tracing_event) -> Self:
+        """The value of a C encore_tracing_event."""
         return cls(time=e.time, active=bool(e.active))
 
 
@@ -174,10 +183,12 @@ class PurgeCounts:
     risk_results: int
 
     @classmethod
-    def from_c(cls, n):
+    def from_c(cls, n: _ffi.encore_purge_counts) -> Self:
+        """The value of a C encore_purge_counts."""
         return cls(sightings=n.sightings, own_keys=n.own_keys, keyfiles=n.keyfiles,
                    tracing_events=n.tracing_events, risk_results=n.risk_results)
 
     @property
-    def total(self):
+    def total(self) -> int:
+        """Rows removed from all tables."""
         return self.sightings + self.own_keys + self.keyfiles + self.tracing_events + self.risk_results

@@ -1,8 +1,12 @@
 """CWA's v2 risk calculation over exposure windows."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import json
 import weakref
+from collections.abc import Iterable, Mapping
+from typing import Any, Self
 
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import uint8_pointer
@@ -15,6 +19,7 @@ DAY = 86_400
 
 @dataclasses.dataclass(frozen=True)
 class DayRisk:
+    """The risk of one UTC day with exposures."""
     date: int                      # unix seconds of the UTC midnight
     risk_level: str | None         # "LOW", "HIGH" or None
     normalized_time: float
@@ -24,7 +29,8 @@ class DayRisk:
 
 @dataclasses.dataclass(frozen=True)
 class RiskAssessment:
-    total_risk_level: str
+    """CWA's v2 risk over all exposure windows, and per day."""
+    total_risk_level: str | None   # "LOW", "HIGH" or None
     most_recent_date_with_low_risk: int | None
     most_recent_date_with_high_risk: int | None
     number_of_days_with_low_risk: int
@@ -32,7 +38,7 @@ class RiskAssessment:
     total_minimum_distinct_encounters_with_low_risk: int
     total_minimum_distinct_encounters_with_high_risk: int
     calculated_at: int
-    days: tuple
+    days: tuple[DayRisk, ...]
 
 
 class RiskConfig(Closeable):
@@ -40,8 +46,10 @@ class RiskConfig(Closeable):
     the form of the conformance file's defaultRiskCalculationConfiguration).
     A malformed one raises InvalidArgumentError naming the bad field."""
 
+    _handle: Handle[ctypes._Pointer[_ffi.encore_risk_config]]
+
     @classmethod
-    def cwa(cls):
+    def cwa(cls) -> Self:
         """CWA's production parameters, built into the library."""
         self = cls.__new__(cls)
         out = ctypes.POINTER(_ffi.encore_risk_config)()
@@ -50,7 +58,7 @@ class RiskConfig(Closeable):
         weakref.finalize(self, self._handle.close)
         return self
 
-    def __init__(self, configuration):
+    def __init__(self, configuration: Mapping[str, Any] | str | bytes | bytearray) -> None:
         data = configuration if isinstance(configuration, (bytes, bytearray)) else (
             configuration.encode() if isinstance(configuration, str) else json.dumps(configuration).encode())
         out = ctypes.POINTER(_ffi.encore_risk_config)()
@@ -58,10 +66,11 @@ class RiskConfig(Closeable):
         self._handle = Handle(out, lib.encore_risk_config_free, "RiskConfig")
         weakref.finalize(self, self._handle.close)
 
-    def calculate(self, windows, now):
+    def calculate(self, windows: Iterable[Mapping[str, Any]], now: int) -> RiskAssessment:
         """The assessment of windows given as dicts in the conformance form
         (`ageInDays` relative to `now`, or `date` in unix seconds)."""
-        rows, instances = [], []
+        rows: list[_ffi.encore_exposure_window] = []
+        instances: list[_ffi.encore_scan_instance] = []
         midnight = now - now % DAY
         for w in windows:
             rows.append(_ffi.encore_exposure_window(
@@ -82,7 +91,7 @@ class RiskConfig(Closeable):
             lib.encore_risk_assessment_free(out)
 
 
-def _assessment(pointer):
+def _assessment(pointer: ctypes._Pointer[_ffi.encore_risk_assessment]) -> RiskAssessment:
     s = _cdata.output(_ffi.encore_risk_summary)
     lib.encore_risk_assessment_get_summary(pointer, ctypes.byref(s))
     days = _cdata.copy_list(lambda *page: lib.encore_risk_assessment_copy_days(pointer, *page), _ffi.encore_day_risk,

@@ -1,17 +1,31 @@
 """Background sync over a store and a transport: CWA's key packages, app
 configuration and trace warning packages, DP-3T exposed keys, CrowdNotifier
 trace keys, the planner, the check on the cache."""
+from __future__ import annotations
+
 import ctypes
 import dataclasses
+import contextlib
 import json
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text
+from ._cdata import Text, text
+from ._progress import ProgressFn
 from ._loader import lib
 from .exposure import CheckResult, _take_check_result
 from .operation import Operation
 from .store import _take_bytes
 from .trust import TrustList
+
+if TYPE_CHECKING:
+    from .store import Store
+    from ._client import ClientPointer
+    from .transport import Transport
+
+# Why a sync runs, and the network it may use.
+Trigger: TypeAlias = Literal["periodic", "push", "app-start", "user"]
+Network: TypeAlias = Literal["unmetered", "metered", "none"]
 
 TRIGGERS = {"periodic": _ffi.ENCORE_SYNC_PERIODIC, "push": _ffi.ENCORE_SYNC_PUSH,
             "app-start": _ffi.ENCORE_SYNC_APP_START, "user": _ffi.ENCORE_SYNC_USER}
@@ -24,26 +38,31 @@ STEPS = [(_ffi.ENCORE_SYNC_STEP_CONFIG, "config"), (_ffi.ENCORE_SYNC_STEP_DAYS, 
 
 @dataclasses.dataclass(frozen=True)
 class SyncPlan:
-    steps: tuple            # of "config", "days", "hours", "dp3t", "warnings", "traceKeys"; empty: nothing due
+    """What a sync would fetch now, and when the next one is due."""
+    steps: tuple[str, ...]  # of "config", "days", "hours", "dp3t", "warnings", "traceKeys"; empty: nothing due
     next_due_at: int | None  # None without a network
 
 
 @dataclasses.dataclass(frozen=True)
 class SyncReport:
-    document: dict          # the form `encore sync --json` prints
+    """What a sync did (its JSON document) and the check it ran on the cache."""
+    document: dict[str, Any]  # the form `encore sync --json` prints
     check: CheckResult | None
 
     @property
-    def fetched(self):
-        return self.document["fetched"]
+    def fetched(self) -> list[dict[str, Any]]:
+        """What the sync fetched: one dict each ({"kind": "day", "day": ..., "keys": ...}, ...)."""
+        fetched: list[dict[str, Any]] = self.document["fetched"]
+        return fetched
 
     @property
-    def configuration(self):
+    def configuration(self) -> dict[str, Any] | None:
         """Which app configuration a CWA sync went on with and why:
         {"used": "fetched"|"unchanged"|"last-verified"|"built-in", "reason":
         str|None, "failures": int} (None without a CWA sync). A configuration
         that cannot be fetched or verified does not fail the sync."""
-        return self.document["configuration"]
+        configuration: dict[str, Any] | None = self.document["configuration"]
+        return configuration
 
 
 class Sync:
@@ -59,8 +78,10 @@ class Sync:
         report = await Sync(store, None, distribution=url, trust=trust).operation().run_async(session)
     """
 
-    def __init__(self, store, transport, *, distribution=None, country="EUR", trust=None, dp3t=None, dp3t_key=None,
-                 trace_warnings=True, warning_region="DE", crowdnotifier=None, crowdnotifier_key=None):
+    def __init__(self, store: Store, transport: Transport | None, *, distribution: Text | None = None,
+                 country: Text = "EUR", trust: TrustList | None = None, dp3t: Text | None = None,
+                 dp3t_key: bytes | None = None, trace_warnings: bool = True, warning_region: Text = "DE",
+                 crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None) -> None:
         if trust is not None and not isinstance(trust, TrustList):
             raise TypeError("trust must be a TrustList or None")
         self.store, self.transport, self.trust = store, transport, trust
@@ -73,7 +94,8 @@ class Sync:
         self._crowdnotifier = None if crowdnotifier is None else text(crowdnotifier, "crowdnotifier")
         self._crowdnotifier_key = None if crowdnotifier_key is None else bytes(crowdnotifier_key)
 
-    def _options(self, trigger, network, run_check, budget, progress):
+    def _options(self, trigger: Trigger, network: Network, run_check: bool, budget: int | None,
+                 progress: ProgressFn | None) -> tuple[_ffi.encore_sync_options, _progress.Progress | None]:
         if trigger not in TRIGGERS or network not in NETWORKS:
             raise ValueError(f"trigger is one of {sorted(TRIGGERS)}, network one of {sorted(NETWORKS)}")
         o = _ffi.encore_sync_options()
@@ -84,14 +106,15 @@ class Sync:
         o.trace_warnings = 1 if self._trace_warnings else 0
         return o, _progress.attach(o, progress)
 
-    def _client(self, now, transport=None):
+    def _client(self, now: int | None,
+                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
         """The C client of this sync's store and servers at `now`."""
         return _client.client(self.store, transport=transport, trust=self.trust, now=now, distribution=self._distribution,
                               country=self._country, warning_region=self._warning_region, dp3t=self._dp3t,
                               dp3t_key=self._dp3t_key, crowdnotifier=self._crowdnotifier,
                               crowdnotifier_key=self._crowdnotifier_key)
 
-    def plan(self, *, trigger="user", network="unmetered", now=None):
+    def plan(self, *, trigger: Trigger = "user", network: Network = "unmetered", now: int | None = None) -> SyncPlan:
         """What a sync would fetch now, from the store alone."""
         o, _ = self._options(trigger, network, True, None, None)
         info = _cdata.output(_ffi.encore_sync_plan_info)
@@ -99,7 +122,8 @@ class Sync:
             lib.encore_sync_plan(c, ctypes.byref(o), ctypes.byref(info))
         return SyncPlan(tuple(name for bit, name in STEPS if info.steps & bit), info.next_due_at if info.has_next_due else None)
 
-    def run(self, *, trigger="user", network="unmetered", run_check=True, budget=None, now=None, progress=None):
+    def run(self, *, trigger: Trigger = "user", network: Network = "unmetered", run_check: bool = True,
+            budget: int | None = None, now: int | None = None, progress: ProgressFn | None = None) -> SyncReport:
         """Syncs what is due; `progress(done, total)` (requests) may return
         False to cancel. Raises on a failure (counted for the backoff)."""
         if self.transport is None:
@@ -113,7 +137,9 @@ class Sync:
         finally:
             lib.encore_sync_result_free(out)
 
-    def operation(self, *, trigger="user", network="unmetered", run_check=True, budget=None, now=None, progress=None):
+    def operation(self, *, trigger: Trigger = "user", network: Network = "unmetered", run_check: bool = True,
+                  budget: int | None = None, now: int | None = None,
+                  progress: ProgressFn | None = None) -> Operation[SyncReport]:
         """The sync as an Operation the caller drives with its own I/O
         (op.run_async(session) on an asyncio loop, or next/feed by hand);
         op.result() is the SyncReport. Planned at `now`; the transport
@@ -125,11 +151,11 @@ class Sync:
         return Operation(out, _operation_report, keep=(watcher, self.trust, self.store))
 
 
-def _report(result):
+def _report(result: ctypes._Pointer[_ffi.encore_sync_result]) -> SyncReport:
     """The SyncReport of an encore_sync_result (not freed here)."""
     b = _ffi.encore_bytes()
     lib.encore_sync_result_get_json(result, ctypes.byref(b))
-    document = json.loads(_take_bytes(b))
+    document: dict[str, Any] = json.loads(_take_bytes(b))
     check = None
     if document["check"] is not None:
         c = ctypes.POINTER(_ffi.encore_check_result)()
@@ -138,7 +164,7 @@ def _report(result):
     return SyncReport(document, check)
 
 
-def _operation_report(operation):
+def _operation_report(operation: Operation[SyncReport]) -> SyncReport:
     out = ctypes.POINTER(_ffi.encore_sync_result)()
     operation._call("encore_operation_get_sync_result", ctypes.byref(out))
     try:

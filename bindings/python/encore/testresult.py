@@ -1,12 +1,27 @@
 """CWA's test result access and key submission over a store and a transport."""
+from __future__ import annotations
+
+import contextlib
 import ctypes
 import dataclasses
 import time as _time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias, TypeVar
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text
+from ._cdata import Text, text
 from ._loader import lib
 from .operation import Operation
+
+if TYPE_CHECKING:
+    from .store import Store
+    from ._client import ClientPointer
+    from .transport import Transport
+
+_T = TypeVar("_T")
+# What the user says of their symptoms (without an onset date).
+Symptoms: TypeAlias = Literal["no-info", "none", "onset-unknown", "onset-last-7-days", "onset-1-2-weeks",
+                              "onset-over-2-weeks"]
 
 RESULTS = {_ffi.ENCORE_TEST_RESULT_PENDING: "PENDING", _ffi.ENCORE_TEST_RESULT_NEGATIVE: "NEGATIVE",
            _ffi.ENCORE_TEST_RESULT_POSITIVE: "POSITIVE", _ffi.ENCORE_TEST_RESULT_INVALID: "INVALID",
@@ -18,7 +33,7 @@ SYMPTOMS = {"no-info": _ffi.ENCORE_SYMPTOMS_NO_INFORMATION, "none": _ffi.ENCORE_
             "onset-1-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_1_2_WEEKS, "onset-over-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS}
 
 
-def _time_or_none(t):
+def _time_or_none(t: int) -> int | None:
     return None if t < 0 else t
 
 
@@ -27,23 +42,23 @@ class TestStatus:
     """Where a registered test stands (times unix seconds or None)."""
     __test__ = False  # not a pytest test class
     registered: bool
-    key_type: str
+    key_type: str              # "GUID" or "TELETAN"
     rapid: bool
-    result: str
+    result: str | None         # "PENDING", "NEGATIVE", "POSITIVE", "INVALID", "REDEEMED"; None before a result
     notify: bool
     has_tan: bool
     submitted: bool
-    result_at: int
-    sample_collected_at: int
-    next_poll_at: int
-    submitted_at: int
+    result_at: int | None
+    sample_collected_at: int | None
+    next_poll_at: int | None
+    submitted_at: int | None
     submitted_keys: int
-    test_type: str = None      # "pcr", "rapid-antigen", "rapid-pcr"; None without a test
-    outdated: bool = False     # a negative rapid antigen test taken over 48 hours ago
-    tested_at: int = None      # the sample time, for a rapid antigen test until then its code's time
+    test_type: str | None = None  # "pcr", "rapid-antigen", "rapid-pcr"; None without a test
+    outdated: bool = False        # a negative rapid antigen test taken over 48 hours ago
+    tested_at: int | None = None  # the sample time, for a rapid antigen test until then its code's time
 
     @classmethod
-    def _from(cls, s):
+    def _from(cls, s: _ffi.encore_test_status) -> Self:
         return cls(registered=bool(s.registered), key_type="TELETAN" if s.key_type == _ffi.ENCORE_TEST_KEY_TELETAN else "GUID",
                    rapid=bool(s.rapid), result=RESULTS.get(s.result), notify=bool(s.notify), has_tan=bool(s.has_tan),
                    submitted=bool(s.submitted), result_at=_time_or_none(s.result_at),
@@ -54,13 +69,14 @@ class TestStatus:
 
 @dataclasses.dataclass(frozen=True)
 class SubmitSummary:
+    """What a submission sent."""
     keys: int
     check_ins: int
     unaligned_keys: int
     submitted_at: int
 
 
-def _now(now):
+def _now(now: int | None) -> int:
     return int(_time.time()) if now is None else now
 
 
@@ -75,22 +91,27 @@ class TestResultClient:
     """
     __test__ = False
 
-    def __init__(self, store, transport, *, verification, submission=None):
+    def __init__(self, store: Store, transport: Transport | None, *, verification: Text,
+                 submission: Text | None = None) -> None:
         self.store = store
         self.transport = transport
         self._verification = text(verification, "verification")
         self._submission = None if submission is None else text(submission, "submission")
 
-    def _client(self, now, transport=None):
+    def _client(self, now: int | None,
+                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
         """The C client of this store and these servers at `now`."""
         return _client.client(self.store, transport=transport, now=now, verification=self._verification,
                               submission=self._submission)
 
-    def _call(self, name, *args, now=None):
+    def _call(self, name: str, *args: Any, now: int | None = None) -> int:
         with self._client(now, self.transport) as c:
-            return getattr(lib, name)(c, *args)
+            status: int = getattr(lib, name)(c, *args)
+            return status
 
-    def register(self, *, qr=None, guid=None, teletan=None, dob=None, rapid=False, now=None):
+    def register(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
+                 dob: Text | None = None, rapid: bool = False,
+                 now: int | None = None) -> TestStatus:
         """Registers a test by exactly one of qr, guid and teletan. `qr` takes a
         lab test's, a rapid antigen test's (https://s.coronawarn.app?v=1#...)
         and a rapid PCR test's (https://p.coronawarn.app?v=1#...) code. A key
@@ -102,43 +123,48 @@ class TestResultClient:
         del keep
         return TestStatus._from(status)
 
-    def register_operation(self, *, qr=None, guid=None, teletan=None, dob=None, rapid=False, now=None):
+    def register_operation(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
+                           dob: Text | None = None, rapid: bool = False,
+                           now: int | None = None) -> Operation[TestStatus]:
         """The registration as an Operation the caller drives (no transport
         needed); its result is the TestStatus."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
         return self._start("encore_test_register_start", _test_status, ctypes.byref(key), now=now, keep=keep)
 
-    def _start(self, name, result, *args, now=None, keep=None):
+    def _start(self, name: str, result: Callable[[Operation[_T]], _T], *args: Any, now: int | None = None,
+               keep: object = None) -> Operation[_T]:
         out = ctypes.POINTER(_ffi.encore_operation)()
         with self._client(now) as c:
             getattr(lib, name)(c, *args, ctypes.byref(out))
         return Operation(out, result, keep=(self.store, keep))
 
-    def poll(self, now=None):
+    def poll(self, now: int | None = None) -> TestStatus:
         """One poll of the result; `notify` is True in the poll that brings a new final result."""
         status = _cdata.output(_ffi.encore_test_status)
         self._call("encore_test_poll_run", ctypes.byref(status), now=now)
         return TestStatus._from(status)
 
-    def poll_operation(self, now=None):
+    def poll_operation(self, now: int | None = None) -> Operation[TestStatus]:
         """The poll as an Operation the caller drives (no transport needed);
         its result is the TestStatus."""
         return self._start("encore_test_poll_start", _test_status, now=now)
 
-    def status(self, now=None):
+    def status(self, now: int | None = None) -> TestStatus:
         """Where the test stands, from the store alone."""
         status = _cdata.output(_ffi.encore_test_status)
         with self.store._handle.borrow() as s:
             lib.encore_test_get_status(s, _now(now), ctypes.byref(status))
         return TestStatus._from(status)
 
-    def forget(self):
+    def forget(self) -> bool:
+        """Deletes the stored test registration; returns whether there was one."""
         existed = ctypes.c_int32()
         with self.store._handle.borrow() as s:
             lib.encore_test_forget(s, ctypes.byref(existed))
         return bool(existed.value)
 
-    def submit(self, *, symptoms="no-info", onset=None, visited=(), federation=False, now=None):
+    def submit(self, *, symptoms: Symptoms = "no-info", onset: int | None = None, visited: Iterable[Text] = (),
+               federation: bool = False, now: int | None = None) -> SubmitSummary:
         """Uploads the own keys of the last 14 days. `onset` (unix seconds of
         a UTC midnight) instead of `symptoms` gives the day symptoms began."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
@@ -147,24 +173,27 @@ class TestResultClient:
         del keep
         return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
 
-    def noise(self):
+    def noise(self) -> None:
         """One session of fake requests (background noise), as real sessions
         look; needs the submission server."""
         self._call("encore_test_noise_run")
 
-    def noise_operation(self):
+    def noise_operation(self) -> Operation[dict[str, Any]]:
         """The noise session as an Operation the caller drives; its result is
         the operation's JSON."""
-        return self._start("encore_test_noise_start", lambda op: op.json())
+        return self._start("encore_test_noise_start", Operation.json)
 
-    def submit_operation(self, *, symptoms="no-info", onset=None, visited=(), federation=False, now=None):
+    def submit_operation(self, *, symptoms: Symptoms = "no-info", onset: int | None = None,
+                         visited: Iterable[Text] = (), federation: bool = False,
+                         now: int | None = None) -> Operation[SubmitSummary]:
         """The submission as an Operation the caller drives (no transport
         needed); its result is the SubmitSummary."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
         return self._start("encore_submit_start", _submit_summary, ctypes.byref(o), now=now, keep=keep)
 
 
-def _test_key(qr, guid, teletan, dob, rapid):
+def _test_key(qr: Text | None, guid: Text | None, teletan: Text | None, dob: Text | None,
+              rapid: bool) -> tuple[_ffi.encore_test_key, list[bytes]]:
     """An encore_test_key of exactly one of qr, guid and teletan, and the strings it points to."""
     given = [(k, v) for k, v in ((_ffi.ENCORE_TEST_KEY_QR_CODE, qr), (_ffi.ENCORE_TEST_KEY_GUID, guid),
                                  (_ffi.ENCORE_TEST_KEY_TELETAN, teletan)) if v is not None]
@@ -179,7 +208,8 @@ def _test_key(qr, guid, teletan, dob, rapid):
     return key, keep
 
 
-def _submit_options(symptoms, onset, visited, federation):
+def _submit_options(symptoms: str, onset: int | None, visited: Iterable[Text],
+                    federation: bool) -> tuple[_ffi.encore_submit_options, object]:
     """encore_submit_options, and the memory they point to."""
     o = _ffi.encore_submit_options()
     lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
@@ -197,13 +227,13 @@ def _submit_options(symptoms, onset, visited, federation):
     return o, (countries, array)
 
 
-def _submit_summary(operation):
+def _submit_summary(operation: Operation[SubmitSummary]) -> SubmitSummary:
     summary = _cdata.output(_ffi.encore_submit_summary)
     operation._call("encore_operation_get_submit_summary", ctypes.byref(summary))
     return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
 
 
-def _test_status(operation):
+def _test_status(operation: Operation[TestStatus]) -> TestStatus:
     status = _cdata.output(_ffi.encore_test_status)
     operation._call("encore_operation_get_test_status", ctypes.byref(status))
     return TestStatus._from(status)

@@ -18,11 +18,13 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import encore
 
 
-def store_key():
+def store_key() -> tuple[bytes | None, bytes | None]:
     """(passphrase, raw_key) from the environment, as the CLI reads them."""
     passphrase, hex_key = os.environb.get(b"ENCORE_DB_KEY"), os.environ.get("ENCORE_DB_KEY_HEX")
     if (passphrase is None) == (hex_key is None):
@@ -31,6 +33,7 @@ def store_key():
         if not passphrase:
             raise SystemExit(usage("ENCORE_DB_KEY is set but empty"))
         return passphrase, None
+    assert hex_key is not None
     digits = hex_key.strip()
     try:
         raw = bytes.fromhex(digits)
@@ -41,7 +44,7 @@ def store_key():
     return None, raw
 
 
-def trust_list(arguments):
+def trust_list(arguments: list[str]) -> encore.TrustList:
     """A TrustList of --trust KEY_ID:VERSION:PEM_FILE arguments."""
     trust = encore.TrustList()
     for argument in arguments:
@@ -56,13 +59,13 @@ def trust_list(arguments):
     return trust
 
 
-def usage(message):
+def usage(message: str) -> int:
     print(f"async_sync.py: {message}", file=sys.stderr)
     return 2
 
 
-async def session():
-    """An async HTTP client: httpx, else aiohttp."""
+async def session() -> Any:
+    """An async HTTP client: an httpx.AsyncClient, else an aiohttp.ClientSession."""
     try:
         import httpx
         return httpx.AsyncClient(timeout=30)
@@ -71,7 +74,7 @@ async def session():
         return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
 
 
-async def sync(a):
+async def sync(a: argparse.Namespace) -> encore.SyncReport:
     passphrase, raw_key = store_key()
     with encore.Store.open(a.db, passphrase, raw_key=raw_key) as store, trust_list(a.trust) as trust:
         operation = encore.Sync(store, None, distribution=a.distribution, country=a.country, trust=trust).operation(now=a.now)
@@ -80,10 +83,11 @@ async def sync(a):
                 return await operation.run_async(client, now=a.now)
 
 
-def text(report):
+def text(report: encore.SyncReport) -> str:
     """What was fetched and what comes next, as `encore sync` says it (the JSON has everything)."""
     d = report.document
-    names = {"config": lambda f: "configuration", "day": lambda f: f"day {f['day']} ({f['keys']} keys)",
+    names: dict[str, Callable[[dict[str, Any]], str]] = {
+             "config": lambda f: "configuration", "day": lambda f: f"day {f['day']} ({f['keys']} keys)",
              "hour": lambda f: f"hour {f['day']} {f['hour']}:00 ({f['keys']} keys)",
              "dp3t": lambda f: f"DP-3T bundle {f['etag']} ({f['keys']} keys)",
              "warnings": lambda f: f"warnings of hour {f.get('interval')} ({f['keys']} reports, {f.get('matches', 0)} new matches)",
@@ -105,7 +109,7 @@ def text(report):
     return "\n".join(f"{label}: {value}" for label, value in lines)
 
 
-def main():
+def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", required=True, help="the store (created if missing)")
     p.add_argument("--distribution", required=True, help="CWA's distribution server")

@@ -2,6 +2,7 @@
 unknown C types stop it, and the generated structs match the C compiler's layout."""
 import ctypes
 import importlib.util
+import inspect
 import shutil
 import subprocess
 import sys
@@ -124,3 +125,16 @@ def test_struct_layout_matches_the_c_compiler(tmp_path):
         py_layout.update({f"{name}.{f}": str(getattr(cls, f).offset) for f in fields})
     assert len(structs) >= 3
     assert py_layout == c_layout
+
+
+def test_types_for_type_checkers():
+    # Library declares every function, typed; struct fields carry Python types.
+    module = generated(with_declarations(
+        "encore_status encore_trust_remove(encore_trust *trust, const char *from, uint64_t *left);"))
+    assert set(module.FUNCTIONS) <= set(vars(module.Library))
+    signature = inspect.signature(module.Library.encore_trust_remove)
+    assert [str(p.annotation) for p in signature.parameters.values()][1:] == [
+        "Pointer[encore_trust]", "bytes | None", "Pointer[ctypes.c_uint64]"]
+    assert list(signature.parameters)[2] == "from_" and signature.return_annotation == "int"
+    assert module.encore_keyfile_info.__annotations__["region"] == "bytes | None"
+    assert module.encore_sighting.__annotations__["rpi"] == "ctypes.Array[ctypes.c_uint8]"
