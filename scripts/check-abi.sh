@@ -3,7 +3,9 @@
 # the header is freshly generated, compiles strictly as C99 and C++ under gcc
 # and clang, declares exactly the functions the library exports, which are
 # those support/deb/libencore<MAJOR>.symbols records (none removed), and the
-# library carries its SONAME without depending on the Swift toolchain.
+# library carries its SONAME without depending on the Swift toolchain. The
+# other generated text is checked here too: docs/architecture.md's module
+# graph against Package.swift.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=${1:?usage: check-abi.sh path/to/libencore.so.X.Y.Z}
@@ -11,6 +13,7 @@ major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' Sources/CEncoreTypes/includ
 
 scripts/gen-header.py --check
 python3 bindings/python/gen_ffi.py --check
+scripts/gen-architecture.py --check
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 printf '#include "encore.h"\nint main(void) { return encore_version() == 0; }\n' > "$tmp/h.c"
