@@ -2148,7 +2148,7 @@ typedef struct encore_scan_result {
 
 /* The device's Bluetooth calibration (for a device Google's table does not
  * list). has_* 0: not measured (the default applies); effective_* are
- * written by encore_store_get_tracing_calibration() and must be 0 when set. */
+ * written by encore_tracing_get_calibration() and must be 0 when set. */
 typedef struct encore_tracing_calibration {
     uint32_t struct_size;           /* sizeof(encore_tracing_calibration) */
     int32_t has_tx_power;           /* 0 or 1 */
@@ -2232,21 +2232,21 @@ encore_status encore_tracer_set_calibration(encore_tracer *tracer, const encore_
 
 /* Writes the stored calibration, and what it amounts to (effective_*), to
  * *calibration. */
-encore_status encore_store_get_tracing_calibration(encore_store *store, encore_tracing_calibration *calibration);
+encore_status encore_tracing_get_calibration(encore_store *store, encore_tracing_calibration *calibration);
 
 /* Records the name of the adapter the host traces with (1 to 64 bytes of
  * UTF-8, e.g. "hci0"), shown by the status; NULL removes it. */
-encore_status encore_store_set_tracing_adapter(encore_store *store, const char *name);
+encore_status encore_tracing_set_adapter(encore_store *store, const char *name);
 
 /* Copies the recorded adapter name into library-owned memory in *name
  * (NUL-terminated; release it with encore_bytes_free()).
  * ENCORE_ERR_NOT_FOUND when none was recorded. */
-encore_status encore_store_get_tracing_adapter(encore_store *store, encore_bytes *name);
+encore_status encore_tracing_get_adapter(encore_store *store, encore_bytes *name);
 
 /* Writes the tracing status at `now` to *status: on or off and since
  * when, the last scan, the distinct RPIs heard in the last hour and 14
  * days, and the tracing time in the last 14 days. */
-encore_status encore_store_get_tracing_status(encore_store *store, int64_t now, encore_tracing_status *status);
+encore_status encore_tracing_get_status(encore_store *store, int64_t now, encore_tracing_status *status);
 
 #ifdef __cplusplus
 }

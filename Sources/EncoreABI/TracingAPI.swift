@@ -143,7 +143,7 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 
 /// Writes the stored calibration, and what it amounts to (effective_*), to
 /// *calibration.
-@c public func encore_store_get_tracing_calibration(_ store: encore_store_ptr?, _ calibration: UnsafeMutablePointer<encore_tracing_calibration>?) -> encore_status {
+@c public func encore_tracing_get_calibration(_ store: encore_store_ptr?, _ calibration: UnsafeMutablePointer<encore_tracing_calibration>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try checkOutput(calibration, "calibration")
@@ -153,7 +153,7 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 
 /// Records the name of the adapter the host traces with (1 to 64 bytes of
 /// UTF-8, e.g. "hci0"), shown by the status; NULL removes it.
-@c public func encore_store_set_tracing_adapter(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?) -> encore_status {
+@c public func encore_tracing_set_adapter(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try s.setTracingAdapter(name == nil ? nil : try text(name, "name"))
@@ -163,7 +163,7 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 /// Copies the recorded adapter name into library-owned memory in *name
 /// (NUL-terminated; release it with encore_bytes_free()).
 /// ENCORE_ERR_NOT_FOUND when none was recorded.
-@c public func encore_store_get_tracing_adapter(_ store: encore_store_ptr?, _ name: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_tracing_get_adapter(_ store: encore_store_ptr?, _ name: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try output(name, "name") {
@@ -176,7 +176,7 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 /// Writes the tracing status at `now` to *status: on or off and since
 /// when, the last scan, the distinct RPIs heard in the last hour and 14
 /// days, and the tracing time in the last 14 days.
-@c public func encore_store_get_tracing_status(_ store: encore_store_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_tracing_status>?) -> encore_status {
+@c public func encore_tracing_get_status(_ store: encore_store_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_tracing_status>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         try checkOutput(status, "status")

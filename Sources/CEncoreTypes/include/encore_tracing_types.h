@@ -69,7 +69,7 @@ typedef struct encore_scan_result {
 
 /* The device's Bluetooth calibration (for a device Google's table does not
  * list). has_* 0: not measured (the default applies); effective_* are
- * written by encore_store_get_tracing_calibration() and must be 0 when set. */
+ * written by encore_tracing_get_calibration() and must be 0 when set. */
 typedef struct encore_tracing_calibration {
     uint32_t struct_size;           /* sizeof(encore_tracing_calibration) */
     int32_t has_tx_power;           /* 0 or 1 */

@@ -1372,13 +1372,13 @@ FUNCTIONS = {
     # (tracer, calibration)
     'encore_tracer_set_calibration': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.POINTER(encore_tracing_calibration)]),
     # (store, calibration)
-    'encore_store_get_tracing_calibration': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracing_calibration)]),
+    'encore_tracing_get_calibration': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracing_calibration)]),
     # (store, name)
-    'encore_store_set_tracing_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p]),
+    'encore_tracing_set_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p]),
     # (store, name)
-    'encore_store_get_tracing_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    'encore_tracing_get_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
     # (store, now, status)
-    'encore_store_get_tracing_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_tracing_status)]),
+    'encore_tracing_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_tracing_status)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -1549,10 +1549,10 @@ FALLIBLE = frozenset({
     'encore_tracer_next_scan',
     'encore_tracer_ingest_scan',
     'encore_tracer_set_calibration',
-    'encore_store_get_tracing_calibration',
-    'encore_store_set_tracing_adapter',
-    'encore_store_get_tracing_adapter',
-    'encore_store_get_tracing_status',
+    'encore_tracing_get_calibration',
+    'encore_tracing_set_adapter',
+    'encore_tracing_get_adapter',
+    'encore_tracing_get_status',
 })
 
 
