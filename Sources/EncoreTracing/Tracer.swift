@@ -174,12 +174,17 @@ public final class Tracer: Sendable {
             }
             var result = ScanIngestResult()
             result.reports = reports.count
-            result.sightingsAdded = try store.addObservations(rows)
+            // The sightings and the last scan's time in one transaction (one
+            // commit a scan: the store syncs each to disk).
+            result.sightingsAdded = try store.write { w in
+                let added = try w.addObservations(rows)
+                try w.setSetting(TracingSettingNames.lastScan, to: .integer(window.end))
+                return added
+            }
             result.sightingsAlreadyStored = rows.count - result.sightingsAdded
             result.ownReports = folded.ownReports
             result.repeatedReports = folded.repeatedReports
             result.invalidReports = folded.invalidReports
-            try store.setSetting(TracingSettingNames.lastScan, to: .integer(window.end))
             if !repeated { (s.lastScanStart, s.lastScanPrevious) = (window.start, previous) }
             return result
         }
