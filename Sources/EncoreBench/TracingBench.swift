@@ -19,10 +19,7 @@ enum TracingBench {
     /// `encore-bench tracing [--keys DEVICES] [--runs R] [--dir DIR]`.
     static func command(_ args: Arguments) throws -> Bool {
         let r = try run(devices: args.keys?.first ?? devices, runs: args.runs, dir: args.dir)
-        print("\n== summary")
-        for line in r.summary { print(line) }
-        print(r.ok ? "bench: PASS" : "bench: FAIL")
-        return r.ok
+        return printSummary(r.summary, ok: r.ok)
     }
 
     static func run(devices: Int, runs requested: Int, dir given: String?) throws -> (ok: Bool, summary: [String]) {
