@@ -16,7 +16,7 @@ status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is the one
 installed with the package (a wheel from `make wheel` carries it), else
 ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
-from . import _ffi, crowdnotifier
+from . import _ffi, crowdnotifier, tracing
 from ._cdata import decoded as _decoded
 from ._loader import lib as _lib
 from .client import Client
@@ -32,6 +32,7 @@ from .store import Store
 from .sync import Sync, SyncPlan, SyncReport
 from .testresult import SubmitSummary, TestResultClient, TestStatus
 from .transport import Transport
+from .tracing import Tracer
 from .trust import TrustList
 
 __version__ = _decoded(_lib.encore_version(), "version")
@@ -46,6 +47,6 @@ def __getattr__(name: str) -> type[EncoreError]:
     raise AttributeError(f"module 'encore' has no attribute {name!r}")
 
 __all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
-           "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
+           "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "Tracer", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "status_name",
-           "__version__", "crowdnotifier", *sorted(_CLASSES)]
+           "__version__", "crowdnotifier", "tracing", *sorted(_CLASSES)]

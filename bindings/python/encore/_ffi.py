@@ -90,6 +90,7 @@ ENCORE_ERR_TEST_CODE_HASH = 110
 ENCORE_ERR_DOB_MISMATCH = 111
 ENCORE_ERR_TEST_REDEEMED = 112
 ENCORE_ERR_OPERATION_STATE = 120
+ENCORE_ERR_TRACING_INACTIVE = 130
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
 ENCORE_SIGNATURE_UNTRUSTED = 2
@@ -1303,6 +1304,147 @@ class encore_push_decision(ctypes.Structure):
     action: int
 
 
+class encore_tracer(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_tracer_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('has_random_seed', ctypes.c_uint32),
+        ('random_seed', ctypes.c_uint64),
+        ('scan_window_seconds', ctypes.c_int64),
+        ('scan_period_seconds', ctypes.c_int64),
+        ('rotation_min_seconds', ctypes.c_int64),
+        ('rotation_max_seconds', ctypes.c_int64),
+    ]
+    struct_size: int
+    has_random_seed: int
+    random_seed: int
+    scan_window_seconds: int
+    scan_period_seconds: int
+    rotation_min_seconds: int
+    rotation_max_seconds: int
+
+
+class encore_advertisement(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('interval', ctypes.c_uint32),
+        ('since', ctypes.c_int64),
+        ('valid_until', ctypes.c_int64),
+        ('payload', ctypes.c_uint8 * 20),
+        ('reserved', ctypes.c_uint32),
+    ]
+    struct_size: int
+    interval: int
+    since: int
+    valid_until: int
+    payload: ctypes.Array[ctypes.c_uint8]
+    reserved: int
+
+
+class encore_scan_window(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('start', ctypes.c_int64),
+        ('end', ctypes.c_int64),
+    ]
+    struct_size: int
+    reserved: int
+    start: int
+    end: int
+
+
+class encore_scan_report(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('rssi', ctypes.c_int16),
+        ('reserved', ctypes.c_uint16),
+        ('time', ctypes.c_int64),
+        ('rpi', ctypes.c_uint8 * 16),
+        ('aem', ctypes.c_uint8 * 4),
+        ('reserved2', ctypes.c_uint32),
+    ]
+    struct_size: int
+    rssi: int
+    reserved: int
+    time: int
+    rpi: ctypes.Array[ctypes.c_uint8]
+    aem: ctypes.Array[ctypes.c_uint8]
+    reserved2: int
+
+
+class encore_scan_result(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('reports', ctypes.c_uint64),
+        ('sightings_added', ctypes.c_uint64),
+        ('sightings_already_stored', ctypes.c_uint64),
+        ('own_reports', ctypes.c_uint64),
+        ('repeated_reports', ctypes.c_uint64),
+        ('invalid_reports', ctypes.c_uint64),
+    ]
+    struct_size: int
+    reserved: int
+    reports: int
+    sightings_added: int
+    sightings_already_stored: int
+    own_reports: int
+    repeated_reports: int
+    invalid_reports: int
+
+
+class encore_tracing_calibration(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('has_tx_power', ctypes.c_int32),
+        ('tx_power', ctypes.c_int32),
+        ('has_rssi_correction', ctypes.c_int32),
+        ('rssi_correction', ctypes.c_int32),
+        ('has_confidence', ctypes.c_int32),
+        ('confidence', ctypes.c_int32),
+        ('effective_tx_power', ctypes.c_int32),
+        ('effective_rssi_correction', ctypes.c_int32),
+        ('effective_confidence', ctypes.c_int32),
+    ]
+    struct_size: int
+    has_tx_power: int
+    tx_power: int
+    has_rssi_correction: int
+    rssi_correction: int
+    has_confidence: int
+    confidence: int
+    effective_tx_power: int
+    effective_rssi_correction: int
+    effective_confidence: int
+
+
+class encore_tracing_status(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('active', ctypes.c_int32),
+        ('has_since', ctypes.c_int32),
+        ('has_last_scan', ctypes.c_int32),
+        ('since', ctypes.c_int64),
+        ('last_scan', ctypes.c_int64),
+        ('rpis_last_hour', ctypes.c_uint64),
+        ('rpis_last_14_days', ctypes.c_uint64),
+        ('active_seconds_last_14_days', ctypes.c_int64),
+    ]
+    struct_size: int
+    active: int
+    has_since: int
+    has_last_scan: int
+    since: int
+    last_scan: int
+    rpis_last_hour: int
+    rpis_last_14_days: int
+    active_seconds_last_14_days: int
+
+
 # Every function of the header: name -> (restype, argtypes).
 FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_version': (ctypes.c_char_p, []),
@@ -1660,6 +1802,34 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, out)
     'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (options, struct_size)
+    'encore_tracer_options_init': (encore_status, [ctypes.POINTER(encore_tracer_options), ctypes.c_size_t]),
+    # (store, options, out)
+    'encore_tracer_new': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracer_options), ctypes.POINTER(ctypes.POINTER(encore_tracer))]),
+    # (tracer)
+    'encore_tracer_free': (None, [ctypes.POINTER(encore_tracer)]),
+    # (tracer, now)
+    'encore_tracer_start': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64]),
+    # (tracer, now)
+    'encore_tracer_stop': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64]),
+    # (tracer, now, advertisement)
+    'encore_tracer_get_advertisement': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64, ctypes.POINTER(encore_advertisement)]),
+    # (tracer, now, advertisement)
+    'encore_tracer_rotate': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64, ctypes.POINTER(encore_advertisement)]),
+    # (tracer, now, window)
+    'encore_tracer_next_scan': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64, ctypes.POINTER(encore_scan_window)]),
+    # (tracer, window, reports, element_size, count, result)
+    'encore_tracer_ingest_scan': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.POINTER(encore_scan_window), ctypes.POINTER(encore_scan_report), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_scan_result)]),
+    # (tracer, calibration)
+    'encore_tracer_set_calibration': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.POINTER(encore_tracing_calibration)]),
+    # (store, calibration)
+    'encore_tracing_get_calibration': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracing_calibration)]),
+    # (store, name)
+    'encore_tracing_set_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p]),
+    # (store, name)
+    'encore_tracing_get_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (store, now, status)
+    'encore_tracing_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_tracing_status)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -1822,6 +1992,19 @@ FALLIBLE = frozenset({
     'encore_push_deregister_run',
     'encore_push_deregister_start',
     'encore_push_get_status_json',
+    'encore_tracer_options_init',
+    'encore_tracer_new',
+    'encore_tracer_start',
+    'encore_tracer_stop',
+    'encore_tracer_get_advertisement',
+    'encore_tracer_rotate',
+    'encore_tracer_next_scan',
+    'encore_tracer_ingest_scan',
+    'encore_tracer_set_calibration',
+    'encore_tracing_get_calibration',
+    'encore_tracing_set_adapter',
+    'encore_tracing_get_adapter',
+    'encore_tracing_get_status',
 })
 
 
@@ -2188,6 +2371,34 @@ class Library(Protocol):
     def encore_push_deregister_start(self, client: Pointer[encore_client], options: Pointer[encore_push_options], out: Pointer[_Pointer[encore_operation]], /) -> int: ...
 
     def encore_push_get_status_json(self, store: Pointer[encore_store], out: Pointer[encore_bytes], /) -> int: ...
+
+    def encore_tracer_options_init(self, options: Pointer[encore_tracer_options], struct_size: int, /) -> int: ...
+
+    def encore_tracer_new(self, store: Pointer[encore_store], options: Pointer[encore_tracer_options], out: Pointer[_Pointer[encore_tracer]], /) -> int: ...
+
+    def encore_tracer_free(self, tracer: Pointer[encore_tracer], /) -> None: ...
+
+    def encore_tracer_start(self, tracer: Pointer[encore_tracer], now: int, /) -> int: ...
+
+    def encore_tracer_stop(self, tracer: Pointer[encore_tracer], now: int, /) -> int: ...
+
+    def encore_tracer_get_advertisement(self, tracer: Pointer[encore_tracer], now: int, advertisement: Pointer[encore_advertisement], /) -> int: ...
+
+    def encore_tracer_rotate(self, tracer: Pointer[encore_tracer], now: int, advertisement: Pointer[encore_advertisement], /) -> int: ...
+
+    def encore_tracer_next_scan(self, tracer: Pointer[encore_tracer], now: int, window: Pointer[encore_scan_window], /) -> int: ...
+
+    def encore_tracer_ingest_scan(self, tracer: Pointer[encore_tracer], window: Pointer[encore_scan_window], reports: Pointer[encore_scan_report], element_size: int, count: int, result: Pointer[encore_scan_result], /) -> int: ...
+
+    def encore_tracer_set_calibration(self, tracer: Pointer[encore_tracer], calibration: Pointer[encore_tracing_calibration], /) -> int: ...
+
+    def encore_tracing_get_calibration(self, store: Pointer[encore_store], calibration: Pointer[encore_tracing_calibration], /) -> int: ...
+
+    def encore_tracing_set_adapter(self, store: Pointer[encore_store], name: bytes | None, /) -> int: ...
+
+    def encore_tracing_get_adapter(self, store: Pointer[encore_store], name: Pointer[encore_bytes], /) -> int: ...
+
+    def encore_tracing_get_status(self, store: Pointer[encore_store], now: int, status: Pointer[encore_tracing_status], /) -> int: ...
 
 
 def bind(lib: ctypes.CDLL) -> Library:
