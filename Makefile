@@ -100,7 +100,7 @@ pushd: deps
 
 # The Debian packages in dist/ (scripts/build-deb.sh): the library, its
 # development files, the tools and the push service, a release build of each.
-deb: lib cli share
+deb: lib cli share docs
 	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
 	@scripts/build-deb.sh
 endif
