@@ -40,9 +40,9 @@ extern "C" {
 #endif
 
 /* ==== 1. Version, status codes and memory the library hands out ========== */
-/** @defgroup encore_general 1. Version, status codes and memory the library hands out
+/** @defgroup section_general 1. Version, status codes and memory the library hands out
  *
- * Opaque handles. Each is created by its _new/_open function and released by its _free function; passing NULL to a _free function does nothing. The library cannot check a handle's type or lifetime: passing a freed handle, or one of another type, is undefined behaviour, and so is freeing a handle while another thread still uses it.
+ * @details Opaque handles. Each is created by its _new/_open function and released by its _free function; passing NULL to a _free function does nothing. The library cannot check a handle's type or lifetime: passing a freed handle, or one of another type, is undefined behaviour, and so is freeing a handle while another thread still uses it.
  * @{ */
 
 /** @name Version of the library this header belongs to.
@@ -83,15 +83,13 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_ZIP_CORRUPT 16       /**< inconsistent headers, bad deflate data, wrong sizes */
 /** @} */
 
-/** @name export.bin ...
- * export.bin
+/** @name export.bin
  * @{ */
 #define ENCORE_ERR_EXPORT_HEADER 20     /**< the 16-byte "EK Export v1    " header is missing */
 #define ENCORE_ERR_EXPORT_MALFORMED 21  /**< the protobuf cannot be decoded */
 /** @} */
 
-/** @name export.sig and ...
- * export.sig and verification
+/** @name export.sig and verification
  * @{ */
 #define ENCORE_ERR_SIGNATURE_MISSING 30   /**< unsigned file while verification is on */
 #define ENCORE_ERR_SIGNATURE_UNTRUSTED 31 /**< signed only by keys not in the trust list */
@@ -288,10 +286,10 @@ encore_status encore_string_list_copy(encore_string_list *list, uint64_t first, 
  * the caller's. */
 void encore_string_list_free(encore_string_list *list);
 
-/** @} */ /* encore_general */
+/** @} */ /* section_general */
 
 /* ==== 2. Key files: trusted keys, opening, checking and reading diagnosis keys ==== */
-/** @defgroup encore_keyfile 2. Key files: trusted keys, opening, checking and reading diagnosis keys
+/** @defgroup section_keyfile 2. Key files: trusted keys, opening, checking and reading diagnosis keys
  * @{ */
 
 /** A list of trusted public keys. Safe to use from several threads; adding
@@ -427,10 +425,10 @@ encore_status encore_keyfile_get_info(encore_keyfile *file, encore_keyfile_info 
  * in consecutive chunks costs one pass over the file. */
 encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
 
-/** @} */ /* encore_keyfile */
+/** @} */ /* section_keyfile */
 
 /* ==== 3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings ==== */
-/** @defgroup encore_store 3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings
+/** @defgroup section_store 3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings
  * @{ */
 
 /** The client's encrypted state (a SQLCipher database file). Safe to use from
@@ -718,10 +716,10 @@ encore_status encore_store_delete_setting(encore_store *store, const char *name,
  * (release it with encore_string_list_free()). */
 encore_status encore_store_list_settings(encore_store *store, encore_string_list **out);
 
-/** @} */ /* encore_store */
+/** @} */ /* section_store */
 
 /* ==== 4. Exposure Notification crypto and the device's own keys ========== */
-/** @defgroup encore_crypto 4. Exposure Notification crypto and the device's own keys
+/** @defgroup section_crypto 4. Exposure Notification crypto and the device's own keys
  * @{ */
 
 /** RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16) into out[16]. */
@@ -755,10 +753,10 @@ encore_status encore_advertisement_make(encore_store *store, int64_t now, int32_
  * `first` on (see "Lists"): what a positive user submits. */
 encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
 
-/** @} */ /* encore_crypto */
+/** @} */ /* section_crypto */
 
 /* ==== 5. Matching: sightings against published keys ====================== */
-/** @defgroup encore_match 5. Matching: sightings against published keys
+/** @defgroup section_match 5. Matching: sightings against published keys
  * @{ */
 
 /** The outcome of encore_match_run(): exposure windows, v1 exposures and
@@ -917,10 +915,10 @@ encore_status encore_match_result_copy_scan_instances(encore_match_result *resul
 /** Copies ENF v1 exposures first ..< first + capacity (sorted by date). */
 encore_status encore_match_result_copy_exposures_v1(encore_match_result *result, uint64_t first, encore_exposure_v1 *out, size_t element_size, size_t capacity, size_t *copied);
 
-/** @} */ /* encore_match */
+/** @} */ /* section_match */
 
 /* ==== 6. Risk: CWA's risk calculation ==================================== */
-/** @defgroup encore_risk 6. Risk: CWA's risk calculation
+/** @defgroup section_risk 6. Risk: CWA's risk calculation
  * @{ */
 
 /** A parsed CWA risk calculation configuration (RiskCalculationParameters in
@@ -994,10 +992,10 @@ encore_status encore_risk_assessment_get_summary(encore_risk_assessment *assessm
 /** Copies per-day risks first ..< first + capacity (newest first). */
 encore_status encore_risk_assessment_copy_days(encore_risk_assessment *assessment, uint64_t first, encore_day_risk *out, size_t element_size, size_t capacity, size_t *copied);
 
-/** @} */ /* encore_risk */
+/** @} */ /* section_risk */
 
 /* ==== 7. The exposure check ============================================== */
-/** @defgroup encore_check 7. The exposure check
+/** @defgroup section_check 7. The exposure check
  * @{ */
 
 /** Presence-tracing risk parameters (CWA's PresenceTracingRiskCalculationParameters),
@@ -1101,10 +1099,10 @@ encore_status encore_check_result_get_summary(encore_check_result *result, encor
  * release it with encore_risk_assessment_free(). */
 encore_status encore_check_result_get_assessment(encore_check_result *result, encore_risk_assessment **out);
 
-/** @} */ /* encore_check */
+/** @} */ /* section_check */
 
 /* ==== 8. HTTP transport: the built-in one (libcurl) or the host's ======== */
-/** @defgroup encore_net 8. HTTP transport: the built-in one (libcurl) or the host's
+/** @defgroup section_net 8. HTTP transport: the built-in one (libcurl) or the host's
  * @{ */
 
 /** What performs encore's requests to servers: the built-in HTTPS transport
@@ -1192,10 +1190,10 @@ encore_status encore_http_response_add_header(encore_http_response *response, co
  * request fails so however the callback returns. */
 encore_status encore_http_response_append_body(encore_http_response *response, const uint8_t *data, size_t length);
 
-/** @} */ /* encore_net */
+/** @} */ /* section_net */
 
 /* ==== 9. The client: an app instance's store with its servers, trust list, clock and transport ==== */
-/** @defgroup encore_client 9. The client: an app instance's store with its servers, trust list, clock and transport
+/** @defgroup section_client 9. The client: an app instance's store with its servers, trust list, clock and transport
  * @{ */
 
 /** One app instance's context: its store, the trust list its downloads must
@@ -1271,10 +1269,10 @@ void encore_client_free(encore_client *client);
  * time its flows start at. */
 encore_status encore_client_get_time(encore_client *client, int64_t *now);
 
-/** @} */ /* encore_client */
+/** @} */ /* section_client */
 
 /* ==== 10. Network operations: every flow as a state machine the host can drive with its own I/O ==== */
-/** @defgroup encore_operation 10. Network operations: every flow as a state machine the host can drive with its own I/O
+/** @defgroup section_operation 10. Network operations: every flow as a state machine the host can drive with its own I/O
  * @{ */
 
 /** A network flow (a push registration, a test result poll, ...) as a state
@@ -1357,10 +1355,10 @@ encore_status encore_operation_run(encore_operation *operation, encore_transport
  * a request still waiting for its answer is abandoned. */
 void encore_operation_free(encore_operation *operation);
 
-/** @} */ /* encore_operation */
+/** @} */ /* section_operation */
 
 /* ==== 11. Test results and key submission (CWA's verification and submission servers) ==== */
-/** @defgroup encore_test 11. Test results and key submission (CWA's verification and submission servers)
+/** @defgroup section_test 11. Test results and key submission (CWA's verification and submission servers)
  * @{ */
 
 /** @name What identifies a lab test.
@@ -1554,10 +1552,10 @@ encore_status encore_submit_start(encore_client *client, const encore_submit_opt
  * before it finished. */
 encore_status encore_operation_get_submit_summary(encore_operation *operation, encore_submit_summary *summary);
 
-/** @} */ /* encore_test */
+/** @} */ /* section_test */
 
 /* ==== 12. Check-ins: CWA event registration and CrowdNotifier ============ */
-/** @defgroup encore_checkin 12. Check-ins: CWA event registration and CrowdNotifier
+/** @defgroup section_checkin 12. Check-ins: CWA event registration and CrowdNotifier
  * @{ */
 
 /** A location read from a CWA event QR code
@@ -1864,10 +1862,10 @@ encore_status encore_trace_location_get_url(encore_trace_location *location, enc
  * memory for encore_bytes_free(). */
 encore_status encore_trace_location_get_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
 
-/** @} */ /* encore_checkin */
+/** @} */ /* section_checkin */
 
 /* ==== 13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
-/** @defgroup encore_crowdnotifier 13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
+/** @defgroup section_crowdnotifier 13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
  * @{ */
 
 /** @name Which app's QR code (the host of its URL).
@@ -1988,10 +1986,10 @@ encore_status encore_crowdnotifier_make_qr_code(int32_t kind, const char *name, 
  * venue's. */
 encore_status encore_crowdnotifier_make_trace_keys(const uint8_t *secret, size_t secret_length, const char *qr_code, int64_t start, int64_t end, const char *message, int32_t layout, encore_bytes *out);
 
-/** @} */ /* encore_crowdnotifier */
+/** @} */ /* section_crowdnotifier */
 
 /* ==== 14. Background sync: the cache of key files, the app configuration, DP-3T, the planner ==== */
-/** @defgroup encore_sync 14. Background sync: the cache of key files, the app configuration, DP-3T, the planner
+/** @defgroup section_sync 14. Background sync: the cache of key files, the app configuration, DP-3T, the planner
  * @{ */
 
 /** @name What woke the sync up.
@@ -2138,10 +2136,10 @@ encore_status encore_sync_result_get_check(encore_sync_result *result, encore_ch
  * verified when they were downloaded. */
 encore_status encore_exposure_check_cached(encore_client *client, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
-/** @} */ /* encore_sync */
+/** @} */ /* section_sync */
 
 /* ==== 15. Silent pushes: the registration rule, the app-instance token, registering ==== */
-/** @defgroup encore_push 15. Silent pushes: the registration rule, the app-instance token, registering
+/** @defgroup section_push 15. Silent pushes: the registration rule, the app-instance token, registering
  * @{ */
 
 /** @name Events of the registration rule (../shared/spec/push.md).
@@ -2234,7 +2232,7 @@ encore_status encore_push_deregister_start(encore_client *client, const encore_p
  * tokens are not in it), for encore_bytes_free(). */
 encore_status encore_push_get_status_json(encore_store *store, encore_bytes *out);
 
-/** @} */ /* encore_push */
+/** @} */ /* section_push */
 
 #ifdef __cplusplus
 }

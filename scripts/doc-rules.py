@@ -22,6 +22,8 @@ import pathlib
 import re
 import sys
 
+import header_markup
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HEADER = ROOT / "include/encore.h"
 # A handle's sentences on threads, in its comment.
@@ -32,25 +34,14 @@ PARAM = re.compile(r"(const )?(\w+) ?(\*+)(?:const )?(\w+)")
 
 
 def words(comment):
-    return re.sub(r"\s*\n\s*\*\s?", " ", comment).strip()
-
-
-def sentences(text):
-    """Sentences: split after a period outside parentheses."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "." and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
-            out.append(text[start:i + 1].strip())
-            start = i + 1
-    return out + ([text[start:].strip()] if text[start:].strip() else [])
+    return header_markup.comment_text([comment])
 
 
 def handle_threads(text, faults):
     """{handle: what its comment says about threads}."""
     threads = {}
     for m in HANDLE.finditer(text):
-        said = [s for s in sentences(words(m.group(1))) if THREAD_SENTENCE.search(s)]
+        said = [s for s in header_markup.sentences(words(m.group(1))) if THREAD_SENTENCE.search(s)]
         if not said:
             faults.append(f"handle {m.group(2)}: its comment says nothing about threads")
         threads[m.group(2)] = " ".join(said)

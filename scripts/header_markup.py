@@ -20,20 +20,22 @@ TITLE_MAX = 90
 
 
 def group_id(types_header, abi_files):
-    """A section's group name, stable across edits of its title:
-    encore_keyfile_types.h -> encore_keyfile; encore_types.h -> encore_general;
-    no types header: its first ABI file (CryptoAPI.swift -> encore_crypto)."""
+    """A section's group name, stable across edits of its title and unlike
+    any C name (Doxygen's references would take one for the other):
+    encore_keyfile_types.h -> section_keyfile; encore_types.h -> section_general;
+    no types header: its first ABI file (CryptoAPI.swift -> section_crypto)."""
     if types_header:
         stem = re.sub(r"^encore_|_?types$", "", types_header.removesuffix(".h"))
-        return f"encore_{stem or 'general'}"
-    return "encore_" + re.sub(r"API$", "", abi_files[0].removesuffix(".swift")).lower()
+        return f"section_{stem or 'general'}"
+    return "section_" + re.sub(r"API$", "", abi_files[0].removesuffix(".swift")).lower()
 
 
 def group_open(gid, number, title, intro):
     """A section's group; `intro`: paragraphs of its page's text."""
     lines = [f"/** @defgroup {gid} {number}. {title}"]
-    for paragraph in intro:
-        lines += [" *", f" * {paragraph}"]
+    for i, paragraph in enumerate(intro):
+        # @details: not a summary (the page's title is), though the first sentence.
+        lines += [" *", f" * {'@details ' if i == 0 else ''}{paragraph}"]
     return lines + [" * @{ */"]
 
 
@@ -53,18 +55,25 @@ def comment_text(lines):
     return re.sub(r"\s+\*\s+|\s+", " ", text).strip()
 
 
-def name_title(lines):
-    """A member group's title and the rest of its comment's words: the first
-    sentence (up to a period outside parentheses, then a space), or all of a
-    short comment; a long first sentence is cut at a word."""
-    text = comment_text(lines)
-    depth = 0
+def sentences(text):
+    """Sentences: split after each period outside parentheses that ends the
+    text or comes before a space."""
+    out, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and ch == "." and (i + 1 == len(text) or text[i + 1] == " ") and i < TITLE_MAX:
-            return text[: i + 1], text[i + 1:].strip()
-    if len(text) <= TITLE_MAX and "." not in text[:-1]:
-        return text, ""
+        if ch == "." and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
+            out.append(text[start:i + 1].strip())
+            start = i + 1
+    return out + ([text[start:].strip()] if text[start:].strip() else [])
+
+
+def name_title(lines):
+    """A member group's title and the rest of its comment's words: its first
+    sentence, cut at a word when long."""
+    text = comment_text(lines)
+    first = sentences(text)[0]
+    if len(first) <= TITLE_MAX:
+        return first, text[len(first):].strip()
     return text[:TITLE_MAX].rsplit(" ", 1)[0] + " ...", text
 
 

@@ -176,7 +176,7 @@ dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./triggers | grep -x 'activ
 field libencore-dev Depends "^$libpkg \\(= $debversion\\)\$"
 field libencore-dev Depends 'libjs-jquery'
 holds libencore-dev usr/include/encore.h "$lib/libencore.so" "$lib/pkgconfig/encore.pc" usr/share/doc/libencore-dev/examples/example.c \
-    usr/share/doc/libencore-dev/html/index.html usr/share/doc/libencore-dev/html/group__encore__general.html
+    usr/share/doc/libencore-dev/html/index.html usr/share/doc/libencore-dev/html/group__section__general.html
 field encore-tools Depends 'libc6'
 field encore-tools Depends 'libsqlcipher0'
 holds encore-tools usr/bin/encore usr/share/bash-completion/completions/encore usr/share/zsh/vendor-completions/_encore \
