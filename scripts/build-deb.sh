@@ -174,6 +174,8 @@ cp -r "$docs_html" "$html"
 find "$html" -type d -exec chmod 0755 {} + && find "$html" -type f -exec chmod 0644 {} +
 rm "$html/jquery.js"
 ln -s ../../../javascript/jquery/jquery.js "$html/jquery.js"
+# Registered with doc-base, for documentation browsers (dhelp, doc-central).
+install -D -m 0644 support/deb/libencore-dev.doc-base "$root/usr/share/doc-base/libencore-reference"
 ln -s "libencore.so.$major" "$root/usr/lib/$multiarch/libencore.so"
 sed -e 's|@PREFIX@|/usr|g' -e "s|@LIBDIR@|\${prefix}/lib/$multiarch|g" -e "s|@VERSION@|$version|g" \
     support/encore.pc.in > "$root/usr/lib/$multiarch/pkgconfig/encore.pc"

@@ -52,7 +52,9 @@ use_installed() {
     # The manual as installed: its jquery.js is libjs-jquery's (a Depends:
     # when the packages are only extracted, this system's copy stands in).
     if [[ -n $root && ! -e $root/usr/share/javascript ]]; then ln -s /usr/share/javascript "$root/usr/share/javascript"; fi
-    python3 "$dir/check-links.py" "$root/usr/share/doc/libencore-dev/html"
+    out=$(python3 "$dir/check-links.py" "$root/usr/share/doc/libencore-dev/html") \
+        || { echo "test-deb: the installed reference manual: $out" >&2; exit 1; }
+    echo "deb: the reference manual as installed, $out"
     out=$(cd "$dir" && "$root/usr/bin/encore" demo 2>&1) || { echo "test-deb: encore demo failed: $out" >&2; exit 1; }
     echo "deb: encore demo from $root/usr/bin/encore: ok ($(wc -l <<<"$out") lines)"
     check_bash_completion "$root/usr/share/bash-completion/completions/encore" "$root/usr/bin"
@@ -173,10 +175,10 @@ symbols=$(dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./symbols)
     || { echo "test-deb: $libpkg's symbols file is not the record of libencore.so.$major's functions" >&2; exit 1; }
 dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./triggers | grep -x 'activate-noawait ldconfig' >/dev/null \
     || { echo "test-deb: $libpkg does not trigger ldconfig" >&2; exit 1; }
-field libencore-dev Depends "^$libpkg \\(= $debversion\\)\$"
-field libencore-dev Depends 'libjs-jquery'
+field libencore-dev Depends "^$libpkg \\(= $debversion\\), libjs-jquery\$"
 holds libencore-dev usr/include/encore.h "$lib/libencore.so" "$lib/pkgconfig/encore.pc" usr/share/doc/libencore-dev/examples/example.c \
-    usr/share/doc/libencore-dev/html/index.html usr/share/doc/libencore-dev/html/group__section__general.html
+    usr/share/doc/libencore-dev/html/index.html usr/share/doc/libencore-dev/html/group__section__general.html \
+    usr/share/doc-base/libencore-reference
 field encore-tools Depends 'libc6'
 field encore-tools Depends 'libsqlcipher0'
 holds encore-tools usr/bin/encore usr/share/bash-completion/completions/encore usr/share/zsh/vendor-completions/_encore \
