@@ -121,7 +121,7 @@ def main():
     warnings = (docs / "warnings.log").read_text().strip() if (docs / "warnings.log").exists() else ""
     check("Doxygen warned about nothing", [f"doxygen: {w}" for w in warnings.splitlines()])
     if faults:
-        print(f"check-docs: {len(faults)} faults:")
+        print(f"check-docs: {len(faults)} fault{'' if len(faults) == 1 else 's'}:")
         print("\n".join(f"  {f}" for f in faults))
         sys.exit(1)
 
