@@ -18,12 +18,13 @@ import pathlib
 import re
 import sys
 import xml.etree.ElementTree as ET
+from typing import Optional
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HEADER = ROOT / "include/encore.h"
 
 
-def exported_functions():
+def exported_functions() -> list[str]:
     """The function names of the symbols file (` name@VERSION_NODE version` lines)."""
     files = sorted((ROOT / "support/deb").glob("libencore*.symbols"))
     if len(files) != 1:
@@ -34,58 +35,61 @@ def exported_functions():
     return names
 
 
-def header_structs():
+def header_structs() -> tuple[list[str], list[str]]:
     """(structs with a body, opaque struct typedefs) of the header."""
     text = HEADER.read_text()
     return (re.findall(r"^typedef struct (\w+) \{", text, re.M),
             re.findall(r"^typedef struct (\w+) \1;", text, re.M))
 
 
-def has_text(element):
+def has_text(element: Optional[ET.Element]) -> bool:
     return element is not None and "".join(element.itertext()).strip() != ""
 
 
-def documented(node):
+def documented(node: ET.Element) -> bool:
     return has_text(node.find("briefdescription")) or has_text(node.find("detaileddescription"))
 
 
 class Reference:
     """What Doxygen's XML says was documented, and where the HTML has it."""
 
-    def __init__(self, docs):
+    def __init__(self, docs: pathlib.Path) -> None:
         self.html = docs / "html"
-        self.members = {}       # (kind, name) -> (memberdef, group page)
-        self.structs = {}       # name -> compounddef
-        self.group_structs = set()
+        self.members: dict[tuple[str, str], tuple[ET.Element, str]] = {}  # (kind, name) -> (memberdef, group page)
+        self.structs: dict[str, ET.Element] = {}  # name -> compounddef
+        self.group_structs: set[str] = set()
         for path in sorted((docs / "xml").glob("*.xml")):
             if not (path.name.startswith("group__") or path.name.startswith("struct")):
                 continue
             compound = ET.parse(path).getroot().find("compounddef")
+            if compound is None:
+                continue
             if compound.get("kind") == "group":
                 for member in compound.iter("memberdef"):
-                    self.members[(member.get("kind"), member.findtext("name"))] = (member, compound.get("id"))
-                self.group_structs.update(c.text for c in compound.findall("innerclass"))
+                    key = (member.get("kind", ""), member.findtext("name", ""))
+                    self.members[key] = (member, compound.get("id", ""))
+                self.group_structs.update(c.text or "" for c in compound.findall("innerclass"))
             elif compound.get("kind") == "struct":
-                self.structs[compound.findtext("compoundname")] = compound
+                self.structs[compound.findtext("compoundname", "")] = compound
 
-    def page_has_anchor(self, page, member_id):
+    def page_has_anchor(self, page: str, member_id: str) -> bool:
         """Doxygen's member ids are PAGE_1ANCHOR; the page carries id="ANCHOR"."""
         anchor = member_id.split("_1", 1)[1] if member_id.startswith(page + "_1") else member_id
         path = self.html / f"{page}.html"
         return path.exists() and f'id="{anchor}"' in path.read_text()
 
-    def member_fault(self, kind, name):
+    def member_fault(self, kind: str, name: str) -> Optional[str]:
         found = self.members.get((kind, name))
         if not found:
             return f"{name}: no entry on any section's page (is it in include/encore.h?)"
         member, page = found
         if not documented(member):
             return f"{name}: no documentation comment (its /// lines in Sources/EncoreABI, or its comment in Sources/CEncoreTypes)"
-        if not self.page_has_anchor(page, member.get("id")):
+        if not self.page_has_anchor(page, member.get("id", "")):
             return f"{name}: {page}.html has no entry for it"
         return None
 
-    def struct_fault(self, name):
+    def struct_fault(self, name: str) -> Optional[str]:
         compound = self.structs.get(name)
         if compound is None:
             return f"struct {name}: no page"
@@ -98,14 +102,14 @@ class Reference:
         return None
 
 
-def main():
+def main() -> None:
     docs = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build/docs"
     if not (docs / "xml/index.xml").exists():
         sys.exit(f"check-docs: {docs}/xml/index.xml is missing: run make docs first")
     ref = Reference(docs)
-    faults = []
+    faults: list[str] = []
 
-    def check(what, found):
+    def check(what: str, found: list[str]) -> None:
         faults.extend(found)
         if not found:
             print(f"{what}: ok")

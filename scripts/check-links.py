@@ -13,6 +13,7 @@ import os
 import pathlib
 import sys
 import urllib.parse
+from typing import Optional
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LINK_ATTRIBUTES = {"href", "src"}
@@ -21,13 +22,13 @@ LINK_ATTRIBUTES = {"href", "src"}
 class Page(html.parser.HTMLParser):
     """A page's link targets and the anchors it defines."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
-        self.links = []
-        self.anchors = set()
+        self.links: list[str] = []
+        self.anchors: set[str] = set()
         self.feed(text)
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
         for name, value in attrs:
             if value is None:
                 continue
@@ -37,16 +38,17 @@ class Page(html.parser.HTMLParser):
                 self.anchors.add(value)
 
 
-def broken_links(top):
+def broken_links(top: pathlib.Path) -> tuple[list[str], int, int]:
     top = pathlib.Path(os.path.abspath(top))
-    pages = {}
+    pages: dict[pathlib.Path, Page] = {}
 
-    def page(path):
+    def page(path: pathlib.Path) -> Page:
         if path not in pages:
             pages[path] = Page(path.read_text(errors="replace"))
         return pages[path]
 
-    broken, checked = [], 0
+    broken: list[str] = []
+    checked = 0
     for source in sorted(top.rglob("*.html")):
         source = pathlib.Path(os.path.abspath(source))
         for link in page(source).links:
@@ -67,7 +69,7 @@ def broken_links(top):
     return broken, checked, len(pages)
 
 
-def main():
+def main() -> None:
     top = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build/docs/html"
     if not top.is_dir():
         sys.exit(f"check-links: {top} is missing: run make docs first")

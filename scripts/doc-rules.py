@@ -33,13 +33,13 @@ HANDLE = re.compile(r"/\*\*((?:(?!\*/).)*)\*/\ntypedef struct (\w+) \2;", re.S)
 PARAM = re.compile(r"(const )?(\w+) ?(\*+)(?:const )?(\w+)")
 
 
-def words(comment):
+def words(comment: str) -> str:
     return header_markup.comment_text([comment])
 
 
-def handle_threads(text, faults):
+def handle_threads(text: str, faults: list[str]) -> dict[str, str]:
     """{handle: what its comment says about threads}."""
-    threads = {}
+    threads: dict[str, str] = {}
     for m in HANDLE.finditer(text):
         said = [s for s in header_markup.sentences(words(m.group(1))) if THREAD_SENTENCE.search(s)]
         if not said:
@@ -48,14 +48,15 @@ def handle_threads(text, faults):
     return threads
 
 
-def rules(ret, name, args, doc, threads, functions, faults):
+def rules(ret: str, name: str, args: str, doc: str, threads: dict[str, str], functions: set[str],
+          faults: list[str]) -> list[str]:
     """The lines of one function's @fn block."""
-    lines = []
+    lines: list[str] = []
     if ret.strip() == "encore_status":
         lines.append("@return ENCORE_OK, or the status of the failure: encore_last_error_message() says why, "
                      "on the calling thread; out-parameters are written only on success.")
     params = [m for m in (PARAM.fullmatch(a.strip()) for a in args.split(",")) if m]
-    owned = []
+    owned: list[str] = []
     for const, ctype, stars, pname in (p.groups() for p in params):
         if stars == "**" and ctype in threads:
             release = next((f for f in (f"{ctype}_free", f"{ctype}_close") if f in functions), None)
@@ -78,11 +79,11 @@ def rules(ret, name, args, doc, threads, functions, faults):
     return lines
 
 
-def main():
+def main() -> None:
     if len(sys.argv) != 2:
         sys.exit("usage: doc-rules.py OUT.dox")
     text = HEADER.read_text()
-    faults = []
+    faults: list[str] = []
     threads = handle_threads(text, faults)
     prototypes = PROTOTYPE.findall(text)
     functions = {name for _, _, name, _ in prototypes}

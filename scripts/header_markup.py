@@ -15,11 +15,12 @@ support/docs/Doxyfile) builds the reference from it:
 Indented comments on their own line inside a struct stay plain comments.
 """
 import re
+from typing import Iterable, Optional
 
 TITLE_MAX = 90
 
 
-def group_id(types_header, abi_files):
+def group_id(types_header: Optional[str], abi_files: list[str]) -> str:
     """A section's group name, stable across edits of its title and unlike
     any C name (Doxygen's references would take one for the other):
     encore_keyfile_types.h -> section_keyfile; encore_types.h -> section_general;
@@ -30,7 +31,7 @@ def group_id(types_header, abi_files):
     return "section_" + re.sub(r"API$", "", abi_files[0].removesuffix(".swift")).lower()
 
 
-def group_open(gid, number, title, intro):
+def group_open(gid: str, number: int, title: str, intro: list[str]) -> list[str]:
     """A section's group; `intro`: paragraphs of its page's text."""
     lines = [f"/** @defgroup {gid} {number}. {title}"]
     for i, paragraph in enumerate(intro):
@@ -39,23 +40,23 @@ def group_open(gid, number, title, intro):
     return lines + [" * @{ */"]
 
 
-def group_close(gid):
+def group_close(gid: str) -> list[str]:
     return [f"/** @}} */ /* {gid} */"]
 
 
-def function_doc(doc):
+def function_doc(doc: list[str]) -> str:
     """A function's `///` lines as its Doxygen comment."""
     return "/** " + "\n * ".join(doc) + " */"
 
 
-def comment_text(lines):
+def comment_text(lines: Iterable[str]) -> str:
     """The words of a /* ... */ block, one string."""
     text = " ".join(lines)
     text = re.sub(r"^\s*/\*+|\*/\s*$", "", text)
     return re.sub(r"\s+\*\s+|\s+", " ", text).strip()
 
 
-def sentences(text):
+def sentences(text: str) -> list[str]:
     """Sentences: split after each period outside parentheses that ends the
     text or comes before a space."""
     out, depth, start = [], 0, 0
@@ -67,7 +68,7 @@ def sentences(text):
     return out + ([text[start:].strip()] if text[start:].strip() else [])
 
 
-def name_title(lines):
+def name_title(lines: list[str]) -> tuple[str, str]:
     """A member group's title and the rest of its comment's words: its first
     sentence, cut at a word when long."""
     text = comment_text(lines)
@@ -80,16 +81,17 @@ def name_title(lines):
 TRAILING = re.compile(r"^(\s*(?:#define\s|\S).*?\S)(\s+)/\*(?!\*)")
 
 
-def trailing(line):
+def trailing(line: str) -> str:
     """A field's or define's comment on its own line documents it."""
     return TRAILING.sub(r"\1\2/**<", line, count=1)
 
 
-def types_body(body):
+def types_body(body: str) -> tuple[str, list[str]]:
     """A types header's body with its comments in Doxygen's forms, and the
     words of its comments that stand alone (for group_open)."""
     lines = body.split("\n")
-    out, intro = [], []
+    out: list[str] = []
+    intro: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
