@@ -16,14 +16,14 @@ PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The library package's: they build and resolve nothing of the push service's
 # package (server/), whose stack alone takes longer to compile than all of
 # them take to run; `make test-server` tests it, `make test-all` runs both.
-TEST_SUITES := swift tsan check-abi c python typecheck cli store standins pairing crowdnotifier fuzz install wheel
+TEST_SUITES := swift tsan check-abi c python typecheck cli store standins pairing crowdnotifier fuzz install wheel docs
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # pytest-xdist workers of the Python suites: one per core for the ones that
 # compute; more for the push service's, whose tests mostly wait on clocks.
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-typecheck test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-tracing bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-typecheck test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-pushd-tsan test-install test-wheel test-docs docs check-abi header share wheel bench bench-tracing bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -40,6 +40,7 @@ help:
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
 	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
 	@echo "make share     shell completions (bash, zsh, fish) and man pages in $(SHARE)"
+	@echo "make docs      the C reference manual (Doxygen over include/encore.h) in $(BUILD)/docs/html"
 	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd ($(VERSION))"
 	@echo "make pushd     the push registry service, $(PUSHD)"
 	@echo "make install PREFIX=/usr/local"
@@ -100,7 +101,7 @@ pushd: deps
 
 # The Debian packages in dist/ (scripts/build-deb.sh): the library, its
 # development files, the tools and the push service, a release build of each.
-deb: lib cli share
+deb: lib cli share docs
 	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
 	@scripts/build-deb.sh
 endif
@@ -109,6 +110,17 @@ all: lib cli
 
 header:
 	scripts/gen-header.py
+
+# The C reference manual, one page per section of the header (scripts/docs.sh).
+docs: deps
+	@scripts/docs.sh
+
+# The manual documents every export (scripts/check-docs.py) and has no broken link.
+test-docs: docs
+	@echo "== the reference manual: every exported function and struct documented"
+	@scripts/check-docs.py
+	@echo "== the reference manual's links"
+	@scripts/check-links.py
 
 demo: cli
 	@$(CLI) demo

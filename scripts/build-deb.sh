@@ -3,7 +3,8 @@
 # the release build of encore-pushd left in build/ and server/.build/
 # (`make deb` runs those first):
 #   libencore<MAJOR>  the library with its SONAME link, shlibs and ldconfig trigger
-#   libencore-dev     encore.h, the libencore.so link, encore.pc, the C example
+#   libencore-dev     encore.h, the libencore.so link, encore.pc, the C example,
+#                     the C reference manual (make docs) in /usr/share/doc/libencore-dev/html
 #   encore-tools      the encore tool, bash/zsh/fish completions, man pages
 #   encore-pushd      the push registry service, its systemd unit (not enabled),
 #                     a default configuration (a conffile), a system user
@@ -37,8 +38,9 @@ lib=build/lib/libencore.so.$version
 cli=build/bin/encore
 share=build/share
 pushd_bin=server/.build/release/encore-pushd
-for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" include/encore.h; do
-    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli share, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
+docs_html=build/docs/html
+for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" include/encore.h "$docs_html/index.html"; do
+    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli share docs, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
 done
 command -v dpkg-shlibdeps >/dev/null || { echo "build-deb: dpkg-shlibdeps is missing (apt-get install dpkg-dev; scripts/deps.sh installs it)" >&2; exit 1; }
 
@@ -159,10 +161,21 @@ install -m 0644 "$stage/shlibs.local" "$root/DEBIAN/shlibs"
 echo "activate-noawait ldconfig" > "$root/DEBIAN/triggers"
 build "$libpkg"
 
-# --- libencore-dev: header, development link, pkg-config file, the C example.
+# --- libencore-dev: header, development link, pkg-config file, the C example, the reference manual.
 root=$stage/libencore-dev
 mkdir -p "$root/usr/include" "$root/usr/lib/$multiarch/pkgconfig" "$root/usr/share/doc/libencore-dev/examples"
 install -m 0644 include/encore.h "$root/usr/include/encore.h"
+# The manual's pages as make docs wrote them, but for the copy of jQuery
+# Doxygen puts beside them: a link to Debian's (libjs-jquery, Debian policy
+# 4.13: no embedded copies of libraries), which is all the pages need of it
+# (support/docs/Doxyfile keeps them off the plugins Doxygen's copy bundles).
+html=$root/usr/share/doc/libencore-dev/html
+cp -r "$docs_html" "$html"
+find "$html" -type d -exec chmod 0755 {} + && find "$html" -type f -exec chmod 0644 {} +
+rm "$html/jquery.js"
+ln -s ../../../javascript/jquery/jquery.js "$html/jquery.js"
+# Registered with doc-base, for documentation browsers (dhelp, doc-central).
+install -D -m 0644 support/deb/libencore-dev.doc-base "$root/usr/share/doc-base/libencore-reference"
 ln -s "libencore.so.$major" "$root/usr/lib/$multiarch/libencore.so"
 sed -e 's|@PREFIX@|/usr|g' -e "s|@LIBDIR@|\${prefix}/lib/$multiarch|g" -e "s|@VERSION@|$version|g" \
     support/encore.pc.in > "$root/usr/lib/$multiarch/pkgconfig/encore.pc"
@@ -170,10 +183,11 @@ install -m 0644 bindings/c/example.c "$root/usr/share/doc/libencore-dev/examples
 docs "$root" libencore-dev
 overrides "$root" libencore-dev
 control libencore-dev "Package: libencore-dev" "Section: libdevel" "Priority: optional" "Multi-Arch: same" \
-    "Depends: $libpkg (= $debversion)" \
+    "Depends: $libpkg (= $debversion), libjs-jquery" \
     "Description: Exposure Notification core (development files)" \
     " The C header encore.h, the libencore.so link, the pkg-config file" \
-    " (pkg-config --cflags --libs encore) and an example program."
+    " (pkg-config --cflags --libs encore), an example program and the" \
+    " reference manual (/usr/share/doc/libencore-dev/html/index.html)."
 build libencore-dev
 
 # --- encore-tools: the CLI, its completions and man pages.

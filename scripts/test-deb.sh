@@ -8,6 +8,7 @@
 #     in support/deb/ explain.
 #  2. Installed with `dpkg -i` into a throw-away root, then used from there:
 #     the C example compiled with `pkg-config --cflags --libs encore` and run,
+#     the reference manual's links (jquery.js: Debian's libjs-jquery),
 #     `encore demo`, bash completion of `encore <TAB>`, `man encore-sync`,
 #     `encore-pushd --help` and `--version`, `man 8 encore-pushd`;
 #     encore-pushd's user, units (valid, not enabled) and
@@ -48,6 +49,12 @@ use_installed() {
     out=$("$dir/example" "$dir/export.bin")
     grep -q "region 222, batch 1 of 1, 3 keys" <<<"$out" || { echo "test-deb: the example printed: $out" >&2; exit 1; }
     echo "deb: the C example, built with pkg-config --cflags --libs encore ($(pkg-config --modversion encore)), runs: ok"
+    # The manual as installed: its jquery.js is libjs-jquery's (a Depends:
+    # when the packages are only extracted, this system's copy stands in).
+    if [[ -n $root && ! -e $root/usr/share/javascript ]]; then ln -s /usr/share/javascript "$root/usr/share/javascript"; fi
+    out=$(python3 "$dir/check-links.py" "$root/usr/share/doc/libencore-dev/html") \
+        || { echo "test-deb: the installed reference manual: $out" >&2; exit 1; }
+    echo "deb: the reference manual as installed, $out"
     out=$(cd "$dir" && "$root/usr/bin/encore" demo 2>&1) || { echo "test-deb: encore demo failed: $out" >&2; exit 1; }
     echo "deb: encore demo from $root/usr/bin/encore: ok ($(wc -l <<<"$out") lines)"
     check_bash_completion "$root/usr/share/bash-completion/completions/encore" "$root/usr/bin"
@@ -168,8 +175,10 @@ symbols=$(dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./symbols)
     || { echo "test-deb: $libpkg's symbols file is not the record of libencore.so.$major's functions" >&2; exit 1; }
 dpkg-deb --ctrl-tarfile "$(deb "$libpkg")" | tar -xO ./triggers | grep -x 'activate-noawait ldconfig' >/dev/null \
     || { echo "test-deb: $libpkg does not trigger ldconfig" >&2; exit 1; }
-field libencore-dev Depends "^$libpkg \\(= $debversion\\)\$"
-holds libencore-dev usr/include/encore.h "$lib/libencore.so" "$lib/pkgconfig/encore.pc" usr/share/doc/libencore-dev/examples/example.c
+field libencore-dev Depends "^$libpkg \\(= $debversion\\), libjs-jquery\$"
+holds libencore-dev usr/include/encore.h "$lib/libencore.so" "$lib/pkgconfig/encore.pc" usr/share/doc/libencore-dev/examples/example.c \
+    usr/share/doc/libencore-dev/html/index.html usr/share/doc/libencore-dev/html/group__section__general.html \
+    usr/share/doc-base/libencore-reference
 field encore-tools Depends 'libc6'
 field encore-tools Depends 'libsqlcipher0'
 holds encore-tools usr/bin/encore usr/share/bash-completion/completions/encore usr/share/zsh/vendor-completions/_encore \
@@ -254,7 +263,7 @@ fi
 stage() {
     mkdir -p "$1"
     cp "$(deb "$libpkg")" "$(deb libencore-dev)" "$(deb encore-tools)" "$(deb encore-pushd)" "$1/"
-    cp scripts/test-deb.sh scripts/share-checks.sh "$1/"
+    cp scripts/test-deb.sh scripts/share-checks.sh scripts/check-links.py "$1/"
     cp Tests/data/exports/immuni/export.bin "$1/export.bin"
 }
 overlay_ok() {

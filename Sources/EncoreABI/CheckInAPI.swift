@@ -40,7 +40,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 
 // MARK: - QR codes
 
-/// Reads a CWA event QR code (`https://e.coronawarn.app?v=1#<base64url>`,
+/// Reads a CWA event QR code (`https://e.coronawarn.app?v=1#{base64url}`,
 /// padding allowed): ENCORE_ERR_QR_NOT_CWA for another code,
 /// ENCORE_ERR_QR_VERSION, ENCORE_ERR_QR_ENCODING (not base64url),
 /// ENCORE_ERR_QR_MALFORMED (not a QRCodePayload), ENCORE_ERR_QR_INVALID

@@ -20,11 +20,13 @@ struct EncoreCommand: CommandGroup {
               match           match sightings against key files: windows
               risk            CWA's v2 risk from exposure windows
               check           the whole exposure check, stored
-              test            register a lab test, learn its result
+              test            register a lab or rapid test, learn its result
               submit          upload own keys after a positive test
               checkin         check in to events; match published warnings
+              crowdnotifier   CrowdNotifier venues and trace keys (the authority's side)
               sync            download key files and configuration; check
               keyfiles        the key files the store keeps
+              push            silent pushes: when to register, register
               demo            the check on a simulated user, start to end
 
             Run `encore help COMMAND` for a command's options and an example.

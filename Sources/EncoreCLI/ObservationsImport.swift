@@ -8,15 +8,15 @@ import Glibc
 struct ObservationsImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Add observations from a CSV file to the store.",
+        abstract: "Add sightings from a CSV file to the store.",
         discussion: """
-            FILE has one observation a line: time,rpi,aem,rssi[,prev_scan]. time and prev_scan are \
+            FILE has one sighting a line: time,rpi,aem,rssi[,prev_scan]. time and prev_scan are \
             seconds since 1970-01-01T00:00:00Z, rpi is 32 hex digits, aem 8 hex digits, rssi an \
             integer from -128 to 127; prev_scan may be left out or empty. The first line may be \
             the header time,rpi,aem,rssi[,prev_scan]. Blank lines are skipped. FILE - reads stdin.
 
             All or nothing: the whole file is read and checked first; a bad line fails the \
-            import (its number is given) and nothing is added. Observations already in the \
+            import (its number is given) and nothing is added. Sightings already in the \
             store, or repeated in the file, are kept once.
 
             \(StoreArguments.keyHelp)

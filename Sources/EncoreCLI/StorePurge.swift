@@ -10,7 +10,7 @@ struct StorePurge: ParsableCommand {
         commandName: "purge",
         abstract: "Delete what is older than the retention period.",
         discussion: """
-            Deletes, in one transaction, every observation, own key, key package, tracing event \
+            Deletes, in one transaction, every sighting, own key, cached key file, tracing event \
             and risk result older than the cut-off (--now minus --max-age-days), zeroing the \
             freed space. Kept whatever their age: settings, the newest risk result, and whether \
             tracing was on at the cut-off. Prints how many rows of each kind were deleted.

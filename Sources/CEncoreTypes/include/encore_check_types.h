@@ -60,6 +60,9 @@ typedef struct encore_check_options {
     const encore_checkin_risk_config *checkin_risk;
 } encore_check_options;
 
+/* What an exposure check found (encore_check_result_get_summary()): its
+ * status, the v1 level and score, whether to notify the user, and what it
+ * stored. */
 typedef struct encore_check_summary {
     uint32_t struct_size;             /* sizeof(encore_check_summary), set by the caller */
     int32_t status;                   /* ENCORE_CHECK_* */

@@ -8,9 +8,12 @@
 #include "encore_test_types.h"
 
 /* A location read from a CWA event QR code
- * (https://e.coronawarn.app?v=1#<base64url QRCodePayload>). Immutable: thread-safe. */
+ * (https://e.coronawarn.app?v=1#{base64url QRCodePayload}). Immutable: thread-safe. */
 typedef struct encore_trace_location encore_trace_location;
 
+/* What a CWA event QR code says about its location
+ * (encore_trace_location_get_info()). Its strings point into the
+ * encore_trace_location handle and live as long as it does. */
 typedef struct encore_trace_location_info {
     uint32_t struct_size;                 /* sizeof(encore_trace_location_info), set by the caller */
     uint32_t version;                     /* QRCodePayload version (1) */
@@ -110,6 +113,9 @@ typedef struct encore_checkin_assessment encore_checkin_assessment;
 #define ENCORE_CHECKIN_RISK_HIGH 2
 #define ENCORE_CHECKIN_RISK_FAILED 3
 
+/* The aggregate of a check-in risk assessment
+ * (encore_checkin_assessment_get_summary()): the total level and the sizes
+ * of its lists of matches and days. */
 typedef struct encore_checkin_risk_summary {
     uint32_t struct_size;                 /* sizeof(encore_checkin_risk_summary), set by the caller */
     int32_t total_risk_level;             /* ENCORE_CHECKIN_RISK_* */
@@ -129,6 +135,7 @@ typedef struct encore_checkin_match {
     uint8_t location_id_hash[32];
 } encore_checkin_match;
 
+/* The risk of check-ins on one UTC day (encore_checkin_assessment_copy_days()). */
 typedef struct encore_checkin_day {
     uint32_t struct_size;                 /* sizeof(encore_checkin_day) */
     int32_t risk_level;                   /* ENCORE_CHECKIN_RISK_* */

@@ -16,6 +16,9 @@ typedef struct encore_store encore_store;
 #define ENCORE_KEY_PASSPHRASE 0  /* 1 byte to 1 MiB, any but the raw-key form x'...'; SQLCipher derives the key (slow on purpose) */
 #define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
 
+/* The key that encrypts a store (encore_store_open(), encore_store_rekey()):
+ * `length` bytes at `data`, a passphrase or a raw key as `kind` says. The
+ * library does not keep the pointer after the call. */
 typedef struct encore_store_key {
     uint32_t struct_size;   /* sizeof(encore_store_key) */
     int32_t kind;           /* ENCORE_KEY_PASSPHRASE or ENCORE_KEY_RAW */

@@ -57,6 +57,8 @@ typedef struct encore_sync_plan_info {
 /* What a sync did. Immutable: thread-safe. */
 typedef struct encore_sync_result encore_sync_result;
 
+/* What a sync did, in numbers (encore_sync_result_get_summary()): packages
+ * fetched and deleted, whether the check ran, when the next sync is due. */
 typedef struct encore_sync_summary {
     uint32_t struct_size;     /* sizeof(encore_sync_summary), set by the caller */
     uint32_t fetched;         /* packages and configurations kept */

@@ -8,12 +8,15 @@
 #include "encore_net_types.h"
 
 /* What identifies a lab test. */
-#define ENCORE_TEST_KEY_QR_CODE 0    /* a test QR code's text: a lab test's https://localhost/?<GUID>, a rapid
+#define ENCORE_TEST_KEY_QR_CODE 0    /* a test QR code's text: a lab test's https://localhost/?{GUID}, a rapid
                                       * antigen test's https://s.coronawarn.app?v=1#..., a rapid PCR test's
                                       * https://p.coronawarn.app?v=1#... (hash checked: ENCORE_ERR_TEST_CODE_HASH) */
 #define ENCORE_TEST_KEY_GUID 1       /* the GUID alone: 6-8-4-4-4-12 hex digits */
 #define ENCORE_TEST_KEY_TELETAN 2    /* a teleTAN from a hotline: 10 characters, positive by definition */
 
+/* What identifies a test to register (encore_test_register_start(),
+ * encore_test_register_run()): a QR code's text, a GUID or a teleTAN, as
+ * `kind` says. The strings are not needed after the call. */
 typedef struct encore_test_key {
     uint32_t struct_size;            /* sizeof(encore_test_key) */
     int32_t kind;                    /* ENCORE_TEST_KEY_* */

@@ -27,9 +27,9 @@
 typedef int32_t encore_status;
 
 /* General */
-#define ENCORE_OK 0
+#define ENCORE_OK 0                    /* success */
 #define ENCORE_ERR_INVALID_ARGUMENT 1   /* NULL pointer, bad length, bad option */
-#define ENCORE_ERR_OUT_OF_MEMORY 2
+#define ENCORE_ERR_OUT_OF_MEMORY 2      /* an allocation failed */
 #define ENCORE_ERR_IO 3                 /* a file could not be read */
 #define ENCORE_ERR_CANCELLED 4          /* the progress callback asked to stop */
 #define ENCORE_ERR_INTERNAL 5           /* a bug in encore: please report it */
@@ -172,9 +172,11 @@ typedef struct encore_bytes {
 
 /* Lists. Every function that returns several items copies them, the same
  * way everywhere:
- *   encore_<noun>_copy_<items>(handle, ..., uint64_t first, T *out,
- *                               size_t element_size, size_t capacity,
- *                               size_t *copied)
+ *
+ *     encore_<noun>_copy_<items>(handle, ..., uint64_t first, T *out,
+ *                                 size_t element_size, size_t capacity,
+ *                                 size_t *copied)
+ *
  * copies items first ..< first + capacity into out, each element_size
  * bytes apart (pass sizeof *out): *copied tells how many, fewer than
  * capacity only at the end of the list. `first` equal to the number of
