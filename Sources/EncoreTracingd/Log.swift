@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's log: one line per event on stderr, where journald takes it
+/// (the "<N>" prefix is the syslog priority it reads). Nothing logged may
+/// identify a device or this one: never an RPI, an AEM, a key or a
+/// Bluetooth address (a device's object path holds one).
+enum Log {
+    static func info(_ message: String) { write(6, message) }
+    static func warning(_ message: String) { write(4, message) }
+    static func error(_ message: String) { write(3, message) }
+
+    private static func write(_ priority: Int, _ message: String) {
+        let line = "<\(priority)>encore-tracingd: \(message)\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { fputs($0.baseAddress, stderr) }
+    }
+}
