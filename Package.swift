@@ -43,7 +43,7 @@ let sharedLibraryFlags: [String] = bindNow + [
 /// added, even a private one) left them compiled against the old one, and
 /// they crashed until a clean build.
 let coreLayers: [Target.Dependency] = ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles", "EncoreStorage",
-                                       "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices"]
+                                       "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices", "EncoreTracing"]
 
 let package = Package(
     name: "encore",
@@ -123,6 +123,10 @@ let package = Package(
         .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
         .target(name: "EncoreServices", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles",
                                                       "EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
+        // Tracing: the advertisement and its rotation, the scan schedule,
+        // scan ingestion, calibration, the tracing history (sans-I/O: a
+        // radio host such as encore-tracingd drives it).
+        .target(name: "EncoreTracing", dependencies: ["EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreStorage", "EncoreServices"]),
         .target(name: "EncoreCore", dependencies: coreLayers),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
@@ -188,6 +192,8 @@ let package = Package(
                                                                 "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreServicesTests", dependencies: ["EncoreServices", "EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "EncoreStorage",
                                                                 "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreCrypto",
+                                                              "EncoreServices", "EncoreTestSupport"]),
     ]
 )
 

@@ -12,4 +12,5 @@
 @_exported import EncoreServices
 @_exported import EncoreStorage
 @_exported import EncoreSupport
+@_exported import EncoreTracing
 @_exported import EncoreWire

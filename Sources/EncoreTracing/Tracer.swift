@@ -1,0 +1,192 @@
+import EncoreModel
+import EncoreServices
+import EncoreStorage
+import EncoreSupport
+
+/// What ingesting one scan did.
+public struct ScanIngestResult: Equatable, Sendable {
+    /// Reports given.
+    public var reports = 0
+    /// Sightings written (one per RPI heard; those already stored, as when
+    /// a scan is ingested twice, are not counted).
+    public var sightingsAdded = 0
+    /// Sightings that were stored already.
+    public var sightingsAlreadyStored = 0
+    public var ownReports = 0
+    public var repeatedReports = 0
+    public var invalidReports = 0
+    public init() {}
+}
+
+/// The tracing feature over a store, without I/O: the host (a daemon over
+/// BlueZ, an Android or raw-HCI host) asks it what to broadcast and when
+/// to scan, hands it what it heard, and tells it when tracing starts and
+/// stops. Time is always passed in. Thread safe: calls are serialised.
+///
+/// The host's loop:
+///   start(now) → advertisement(now) → broadcast it until its validUntil,
+///   then advertisement(now) again (a new payload: rotate the address too);
+///   nextScan(now) → scan in the window → ingestScan(window, reports);
+///   stop(now) whenever scanning stops for any reason (adapter off, BlueZ
+///   gone, shutdown), start(now) when it resumes.
+public final class Tracer: Sendable {
+    public let store: Store
+    public let scanSchedule: ScanSchedule
+    public let rotation: RotationSchedule
+    private let random: RandomSeconds
+    private let state: Locked<State>
+
+    private struct State {
+        var active = false
+        var calibration: Calibration
+        var advertisement: Advertisement?
+        /// Start of the last scan ingested since tracing (re)started.
+        var lastScanStart: Int64?
+    }
+
+    /// A tracer over `store`, with the calibration the store holds.
+    /// `random` draws the rotation times (the system's CSPRNG by default).
+    public init(store: Store, scanSchedule: ScanSchedule = .enf, rotation: RotationSchedule = .enf,
+                random: @escaping RandomSeconds = systemRandomSeconds) throws {
+        try scanSchedule.validate()
+        guard rotation.minimumSeconds >= 1, rotation.maximumSeconds >= rotation.minimumSeconds, rotation.maximumSeconds <= 86_400 else {
+            throw EncoreError(.invalidArgument, "a rotation schedule needs 1 <= minimum <= maximum <= 86400 seconds")
+        }
+        self.store = store
+        self.scanSchedule = scanSchedule
+        self.rotation = rotation
+        self.random = random
+        self.state = Locked(State(calibration: try store.tracingCalibration()))
+    }
+
+    public var isActive: Bool { state.withLock { $0.active } }
+
+    public var calibration: Calibration { state.withLock { $0.calibration } }
+
+    /// Stores a new calibration; the next payload carries it (the current
+    /// one stays until its time, so the RPI does not change early).
+    public func setCalibration(_ c: Calibration) throws {
+        try state.withLock { s in
+            try store.setTracingCalibration(c)
+            s.calibration = c
+        }
+    }
+
+    /// Tracing (scanning and broadcasting) starts at `now`: recorded in the
+    /// tracing history. A history still "on" from a run that ended without
+    /// stop() (a crash, a power cut) is closed first at that run's last
+    /// scan, so the time in between does not count as traced.
+    public func start(now: Int64) throws {
+        try state.withLock { s in
+            guard !s.active else { return }
+            if let last = try store.lastTracingEvent(), last.active {
+                let lastScan = try store.tracingLastScan()
+                let end = min(max(lastScan ?? last.time, last.time), now)
+                try store.addTracingEvent(time: max(0, end), active: false)
+            }
+            try store.addTracingEvent(time: now, active: true)
+            s.active = true
+            s.advertisement = nil
+            s.lastScanStart = nil
+        }
+    }
+
+    /// Tracing stops at `now` (for any reason): recorded in the history.
+    /// The advertisement is dropped: the next start() makes a new one.
+    public func stop(now: Int64) throws {
+        try state.withLock { s in
+            guard s.active else { return }
+            try store.addTracingEvent(time: now, active: false)
+            s.active = false
+            s.advertisement = nil
+            s.lastScanStart = nil
+        }
+    }
+
+    /// The payload to broadcast at `now`: the current one while it is
+    /// valid, else a new one (today's key, the RPI of now's interval, a new
+    /// validity). The host re-registers its advertisement (and so changes
+    /// the address) whenever `since` changes. .tracingInactive before start().
+    public func advertisement(now: Int64) throws -> Advertisement {
+        try state.withLock { s in
+            guard s.active else { throw EncoreError(.tracingInactive, "tracing is off: start it before asking for an advertisement") }
+            if let a = s.advertisement, now >= a.since, now < a.validUntil { return a }
+            let a = try makeAdvertisement(now: now, calibration: s.calibration)
+            s.advertisement = a
+            return a
+        }
+    }
+
+    /// A new payload at `now` whatever the current one's validity (when the
+    /// host had to register its advertisement again, e.g. after BlueZ
+    /// came back).
+    public func rotate(now: Int64) throws -> Advertisement {
+        try state.withLock { s in
+            guard s.active else { throw EncoreError(.tracingInactive, "tracing is off: start it before asking for an advertisement") }
+            let a = try makeAdvertisement(now: now, calibration: s.calibration)
+            s.advertisement = a
+            return a
+        }
+    }
+
+    private func makeAdvertisement(now: Int64, calibration: Calibration) throws -> Advertisement {
+        guard let interval = ENInterval.number(unixSeconds: now) else {
+            throw EncoreError(.invalidArgument, "now (\(now)) is outside the range of interval numbers")
+        }
+        let payload = try OwnKeySchedule(store: store).advertisement(now: now, txPower: calibration.effectiveTxPower,
+                                                                    calibrationConfidence: calibration.effectiveConfidence)
+        return Advertisement(payload: payload, interval: interval, since: now, validUntil: rotation.validUntil(rotation: now, random: random))
+    }
+
+    /// The next scan window from `now`. .tracingInactive before start().
+    public func nextScan(now: Int64) throws -> ScanWindow {
+        try state.withLock { s in
+            guard s.active else { throw EncoreError(.tracingInactive, "tracing is off: start it before scanning") }
+            return scanSchedule.nextWindow(lastScanStart: s.lastScanStart, now: now)
+        }
+    }
+
+    /// Stores what one scan in `window` heard: one sighting per RPI (first
+    /// heard, the maximal corrected RSSI, the previous scan's start as
+    /// prev_scan), in one transaction; the device's own RPIs, repeats and
+    /// reports without an RSSI dropped. Call it before stop(). A report's
+    /// time must not be negative.
+    public func ingestScan(window: ScanWindow, reports: [ScanReport]) throws -> ScanIngestResult {
+        try state.withLock { s in
+            guard s.active else { throw EncoreError(.tracingInactive, "tracing is off: scans are ingested while it is on") }
+            guard window.start >= 0, window.end >= window.start else {
+                throw EncoreError(.invalidArgument, "a scan window needs 0 <= start <= end")
+            }
+            for (i, r) in reports.enumerated() where r.time < 0 {
+                throw EncoreError(.invalidArgument, "report \(i): the time must not be negative")
+            }
+            let from = reports.reduce(window.start) { min($0, $1.time) }, to = reports.reduce(window.end) { max($0, $1.time) }
+            let own = try OwnRPIs.broadcast(store: store, from: from, to: to)
+                .union(s.advertisement.flatMap { KeyData(Array($0.payload[0 ..< 16])) }.map { [$0] } ?? [])
+            let folded = ScanAggregation.aggregate(reports, ownRPIs: own, calibration: s.calibration)
+            let previous = s.lastScanStart
+            let rows = folded.sightings.map {
+                Observation(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, previousScan: previous)
+            }
+            var result = ScanIngestResult()
+            result.reports = reports.count
+            result.sightingsAdded = try store.addObservations(rows)
+            result.sightingsAlreadyStored = rows.count - result.sightingsAdded
+            result.ownReports = folded.ownReports
+            result.repeatedReports = folded.repeatedReports
+            result.invalidReports = folded.invalidReports
+            try store.setSetting(TracingSettingNames.lastScan, to: .integer(window.end))
+            s.lastScanStart = window.start
+            return result
+        }
+    }
+}
+
+extension Store {
+    /// The end of the last scan ingested (unix seconds), nil when none.
+    public func tracingLastScan() throws -> Int64? {
+        guard let v = try setting(TracingSettingNames.lastScan) else { return nil }
+        guard case .integer(let t) = v else { throw EncoreError(.storeNotDatabase, "store: the last scan time is not an integer") }
+        return t
+    }
+}

@@ -1,0 +1,42 @@
+import EncoreModel
+import EncoreStorage
+import EncoreSupport
+
+/// What microG's settings page shows, from the store: whether tracing is
+/// on and since when, the RPIs heard in the last hour and 14 days, the
+/// last scan, the adapter, and the calibration.
+public struct TracingStatus: Equatable, Sendable {
+    public var active: Bool
+    /// The time of the last on/off change; nil when tracing never ran.
+    public var since: Int64?
+    /// The end of the last scan ingested.
+    public var lastScan: Int64?
+    /// Distinct RPIs heard in [now − 1 h, now] and [now − 14 days, now].
+    public var rpisLastHour: Int
+    public var rpisLast14Days: Int
+    /// Seconds tracing was on in the last 14 days (CWA needs 24 h).
+    public var activeSecondsLast14Days: Int64
+    public var adapter: String?
+    public var calibration: Calibration
+}
+
+extension Store {
+    public func tracingStatus(now: Int64) throws -> TracingStatus {
+        let last = try lastTracingEvent()
+        let fortnight = now.saturatingSubtracting(Store.defaultRetentionSeconds)
+        return TracingStatus(active: last?.active ?? false, since: last?.time, lastScan: try tracingLastScan(),
+                             rpisLastHour: try distinctRPIs(from: now.saturatingSubtracting(3600), through: now),
+                             rpisLast14Days: try distinctRPIs(from: fortnight, through: now),
+                             activeSecondsLast14Days: try activeTracingSeconds(from: fortnight, to: max(fortnight, now)),
+                             adapter: try tracingAdapter(), calibration: try tracingCalibration())
+    }
+
+    /// How many different RPIs were heard with from <= time <= through.
+    public func distinctRPIs(from: Int64, through: Int64) throws -> Int {
+        try withConnection { c in
+            let s = try c.prepare("SELECT count(DISTINCT rpi) FROM observations WHERE time >= ? AND time <= ?")
+            s.bind(1, from).bind(2, through)
+            return try s.one { Int($0.int64(0)) } ?? 0
+        }
+    }
+}
