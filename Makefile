@@ -7,6 +7,7 @@ VERSION := $(shell sed -n 's/^\#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' Sour
 BUILD := build
 LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
+TRACINGD := $(BUILD)/bin/encore-tracingd
 SHARE := $(BUILD)/share
 # The push service's build: release, shared by test-pushd, bench-pushd and
 # the package (make test-pushd PUSHD_CONFIG=debug for a debug one).
@@ -47,7 +48,7 @@ help:
 # everything once): the build targets below do nothing, and each suite uses
 # what is already built instead of asking SwiftPM again.
 ifeq ($(ENCORE_SKIP_BUILD),1)
-deps venv lib cli share wheel pushd deb:
+deps venv lib cli tracingd share wheel pushd deb:
 	@:
 else
 deps:
@@ -73,6 +74,13 @@ cli: deps
 	@scripts/build.sh encore-cli
 	@mkdir -p $(BUILD)/bin
 	@cp .build/release/encore-cli $(CLI)
+
+# The tracing daemon (docs/tracingd.md): BlueZ over sd-bus, its runtime
+# linked in as the tool's; libsystemd is linked into it alone.
+tracingd: deps
+	@scripts/build.sh encore-tracingd
+	@mkdir -p $(BUILD)/bin
+	@cp .build/release/encore-tracingd $(TRACINGD)
 
 # Shell completions and man pages, generated from the CLI's own definitions
 # (swift-argument-parser's completion scripts and dump of its help), laid out

@@ -72,7 +72,7 @@ final class BlueZLink {
     }
 
     func setPayload(_ payload: [UInt8]) {
-        precondition(payload.count == Int(TB_PAYLOAD_SIZE.rawValue), "the payload is 20 bytes")
+        precondition(payload.count == Int(TB_PAYLOAD_SIZE), "the payload is 20 bytes")
         tb_set_payload(bus, payload)
     }
 
@@ -102,7 +102,7 @@ final class BlueZLink {
             if ev.has_service_data != 0 {
                 // Longer than the buffer: empty, which no payload is (the daemon counts it invalid).
                 let n = ev.service_data_len
-                data = n <= Int(TB_SERVICE_DATA_MAX.rawValue) ? withUnsafeBytes(of: &ev.service_data) { Array($0.prefix(n)) } : []
+                data = n <= Int(TB_SERVICE_DATA_MAX) ? withUnsafeBytes(of: &ev.service_data) { Array($0.prefix(n)) } : []
             }
             return .device(path: path, rssi: ev.has_rssi != 0 ? ev.rssi : nil, serviceData: data)
         case TB_EV_DEVICE_REMOVED: return .deviceRemoved(path: path)

@@ -13,6 +13,8 @@ enum Log {
 
     private static func write(_ priority: Int, _ message: String) {
         let line = "<\(priority)>encore-tracingd: \(message)\n"
-        _ = line.utf8CString.withUnsafeBufferPointer { fputs($0.baseAddress, stderr) }
+        // One write(2) a line: lines of a dying process are not cut in two.
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }

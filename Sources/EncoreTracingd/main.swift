@@ -23,10 +23,10 @@ struct TracingdCommand: ParsableCommand {
     @Option(help: "The Bluetooth adapter (hci0, hci1, ...). Default: the first one BlueZ has.")
     var adapter: String?
 
-    @Option(name: .customLong("tx-power"), help: "The transmit power this device's advertisement announces, in dBm (kept in the store).")
+    @Option(name: .customLong("tx-power"), parsing: .unconditional, help: "The transmit power this device's advertisement announces, in dBm (kept in the store).")
     var txPower: Int8?
 
-    @Option(name: .customLong("rssi-correction"), help: "The RSSI correction of this device's receiver, in dB (kept in the store).")
+    @Option(name: .customLong("rssi-correction"), parsing: .unconditional, help: "The RSSI correction of this device's receiver, in dB (kept in the store).")
     var rssiCorrection: Int8?
 
     @Option(name: .customLong("calibration-confidence"), help: "The calibration confidence the advertisement announces, 0 to 3 (kept in the store).")
