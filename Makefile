@@ -17,14 +17,14 @@ PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The library package's: they build and resolve nothing of the push service's
 # package (server/), whose stack alone takes longer to compile than all of
 # them take to run; `make test-server` tests it, `make test-all` runs both.
-TEST_SUITES := swift tsan check-abi c python cli store standins pairing crowdnotifier fuzz install wheel
+TEST_SUITES := swift tsan check-abi c python cli store standins pairing crowdnotifier tracing fuzz install wheel
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # pytest-xdist workers of the Python suites: one per core for the ones that
 # compute; more for the push service's, whose tests mostly wait on clocks.
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli tracingd all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-tracing test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -36,6 +36,7 @@ help:
 	@echo "make test-packages  the Debian packages built, inspected, installed into a temporary root and used (make test-deb)"
 	@echo "make test-all  every test: make test, make test-server, make test-packages (what .ci/run runs)"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
+	@echo "make tracingd  build $(TRACINGD), the tracing daemon over BlueZ (docs/tracingd.md)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
 	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
@@ -122,7 +123,7 @@ demo: cli
 
 # Quiet: one line per suite, the end of a failing suite's log, a summary table.
 test: deps
-	@scripts/test-all.sh "lib cli share venv wheel" $(TEST_SUITES)
+	@scripts/test-all.sh "lib cli tracingd share venv wheel" $(TEST_SUITES)
 
 # The push service's package (server/), the same way: its build, then its suite.
 test-server: deps
@@ -175,6 +176,11 @@ test-pairing: venv
 # pymcl-based server and client (Tests/crowdnotifier/cn_reference.py).
 test-crowdnotifier: lib cli venv
 	@scripts/pytest-suite.sh "CrowdNotifier tests (encore against pymcl)" Tests/crowdnotifier
+
+# encore-tracingd against BlueZoo (a BlueZ D-Bus mock) on a private
+# dbus-daemon: two daemons trace each other; resilience; end to end.
+test-tracing: lib cli tracingd venv
+	@ENCORE_TRACINGD="$$PWD/$(TRACINGD)" scripts/pytest-suite.sh "tracing tests (encore-tracingd over BlueZoo)" Tests/tracing -- -n $(PYTEST_WAIT_JOBS)
 
 # encore-pushd against an HTTP/2 APNs stand-in and a PostgreSQL cluster of
 # the tests' own (Debian's postgresql, on loopback): the real backend's
