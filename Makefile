@@ -41,7 +41,7 @@ help:
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
 	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
 	@echo "make share     shell completions (bash, zsh, fish) and man pages in $(SHARE)"
-	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd ($(VERSION))"
+	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd, encore-tracingd ($(VERSION))"
 	@echo "make pushd     the push registry service, $(PUSHD)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -108,7 +108,7 @@ pushd: deps
 
 # The Debian packages in dist/ (scripts/build-deb.sh): the library, its
 # development files, the tools and the push service, a release build of each.
-deb: lib cli share
+deb: lib cli tracingd share
 	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
 	@scripts/build-deb.sh
 endif

@@ -162,7 +162,7 @@ let package = Package(
         // module (docs/tracingd.md). Its runtime linked statically, as the tool's.
         .executableTarget(
             name: "EncoreTracingd",
-            dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreCommandSupport", "CTracingBus",
+            dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),

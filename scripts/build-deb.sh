@@ -7,6 +7,8 @@
 #   encore-tools      the encore tool, bash/zsh/fish completions, man pages
 #   encore-pushd      the push registry service, its systemd unit (not enabled),
 #                     a default configuration (a conffile), a system user
+#   encore-tracingd   the tracing daemon over BlueZ, its systemd unit (not
+#                     enabled), its D-Bus policy, options (a conffile), a system user
 # Each package is a staged tree under build/deb/<package> made into a .deb
 # by dpkg-deb --build (owner root through --root-owner-group; no debhelper).
 # Versions come from ENCORE_VERSION_* in encore_types.h, and the Debian
@@ -37,8 +39,9 @@ lib=build/lib/libencore.so.$version
 cli=build/bin/encore
 share=build/share
 pushd_bin=server/.build/release/encore-pushd
-for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" include/encore.h; do
-    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli share, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
+tracingd_bin=build/bin/encore-tracingd
+for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" "$tracingd_bin" include/encore.h; do
+    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli tracingd share, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
 done
 command -v dpkg-shlibdeps >/dev/null || { echo "build-deb: dpkg-shlibdeps is missing (apt-get install dpkg-dev; scripts/deps.sh installs it)" >&2; exit 1; }
 
@@ -227,4 +230,32 @@ for script in postinst prerm postrm; do
     install -m 0755 "support/deb/encore-pushd.$script" "$root/DEBIAN/$script"
 done
 build encore-pushd
+
+# --- encore-tracingd: the daemon, its unit, its D-Bus policy, its options, its user.
+root=$stage/encore-tracingd
+mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/encore-tracingd" "$root/usr/share/dbus-1/system.d" \
+    "$root/usr/share/doc/encore-tracingd" "$root/usr/share/man/man8"
+strip_binary executable "$tracingd_bin" "$root/usr/bin/encore-tracingd"
+chmod 0755 "$root/usr/bin/encore-tracingd"
+scripts/gen-manpages.py --one-page --section 8 "$tracingd_bin" "$stage/man8" > /dev/null
+gzip -9nc "$stage/man8/encore-tracingd.8" > "$root/usr/share/man/man8/encore-tracingd.8.gz"
+install -m 0644 support/deb/encore-tracingd.service "$root/lib/systemd/system/encore-tracingd.service"
+install -m 0644 support/deb/encore-tracingd.dbus.conf "$root/usr/share/dbus-1/system.d/encore-tracingd.conf"
+install -m 0644 support/deb/encore-tracingd.conf "$root/etc/encore-tracingd/encore-tracingd.conf"
+install -m 0644 docs/tracingd.md "$root/usr/share/doc/encore-tracingd/tracingd.md"
+docs "$root" encore-tracingd
+overrides "$root" encore-tracingd
+depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-tracingd")
+control encore-tracingd "Package: encore-tracingd" "Section: net" "Priority: optional" \
+    "Depends: $depends, libsqlcipher0, adduser, dbus" "Recommends: bluez" \
+    "Description: Exposure Notification tracing over BlueZ (encore)" \
+    " encore-tracingd broadcasts this device's rolling proximity identifiers" \
+    " over Bluetooth LE and records the ones it hears, through BlueZ's D-Bus" \
+    " API, into an encore store. Installing it starts nothing: see" \
+    " /etc/encore-tracingd/encore-tracingd.conf."
+echo "/etc/encore-tracingd/encore-tracingd.conf" > "$root/DEBIAN/conffiles"
+for script in postinst prerm postrm; do
+    install -m 0755 "support/deb/encore-tracingd.$script" "$root/DEBIAN/$script"
+done
+build encore-tracingd
 rm -rf "$scratch"

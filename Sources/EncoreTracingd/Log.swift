@@ -11,8 +11,14 @@ enum Log {
     static func warning(_ message: String) { write(4, message) }
     static func error(_ message: String) { write(3, message) }
 
+    /// A message as it is (a usage error's), without a priority.
+    static func plain(_ message: String) { emit(message + "\n") }
+
     private static func write(_ priority: Int, _ message: String) {
-        let line = "<\(priority)>encore-tracingd: \(message)\n"
+        emit("<\(priority)>encore-tracingd: \(message)\n")
+    }
+
+    private static func emit(_ line: String) {
         // One write(2) a line: lines of a dying process are not cut in two.
         var bytes = Array(line.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }

@@ -1,7 +1,11 @@
 import ArgumentParser
+import CEncoreTypes
 import EncoreStorage
 import EncoreSupport
 import EncoreTracing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// encore-tracingd: Exposure Notification tracing over BlueZ (man 8 encore-tracingd).
 struct TracingdCommand: ParsableCommand {
@@ -9,13 +13,35 @@ struct TracingdCommand: ParsableCommand {
         commandName: "encore-tracingd",
         abstract: "Broadcasts this device's rolling proximity identifiers and records the ones it hears, over BlueZ.",
         discussion: """
-            Uses BlueZ's D-Bus API on the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured): one LE advertisement \
-            for service 0xFD6F, registered again at each rotation (10 to 20 minutes, and at the UTC day's end), \
-            and discovery in scan windows of 4 seconds every 5 minutes. Sightings and the tracing history go to the \
-            store. The store key comes from ENCORE_DB_KEY or ENCORE_DB_KEY_HEX in the environment, or from the \
-            systemd credential encore-db-key or encore-db-key-hex. Stops on SIGTERM: the advertisement withdrawn, \
-            discovery stopped, the sightings written, tracing off recorded; exit status 0.
-            """)
+            Exposure Notification tracing for Linux hosts. It talks to BlueZ over the D-Bus system bus \
+            (through sd-bus; DBUS_SYSTEM_BUS_ADDRESS is honoured): one LE advertisement for service 0xFD6F \
+            (LEAdvertisingManager1: type broadcast, general discoverable, the RPI and its encrypted metadata), \
+            registered again at each rotation (a random moment 10 to 20 minutes after the last one, and at the UTC \
+            day's end); and discovery (Transport le, the 0xFD6F UUID, DuplicateData) in scan windows of 4 seconds \
+            every 5 minutes. Each window's reports become one sighting per RPI in the store, in one transaction, \
+            and the devices heard are removed from BlueZ's cache. Whenever tracing stops or resumes (BlueZ leaving \
+            or coming back, the adapter powered off or on, removed or added, the daemon stopping) the store's \
+            tracing history records it.
+
+            The store key: ENCORE_DB_KEY (a passphrase) or ENCORE_DB_KEY_HEX (64 hex digits) in the environment, \
+            as for the encore tool, or else a systemd credential (LoadCredential=) in $CREDENTIALS_DIRECTORY: \
+            encore-db-key (a passphrase; one trailing newline is not part of it) or encore-db-key-hex. Never the \
+            command line.
+
+            Signals: SIGTERM or SIGINT withdraws the advertisement, stops discovery, writes the pending sightings, \
+            records tracing off and exits with status 0. Exit status 1: the bus or the store failed; 2: a wrong \
+            command line or no store key.
+
+            Privacy: the log (stderr, read by journald) never holds an RPI, its metadata, a key or a Bluetooth \
+            address, and no address is kept: a device's object path lives in memory until the scan's end. The \
+            Bluetooth address belongs to the kernel and BlueZ: with Privacy enabled in BlueZ's main.conf the \
+            controller uses a resolvable private address on its own timer; each rotation registers a new \
+            advertisement instance, which is when a kernel and controller may take a new address, but the daemon \
+            cannot make them (see /usr/share/doc/encore-tracingd/tracingd.md).
+
+            The --test-clock-file option is for tests only: it shifts the daemon's clock by the seconds the file holds.
+            """,
+        version: ENCORE_VERSION_STRING)
 
     @Option(help: "The store (an encore store, created when missing).")
     var db: String
@@ -73,4 +99,18 @@ struct TracingdCommand: ParsableCommand {
     }
 }
 
-TracingdCommand.main()
+// Exit statuses as the encore tool's: 0, 1 (a failure), 2 (a usage error).
+do {
+    var command = try TracingdCommand.parseAsRoot()
+    try command.run()
+    exit(0)
+} catch {
+    let code = TracingdCommand.exitCode(for: error)
+    let message = TracingdCommand.fullMessage(for: error)
+    if code == .success {
+        if !message.isEmpty { print(message) }
+        exit(0)
+    }
+    if !message.isEmpty { Log.plain(message) }
+    exit(code == .validationFailure ? 2 : code.rawValue)
+}
