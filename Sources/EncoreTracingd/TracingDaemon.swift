@@ -50,6 +50,8 @@ final class TracingDaemon {
 
     /// Reports kept per window at most: a bound on memory however crowded.
     static let maxReportsPerWindow = 100_000
+    /// Devices followed per window at most (each is removed at its end).
+    static let maxDevicesPerWindow = 10_000
     /// Seconds before a failed registration or discovery is tried again.
     static let retrySeconds: Int64 = 5
 
@@ -139,8 +141,18 @@ final class TracingDaemon {
             if let error { Log.warning("BlueZ's objects could not be read (\(error))") }
             chooseAdapter()
         case .registerAdvertisement:
-            guard advertising == .registering else { return }
-            if let error {
+            guard advertising == .registering else {
+                // Registered after all, though no longer wanted (tracing
+                // stopped meanwhile, and BlueZ took the withdrawal before the
+                // registration had completed): withdrawn again.
+                if error == nil, let adapter { send { try bus.unregisterAdvertisement(adapter: adapter) } }
+                return
+            }
+            if error == "org.bluez.Error.AlreadyExists", let adapter {
+                // One of ours left over: withdrawn, then registered again.
+                advertising = .unregistering
+                send { try bus.unregisterAdvertisement(adapter: adapter) }
+            } else if let error {
                 Log.warning("RegisterAdvertisement failed (\(error)); trying again in \(Self.retrySeconds) s")
                 advertising = .none
                 advertisingRetryAt = clock.now().saturatingAdding(Self.retrySeconds)
@@ -185,6 +197,7 @@ final class TracingDaemon {
     /// scan. Reports outside a window, or of other adapters, are not ours.
     private func heardDevice(path: String, rssi: Int16?, serviceData: [UInt8]?) {
         guard let adapter, path.hasPrefix(adapter + "/"), scan == .starting || scan == .scanning else { return }
+        guard heard[path] != nil || heard.count < Self.maxDevicesPerWindow else { return }
         var entry = heard[path] ?? (serviceData: nil, rssi: nil)
         if let serviceData { entry.serviceData = serviceData }
         if let rssi { entry.rssi = rssi }
@@ -255,7 +268,8 @@ final class TracingDaemon {
             scan = .filtering
             send { try bus.setDiscoveryFilter(adapter: adapter) }
         case .scanning, .starting, .filtering:
-            guard let window, now >= window.end else { return }
+            // (A clock set back before the window's start ends it too.)
+            guard let window, now >= window.end || now < window.start else { return }
             if scan != .filtering { send { try bus.stopDiscovery(adapter: adapter) } }
             scan = scan == .filtering ? .idle : .stopping
             finishWindow(now: now)

@@ -43,6 +43,8 @@ class Daemon:
     env: dict[str, str]
     # False: the key is not in the environment (a credential gives it).
     key_in_environment: bool = True
+    # Run through this first (e.g. ["unshare", "-n"]).
+    command_prefix: list[str] = field(default_factory=list)
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -50,7 +52,8 @@ class Daemon:
         if self.key_in_environment:
             env["ENCORE_DB_KEY"] = self.passphrase
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen([str(TRACINGD), "--db", str(self.db), *self.args], stdout=log, stderr=log, env=env)
+            self.process = subprocess.Popen([*self.command_prefix, str(TRACINGD), "--db", str(self.db), *self.args], stdout=log, stderr=log,
+                                            env=env)
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -141,10 +144,11 @@ class World:
     def now(self) -> int:
         return int(time.time()) + int(self.clock_file.read_text())
 
-    def daemon(self, name: str, *args: str, env: dict[str, str] | None = None, key_in_environment: bool = True) -> Daemon:
+    def daemon(self, name: str, *args: str, env: dict[str, str] | None = None, key_in_environment: bool = True,
+               command_prefix: list[str] | None = None) -> Daemon:
         d = Daemon(name=name, db=self.root / f"{name}.db", passphrase=f"passphrase of {name}",
                    args=[*args, "--test-clock-file", str(self.clock_file)], log=self.root / f"{name}.log",
-                   env=self.env | (env or {}), key_in_environment=key_in_environment)
+                   env=self.env | (env or {}), key_in_environment=key_in_environment, command_prefix=command_prefix or [])
         self.daemons.append(d)
         d.start()
         return d

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import encore
+import pytest
 from bluez_world import TRACINGD, Daemon, World, wait_for
 from conftest import ADAPTER_A, ADAPTER_B
 from encore import crypto
@@ -176,6 +177,18 @@ def test_store_key_from_a_systemd_credential(world: World) -> None:
     assert "key from " + str(credentials / "encore-db-key") in a.log_text()
     assert a.stop() == 0
     assert history(a) == [True, False]   # the store opens with the passphrase without the newline
+
+
+def test_in_a_private_network_namespace(world: World) -> None:
+    """The packaged unit's PrivateNetwork=yes: the bus is a socket file, which
+    the daemon still reaches without a network of its own."""
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("unshare -n is not permitted here")
+    a = world.daemon("a", "--adapter", "hci0", command_prefix=["unshare", "-n"])
+    b = world.daemon("b", "--adapter", "hci1")
+    wait_until_heard(b, 1)
+    wait_until_heard(a, 1)
+    assert a.stop() == 0 and b.stop() == 0
 
 
 def test_usage_errors(tmp_path: Path) -> None:
