@@ -24,7 +24,7 @@ CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli tracingd all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-tracing test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli tracingd all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-cli test-store test-standins test-pairing test-crowdnotifier test-tracing test-fuzz test-pushd test-pushd-tsan test-install test-wheel check-abi header share wheel bench bench-tracing bench-sync bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -38,6 +38,7 @@ help:
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make tracingd  build $(TRACINGD), the tracing daemon over BlueZ (docs/tracingd.md)"
 	@echo "make bench     parse + verify benchmark"
+	@echo "make bench-tracing  a crowded day of tracing scans into the store, against its insert rate"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
 	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
 	@echo "make share     shell completions (bash, zsh, fish) and man pages in $(SHARE)"
@@ -223,6 +224,11 @@ bench: lib cli
 
 # Background sync: a 14-day sync of 1 000 000 keys from the loopback
 # stand-in + the check, against the check alone plus the transfer; a re-sync.
+# A crowded day of tracing (500 devices, 288 scans) into the store, as a
+# ratio of the store's own insert rate in the same run.
+bench-tracing: lib cli
+	scripts/bench.sh tracing
+
 bench-sync: lib cli venv
 	build/venv/bin/python Tests/bench/bench_sync.py
 

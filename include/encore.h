@@ -27,6 +27,7 @@
  *   13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
  *   14. Background sync: the cache of key files, the app configuration, DP-3T, the planner
  *   15. Silent pushes: the registration rule, the app-instance token, registering
+ *   16. Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ)
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -145,6 +146,9 @@ typedef int32_t encore_status;
 
 /* Network operations (encore_operation) */
 #define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
+
+/* Tracing (encore_tracer, 130-139) */
+#define ENCORE_ERR_TRACING_INACTIVE 130   /* an advertisement or a scan asked for while tracing is off: encore_tracer_start() first */
 
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
@@ -2080,6 +2084,169 @@ encore_status encore_push_deregister_start(encore_client *client, const encore_p
  * "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the
  * tokens are not in it), for encore_bytes_free(). */
 encore_status encore_push_get_status_json(encore_store *store, encore_bytes *out);
+
+/* ==== 16. Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ) ==== */
+
+/* The tracing driver over a store: what to broadcast and until when, when
+ * to scan, the scans' ingestion and the tracing history. No I/O but the
+ * store's; every time is passed in. Safe to use from several threads
+ * (calls are serialised). It keeps its store open until freed. */
+typedef struct encore_tracer encore_tracer;
+
+/* Options of encore_tracer_new(): start from
+ * encore_tracer_options_init(&options, sizeof options). */
+typedef struct encore_tracer_options {
+    uint32_t struct_size;           /* set by _init */
+    uint32_t has_random_seed;       /* 1: rotation times drawn from random_seed (tests only); 0 (default): the system's CSPRNG */
+    uint64_t random_seed;
+    int64_t scan_window_seconds;    /* default 4 (ENF); 1 <= window <= period */
+    int64_t scan_period_seconds;    /* default 300, start to start; at most 300 (ENF: a scan at least every 5 minutes) */
+    int64_t rotation_min_seconds;   /* default 600: a payload lasts 10 to 20 minutes */
+    int64_t rotation_max_seconds;   /* default 1200; at most 86400 */
+} encore_tracer_options;
+
+/* The BLE service data to broadcast for UUID 0xFD6F, and until when. */
+typedef struct encore_advertisement {
+    uint32_t struct_size;   /* sizeof(encore_advertisement), set by the caller */
+    uint32_t interval;      /* the ENIN of the RPI */
+    int64_t since;          /* unix seconds the payload was made (its rotation) */
+    int64_t valid_until;    /* unix seconds from which it is stale: rotate payload and address then */
+    uint8_t payload[20];    /* RPI (16) || AEM (4) */
+    uint32_t reserved;      /* 0 */
+} encore_advertisement;
+
+/* A scan window: scan from start to end (unix seconds). */
+typedef struct encore_scan_window {
+    uint32_t struct_size;   /* sizeof(encore_scan_window) */
+    uint32_t reserved;      /* must be 0 */
+    int64_t start;
+    int64_t end;
+} encore_scan_window;
+
+/* One advertisement heard: the service data of UUID 0xFD6F as received. */
+typedef struct encore_scan_report {
+    uint32_t struct_size;   /* sizeof(encore_scan_report) */
+    int16_t rssi;           /* dBm as measured (BlueZ's int16), before the RSSI correction; 127: not available (dropped) */
+    uint16_t reserved;      /* must be 0 */
+    int64_t time;           /* unix seconds, not negative */
+    uint8_t rpi[16];
+    uint8_t aem[4];
+    uint32_t reserved2;     /* must be 0 */
+} encore_scan_report;
+
+/* What ingesting one scan did. */
+typedef struct encore_scan_result {
+    uint32_t struct_size;               /* sizeof(encore_scan_result), set by the caller */
+    uint32_t reserved;
+    uint64_t reports;                   /* reports given */
+    uint64_t sightings_added;           /* sightings written: one per RPI heard */
+    uint64_t sightings_already_stored;  /* identical ones stored before (a scan ingested twice) */
+    uint64_t own_reports;               /* reports of the device's own RPIs */
+    uint64_t repeated_reports;          /* reports folded into an earlier one of the same RPI */
+    uint64_t invalid_reports;           /* no RSSI, or another AEM than the RPI's first report */
+} encore_scan_result;
+
+/* The device's Bluetooth calibration (for a device Google's table does not
+ * list). has_* 0: not measured (the default applies); effective_* are
+ * written by encore_tracing_get_calibration() and must be 0 when set. */
+typedef struct encore_tracing_calibration {
+    uint32_t struct_size;           /* sizeof(encore_tracing_calibration) */
+    int32_t has_tx_power;           /* 0 or 1 */
+    int32_t tx_power;               /* dBm radiated, -128..127 */
+    int32_t has_rssi_correction;    /* 0 or 1 */
+    int32_t rssi_correction;        /* dB added to each measured RSSI, -128..127 */
+    int32_t has_confidence;         /* 0 or 1: 0 derives it (both measured 2, one 1, none 0) */
+    int32_t confidence;             /* 0..3 (ENF's CalibrationConfidence) */
+    int32_t effective_tx_power;     /* out: what the AEM carries */
+    int32_t effective_rssi_correction; /* out */
+    int32_t effective_confidence;   /* out: what the AEM carries */
+} encore_tracing_calibration;
+
+/* What the tracing did, for a settings page. */
+typedef struct encore_tracing_status {
+    uint32_t struct_size;               /* sizeof(encore_tracing_status), set by the caller */
+    int32_t active;                     /* 1: tracing is on */
+    int32_t has_since;                  /* 1 when tracing ever ran */
+    int32_t has_last_scan;              /* 1 when a scan was ingested */
+    int64_t since;                      /* unix seconds of the last on/off change */
+    int64_t last_scan;                  /* unix seconds the last scan ended */
+    uint64_t rpis_last_hour;            /* distinct RPIs heard in the hour up to now */
+    uint64_t rpis_last_14_days;         /* distinct RPIs heard in the 14 days up to now */
+    int64_t active_seconds_last_14_days; /* tracing time in the 14 days up to now (CWA needs 24 h) */
+} encore_tracing_status;
+
+/* Writes the default tracer options to *options (pass sizeof *options):
+ * 4-second scans every 300 s, payloads of 600 to 1200 s, rotation times
+ * from the system's CSPRNG. */
+encore_status encore_tracer_options_init(encore_tracer_options *options, size_t struct_size);
+
+/* Makes a tracer over `store` (kept open until the tracer is freed) with
+ * the calibration the store holds; `options` may be NULL (the defaults).
+ * A schedule out of its bounds (see encore_tracer_options) is
+ * ENCORE_ERR_INVALID_ARGUMENT. Tracing starts with encore_tracer_start().
+ * Release it with encore_tracer_free(). The tracer is thread safe. */
+encore_status encore_tracer_new(encore_store *store, const encore_tracer_options *options, encore_tracer **out);
+
+/* Releases a tracer (NULL does nothing). It does not record tracing as
+ * off: call encore_tracer_stop() first. */
+void encore_tracer_free(encore_tracer *tracer);
+
+/* Tracing starts at `now` (unix seconds, not negative): "on" in the
+ * tracing history. A history left "on" by a run that never stopped (a
+ * crash) is first closed at that run's last scan. Starting a started
+ * tracer does nothing. */
+encore_status encore_tracer_start(encore_tracer *tracer, int64_t now);
+
+/* Tracing stops at `now`, for any reason (adapter off or removed, BlueZ
+ * gone, shutdown): "off" in the tracing history. Ingest the pending scan
+ * first. Stopping a stopped tracer does nothing. */
+encore_status encore_tracer_stop(encore_tracer *tracer, int64_t now);
+
+/* Writes the payload to broadcast at `now` to *advertisement: the current
+ * one while now < its valid_until, else a new one (today's key, a new
+ * validity of 10 to 20 minutes cut at the UTC day's end). Register the
+ * advertisement again (and change the address) whenever `since` changes.
+ * ENCORE_ERR_TRACING_INACTIVE before encore_tracer_start(). */
+encore_status encore_tracer_get_advertisement(encore_tracer *tracer, int64_t now, encore_advertisement *advertisement);
+
+/* As encore_tracer_get_advertisement(), but always a new payload (after
+ * the host had to register its advertisement again). */
+encore_status encore_tracer_rotate(encore_tracer *tracer, int64_t now, encore_advertisement *advertisement);
+
+/* Writes the next scan window from `now` to *window: at once for the
+ * first scan, else a period after the last ingested scan began.
+ * ENCORE_ERR_TRACING_INACTIVE before encore_tracer_start(). */
+encore_status encore_tracer_next_scan(encore_tracer *tracer, int64_t now, encore_scan_window *window);
+
+/* Stores what one scan in *window heard: `count` reports (`element_size`
+ * bytes apart: pass sizeof *reports) become one sighting per RPI (first
+ * heard, the maximal RSSI after the calibration's correction, the previous
+ * scan's start), written in one transaction: all or none. The device's
+ * own RPIs, repeats and reports without an RSSI are dropped. *result (may
+ * be NULL) tells what happened. ENCORE_ERR_TRACING_INACTIVE while off. */
+encore_status encore_tracer_ingest_scan(encore_tracer *tracer, const encore_scan_window *window, const encore_scan_report *reports, size_t element_size, size_t count, encore_scan_result *result);
+
+/* Stores the device's calibration (has_* 0: not measured, the default
+ * applies; effective_* must be 0); the next payload carries it. */
+encore_status encore_tracer_set_calibration(encore_tracer *tracer, const encore_tracing_calibration *calibration);
+
+/* Writes the stored calibration, and what it amounts to (effective_*), to
+ * *calibration. */
+encore_status encore_tracing_get_calibration(encore_store *store, encore_tracing_calibration *calibration);
+
+/* Records the name of the adapter the host traces with (1 to 64 bytes of
+ * UTF-8, e.g. "hci0"), shown by the status; NULL removes it. */
+encore_status encore_tracing_set_adapter(encore_store *store, const char *name);
+
+/* Copies the recorded adapter name into library-owned memory in *name
+ * (NUL-terminated; release it with encore_bytes_free()).
+ * ENCORE_ERR_NOT_FOUND when none was recorded. */
+encore_status encore_tracing_get_adapter(encore_store *store, encore_bytes *name);
+
+/* Writes the tracing status at `now` to *status: on or off and since
+ * when, the last scan, the distinct RPIs heard in the last hour and 14
+ * days, and the tracing time in the last 14 days. */
+encore_status encore_tracing_get_status(encore_store *store, int64_t now, encore_tracing_status *status);
 
 #ifdef __cplusplus
 }

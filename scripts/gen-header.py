@@ -56,6 +56,8 @@ SECTIONS = [
      ["SyncAPI.swift"]),
     ("Silent pushes: the registration rule, the app-instance token, registering", "encore_push_types.h",
      ["PushAPI.swift"]),
+    ("Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ)", "encore_tracing_types.h",
+     ["TracingAPI.swift"]),
 ]
 # ABI files without @c functions (helpers of the C layer).
 HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift",

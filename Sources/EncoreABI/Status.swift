@@ -71,6 +71,7 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .pushEvent: return ENCORE_ERR_PUSH_EVENT
     case .locationInvalid: return ENCORE_ERR_LOCATION_INVALID
     case .operationState: return ENCORE_ERR_OPERATION_STATE
+    case .tracingInactive: return ENCORE_ERR_TRACING_INACTIVE
     default: return ENCORE_ERR_INTERNAL  // a kind without a status is a bug (StatusTests checks each)
     }
 }

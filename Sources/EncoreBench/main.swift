@@ -11,6 +11,8 @@ usage: encore-bench [suite] [--keys N] [--rss-keys N,N...] [--runs R] [--dir DIR
        encore-bench match [--keys N] [--runs R] [--dir DIR]   (matching: 14 daily files, dense and sparse user)
        encore-bench store [--keys N] [--runs R] [--dir DIR]   (encrypted store: insert N observations, default 200 000; open)
        encore-bench risk                   (CWA v2 risk calculation over 10 000 windows)
+       encore-bench tracing [--keys DEVICES] [--runs R] [--dir DIR]   (a crowded day of scans, default 500 devices,
+                                           ingested against the store's own insert rate)
        encore-bench checkin [--keys N] [--runs R] [--dir DIR]   (a trace warning package of N protected reports, default
                                            1 000 000, against 200 check-ins; then once end to end through the store)
        encore-bench rss FILE PUBKEY.pem    (child: open+verify+stream FILE, print peak RSS)
@@ -176,6 +178,8 @@ func main() -> Int32 {
             return try MatchBench.command(args) ? 0 : 1
         case "risk":
             return try RiskBench.run().ok ? 0 : 1
+        case "tracing":
+            return try TracingBench.command(args) ? 0 : 1
         case "checkin":
             return try CheckInBench.command(args) ? 0 : 1
         case "match-gen", "match-rss", "match-run", "match-relay":

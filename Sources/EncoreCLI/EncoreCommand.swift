@@ -14,8 +14,9 @@ struct EncoreCommand: CommandGroup {
             NotifyMe), on files and an encrypted store:
               keyfile inspect check and read diagnosis key files
               store           create, describe, re-key and purge the store
-              sightings       add the Bluetooth sightings a scanner heard
-              keys            the device's own keys: what to broadcast
+              sightings       add and list the Bluetooth sightings a scanner heard
+              keys            the device's own keys: what to broadcast, their history
+              tracing         the tracing's state (encore-tracingd): on/off, RPIs heard
               match           match sightings against key files: windows
               risk            CWA's v2 risk from exposure windows
               check           the whole exposure check, stored
@@ -34,7 +35,7 @@ struct EncoreCommand: CommandGroup {
         version: ENCORE_VERSION_STRING,
         subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
                       TestCommand.self, Submit.self, CheckInCommand.self, CrowdNotifierCommand.self, SyncCommand.self, PackagesCommand.self, PushCommand.self,
-                      Demo.self]
+                      TracingCommand.self, Demo.self]
     )
 }
 

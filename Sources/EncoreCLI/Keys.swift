@@ -10,7 +10,7 @@ struct KeysCommand: CommandGroup {
         commandName: "keys",
         abstract: "The device's own keys: what to broadcast and what to submit.",
         discussion: StoreArguments.keyHelp,
-        subcommands: [KeysAdvertise.self]
+        subcommands: [KeysAdvertise.self, KeysHistory.self]
     )
 }
 

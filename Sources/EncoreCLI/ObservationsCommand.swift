@@ -7,7 +7,7 @@ struct ObservationsCommand: CommandGroup {
         commandName: "sightings",
         abstract: "Work with the sightings (RPIs heard over Bluetooth) in the store.",
         discussion: StoreArguments.keyHelp,
-        subcommands: [ObservationsImport.self],
+        subcommands: [ObservationsImport.self, SightingsList.self],
         aliases: ["observations"]
     )
 }

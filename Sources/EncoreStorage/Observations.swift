@@ -7,26 +7,7 @@ extension Store {
     /// were new.
     @discardableResult
     public func addObservations(_ observations: [Observation]) throws -> Int {
-        for (i, o) in observations.enumerated() where o.time < 0 || (o.previousScan ?? 0) < 0 {
-            throw EncoreError(.invalidArgument, "observation \(i): times must not be negative")
-        }
-        return try withConnection { c in
-            try c.transaction {
-                let s = try c.prepare("INSERT OR IGNORE INTO observations (time, rpi, aem, rssi, prev_scan) VALUES (?, ?, ?, ?, ?)")
-                var added = 0
-                for o in observations {
-                    s.reset()
-                    s.bind(1, o.time)
-                    _ = o.rpi.withUnsafeBytes { s.bind(2, blob: $0) }
-                    _ = withUnsafeBytes(of: o.aem) { s.bind(3, blob: $0) }
-                    s.bind(4, Int64(o.rssi))
-                    s.bind(5, o.previousScan)
-                    try s.run()
-                    added += c.changes
-                }
-                return added
-            }
-        }
+        try write { try $0.addObservations(observations) }
     }
 
     /// The observations table, in time order (then the order they were added).
@@ -56,5 +37,29 @@ extension Store {
     public func forEachObservation(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
                                    _ body: (Observation) throws -> Void) throws {
         try forEach(Self.observationRows, from: from, to: to, offset: offset, limit: limit, body)
+    }
+}
+
+extension StoreWriter {
+    /// Adds sightings (see Store.addObservations) as part of the writer's
+    /// transaction. Returns how many were new.
+    @discardableResult
+    public func addObservations(_ observations: [Observation]) throws -> Int {
+        for (i, o) in observations.enumerated() where o.time < 0 || (o.previousScan ?? 0) < 0 {
+            throw EncoreError(.invalidArgument, "observation \(i): times must not be negative")
+        }
+        let s = try connection.prepare("INSERT OR IGNORE INTO observations (time, rpi, aem, rssi, prev_scan) VALUES (?, ?, ?, ?, ?)")
+        var added = 0
+        for o in observations {
+            s.reset()
+            s.bind(1, o.time)
+            _ = o.rpi.withUnsafeBytes { s.bind(2, blob: $0) }
+            _ = withUnsafeBytes(of: o.aem) { s.bind(3, blob: $0) }
+            s.bind(4, Int64(o.rssi))
+            s.bind(5, o.previousScan)
+            try s.run()
+            added += connection.changes
+        }
+        return added
     }
 }

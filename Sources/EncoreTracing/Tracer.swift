@@ -40,8 +40,11 @@ public final class Tracer: Sendable {
         var active = false
         var calibration: Calibration
         var advertisement: Advertisement?
-        /// Start of the last scan ingested since tracing (re)started.
+        /// Start of the last scan ingested since tracing (re)started, and
+        /// the previous scan it was stored with (a scan ingested again, as
+        /// after a host's retry, gets the same and so adds nothing).
         var lastScanStart: Int64?
+        var lastScanPrevious: Int64?
     }
 
     /// A tracer over `store`, with the calibration the store holds.
@@ -87,7 +90,7 @@ public final class Tracer: Sendable {
             try store.addTracingEvent(time: now, active: true)
             s.active = true
             s.advertisement = nil
-            s.lastScanStart = nil
+            (s.lastScanStart, s.lastScanPrevious) = (nil, nil)
         }
     }
 
@@ -99,7 +102,7 @@ public final class Tracer: Sendable {
             try store.addTracingEvent(time: now, active: false)
             s.active = false
             s.advertisement = nil
-            s.lastScanStart = nil
+            (s.lastScanStart, s.lastScanPrevious) = (nil, nil)
         }
     }
 
@@ -164,19 +167,25 @@ public final class Tracer: Sendable {
             let own = try OwnRPIs.broadcast(store: store, from: from, to: to)
                 .union(s.advertisement.flatMap { KeyData(Array($0.payload[0 ..< 16])) }.map { [$0] } ?? [])
             let folded = ScanAggregation.aggregate(reports, ownRPIs: own, calibration: s.calibration)
-            let previous = s.lastScanStart
+            let repeated = window.start == s.lastScanStart
+            let previous = repeated ? s.lastScanPrevious : s.lastScanStart
             let rows = folded.sightings.map {
                 Observation(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, previousScan: previous)
             }
             var result = ScanIngestResult()
             result.reports = reports.count
-            result.sightingsAdded = try store.addObservations(rows)
+            // The sightings and the last scan's time in one transaction (one
+            // commit a scan: the store syncs each to disk).
+            result.sightingsAdded = try store.write { w in
+                let added = try w.addObservations(rows)
+                try w.setSetting(TracingSettingNames.lastScan, to: .integer(window.end))
+                return added
+            }
             result.sightingsAlreadyStored = rows.count - result.sightingsAdded
             result.ownReports = folded.ownReports
             result.repeatedReports = folded.repeatedReports
             result.invalidReports = folded.invalidReports
-            try store.setSetting(TracingSettingNames.lastScan, to: .integer(window.end))
-            s.lastScanStart = window.start
+            if !repeated { (s.lastScanStart, s.lastScanPrevious) = (window.start, previous) }
             return result
         }
     }

@@ -119,6 +119,9 @@ typedef int32_t encore_status;
 /* Network operations (encore_operation) */
 #define ENCORE_ERR_OPERATION_STATE 120    /* an operation driven out of turn: an answer for a request it is not waiting for, a result before it finished */
 
+/* Tracing (encore_tracer, 130-139) */
+#define ENCORE_ERR_TRACING_INACTIVE 130   /* an advertisement or a scan asked for while tracing is off: encore_tracer_start() first */
+
 /* Opaque handles. Each is created by its _new/_open function and released by
  * its _free function; passing NULL to a _free function does nothing. The
  * library cannot check a handle's type or lifetime: passing a freed handle,

@@ -16,7 +16,7 @@ status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is the one
 installed with the package (a wheel from `make wheel` carries it), else
 ENCORE_LIBRARY, else the repository's build/lib/libencore.so, else the system.
 """
-from . import _ffi, crowdnotifier
+from . import _ffi, crowdnotifier, tracing
 from ._loader import lib as _lib
 from .client import Client
 from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskConfig, CheckIns, CreatedLocation, ProtectedReport,
@@ -31,12 +31,13 @@ from .store import Store
 from .sync import Sync, SyncPlan, SyncReport
 from .testresult import SubmitSummary, TestResultClient, TestStatus
 from .transport import Transport
+from .tracing import Tracer
 from .trust import TrustList
 
 __version__ = _lib.encore_version().decode()
 globals().update(_CLASSES)
 
 __all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
-           "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "TracingEvent",
+           "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "Tracer", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "status_name",
-           "__version__", "crowdnotifier", *sorted(_CLASSES)]
+           "__version__", "crowdnotifier", "tracing", *sorted(_CLASSES)]

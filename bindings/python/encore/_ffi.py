@@ -78,6 +78,7 @@ ENCORE_ERR_TEST_CODE_HASH = 110
 ENCORE_ERR_DOB_MISMATCH = 111
 ENCORE_ERR_TEST_REDEEMED = 112
 ENCORE_ERR_OPERATION_STATE = 120
+ENCORE_ERR_TRACING_INACTIVE = 130
 ENCORE_SIGNATURE_VERIFIED = 0
 ENCORE_SIGNATURE_UNSIGNED = 1
 ENCORE_SIGNATURE_UNTRUSTED = 2
@@ -905,6 +906,96 @@ class encore_push_decision(ctypes.Structure):
     ]
 
 
+class encore_tracer(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_tracer_options(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('has_random_seed', ctypes.c_uint32),
+        ('random_seed', ctypes.c_uint64),
+        ('scan_window_seconds', ctypes.c_int64),
+        ('scan_period_seconds', ctypes.c_int64),
+        ('rotation_min_seconds', ctypes.c_int64),
+        ('rotation_max_seconds', ctypes.c_int64),
+    ]
+
+
+class encore_advertisement(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('interval', ctypes.c_uint32),
+        ('since', ctypes.c_int64),
+        ('valid_until', ctypes.c_int64),
+        ('payload', ctypes.c_uint8 * 20),
+        ('reserved', ctypes.c_uint32),
+    ]
+
+
+class encore_scan_window(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('start', ctypes.c_int64),
+        ('end', ctypes.c_int64),
+    ]
+
+
+class encore_scan_report(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('rssi', ctypes.c_int16),
+        ('reserved', ctypes.c_uint16),
+        ('time', ctypes.c_int64),
+        ('rpi', ctypes.c_uint8 * 16),
+        ('aem', ctypes.c_uint8 * 4),
+        ('reserved2', ctypes.c_uint32),
+    ]
+
+
+class encore_scan_result(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('reports', ctypes.c_uint64),
+        ('sightings_added', ctypes.c_uint64),
+        ('sightings_already_stored', ctypes.c_uint64),
+        ('own_reports', ctypes.c_uint64),
+        ('repeated_reports', ctypes.c_uint64),
+        ('invalid_reports', ctypes.c_uint64),
+    ]
+
+
+class encore_tracing_calibration(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('has_tx_power', ctypes.c_int32),
+        ('tx_power', ctypes.c_int32),
+        ('has_rssi_correction', ctypes.c_int32),
+        ('rssi_correction', ctypes.c_int32),
+        ('has_confidence', ctypes.c_int32),
+        ('confidence', ctypes.c_int32),
+        ('effective_tx_power', ctypes.c_int32),
+        ('effective_rssi_correction', ctypes.c_int32),
+        ('effective_confidence', ctypes.c_int32),
+    ]
+
+
+class encore_tracing_status(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('active', ctypes.c_int32),
+        ('has_since', ctypes.c_int32),
+        ('has_last_scan', ctypes.c_int32),
+        ('since', ctypes.c_int64),
+        ('last_scan', ctypes.c_int64),
+        ('rpis_last_hour', ctypes.c_uint64),
+        ('rpis_last_14_days', ctypes.c_uint64),
+        ('active_seconds_last_14_days', ctypes.c_int64),
+    ]
+
+
 # Every function of the header: name -> (restype, argtypes).
 FUNCTIONS = {
     'encore_version': (ctypes.c_char_p, []),
@@ -1260,6 +1351,34 @@ FUNCTIONS = {
     'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, out)
     'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (options, struct_size)
+    'encore_tracer_options_init': (encore_status, [ctypes.POINTER(encore_tracer_options), ctypes.c_size_t]),
+    # (store, options, out)
+    'encore_tracer_new': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracer_options), ctypes.POINTER(ctypes.POINTER(encore_tracer))]),
+    # (tracer)
+    'encore_tracer_free': (None, [ctypes.POINTER(encore_tracer)]),
+    # (tracer, now)
+    'encore_tracer_start': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64]),
+    # (tracer, now)
+    'encore_tracer_stop': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64]),
+    # (tracer, now, advertisement)
+    'encore_tracer_get_advertisement': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64, ctypes.POINTER(encore_advertisement)]),
+    # (tracer, now, advertisement)
+    'encore_tracer_rotate': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64, ctypes.POINTER(encore_advertisement)]),
+    # (tracer, now, window)
+    'encore_tracer_next_scan': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.c_int64, ctypes.POINTER(encore_scan_window)]),
+    # (tracer, window, reports, element_size, count, result)
+    'encore_tracer_ingest_scan': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.POINTER(encore_scan_window), ctypes.POINTER(encore_scan_report), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_scan_result)]),
+    # (tracer, calibration)
+    'encore_tracer_set_calibration': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.POINTER(encore_tracing_calibration)]),
+    # (store, calibration)
+    'encore_tracing_get_calibration': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracing_calibration)]),
+    # (store, name)
+    'encore_tracing_set_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p]),
+    # (store, name)
+    'encore_tracing_get_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (store, now, status)
+    'encore_tracing_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_tracing_status)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -1421,6 +1540,19 @@ FALLIBLE = frozenset({
     'encore_push_deregister_run',
     'encore_push_deregister_start',
     'encore_push_get_status_json',
+    'encore_tracer_options_init',
+    'encore_tracer_new',
+    'encore_tracer_start',
+    'encore_tracer_stop',
+    'encore_tracer_get_advertisement',
+    'encore_tracer_rotate',
+    'encore_tracer_next_scan',
+    'encore_tracer_ingest_scan',
+    'encore_tracer_set_calibration',
+    'encore_tracing_get_calibration',
+    'encore_tracing_set_adapter',
+    'encore_tracing_get_adapter',
+    'encore_tracing_get_status',
 })
 
 

@@ -1,0 +1,231 @@
+"""Tracing: what a radio host broadcasts, when it scans and what it heard.
+
+    with encore.Store.open("state.db", raw_key=key) as store, Tracer(store) as tracer:
+        tracer.set_calibration(Calibration(tx_power=-20, rssi_correction=3))
+        tracer.start(now)
+        ad = tracer.advertisement(now)          # broadcast ad.payload until ad.valid_until
+        window = tracer.next_scan(now)          # scan from window.start to window.end
+        tracer.ingest_scan(window, reports)     # one sighting per RPI, one transaction
+        tracer.stop(now)                        # whenever scanning stops, for any reason
+
+No I/O but the store's; every time is unix seconds passed in.
+"""
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import weakref
+from typing import Iterable
+
+from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
+from ._cdata import array_of, sized, text
+from ._handle import Closeable, Handle
+from ._loader import lib
+from .records import checked_int
+from .store import Store, _take_bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class Advertisement:
+    """The 20 bytes of service data for UUID 0xFD6F (RPI || AEM) and their validity."""
+    payload: bytes
+    interval: int
+    since: int
+    valid_until: int
+
+    @classmethod
+    def from_c(cls, a: _ffi.encore_advertisement) -> Advertisement:
+        return cls(payload=bytes(a.payload), interval=a.interval, since=a.since, valid_until=a.valid_until)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanWindow:
+    start: int
+    end: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanReport:
+    """One advertisement heard: RPI (16 bytes), AEM (4), RSSI as measured
+    (before the RSSI correction; 127 means "not available") and its time."""
+    rpi: bytes
+    aem: bytes
+    rssi: int
+    time: int
+
+    @classmethod
+    def from_service_data(cls, data: bytes, rssi: int, time: int) -> ScanReport:
+        """From the 20 bytes of service data of UUID 0xFD6F."""
+        if len(data) != 20:
+            raise ValueError(f"service data of 0xFD6F has 20 bytes, not {len(data)}")
+        return cls(rpi=bytes(data[:16]), aem=bytes(data[16:]), rssi=rssi, time=time)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanResult:
+    reports: int
+    sightings_added: int
+    sightings_already_stored: int
+    own_reports: int
+    repeated_reports: int
+    invalid_reports: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    """The device's Bluetooth calibration; None: not measured (the default
+    applies, and the confidence follows from what was measured)."""
+    tx_power: int | None = None
+    rssi_correction: int | None = None
+    confidence: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class EffectiveCalibration:
+    """What a stored calibration amounts to: the values the AEM and the RSSI correction use."""
+    stored: Calibration
+    tx_power: int
+    rssi_correction: int
+    confidence: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TracingStatus:
+    active: bool
+    since: int | None
+    last_scan: int | None
+    rpis_last_hour: int
+    rpis_last_14_days: int
+    active_seconds_last_14_days: int
+
+
+def _fixed(value: bytes, size: int, what: str) -> bytes:
+    if not isinstance(value, (bytes, bytearray)) or len(value) != size:
+        raise ValueError(f"{what} must be {size} bytes")
+    return bytes(value)
+
+
+def _report(r: ScanReport) -> _ffi.encore_scan_report:
+    c = _ffi.encore_scan_report()
+    c.rssi = checked_int(r.rssi, 16, "rssi")
+    c.time = checked_int(r.time, 64, "time")
+    ctypes.memmove(c.rpi, _fixed(r.rpi, 16, "rpi"), 16)
+    ctypes.memmove(c.aem, _fixed(r.aem, 4, "aem"), 4)
+    return c
+
+
+class Tracer(Closeable):
+    """The tracing driver over a Store (kept open until the tracer is
+    closed). Thread safe. Raises TracingInactiveError for an advertisement
+    or a scan while tracing is off."""
+
+    def __init__(self, store: Store, *, random_seed: int | None = None, scan_window_seconds: int | None = None,
+                 scan_period_seconds: int | None = None, rotation_min_seconds: int | None = None,
+                 rotation_max_seconds: int | None = None) -> None:
+        options = _ffi.encore_tracer_options()
+        lib.encore_tracer_options_init(ctypes.byref(options), ctypes.sizeof(options))
+        if random_seed is not None:
+            if not isinstance(random_seed, int) or isinstance(random_seed, bool) or not 0 <= random_seed < 1 << 64:
+                raise ValueError("random_seed must be an int from 0 to 2**64 - 1")
+            options.has_random_seed = 1
+            options.random_seed = random_seed
+        for name, value in (("scan_window_seconds", scan_window_seconds), ("scan_period_seconds", scan_period_seconds),
+                            ("rotation_min_seconds", rotation_min_seconds), ("rotation_max_seconds", rotation_max_seconds)):
+            if value is not None:
+                setattr(options, name, checked_int(value, 64, name))
+        out = ctypes.POINTER(_ffi.encore_tracer)()
+        with store._handle.borrow() as s:
+            lib.encore_tracer_new(s, ctypes.byref(options), ctypes.byref(out))
+        self._handle = Handle(out, lib.encore_tracer_free, "Tracer")
+        weakref.finalize(self, self._handle.close)
+
+    def _call(self, name: str, *args: object) -> None:
+        with self._handle.borrow() as t:
+            getattr(lib, name)(t, *args)
+
+    def start(self, now: int) -> None:
+        """Tracing starts: "on" in the tracing history."""
+        self._call("encore_tracer_start", checked_int(now, 64, "now"))
+
+    def stop(self, now: int) -> None:
+        """Tracing stops, for any reason: "off" in the tracing history."""
+        self._call("encore_tracer_stop", checked_int(now, 64, "now"))
+
+    def advertisement(self, now: int) -> Advertisement:
+        """The payload to broadcast at `now` (a new one once the last expired)."""
+        a = sized(_ffi.encore_advertisement)
+        self._call("encore_tracer_get_advertisement", checked_int(now, 64, "now"), ctypes.byref(a))
+        return Advertisement.from_c(a)
+
+    def rotate(self, now: int) -> Advertisement:
+        """A new payload at `now`, whatever the current one's validity."""
+        a = sized(_ffi.encore_advertisement)
+        self._call("encore_tracer_rotate", checked_int(now, 64, "now"), ctypes.byref(a))
+        return Advertisement.from_c(a)
+
+    def next_scan(self, now: int) -> ScanWindow:
+        w = sized(_ffi.encore_scan_window)
+        self._call("encore_tracer_next_scan", checked_int(now, 64, "now"), ctypes.byref(w))
+        return ScanWindow(start=w.start, end=w.end)
+
+    def ingest_scan(self, window: ScanWindow, reports: Iterable[ScanReport]) -> ScanResult:
+        """Stores one scan's reports: one sighting per RPI, in one transaction."""
+        w = sized(_ffi.encore_scan_window)
+        w.start = checked_int(window.start, 64, "window.start")
+        w.end = checked_int(window.end, 64, "window.end")
+        rows = [_report(r) for r in reports]
+        array, size = array_of(_ffi.encore_scan_report, rows)
+        result = sized(_ffi.encore_scan_result)
+        self._call("encore_tracer_ingest_scan", ctypes.byref(w), array, size, len(rows), ctypes.byref(result))
+        return ScanResult(reports=result.reports, sightings_added=result.sightings_added,
+                          sightings_already_stored=result.sightings_already_stored, own_reports=result.own_reports,
+                          repeated_reports=result.repeated_reports, invalid_reports=result.invalid_reports)
+
+    def set_calibration(self, calibration: Calibration) -> None:
+        """Stores the calibration; the next payload carries it."""
+        c = sized(_ffi.encore_tracing_calibration)
+        for field in ("tx_power", "rssi_correction", "confidence"):
+            value = getattr(calibration, field)
+            if value is not None:
+                setattr(c, "has_" + field, 1)
+                setattr(c, field, checked_int(value, 32, field))
+        self._call("encore_tracer_set_calibration", ctypes.byref(c))
+
+
+def calibration(store: Store) -> EffectiveCalibration:
+    """The store's calibration and what it amounts to."""
+    c = sized(_ffi.encore_tracing_calibration)
+    with store._handle.borrow() as s:
+        lib.encore_tracing_get_calibration(s, ctypes.byref(c))
+    stored = Calibration(tx_power=c.tx_power if c.has_tx_power else None,
+                         rssi_correction=c.rssi_correction if c.has_rssi_correction else None,
+                         confidence=c.confidence if c.has_confidence else None)
+    return EffectiveCalibration(stored=stored, tx_power=c.effective_tx_power, rssi_correction=c.effective_rssi_correction,
+                                confidence=c.effective_confidence)
+
+
+def set_adapter(store: Store, name: str | None) -> None:
+    """Records the adapter the host traces with ("hci0"); None removes it."""
+    with store._handle.borrow() as s:
+        lib.encore_tracing_set_adapter(s, None if name is None else text(name, "name"))
+
+
+def adapter(store: Store) -> str | None:
+    """The recorded adapter name, None when there is none."""
+    b = _ffi.encore_bytes()
+    try:
+        with store._handle.borrow() as s:
+            lib.encore_tracing_get_adapter(s, ctypes.byref(b))
+    except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
+        return None
+    return _take_bytes(b).decode("utf-8")
+
+
+def status(store: Store, now: int) -> TracingStatus:
+    """On or off and since when, the last scan, the RPIs heard in the last hour and 14 days."""
+    st = sized(_ffi.encore_tracing_status)
+    with store._handle.borrow() as s:
+        lib.encore_tracing_get_status(s, checked_int(now, 64, "now"), ctypes.byref(st))
+    return TracingStatus(active=bool(st.active), since=st.since if st.has_since else None,
+                         last_scan=st.last_scan if st.has_last_scan else None, rpis_last_hour=st.rpis_last_hour,
+                         rpis_last_14_days=st.rpis_last_14_days, active_seconds_last_14_days=st.active_seconds_last_14_days)

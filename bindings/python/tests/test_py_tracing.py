@@ -1,0 +1,121 @@
+"""encore.tracing through the C ABI: the advertisement and its rotation, the
+scan schedule, one scan's ingestion, the calibration, the adapter, the
+status, and the refusals."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+import encore
+from encore import tracing
+from encore.tracing import Calibration, ScanReport, ScanWindow, Tracer
+
+RAW = bytes(range(32))
+MIDNIGHT = 19_000 * 86_400
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[encore.Store]:
+    with encore.Store.open(tmp_path / "t.db", raw_key=RAW) as s:
+        yield s
+
+
+def rpi(b: int) -> bytes:
+    return bytes([b]) * 16
+
+
+def test_advertisement_rotates_within_ten_to_twenty_minutes(store: encore.Store) -> None:
+    with Tracer(store, random_seed=1) as t:
+        t.start(MIDNIGHT + 3_600)
+        a = t.advertisement(MIDNIGHT + 3_600)
+        assert len(a.payload) == 20 and a.since == MIDNIGHT + 3_600
+        assert 600 <= a.valid_until - a.since <= 1_200
+        assert t.advertisement(a.valid_until - 1) == a
+        b = t.advertisement(a.valid_until)
+        assert b.since == a.valid_until and b.payload[:16] != a.payload[:16]
+        # The payload is the store's own key's RPI of the interval.
+        assert a.payload == store.advertisement(MIDNIGHT + 3_600, tx_power=-25, calibration_confidence=0)
+        # A seeded tracer draws the same times again.
+    with Tracer(store, random_seed=1) as again:
+        again.start(MIDNIGHT + 3_600)
+        assert again.advertisement(MIDNIGHT + 3_600).valid_until == a.valid_until
+
+
+def test_the_days_end_cuts_the_validity(store: encore.Store) -> None:
+    with Tracer(store, rotation_min_seconds=1_200) as t:
+        t.start(MIDNIGHT - 700)
+        assert t.advertisement(MIDNIGHT - 700).valid_until == MIDNIGHT
+
+
+def test_a_scan_becomes_one_sighting_per_rpi(store: encore.Store) -> None:
+    with Tracer(store) as t:
+        t.set_calibration(Calibration(tx_power=-20, rssi_correction=5))
+        t.start(MIDNIGHT)
+        w = t.next_scan(MIDNIGHT)
+        assert w == ScanWindow(MIDNIGHT, MIDNIGHT + 4)
+        own = ScanReport.from_service_data(t.advertisement(MIDNIGHT).payload, -30, MIDNIGHT + 1)
+        r = t.ingest_scan(w, [ScanReport(rpi(1), b"\1\2\3\4", -70, MIDNIGHT + 1), ScanReport(rpi(1), b"\1\2\3\4", -60, MIDNIGHT + 2),
+                              ScanReport(rpi(2), b"\5\6\7\x08", 127, MIDNIGHT + 2), own])
+        assert (r.reports, r.sightings_added, r.repeated_reports, r.own_reports, r.invalid_reports) == (4, 1, 1, 1, 1)
+        w2 = t.next_scan(MIDNIGHT + 10)
+        assert w2.start == MIDNIGHT + 300
+        assert t.ingest_scan(w2, [ScanReport(rpi(1), b"\1\2\3\4", -70, w2.start)]).sightings_added == 1
+        assert t.ingest_scan(w2, [ScanReport(rpi(1), b"\1\2\3\4", -70, w2.start)]).sightings_already_stored == 1
+        t.stop(MIDNIGHT + 400)
+    rows = store.sightings()
+    assert [(s.time, s.rpi, s.rssi, s.prev_scan) for s in rows] == [(MIDNIGHT + 1, rpi(1), -55, None), (MIDNIGHT + 300, rpi(1), -65, MIDNIGHT)]
+    assert [(e.time, e.active) for e in store.tracing_events()] == [(MIDNIGHT, True), (MIDNIGHT + 400, False)]
+
+
+def test_calibration_adapter_and_status(store: encore.Store) -> None:
+    c = tracing.calibration(store)
+    assert c.stored == Calibration() and c.confidence == 0 and c.tx_power == -25 and c.rssi_correction == 4
+    with Tracer(store) as t:
+        t.set_calibration(Calibration(tx_power=-17, rssi_correction=2))
+        assert tracing.calibration(store).confidence == 2
+        t.set_calibration(Calibration(tx_power=-17, rssi_correction=2, confidence=3))
+        assert tracing.calibration(store) == tracing.EffectiveCalibration(Calibration(-17, 2, 3), -17, 2, 3)
+        assert tracing.adapter(store) is None
+        tracing.set_adapter(store, "hci0")
+        assert tracing.adapter(store) == "hci0"
+        st = tracing.status(store, MIDNIGHT)
+        assert not st.active and st.since is None and st.last_scan is None
+        t.start(MIDNIGHT)
+        t.ingest_scan(ScanWindow(MIDNIGHT, MIDNIGHT + 4), [ScanReport(rpi(9), b"\0\0\0\0", -50, MIDNIGHT + 1)])
+        st = tracing.status(store, MIDNIGHT + 100)
+        assert st == tracing.TracingStatus(True, MIDNIGHT, MIDNIGHT + 4, 1, 1, 100)
+        tracing.set_adapter(store, None)
+        assert tracing.adapter(store) is None
+    # The host's settings API cannot overwrite the library's tracing settings.
+    with pytest.raises(encore.InvalidArgumentError):
+        store.set_setting("tracing.tx_power", "loud")
+
+
+def test_refusals(store: encore.Store) -> None:
+    with Tracer(store) as t:
+        with pytest.raises(encore.TracingInactiveError):
+            t.advertisement(MIDNIGHT)
+        with pytest.raises(encore.TracingInactiveError):
+            t.next_scan(MIDNIGHT)
+        with pytest.raises(encore.TracingInactiveError):
+            t.ingest_scan(ScanWindow(0, 4), [])
+        t.start(MIDNIGHT)
+        with pytest.raises(encore.InvalidArgumentError):
+            t.ingest_scan(ScanWindow(MIDNIGHT, MIDNIGHT + 4), [ScanReport(rpi(1), b"\0\0\0\0", -50, -1)])
+        with pytest.raises(encore.InvalidArgumentError):
+            t.ingest_scan(ScanWindow(MIDNIGHT + 4, MIDNIGHT), [])
+        with pytest.raises(ValueError):
+            t.ingest_scan(ScanWindow(MIDNIGHT, MIDNIGHT + 4), [ScanReport(rpi(1), b"\0\0\0", -50, MIDNIGHT)])
+        with pytest.raises(encore.InvalidArgumentError):
+            t.set_calibration(Calibration(tx_power=200))
+        with pytest.raises(encore.InvalidArgumentError):
+            t.set_calibration(Calibration(confidence=4))
+        with pytest.raises(encore.InvalidArgumentError):
+            tracing.set_adapter(store, "")
+    with pytest.raises(encore.InvalidArgumentError):
+        Tracer(store, scan_period_seconds=301)
+    with pytest.raises(encore.InvalidArgumentError):
+        Tracer(store, rotation_min_seconds=0)
+    assert store.count_sightings() == 0
