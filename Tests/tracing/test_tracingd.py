@@ -6,12 +6,17 @@ BlueZ leaving and coming back; SIGTERM. Nothing logged names an RPI or a
 Bluetooth address."""
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import encore
 import pytest
-from bluez_world import TRACINGD, Daemon, World, wait_for
+from bluez_world import CLI, TRACINGD, Daemon, World, wait_for
 from conftest import ADAPTER_A, ADAPTER_B
 from encore import crypto
 
@@ -22,23 +27,46 @@ A_CONFIDENCE = 3
 B_RSSI_CORRECTION = -20    # dB B adds to what its adapter reports
 
 
+@dataclass(frozen=True)
+class Heard:
+    """One sighting as `encore sightings list --json` gives it."""
+    time: int
+    rpi: bytes
+    aem: bytes
+    rssi: int
+
+
 def open_store(d: Daemon) -> encore.Store:
     return encore.Store.open(str(d.db), d.passphrase, create=False)
 
 
-def broadcast_rpis(d: Daemon) -> dict[bytes, bytes]:
-    """Every RPI the daemon's own keys give, to the key it comes from."""
+def encore_cli(d: Daemon, *args: str) -> Any:
+    """`encore ARGS --db <the daemon's store> --json`, its output parsed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENCORE_DB_KEY")} | {"ENCORE_DB_KEY": d.passphrase}
+    r = subprocess.run([str(CLI), *args, "--db", str(d.db), "--json"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def broadcast_rpis(d: Daemon, now: int) -> dict[bytes, bytes]:
+    """Every RPI the daemon's own keys (`encore keys history`) give, to the key it comes from."""
     rpis: dict[bytes, bytes] = {}
-    with open_store(d) as s:
-        for key in s.own_keys():
-            for rpi in crypto.rpis(crypto.rpik(key.key_data), key.rolling_start_interval_number, key.rolling_period):
-                rpis[rpi] = key.key_data
+    for key in encore_cli(d, "keys", "history", "--now", str(now)):
+        tek = bytes.fromhex(key["keyData"])
+        for rpi in crypto.rpis(crypto.rpik(tek), key["rollingStartIntervalNumber"], key["rollingPeriod"]):
+            rpis[rpi] = tek
     return rpis
 
 
-def sightings(d: Daemon) -> list[encore.Sighting]:
+def sightings(d: Daemon) -> list[Heard]:
+    """The daemon's sightings (`encore sightings list`)."""
+    return [Heard(time=s["time"], rpi=bytes.fromhex(s["rpi"]), aem=bytes.fromhex(s["aem"]), rssi=s["rssi"])
+            for s in encore_cli(d, "sightings", "list")]
+
+
+def prev_scans(d: Daemon) -> list[int | None]:
     with open_store(d) as s:
-        return list(s.sightings())
+        return [o.prev_scan for o in s.sightings()]
 
 
 def history(d: Daemon) -> list[bool]:
@@ -94,7 +122,7 @@ def test_two_daemons_trace_each_other_and_rotate(world: World) -> None:
     # Withdrawn on SIGTERM.
     assert world.active_instances("hci0") == 0 and world.active_instances("hci1") == 0
 
-    a_rpis, heard = broadcast_rpis(a), sightings(b)
+    a_rpis, heard = broadcast_rpis(a, world.now()), sightings(b)
     assert len({s.rpi for s in heard}) >= 2, "B heard no rotation of A's RPI"
     for s in heard:
         assert s.rpi in a_rpis, "B stored an RPI that is not A's"
@@ -104,12 +132,14 @@ def test_two_daemons_trace_each_other_and_rotate(world: World) -> None:
         assert s.rssi == 0 + B_RSSI_CORRECTION
     # One sighting per RPI per scan; the later scans know the one before.
     assert len(heard) == len({(s.rpi, s.time) for s in heard})
-    assert any(s.prev_scan is not None for s in heard)
+    assert any(p is not None for p in prev_scans(b))
     # A's own RPIs are not A's sightings: A heard only B's.
-    b_rpis = broadcast_rpis(b)
+    b_rpis = broadcast_rpis(b, world.now())
     assert sightings(a) and all(s.rpi in b_rpis and s.rpi not in a_rpis for s in sightings(a))
 
     assert history(a) == [True, False] and history(b) == [True, False]
+    status = encore_cli(b, "tracing", "status", "--now", str(world.now()))
+    assert status["active"] is False and status["adapter"] == "hci1" and status["rpisLast14Days"] == len({s.rpi for s in heard})
     assert_private(a, b, secrets=set(a_rpis) | set(b_rpis))
 
 
@@ -153,6 +183,21 @@ def test_bluez_leaving_and_coming_back(world: World) -> None:
     wait_for("B hearing A again", lambda: scans_heard(b) > heard)
     assert a.stop() == 0 and b.stop() == 0
     assert history(a) == [True, False, True, False] and history(b) == [True, False, True, False]
+
+
+def test_sigterm_in_a_scan_writes_what_it_heard(world: World) -> None:
+    a = world.daemon("a", "--adapter", "hci0")
+    wait_for("A's advertisement", lambda: world.active_instances("hci0") == 1)
+    b = world.daemon("b", "--adapter", "hci1")
+    # BlueZoo reports at once, the window lasts 4 s: stopped within it.
+    wait_for("B's discovery", lambda: "Starting discovery on adapter[1]" in (world.root / "bluezoo.log").read_text())
+    time.sleep(1.5)
+    assert b.stop() == 0
+    assert "scan: 1 reports, 1 sightings written" in b.log_text()
+    assert len(sightings(b)) == 1 and history(b) == [True, False]
+    wait_for("discovery stopped", lambda: "Stopping discovery on adapter[1]" in (world.root / "bluezoo.log").read_text())
+    assert world.active_instances("hci1") == 0
+    assert a.stop() == 0
 
 
 def test_started_before_bluez_and_stopped_without_it(world: World) -> None:
