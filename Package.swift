@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(name: "EncoreServicesTests", dependencies: ["EncoreServices", "EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "EncoreStorage",
                                                                 "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreCrypto",
-                                                              "EncoreServices", "EncoreTestSupport"]),
+                                                              "EncoreServices", "EncoreMatching", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
     ]
 )
 

@@ -21,10 +21,7 @@ enum CheckInBench {
     /// `encore-bench checkin [--keys N] [--runs R] [--dir DIR]` (N reports).
     static func command(_ args: Arguments) throws -> Bool {
         let r = try run(reports: args.keys?.first ?? defaultReports, runs: args.runs, dir: args.dir)
-        print("\n== summary")
-        for line in r.summary { print(line) }
-        print(r.ok ? "bench: PASS" : "bench: FAIL")
-        return r.ok
+        return printSummary(r.summary, ok: r.ok)
     }
 
     /// 200 places as their QR codes describe them; the check-ins are at these.

@@ -26,10 +26,7 @@ enum MatchBench {
     /// `encore-bench match [--keys N] [--runs R] [--dir DIR]`: this section alone.
     static func command(_ args: Arguments) throws -> Bool {
         let m = try run(keys: args.keys?.first ?? defaultKeys, runs: args.runs, dir: args.dir)
-        print("\n== summary")
-        for line in m.summary { print(line) }
-        print(m.ok ? "bench: PASS" : "bench: FAIL")
-        return m.ok
+        return printSummary(m.summary, ok: m.ok)
     }
 
     /// The children: `match-gen` writes the files, `match-rss` is the dense

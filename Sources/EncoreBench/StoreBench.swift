@@ -22,10 +22,7 @@ enum StoreBench {
     /// `encore-bench store [--keys N] [--runs R] [--dir DIR]` (N observations).
     static func command(_ args: Arguments) throws -> Bool {
         let r = try run(rows: args.keys?.first ?? defaultRows, runs: args.runs, dir: args.dir)
-        print("\n== summary")
-        for line in r.summary { print(line) }
-        print(r.ok ? "bench: PASS" : "bench: FAIL")
-        return r.ok
+        return printSummary(r.summary, ok: r.ok)
     }
 
     /// Prints the table; returns whether every run stored what it was given,

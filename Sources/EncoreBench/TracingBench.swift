@@ -19,10 +19,7 @@ enum TracingBench {
     /// `encore-bench tracing [--keys DEVICES] [--runs R] [--dir DIR]`.
     static func command(_ args: Arguments) throws -> Bool {
         let r = try run(devices: args.keys?.first ?? devices, runs: args.runs, dir: args.dir)
-        print("\n== summary")
-        for line in r.summary { print(line) }
-        print(r.ok ? "bench: PASS" : "bench: FAIL")
-        return r.ok
+        return printSummary(r.summary, ok: r.ok)
     }
 
     static func run(devices: Int, runs requested: Int, dir given: String?) throws -> (ok: Bool, summary: [String]) {
@@ -45,7 +42,7 @@ enum TracingBench {
         }
         let sightings = rows.reduce(0) { $0 + $1.count }
         var ok = true
-        var tracing = Samples(), store = Samples()
+        var tracing = Samples(), store = Samples(), fold = Samples()
         let path = dir + "/tracing-bench.db"
         for run in 0 ... runs {
             StoreBench.remove(path)
@@ -68,16 +65,25 @@ enum TracingBench {
                 for batch in rows { try s2.addObservations(batch) }
             }
             if try s2.countObservations() != sightings { ok = false }
+            // Folding the reports alone (no store): what the ingestion adds.
+            let calibration = tracer.calibration
+            var folded = 0
+            let folding = Timing.time {
+                for scan in day { folded += ScanAggregation.aggregate(scan.reports, ownRPIs: [], calibration: calibration).sightings.count }
+            }
+            if folded != sightings { ok = false }
             if run > 0 {
                 tracing.add(ingest)
                 store.add(insert)
+                fold.add(folding)
             }
         }
         StoreBench.remove(path)
         let tracingRate = Double(sightings) / tracing.median, storeRate = Double(sightings) / store.median
         print(Format.padRight("", 44) + Format.padLeft("median", 11) + Format.padLeft("(best)", 13) + Format.padLeft("sightings/s", 14))
         for (name, s) in [("  tracing: \(Format.grouped(reports)) reports → sightings", tracing),
-                          ("  store: insert the same \(Format.grouped(sightings)) rows", store)] {
+                          ("  store: insert the same \(Format.grouped(sightings)) rows", store),
+                          ("  of the tracing: folding the reports alone", fold)] {
             print(Format.padRight(name, 44) + Format.padLeft(Format.ms(s.median), 11) + Format.padLeft("(" + Format.ms(s.best) + ")", 13)
                 + Format.padLeft(Format.grouped(Int(Double(sightings) / s.median)), 14))
         }

@@ -150,8 +150,13 @@ func bench(_ args: Arguments) throws -> Bool {
         ok = c.ok && ok
         summary += c.summary
     }
+    return printSummary(summary, ok: ok)
+}
+
+/// The closing lines of every bench command: the summary, then PASS or FAIL.
+func printSummary(_ lines: [String], ok: Bool) -> Bool {
     print("\n== summary")
-    for line in summary { print(line) }
+    for line in lines { print(line) }
     print(ok ? "bench: PASS" : "bench: FAIL")
     return ok
 }

@@ -82,11 +82,7 @@ public final class Tracer: Sendable {
     public func start(now: Int64) throws {
         try state.withLock { s in
             guard !s.active else { return }
-            if let last = try store.lastTracingEvent(), last.active {
-                let lastScan = try store.tracingLastScan()
-                let end = min(max(lastScan ?? last.time, last.time), now)
-                try store.addTracingEvent(time: max(0, end), active: false)
-            }
+            try closeStaleRun(now: now)
             try store.addTracingEvent(time: now, active: true)
             s.active = true
             s.advertisement = nil
@@ -96,14 +92,28 @@ public final class Tracer: Sendable {
 
     /// Tracing stops at `now` (for any reason): recorded in the history.
     /// The advertisement is dropped: the next start() makes a new one.
+    /// On a stopped tracer it only closes a run a crash left open (call it
+    /// when the radio cannot be used from the outset, so the history does
+    /// not count that time as traced).
     public func stop(now: Int64) throws {
         try state.withLock { s in
-            guard s.active else { return }
+            guard s.active else { return try closeStaleRun(now: now) }
             try store.addTracingEvent(time: now, active: false)
             s.active = false
             s.advertisement = nil
             (s.lastScanStart, s.lastScanPrevious) = (nil, nil)
         }
+    }
+
+    /// An "on" the history ends with while this tracer is off is a run
+    /// that ended without stop(): closed at its last scan (or at its start
+    /// when it never scanned), never later than `now`.
+    private func closeStaleRun(now: Int64) throws {
+        guard now >= 0 else { throw EncoreError(.invalidArgument, "tracing event: the time must not be negative") }
+        guard let last = try store.lastTracingEvent(), last.active else { return }
+        let lastScan = try store.tracingLastScan()
+        let end = min(max(lastScan ?? last.time, last.time), now)
+        try store.addTracingEvent(time: max(0, end), active: false)
     }
 
     /// The payload to broadcast at `now`: the current one while it is

@@ -112,7 +112,13 @@ import Testing
         try t2.start(now: t0)
         let again = try t2.ingestScan(window: w, reports: reports)
         #expect(again.sightingsAdded == 0 && again.sightingsAlreadyStored == 1)
-        #expect(try s.countObservations() == 1)
+        // And within one tracer, a repeated window keeps its previous scan.
+        let w2 = try t.nextScan(now: t0 + 5)
+        let later = [ScanReport(rpi: rpi(4), aem: 1, rssi: -50, time: w2.start)]
+        #expect(try t.ingestScan(window: w2, reports: later).sightingsAdded == 1)
+        #expect(try t.ingestScan(window: w2, reports: later).sightingsAlreadyStored == 1)
+        #expect(try t.nextScan(now: w2.end).start == w2.start + 300)
+        #expect(try s.countObservations() == 2)
     }
 
     @Test func aFailedScanWritesNothing() throws {
@@ -155,6 +161,17 @@ import Testing
         #expect(try s.tracingEvents() == [TracingEvent(time: midnight, active: true), TracingEvent(time: midnight + 604, active: false),
                                           TracingEvent(time: midnight + 50_000, active: true)])
         #expect(try s.activeTracingSeconds(from: midnight, to: midnight + 50_000) == 604)
+    }
+
+    @Test func stopOnAStoppedTracerClosesACrashedRun() throws {
+        let dir = TempDir()
+        let s = try store(dir)
+        try s.addTracingEvent(time: midnight, active: true)      // a run that crashed before its first scan
+        let t = try Tracer(store: s)
+        try t.stop(now: midnight + 9_000)                          // the radio is off at startup
+        #expect(try s.tracingEvents() == [TracingEvent(time: midnight, active: true), TracingEvent(time: midnight, active: false)])
+        try t.stop(now: midnight + 9_500)                          // nothing more to close
+        #expect(try s.countTracingEvents() == 2 && !(try s.tracingStatus(now: midnight + 9_500).active))
     }
 
     @Test func statusCountsRPIsAndKeepsTheAdapterAndCalibration() throws {

@@ -218,7 +218,8 @@ def adapter(store: Store) -> str | None:
             lib.encore_tracing_get_adapter(s, ctypes.byref(b))
     except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
         return None
-    return _take_bytes(b).decode("utf-8")
+    data: bytes = _take_bytes(b)
+    return data.decode("utf-8")
 
 
 def status(store: Store, now: int) -> TracingStatus:

@@ -119,3 +119,18 @@ def test_refusals(store: encore.Store) -> None:
     with pytest.raises(encore.InvalidArgumentError):
         Tracer(store, rotation_min_seconds=0)
     assert store.count_sightings() == 0
+
+
+@pytest.mark.parametrize("now", [-(1 << 63), -1, 0, (1 << 63) - 1, 253_402_300_799])
+def test_every_clock_returns_or_raises(store: encore.Store, now: int) -> None:
+    # Int64's ends, -1, 0 and the last second of 9999: each call returns or
+    # raises an EncoreError, never traps.
+    with Tracer(store) as t:
+        for call in (lambda: t.start(now), lambda: t.advertisement(now), lambda: t.rotate(now), lambda: t.next_scan(now),
+                     lambda: t.ingest_scan(ScanWindow(now, now), [ScanReport(rpi(1), b"\0\0\0\0", -50, now)]),
+                     lambda: t.ingest_scan(ScanWindow(max(now, 0), (1 << 63) - 1), []), lambda: tracing.status(store, now),
+                     lambda: t.stop(now)):
+            try:
+                call()
+            except encore.EncoreError:
+                pass
