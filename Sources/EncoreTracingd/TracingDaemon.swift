@@ -65,6 +65,10 @@ final class TracingDaemon {
     /// Runs until SIGTERM or SIGINT (then 0) or a broken bus (then 1).
     func run() -> Int32 {
         do {
+            // A run that ended without its "off" (a crash, a power cut) is
+            // closed now, at its last scan: the time until BlueZ and the
+            // adapter are usable must not count as tracing.
+            try tracer.stop(now: clock.now())
             if try bus.bluezPresent() {
                 bluezUp = true
                 try bus.getObjects()

@@ -200,6 +200,21 @@ def test_sigterm_in_a_scan_writes_what_it_heard(world: World) -> None:
     assert a.stop() == 0
 
 
+def test_a_crashed_run_is_closed_while_bluez_is_away(world: World) -> None:
+    """A daemon killed (no "off" recorded) and started again while BlueZ is
+    gone: the old run ends at its last scan, not when BlueZ comes back."""
+    a = world.daemon("a", "--adapter", "hci0")
+    a.wait_log("scan:")
+    a.kill()
+    assert history(a) == [True]
+    world.stop_bluez()
+    a.start()
+    a.wait_log("waiting for BlueZ")
+    wait_for("the old run closed", lambda: history(a) == [True, False])
+    assert a.stop() == 0
+    assert history(a) == [True, False]
+
+
 def test_started_before_bluez_and_stopped_without_it(world: World) -> None:
     world.stop_bluez()
     a = world.daemon("a", "--adapter", "hci0")
