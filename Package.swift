@@ -51,6 +51,7 @@ let package = Package(
         .library(name: "encore", type: .dynamic, targets: ["EncoreABI"]),
         .executable(name: "encore-cli", targets: ["EncoreCLI"]),
         .executable(name: "encore-bench", targets: ["EncoreBench"]),
+        .executable(name: "encore-tracingd", targets: ["EncoreTracingd"]),
         // What the push registry service (server/, a package of its own)
         // builds on; static so that nothing of it is a second libencore.
         .library(name: "EncoreSupport", type: .static, targets: ["EncoreSupport"]),
@@ -72,6 +73,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The modules of an organizer's printable check-in QR code (Debian: libqrencode-dev).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // sd-bus, the D-Bus client of encore-tracingd (Debian: libsystemd-dev).
+        // Linked into that daemon only, never into libencore.so.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
         .target(name: "CEncoreProto", dependencies: ["CProtobufC"], cSettings: fortified),
@@ -142,10 +146,24 @@ let package = Package(
         // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreLayers,
+            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreLayers,
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
             // leaves them out.
+            linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
+        ),
+        // What the tool and encore-tracingd share: the store key from the environment.
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // encore-tracingd's link to BlueZ over sd-bus, in C: sd-bus's vtable
+        // macros do not import into Swift.
+        .target(name: "CTracingBus", dependencies: ["CSystemd"], cSettings: fortified),
+        // encore-tracingd: advertises and scans over BlueZ with the tracing
+        // module (docs/tracingd.md). Its runtime linked statically, as the tool's.
+        .executableTarget(
+            name: "EncoreTracingd",
+            dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.

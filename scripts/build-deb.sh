@@ -8,6 +8,8 @@
 #   encore-tools      the encore tool, bash/zsh/fish completions, man pages
 #   encore-pushd      the push registry service, its systemd unit (not enabled),
 #                     a default configuration (a conffile), a system user
+#   encore-tracingd   the tracing daemon over BlueZ, its systemd unit (not
+#                     enabled), its D-Bus policy, options (a conffile), a system user
 # Each package is a staged tree under build/deb/<package> made into a .deb
 # by dpkg-deb --build (owner root through --root-owner-group; no debhelper).
 # Versions come from ENCORE_VERSION_* in encore_types.h, and the Debian
@@ -39,8 +41,9 @@ cli=build/bin/encore
 share=build/share
 pushd_bin=server/.build/release/encore-pushd
 docs_html=build/docs/html
-for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" include/encore.h "$docs_html/index.html"; do
-    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli share docs, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
+tracingd_bin=build/bin/encore-tracingd
+for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" "$tracingd_bin" include/encore.h "$docs_html/index.html"; do
+    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli tracingd share docs, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
 done
 command -v dpkg-shlibdeps >/dev/null || { echo "build-deb: dpkg-shlibdeps is missing (apt-get install dpkg-dev; scripts/deps.sh installs it)" >&2; exit 1; }
 
@@ -213,22 +216,39 @@ control encore-tools "Package: encore-tools" "Section: utils" "Priority: optiona
     " completions and a man page per subcommand (man encore-sync)."
 build encore-tools
 
+# daemon PACKAGE BINARY DOC: what a service's package tree holds (the
+# services' packages: encore-pushd, encore-tracingd): the stripped binary as
+# /usr/bin/PACKAGE, its page in section 8 (a daemon's) from its own --help
+# definitions, its configuration /etc/PACKAGE/PACKAGE.conf (from
+# support/deb/), docs/DOC, the copyright, changelog and overrides.
+# daemon_scripts PACKAGE, after its control file: the configuration as its
+# conffile, its maintainer scripts support/deb/PACKAGE.{postinst,prerm,postrm}.
+daemon() {
+    local pkg=$1 bin=$2 doc=$3 root=$stage/$1
+    mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/$pkg" "$root/usr/share/doc/$pkg" "$root/usr/share/man/man8"
+    strip_binary executable "$bin" "$root/usr/bin/$pkg"
+    chmod 0755 "$root/usr/bin/$pkg"
+    scripts/gen-manpages.py --one-page --section 8 "$bin" "$stage/man8" > /dev/null
+    gzip -9nc "$stage/man8/$pkg.8" > "$root/usr/share/man/man8/$pkg.8.gz"
+    install -m 0644 "support/deb/$pkg.conf" "$root/etc/$pkg/$pkg.conf"
+    install -m 0644 "docs/$doc" "$root/usr/share/doc/$pkg/$doc"
+    docs "$root" "$pkg"
+    overrides "$root" "$pkg"
+}
+daemon_scripts() {
+    local script
+    echo "/etc/$1/$1.conf" > "$stage/$1/DEBIAN/conffiles"
+    for script in postinst prerm postrm; do
+        install -m 0755 "support/deb/$1.$script" "$stage/$1/DEBIAN/$script"
+    done
+}
+
 # --- encore-pushd: the service, its unit, its configuration, its user.
 root=$stage/encore-pushd
-mkdir -p "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/encore-pushd" "$root/usr/share/doc/encore-pushd" \
-    "$root/usr/share/man/man8"
-strip_binary executable "$pushd_bin" "$root/usr/bin/encore-pushd"
-chmod 0755 "$root/usr/bin/encore-pushd"
-# Its page, from its own --help definitions, in section 8 (a daemon's).
-scripts/gen-manpages.py --one-page --section 8 "$pushd_bin" "$stage/man8" > /dev/null
-gzip -9nc "$stage/man8/encore-pushd.8" > "$root/usr/share/man/man8/encore-pushd.8.gz"
+daemon encore-pushd "$pushd_bin" pushd.md
 for unit in encore-pushd.service encore-pushd-send.service; do
     install -m 0644 "support/deb/$unit" "$root/lib/systemd/system/$unit"
 done
-install -m 0644 support/deb/encore-pushd.conf "$root/etc/encore-pushd/encore-pushd.conf"
-install -m 0644 docs/pushd.md "$root/usr/share/doc/encore-pushd/pushd.md"
-docs "$root" encore-pushd
-overrides "$root" encore-pushd
 depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-pushd")
 control encore-pushd "Package: encore-pushd" "Section: net" "Priority: optional" \
     "Depends: $depends, libsqlcipher0, adduser" \
@@ -236,9 +256,24 @@ control encore-pushd "Package: encore-pushd" "Section: net" "Priority: optional"
     " encore-pushd keeps the push tokens of apps that want silent pushes and" \
     " sends those pushes to APNs, on SQLCipher or PostgreSQL. Installing it" \
     " starts nothing: see /etc/encore-pushd/encore-pushd.conf."
-echo "/etc/encore-pushd/encore-pushd.conf" > "$root/DEBIAN/conffiles"
-for script in postinst prerm postrm; do
-    install -m 0755 "support/deb/encore-pushd.$script" "$root/DEBIAN/$script"
-done
+daemon_scripts encore-pushd
 build encore-pushd
+
+# --- encore-tracingd: the daemon, its unit, its D-Bus policy, its options, its user.
+root=$stage/encore-tracingd
+daemon encore-tracingd "$tracingd_bin" tracingd.md
+install -m 0644 support/deb/encore-tracingd.service "$root/lib/systemd/system/encore-tracingd.service"
+# The bus's policy: its user may call org.bluez.
+mkdir -p "$root/usr/share/dbus-1/system.d"
+install -m 0644 support/deb/encore-tracingd.dbus.conf "$root/usr/share/dbus-1/system.d/encore-tracingd.conf"
+depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-tracingd")
+control encore-tracingd "Package: encore-tracingd" "Section: net" "Priority: optional" \
+    "Depends: $depends, libsqlcipher0, adduser, dbus" "Recommends: bluez" \
+    "Description: Exposure Notification tracing over BlueZ (encore)" \
+    " encore-tracingd broadcasts this device's rolling proximity identifiers" \
+    " over Bluetooth LE and records the ones it hears, through BlueZ's D-Bus" \
+    " API, into an encore store. Installing it starts nothing: see" \
+    " /etc/encore-tracingd/encore-tracingd.conf."
+daemon_scripts encore-tracingd
+build encore-tracingd
 rm -rf "$scratch"

@@ -79,7 +79,8 @@ def options(arguments):
 
 def synopsis(path, command):
     parts = [f"\\fB{' '.join(path)}\\fR"]
-    if command.get("subcommands"):
+    # (ArgumentParser lists its implicit `help` as a subcommand of every command.)
+    if any(c.get("commandName") != "help" for c in command.get("subcommands", [])):
         parts.append("\\fI<subcommand>\\fR")
     for arg in command.get("arguments", []):
         if not arg.get("shouldDisplay", True) or arg.get("preferredName", {}).get("name") in ("help", "version"):

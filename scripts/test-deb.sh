@@ -12,7 +12,7 @@
 #     `encore demo`, bash completion of `encore <TAB>`, `man encore-sync`,
 #     `encore-pushd --help` and `--version`, `man 8 encore-pushd`;
 #     encore-pushd's user, units (valid, not enabled) and
-#     conffile; then purged.
+#     conffile; the same of encore-tracingd, and its D-Bus policy; then purged.
 # The throw-away root: when this runs as root and may mount an overlay in
 # a private mount namespace (unshare -m), a chroot of the running system with
 # every write going to a temporary upper layer, so dpkg runs for real
@@ -81,17 +81,37 @@ use_installed() {
     grep -E 'ENCORE-PUSHD SERVE' <<<"$out" > /dev/null && grep -E -- '--listen' <<<"$out" > /dev/null \
         || { echo "test-deb: man 8 encore-pushd shows no serve section with --listen: $out" >&2; exit 1; }
     echo "deb: encore-pushd --help, --version ($pushd_version, as encore's), man 8 encore-pushd: ok"
+    out=$("$root/usr/bin/encore-tracingd" --help 2>&1) || { echo "test-deb: encore-tracingd --help failed: $out" >&2; exit 1; }
+    grep -q -- '--adapter' <<<"$out" || { echo "test-deb: encore-tracingd --help names no --adapter: $out" >&2; exit 1; }
+    [[ $("$root/usr/bin/encore-tracingd" --version) == "$tools_version" ]] \
+        || { echo "test-deb: encore-tracingd --version is not encore's ($tools_version)" >&2; exit 1; }
+    if [[ -z $root ]]; then
+        out=$(MANWIDTH=100 man 8 encore-tracingd 2>&1)
+    else
+        out=$(MANWIDTH=100 man -l "$root/usr/share/man/man8/encore-tracingd.8.gz" 2>&1)
+    fi
+    grep -E -- '--rssi-correction' <<<"$out" > /dev/null && grep -E 'LoadCredential' <<<"$out" > /dev/null \
+        || { echo "test-deb: man 8 encore-tracingd shows no --rssi-correction or credentials: $out" >&2; exit 1; }
+    # The bus policy: well-formed, and it lets the daemon's user (alone) call BlueZ.
+    python3 - "$root/usr/share/dbus-1/system.d/encore-tracingd.conf" <<'PY' || { echo "test-deb: encore-tracingd's D-Bus policy is wrong" >&2; exit 1; }
+import sys
+import xml.etree.ElementTree as ET
+policies = ET.parse(sys.argv[1]).getroot().findall("policy")
+assert [p.get("user") for p in policies] == ["encore-tracingd"]
+assert [a.attrib for a in policies[0]] == [{"send_destination": "org.bluez"}]
+PY
+    echo "deb: encore-tracingd --help, --version, man 8 encore-tracingd, its D-Bus policy: ok"
 }
 
 # Inside the chroot: dpkg -i, the system state dpkg leaves, the use, the purge.
 inside() {
-    local dir=$1 pkgs=(libencore1 libencore-dev encore-tools encore-pushd) p
+    local dir=$1 pkgs=(libencore1 libencore-dev encore-tools encore-pushd encore-tracingd) p
     export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
     dpkg -i "$dir"/*.deb > "$dir/dpkg.log" 2>&1 || { cat "$dir/dpkg.log" >&2; echo "test-deb: dpkg -i failed" >&2; exit 1; }
     for p in "${pkgs[@]}"; do
         [[ $(dpkg-query -W -f='${Status}' "$p") == "install ok installed" ]] || { echo "test-deb: $p is not installed" >&2; exit 1; }
     done
-    echo "deb: dpkg -i of the 4 packages (their Depends met by this system): ok"
+    echo "deb: dpkg -i of the ${#pkgs[@]} packages (their Depends met by this system): ok"
     ldconfig -p | grep 'libencore.so.1 ' >/dev/null || { echo "test-deb: ldconfig does not know libencore.so.1 (the trigger)" >&2; exit 1; }
     local user
     user=$(getent passwd encore-pushd) || { echo "test-deb: postinst made no encore-pushd user" >&2; exit 1; }
@@ -114,9 +134,23 @@ inside() {
     dpkg-query -W -f='${Conffiles}\n' encore-pushd | grep '^ /etc/encore-pushd/encore-pushd.conf ' >/dev/null \
         || { echo "test-deb: /etc/encore-pushd/encore-pushd.conf is not a conffile" >&2; exit 1; }
     echo "deb: encore-pushd: system user, state directory 0700, serve and send units installed, valid and not enabled, conffile: ok"
+    user=$(getent passwd encore-tracingd) || { echo "test-deb: postinst made no encore-tracingd user" >&2; exit 1; }
+    (( $(cut -d: -f3 <<<"$user") < 1000 )) || { echo "test-deb: encore-tracingd is not a system user: $user" >&2; exit 1; }
+    [[ $(stat -c '%U %a' /var/lib/encore-tracingd) == "encore-tracingd 700" ]] \
+        || { echo "test-deb: /var/lib/encore-tracingd is $(stat -c '%U %a' /var/lib/encore-tracingd)" >&2; exit 1; }
+    ! compgen -G "/etc/systemd/system/*.wants/encore-tracingd.service" > /dev/null \
+        || { echo "test-deb: installing the package enabled encore-tracingd.service" >&2; exit 1; }
+    if command -v systemd-analyze > /dev/null; then
+        out=$(systemd-analyze verify /lib/systemd/system/encore-tracingd.service 2>&1) && [[ -z $out ]] \
+            || { echo "test-deb: systemd-analyze verify encore-tracingd.service: $out" >&2; exit 1; }
+    fi
+    dpkg-query -W -f='${Conffiles}\n' encore-tracingd | grep '^ /etc/encore-tracingd/encore-tracingd.conf ' >/dev/null \
+        || { echo "test-deb: /etc/encore-tracingd/encore-tracingd.conf is not a conffile" >&2; exit 1; }
+    echo "deb: encore-tracingd: system user, state directory 0700, unit installed, valid and not enabled, conffile: ok"
     use_installed "" "$dir"
     dpkg --purge "${pkgs[@]}" > "$dir/dpkg.log" 2>&1 || { cat "$dir/dpkg.log" >&2; echo "test-deb: dpkg --purge failed" >&2; exit 1; }
-    for p in /usr/bin/encore /usr/include/encore.h /etc/encore-pushd /var/lib/encore-pushd; do
+    for p in /usr/bin/encore /usr/include/encore.h /etc/encore-pushd /var/lib/encore-pushd /etc/encore-tracingd /var/lib/encore-tracingd \
+        /usr/share/dbus-1/system.d/encore-tracingd.conf; do
         [[ ! -e $p ]] || { echo "test-deb: $p is left after the purge" >&2; exit 1; }
     done
     ! ldconfig -p | grep 'libencore.so.1 ' >/dev/null || { echo "test-deb: ldconfig still lists libencore.so.1 after the purge" >&2; exit 1; }
@@ -137,7 +171,7 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 debversion=$(dpkg-parsechangelog -l support/deb/changelog -S Version)
 libpkg=libencore$major
 deb() { echo "dist/${1}_${debversion}_${arch}.deb"; }
-for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
+for p in "$libpkg" libencore-dev encore-tools encore-pushd encore-tracingd; do
     [[ -f $(deb "$p") ]] || { echo "test-deb: $(deb "$p") is missing (make deb)" >&2; exit 1; }
 done
 
@@ -156,7 +190,7 @@ holds() {
         grep -qxE -- "\./${path}( -> .*)?" <<<"$list" || { echo "test-deb: $p does not hold $path; it holds:"$'\n'"$list" >&2; exit 1; }
     done
 }
-for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
+for p in "$libpkg" libencore-dev encore-tools encore-pushd encore-tracingd; do
     field "$p" Package "^$p\$"
     field "$p" Version "^$debversion\$"
     field "$p" Architecture "^$arch\$"
@@ -189,10 +223,16 @@ holds encore-pushd usr/bin/encore-pushd lib/systemd/system/encore-pushd.service 
     etc/encore-pushd/encore-pushd.conf
 dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./conffiles | grep -x /etc/encore-pushd/encore-pushd.conf >/dev/null \
     || { echo "test-deb: encore-pushd's conffiles does not list its configuration" >&2; exit 1; }
-for p in "$libpkg" libencore-dev encore-tools encore-pushd; do
+for p in "$libpkg" libencore-dev encore-tools encore-pushd encore-tracingd; do
     holds "$p" "usr/share/doc/$p/changelog.Debian.gz"
 done
 holds encore-pushd usr/share/man/man8/encore-pushd.8.gz
+field encore-tracingd Depends 'libsystemd0'
+field encore-tracingd Depends 'adduser'
+holds encore-tracingd usr/bin/encore-tracingd lib/systemd/system/encore-tracingd.service usr/share/dbus-1/system.d/encore-tracingd.conf \
+    etc/encore-tracingd/encore-tracingd.conf usr/share/man/man8/encore-tracingd.8.gz usr/share/doc/encore-tracingd/tracingd.md
+dpkg-deb --ctrl-tarfile "$(deb encore-tracingd)" | tar -xO ./conffiles | grep -x /etc/encore-tracingd/encore-tracingd.conf >/dev/null \
+    || { echo "test-deb: encore-tracingd's conffiles does not list its options" >&2; exit 1; }
 echo "deb: control fields (versions $debversion, $arch, Depends from dpkg-shlibdeps), contents, shlibs, symbols, triggers, conffiles: ok"
 
 tmp=$(mktemp -d)
@@ -212,7 +252,7 @@ owned_by_a_package() {
 # (The packages extracted once: these checks read them, and so does the use
 # below when it cannot install them.)
 mkdir -p "$tmp/extracted"
-for p in "$libpkg" libencore-dev encore-tools encore-pushd; do dpkg-deb -x "$(deb "$p")" "$tmp/extracted"; done
+for p in "$libpkg" libencore-dev encore-tools encore-pushd encore-tracingd; do dpkg-deb -x "$(deb "$p")" "$tmp/extracted"; done
 elves=0
 while IFS= read -r -d '' f; do
     [[ $(head -c 4 "$f" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]] || continue # ELF's magic
@@ -230,8 +270,11 @@ while IFS= read -r -d '' f; do
         exit 1
     done < <(LD_LIBRARY_PATH=$tmp/extracted/$lib ldd "$f" | sed -n 's/^[[:space:]]*\([^ ]*\) => \(.*\) (0x[0-9a-f]*)$/\1 \2/p; s/^[[:space:]]*\([^ ]*\) => not found$/\1 not found/p')
 done < <(find "$tmp/extracted" -type f -print0)
-((elves == 3)) || { echo "test-deb: $elves binaries in the packages, expected 3 (the library, encore, encore-pushd)" >&2; exit 1; }
-echo "deb: the library, encore and encore-pushd load only their own and Debian packages' libraries, have full RELRO and fortified C: ok"
+((elves == 4)) || { echo "test-deb: $elves binaries in the packages, expected 4 (the library, encore, encore-pushd, encore-tracingd)" >&2; exit 1; }
+# sd-bus is encore-tracingd's alone: the library needs no libsystemd.
+! readelf -dW "$tmp/extracted/$lib/libencore.so.$version" | grep libsystemd > /dev/null \
+    || { echo "test-deb: libencore.so needs libsystemd" >&2; exit 1; }
+echo "deb: the library, encore, encore-pushd and encore-tracingd load only their own and Debian packages' libraries, have full RELRO and fortified C: ok"
 
 # The service's two units (serve, send) have one sandbox, which systemd
 # rates at an exposure of 2 or less out of 10.
@@ -246,6 +289,11 @@ if command -v systemd-analyze > /dev/null; then
             || { echo "test-deb: systemd-analyze security rates $unit's exposure ${exposure:-?} (at most 2.0 expected)" >&2; exit 1; }
     done
     echo "deb: encore-pushd's serve and send units: one sandbox, exposure $exposure of 10 (systemd-analyze security): ok"
+    exposure=$(systemd-analyze security --offline=true "$tmp/extracted/lib/systemd/system/encore-tracingd.service" 2>&1 \
+        | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p')
+    awk -v e="$exposure" 'BEGIN { exit !(e != "" && e <= 2.0) }' \
+        || { echo "test-deb: systemd-analyze security rates encore-tracingd.service's exposure ${exposure:-?} (at most 2.0 expected)" >&2; exit 1; }
+    echo "deb: encore-tracingd's unit: exposure $exposure of 10 (systemd-analyze security): ok"
 else
     echo "deb: systemd-analyze is missing: the units' exposure is not rated"
 fi
@@ -262,7 +310,7 @@ fi
 # What the use needs, outside the repository.
 stage() {
     mkdir -p "$1"
-    cp "$(deb "$libpkg")" "$(deb libencore-dev)" "$(deb encore-tools)" "$(deb encore-pushd)" "$1/"
+    cp "$(deb "$libpkg")" "$(deb libencore-dev)" "$(deb encore-tools)" "$(deb encore-pushd)" "$(deb encore-tracingd)" "$1/"
     cp scripts/test-deb.sh scripts/share-checks.sh scripts/check-links.py "$1/"
     cp Tests/data/exports/immuni/export.bin "$1/export.bin"
 }
@@ -297,5 +345,7 @@ else
     # The postinst's work as far as it can be read: it makes a system user.
     dpkg-deb --ctrl-tarfile "$(deb encore-pushd)" | tar -xO ./postinst | grep 'adduser --system' >/dev/null \
         || { echo "test-deb: encore-pushd's postinst makes no system user" >&2; exit 1; }
+    dpkg-deb --ctrl-tarfile "$(deb encore-tracingd)" | tar -xO ./postinst | grep 'adduser --system' >/dev/null \
+        || { echo "test-deb: encore-tracingd's postinst makes no system user" >&2; exit 1; }
     scripts/test-deb.sh --use "$tmp/extracted" "$tmp/files"
 fi

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EncoreCore
+import EncoreCommandSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EncoreCore
+import EncoreCommandSupport
 
 /// `encore store rekey --db PATH`
 struct StoreRekey: ParsableCommand {

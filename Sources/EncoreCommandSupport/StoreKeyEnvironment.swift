@@ -1,5 +1,6 @@
 import ArgumentParser
-import EncoreCore
+import EncoreStorage
+import EncoreSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,22 +11,33 @@ import Glibc
 /// `<PREFIX>` holds a passphrase (used byte for byte; SQLCipher derives the
 /// key from it, which takes a moment on purpose), `<PREFIX>_HEX` a raw
 /// 32-byte key as 64 hex digits (no derivation). A variable set to the
-/// empty string counts as set.
-struct StoreKeyEnvironment {
+/// empty string counts as set. Shared by the tool and encore-tracingd.
+public struct StoreKeyEnvironment: Sendable {
     /// `ENCORE_DB_KEY`: the key of the store to open.
-    static let current = StoreKeyEnvironment(passphraseVariable: "ENCORE_DB_KEY")
+    public static let current = StoreKeyEnvironment(passphraseVariable: "ENCORE_DB_KEY")
     /// `ENCORE_NEW_DB_KEY`: the key `encore store rekey` changes to.
-    static let new = StoreKeyEnvironment(passphraseVariable: "ENCORE_NEW_DB_KEY")
+    public static let new = StoreKeyEnvironment(passphraseVariable: "ENCORE_NEW_DB_KEY")
 
-    let passphraseVariable: String
-    var hexVariable: String { passphraseVariable + "_HEX" }
+    public let passphraseVariable: String
+    public var hexVariable: String { passphraseVariable + "_HEX" }
 
     /// The key and the variable it came from. Throws `ValidationError`
     /// (exit status 2) when neither or both variables are set, or the one
     /// set is empty or not 64 hex digits. Messages never contain the key.
-    func key() throws -> (key: StoreKey, variable: String) {
-        let passphrase = Self.environment(passphraseVariable)
-        let hex = Self.environment(hexVariable).map { String(decoding: $0, as: UTF8.self) }
+    public func key() throws -> (key: StoreKey, variable: String) {
+        try Self.key(passphrase: Self.environment(passphraseVariable), hex: Self.environment(hexVariable),
+                     passphraseName: passphraseVariable, hexName: hexVariable)
+    }
+
+    /// Whether either variable is set.
+    public var isSet: Bool { Self.environment(passphraseVariable) != nil || Self.environment(hexVariable) != nil }
+
+    /// The key from a passphrase or a hex key read from two named sources
+    /// (the variables, or files such as systemd credentials), with the
+    /// rules and messages above; `passphraseName` and `hexName` name them.
+    public static func key(passphrase: [UInt8]?, hex hexBytes: [UInt8]?, passphraseName passphraseVariable: String,
+                           hexName hexVariable: String) throws -> (key: StoreKey, variable: String) {
+        let hex = hexBytes.map { String(decoding: $0, as: UTF8.self) }
         switch (passphrase, hex) {
         case (nil, nil):
             throw ValidationError("""
@@ -58,7 +70,7 @@ struct StoreKeyEnvironment {
 }
 
 extension String {
-    var trimmingASCIIWhitespace: String {
+    public var trimmingASCIIWhitespace: String {
         let blanks: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C]
         let u = Array(utf8)
         var start = 0, end = u.count
