@@ -10,6 +10,7 @@ import pytest
 
 import encore
 from encore.exposure import exposure_check_cached
+from urllib_fetch import fetch, perform
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "Tests"))
 from standins import keyfiles  # noqa: E402
@@ -37,17 +38,7 @@ def setup(tmp_path):
 
 def callback_transport():
     """The host's own HTTP stack (urllib here) through the callback transport."""
-    import urllib.error
-    import urllib.request
-
-    def perform(method, url, headers, body):
-        req = urllib.request.Request(url, data=body or None, method=method, headers=dict(headers))
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, list(r.headers.items()), r.read()
-        except urllib.error.HTTPError as e:
-            return e.code, list(e.headers.items()), e.read()
-    return encore.Transport.callback(perform)
+    return encore.Transport.callback(fetch)
 
 
 @pytest.mark.parametrize("kind", ["curl", "callback"])
@@ -110,18 +101,6 @@ def test_bad_arguments(setup):
     assert store.keyfiles("EUR") == []
 
 
-def perform(request):
-    """One request through urllib: (status, headers, body)."""
-    import urllib.error
-    import urllib.request
-    req = urllib.request.Request(request.url, data=request.body or None, method=request.method, headers=dict(request.headers))
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, list(r.headers.items()), r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, list(e.headers.items()), e.read()
-
-
 def drive(op, now=NOW, answer=perform, computed=None):
     """Drives an operation by hand; returns the URLs it asked for (and
     counts its compute steps in computed[0])."""
@@ -171,18 +150,12 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
 # next() and feed: none may start one. The compute step may (it is the
 # host's to place); the count stops there. Prints "threads before after computes".
 _THREAD_PROBE = """
-import os, sys, urllib.error, urllib.request
+import os, sys
 import encore
+from urllib_fetch import perform
 db, url, key_id, version, pem, now = sys.argv[1:7]
 def threads():
     return len(os.listdir("/proc/self/task"))
-def perform(r):
-    req = urllib.request.Request(r.url, data=r.body or None, method=r.method, headers=dict(r.headers))
-    try:
-        with urllib.request.urlopen(req, timeout=10) as a:
-            return a.status, list(a.headers.items()), a.read()
-    except urllib.error.HTTPError as e:
-        return e.code, list(e.headers.items()), e.read()
 trust = encore.TrustList()
 trust.add_key(key_id, version, open(pem, "rb").read())
 store = encore.Store.open(db, raw_key=bytes(range(32)))
@@ -213,7 +186,7 @@ def test_next_and_feed_start_no_thread(setup, tmp_path):
     pem = tmp_path / "key.pem"
     pem.write_bytes(signer.public_pem)
     import os
-    env = {**os.environ, "PYTHONPATH": str(Path(encore.__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": f"{Path(encore.__file__).resolve().parents[1]}:{Path(__file__).resolve().parent}"}
     out = subprocess.run([sys.executable, "-c", _THREAD_PROBE, str(tmp_path / "probe.db"), dist.url, signer.key_id,
                           signer.key_version, str(pem), str(NOW)], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
