@@ -30,6 +30,8 @@ class Client:
       (None without a verification server);
     - `push`: a Push registration with the registry (None without one);
     - `checkins`: CheckIns (CWA and CrowdNotifier visits, their risk);
+      `checkin_private=True` makes SwissCovid and NotifyMe check-ins private
+      unless add() says otherwise (nothing of the venue kept; see CheckIns.add);
     - `check()`: the exposure check on the synced cache.
 
     Not thread-safe as a whole: drive one client from one thread at a time
@@ -38,7 +40,7 @@ class Client:
 
     def __init__(self, store, *, transport=None, trust=None, distribution=None, country="EUR", dp3t=None, dp3t_key=None,
                  crowdnotifier=None, crowdnotifier_key=None, warning_region="DE", verification=None, submission=None,
-                 push=None, push_api="swisscovid"):
+                 push=None, push_api="swisscovid", checkin_private: bool = False):
         if not isinstance(store, Store):
             raise TypeError("store must be an encore.Store")
         self.store = store
@@ -57,7 +59,7 @@ class Client:
         elif submission is not None:
             raise ValueError("a submission server goes with a verification server")
         self.push = None if push is None else Push(store, transport, server=push, api=push_api)
-        self.checkins = CheckIns(store)
+        self.checkins = CheckIns(store, private=checkin_private)
 
     @classmethod
     def open(cls, path, passphrase=None, *, raw_key=None, **servers):
