@@ -153,4 +153,4 @@ def test_private_store_keeps_nothing_of_the_venue(sqlcipher, tmp_path):
     # The private one keeps none of it.
     leaked = [name for name, secret in secrets.items() if found(dumps["private"], secret)]
     assert leaked == [], leaked
-    assert "INSERT INTO check_ins" in dumps["private"] and "INSERT INTO crowdnotifier_exposures" in dumps["private"]
+    assert 'INSERT INTO "check_ins"' in dumps["private"] and 'INSERT INTO "crowdnotifier_exposures"' in dumps["private"]
