@@ -85,18 +85,9 @@ def ten_thousand(cli, args):
         venue = ref.Venue(name="Venue %d" % i)
         arrival = FIRST_DAY + (i // 3) * DAY + (9 + 4 * (i % 3)) * 3600 + 60
         mine.append((venue, arrival, arrival + 2 * 3600 + 1700))  # touches 3 hours
-    others = [ref.Venue(name="Other %d" % i) for i in range(40)]
     t = time.perf_counter()
-    body, events = ref.field_varint(1, 3), 0
     # 6 keys for the user's visits (their middle hour), the rest elsewhere.
-    for venue, arrival, _ in rng.sample(mine, 6):
-        body += venue.trace_keys(arrival + 3600, arrival + 3700, "please get tested")[2:]  # the event, not the wrapper's version
-        events += 1
-    while events < args.keys:
-        venue = rng.choice(others)
-        start = FIRST_DAY + rng.randrange(14) * DAY + rng.randrange(24) * 3600
-        body += venue.trace_keys(start, start + 1800, "x")[2:]
-        events += 1
+    body, events = trace_keys(rng, mine, 6, 3600, 40, args.keys)
     print("== 10 000 keys: visits 30 x 3 hours (3 visits a day over 10 days); trace keys: %d (%d bytes), made by pymcl in %.1f s"
           % (events, len(body), time.perf_counter() - t))
     return run_scenario(cli, mine, mine, body, events, NOW, 6, args.rounds, args.reference_keys)
@@ -116,21 +107,30 @@ def realistic(cli, args):
                 arrival, length = FIRST_DAY + (day + 1) * DAY - 5400, 3 * 3600  # 22:30 to 01:30
             mine.append((ref.Venue(name="Venue %d/%d" % (day, slot)), arrival, arrival + length))
     kept = [v for v in mine if v[2] >= cutoff]
-    others = [ref.Venue(name="Other %d" % i) for i in range(60)]
     t = time.perf_counter()
-    body, events = ref.field_varint(1, 3), 0
-    for venue, arrival, _ in rng.sample(kept, 4):
-        body += venue.trace_keys(arrival + 300, arrival + 400, "please get tested")[2:]
-        events += 1
-    while events < args.daily_keys:
-        venue = rng.choice(others)
-        start = FIRST_DAY + rng.randrange(14) * DAY + rng.randrange(24) * 3600
-        body += venue.trace_keys(start, start + 1800, "x")[2:]
-        events += 1
+    body, events = trace_keys(rng, kept, 4, 300, 60, args.daily_keys)
     print("== realistic: 14 days of 3 visits a day (%d hours; %d visits kept by the 10-day retention at the match); "
           "a day's trace keys: %d (%d bytes), made by pymcl in %.1f s"
           % (sum(len(ref.hours(a, d)) for _, a, d in mine), len(kept), events, len(body), time.perf_counter() - t))
     return run_scenario(cli, mine, kept, body, events, now, 4, args.rounds, 0)
+
+
+def trace_keys(rng, mine, hits, offset, venues, total):
+    """A ProblematicEventWrapper of `total` events made by pymcl: `hits` of
+    them for hours of the user's visits (`offset` seconds after an arrival),
+    the others for half-hours of the 14 days at `venues` other venues.
+    Returns (body, events)."""
+    others = [ref.Venue(name="Other %d" % i) for i in range(venues)]
+    body, events = ref.field_varint(1, 3), 0
+    for venue, arrival, _ in rng.sample(mine, hits):
+        body += venue.trace_keys(arrival + offset, arrival + offset + 100, "please get tested")[2:]  # the event, not the wrapper's version
+        events += 1
+    while events < total:
+        venue = rng.choice(others)
+        start = FIRST_DAY + rng.randrange(14) * DAY + rng.randrange(24) * 3600
+        body += venue.trace_keys(start, start + 1800, "x")[2:]
+        events += 1
+    return body, events
 
 
 def run_scenario(cli, visits, kept, body, events, now, expected, rounds, reference_keys):
