@@ -6,7 +6,6 @@ import EncoreCore
 
 public typealias encore_client_ptr = OpaquePointer
 
-
 /// The object behind encore_client: an app instance's store with what its
 /// flows need besides (servers, trust list, transport, clock). Immutable
 /// after init (hence @unchecked): the store serialises its own calls, the

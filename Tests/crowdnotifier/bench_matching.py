@@ -40,6 +40,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -153,19 +154,22 @@ def run_scenario(cli, visits, kept, body, events, now, expected, rounds, referen
             f.write(body)
         signature, key = sign_trace_keys(keys, keyfiles.SigningKey(key_id="crowdnotifier", key_version="v1"))
         best = {"diary": float("inf"), "private": float("inf"), "reference": float("inf")}
+        cpu = dict(best)
         docs = {}
         for r in range(max(1, rounds)):
             times = {}
             for mode in ("diary", "private"):
-                t = time.perf_counter()
+                t, used = time.perf_counter(), children_cpu()
                 p = subprocess.run([cli, "checkin", "match", "--db", dbs[mode], "--trace-keys", keys, "--signature", str(signature),
                                     "--crowdnotifier-key", str(key), "--now", str(now), "--json"],
                                    check=True, env=env, capture_output=True, text=True)
                 times[mode] = time.perf_counter() - t
+                cpu[mode] = min(cpu[mode], children_cpu() - used)
                 docs[mode] = json.loads(p.stdout)
-            rs, ref_pairings, ref_matches, sampled = reference(kept, body, reference_keys)
+            rs, ref_pairings, ref_matches, sampled, ref_cpu = reference(kept, body, reference_keys)
             same_day = same_day_pairs(kept, body)
             times["reference"] = rs * same_day / max(ref_pairings, 1)
+            cpu["reference"] = min(cpu["reference"], ref_cpu * same_day / max(ref_pairings, 1))
             if rounds > 1:
                 print("round %d: encore diary %.2f s, private %.2f s, reference %s%.1f s" % (
                     r + 1, times["diary"], times["private"], "" if sampled == events else "~", times["reference"]))
@@ -179,6 +183,11 @@ def run_scenario(cli, visits, kept, body, events, now, expected, rounds, referen
     print("reference algorithm on pymcl (one mcl pairing per same-day pair, 1 thread): %s%.1f s%s for %d pairings; matches %d%s" % (
         "" if sampled == events else "~", best["reference"], rounds_note, same_day, ref_matches,
         "" if sampled == events else " (measured on %d of %d keys, %d pairings, scaled)" % (sampled, events, ref_pairings)))
+    # Per core: what each spent in CPU time (encore's on both of its threads),
+    # which other tenants of the machine change less than the wall time.
+    print("CPU time per same-day pair: private check-ins %.0f us (the whole command), reference %.0f us; reference / private %.1fx "
+          "(the wall-time ratio can reach twice that only when both cores are free for encore's two threads)"
+          % (1e6 * cpu["private"] / same_day, 1e6 * cpu["reference"] / same_day, cpu["reference"] / cpu["private"]))
     if sampled == events and ref_pairings != same_day:
         sys.exit("bench: the reference computed %d pairings, not the %d same-day pairs" % (ref_pairings, same_day))
     if docs["private"]["traceKeys"]["pairings"] != same_day:
@@ -191,6 +200,12 @@ def run_scenario(cli, visits, kept, body, events, now, expected, rounds, referen
     return best["reference"] / best["private"]
 
 
+def children_cpu():
+    """CPU seconds (user + system) of the finished child processes so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def same_day_pairs(visits, body):
     """What the SDKs compute: one pairing per same-day (key, stored hour)."""
     hours_by_day = {}
@@ -201,7 +216,7 @@ def same_day_pairs(visits, body):
 
 
 def reference(mine, body, limit):
-    """The SDKs' matching on pymcl over the same visits: (seconds, pairings, matches, keys tried)."""
+    """The SDKs' matching on pymcl over the same visits: (seconds, pairings, matches, keys tried, CPU seconds)."""
     by_day = {}
     for venue, arrival, departure in mine:
         _, _, notification_key = ref.nonces(venue.payload)
@@ -212,13 +227,13 @@ def reference(mine, body, limit):
     step = max(1, len(events) // limit) if limit else 1
     tried = events[::step]
     pairings = matches = 0
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     for ev in tried:
         for c1, c2, c3, nonce in by_day.get(ev[4], ()):
             pairings += 1
             if ref.decrypt(ev[3], ev[2], c1, c2, c3, nonce) is not None:
                 matches += 1
-    return time.perf_counter() - t, pairings, matches, len(tried)
+    return time.perf_counter() - t, pairings, matches, len(tried), time.process_time() - cpu
 
 
 if __name__ == "__main__":
