@@ -1542,7 +1542,13 @@ typedef struct encore_checkin_list encore_checkin_list;
  * anything derived from them, so holding the venue's QR code does not let
  * anyone test the store for a visit. Checking out or editing it needs the
  * QR code again (encore_checkin_end_with_qr()); its warnings keep the
- * times and the decrypted message only.
+ * times and the decrypted message, under a hash of the trace key (not the
+ * venue's hour identity). Its hours open only with the venue's trace key
+ * for that hour, which the health authority makes from the venue's master
+ * secret: once published, whoever holds it and the store can open them, as
+ * with the SDKs. Matching pairs each trace key with every stored hour of
+ * its day, as the SDKs do (a diary check-in's payload lets encore pair a
+ * key only with the hours it can open); the matches are the same.
  * DEFAULT: for encore_client_checkin_add(), the client's
  * encore_client_options.checkin_mode (itself DIARY unless set). */
 #define ENCORE_CHECKIN_MODE_DEFAULT 0
