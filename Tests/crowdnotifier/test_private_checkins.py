@@ -4,8 +4,8 @@ day and each hour's c1, c2, c3 and nonce), which the reference's trace keys
 open as they open a diary check-in's; the store, read with the sqlcipher
 command-line tool and the key, holds no run of the venue's QR payload,
 location id, name, address or anything derived from them (its hours'
-identities, preId, notification key); a private check-in cannot be ended
-without its QR code."""
+identities, preId, notification key), and its schema refuses them in a
+private row; a private check-in cannot be ended without its QR code."""
 import hashlib
 import json
 import shutil
@@ -154,3 +154,8 @@ def test_private_store_keeps_nothing_of_the_venue(sqlcipher, tmp_path):
     leaked = [name for name, secret in secrets.items() if found(dumps["private"], secret)]
     assert leaked == [], leaked
     assert 'INSERT INTO "check_ins"' in dumps["private"] and 'INSERT INTO "crowdnotifier_exposures"' in dumps["private"]
+    # The schema holds a private row to it: no venue text or payload can be written into one.
+    for change in ("description = 'Privatissimo Zeta'", "payload = x'0804'", "location_id = randomblob(32)", "kind = 0"):
+        script = f"PRAGMA key = '{PASSPHRASE}';\nPRAGMA cipher_page_size = 4096;\nUPDATE check_ins SET {change} WHERE private = 1;\n"
+        done = subprocess.run([sqlcipher, "-batch", str(tmp_path / "private.db")], input=script, capture_output=True, text=True, timeout=120)
+        assert "CHECK constraint failed" in done.stderr, (change, done.stderr)
