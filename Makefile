@@ -251,7 +251,9 @@ bench-tracing: lib cli
 bench-sync: lib cli venv
 	build/venv/bin/python Tests/bench/bench_sync.py
 
-# CrowdNotifier: pairings/s against pymcl, and 10 000 trace keys against 30 visits.
+# CrowdNotifier: pairings/s against pymcl; matching in both modes (diary and
+# private check-ins) against the SDKs' algorithm on pymcl: a realistic day
+# (14 days of visits, a day's trace keys) and 10 000 trace keys against 30 visits.
 bench-crowdnotifier: lib cli venv
 	build/venv/bin/python Tests/pairing/bench_pairing.py
 	build/venv/bin/python Tests/crowdnotifier/bench_matching.py --rounds 3 --reference-keys 2000

@@ -7,11 +7,17 @@
 //      identities on a day taken from its first bytes
 //   2  a QR code's text
 //   3  an AssociatedData, a visit record, G1/G2 points
+//   4  (first byte 4 or 12 ...: & 7 == 4) keys that must open: a visit whose
+//      times (across midnight or not, edited or not) and a published
+//      window come from the input, the venue's real trace keys for that
+//      window; every key of an hour of the visit whose window overlaps it
+//      must match, identically with the identity filter, without it and as
+//      a private check-in (no payload): a missed match is a finding
 // An EncoreError is an expected outcome; a crash, a sanitizer report or a
 // fatalError of the harness (an invariant broken) is a finding.
 import CEncorePairing
 
-private let fixture: (venue: CrowdNotifierVenue, hours: [CrowdNotifierVisitHour]) = {
+private let fixture: (venue: CrowdNotifierVenue, hours: [CrowdNotifierVisitHour], keys: CrowdNotifierAuthority.VenueKeys) = {
     do {
         let keys = try CrowdNotifierAuthority.generateKeys()
         let payload = try CrowdNotifierAuthority.payload(description: "fuzz", address: "", publicKey: keys.publicKey)
@@ -19,7 +25,7 @@ private let fixture: (venue: CrowdNotifierVenue, hours: [CrowdNotifierVisitHour]
         let hours = try CrowdNotifierMatcher.encryptVisit(venue, arrival: 0, departure: 3599).map {
             CrowdNotifierVisitHour(checkIn: 1, day: $0.day, ciphertext: $0.ciphertext)
         }
-        return (venue, hours)
+        return (venue, hours, keys)
     } catch {
         fatalError("fuzz harness: cannot make the fixture: \(error)")
     }
@@ -30,7 +36,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
     let rest = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     do {
-        switch data[0] & 3 {
+        switch data[0] & 7 == 4 ? 4 : data[0] & 3 {
         case 0:
             let batch = try CrowdNotifierTraceKeys.parse(rest)
             guard batch.keys.count + batch.skipped == batch.events else { fatalError("keys + skipped != events") }
@@ -60,6 +66,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             }
         case 2:
             _ = try CrowdNotifierQRCode.parse(String(decoding: rest, as: UTF8.self))
+        case 4:
+            try keysThatMustOpen(rest)
         default:
             _ = CrowdNotifierAssociatedData(decoding: rest)
             _ = CrowdNotifierVisitRecord(decoding: rest)
@@ -72,4 +80,56 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         fatalError("fuzz harness: an error that is not an EncoreError: \(error)")
     }
     return 0
+}
+
+/// Reads the input as little numbers (0 when it runs out).
+private struct InputNumbers {
+    var bytes: ArraySlice<UInt8>
+    mutating func next(_ count: Int) -> UInt64 {
+        let taken = bytes.prefix(count)
+        bytes = bytes.dropFirst(count)
+        return taken.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+/// Mode 4: the visit and the window from the input, the trace keys real:
+/// the ones that must open are known from the times alone.
+private func keysThatMustOpen(_ input: [UInt8]) throws {
+    var n = InputNumbers(bytes: input[...])
+    let base: Int64 = 20_000 * 86400  // 2024-10-04T00:00:00Z
+    func stay() -> (Int64, Int64) {
+        let arrival = base + Int64(n.next(3) % (2 * 86400))
+        return (arrival, arrival + Int64(n.next(2) % (4 * 3600)))
+    }
+    var (arrival, departure) = stay()
+    let venue = fixture.venue
+    var hours = try CrowdNotifierMatcher.encryptVisit(venue, checkIn: 1, arrival: arrival, departure: departure)
+    if n.next(1) & 1 == 1 {
+        // Edited: the hours made again for new times, as the store does.
+        (arrival, departure) = stay()
+        hours = try CrowdNotifierMatcher.encryptVisit(venue, checkIn: 1, arrival: arrival, departure: departure)
+    }
+    let start = arrival + Int64(Int16(truncatingIfNeeded: n.next(2))) * 60 / 8
+    let end = start + 60 + Int64(n.next(2) % (3 * 3600))
+    let layout: CrowdNotifierTraceKey.Layout = n.next(1) & 1 == 0 ? .swissCovid : .notifyMe
+    let published = try CrowdNotifierAuthority.traceKeys(masterSecret: fixture.keys.masterSecret, payload: venue.payload,
+                                                         start: max(0, start), end: end, message: String(decoding: n.bytes.prefix(40), as: UTF8.self),
+                                                         layout: layout)
+    // Through the wire, as a backend serves them.
+    let keys = try CrowdNotifierTraceKeys.parse(CrowdNotifierTraceKeys.encode(published)).keys
+    guard keys.count == published.count else { fatalError("trace keys lost on the wire") }
+    let visited = Set(CrowdNotifierCrypto.hours(arrival: arrival, departure: departure, limit: 48).map {
+        CrowdNotifierCrypto.identity(payload: venue.payload, intervalStart: $0)
+    })
+    let mustOpen = keys.filter { k in
+        visited.contains(k.identity) && arrival < (k.end ?? end) && (k.start ?? max(0, start)) < departure
+    }.map(\.identity)
+    let filtered = try CrowdNotifierMatcher.match(keys: keys, hours: hours, payloads: [1: venue.payload])
+    let everyPair = try CrowdNotifierMatcher.match(keys: keys, hours: hours)  // a private check-in: no payload
+    guard everyPair.exposures.map(\.identity) == mustOpen else {
+        fatalError("missed or extra match (every pair): \(everyPair.exposures.count) of \(mustOpen.count), visit \(arrival)-\(departure), window \(start)-\(end)")
+    }
+    guard filtered.exposures == everyPair.exposures, filtered.traceKeyTags == everyPair.traceKeyTags else {
+        fatalError("the identity filter changed the matches: \(filtered.exposures.count) against \(everyPair.exposures.count)")
+    }
 }

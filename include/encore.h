@@ -154,6 +154,8 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CN_NO_MATCH 84         /**< the trace key does not open the visit's ciphertext (or its c1 re-check fails) */
 #define ENCORE_ERR_CN_SECRET 85           /**< a venue master secret that is not one: wrong length, zero, not below r */
 #define ENCORE_ERR_TRACE_KEYS_CONTENT_HASH 86 /**< the body's SHA-256 is not the content hash its signature carries */
+#define ENCORE_ERR_CHECKIN_QR_REQUIRED 87 /**< a private check-in kept nothing of its venue: ending or editing it needs its QR code */
+#define ENCORE_ERR_CHECKIN_QR_MISMATCH 88 /**< the QR code given is not the check-in's (another app's, or not a diary check-in's venue) */
 /** @} */
 
 /** @name Silent pushes
@@ -1252,6 +1254,10 @@ typedef struct encore_client_options {
     const char *verification_url;       /**< CWA's verification server; NULL: no test registration */
     const char *submission_url;         /**< CWA's submission server (with verification_url); NULL: no submission */
     const char *push_url;               /**< the push registry; NULL: no push registration */
+    /* Added with private check-ins (an older caller's smaller struct_size leaves it DIARY): */
+    int32_t checkin_mode;               /**< ENCORE_CHECKIN_MODE_* of encore_client_checkin_add() with MODE_DEFAULT;
+                                         * DEFAULT (0) is DIARY */
+    uint32_t reserved;                  /**< 0 */
 } encore_client_options;
 
 /** Fills *options with the defaults (no servers, the built-in transport,
@@ -1266,6 +1272,15 @@ encore_status encore_client_options_init(encore_client_options *options, size_t 
  * ENCORE_ERR_KEY_FORMAT, a NULL key with a length ENCORE_ERR_INVALID_ARGUMENT. Release
  * it with encore_client_free(). */
 encore_status encore_client_new(encore_store *store, const encore_client_options *options, encore_client **out);
+
+/** Checks in at the place of a QR code (CWA, SwissCovid, NotifyMe) from
+ * `start` at the client's time, as encore_checkin_add_with_mode() does;
+ * `mode` ENCORE_CHECKIN_MODE_DEFAULT takes the client's
+ * encore_client_options.checkin_mode. A client whose default is PRIVATE
+ * still keeps a CWA check-in as a diary one (it cannot be private) when
+ * `mode` is DEFAULT; asking PRIVATE for one is ENCORE_ERR_INVALID_ARGUMENT.
+ * Thread-safe as the client is. `id` (may be NULL) gets the check-in's id. */
+encore_status encore_client_checkin_add(encore_client *client, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t *id);
 
 /** Releases a client; NULL does nothing. Its store stays open while the
  * host holds its own handle. */
@@ -1655,6 +1670,14 @@ typedef struct encore_checkin_list encore_checkin_list;
 #define ENCORE_CHECKIN_KIND_NOTIFYME 2
 /** @} */
 
+/** @name What a check-in keeps in the store (encore_checkin_add_with_mode(), ...
+ * What a check-in keeps in the store (encore_checkin_add_with_mode(), encore_client_checkin_add(), encore_checkin_info.mode). Every table is encrypted (SQLCipher): whoever holds the store file and its key reads what is kept. DIARY: the venue readable, as the apps' diaries keep it. A CWA check-in keeps its QR payload, location id and hash, description and address (its warnings are found by the location id); a SwissCovid or NotifyMe one keeps the same of its venue, and per hour of the visit the day and the IBE ciphertext (c1, c2, c3, nonce). PRIVATE (SwissCovid and NotifyMe only): what the CrowdNotifier SDKs keep: per hour the day, c1, c2, c3 and the nonce, and in the list the kind and times; no payload, location id, description, address or anything derived from them, so holding the venue's QR code does not let anyone test the store for a visit. Checking out or editing it needs the QR code again (encore_checkin_end_with_qr()); its warnings keep the times and the decrypted message, under a hash of the trace key (not the venue's hour identity). Its hours open only with the venue's trace key for that hour, which the health authority makes from the venue's master secret: once published, whoever holds it and the store can open them, as with the SDKs. Matching pairs each trace key with every stored hour of its day, as the SDKs do (a diary check-in's payload lets encore pair a key only with the hours it can open); the matches are the same. DEFAULT: for encore_client_checkin_add(), the client's encore_client_options.checkin_mode (itself DIARY unless set).
+ * @{ */
+#define ENCORE_CHECKIN_MODE_DEFAULT 0
+#define ENCORE_CHECKIN_MODE_DIARY 1
+#define ENCORE_CHECKIN_MODE_PRIVATE 2
+/** @} */
+
 /** One check-in of a list. Its first version ends at location_id_hash: a
  * caller built against it gets the fields it has. */
 typedef struct encore_checkin_info {
@@ -1671,6 +1694,10 @@ typedef struct encore_checkin_info {
     int32_t kind;                         /**< ENCORE_CHECKIN_KIND_* */
     uint32_t reserved;                    /**< 0 */
     int64_t created;                      /**< unix seconds the check-in was stored */
+    /* Added with private check-ins (struct_size tells whether the library wrote them): */
+    int32_t mode;                         /**< ENCORE_CHECKIN_MODE_DIARY, or _PRIVATE: then description and
+                                           * address are empty and location_id_hash zeros (nothing kept) */
+    uint32_t reserved2;                   /**< 0 */
 } encore_checkin_info;
 
 /** What matching one trace warning package found. */
@@ -1770,12 +1797,39 @@ encore_status encore_checkin_derive_times(int64_t start, int64_t end, int64_t *o
  * (may be NULL) gets the check-in's id. */
 encore_status encore_checkin_add(encore_store *store, const char *qr_code, int64_t start, int64_t end, int64_t now, int64_t *id);
 
+/** Checks in as encore_checkin_add() does, keeping what `mode` says
+ * (ENCORE_CHECKIN_MODE_DIARY, or _DEFAULT, which is DIARY here; or
+ * _PRIVATE, for SwissCovid and NotifyMe QR codes only: only the day and
+ * each hour's c1, c2, c3 and nonce, nothing of the venue; see
+ * ENCORE_CHECKIN_MODE_*). ENCORE_ERR_INVALID_ARGUMENT for another mode or
+ * a private CWA check-in (its warnings are found by its location id).
+ * Thread-safe as the store is. `id` (may be NULL) gets the check-in's id. */
+encore_status encore_checkin_add_with_mode(encore_store *store, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t now, int64_t *id);
+
 /** Checks out: the check-in ends at `end` (not before its start).
- * ENCORE_ERR_NOT_FOUND for an unknown id. */
+ * ENCORE_ERR_NOT_FOUND for an unknown id; ENCORE_ERR_CHECKIN_QR_REQUIRED
+ * for a private check-in (it kept nothing of its venue: use
+ * encore_checkin_end_with_qr()), which is left unchanged. */
 encore_status encore_checkin_end(encore_store *store, int64_t id, int64_t end);
 
-/** Sets a check-in's times (`end` -1: checked in again). */
+/** Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
+ * private check-in's hours are made again for its venue, which only the
+ * QR code gives (the SDKs ask the app for it too). `qr_code` must be of the
+ * check-in's app, and for a diary check-in its very venue
+ * (ENCORE_ERR_CHECKIN_QR_MISMATCH; a private check-in kept nothing to
+ * compare with: another venue's code of the same app replaces its venue).
+ * A failed call changes nothing. Statuses as encore_checkin_end(), and
+ * those of a QR code that does not parse. */
+encore_status encore_checkin_end_with_qr(encore_store *store, int64_t id, int64_t end, const char *qr_code);
+
+/** Sets a check-in's times (`end` -1: checked in again).
+ * ENCORE_ERR_CHECKIN_QR_REQUIRED for a private check-in: use
+ * encore_checkin_edit_with_qr(); it is left unchanged. */
 encore_status encore_checkin_edit(encore_store *store, int64_t id, int64_t start, int64_t end);
+
+/** Sets a check-in's times with its venue's QR code (as for
+ * encore_checkin_end_with_qr()): what editing a private check-in needs. */
+encore_status encore_checkin_edit_with_qr(encore_store *store, int64_t id, int64_t start, int64_t end, const char *qr_code);
 
 /** Deletes a check-in and its warnings; `existed` (may be NULL) tells whether there was one. */
 encore_status encore_checkin_delete(encore_store *store, int64_t id, int32_t *existed);
@@ -1791,7 +1845,9 @@ encore_status encore_checkin_list_count(encore_checkin_list *list, size_t *count
 /** Copies check-ins first ..< first + capacity of a list (see "Lists"). The
  * description and address of each are copied into encore_bytes the caller
  * owns: release both of every copied element with encore_bytes_free()
- * (they stay valid after the list is freed). */
+ * (they stay valid after the list is freed). A private check-in
+ * (mode ENCORE_CHECKIN_MODE_PRIVATE) is a private visit: its kind and
+ * times, empty texts and a location_id_hash of zeros. */
 encore_status encore_checkin_list_copy(encore_checkin_list *list, uint64_t first, encore_checkin_info *out, size_t element_size, size_t capacity, size_t *copied);
 
 /** Releases a list; NULL does nothing. */

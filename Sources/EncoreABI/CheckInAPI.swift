@@ -181,17 +181,76 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
     }
 }
 
+/// Checks in as encore_checkin_add() does, keeping what `mode` says
+/// (ENCORE_CHECKIN_MODE_DIARY, or _DEFAULT, which is DIARY here; or
+/// _PRIVATE, for SwissCovid and NotifyMe QR codes only: only the day and
+/// each hour's c1, c2, c3 and nonce, nothing of the venue; see
+/// ENCORE_CHECKIN_MODE_*). ENCORE_ERR_INVALID_ARGUMENT for another mode or
+/// a private CWA check-in (its warnings are found by its location id).
+/// Thread-safe as the store is. `id` (may be NULL) gets the check-in's id.
+@c public func encore_checkin_add_with_mode(_ store: encore_store_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let text = try text(qr_code, "qr_code")
+        let isPrivate = try checkInMode(mode) ?? false
+        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
+        let c = try CheckInService(store: s).checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: now, isPrivate: isPrivate)
+        id?.pointee = c.id
+    }
+}
+
+/// A check-in mode of the C API: nil for ENCORE_CHECKIN_MODE_DEFAULT,
+/// else whether it is private.
+func checkInMode(_ mode: Int32) throws -> Bool? {
+    switch mode {
+    case ENCORE_CHECKIN_MODE_DEFAULT: return nil
+    case ENCORE_CHECKIN_MODE_DIARY: return false
+    case ENCORE_CHECKIN_MODE_PRIVATE: return true
+    default: throw EncoreError(.invalidArgument, "mode is \(mode): ENCORE_CHECKIN_MODE_DEFAULT, _DIARY or _PRIVATE")
+    }
+}
+
 /// Checks out: the check-in ends at `end` (not before its start).
-/// ENCORE_ERR_NOT_FOUND for an unknown id.
+/// ENCORE_ERR_NOT_FOUND for an unknown id; ENCORE_ERR_CHECKIN_QR_REQUIRED
+/// for a private check-in (it kept nothing of its venue: use
+/// encore_checkin_end_with_qr()), which is left unchanged.
 @c public func encore_checkin_end(_ store: encore_store_ptr?, _ id: Int64, _ end: Int64) -> encore_status {
     guarded { try CheckInService(store: borrow(store, as: Store.self, "store")).checkOut(id: id, end: end) }
 }
 
+/// Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
+/// private check-in's hours are made again for its venue, which only the
+/// QR code gives (the SDKs ask the app for it too). `qr_code` must be of the
+/// check-in's app, and for a diary check-in its very venue
+/// (ENCORE_ERR_CHECKIN_QR_MISMATCH; a private check-in kept nothing to
+/// compare with: another venue's code of the same app replaces its venue).
+/// A failed call changes nothing. Statuses as encore_checkin_end(), and
+/// those of a QR code that does not parse.
+@c public func encore_checkin_end_with_qr(_ store: encore_store_ptr?, _ id: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        try CheckInService(store: s).checkOut(id: id, end: end, qrCode: try text(qr_code, "qr_code"))
+    }
+}
+
 /// Sets a check-in's times (`end` -1: checked in again).
+/// ENCORE_ERR_CHECKIN_QR_REQUIRED for a private check-in: use
+/// encore_checkin_edit_with_qr(); it is left unchanged.
 @c public func encore_checkin_edit(_ store: encore_store_ptr?, _ id: Int64, _ start: Int64, _ end: Int64) -> encore_status {
     guarded {
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
         try CheckInService(store: borrow(store, as: Store.self, "store")).edit(id: id, start: start, end: end == -1 ? nil : end)
+    }
+}
+
+/// Sets a check-in's times with its venue's QR code (as for
+/// encore_checkin_end_with_qr()): what editing a private check-in needs.
+@c public func encore_checkin_edit_with_qr(_ store: encore_store_ptr?, _ id: Int64, _ start: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
+    guarded {
+        let s = try borrow(store, as: Store.self, "store")
+        let text = try text(qr_code, "qr_code")
+        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
+        try CheckInService(store: s).edit(id: id, start: start, end: end == -1 ? nil : end, qrCode: text)
     }
 }
 
@@ -226,7 +285,9 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// Copies check-ins first ..< first + capacity of a list (see "Lists"). The
 /// description and address of each are copied into encore_bytes the caller
 /// owns: release both of every copied element with encore_bytes_free()
-/// (they stay valid after the list is freed).
+/// (they stay valid after the list is freed). A private check-in
+/// (mode ENCORE_CHECKIN_MODE_PRIVATE) is a private visit: its kind and
+/// times, empty texts and a location_id_hash of zeros.
 @c public func encore_checkin_list_copy(_ list: encore_checkin_list_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_info>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let checkIns = try borrow(list, as: CheckInListHandle.self, "list").value
@@ -247,6 +308,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
                 copy32(c.locationIdHash, into: &i.location_id_hash)
                 i.kind = Int32(c.kind.rawValue)
                 i.created = c.created
+                i.mode = c.isPrivate ? ENCORE_CHECKIN_MODE_PRIVATE : ENCORE_CHECKIN_MODE_DIARY
                 return i
             }
         } catch {

@@ -6,8 +6,6 @@ import EncoreCore
 
 public typealias encore_client_ptr = OpaquePointer
 
-let clientOptionsSize = MemoryLayout<encore_client_options>.size
-
 /// The object behind encore_client: an app instance's store with what its
 /// flows need besides (servers, trust list, transport, clock). Immutable
 /// after init (hence @unchecked): the store serialises its own calls, the
@@ -17,12 +15,15 @@ final class Client: @unchecked Sendable {
     let transport: any HTTPTransport
     let trust: TrustList?
     let servers: ClientServers
+    /// encore_client_checkin_add()'s default: private check-ins.
+    let privateCheckIns: Bool
     private let clock: encore_clock_fn?
     private let clockContext: UncheckedContext
 
-    init(store: Store, transport: any HTTPTransport, trust: TrustList?, servers: ClientServers,
+    init(store: Store, transport: any HTTPTransport, trust: TrustList?, servers: ClientServers, privateCheckIns: Bool = false,
          clock: encore_clock_fn?, clockContext: UnsafeMutableRawPointer?) {
         self.store = store
+        self.privateCheckIns = privateCheckIns
         self.transport = transport
         self.trust = trust
         self.servers = servers
@@ -137,16 +138,34 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
         _ = try required(out, "out")
         var o = encore_client_options()
         o.push_api = ENCORE_PUSH_API_SWISSCOVID
-        if let options {
-            try checkStructSize(options, Int(options.pointee.struct_size), known: clientOptionsSize, "encore_client_options_init")
-            o = options.pointee
-        }
+        // A struct of before checkin_mode reads it as 0: DEFAULT, i.e. DIARY.
+        if let options { o = try readInput(UnsafeRawPointer(options), "options") }
         let transport: any HTTPTransport = try o.transport.map { try borrow($0, as: TransportHandle.self, "options->transport").value }
             ?? CurlTransport(options: TransportOptions())
         let trust = try o.trust.map { try borrow($0, as: TrustList.self, "options->trust") }
-        let client = Client(store: s, transport: transport, trust: trust, servers: try clientServers(o),
+        let privateCheckIns = try checkInMode(o.checkin_mode) ?? false
+        let client = Client(store: s, transport: transport, trust: trust, servers: try clientServers(o), privateCheckIns: privateCheckIns,
                             clock: o.clock, clockContext: o.clock_context)
         try output(out, "out") { retainedHandle(client) }
+    }
+}
+
+/// Checks in at the place of a QR code (CWA, SwissCovid, NotifyMe) from
+/// `start` at the client's time, as encore_checkin_add_with_mode() does;
+/// `mode` ENCORE_CHECKIN_MODE_DEFAULT takes the client's
+/// encore_client_options.checkin_mode. A client whose default is PRIVATE
+/// still keeps a CWA check-in as a diary one (it cannot be private) when
+/// `mode` is DEFAULT; asking PRIVATE for one is ENCORE_ERR_INVALID_ARGUMENT.
+/// Thread-safe as the client is. `id` (may be NULL) gets the check-in's id.
+@c public func encore_client_checkin_add(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
+    guarded {
+        let c = try borrow(client, as: Client.self, "client")
+        let text = try text(qr_code, "qr_code")
+        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
+        let isPrivate = try checkInMode(mode) ?? (c.privateCheckIns && CrowdNotifierQRCode.kind(of: text) != nil)
+        let made = try CheckInService(store: c.store).checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: try c.now(),
+                                                             isPrivate: isPrivate)
+        id?.pointee = made.id
     }
 }
 

@@ -66,6 +66,8 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .cnNoMatch: return ENCORE_ERR_CN_NO_MATCH
     case .cnSecret: return ENCORE_ERR_CN_SECRET
     case .traceKeysContentHash: return ENCORE_ERR_TRACE_KEYS_CONTENT_HASH
+    case .checkInQRRequired: return ENCORE_ERR_CHECKIN_QR_REQUIRED
+    case .checkInQRMismatch: return ENCORE_ERR_CHECKIN_QR_MISMATCH
     case .pushToken: return ENCORE_ERR_PUSH_TOKEN
     case .pushMessage: return ENCORE_ERR_PUSH_MESSAGE
     case .pushEvent: return ENCORE_ERR_PUSH_EVENT

@@ -20,3 +20,8 @@ extension encore_checkin_info: GrownStruct {
     static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.kind) ?? MemoryLayout<Self>.size }
 }
 
+
+/// Before private check-ins (checkin_mode): such a caller's clients keep diary check-ins.
+extension encore_client_options: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.checkin_mode) ?? MemoryLayout<Self>.size }
+}

@@ -40,6 +40,13 @@ struct CheckInAdd: ParsableCommand {
             and 23:45 h (15 minutes with neither). SwissCovid and NotifyMe venues: their automatic \
             check-out delay, else until the validity ends, else two hours.
 
+            --private (SwissCovid and NotifyMe only) keeps what the CrowdNotifier SDKs keep: the \
+            day and each hour's ciphertext, nothing of the venue (no QR code, name, address or \
+            location id), so that holding the venue's QR code does not let anyone test the store for \
+            the visit. `encore checkin list` then shows a private visit (its times), and checking out \
+            needs the QR code again: `encore checkin end ID --end T --qr URL`. Without --private \
+            the venue is kept readable in the store, as the apps' diaries keep it.
+
             Example:
               encore checkin add --db client.db --qr 'https://e.coronawarn.app?v=1#CAESJQgB…' --start 2026-11-25T18:00:00Z
             """
@@ -56,6 +63,9 @@ struct CheckInAdd: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("When it ended (default: still there).", valueName: "time"))
     var end: CheckInTime?
 
+    @Flag(name: .customLong("private"), help: "Keep nothing of the venue, only the visit's ciphertexts (SwissCovid and NotifyMe).")
+    var isPrivate = false
+
     @OptionGroup var clock: NowArgument
 
     @Flag(name: .long, help: "Print one JSON object (the check-in and its location) instead of the id.")
@@ -63,14 +73,17 @@ struct CheckInAdd: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        let c = try talking("check-in") { try CheckInService(store: s).checkIn(qrCode: qr, start: start.value, end: end?.value, now: clock.value) }
+        let c = try talking("check-in") {
+            try CheckInService(store: s).checkIn(qrCode: qr, start: start.value, end: end?.value, now: clock.value, isPrivate: isPrivate)
+        }
         guard json else {
             Output.write("\(c.id)\n")
             return
         }
+        // The location as the QR code on the command line says (a private
+        // check-in kept none of it).
         let location = try talking("check-in") {
-            c.kind == .cwa ? try CheckInQRCode.location(payload: c.payload).json
-                : try CrowdNotifierQRCode.venue(payload: c.payload, kind: c.kind == .swissCovid ? .swissCovid : .notifyMe).json
+            c.kind == .cwa ? try CheckInQRCode.parse(qr).json : try CrowdNotifierQRCode.parse(qr).json
         }
         Output.write(JSONValue.object([("checkin", c.json), ("location", location)]).rendered(pretty: true) + "\n")
     }
@@ -78,7 +91,12 @@ struct CheckInAdd: ParsableCommand {
 
 /// `encore checkin end --db DB ID --end T`.
 struct CheckInEnd: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "end", abstract: "Check out: set when a visit ended.")
+    static let configuration = CommandConfiguration(
+        commandName: "end", abstract: "Check out: set when a visit ended.",
+        discussion: """
+            A private check-in (checkin add --private) kept nothing of its venue: its check-out needs \
+            the venue's QR code again (--qr); without it the command fails and the check-in is unchanged.
+            """)
 
     @OptionGroup var store: StoreArguments
 
@@ -88,9 +106,12 @@ struct CheckInEnd: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("When the visit ended: unix seconds or YYYY-MM-DDTHH:MM:SSZ.", valueName: "time"))
     var end: CheckInTime
 
+    @Option(name: .long, help: ArgumentHelp("The venue's QR code (needed for a private check-in).", valueName: "url"))
+    var qr: String?
+
     func run() throws {
         let s = try store.open()
-        try talking("check-in \(id)") { try CheckInService(store: s).checkOut(id: id, end: end.value) }
+        try talking("check-in \(id)") { try CheckInService(store: s).checkOut(id: id, end: end.value, qrCode: qr) }
     }
 }
 
@@ -133,6 +154,10 @@ struct CheckInList: ParsableCommand {
         if list.isEmpty { Output.write("no check-ins\n") }
         for c in list {
             let end = c.end.map { CheckReason.time($0) } ?? "open (closes \(CheckReason.time(c.autoEnd)))"
+            if c.isPrivate {
+                Output.write("\(c.id)  \(CheckReason.time(c.start)) – \(end)  private visit (\(c.kind.name))" + (c.submitted ? "  [submitted]" : "") + "\n")
+                continue
+            }
             Output.write("\(c.id)  \(CheckReason.time(c.start)) – \(end)  \(Output.oneLine(c.description))"
                 + (c.address.isEmpty ? "" : ", \(Output.oneLine(c.address))") + (c.submitted ? "  [submitted]" : "") + "\n")
         }

@@ -92,6 +92,9 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
 /// What matching trace keys against the visits did.
 public struct CrowdNotifierMatchOutcome: Sendable, Equatable {
     public var exposures: [CrowdNotifierExposure] = []
+    /// For each exposure, its trace key's tag (traceKeyTag(_:)): what a
+    /// private check-in's match is stored under instead of the identity.
+    public var traceKeyTags: [[UInt8]] = []
     /// (key, hour) pairs of the same day whose key can open the hour (see
     /// CrowdNotifierMatcher.match), each one pairing.
     public var pairings = 0
@@ -174,6 +177,7 @@ public enum CrowdNotifierMatcher {
         for part in parts {
             let p = try part.get()
             out.exposures += p.exposures
+            out.traceKeyTags += p.traceKeyTags
             out.pairings += p.pairings
             out.invalidKeys += p.invalidKeys
             out.rejected += p.rejected
@@ -240,9 +244,18 @@ public enum CrowdNotifierMatcher {
                 out.exposures.append(CrowdNotifierExposure(checkIn: h.checkIn, identity: key.identity, day: key.day, arrival: record.arrival,
                                                            departure: record.departure, start: start, end: end, message: ad.message,
                                                            criticality: ad.criticality))
+                out.traceKeyTags.append(traceKeyTag(key))
             }
         }
         return out
+    }
+
+    /// A trace key's tag: SHA-256("encore-CN-trace-key" ‖ its nonce ‖ its
+    /// sealed associated data). The same for the same published key, and
+    /// not computable from the venue's QR code (unlike the identity), so
+    /// a private visit's match is kept once per key without naming the venue.
+    public static func traceKeyTag(_ key: CrowdNotifierTraceKey) -> [UInt8] {
+        CheckInCrypto.sha256(Array("encore-CN-trace-key".utf8) + key.nonce + key.encryptedAssociatedData)
     }
 
     /// The hourly ciphertexts of a visit at a venue: for each hour it

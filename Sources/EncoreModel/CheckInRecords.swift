@@ -10,6 +10,11 @@ public enum CheckInKind: Int64, Sendable, CaseIterable {
 /// A check-in: the location (its ids and the QR payload, kept for
 /// display and for a later parse), the visit's times, and whether it was
 /// submitted. Like every table, encrypted on disk.
+///
+/// A private check-in (CrowdNotifier only, `isPrivate`) keeps nothing of
+/// its venue: its ids and payload are empty and its texts too, so that
+/// the row holds its kind and times only (the hours' ciphertexts are in
+/// crowdnotifier_hours); checking out or editing it needs the QR code again.
 public struct CheckIn: Equatable, Sendable {
     public var id: Int64
     public var locationId: [UInt8]
@@ -26,12 +31,15 @@ public struct CheckIn: Equatable, Sendable {
     public var created: Int64
     /// CWA, or a CrowdNotifier venue (whose hours are in crowdnotifier_hours).
     public var kind: CheckInKind
+    /// Nothing of the venue kept (see above).
+    public var isPrivate: Bool
 
     /// The end the visit has (or will have if the user never checks out).
     public var effectiveEnd: Int64 { end ?? autoEnd }
 
     public init(id: Int64 = 0, locationId: [UInt8], locationIdHash: [UInt8], payload: [UInt8], description: String, address: String,
-                start: Int64, end: Int64?, autoEnd: Int64, submitted: Bool = false, created: Int64, kind: CheckInKind = .cwa) {
+                start: Int64, end: Int64?, autoEnd: Int64, submitted: Bool = false, created: Int64, kind: CheckInKind = .cwa,
+                isPrivate: Bool = false) {
         self.id = id
         self.locationId = locationId
         self.locationIdHash = locationIdHash
@@ -44,6 +52,13 @@ public struct CheckIn: Equatable, Sendable {
         self.submitted = submitted
         self.created = created
         self.kind = kind
+        self.isPrivate = isPrivate
+    }
+
+    /// A private CrowdNotifier check-in: its kind and times, nothing of the venue.
+    public static func privateVisit(kind: CheckInKind, start: Int64, end: Int64?, autoEnd: Int64, created: Int64) -> CheckIn {
+        CheckIn(locationId: [], locationIdHash: [], payload: [], description: "", address: "", start: start, end: end, autoEnd: autoEnd,
+                created: created, kind: kind, isPrivate: true)
     }
 }
 

@@ -28,14 +28,19 @@ public struct CheckInService: Sendable {
 
     /// Checks in at the location of a CWA QR code (parsed and checked first:
     /// the QR statuses). Without `end` the user stays checked in until the
-    /// location's automatic length has passed.
-    public func checkIn(qrCode: String, start: Int64, end: Int64? = nil, now: Int64) throws -> CheckIn {
+    /// location's automatic length has passed. `isPrivate` (CrowdNotifier
+    /// venues only: a CWA check-in is matched by its location id, so it
+    /// must keep it) keeps nothing of the venue: see checkIn(venue:...).
+    public func checkIn(qrCode: String, start: Int64, end: Int64? = nil, now: Int64, isPrivate: Bool = false) throws -> CheckIn {
         try UnixTime.checkNow(now, "check-in")
         // SwissCovid and NotifyMe venues (CrowdNotifier) join the same list.
         if CrowdNotifierQRCode.kind(of: qrCode) != nil {
-            return try checkIn(venue: CrowdNotifierQRCode.parse(qrCode), start: start, end: end, now: now)
+            return try checkIn(venue: CrowdNotifierQRCode.parse(qrCode), start: start, end: end, now: now, isPrivate: isPrivate)
         }
         let location = try CheckInQRCode.parse(qrCode)
+        guard !isPrivate else {
+            throw EncoreError(.invalidArgument, "a CWA check-in cannot be private: its warnings are found by its location id, which it keeps")
+        }
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
         let autoEnd = try CheckIn.automaticEnd(start: start, length: location.defaultCheckInSeconds)
         var c = CheckIn(locationId: location.locationId, locationIdHash: location.locationIdHash, payload: location.payload,
@@ -44,17 +49,32 @@ public struct CheckInService: Sendable {
         return c
     }
 
-    /// Checks out: sets the end (not before the start).
-    public func checkOut(id: Int64, end: Int64) throws {
+    /// Checks out: sets the end (not before the start). `qrCode`: the
+    /// venue's QR code, which a private check-in needs (it kept none:
+    /// checkInQRRequired without it, the check-in unchanged); given for
+    /// another check-in it must be that check-in's (checkInQRMismatch).
+    public func checkOut(id: Int64, end: Int64, qrCode: String? = nil) throws {
         guard let c = try store.checkIn(id: id) else { throw EncoreError(.notFound, "no check-in \(id)") }
-        if c.kind != .cwa { return try updateCrowdNotifier(c, start: c.start, end: end) }
-        try store.updateCheckInTimes(id: id, start: c.start, end: end)
+        try update(c, start: c.start, end: end, qrCode: qrCode)
     }
 
-    /// Sets both times (end nil: checked in again).
-    public func edit(id: Int64, start: Int64, end: Int64?) throws {
-        if let c = try store.checkIn(id: id), c.kind != .cwa { return try updateCrowdNotifier(c, start: start, end: end) }
-        try store.updateCheckInTimes(id: id, start: start, end: end)
+    /// Sets both times (end nil: checked in again); `qrCode` as for checkOut.
+    public func edit(id: Int64, start: Int64, end: Int64?, qrCode: String? = nil) throws {
+        guard let c = try store.checkIn(id: id) else {
+            // As before: the store names the unknown id.
+            return try store.updateCheckInTimes(id: id, start: start, end: end)
+        }
+        try update(c, start: start, end: end, qrCode: qrCode)
+    }
+
+    private func update(_ c: CheckIn, start: Int64, end: Int64?, qrCode: String?) throws {
+        guard c.kind != .cwa else {
+            if let qrCode, try CheckInQRCode.parse(qrCode).payload != c.payload {
+                throw EncoreError(.checkInQRMismatch, "the QR code is not the one of check-in \(c.id)")
+            }
+            return try store.updateCheckInTimes(id: c.id, start: start, end: end)
+        }
+        try updateCrowdNotifier(c, start: start, end: end, venue: venue(of: c, qrCode: qrCode))
     }
 
     @discardableResult
@@ -118,9 +138,16 @@ public struct CheckInService: Sendable {
 }
 
 extension CheckIn {
-    /// The one JSON form of a check-in (`encore checkin list --json`).
+    /// The one JSON form of a check-in (`encore checkin list --json`). A
+    /// private visit shows its times and kind only.
     public var json: JSONValue {
-        .object([
+        if isPrivate {
+            return .object([
+                ("id", .int(id)), ("start", .int(start)), ("end", .int(end)), ("autoEnd", .int(autoEnd)), ("submitted", .bool(submitted)),
+                ("kind", .string(kind.name)), ("private", .bool(true)),
+            ])
+        }
+        return .object([
             ("id", .int(id)),
             ("description", .string(description)),
             ("address", .string(address)),
@@ -130,6 +157,7 @@ extension CheckIn {
             ("submitted", .bool(submitted)),
             ("locationIdHash", .string(Hex.encode(locationIdHash))),
             ("kind", .string(kind.name)),
+            ("private", .bool(false)),
         ])
     }
 }

@@ -37,22 +37,47 @@ extension CheckInService {
 
     /// Checks in at a SwissCovid or NotifyMe venue (its QR code parsed
     /// already). An open visit is encrypted until its automatic end, and
-    /// again when it closes or its times change.
-    func checkIn(venue: CrowdNotifierVenue, start: Int64, end: Int64?, now: Int64) throws -> CheckIn {
+    /// again when it closes or its times change. A private check-in keeps
+    /// what the SDKs keep: its hours (the day, c1, c2, c3, the nonce) and,
+    /// in its row, its kind and times; nothing of the venue.
+    func checkIn(venue: CrowdNotifierVenue, start: Int64, end: Int64?, now: Int64, isPrivate: Bool = false) throws -> CheckIn {
         guard start >= 0 else { throw EncoreError(.checkInTimes, "a check-in cannot start before 1970 (\(start))") }
         let autoEnd = try CheckIn.automaticEnd(start: start, length: venue.location.crowdNotifierAutomaticLength(checkInAt: start))
         if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
         let l = venue.location
-        var c = CheckIn(locationId: l.locationId, locationIdHash: l.locationIdHash, payload: l.payload, description: l.description,
-                              address: l.address, start: start, end: end, autoEnd: autoEnd, created: now, kind: Self.kind(venue.kind))
+        var c = isPrivate
+            ? CheckIn.privateVisit(kind: Self.kind(venue.kind), start: start, end: end, autoEnd: autoEnd, created: now)
+            : CheckIn(locationId: l.locationId, locationIdHash: l.locationIdHash, payload: l.payload, description: l.description,
+                      address: l.address, start: start, end: end, autoEnd: autoEnd, created: now, kind: Self.kind(venue.kind))
         c.id = try store.addCrowdNotifierCheckIn(c, hours: Self.hours(venue, arrival: start, departure: end ?? autoEnd))
         return c
     }
 
-    /// New times for a CrowdNotifier check-in: its hours made again.
-    func updateCrowdNotifier(_ c: CheckIn, start: Int64, end: Int64?) throws {
+    /// The venue a CrowdNotifier check-in's hours are made for: from its
+    /// stored payload, or (a private one, which has none) from `qrCode`,
+    /// which must then be given and of the check-in's app. Nothing kept can
+    /// tell whether it is the venue first scanned: a check that could would
+    /// let anyone holding a venue's poster test the store for a visit.
+    func venue(of c: CheckIn, qrCode: String?) throws -> CrowdNotifierVenue {
         let kind: CrowdNotifierVenue.Kind = c.kind == .swissCovid ? .swissCovid : .notifyMe
-        let venue = try CrowdNotifierQRCode.venue(payload: c.payload, kind: kind)
+        guard let qrCode else {
+            guard !c.isPrivate else {
+                throw EncoreError(.checkInQRRequired, "check-in \(c.id) is private: it kept nothing of its venue, so checking out or editing it needs the venue's QR code again")
+            }
+            return try CrowdNotifierQRCode.venue(payload: c.payload, kind: kind)
+        }
+        guard CrowdNotifierQRCode.kind(of: qrCode) == kind else {
+            throw EncoreError(.checkInQRMismatch, "check-in \(c.id) is a \(c.kind.name) check-in: the QR code is not one of its app")
+        }
+        let venue = try CrowdNotifierQRCode.parse(qrCode)
+        if !c.isPrivate, venue.payload != c.payload {
+            throw EncoreError(.checkInQRMismatch, "the QR code is not the one of check-in \(c.id)")
+        }
+        return venue
+    }
+
+    /// New times for a CrowdNotifier check-in: its hours made again for `venue`.
+    func updateCrowdNotifier(_ c: CheckIn, start: Int64, end: Int64?, venue: CrowdNotifierVenue) throws {
         guard start >= 0 else { throw EncoreError(.checkInTimes, "the check-in's start (\(start)) is out of range") }
         let autoEnd = try CheckIn.automaticEnd(start: start, length: c.autoEnd - c.start)
         if let end, end < start { throw EncoreError(.checkInTimes, "a check-in cannot end before it starts") }
@@ -96,10 +121,18 @@ extension CheckInService {
         // hours its identity can open.
         let outcome = try CrowdNotifierMatcher.match(keys: batch.keys, hours: hours, payloads: try store.crowdNotifierPayloads(),
                                                      threads: threads, progress: progress)
-        let new = try store.addCrowdNotifierExposures(outcome.exposures, created: now)
+        // A private visit's match is kept (and reported) under its trace
+        // key's tag, not the identity, which would name the venue.
+        let privateVisits = Set(try store.checkIns().filter(\.isPrivate).map(\.id))
+        let matches = zip(outcome.exposures, outcome.traceKeyTags).map { e, tag -> CrowdNotifierExposure in
+            var e = e
+            if privateVisits.contains(e.checkIn) { e.identity = tag }
+            return e
+        }
+        let new = try store.addCrowdNotifierExposures(matches, created: now)
         if let bundleTag { try store.setSetting(Self.traceKeyBundleTagSetting, to: .text(bundleTag)) }
         return TraceKeyMatchOutcome(events: batch.events, skipped: batch.skipped, invalidKeys: outcome.invalidKeys, pairings: outcome.pairings,
-                                    matches: outcome.exposures, new: new)
+                                    matches: matches, new: new)
     }
 
     /// The bundle tag stored by the last trace-key body processed (nil: fetch everything).

@@ -7,7 +7,7 @@ import EncoreSupport
 /// rather than a constraint failure.
 extension Store {
     static let checkInColumns = """
-        id, location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created, kind
+        id, location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created, kind, private
         """
 
     static func checkTimes(start: Int64, end: Int64?, autoEnd: Int64) throws {
@@ -27,6 +27,13 @@ extension Store {
 
     static func checkCheckIn(_ c: CheckIn) throws {
         try Self.checkTimes(start: c.start, end: c.end, autoEnd: c.autoEnd)
+        if c.isPrivate {
+            // Nothing of the venue may reach the row (the table's CHECK says so too).
+            guard c.kind != .cwa, c.locationId.isEmpty, c.locationIdHash.isEmpty, c.payload.isEmpty, c.description.isEmpty, c.address.isEmpty else {
+                throw EncoreError(.invalidArgument, "a private check-in is a CrowdNotifier one and keeps nothing of its venue")
+            }
+            return
+        }
         guard c.locationId.count == 32, c.locationIdHash.count == 32 else { throw EncoreError(.invalidArgument, "location ids are 32 bytes") }
         try StoreText.checkBlob(c.payload.count, "check-in payload")
         try StoreText.checkDocument(c.description, "check-in description")
@@ -35,12 +42,14 @@ extension Store {
 
     static func insertCheckIn(_ c: CheckIn, _ db: Connection) throws -> Int64 {
         let s = try db.prepare("""
-            INSERT INTO check_ins (location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created, kind)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO check_ins (location_id, location_id_hash, payload, description, address, start_time, end_time, auto_end_time, submitted, created, kind, private)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        s.bind(1, blob: c.locationId).bind(2, blob: c.locationIdHash).bind(3, blob: c.payload).bind(4, text: c.description)
+        // A private row's ids are zeros (the columns are 32 bytes), its payload empty.
+        let zeros = [UInt8](repeating: 0, count: 32)
+        s.bind(1, blob: c.isPrivate ? zeros : c.locationId).bind(2, blob: c.isPrivate ? zeros : c.locationIdHash).bind(3, blob: c.payload).bind(4, text: c.description)
         s.bind(5, text: c.address).bind(6, c.start).bind(7, c.end).bind(8, c.autoEnd).bind(9, Int64(c.submitted ? 1 : 0)).bind(10, c.created)
-        s.bind(11, c.kind.rawValue)
+        s.bind(11, c.kind.rawValue).bind(12, Int64(c.isPrivate ? 1 : 0))
         try s.run()
         return enc_sql_last_insert_rowid(db.db)
     }
@@ -167,8 +176,15 @@ extension Store {
     }
 
     static func checkIn(_ s: Statement) -> CheckIn {
-        CheckIn(id: s.int64(0), locationId: s.blob(1), locationIdHash: s.blob(2), payload: s.blob(3), description: s.text(4) ?? "",
-                      address: s.text(5) ?? "", start: s.int64(6), end: s.optionalInt64(7), autoEnd: s.int64(8), submitted: s.int64(9) == 1,
-                      created: s.int64(10), kind: CheckInKind(rawValue: s.int64(11)) ?? .cwa)
+        let kind = CheckInKind(rawValue: s.int64(11)) ?? .cwa
+        if s.int64(12) == 1 {
+            var c = CheckIn.privateVisit(kind: kind, start: s.int64(6), end: s.optionalInt64(7), autoEnd: s.int64(8), created: s.int64(10))
+            c.id = s.int64(0)
+            c.submitted = s.int64(9) == 1
+            return c
+        }
+        return CheckIn(id: s.int64(0), locationId: s.blob(1), locationIdHash: s.blob(2), payload: s.blob(3), description: s.text(4) ?? "",
+                       address: s.text(5) ?? "", start: s.int64(6), end: s.optionalInt64(7), autoEnd: s.int64(8), submitted: s.int64(9) == 1,
+                       created: s.int64(10), kind: kind)
     }
 }

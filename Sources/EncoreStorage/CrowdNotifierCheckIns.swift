@@ -75,12 +75,13 @@ extension Store {
 
     /// The QR payloads of the check-ins that have CrowdNotifier hours and
     /// are not submitted (those crowdNotifierHours reads), by check-in id:
-    /// one query for all.
+    /// one query for all. Private check-ins have none (their hours are
+    /// paired with every key of their day).
     public func crowdNotifierPayloads() throws -> [Int64: [UInt8]] {
         try withConnection { db in
             let s = try db.prepare("""
                 SELECT c.id, c.payload FROM check_ins c
-                WHERE c.submitted = 0 AND EXISTS (SELECT 1 FROM crowdnotifier_hours h WHERE h.check_in = c.id)
+                WHERE c.submitted = 0 AND c.private = 0 AND EXISTS (SELECT 1 FROM crowdnotifier_hours h WHERE h.check_in = c.id)
                 """)
             defer { s.reset() }
             var out: [Int64: [UInt8]] = [:]

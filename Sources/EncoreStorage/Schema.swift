@@ -109,10 +109,14 @@ package enum Schema {
         """,
         // 4: CrowdNotifier check-ins (SwissCovid, NotifyMe) in the same list
         // as CWA ones: a kind on check_ins (the row holds what the list
-        // shows, as for CWA), and per visit hour the IBE ciphertext and its
-        // day only (the hour's identity is never kept); the trace keys that
-        // matched, once per (visit, identity)
-        // (Sources/EncoreStorage/CrowdNotifierCheckIns.swift).
+        // shows, as for CWA: the QR payload, location id, description and
+        // address, readable by anyone with the store and its key), and per
+        // visit hour the IBE ciphertext and its day, as the SDKs keep them.
+        // No column holds an hour's identity, but for these (diary)
+        // check-ins it is recomputed from the payload at rest (the identity
+        // filter does so). The trace keys that matched, once per (visit,
+        // identity) (Sources/EncoreStorage/CrowdNotifierCheckIns.swift).
+        // Migration 6 adds private check-ins, which keep no payload.
         """
         ALTER TABLE check_ins ADD COLUMN kind INTEGER NOT NULL DEFAULT 0 CHECK (kind IN (0, 1, 2));
 
@@ -149,6 +153,20 @@ package enum Schema {
         """
         ALTER TABLE test_registration ADD COLUMN test_kind TEXT CHECK (test_kind IN ('pcr', 'rapid-antigen', 'rapid-pcr'));
         ALTER TABLE test_registration ADD COLUMN code_timestamp INTEGER;
+        """,
+        // 6: private CrowdNotifier check-ins (issue 41): the row keeps the
+        // kind and the times only (the ids all zeros, payload and texts
+        // empty, which the CHECK holds the row to), the hours keep what the
+        // SDKs keep (the day, c1, c2, c3, the nonce). A private visit's
+        // matches keep times and the decrypted message; their `identity`
+        // is then not the venue's hour identity (which anyone holding the
+        // venue's QR code could compute) but SHA-256 of the trace key's
+        // nonce and sealed data: the same for the same trace key, and not
+        // computable from the venue (CrowdNotifierCheckIns.swift).
+        """
+        ALTER TABLE check_ins ADD COLUMN private INTEGER NOT NULL DEFAULT 0
+            CHECK (private = 0 OR (private = 1 AND kind != 0 AND location_id = zeroblob(32) AND location_id_hash = zeroblob(32)
+                                   AND length(payload) = 0 AND description = '' AND address = ''));
         """,
     ]
 

@@ -213,3 +213,26 @@ def test_the_json_shapes_and_the_text(tmp_path, db, signer):
     assert run("checkin", "delete", "--db", db, first).returncode == 1
     check = json.loads(run("check", "--db", db, "--trust", trust, "--now", NOW, "--json", keys).stdout)
     assert check["checkIns"]["totalRiskLevel"] == "LOW" and check["status"] != "HIGH"
+
+
+def test_a_private_crowdnotifier_checkin(tmp_path, db):
+    """`checkin add --private` (issue 41): listed as a private visit, nothing
+    of the venue in `list`; `checkin end` needs `--qr` (without it exit 1,
+    the check-in unchanged); a CWA code cannot be private."""
+    qr = run("crowdnotifier", "venue", "--name", "Hidden Bar", "--address", "Nowhere 1", "--out-secret", tmp_path / "msk").stdout.strip()
+    added = json.loads(run("checkin", "add", "--db", db, "--qr", qr, "--start", NOW - 1800, "--now", NOW, "--private", "--json").stdout)
+    assert added["checkin"]["private"] is True and "description" not in added["checkin"]
+    assert added["location"]["description"] == "Hidden Bar"  # what the QR code on the command line says, not the store
+    cid = added["checkin"]["id"]
+    listed = json.loads(run("checkin", "list", "--db", db, "--json", "--now", NOW).stdout)["checkins"]
+    assert listed == [{"id": cid, "start": NOW - 1800, "end": None, "autoEnd": listed[0]["autoEnd"], "submitted": False,
+                       "kind": "swisscovid", "private": True}]
+    text = run("checkin", "list", "--db", db, "--now", NOW).stdout
+    assert "private visit (swisscovid)" in text and "Hidden Bar" not in text and "Nowhere" not in text
+    r = run("checkin", "end", "--db", db, cid, "--end", NOW - 60)
+    assert r.returncode == 1 and "needs the venue's QR code" in r.stderr
+    assert json.loads(run("checkin", "list", "--db", db, "--json", "--now", NOW).stdout)["checkins"] == listed
+    assert run("checkin", "end", "--db", db, cid, "--end", NOW - 60, "--qr", qr).returncode == 0
+    assert json.loads(run("checkin", "list", "--db", db, "--json", "--now", NOW).stdout)["checkins"][0]["end"] == NOW - 60
+    r = run("checkin", "add", "--db", db, "--qr", REAL_QR, "--start", NOW - 1800, "--now", NOW, "--private")
+    assert r.returncode == 1 and "cannot be private" in r.stderr

@@ -74,6 +74,34 @@ typedef struct encore_checkin_list encore_checkin_list;
 #define ENCORE_CHECKIN_KIND_SWISSCOVID 1
 #define ENCORE_CHECKIN_KIND_NOTIFYME 2
 
+/* What a check-in keeps in the store (encore_checkin_add_with_mode(),
+ * encore_client_checkin_add(), encore_checkin_info.mode). Every table is
+ * encrypted (SQLCipher): whoever holds the store file and its key reads
+ * what is kept.
+ * DIARY: the venue readable, as the apps' diaries keep it. A CWA
+ * check-in keeps its QR payload, location id and hash, description and
+ * address (its warnings are found by the location id); a SwissCovid or
+ * NotifyMe one keeps the same of its venue, and per hour of the visit
+ * the day and the IBE ciphertext (c1, c2, c3, nonce).
+ * PRIVATE (SwissCovid and NotifyMe only): what the CrowdNotifier SDKs
+ * keep: per hour the day, c1, c2, c3 and the nonce, and in the list the
+ * kind and times; no payload, location id, description, address or
+ * anything derived from them, so holding the venue's QR code does not let
+ * anyone test the store for a visit. Checking out or editing it needs the
+ * QR code again (encore_checkin_end_with_qr()); its warnings keep the
+ * times and the decrypted message, under a hash of the trace key (not the
+ * venue's hour identity). Its hours open only with the venue's trace key
+ * for that hour, which the health authority makes from the venue's master
+ * secret: once published, whoever holds it and the store can open them, as
+ * with the SDKs. Matching pairs each trace key with every stored hour of
+ * its day, as the SDKs do (a diary check-in's payload lets encore pair a
+ * key only with the hours it can open); the matches are the same.
+ * DEFAULT: for encore_client_checkin_add(), the client's
+ * encore_client_options.checkin_mode (itself DIARY unless set). */
+#define ENCORE_CHECKIN_MODE_DEFAULT 0
+#define ENCORE_CHECKIN_MODE_DIARY 1
+#define ENCORE_CHECKIN_MODE_PRIVATE 2
+
 /* One check-in of a list. Its first version ends at location_id_hash: a
  * caller built against it gets the fields it has. */
 typedef struct encore_checkin_info {
@@ -90,6 +118,10 @@ typedef struct encore_checkin_info {
     int32_t kind;                         /* ENCORE_CHECKIN_KIND_* */
     uint32_t reserved;                    /* 0 */
     int64_t created;                      /* unix seconds the check-in was stored */
+    /* Added with private check-ins (struct_size tells whether the library wrote them): */
+    int32_t mode;                         /* ENCORE_CHECKIN_MODE_DIARY, or _PRIVATE: then description and
+                                           * address are empty and location_id_hash zeros (nothing kept) */
+    uint32_t reserved2;                   /* 0 */
 } encore_checkin_info;
 
 /* What matching one trace warning package found. */

@@ -102,6 +102,8 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_CN_NO_MATCH 84         /* the trace key does not open the visit's ciphertext (or its c1 re-check fails) */
 #define ENCORE_ERR_CN_SECRET 85           /* a venue master secret that is not one: wrong length, zero, not below r */
 #define ENCORE_ERR_TRACE_KEYS_CONTENT_HASH 86 /* the body's SHA-256 is not the content hash its signature carries */
+#define ENCORE_ERR_CHECKIN_QR_REQUIRED 87 /* a private check-in kept nothing of its venue: ending or editing it needs its QR code */
+#define ENCORE_ERR_CHECKIN_QR_MISMATCH 88 /* the QR code given is not the check-in's (another app's, or not a diary check-in's venue) */
 
 /* Silent pushes */
 #define ENCORE_ERR_PUSH_TOKEN 90          /* a push token (or app-instance token) of the wrong form for its type */

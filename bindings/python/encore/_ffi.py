@@ -82,6 +82,8 @@ ENCORE_ERR_TRACE_KEY_INVALID = 83
 ENCORE_ERR_CN_NO_MATCH = 84
 ENCORE_ERR_CN_SECRET = 85
 ENCORE_ERR_TRACE_KEYS_CONTENT_HASH = 86
+ENCORE_ERR_CHECKIN_QR_REQUIRED = 87
+ENCORE_ERR_CHECKIN_QR_MISMATCH = 88
 ENCORE_ERR_PUSH_TOKEN = 90
 ENCORE_ERR_PUSH_MESSAGE = 91
 ENCORE_ERR_PUSH_EVENT = 92
@@ -155,6 +157,9 @@ ENCORE_QR_IMAGE_SVG = 2
 ENCORE_CHECKIN_KIND_CWA = 0
 ENCORE_CHECKIN_KIND_SWISSCOVID = 1
 ENCORE_CHECKIN_KIND_NOTIFYME = 2
+ENCORE_CHECKIN_MODE_DEFAULT = 0
+ENCORE_CHECKIN_MODE_DIARY = 1
+ENCORE_CHECKIN_MODE_PRIVATE = 2
 ENCORE_CHECKIN_RISK_LOW = 1
 ENCORE_CHECKIN_RISK_HIGH = 2
 ENCORE_CHECKIN_RISK_FAILED = 3
@@ -848,6 +853,8 @@ class encore_client_options(ctypes.Structure):
         ('verification_url', ctypes.c_char_p),
         ('submission_url', ctypes.c_char_p),
         ('push_url', ctypes.c_char_p),
+        ('checkin_mode', ctypes.c_int32),
+        ('reserved', ctypes.c_uint32),
     ]
     struct_size: int
     push_api: int
@@ -867,6 +874,8 @@ class encore_client_options(ctypes.Structure):
     verification_url: bytes | None
     submission_url: bytes | None
     push_url: bytes | None
+    checkin_mode: int
+    reserved: int
 
 
 class encore_operation(ctypes.Structure):
@@ -1090,6 +1099,8 @@ class encore_checkin_info(ctypes.Structure):
         ('kind', ctypes.c_int32),
         ('reserved', ctypes.c_uint32),
         ('created', ctypes.c_int64),
+        ('mode', ctypes.c_int32),
+        ('reserved2', ctypes.c_uint32),
     ]
     struct_size: int
     submitted: int
@@ -1103,6 +1114,8 @@ class encore_checkin_info(ctypes.Structure):
     kind: int
     reserved: int
     created: int
+    mode: int
+    reserved2: int
 
 
 class encore_warning_match_summary(ctypes.Structure):
@@ -1634,6 +1647,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_client_options_init': (encore_status, [ctypes.POINTER(encore_client_options), ctypes.c_size_t]),
     # (store, options, out)
     'encore_client_new': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_client_options), ctypes.POINTER(ctypes.POINTER(encore_client))]),
+    # (client, qr_code, start, end, mode, id)
+    'encore_client_checkin_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)]),
     # (client)
     'encore_client_free': (None, [ctypes.POINTER(encore_client)]),
     # (client, now)
@@ -1696,10 +1711,16 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_derive_times': (encore_status, [ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32)]),
     # (store, qr_code, start, end, now, id)
     'encore_checkin_add': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (store, qr_code, start, end, mode, now, id)
+    'encore_checkin_add_with_mode': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
     # (store, id, end)
     'encore_checkin_end': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64]),
+    # (store, id, end, qr_code)
+    'encore_checkin_end_with_qr': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
     # (store, id, start, end)
     'encore_checkin_edit': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
+    # (store, id, start, end, qr_code)
+    'encore_checkin_edit_with_qr': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
     # (store, id, existed)
     'encore_checkin_delete': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(ctypes.c_int32)]),
     # (store, now, out)
@@ -1915,6 +1936,7 @@ FALLIBLE = frozenset({
     'encore_http_response_append_body',
     'encore_client_options_init',
     'encore_client_new',
+    'encore_client_checkin_add',
     'encore_client_get_time',
     'encore_operation_next',
     'encore_operation_feed_answer',
@@ -1943,8 +1965,11 @@ FALLIBLE = frozenset({
     'encore_checkin_report_decrypt',
     'encore_checkin_derive_times',
     'encore_checkin_add',
+    'encore_checkin_add_with_mode',
     'encore_checkin_end',
+    'encore_checkin_end_with_qr',
     'encore_checkin_edit',
+    'encore_checkin_edit_with_qr',
     'encore_checkin_delete',
     'encore_checkin_list_open',
     'encore_checkin_list_count',
@@ -2204,6 +2229,8 @@ class Library(Protocol):
 
     def encore_client_new(self, store: Pointer[encore_store], options: Pointer[encore_client_options], out: Pointer[_Pointer[encore_client]], /) -> int: ...
 
+    def encore_client_checkin_add(self, client: Pointer[encore_client], qr_code: bytes | None, start: int, end: int, mode: int, id: Pointer[ctypes.c_int64], /) -> int: ...
+
     def encore_client_free(self, client: Pointer[encore_client], /) -> None: ...
 
     def encore_client_get_time(self, client: Pointer[encore_client], now: Pointer[ctypes.c_int64], /) -> int: ...
@@ -2266,9 +2293,15 @@ class Library(Protocol):
 
     def encore_checkin_add(self, store: Pointer[encore_store], qr_code: bytes | None, start: int, end: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
 
+    def encore_checkin_add_with_mode(self, store: Pointer[encore_store], qr_code: bytes | None, start: int, end: int, mode: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
+
     def encore_checkin_end(self, store: Pointer[encore_store], id: int, end: int, /) -> int: ...
 
+    def encore_checkin_end_with_qr(self, store: Pointer[encore_store], id: int, end: int, qr_code: bytes | None, /) -> int: ...
+
     def encore_checkin_edit(self, store: Pointer[encore_store], id: int, start: int, end: int, /) -> int: ...
+
+    def encore_checkin_edit_with_qr(self, store: Pointer[encore_store], id: int, start: int, end: int, qr_code: bytes | None, /) -> int: ...
 
     def encore_checkin_delete(self, store: Pointer[encore_store], id: int, existed: Pointer[ctypes.c_int32], /) -> int: ...
 

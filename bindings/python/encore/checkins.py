@@ -369,6 +369,8 @@ class CheckIn:
     submitted: bool                 # sent with a positive test: its warnings are ignored
     kind: str = "cwa"               # the QR code's app: "cwa", "swisscovid" or "notifyme"
     created: int = 0                # when it was stored
+    private: bool = False           # a private visit: nothing of the venue kept (description, address empty;
+                                    # location_id_hash zeros); ending or editing it needs its QR code
 
 
 _KINDS = {_ffi.ENCORE_CHECKIN_KIND_CWA: "cwa", _ffi.ENCORE_CHECKIN_KIND_SWISSCOVID: "swisscovid",
@@ -379,7 +381,30 @@ def _take_check_in(i: _ffi.encore_checkin_info) -> CheckIn:
     """A CheckIn of a copied encore_checkin_info, whose strings are freed."""
     return CheckIn(i.id, i.start, None if i.end < 0 else i.end, i.auto_end, _take_bytes(i.description).decode("utf-8"),
                    _take_bytes(i.address).decode("utf-8"), bytes(i.location_id_hash), bool(i.submitted),
-                   _KINDS.get(i.kind, f"unknown ({i.kind})"), i.created)
+                   _KINDS.get(i.kind, f"unknown ({i.kind})"), i.created, _is_private(i))
+
+
+def _is_private(i: _ffi.encore_checkin_info) -> bool:
+    """Whether a copied check-in is private (a library before private check-ins wrote no mode: diary)."""
+    return bool(i.mode == _ffi.ENCORE_CHECKIN_MODE_PRIVATE)
+
+
+def _is_crowdnotifier(qr_code: str | bytes) -> bool:
+    """Whether a QR code is a usable SwissCovid or NotifyMe venue's."""
+    from .crowdnotifier import venue_kind
+    try:
+        venue_kind(qr_code)
+    except errors.EncoreError:
+        return False
+    return True
+
+
+def _mode(private: bool) -> int:
+    return _ffi.ENCORE_CHECKIN_MODE_PRIVATE if private else _ffi.ENCORE_CHECKIN_MODE_DIARY
+
+
+def _optional_qr(qr_code: str | None) -> bytes | None:
+    return None if qr_code is None else text(qr_code, "qr_code")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -396,32 +421,60 @@ class WarningMatchSummary:
 
 class CheckIns:
     """The check-ins of a Store (encore.Store). Times are unix seconds;
-    `now` defaults to the current time."""
+    `now` defaults to the current time. `private`: whether SwissCovid and
+    NotifyMe check-ins are private unless add() says otherwise (a CWA
+    check-in is always a diary one)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, private: bool = False) -> None:
         self.store = store
+        self.private = bool(private)
 
     def _call(self, name: str, *args: Any) -> int:
         return self.store._call(name, *args)
 
-    def add(self, qr_code: str | bytes, start: int, end: int | None = None, now: int | None = None) -> int:
-        """Checks in at the place of a CWA QR code from `start`; without `end`
-        the check-in stays open until the location's automatic length has
-        passed. Returns the check-in's id. A bad QR code raises its Qr*Error,
-        an end before the start CheckinTimesError."""
+    def add(self, qr_code: str | bytes, start: int, end: int | None = None, now: int | None = None, *,
+            private: bool | None = None) -> int:
+        """Checks in at the place of a CWA, SwissCovid or NotifyMe QR code
+        from `start`; without `end` the check-in stays open until the
+        location's automatic length has passed. Returns the check-in's id. A
+        bad QR code raises its Qr*Error, an end before the start
+        CheckinTimesError.
+
+        What is kept: a diary check-in keeps the venue readable in the
+        store (QR payload, location id, description, address), as the apps'
+        diaries do. `private=True` (SwissCovid and NotifyMe only; None: this
+        object's default) keeps what the CrowdNotifier SDKs keep, the day and
+        each hour's ciphertext, and nothing of the venue: list() shows a
+        private visit, and end()/edit() need the QR code again."""
+        qr = text(qr_code, "qr_code")
+        wanted = self.private if private is None else bool(private)
+        if private is None and wanted:
+            wanted = _is_crowdnotifier(qr_code)  # the default never applies to CWA codes, which cannot be private
         out = ctypes.c_int64()
-        self._call("encore_checkin_add", text(qr_code, "qr_code"), checked_int(start, 64, "start"),
-                   -1 if end is None else checked_int(end, 64, "end"), _now(now), ctypes.byref(out))
+        self._call("encore_checkin_add_with_mode", qr, checked_int(start, 64, "start"),
+                   -1 if end is None else checked_int(end, 64, "end"), _mode(wanted), _now(now), ctypes.byref(out))
         return out.value
 
-    def end(self, check_in: int, end: int) -> None:
-        """Checks out: the check-in ends at `end`. NotFoundError for an unknown id."""
-        self._call("encore_checkin_end", checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"))
+    def end(self, check_in: int, end: int, qr_code: str | None = None) -> None:
+        """Checks out: the check-in ends at `end`. NotFoundError for an
+        unknown id. A private check-in needs its venue's `qr_code`
+        (CheckinQrRequiredError without it, the check-in unchanged); a code
+        of another app, or not a diary check-in's own, raises
+        CheckinQrMismatchError."""
+        qr = _optional_qr(qr_code)
+        if qr is None:
+            self._call("encore_checkin_end", checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"))
+        else:
+            self._call("encore_checkin_end_with_qr", checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"), qr)
 
-    def edit(self, check_in: int, start: int, end: int | None = None) -> None:
-        """Sets a check-in's times (end None: checked in again)."""
-        self._call("encore_checkin_edit", checked_int(check_in, 64, "check_in"), checked_int(start, 64, "start"),
-                   -1 if end is None else checked_int(end, 64, "end"))
+    def edit(self, check_in: int, start: int, end: int | None = None, qr_code: str | None = None) -> None:
+        """Sets a check-in's times (end None: checked in again); `qr_code` as for end()."""
+        args = (checked_int(check_in, 64, "check_in"), checked_int(start, 64, "start"), -1 if end is None else checked_int(end, 64, "end"))
+        qr = _optional_qr(qr_code)
+        if qr is None:
+            self._call("encore_checkin_edit", *args)
+        else:
+            self._call("encore_checkin_edit_with_qr", *args, qr)
 
     def delete(self, check_in: int) -> bool:
         """Deletes a check-in and its warnings; returns whether there was one."""

@@ -39,6 +39,8 @@ class Client:
       (None without a verification server);
     - `push`: a Push registration with the registry (None without one);
     - `checkins`: CheckIns (CWA and CrowdNotifier visits, their risk);
+      `checkin_private=True` makes SwissCovid and NotifyMe check-ins private
+      unless add() says otherwise (nothing of the venue kept; see CheckIns.add);
     - `check()`: the exposure check on the synced cache.
 
     Not thread-safe as a whole: drive one client from one thread at a time
@@ -49,7 +51,7 @@ class Client:
                  distribution: Text | None = None, country: Text = "EUR", dp3t: Text | None = None,
                  dp3t_key: bytes | None = None, crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None,
                  warning_region: Text = "DE", verification: Text | None = None, submission: Text | None = None,
-                 push: Text | None = None, push_api: PushApi = "swisscovid") -> None:
+                 push: Text | None = None, push_api: PushApi = "swisscovid", checkin_private: bool = False) -> None:
         if not isinstance(store, Store):
             raise TypeError("store must be an encore.Store")
         self.store = store
@@ -68,7 +70,7 @@ class Client:
         elif submission is not None:
             raise ValueError("a submission server goes with a verification server")
         self.push = None if push is None else Push(store, transport, server=push, api=push_api)
-        self.checkins = CheckIns(store)
+        self.checkins = CheckIns(store, private=checkin_private)
 
     @classmethod
     def open(cls, path: Path, passphrase: Text | None = None, *, raw_key: bytes | None = None, **servers: Any) -> Self:

@@ -1,7 +1,8 @@
 """CrowdNotifier (SwissCovid, NotifyMe): trace keys matched into a store,
 and the authority's side (venue keys, QR codes, trace keys) for tests and
 operators. Check-ins at CrowdNotifier venues go through CheckIns.add like
-CWA's."""
+CWA's; CheckIns.add(..., private=True) keeps only the visit's ciphertexts
+(what the SDKs keep), and its check-out needs the QR code again."""
 from __future__ import annotations
 
 import ctypes

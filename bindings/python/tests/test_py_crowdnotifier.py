@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from encore_testdata import REPO
+from test_py_checkins import REAL_QR as REAL_CWA_QR
 
 import encore
 from encore import crowdnotifier as cn
@@ -118,3 +119,81 @@ def test_a_departure_far_in_the_future_is_refused_before_its_hours_are_made(stor
     # The venue's side likewise: trace keys for at most 14 days.
     with pytest.raises(encore.InvalidArgumentError, match="at most 14 days"):
         cn.trace_keys(secret, qr, NOW, departure)
+
+
+@pytest.mark.parametrize("kind", ["swisscovid", "notifyme"])
+def test_a_private_visit_keeps_nothing_of_its_venue(store, kind):
+    """CheckIns.add(private=True): listed as a private visit, matched as a
+    diary visit is, and ended or edited only with its QR code."""
+    secret, public = cn.generate_keys()
+    qr = cn.qr_code(public, "Zunfthaus", "Limmatquai 1", kind=kind)
+    visits = encore.CheckIns(store)
+    diary = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
+    hidden = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW, private=True)
+    listed = {c.id: c for c in visits.list(now=NOW)}
+    assert not listed[diary].private and listed[diary].description == "Zunfthaus"
+    c = listed[hidden]
+    assert c.private and c.kind == kind and (c.start, c.end) == (NOW - 3 * HOUR, NOW - HOUR)
+    assert (c.description, c.address, c.location_id_hash) == ("", "", bytes(32))
+    # Both visits matched by the same key.
+    body = cn.trace_keys(secret, qr, NOW - 2 * HOUR, NOW - 2 * HOUR + 600, "Bitte testen", layout=kind)
+    assert match(store, body).matches == 2
+    # No check-out or edit without the QR code; the visit unchanged.
+    with pytest.raises(encore.errors.CLASSES["CheckinQrRequiredError"]):
+        visits.end(hidden, NOW - 2 * HOUR)
+    with pytest.raises(encore.errors.CLASSES["CheckinQrRequiredError"]):
+        visits.edit(hidden, NOW - 4 * HOUR, NOW - HOUR)
+    other = cn.qr_code(cn.generate_keys()[1], "Elsewhere", kind="notifyme" if kind == "swisscovid" else "swisscovid")
+    with pytest.raises(encore.errors.CLASSES["CheckinQrMismatchError"]):
+        visits.end(hidden, NOW - 2 * HOUR, qr_code=other)
+    assert {c.id: c for c in visits.list(now=NOW)}[hidden] == c
+    visits.end(hidden, NOW - 2 * HOUR, qr_code=qr)
+    visits.edit(hidden, NOW - 4 * HOUR, NOW - 2 * HOUR + 60, qr_code=qr)
+    assert {c.id: c for c in visits.list(now=NOW)}[hidden].end == NOW - 2 * HOUR + 60
+    # A CWA code cannot be private.
+    with pytest.raises(encore.errors.CLASSES["InvalidArgumentError"]):
+        visits.add(REAL_CWA_QR, NOW - HOUR, now=NOW, private=True)
+
+
+def test_the_client_wide_default(tmp_path):
+    """Client(checkin_private=True): CrowdNotifier check-ins private unless
+    add() says otherwise; CWA ones stay diary check-ins."""
+    secret, public = cn.generate_keys()
+    qr = cn.qr_code(public, "Zunfthaus")
+    with encore.Client.open(str(tmp_path / "c.db"), "pw", checkin_private=True) as client:
+        hidden = client.checkins.add(qr, NOW - HOUR, now=NOW)
+        shown = client.checkins.add(qr, NOW - HOUR, now=NOW, private=False)
+        cwa = client.checkins.add(REAL_CWA_QR, NOW - HOUR, now=NOW)
+        listed = {c.id: c.private for c in client.checkins.list(now=NOW)}
+        assert listed == {hidden: True, shown: False, cwa: False}
+
+
+def test_the_c_client_default_and_old_option_structs(store):
+    """encore_client_checkin_add with ENCORE_CHECKIN_MODE_DEFAULT takes the
+    client's checkin_mode; a struct_size of before checkin_mode is accepted
+    (and its clients keep diary check-ins)."""
+    import ctypes
+    from encore import _ffi
+    from encore._loader import lib
+    qr = cn.qr_code(cn.generate_keys()[1], "Zunfthaus").encode()
+    o = _ffi.encore_client_options()
+    lib.encore_client_options_init(ctypes.byref(o), ctypes.sizeof(o))
+    ids = {}
+    for name, size, mode in (("private", ctypes.sizeof(o), _ffi.ENCORE_CHECKIN_MODE_PRIVATE),
+                             ("old struct", _ffi.encore_client_options.checkin_mode.offset, 0)):
+        o.struct_size, o.checkin_mode = size, mode
+        client = ctypes.POINTER(_ffi.encore_client)()
+        with store._handle.borrow() as s:
+            lib.encore_client_new(s, ctypes.byref(o), ctypes.byref(client))
+        try:
+            out = ctypes.c_int64()
+            lib.encore_client_checkin_add(client, qr, NOW - HOUR, -1, _ffi.ENCORE_CHECKIN_MODE_DEFAULT, ctypes.byref(out))
+            ids[name] = out.value
+        finally:
+            lib.encore_client_free(client)
+    listed = {c.id: c.private for c in encore.CheckIns(store).list(now=NOW)}
+    assert listed == {ids["private"]: True, ids["old struct"]: False}
+    o.struct_size, o.checkin_mode = ctypes.sizeof(o), 7
+    client = ctypes.POINTER(_ffi.encore_client)()
+    with store._handle.borrow() as s, pytest.raises(encore.errors.CLASSES["InvalidArgumentError"]):
+        lib.encore_client_new(s, ctypes.byref(o), ctypes.byref(client))
