@@ -2175,7 +2175,9 @@ encore_status encore_sync_plan(encore_client *client, const encore_sync_options 
  * purged. When new data came and options->run_check is 1, the exposure
  * check runs on the cache and its result is stored. A failure is counted
  * for the backoff and returned; what was kept before it stays. One loop
- * over the operation encore_sync_start() makes. `options` may be NULL. */
+ * over the operation encore_sync_start() makes, which owns the calling
+ * thread: a key package is written while the next one is verified (two
+ * cores share the work). `options` may be NULL. */
 encore_status encore_sync_run(encore_client *client, const encore_sync_options *options, encore_sync_result **out);
 
 /** The sync as an operation for a host that does its own I/O

@@ -82,7 +82,9 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 /// purged. When new data came and options->run_check is 1, the exposure
 /// check runs on the cache and its result is stored. A failure is counted
 /// for the backoff and returned; what was kept before it stays. One loop
-/// over the operation encore_sync_start() makes. `options` may be NULL.
+/// over the operation encore_sync_start() makes, which owns the calling
+/// thread: a key package is written while the next one is verified (two
+/// cores share the work). `options` may be NULL.
 @c public func encore_sync_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
     guarded {
         let c = try borrow(client, as: Client.self, "client")

@@ -77,15 +77,40 @@ extension SyncOperation {
         changed = true
     }
 
-    /// The targets' packages in order, each kept once verified.
+    /// The targets' packages in order, each kept once verified (when
+    /// pipelined, the last one verified is written when the batch ends).
     private func packageWork(_ targets: [PackageTarget], recover: ((SyncOperation, EncoreError) throws -> Bool)?) -> [SyncWork] {
         targets.map { target in .fetch(target.request, recover: recover) { op, r in try op.keep(r, target) } }
+            + [.local(recover: recover) { op in try op.writeUnwritten() }]
     }
 
-    /// Verifies a package answer and writes it, on the calling thread:
-    /// what an answer brings is stored when it is fed (one answer's work).
+    /// Verifies a package answer and writes it, on the calling thread: what
+    /// an answer brings is stored when it is fed (one answer's work). The
+    /// blocking run pipelines instead: the package verified before this one
+    /// is written on this thread while this one is verified on another.
     private func keep(_ r: HTTPResponse, _ target: PackageTarget) throws {
-        let package = try Self.check(r, target.what, KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits))
+        let verification = KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits)
+        guard pipelined else {
+            let package = try Self.check(r, target.what, verification)
+            try Self.write(package, target, store: store, country: country, now: now)
+            return note(package, target)
+        }
+        let previous = unwritten
+        unwritten = nil
+        let store = store, country = country, now = now
+        let (checked, written) = Parallel.pair({ Result { try Self.check(r, target.what, verification) } },
+                                               { previous.map { p in Result { try Self.write(p.0, p.1, store: store, country: country, now: now) } } })
+        if let written, let p = previous {
+            try written.get()
+            note(p.0, p.1)
+        }
+        unwritten = (try checked.get(), target)
+    }
+
+    /// Writes the verified package still waiting, if any (pipelined only).
+    func writeUnwritten() throws {
+        guard let (package, target) = unwritten else { return }
+        unwritten = nil
         try Self.write(package, target, store: store, country: country, now: now)
         note(package, target)
     }

@@ -40,15 +40,31 @@ public final class SyncOperation: NetworkOperation {
     private var startedAt: Int64?
     /// The end's bookkeeping is done; only its compute step may be left.
     private var concluded = false
+    /// The blocking run's form (SyncService.run, which owns its thread): a
+    /// verified key package is written while the next one is verified (two
+    /// processors share the work), and before anything ends the sync. A
+    /// host-driven operation writes each package when its answer is fed.
+    let pipelined: Bool
+    var unwritten: (CheckedPackage, PackageTarget)?
+    /// The store's WAL checkpoints wait while a host-driven sync writes key
+    /// files (each feed then writes its package once and syncs only the
+    /// WAL); the copy into the database file is done in the compute step,
+    /// or at the end.
+    private var checkpointsPaused = false
     public private(set) var failure: EncoreError?
     public private(set) var value: SyncReport?
 
     /// Plans the sync at `now`; a sync with nothing due is done at once.
-    public init(store: Store, options: SyncOptions, now: Int64) throws {
+    public convenience init(store: Store, options: SyncOptions, now: Int64) throws {
+        try self.init(store: store, options: options, now: now, pipelined: false)
+    }
+
+    init(store: Store, options: SyncOptions, now: Int64, pipelined: Bool) throws {
         let plan = try SyncService.plan(store: store, options, now: now)
         self.store = store
         self.options = options
         self.now = now
+        self.pipelined = pipelined
         report = SyncReport(plan: plan)
         report.nextDueAt = plan.nextDueAt
         steps = plan.steps
@@ -72,6 +88,10 @@ public final class SyncOperation: NetworkOperation {
             throw EncoreError(.operationState, "sync: request \(outstanding.id) is still waiting for its answer")
         }
         let started = startedAt ?? clock
+        // Pipelined, the checkpoints overlap the verification as the writes do.
+        if startedAt == nil && !pipelined {
+            checkpointsPaused = (try? store.pauseCheckpoints()) != nil
+        }
         startedAt = started
         advance()
         guard !isDone, let head = work.first else { return .done }
@@ -190,18 +210,21 @@ public final class SyncOperation: NetworkOperation {
     }
 
     /// A failure ends the sync unless the work's own recovery takes it
-    /// (the configuration's outage).
+    /// (the configuration's outage); a verified package not yet written is
+    /// written first.
     private func fail(_ error: EncoreError, _ item: SyncWork? = nil) {
         do {
             if try item?.recover?(self, error) == true { return }
         } catch {
             return end(EncoreError.wrapping(error, name))
         }
+        do { try writeUnwritten() } catch { return end(EncoreError.wrapping(error, name)) }
         end(error)
     }
 
     private func end(_ error: EncoreError) {
         failure = error
+        resumeCheckpoints()
         let failures = ((try? store.syncState(country: country).failures) ?? 0).saturatingAdding(1)
         do {
             try store.write { w in
@@ -219,6 +242,7 @@ public final class SyncOperation: NetworkOperation {
         guard !isDone, !concluded else { return }
         concluded = true
         do {
+            try writeUnwritten()
             // Packages synced while the configuration backs off: the check
             // goes on with the last verified one or the built-in one.
             if report.configuration == nil, report.plan.steps.contains(where: { $0 != .appConfig && $0 != .dp3t && $0 != .traceKeys }) {
@@ -238,12 +262,18 @@ public final class SyncOperation: NetworkOperation {
             var periodic = options
             periodic.trigger = .periodic
             report.nextDueAt = try SyncService.plan(store: store, periodic, now: now).nextDueAt
-            guard options.runCheck && changed else {
+            // What was written waits in the WAL: its checkpoint, like the
+            // check, is heavy work for the compute step.
+            guard changed else {
+                resumeCheckpoints()
                 value = report
                 return
             }
             work = [.compute { op, progress in
-                op.report.check = try CachedCheck(store: op.store, fresh: op.kept).run(now: op.now, progress: progress)
+                op.resumeCheckpoints()
+                if op.options.runCheck {
+                    op.report.check = try CachedCheck(store: op.store, fresh: op.kept).run(now: op.now, progress: progress)
+                }
                 op.kept = [:]
                 op.value = op.report
             }]
@@ -251,6 +281,17 @@ public final class SyncOperation: NetworkOperation {
             end(EncoreError.wrapping(error, name))
         }
     }
+
+    /// Automatic checkpoints on again, and the WAL's pages copied into the
+    /// database file. A failure is not the sync's: SQLite checkpoints at
+    /// the next commits.
+    private func resumeCheckpoints() {
+        guard checkpointsPaused else { return }
+        checkpointsPaused = false
+        try? store.resumeCheckpoints()
+    }
+
+    deinit { resumeCheckpoints() }
 
     // MARK: -
 

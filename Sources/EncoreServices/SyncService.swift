@@ -150,9 +150,10 @@ public struct SyncService {
     }
 
     /// The blocking sync: the operation driven through the transport on the
-    /// calling thread (`options.progress` may cancel it).
+    /// calling thread (`options.progress` may cancel it), pipelined: it owns
+    /// the thread, so a package is written while the next is verified.
     public func run(_ options: SyncOptions, now: Int64) throws -> SyncReport {
-        let operation = try SyncOperation(store: store, options: options, now: now)
+        let operation = try SyncOperation(store: store, options: options, now: now, pipelined: true)
         do {
             _ = try OperationRunner.run(operation, transport: transport, now: now)
         } catch let e as EncoreError {

@@ -122,6 +122,24 @@ public final class EncryptedDatabase: @unchecked Sendable {
         try withConnection { try $0.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
+    /// Turns the WAL's automatic checkpoints off until resumeCheckpoints():
+    /// a run of large commits (a sync's key files) is then written once, to
+    /// the WAL, and its copy into the database file (with the file's sync)
+    /// waits for a moment the caller chooses, off a host's event loop. The
+    /// WAL grows meanwhile; the setting is the connection's, not the file's.
+    public func pauseCheckpoints() throws {
+        try withConnection { try $0.exec("PRAGMA wal_autocheckpoint = 0") }
+    }
+
+    /// Turns automatic checkpoints on again (SQLite's default: every 1000
+    /// pages) and checkpoints what the WAL holds, without waiting for readers.
+    public func resumeCheckpoints() throws {
+        try withConnection { c in
+            try c.exec("PRAGMA wal_autocheckpoint = 1000")
+            try c.exec("PRAGMA wal_checkpoint(PASSIVE)")
+        }
+    }
+
     /// A connection keyed with the first of `pageSizes` the file opens
     /// with, and the schema version. A wrong key fails with every size.
     private static func open(path: String, create: Bool, readOnly: Bool, key: [UInt8], pageSizes: [Int32], latest: Int,
@@ -188,6 +206,12 @@ public final class Store: Sendable {
 
     /// Moves everything in the WAL into the database file and empties the WAL.
     public func checkpoint() throws { try database.checkpoint() }
+
+    /// The WAL's automatic checkpoints off (EncryptedDatabase.pauseCheckpoints).
+    public func pauseCheckpoints() throws { try database.pauseCheckpoints() }
+
+    /// The WAL's automatic checkpoints on again, and what waits checkpointed.
+    public func resumeCheckpoints() throws { try database.resumeCheckpoints() }
 }
 
 /// What a store's file looks like before SQLCipher touches it.

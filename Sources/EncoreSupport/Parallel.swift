@@ -42,6 +42,39 @@ package enum Parallel {
             return job.collect()
         }
     }
+
+    /// `a` and `b` at the same time: `a` on another thread, `b` on the
+    /// calling thread (work that must stay there, such as a host's
+    /// callbacks, goes in `b`); one after the other when there is one
+    /// processor. Each must be safe to run beside the other.
+    package static func pair<A, B>(_ a: () -> A, _ b: () -> B) -> (A, B) {
+        if threads() == 1 { return (a(), b()) }
+        return withoutActuallyEscaping(a) { a in
+            let job = Background(a)
+            let done = DispatchGroup()
+            DispatchQueue.global().async(group: done) { job.run() }
+            let second = b()
+            done.wait()
+            return (job.collect(), second)
+        }
+    }
+}
+
+/// The job Parallel.pair runs on another thread, and its result.
+private final class Background<A>: @unchecked Sendable {
+    // @unchecked: the result is written by the one job and read only after
+    // the caller has waited for it.
+    private let body: () -> A
+    private var result: A?
+
+    init(_ body: @escaping () -> A) { self.body = body }
+
+    func run() { result = body() }
+
+    func collect() -> A {
+        guard let result else { preconditionFailure("Parallel.pair: the background job left no result") }
+        return result
+    }
 }
 
 /// The ranges of Parallel.slices and Parallel.chunks: the next one to

@@ -85,13 +85,21 @@ async def session() -> Any:
     return HTTP.ClientSession(timeout=HTTP.ClientTimeout(total=30))
 
 
-async def sync(a: argparse.Namespace) -> encore.SyncReport:
+async def sync(a: argparse.Namespace, client: Any = None) -> encore.SyncReport:
+    """Syncs with `client` (an async HTTP client, closed at the end; None:
+    a new one). An application makes its client once, at its start: making
+    one (its TLS context) takes tens of milliseconds of the loop."""
     passphrase, raw_key = store_key()
     with encore.Store.open(a.db, passphrase, raw_key=raw_key) as store, trust_list(a.trust) as trust:
+        # Each step is a few milliseconds of the loop (opening the store;
+        # planning the sync, which records its attempt): the loop runs its
+        # other tasks between them.
+        await asyncio.sleep(0)
         operation = encore.Sync(store, None, distribution=a.distribution, country=a.country, trust=trust).operation(now=a.now)
+        await asyncio.sleep(0)
         with operation:
-            async with await session() as client:
-                return await operation.run_async(client, now=a.now)
+            async with client if client is not None else await session() as http:
+                return await operation.run_async(http, now=a.now)
 
 
 def text(report: encore.SyncReport) -> str:
