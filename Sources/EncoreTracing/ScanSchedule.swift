@@ -42,11 +42,13 @@ public struct ScanSchedule: Equatable, Sendable {
         }
     }
 
-    /// The next window: at once when no scan ran yet or the last one began
-    /// a period or more ago, else a period after the last one began.
+    /// The next window: at once when no scan ran yet, the last one began
+    /// a period or more ago, or it began after `now` (the clock was set
+    /// back: waiting for the old time could stop scanning for as long as
+    /// the clock went back), else a period after the last one began.
     public func nextWindow(lastScanStart: Int64?, now: Int64) -> ScanWindow {
         var start = now
-        if let last = lastScanStart {
+        if let last = lastScanStart, last <= now {
             let due = last.saturatingAdding(periodSeconds)
             if due > now { start = due }
         }

@@ -178,7 +178,10 @@ public final class Tracer: Sendable {
                 .union(s.advertisement.flatMap { KeyData(Array($0.payload[0 ..< 16])) }.map { [$0] } ?? [])
             let folded = ScanAggregation.aggregate(reports, ownRPIs: own, calibration: s.calibration)
             let repeated = window.start == s.lastScanStart
-            let previous = repeated ? s.lastScanPrevious : s.lastScanStart
+            // A scan before the last one (the clock was set back) has no
+            // known previous scan, as the first one after a start.
+            let backwards = s.lastScanStart.map { window.start < $0 } ?? false
+            let previous = repeated ? s.lastScanPrevious : backwards ? nil : s.lastScanStart
             let rows = folded.sightings.map {
                 Observation(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, previousScan: previous)
             }

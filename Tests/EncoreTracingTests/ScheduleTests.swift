@@ -43,5 +43,7 @@ import Testing
         #expect(s.nextWindow(lastScanStart: t, now: t + 10) == ScanWindow(start: t + 300, end: t + 304))
         // Late (the host slept): at once, not a period after the late time.
         #expect(s.nextWindow(lastScanStart: t, now: t + 1_000) == ScanWindow(start: t + 1_000, end: t + 1_004))
+        // The clock set back an hour: a scan at once, not an hour's wait.
+        #expect(s.nextWindow(lastScanStart: t, now: t - 3_600) == ScanWindow(start: t - 3_600, end: t - 3_596))
     }
 }

@@ -92,6 +92,24 @@ import Testing
         #expect(try s.tracingLastScan() == w2.end)
     }
 
+    @Test func aClockSetBackScansAtOnceWithoutAPreviousScan() throws {
+        let dir = TempDir()
+        let s = try store(dir)
+        let t = try Tracer(store: s, random: Self.middle)
+        let t0 = midnight + 30_000
+        try t.start(now: t0)
+        let w1 = try t.nextScan(now: t0)
+        _ = try t.ingestScan(window: w1, reports: [ScanReport(rpi: rpi(1), aem: 5, rssi: -70, time: t0 + 1)])
+        // The clock goes back an hour: the next scan is due now, and its
+        // sightings do not claim the time since a scan in the future.
+        let back = t0 - 3_600
+        let w2 = try t.nextScan(now: back)
+        #expect(w2 == ScanWindow(start: back, end: back + 4))
+        _ = try t.ingestScan(window: w2, reports: [ScanReport(rpi: rpi(2), aem: 5, rssi: -70, time: back + 1)])
+        let late = try s.observations().first { $0.time == back + 1 }
+        #expect(late != nil && late?.previousScan == nil)
+    }
+
     @Test func ownRPIsAndAScanIngestedTwiceAreDropped() throws {
         let dir = TempDir()
         let s = try store(dir)
