@@ -153,7 +153,8 @@ public final class SyncOperation: NetworkOperation {
     }
 
     /// Ends the sync with an error that came from outside the machine (a
-    /// transport that refused a request, a cancelled run): the failure
+    /// transport that refused a request, a cancelled run): a verified
+    /// package not yet written (pipelined) is written, and the failure
     /// counts for the backoff like any other. Nothing when the sync is done.
     public func abort(_ error: EncoreError) {
         guard !isDone else { return }
@@ -264,7 +265,7 @@ public final class SyncOperation: NetworkOperation {
             report.nextDueAt = try SyncService.plan(store: store, periodic, now: now).nextDueAt
             // What was written waits in the WAL: its checkpoint, like the
             // check, is heavy work for the compute step.
-            guard changed else {
+            guard changed && (options.runCheck || checkpointsPaused) else {
                 resumeCheckpoints()
                 value = report
                 return
