@@ -35,15 +35,13 @@ let sharedLibraryFlags: [String] = bindNow + [
     "-Xlinker", "--version-script=\(root)/support/libencore.map",
 ]
 
-/// The core's layers, which EncoreCore re-exports. Its users (the C-ABI
-/// layer, the tool, the bench) also depend on each of them directly: an
-/// incremental build recompiles a module when a module it depends on
-/// changes, but not when one re-exported through another does
-/// (swiftlang/swift#89636), so a layer's changed layout (a stored property
-/// added, even a private one) left them compiled against the old one, and
-/// they crashed until a clean build.
-let coreLayers: [Target.Dependency] = ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles", "EncoreStorage",
-                                       "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreServices", "EncoreTracing"]
+/// The core's modules (the shared layers and the features): what the
+/// C-ABI layer, the tool and the bench may import. Each of them declares the
+/// ones it uses; an incremental build recompiles a module when a module it
+/// depends on changes.
+let coreModules: [Target.Dependency] = ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage",
+                                        "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns",
+                                        "EncoreCheck", "EncoreTestResults", "EncoreSync", "EncorePush", "EncoreTracing", "EncoreClient"]
 
 let package = Package(
     name: "encore",
@@ -56,7 +54,7 @@ let package = Package(
         // builds on; static so that nothing of it is a second libencore.
         .library(name: "EncoreSupport", type: .static, targets: ["EncoreSupport"]),
         .library(name: "EncoreStorage", type: .static, targets: ["EncoreStorage"]),
-        .library(name: "EncoreProtocols", type: .static, targets: ["EncoreProtocols"]),
+        .library(name: "EncorePush", type: .static, targets: ["EncorePush"]),
         .library(name: "CCrypto", targets: ["CCrypto"]),
         // encore_types.h: the service's --version is the library's ENCORE_VERSION_STRING.
         .library(name: "CEncoreTypes", targets: ["CEncoreTypes"]),
@@ -95,47 +93,72 @@ let package = Package(
         // The public C types (copied into include/encore.h).
         .target(name: "CEncoreTypes", cSettings: fortified),
 
-        // The core: plain Swift, no knowledge of C callers, in layers that
-        // the compiler keeps apart (a target sees only the ones it declares;
-        // scripts/swift-test.sh builds with the explicit import check):
-        //   support → model → wire, crypto, http, storage, risk → key files →
-        //   matching, check-ins → protocols → services; EncoreCore re-exports
-        //   them all. Each layer declares its own error kinds
-        //   (`extension EncoreError.Kind`); support only the shared ones.
-        // The push registry service is a package of its own (server/, with
-        // Hummingbird, PostgresNIO, AsyncHTTPClient): it builds on support,
-        // storage and protocols through the library products above, and
-        // nothing of it, nor any of its dependencies, is resolved here.
+        // The core: plain Swift, no knowledge of C callers, in modules the
+        // compiler keeps apart (a target sees only the ones it declares;
+        // scripts/swift-test.sh builds with the explicit import check).
+        // docs/architecture.md draws the graph and says what each holds.
+        // Small shared layers, which know no feature: support (errors,
+        // JSON, bytes, locks, time), wire formats, crypto, the storage
+        // engine (each feature brings its tables), HTTP and operations.
+        // The push registry service is a package of its own (server/): it
+        // builds on support, storage and push through the library products
+        // above, and nothing of it is resolved here.
         .target(name: "EncoreSupport"),
-        .target(name: "EncoreModel", dependencies: ["EncoreSupport"]),
         .target(name: "EncoreWire", dependencies: ["EncoreSupport", "CZlib", "CProtobufC", "CEncoreShim"]),
-        .target(name: "EncoreCrypto", dependencies: ["EncoreSupport", "EncoreModel", "CCrypto", "CEncoreShim"]),
-        .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
-        .target(name: "EncoreStorage", dependencies: ["EncoreSupport", "EncoreModel", "CEncoreSQL", "CCrypto"]),
+        .target(name: "EncoreCrypto", dependencies: ["EncoreSupport", "CCrypto", "CEncoreShim"]),
+        .target(name: "EncoreStorage", dependencies: ["EncoreSupport", "CEncoreSQL", "CCrypto"]),
         .target(name: "EncoreHTTP", dependencies: ["EncoreSupport", "CEncoreHTTP"]),
-        .target(name: "EncoreMatching", dependencies: ["EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "CEncoreShim"]),
-        .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreModel"]),
-        // The protocols of the servers as requests and answers, no I/O:
-        // test results and submission (and next sync).
-        .target(name: "EncoreProtocols", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreRisk", "EncoreHTTP", "CEncoreProto", "CProtobufC", "CCrypto"]),
-        // Check-ins: CWA event registration (QR codes, warnings, presence
-        // tracing risk) and CrowdNotifier (its BLS12-381 in CEncorePairing).
-        .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreRisk", "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
-        .target(name: "EncoreServices", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreKeyFiles",
-                                                      "EncoreMatching", "EncoreRisk", "EncoreStorage", "EncoreProtocols", "EncoreCheckIns", "CCrypto"]),
+        // The features, one module each: its types, codecs and logic, its
+        // tables, errors, JSON and operations. Each declares its own error
+        // kinds (`extension EncoreError.Kind`).
+        // Key files: the export format, signatures, trust lists, the cache.
+        .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
+        // Exposure notification: own keys and RPIs, sightings, the tracing
+        // history, the matching engine, windows and the v1 summary.
+        .target(name: "EncoreExposure", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim", "CCrypto"]),
+        // CWA's risk models (v2 on windows, v1) and their configurations.
+        .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreExposure"]),
+        // Check-ins: CWA event registration (QR codes and the app's rules,
+        // warnings, presence tracing risk, the organizer side) and
+        // CrowdNotifier (SwissCovid, NotifyMe: its BLS12-381 in
+        // CEncorePairing, IBE, venues, trace keys and their matching). One
+        // module: CWA's QR codes carry CrowdNotifier venues, and both
+        // kinds of visit are one list in one table.
+        .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk",
+                                                      "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
+        // The exposure check: matching, risk and check-in risk combined,
+        // its results.
+        .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
+                                                   "EncoreCheckIns"]),
+        // Test results (lab and rapid) and the submission of keys and check-ins.
+        .target(name: "EncoreTestResults", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
+                                                         "EncoreExposure", "EncoreCheckIns", "CEncoreProto", "CProtobufC", "CCrypto"]),
+        // Background sync: CWA's distribution and DP-3T, the planner, the
+        // app configuration, the sync state and the sync operation.
+        .target(name: "EncoreSync", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
+                                                  "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncorePush",
+                                                  "CEncoreProto", "CProtobufC", "CCrypto"]),
+        // Silent push: the rule, the registration and its wire formats
+        // (the registry service uses them).
+        .target(name: "EncorePush", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "CEncoreProto", "CProtobufC"]),
         // Tracing: the advertisement and its rotation, the scan schedule,
-        // scan ingestion, calibration, the tracing history (sans-I/O: a
-        // radio host such as encore-tracingd drives it).
-        .target(name: "EncoreTracing", dependencies: ["EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreStorage", "EncoreServices"]),
-        .target(name: "EncoreCore", dependencies: coreLayers),
+        // scan ingestion, calibration (sans-I/O: a radio host such as
+        // encore-tracingd drives it).
+        .target(name: "EncoreTracing", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure"]),
+        // The client: where the store, trust, servers, clock and transport
+        // are put together and the features composed (their tables, the
+        // facts one feature asks of another).
+        .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
+                                                    "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
+                                                    "EncoreSync", "EncorePush", "EncoreTracing"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
-        .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreCheckIns", "EncoreProtocols",
+        .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCheckIns", "EncorePush", "EncoreTestResults",
                                                       "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",
-            dependencies: ["EncoreCore", "CEncoreTypes", "CEncoreShim"] + coreLayers,
+            dependencies: ["CEncoreTypes", "CEncoreShim"] + coreModules,
             linkerSettings: [.unsafeFlags(sharedLibraryFlags)]
         ),
         // The `encore` command-line tool (built as encore-cli, installed as encore).
@@ -146,8 +169,8 @@ let package = Package(
         // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreCore", "EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreLayers,
+            dependencies: ["EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreModules,
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
             // leaves them out.
@@ -162,38 +185,33 @@ let package = Package(
         // module (docs/tracingd.md). Its runtime linked statically, as the tool's.
         .executableTarget(
             name: "EncoreTracingd",
-            dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
+            dependencies: ["EncoreTracing", "EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreCrypto", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreCore", "EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"] + coreLayers),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"] + coreModules),
 
         // The Swift tests, one target a module (or two small ones): each
-        // declares the modules it tests and what it needs, never EncoreCore.
+        // declares the modules it tests and what it needs.
         // EncoreTestSupport is what several of them share (fixtures, check-in
         // samples, the test data's place, a temporary directory); it ships in
         // no product.
-        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreModel", "EncoreWire", "EncoreKeyFiles", "EncoreCheckIns", "EncoreFixtures"],
+        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure", "EncoreCheckIns", "EncoreFixtures"],
                 path: "Tests/EncoreTestSupport"),
-        // Support, and the model's JSON forms.
-        .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreModel"]),
-        .testTarget(name: "EncoreCryptoTests", dependencies: ["EncoreCrypto", "EncoreSupport", "EncoreModel", "EncoreTestSupport", "CEncoreShim"]),
-        .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreModel", "EncoreWire", "EncoreFixtures", "EncoreTestSupport",
-                                                                "CEncoreProto", "CEncoreShim", "CZlib"]),
-        // Matching, and the risk calculation on its windows.
-        .testTarget(name: "EncoreMatchingTests", dependencies: ["EncoreMatching", "EncoreRisk", "EncoreSupport", "EncoreModel", "EncoreWire", "EncoreKeyFiles",
-                                                                "EncoreFixtures", "EncoreTestSupport", "CEncoreShim"]),
-        .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreTestSupport", "CEncoreSQL"]),
-        // The protocols, and the request machine of EncoreHTTP they run on.
-        .testTarget(name: "EncoreProtocolsTests", dependencies: ["EncoreProtocols", "EncoreHTTP", "EncoreSupport", "EncoreModel", "EncoreTestSupport",
-                                                                 "CEncoreProto", "CCrypto"]),
-        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreCheckIns", "EncoreSupport", "EncoreModel", "EncoreWire", "EncoreProtocols",
-                                                                "EncoreFixtures", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreServicesTests", dependencies: ["EncoreServices", "EncoreSupport", "EncoreModel", "EncoreCrypto", "EncoreKeyFiles", "EncoreStorage",
-                                                                "EncoreMatching", "EncoreRisk", "EncoreProtocols", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreModel", "EncoreCrypto",
-                                                              "EncoreServices", "EncoreMatching", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
+        // A test target a module, named after it: the modules it tests and what it needs.
+        .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreExposure", "EncoreKeyFiles"]),
+        .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreFixtures", "EncoreTestSupport", "CEncoreProto", "CEncoreShim", "CZlib"]),
+        .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreClient", "EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "CEncoreShim"]),
+        .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreExposure", "EncoreSupport", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL", "EncoreKeyFiles", "EncoreExposure", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults"]),
+        .testTarget(name: "EncoreHTTPTests", dependencies: ["EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
+        .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreClient", "EncoreCheckIns", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreCheckTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreClient", "EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto", "EncoreExposure", "EncoreKeyFiles", "EncoreCheck", "EncoreFixtures", "EncoreTestSupport"]),
     ]
 )
 

@@ -4,7 +4,7 @@ import PackageDescription
 // encore-pushd, the push registry service (docs/pushd.md): a package of its
 // own so that the library, the CLI and their tests resolve and compile none
 // of the server's dependencies. It builds on the core package (..) through
-// its library products EncoreSupport, EncoreStorage, EncoreProtocols and
+// its library products EncoreSupport, EncoreStorage, EncorePush and
 // CCrypto; nothing of it is in libencore.so.
 let package = Package(
     name: "encore-server",
@@ -31,7 +31,7 @@ let package = Package(
             name: "EncorePushRegistry",
             dependencies: [
                 .product(name: "EncoreStorage", package: "encore"),
-                .product(name: "EncoreProtocols", package: "encore"),
+                .product(name: "EncorePush", package: "encore"),
                 .product(name: "EncoreSupport", package: "encore"),
                 .product(name: "CCrypto", package: "encore"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,5 +1,19 @@
 import CEncoreTypes
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCrypto
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// Writes the device's temporary exposure key valid at `now` to *key: the
 /// stored key of that UTC day, or a new one from the CSPRNG, made and

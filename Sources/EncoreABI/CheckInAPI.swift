@@ -3,7 +3,21 @@ import CEncoreTypes
 #if canImport(Glibc)
 import Glibc
 #endif
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCrypto
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 public typealias encore_trace_location_ptr = OpaquePointer
 public typealias encore_checkin_list_ptr = OpaquePointer

@@ -1,7 +1,16 @@
 // The C functions of the organizer side: creating a CWA event or place and
 // its QR code (issue 25).
 import CEncoreTypes
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncoreStorage
+import EncoreSupport
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 let traceLocationSpecSize = MemoryLayout<encore_trace_location_spec>.size
 

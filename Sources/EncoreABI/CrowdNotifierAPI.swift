@@ -1,7 +1,21 @@
 // The C functions of CrowdNotifier v3 check-ins (SwissCovid, NotifyMe; issue 17).
 // Checking in at their QR codes goes through encore_checkin_add().
 import CEncoreTypes
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCrypto
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// Writes `bytes` into a caller's buffer of exactly their size.
 private func fill(_ out: UnsafeMutablePointer<UInt8>?, _ length: Int, _ bytes: [UInt8], _ name: String) throws {

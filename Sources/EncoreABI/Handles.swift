@@ -2,7 +2,17 @@ import CEncoreTypes
 #if canImport(Glibc)
 import Glibc
 #endif
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreWire
 
 // Opaque handles: a C caller holds an unmanaged reference to a Swift object.
 // scripts/gen-header.py maps each `<name>_ptr` alias to the C type `<name> *`.

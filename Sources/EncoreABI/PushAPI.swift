@@ -1,5 +1,19 @@
 import CEncoreTypes
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCrypto
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 let pushOptionsSize = MemoryLayout<encore_push_options>.size
 
@@ -36,7 +50,7 @@ func pushRetry(_ pointer: UnsafePointer<encore_push_options>?) throws -> PushRet
         for (v, name) in [(exposure_notifications, "exposure_notifications"), (isolated, "isolated")] where !(-1 ... 1).contains(v) {
             throw EncoreError(.invalidArgument, "\(name) must be 0, 1 or ENCORE_PUSH_KEEP, not \(v)")
         }
-        if exposure_notifications != ENCORE_PUSH_KEEP { try service.setExposureNotifications(exposure_notifications == 1, now: now) }
+        if exposure_notifications != ENCORE_PUSH_KEEP { try service.store.setExposureNotifications(exposure_notifications == 1, now: now) }
         if isolated != ENCORE_PUSH_KEEP { try service.setIsolated(isolated == 1) }
     }
 }

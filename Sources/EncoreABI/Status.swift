@@ -1,6 +1,19 @@
 import CEncoreShim
 import CEncoreTypes
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreCrypto
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// The one place that maps core errors to C status codes.
 func statusCode(_ kind: EncoreError.Kind) -> encore_status {

@@ -1,5 +1,17 @@
 import CEncoreTypes
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// Records that tracing was switched on (`active` 1) or off (0) at `time`
 /// (unix seconds, not negative). Events at the same time apply in the order

@@ -1,5 +1,16 @@
 import CEncoreTypes
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreCrypto
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreWire
 
 /// Creates an empty trust list. Release it with encore_trust_free().
 /// Thread safety: a trust list may be used from several threads at once.

@@ -1,3 +1,15 @@
+import EncoreCheck
+import EncoreCheckIns
+import EncoreExposure
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreWire
 import CEncoreShim
 import CEncoreTypes
 #if canImport(Glibc)

@@ -1,6 +1,17 @@
+import EncoreCheck
+import EncoreCheckIns
+import EncoreCrypto
+import EncoreExposure
 import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 import CCrypto
-import EncoreCore
 #if canImport(CZlib)
 // EncoreCore's zlib module, visible to dependents; without it the inflate
 // baseline is left out.

@@ -1,6 +1,19 @@
-import EncoreWire
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCrypto
+import EncoreExposure
 import EncoreFixtures
-import EncoreCore
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

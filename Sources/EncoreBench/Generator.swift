@@ -1,5 +1,17 @@
+import EncoreCheck
+import EncoreCheckIns
+import EncoreExposure
 import EncoreFixtures
-import EncoreCore
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// xorshift64*: fast, deterministic, good enough for key material in a benchmark.
 struct XorShift {

@@ -1,4 +1,17 @@
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

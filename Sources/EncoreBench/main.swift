@@ -1,6 +1,22 @@
 // encore-bench: key-file benchmarks for `make bench`. Figures are reported as
 // ratios against baselines measured in the same run, absolute figures too.
 #if canImport(Glibc)
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCrypto
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 import Glibc
 #endif
 
@@ -9,7 +25,7 @@ usage: encore-bench [suite] [--keys N] [--rss-keys N,N...] [--runs R] [--dir DIR
        encore-bench keyfile [--keys N] [--runs R] [--dir DIR]
        encore-bench memory [--keys N,N...] [--dir DIR] [--limit-mb MB]
        encore-bench match [--keys N] [--runs R] [--dir DIR]   (matching: 14 daily files, dense and sparse user)
-       encore-bench store [--keys N] [--runs R] [--dir DIR]   (encrypted store: insert N observations, default 200 000; open)
+       encore-bench store [--keys N] [--runs R] [--dir DIR]   (encrypted store: insert N sightings, default 200 000; open)
        encore-bench risk                   (CWA v2 risk calculation over 10 000 windows)
        encore-bench tracing [--keys DEVICES] [--runs R] [--dir DIR]   (a crowded day of scans, default 500 devices,
                                            ingested against the store's own insert rate)

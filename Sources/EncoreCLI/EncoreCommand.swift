@@ -1,3 +1,19 @@
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCommandSupport
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 import ArgumentParser
 import CEncoreTypes
 #if canImport(Glibc)
@@ -35,7 +51,7 @@ struct EncoreCommand: CommandGroup {
               encore demo
             """,
         version: ENCORE_VERSION_STRING,
-        subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
+        subcommands: [KeyFileCommand.self, StoreCommand.self, SightingsCommand.self, MatchCommand.self, Risk.self, Check.self, KeysCommand.self,
                       TestCommand.self, Submit.self, CheckInCommand.self, CrowdNotifierCommand.self, SyncCommand.self, PackagesCommand.self, PushCommand.self,
                       TracingCommand.self, Demo.self]
     )

@@ -1,5 +1,20 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCommandSupport
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// `encore keys history --db PATH [--days 14] [--now T] [--json]`: the
 /// device's own keys of the last days, as a positive user would submit them.

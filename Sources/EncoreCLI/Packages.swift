@@ -1,5 +1,21 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCommandSupport
+import EncoreCrypto
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// `encore keyfiles list` (once `encore packages list`, still an alias):
 /// the cache of key files.
@@ -31,10 +47,10 @@ struct PackagesList: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        var infos: [KeyPackageInfo] = []
-        for region in try s.keyPackageRegions() {
-            for id in try s.keyPackageIdentifiers(region: region) {
-                if let info = try s.keyPackageInfo(region: region, identifier: id) { infos.append(info) }
+        var infos: [CachedKeyFileInfo] = []
+        for region in try s.cachedKeyFileRegions() {
+            for id in try s.cachedKeyFileIdentifiers(region: region) {
+                if let info = try s.cachedKeyFileInfo(region: region, identifier: id) { infos.append(info) }
             }
         }
         if json {
@@ -48,7 +64,7 @@ struct PackagesList: ParsableCommand {
     }
 }
 
-extension KeyPackageInfo {
+extension CachedKeyFileInfo {
     var json: JSONValue {
         .object([("region", .string(region)), ("identifier", .string(identifier)), ("etag", .string(etag)), ("size", .int(size)),
                  ("downloaded", .int(downloaded)), ("sha256", .string(Hex.encode(sha256)))])

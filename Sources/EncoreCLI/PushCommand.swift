@@ -1,5 +1,20 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCommandSupport
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// `encore push ...`: silent-push registration (SwissCovid's rule).
 struct PushCommand: CommandGroup {
@@ -93,7 +108,7 @@ struct PushDecide: ParsableCommand {
     func run() throws {
         let service = PushService(store: try store.open())
         let decision = try talking(store.db) { () throws -> PushRule.Decision in
-            if let en { try service.setExposureNotifications(en == "on", now: clock.value) }
+            if let en { try service.store.setExposureNotifications(en == "on", now: clock.value) }
             if let isolated { try service.setIsolated(isolated == "yes") }
             return try service.decide(PushRule.Event(rawValue: event) ?? .appStart, now: clock.value)
         }

@@ -1,5 +1,20 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCrypto
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// `encore sightings list --db PATH [--since T] [--json]`: the sightings
 /// kept in the store, RPIs and AEMs in hex (the one place the tool prints
@@ -37,7 +52,7 @@ struct SightingsList: ParsableCommand {
         var out = output.json ? "[" : ""
         var first = true
         do {
-            try s.forEachObservation(from: since ?? .min) { o in
+            try s.forEachSighting(from: since ?? .min) { o in
                 if output.json {
                     let row: JSONValue = .object([("time", .int(o.time)), ("rpi", .string(o.rpi.hex)), ("aem", .string(Hex.encode(o.aemBytes))),
                                                   ("rssi", .int(o.rssi)), ("prevScan", .int(o.previousScan))])

@@ -1,5 +1,21 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCommandSupport
+import EncoreCrypto
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 
 /// `encore store info --db PATH [--json]`
 struct StoreInfo: ParsableCommand {
@@ -28,10 +44,10 @@ struct StoreInfo: ParsableCommand {
     func run() throws {
         let opened = try store.open()
         let version: Int
-        let observations: Int
+        let sightings: Int
         do {
             version = try opened.schemaVersion
-            observations = try opened.countObservations()
+            sightings = try opened.countSightings()
         } catch {
             throw store.fail(error)
         }
@@ -40,7 +56,7 @@ struct StoreInfo: ParsableCommand {
         // Counts per kind of data, in this order; more as the store's
         // tables gain counting APIs.
         let counts: [(name: String, label: String, count: Int)] = [
-            ("sightings", "sightings", observations),
+            ("sightings", "sightings", sightings),
         ]
         if output.json {
             let object: JSONValue = .object([

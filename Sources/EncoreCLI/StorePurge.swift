@@ -1,5 +1,20 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreCommandSupport
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreTracing
+import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,11 +71,11 @@ struct StorePurge: ParsableCommand {
         }
         let cutoff = now - maxAge
         let rows: [(name: String, label: String, count: Int)] = [
-            ("sightings", "sightings", counts.observations),
-            ("ownKeys", "own keys", counts.ownKeys),
-            ("keyfiles", "key files", counts.keyPackages),
-            ("tracingEvents", "tracing events", counts.tracingEvents),
-            ("riskResults", "risk results", counts.riskResults),
+            ("sightings", "sightings", counts["sightings"]),
+            ("ownKeys", "own keys", counts["ownKeys"]),
+            ("keyfiles", "key files", counts["keyFiles"]),
+            ("tracingEvents", "tracing events", counts["tracingEvents"]),
+            ("riskResults", "risk results", counts["riskResults"]),
         ]
         if output.json {
             let object: JSONValue = .object([

@@ -1,5 +1,17 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreWire
 
 /// What the user said about symptoms, shared by `submit` and `checkin
 /// report`: `[--symptoms ANSWER | --onset YYYY-MM-DD]`.

@@ -1,5 +1,19 @@
 import ArgumentParser
-import EncoreCore
+import EncoreCheck
+import EncoreCheckIns
+import EncoreCommandSupport
+import EncoreCrypto
+import EncoreExposure
+import EncoreFixtures
+import EncoreHTTP
+import EncoreKeyFiles
+import EncorePush
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+import EncoreTestResults
+import EncoreWire
 
 /// One `--trust KEY_ID:VERSION:PEM_FILE`: a public key the user trusts,
 /// named as signatures name their key. The text is split at its first two

@@ -1,5 +1,10 @@
 import CCrypto
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// CWA presence tracing's crypto (../shared/spec/checkins.md, part 1):
 /// location ids from the QR payload, and the report of a check-in

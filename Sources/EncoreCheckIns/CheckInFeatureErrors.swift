@@ -1,3 +1,5 @@
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
 
 /// Check-ins: a QR code that is not a CWA event code, of an unknown

@@ -1,6 +1,11 @@
 import CEncoreProto
 import CProtobufC
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// CWA's event QR codes: `https://e.coronawarn.app?v=1#<base64url of a
 /// QRCodePayload>` (a slash before "?" is allowed, as CWA's own pattern

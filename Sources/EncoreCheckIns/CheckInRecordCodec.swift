@@ -1,5 +1,9 @@
 import CEncoreProto
 import CProtobufC
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

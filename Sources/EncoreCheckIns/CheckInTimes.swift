@@ -1,6 +1,8 @@
-import EncoreModel
+import EncoreKeyFiles
 import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// A span of time in unix seconds, start ≤ end.
 public struct TimeSpan: Sendable, Equatable, Hashable {

@@ -1,5 +1,8 @@
-import EncoreModel
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// CrowdNotifier matches in the check-ins' risk. A CrowdNotifier trace key
 /// carries no transmission risk: SwissCovid and NotifyMe notify on any

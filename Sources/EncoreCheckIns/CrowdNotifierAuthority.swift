@@ -1,6 +1,8 @@
 import CEncorePairing
 import EncoreCrypto
-import EncoreModel
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

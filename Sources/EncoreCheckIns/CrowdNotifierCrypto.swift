@@ -1,7 +1,10 @@
 import CCrypto
 import CSodium
-import EncoreModel
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// CrowdNotifier v3's derivations (../shared/spec/checkins.md, part 2): the
 /// nonces of a QR payload, the per-hour identities, and libsodium's

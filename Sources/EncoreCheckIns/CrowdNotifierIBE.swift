@@ -1,7 +1,9 @@
 import CEncorePairing
 import EncoreCrypto
-import EncoreModel
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// CrowdNotifier's identity-based encryption (Boneh–Franklin FullIdent
 /// over BLS12-381 with mcl's hashes and serialisations).

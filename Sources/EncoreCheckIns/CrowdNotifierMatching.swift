@@ -1,9 +1,12 @@
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
 import EncoreWire
 import CEncorePairing
 import CEncoreProto
 import CProtobufC
-import EncoreModel
-import EncoreSupport
 
 /// The visit record m encrypted in each hour's c3 (its encoding is the
 /// client's own): version 1, BE64 arrival, BE64 departure, the

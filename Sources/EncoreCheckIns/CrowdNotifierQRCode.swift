@@ -1,7 +1,12 @@
 import CEncorePairing
 import CEncoreProto
 import CProtobufC
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// A CrowdNotifier venue as its QR code describes it: the location (the
 /// same fields as a CWA one, so that one check-in list holds both), the

@@ -1,4 +1,7 @@
-import EncoreModel
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

@@ -1,4 +1,9 @@
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

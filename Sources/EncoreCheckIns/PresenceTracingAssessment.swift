@@ -1,6 +1,8 @@
-import EncoreModel
+import EncoreKeyFiles
 import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// A check-in as the risk calculation sees it.
 public struct CheckInVisit: Sendable, Equatable {

@@ -2,6 +2,10 @@ import CQRencode
 #if canImport(Glibc)
 import Glibc
 #endif
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

@@ -1,4 +1,9 @@
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// A place or event as its CWA QR code describes it (QRCodePayload,
 /// ../shared/spec/checkins.md part 1), with the ids derived from the

@@ -1,3 +1,7 @@
+import EncoreCrypto
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

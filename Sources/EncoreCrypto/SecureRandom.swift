@@ -1,5 +1,4 @@
 import CCrypto
-import EncoreModel
 import EncoreSupport
 
 /// Bytes from the operating system's CSPRNG (through libcrypto's RAND_bytes,
@@ -10,10 +9,5 @@ public enum SecureRandom {
         var out = [UInt8](repeating: 0, count: count)
         guard count == 0 || RAND_bytes(&out, n) == 1 else { throw EncoreError(.internalError, "the CSPRNG (RAND_bytes) failed") }
         return out
-    }
-
-    /// A new 16-byte key (a temporary exposure key).
-    public static func key() throws -> KeyData {
-        try bytes(16).withUnsafeBytes { KeyData($0) }
     }
 }

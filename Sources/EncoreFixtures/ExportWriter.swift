@@ -1,5 +1,10 @@
+import EncoreCheckIns
+import EncoreCrypto
+import EncoreExposure
 import EncoreKeyFiles
-import EncoreModel
+import EncorePush
+import EncoreSupport
+import EncoreTestResults
 import EncoreWire
 
 /// Writes export.bin and export.sig as a key server does: for tests, the

@@ -1,7 +1,10 @@
 import EncoreCheckIns
 import EncoreCrypto
+import EncoreExposure
 import EncoreKeyFiles
-import EncoreProtocols
+import EncorePush
+import EncoreSupport
+import EncoreTestResults
 import EncoreWire
 
 /// Trace warning packages as CWA's server makes them (tests and the bench):

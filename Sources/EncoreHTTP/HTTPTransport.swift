@@ -44,6 +44,11 @@ public struct TransportOptions: Sendable, Equatable {
 /// machine only (local servers and tests); nothing else leaves the device
 /// unencrypted.
 public enum URLPolicy {
+    /// A server's base URL and a path, with one slash between them.
+    public static func joined(_ base: String, _ path: String) -> String {
+        base.hasSuffix("/") ? String(base.dropLast()) + path : base + path
+    }
+
     public static func check(_ url: String) throws {
         let lower = url.lowercased()
         if lower.hasPrefix("https://") { return }

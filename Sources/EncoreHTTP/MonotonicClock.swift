@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import EncoreSupport
 import Glibc
 #endif
 

@@ -1,5 +1,5 @@
 import EncoreCrypto
-import EncoreModel
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

@@ -1,6 +1,8 @@
 import CCrypto
-import EncoreModel
+import EncoreCrypto
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 /// A compact JWS signed with ES256 (ECDSA P-256, SHA-256; the signature is
 /// r ‖ s, 32 bytes each): DP-3T and NotifyMe backends sign their answers so,
@@ -9,6 +11,16 @@ public enum JWS {
     /// The claims of `token` when its signature verifies with `key` and its
     /// header names ES256; INVALID signatures and malformed tokens throw
     /// .signatureInvalid / .signatureMalformed.
+    /// The content hash an answer's `Signature` JWT claims, once the JWT
+    /// verified with `key` (the caller compares it with the body's SHA-256).
+    public static func signedContentHash(_ token: String, key: PublicKey) throws -> [UInt8] {
+        let claims = try JWS.verifiedClaims(token, key: key)
+        guard case .string(let hash)? = claims["content-hash"], let claimed = Base64.decode(hash.utf8), claimed.count == 32 else {
+            throw EncoreError(.signatureInvalid, "the JWT has no content-hash of 32 bytes (standard base64)")
+        }
+        return claimed
+    }
+
     public static func verifiedClaims(_ token: String, key: PublicKey) throws -> JSONValue {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64.decodeURL(String(parts[0])), let claims = Base64.decodeURL(String(parts[1])),

@@ -2,7 +2,7 @@ import CEncoreProto
 import CEncoreShim
 import CProtobufC
 import EncoreCrypto
-import EncoreModel
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

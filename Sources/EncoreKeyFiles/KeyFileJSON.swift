@@ -1,5 +1,6 @@
-import EncoreModel
+import EncoreStorage
 import EncoreSupport
+import EncoreWire
 
 extension SignatureOutcome.Status {
     /// "verified", "unsigned", "untrusted", "invalid" or "skipped".

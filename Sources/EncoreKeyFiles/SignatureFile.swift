@@ -1,7 +1,7 @@
 import CEncoreProto
 import CProtobufC
 import EncoreCrypto
-import EncoreModel
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

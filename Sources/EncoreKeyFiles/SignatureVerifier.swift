@@ -1,6 +1,6 @@
 import CCrypto
 import EncoreCrypto
-import EncoreModel
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
-import EncoreModel
+import EncoreCrypto
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

@@ -1,5 +1,4 @@
-import EncoreCrypto
-import EncoreModel
+import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

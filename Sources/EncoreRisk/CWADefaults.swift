@@ -1,5 +1,4 @@
-import EncoreModel
-import EncoreSupport
+import EncoreExposure
 
 /// CWA's production risk calculation parameters (the configuration of its
 /// conformance file, from the server's v2 risk-calculation-parameters.yaml),

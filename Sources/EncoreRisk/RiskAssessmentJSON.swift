@@ -1,4 +1,4 @@
-import EncoreModel
+import EncoreExposure
 import EncoreSupport
 
 extension RiskAssessment {

@@ -1,4 +1,4 @@
-import EncoreModel
+import EncoreExposure
 import EncoreSupport
 
 /// The risk of one UTC day.

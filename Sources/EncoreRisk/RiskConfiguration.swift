@@ -1,4 +1,4 @@
-import EncoreModel
+import EncoreExposure
 import EncoreSupport
 
 /// A range of values, as CWA's configuration writes it.

@@ -1,4 +1,4 @@
-import EncoreModel
+import EncoreExposure
 import EncoreSupport
 
 /// CWA's v1 risk model (legacy) over the ENF v1 summary

@@ -1,6 +1,5 @@
-import CEncoreSQL
-import EncoreModel
 import EncoreSupport
+import CEncoreSQL
 
 /// One SQLCipher connection with a cache of prepared statements. Not
 /// thread-safe by itself: `Store` serialises access to it. Public (with
@@ -190,9 +189,14 @@ public final class Statement {
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
 
-    /// A column of exactly 16 bytes as key data; nil otherwise.
-    public func keyData(_ c: Int32) -> KeyData? {
-        guard enc_sql_column_bytes(handle, c) == 16, let p = enc_sql_column_blob(handle, c) else { return nil }
-        return KeyData(UnsafeRawBufferPointer(start: p, count: 16))
+    /// The bytes of a blob or text column without a copy, valid until the
+    /// statement steps or resets. column_blob first, then column_bytes: a
+    /// stored blob or text read as a blob is not converted.
+    public func columnBytes(_ c: Int32) throws -> UnsafeRawBufferPointer {
+        let p = enc_sql_column_blob(handle, c)
+        let n = Int(enc_sql_column_bytes(handle, c))
+        guard n > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let p else { throw EncoreError(.outOfMemory, "store: SQLite could not hand out a value of \(n) bytes") }
+        return UnsafeRawBufferPointer(start: p, count: n)
     }
 }

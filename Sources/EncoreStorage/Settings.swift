@@ -1,6 +1,5 @@
-import CEncoreSQL
-import EncoreModel
 import EncoreSupport
+import CEncoreSQL
 
 /// The type of a stored setting. The raw values are SQLite's storage
 /// classes, which the C API also uses (ENCORE_SETTING_*).

@@ -1,6 +1,5 @@
-import CEncoreSQL
-import EncoreModel
 import EncoreSupport
+import CEncoreSQL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +36,24 @@ public final class EncryptedDatabase: @unchecked Sendable {
     /// `migrations.count` (migration i takes version i to i + 1). A wrong
     /// key, a file that is not such a database, and a file of a newer
     /// schema are refused without writing a byte to the file.
-    public init(path: String, key: StoreKey, options: StoreOptions, migrations: [String], kind: String) throws {
+    public convenience init(path: String, key: StoreKey, options: StoreOptions, migrations: [String], kind: String) throws {
+        try self.init(path: path, key: key, options: options, kind: kind, latestVersion: migrations.count) { c, version in
+            var v = version
+            while v < migrations.count {
+                try c.transaction {
+                    try c.exec(migrations[v])
+                    try c.exec("PRAGMA user_version = \(v + 1)")
+                }
+                v += 1
+            }
+        }
+    }
+
+    /// Opens (or creates) the database at `path`; `migrate` brings it from
+    /// the version it has (PRAGMA user_version, at most `latestVersion`) to
+    /// the latest. Refusals as above.
+    public init(path: String, key: StoreKey, options: StoreOptions, kind: String, latestVersion latest: Int,
+                migrate: (Connection, Int) throws -> Void) throws {
         let keyBytes = try key.sqlcipherKey()
         let existing = try StoreFile.inspect(path)
         if !existing.exists && !options.create {
@@ -58,7 +74,6 @@ public final class EncryptedDatabase: @unchecked Sendable {
         // checkpoints it into the file. A refused open must not be that
         // connection, so with a WAL present the key, page size and version
         // are proven on a read-only connection first (it cannot checkpoint).
-        let latest = migrations.count
         if existing.exists && StoreFile.hasWAL(path) {
             let probe = try Self.open(path: path, create: false, readOnly: true, key: keyBytes, pageSizes: pageSizes, latest: latest, kind: kind)
             pageSizes = [probe.pageSize]
@@ -71,14 +86,7 @@ public final class EncryptedDatabase: @unchecked Sendable {
         try c.exec("PRAGMA journal_mode = WAL")
         try c.exec("PRAGMA synchronous = FULL")
         try c.exec("PRAGMA foreign_keys = ON")
-        var v = Int(version)
-        while v < latest {
-            try c.transaction {
-                try c.exec(migrations[v])
-                try c.exec("PRAGMA user_version = \(v + 1)")
-            }
-            v += 1
-        }
+        try migrate(c, Int(version))
         self.path = path
         self.kind = kind
         self.connection = Locked(c)
@@ -176,19 +184,53 @@ public final class EncryptedDatabase: @unchecked Sendable {
     }
 }
 
-/// The client's encrypted state: the tables of Schema in one
-/// EncryptedDatabase. Safe to use from several threads.
+/// The client's encrypted state: every feature's tables (StoreTables) and
+/// the settings in one EncryptedDatabase. Safe to use from several threads.
 public final class Store: Sendable {
     package let database: EncryptedDatabase
     public var path: String { database.path }
+    /// The features whose tables the store was opened with.
+    public let tables: [StoreTables]
 
-    public static var latestSchemaVersion: Int { Schema.latestVersion }
+    /// The store's format (PRAGMA user_version): the engine's, whose
+    /// features' tables have versions of their own.
+    public static var latestSchemaVersion: Int { EngineSchema.version }
 
-    /// Opens (or creates) the store at `path`. A wrong key, a file that is
-    /// not a store, and a file from a newer encore are refused without
-    /// writing a byte to the file.
-    public init(path: String, key: StoreKey, options: StoreOptions = StoreOptions()) throws {
-        database = try EncryptedDatabase(path: path, key: key, options: options, migrations: Schema.migrations, kind: "store")
+    /// Opens (or creates) the store at `path` with the tables of
+    /// `features`, each migrated to its latest. A wrong key, a file that is
+    /// not a store, and a file from a newer encore (or with a feature's
+    /// newer tables) are refused without writing a byte to the file.
+    public init(path: String, key: StoreKey, options: StoreOptions = StoreOptions(), features: [StoreTables]) throws {
+        let names = features.map(\.feature)
+        guard Set(names).count == names.count else { throw EncoreError(.invalidArgument, "a feature's tables were given twice") }
+        tables = features
+        database = try EncryptedDatabase(path: path, key: key, options: options, kind: "store", latestVersion: EngineSchema.version) { c, version in
+            try EngineSchema.migrate(c, from: version, features: features, kind: "store", path: path)
+        }
+    }
+
+    /// The version of each feature's tables, by feature.
+    public func tableVersions() throws -> [String: Int] {
+        try withConnection { c in
+            var out: [String: Int] = [:]
+            let s = try c.prepare("SELECT feature, version FROM store_tables")
+            while try s.step() { out[s.text(0) ?? ""] = Int(clamping: s.int64(1)) }
+            return out
+        }
+    }
+
+    /// Whether `name` is a setting a feature keeps for itself (its prefix
+    /// is one of a feature's settingPrefixes, or "encore.").
+    public func isLibrarySetting(_ name: String) -> Bool {
+        name.hasPrefix("encore.") || tables.contains { $0.settingPrefixes.contains { name.hasPrefix($0) } }
+    }
+
+    /// Throws for a setting name a feature keeps for itself.
+    public func checkHostSettingName(_ name: String) throws {
+        guard !isLibrarySetting(name) else {
+            let prefixes = ["encore."] + tables.flatMap(\.settingPrefixes)
+            throw EncoreError(.invalidArgument, "the setting '\(name)' is the library's own (names starting \(prefixes.map { "'\($0)'" }.joined(separator: ", ")) are): choose another name")
+        }
     }
 
     /// Runs `body` with the connection, one caller at a time.
@@ -220,7 +262,7 @@ package enum StoreFile {
     /// SQLCipher 3 (what Debian ships) encrypts, authenticates and writes
     /// each page on its own, with a fresh cipher context each time: with
     /// its default of 1 KiB that per-page work was most of the cost of
-    /// storing key packages and reading them back (a sync's cache writes
+    /// storing key files and reading them back (a sync's cache writes
     /// took 1.8x as long).
     package static let pageSize: Int32 = 4096
     /// SQLCipher 3's default, which the stores of earlier encore builds use

@@ -1,4 +1,3 @@
-import EncoreModel
 import EncoreSupport
 
 /// How a store is encrypted: a passphrase (SQLCipher derives the key with

@@ -1,4 +1,3 @@
-import EncoreModel
 import EncoreSupport
 
 /// Writes that must land together — a downloaded package and the sync state
@@ -7,36 +6,7 @@ import EncoreSupport
 /// crash, none. The single-write methods of Store go through it too, so
 /// each table's SQL is written once.
 public struct StoreWriter {
-    let connection: Connection
-
-    /// Stores a package (see Store.putKeyPackage).
-    public func putKeyPackage(region: String, identifier: String, etag: String?, content: UnsafeRawBufferPointer, downloaded: Int64) throws {
-        try StoreText.checkName(region, "region")
-        try StoreText.checkName(identifier, "identifier")
-        if let etag { try StoreText.checkName(etag, "etag", allowEmpty: true) }
-        try StoreText.checkBlob(content.count, "key package content")
-        guard downloaded >= 0 else { throw EncoreError(.invalidArgument, "the download time must not be negative") }
-        let digest = try PackageDigest.sha256(content)
-        let s = try connection.prepare("""
-            INSERT OR REPLACE INTO key_packages (region, identifier, etag, sha256, content, downloaded)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """)
-        s.bind(1, text: region).bind(2, text: identifier).bind(3, text: etag)
-        s.bind(4, blob: digest).bind(5, blob: content).bind(6, downloaded)
-        try s.run()
-    }
-
-    public func putKeyPackage(region: String, identifier: String, etag: String?, content: [UInt8], downloaded: Int64) throws {
-        try content.withUnsafeBytes { try putKeyPackage(region: region, identifier: identifier, etag: etag, content: $0, downloaded: downloaded) }
-    }
-
-    /// Removes a cached package; false when it was not cached.
-    @discardableResult
-    public func removeKeyPackage(region: String, identifier: String) throws -> Bool {
-        try StoreText.checkName(region, "region")
-        try StoreText.checkName(identifier, "identifier")
-        return try changes("DELETE FROM key_packages WHERE region = ? AND identifier = ?") { $0.bind(1, text: region).bind(2, text: identifier) } > 0
-    }
+    package let connection: Connection
 
     /// Sets a setting (see Store.setSetting).
     public func setSetting(_ name: String, to value: SettingValue) throws {
@@ -82,7 +52,7 @@ public struct StoreWriter {
     }
 
     /// Runs one statement with its parameters bound; returns how many rows it changed.
-    private func changes(_ sql: String, _ bind: (Statement) -> Statement) throws -> Int {
+    package func changes(_ sql: String, _ bind: (Statement) -> Statement) throws -> Int {
         try bind(try connection.prepare(sql)).run()
         return connection.changes
     }

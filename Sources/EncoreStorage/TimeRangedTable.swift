@@ -1,4 +1,3 @@
-import EncoreModel
 import EncoreSupport
 
 /// A table whose rows are read by a time range (`from ≤ time < to`), in a

@@ -7,6 +7,9 @@ import Glibc
 /// Work split into contiguous slices run on several threads, results in
 /// slice order (so what the caller merges does not depend on scheduling).
 package enum Parallel {
+    /// The most threads a caller may ask any parallel work for (key files, trace keys).
+    public static let maxThreads = 256
+
     /// The processors online, at least 1 and at most `cap`.
     package static func threads(cap: Int = 8) -> Int {
         max(1, min(cap, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))

@@ -1,4 +1,7 @@
-import EncoreModel
+import EncoreCrypto
+import EncoreExposure
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
 
 /// What the host broadcasts (service data of UUID 0xFD6F) and until when.

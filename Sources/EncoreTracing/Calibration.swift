@@ -1,3 +1,6 @@
+import EncoreCrypto
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 

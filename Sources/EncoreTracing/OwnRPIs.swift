@@ -1,5 +1,5 @@
-import EncoreCrypto
-import EncoreModel
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 

@@ -1,4 +1,7 @@
-import EncoreModel
+import EncoreCrypto
+import EncoreExposure
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
 
 /// One advertisement report as the radio gave it: the service data of UUID
@@ -6,7 +9,7 @@ import EncoreSupport
 /// correction; BlueZ gives an int16) and when it was heard.
 public struct ScanReport: Equatable, Sendable {
     public var rpi: KeyData
-    /// The 4 encrypted metadata bytes, in memory order (as Observation keeps them).
+    /// The 4 encrypted metadata bytes, in memory order (as Sighting keeps them).
     public var aem: UInt32
     public var rssi: Int16
     public var time: Int64

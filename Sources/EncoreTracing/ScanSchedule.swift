@@ -1,3 +1,6 @@
+import EncoreExposure
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
 
 /// One scan window: the host scans from `start` to `end` (unix seconds).

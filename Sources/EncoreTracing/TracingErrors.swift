@@ -1,3 +1,6 @@
+import EncoreExposure
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
 
 /// The tracing feature's own error: a call that needs tracing switched on

@@ -1,3 +1,9 @@
+import EncoreCrypto
+import EncoreExposure
+import EncoreKeyFiles
+import EncoreStorage
+import EncoreSupport
+import EncoreTracing
 import CTracingBus
 
 /// What BlueZ (or the bus) told the daemon, in Swift terms. A device's path

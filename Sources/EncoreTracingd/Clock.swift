@@ -1,4 +1,9 @@
+import EncoreCrypto
+import EncoreExposure
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
+import EncoreTracing
 #if canImport(Glibc)
 import Glibc
 #endif

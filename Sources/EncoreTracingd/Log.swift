@@ -1,4 +1,10 @@
 #if canImport(Glibc)
+import EncoreCommandSupport
+import EncoreCrypto
+import EncoreExposure
+import EncoreKeyFiles
+import EncoreStorage
+import EncoreSupport
 import Glibc
 #endif
 

@@ -1,7 +1,12 @@
 import ArgumentParser
+import EncoreClient
 import EncoreCommandSupport
+import EncoreCrypto
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
+import EncoreTracing
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,7 @@
-import EncoreModel
+import EncoreClient
+import EncoreCommandSupport
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 import EncoreTracing

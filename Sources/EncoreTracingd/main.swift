@@ -1,5 +1,9 @@
 import ArgumentParser
 import CEncoreTypes
+import EncoreClient
+import EncoreCommandSupport
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 import EncoreTracing

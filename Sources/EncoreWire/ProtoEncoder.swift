@@ -1,3 +1,4 @@
+import EncoreSupport
 /// Protobuf wire encoding: the one writer of the library (the organizer's
 /// QR payloads, CrowdNotifier's records and trace keys) and of the test
 /// fixtures. Fields are appended in order; a nested message is encoded into

@@ -1,8 +1,10 @@
 import EncoreCheckIns
 import EncoreFixtures
-import EncoreModel
-import EncoreProtocols
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreTestResults
 import EncoreTestSupport
 import EncoreWire
 import Testing

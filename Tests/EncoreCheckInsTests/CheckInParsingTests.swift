@@ -1,5 +1,9 @@
 import EncoreCheckIns
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
+import EncoreTestResults
 import EncoreTestSupport
 import EncoreWire
 import Testing

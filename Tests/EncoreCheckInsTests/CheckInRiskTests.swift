@@ -1,6 +1,12 @@
 import EncoreCheckIns
-import EncoreModel
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreTestResults
+import EncoreTestSupport
+import EncoreWire
 import Testing
 
 /// The overlap rule at every boundary, and CWA's presence-tracing risk.

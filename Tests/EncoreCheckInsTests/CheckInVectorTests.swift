@@ -1,7 +1,12 @@
 import EncoreCheckIns
-import EncoreModel
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreTestResults
 import EncoreTestSupport
+import EncoreWire
 import Testing
 
 /// The spec's known answers (Tests/data/cwa): location ids from QR payloads,

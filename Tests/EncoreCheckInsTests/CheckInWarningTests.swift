@@ -1,7 +1,12 @@
 import EncoreCheckIns
 import EncoreFixtures
-import EncoreProtocols
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
+import EncoreSupport
+import EncoreTestResults
 import EncoreTestSupport
+import EncoreWire
 import Testing
 
 /// Trace warning packages: matching through the index, and hostile

@@ -1,6 +1,11 @@
 import EncoreCheckIns
-import EncoreModel
+import EncoreClient
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreTestResults
 import EncoreTestSupport
 import EncoreWire
 import Foundation

@@ -1,5 +1,12 @@
 import EncoreCheckIns
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreRisk
+import EncoreStorage
 import EncoreSupport
+import EncoreTestResults
+import EncoreTestSupport
+import EncoreWire
 import Testing
 
 /// The organizer side (../shared/spec/checkins.md, "Organizer side"): the

@@ -1,3 +1,8 @@
+import EncoreCrypto
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreSupport
+import EncoreTestSupport
 import EncoreWire
 import CEncoreShim
 import CZlib

@@ -1,6 +1,6 @@
+import EncoreCrypto
 import EncoreFixtures
 import EncoreKeyFiles
-import EncoreModel
 import EncoreSupport
 import EncoreTestSupport
 import EncoreWire

@@ -1,5 +1,7 @@
+import EncoreCrypto
 import EncoreFixtures
 import EncoreKeyFiles
+import EncoreSupport
 import EncoreTestSupport
 import EncoreWire
 import Glibc

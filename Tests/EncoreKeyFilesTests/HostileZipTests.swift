@@ -1,3 +1,4 @@
+import EncoreCrypto
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreSupport

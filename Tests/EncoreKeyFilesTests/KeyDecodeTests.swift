@@ -1,6 +1,8 @@
+import EncoreCrypto
 import EncoreFixtures
 import EncoreKeyFiles
-import EncoreModel
+import EncoreSupport
+import EncoreTestSupport
 import EncoreWire
 import CEncoreProto
 import CEncoreShim

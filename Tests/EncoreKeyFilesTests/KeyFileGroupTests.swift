@@ -1,7 +1,9 @@
+import EncoreCrypto
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreSupport
 import EncoreTestSupport
+import EncoreWire
 import CEncoreShim
 import Testing
 

@@ -1,3 +1,4 @@
+import EncoreFixtures
 import EncoreKeyFiles
 import EncoreSupport
 import EncoreTestSupport

@@ -1,6 +1,7 @@
+import EncoreCrypto
 import EncoreFixtures
 import EncoreKeyFiles
-import EncoreModel
+import EncoreSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing

@@ -1,5 +1,12 @@
+import Foundation
+import EncoreCheck
+import EncoreCheckIns
+import EncoreClient
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
+import EncoreTestResults
 import EncoreTestSupport
 import Testing
 
@@ -16,7 +23,7 @@ import Testing
         let path = dir.file("old.db")
         let hash = [UInt8](repeating: 0xab, count: 32), id = [UInt8](repeating: 0xcd, count: 32)
         do {
-            let old = try EncryptedDatabase(path: path, key: Self.key, options: StoreOptions(), migrations: Array(Schema.migrations.prefix(3)), kind: "store")
+            let old = try EncryptedDatabase(path: path, key: Self.key, options: StoreOptions(), migrations: Array(LegacySchema.migrations.prefix(3)), kind: "store")
             #expect(try old.schemaVersion == 3)
             try old.withConnection { c in
                 try c.exec("""
@@ -37,5 +44,65 @@ import Testing
         // Opening again changes nothing.
         let again = try Store(path: path, key: Self.key)
         #expect(try again.checkIns().map(\.id) == [7])
+    }
+
+    /// Every store-wide version an earlier encore wrote becomes a version
+    /// per feature: each feature's steps of that version count as done,
+    /// the later ones run, and the store's format is the engine's.
+    @Test(arguments: 1 ... 6) func aStoreWideVersionBecomesFeatureVersions(_ legacy: Int) throws {
+        let dir = TempDir()
+        let path = dir.file("old.db")
+        do {
+            let old = try EncryptedDatabase(path: path, key: Self.key, options: StoreOptions(), migrations: Array(LegacySchema.migrations.prefix(legacy)), kind: "store")
+            #expect(try old.schemaVersion == legacy)
+        }
+        let store = try Store(path: path, key: Self.key)
+        #expect(try store.schemaVersion == Store.latestSchemaVersion)
+        let versions = try store.tableVersions()
+        for f in StoreTables.all { #expect(versions[f.feature] == f.version, "\(f.feature)") }
+        // The renamed tables are there under their new names.
+        let (new, gone) = try store.withConnection { c in
+            (try c.scalar("SELECT count(*) FROM sqlite_master WHERE name IN ('sightings', 'key_files', 'sightings_identity')"),
+             try c.scalar("SELECT count(*) FROM sqlite_master WHERE name IN ('observations', 'key_packages', 'observations_identity')"))
+        }
+        #expect(new == 3 && gone == 0)
+        #expect(try store.integrityProblems() == nil)
+    }
+
+    /// A feature's tables from a newer encore are refused, and the file is
+    /// left as it was.
+    @Test func aFeatureOfANewerEncoreIsRefused() throws {
+        let dir = TempDir()
+        let path = dir.file("s.db")
+        do {
+            let store = try Store(path: path, key: Self.key)
+            try store.withConnection { c in try c.exec("UPDATE store_tables SET version = version + 1 WHERE feature = 'checkins'") }
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: EncoreError.self) { try Store(path: path, key: Self.key) }
+        do {
+            _ = try Store(path: path, key: Self.key)
+        } catch let e as EncoreError {
+            #expect(e.kind == .storeTooNew && e.message.contains("checkins"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// A store opened with some features gains the others' tables when
+    /// opened with them; each feature's settings are its own.
+    @Test func featuresJoinAStoreLater() throws {
+        let dir = TempDir()
+        let path = dir.file("s.db")
+        do {
+            let store = try Store(path: path, key: Self.key, features: [.exposure])
+            #expect(try store.tableVersions() == ["exposure": StoreTables.exposure.version])
+            #expect(!store.isLibrarySetting("sync.last-success"))
+        }
+        let store = try Store(path: path, key: Self.key)
+        #expect(try store.tableVersions().count == StoreTables.all.count)
+        #expect(store.isLibrarySetting("sync.last-success") && store.isLibrarySetting("push.token") && store.isLibrarySetting("tracing.tx"))
+        #expect(!store.isLibrarySetting("host.theme"))
+        #expect(throws: EncoreError.self) { try store.checkHostSettingName("push.token") }
+        #expect(throws: EncoreError.self) { try Store(path: dir.file("t.db"), key: Self.key, features: [.exposure, .exposure]) }
     }
 }

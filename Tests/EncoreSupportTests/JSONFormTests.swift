@@ -1,4 +1,5 @@
-import EncoreModel
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreSupport
 import Testing
 

@@ -1,3 +1,5 @@
+import EncoreExposure
+import EncoreKeyFiles
 import EncoreSupport
 import Glibc
 import Synchronization

@@ -1,4 +1,8 @@
 import EncoreCheckIns
+import EncoreExposure
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreSupport
 import EncoreWire
 
 /// Check-in QR codes and CrowdNotifier venues for the tests of the

@@ -1,6 +1,9 @@
+import EncoreCheckIns
+import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
-import EncoreModel
+import EncoreSupport
+import EncoreWire
 
 /// Builds key files for tests: deterministic keys, a signer, a trust list.
 package enum Fixtures {

@@ -1,3 +1,9 @@
+import EncoreCheckIns
+import EncoreExposure
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreSupport
+import EncoreWire
 import Foundation
 
 /// A fresh store path in a temporary directory, removed with the directory.

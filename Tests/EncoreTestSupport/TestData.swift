@@ -1,5 +1,9 @@
+import EncoreCheckIns
+import EncoreExposure
+import EncoreFixtures
 import EncoreKeyFiles
 import EncoreSupport
+import EncoreWire
 
 /// Locates the shared test data (Tests/data) from this file's path, so the
 /// Swift, C and Python tests read the same files.

@@ -1,4 +1,8 @@
-import EncoreModel
+import EncoreCheck
+import EncoreExposure
+import EncoreFixtures
+import EncoreKeyFiles
+import EncoreStorage
 import EncoreSupport
 import EncoreTracing
 import Testing

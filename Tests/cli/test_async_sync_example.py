@@ -11,7 +11,7 @@ import sys
 import time
 
 from test_cli_sync import CONFIG, NOW, cached, day, day_path, db, dist, signer, sync_json, trust  # noqa: F401  (fixtures)
-from test_cli_detect import REPO, RAW_KEY
+from test_cli_match import REPO, RAW_KEY
 
 EXAMPLE = REPO / "bindings/python/examples/async_sync.py"
 

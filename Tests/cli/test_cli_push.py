@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "Tests"))
 from standins.push_registry import REGISTER, REGISTRATIONS, PushRegistryServer  # noqa: E402
 from test_cli_checkins import REAL_QR  # noqa: E402
-from test_cli_detect import run  # noqa: E402
+from test_cli_match import run  # noqa: E402
 
 DAY = 86_400
 NOW = 20_400 * DAY + 12 * 3600

@@ -1,5 +1,5 @@
 """`encore sync` for check-ins: CWA's trace warning packages (the hour
-index and packages, verified like key packages, matched as they arrive,
+index and packages, verified like key files, matched as they arrive,
 cached so that they are not fetched again) and CrowdNotifier trace keys
 (by bundle tag, the JWT's content hash checked, matched by day), with the
 planner's rules for both; and `encore check` on the cache showing the
@@ -18,7 +18,7 @@ from standins import keyfiles, protos  # noqa: E402
 from standins.cwa_distribution import CwaDistributionServer, twp_path  # noqa: E402
 from standins.dp3t import TRACE_KEYS, Dp3tServer  # noqa: E402
 from test_cli_checkins import REAL_QR, location_id, report  # noqa: E402
-from test_cli_detect import run  # noqa: E402
+from test_cli_match import run  # noqa: E402
 from test_cli_sync import cached, signer, trust  # noqa: E402,F401 (fixtures)
 
 HOUR = 3600

@@ -1,5 +1,5 @@
 """`encore sync` when the app configuration cannot be fetched (404, 5xx) or
-verified: the key packages and trace warnings are synced and checked all
+verified: the key files and trace warnings are synced and checked all
 the same, with the last verified configuration or the built-in one; the
 JSON says which and why; the failure counts for the configuration's own
 backoff, not for the sync's (issue 25, part 4)."""
@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_cli_sync import (CONFIG, NOW, cached, day, db, dist, served, signer, sync, sync_json,  # noqa: E402,F401
                            trust)
-from test_cli_detect import run  # noqa: E402
+from test_cli_match import run  # noqa: E402
 from standins import protos  # noqa: E402
 
 DAYS = "/version/v1/diagnosis-keys/country/EUR/date"

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import EncoreProtocols
+import EncorePush
 import EncoreSupport
 import NIOCore
 import NIOHTTP1

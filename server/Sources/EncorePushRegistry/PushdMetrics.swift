@@ -1,5 +1,5 @@
 import CoreMetrics
-import EncoreProtocols
+import EncorePush
 
 /// The service's metrics, through swift-metrics (exported by
 /// `encore-pushd` in Prometheus' text format on a listener of their own;

@@ -1,4 +1,4 @@
-import EncoreProtocols
+import EncorePush
 
 /// What the registry stores about one device, and nothing more: the push
 /// token and its type, the SHA-256 of the app-instance token, when it was

@@ -1,4 +1,4 @@
-import EncoreProtocols
+import EncorePush
 import EncoreSupport
 
 /// The two request forms the registry understands, read into one

@@ -1,4 +1,4 @@
-import EncoreProtocols
+import EncorePush
 
 /// A token the sender has claimed: it alone pushes it until the lease ends.
 public struct DueToken: Sendable, Equatable {

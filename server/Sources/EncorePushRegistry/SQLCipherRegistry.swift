@@ -1,4 +1,4 @@
-import EncoreProtocols
+import EncorePush
 import EncoreStorage
 import EncoreSupport
 import NIOPosix

@@ -1,4 +1,4 @@
-import EncoreProtocols
+import EncorePush
 import EncoreSupport
 import Logging
 import Synchronization

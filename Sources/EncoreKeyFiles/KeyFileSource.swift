@@ -1,0 +1,13 @@
+import EncoreCrypto
+import EncoreStorage
+import EncoreSupport
+import EncoreWire
+
+/// Where a key file comes from.
+public enum KeyFileSource: Sendable {
+    case path(String)
+    case bytes([UInt8])
+    /// Bytes already in memory, used as they are (a bare export.bin is
+    /// not copied): what a sync hands the check after verifying a package.
+    case buffer(OwnedBytes)
+}
