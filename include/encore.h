@@ -2329,6 +2329,12 @@ encore_status encore_sync_result_copy_items(encore_sync_result *result, uint64_t
  * encore_bytes_free(); nothing is written on failure. Thread-safe. */
 encore_status encore_sync_result_get_configuration(encore_sync_result *result, encore_sync_configuration *configuration);
 
+/** The sync's warnings, in words (a clock far off the server's, a time
+ * budget that ran out, a bundle tag a backend refused; the JSON's
+ * "warnings"), as a string list for encore_string_list_free() (empty when
+ * there were none). Thread-safe. */
+encore_status encore_sync_result_get_warnings(encore_sync_result *result, encore_string_list **out);
+
 /** @} */ /* section_sync */
 
 /* ==== 15. Silent pushes: the registration rule, the app-instance token, registering ==== */

@@ -76,3 +76,14 @@ func syncItem(_ item: SyncItem, own: (String) throws -> encore_bytes) throws -> 
         try writeOwnedOutput(out, to: configuration, "configuration", owned: [out.reason])
     }
 }
+
+/// The sync's warnings, in words (a clock far off the server's, a time
+/// budget that ran out, a bundle tag a backend refused; the JSON's
+/// "warnings"), as a string list for encore_string_list_free() (empty when
+/// there were none). Thread-safe.
+@c public func encore_sync_result_get_warnings(_ result: encore_sync_result_ptr?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
+    guarded {
+        let r = try borrow(result, as: SyncResultHandle.self, "result").value
+        try output(out, "out") { retainedHandle(StringList(r.warnings)) }
+    }
+}

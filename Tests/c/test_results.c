@@ -120,6 +120,14 @@ static void check_sync_result(encore_sync_result *r) {
     encore_bytes_free(&config.reason);
     CHECK(encore_sync_result_get_configuration(r, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
 
+    /* No warnings (the servers send no Date: no clock to compare). */
+    encore_string_list *warnings = NULL;
+    size_t count = 9;
+    CHECK(encore_sync_result_get_warnings(r, &warnings) == ENCORE_OK && warnings != NULL);
+    CHECK(encore_string_list_count(warnings, &count) == ENCORE_OK && count == 0);
+    encore_string_list_free(warnings);
+    CHECK(encore_sync_result_get_warnings(r, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+
     /* The JSON says the same. */
     encore_bytes json = {0};
     CHECK(encore_sync_result_get_json(r, &json) == ENCORE_OK);

@@ -1930,6 +1930,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_sync_result_copy_items': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.c_uint64, ctypes.POINTER(encore_sync_item), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (result, configuration)
     'encore_sync_result_get_configuration': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(encore_sync_configuration)]),
+    # (result, out)
+    'encore_sync_result_get_warnings': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (options, struct_size)
     'encore_push_options_init': (encore_status, [ctypes.POINTER(encore_push_options), ctypes.c_size_t]),
     # (store, exposure_notifications, isolated, now)
@@ -2140,6 +2142,7 @@ FALLIBLE = frozenset({
     'encore_exposure_check_cached',
     'encore_sync_result_copy_items',
     'encore_sync_result_get_configuration',
+    'encore_sync_result_get_warnings',
     'encore_push_options_init',
     'encore_push_set_state',
     'encore_push_decide',
@@ -2534,6 +2537,8 @@ class Library(Protocol):
     def encore_sync_result_copy_items(self, result: Pointer[encore_sync_result], first: int, out: Pointer[encore_sync_item], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
 
     def encore_sync_result_get_configuration(self, result: Pointer[encore_sync_result], configuration: Pointer[encore_sync_configuration], /) -> int: ...
+
+    def encore_sync_result_get_warnings(self, result: Pointer[encore_sync_result], out: Pointer[_Pointer[encore_string_list]], /) -> int: ...
 
     def encore_push_options_init(self, options: Pointer[encore_push_options], struct_size: int, /) -> int: ...
 
