@@ -9,6 +9,7 @@
 #include "client.h"
 #include "scratch.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,6 +65,11 @@ static void check_sync_result(encore_sync_result *r) {
     ENCORE_OUTPUT_INIT(sum);
     CHECK(encore_sync_result_get_summary(r, &sum) == ENCORE_OK);
     CHECK(sum.item_count == 2 && sum.fetched == 0);
+    /* A caller built before the items gets the fields it has, no more. */
+    memset(&sum, 0x55, sizeof sum);
+    sum.struct_size = (uint32_t)offsetof(encore_sync_summary, item_count);
+    CHECK(encore_sync_result_get_summary(r, &sum) == ENCORE_OK);
+    CHECK(sum.config_failures == 1 && sum.item_count == 0x55555555u && sum.struct_size == offsetof(encore_sync_summary, item_count));
 
     /* The items, one page at a time, the same as in one call. */
     encore_sync_item items[3];
