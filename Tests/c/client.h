@@ -72,17 +72,4 @@ static inline void clients_free(void) {
     while (test_client_count > 0) encore_client_free(test_clients[--test_client_count].client);
 }
 
-/* A new, empty store in `dir` (its own file each call, a raw key): a flow's
- * fresh state. NULL (and a failed check) when it cannot be opened. */
-static inline encore_store *test_fresh_store(const char *dir) {
-    static int n = 0;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/fresh%d.db", dir, n++);
-    static const uint8_t raw[32] = {5};
-    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
-    encore_store *store = NULL;
-    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
-    return store;
-}
-
 #endif /* ENCORE_TEST_CLIENT_H */

@@ -16,7 +16,7 @@
 static char dir[4096];
 
 static encore_store *fresh_store(void) {
-    return test_fresh_store(dir);
+    return scratch_store_open(dir);
 }
 
 static void test_options(void) {

@@ -21,7 +21,7 @@
 static char dir[4096];
 
 static encore_store *fresh_store(void) {
-    return test_fresh_store(dir);
+    return scratch_store_open(dir);
 }
 
 static int push_registered(encore_store *store) {

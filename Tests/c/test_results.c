@@ -50,7 +50,7 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
 static char dir[4096];
 
 static encore_store *fresh_store(void) {
-    return test_fresh_store(dir);
+    return scratch_store_open(dir);
 }
 
 static int contains(const encore_bytes *b, const char *text) {

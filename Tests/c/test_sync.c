@@ -67,7 +67,7 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
 static char dir[4096];
 
 static encore_store *fresh_store(void) {
-    return test_fresh_store(dir);
+    return scratch_store_open(dir);
 }
 
 static encore_sync_options sync_options(void) {
