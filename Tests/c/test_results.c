@@ -49,10 +49,6 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
 
 static char dir[4096];
 
-static encore_store *fresh_store(void) {
-    return scratch_store_open(dir);
-}
-
 static int contains(const encore_bytes *b, const char *text) {
     return b->data != NULL && strstr((const char *)b->data, text) != NULL;
 }
@@ -152,7 +148,7 @@ static void test_sync_items(void) {
     int64_t now = NOW;
 
     /* From encore_sync_run(). */
-    encore_store *store = fresh_store();
+    encore_store *store = scratch_store_open(dir);
     encore_client *client = sync_client(store, t, &now);
     encore_sync_result *r = NULL;
     CHECK(encore_sync_run(client, NULL, &r) == ENCORE_OK && r != NULL);
@@ -162,7 +158,7 @@ static void test_sync_items(void) {
     encore_store_close(store);
 
     /* From an operation's result, on a store of its own: the same. */
-    store = fresh_store();
+    store = scratch_store_open(dir);
     client = sync_client(store, t, &now);
     encore_operation *op = NULL;
     CHECK(encore_sync_start(client, NULL, &op) == ENCORE_OK && op != NULL);
@@ -178,7 +174,7 @@ static void test_sync_items(void) {
 }
 
 static void test_push_status(void) {
-    encore_store *store = fresh_store();
+    encore_store *store = scratch_store_open(dir);
     int64_t now = NOW;
     encore_client_options co = test_client_options(NULL, &now);
     encore_client *client = test_client(store, &co);
@@ -216,7 +212,7 @@ static void test_push_status(void) {
 }
 
 static void test_checkin_reports(void) {
-    encore_store *store = fresh_store();
+    encore_store *store = scratch_store_open(dir);
     int64_t now = NOW;
     encore_client_options co = test_client_options(NULL, &now);
     encore_client *client = test_client(store, &co);
