@@ -1238,7 +1238,7 @@ typedef struct encore_client_options {
     uint32_t struct_size;               /**< set by _init */
     int32_t push_api;                   /**< ENCORE_PUSH_API_* of push_url (SWISSCOVID) */
     encore_transport *transport;        /**< kept by the client; NULL: the built-in one (libcurl, default options) */
-    encore_trust *trust;                /**< kept by the client (keys added later count); NULL: no key packages,
+    encore_trust *trust;                /**< kept by the client (keys added later count); NULL: no key files,
                                          * configuration or warning packages can be verified, so none are synced */
     encore_clock_fn clock;              /**< NULL: the system clock */
     void *clock_context;
@@ -2233,7 +2233,7 @@ typedef struct encore_sync_configuration {
 } encore_sync_configuration;
 
 /** @name Which app configuration a CWA sync went on with (the JSON's "configuration" says why).
- * When the configuration cannot be fetched or verified, key packages and trace warnings are still synced and checked, with the last verified configuration or the built-in one; the failure counts for the configuration's own backoff, not the sync's.
+ * When the configuration cannot be fetched or verified, key files and trace warnings are still synced and checked, with the last verified configuration or the built-in one; the failure counts for the configuration's own backoff, not the sync's.
  * @{ */
 #define ENCORE_SYNC_CONFIG_NONE 0          /**< no CWA sync ran */
 #define ENCORE_SYNC_CONFIG_FETCHED 1       /**< a new configuration was fetched and verified */
@@ -2255,7 +2255,7 @@ encore_status encore_sync_plan(encore_client *client, const encore_sync_options 
 
 /** Syncs what is due now through the client's transport, from the
  * client's servers (encore_client_options): the app configuration
- * (revocations applied), day and hour key packages of the country, DP-3T
+ * (revocations applied), day and hour key files of the country, DP-3T
  * exposed keys, CWA's trace warning packages (matched against the
  * check-ins as they arrive) and CrowdNotifier trace keys; each verified before it is kept and stored in one
  * transaction with the state that names it (a sync killed at any moment
@@ -2264,7 +2264,7 @@ encore_status encore_sync_plan(encore_client *client, const encore_sync_options 
  * check runs on the cache and its result is stored. A failure is counted
  * for the backoff and returned; what was kept before it stays. One loop
  * over the operation encore_sync_start() makes, which owns the calling
- * thread: a key package is written while the next one is verified (two
+ * thread: a key file is written while the next one is verified (two
  * cores share the work). `options` may be NULL. */
 encore_status encore_sync_run(encore_client *client, const encore_sync_options *options, encore_sync_result **out);
 
@@ -2302,7 +2302,7 @@ encore_status encore_sync_result_get_json(encore_sync_result *result, encore_byt
  * ENCORE_ERR_NOT_FOUND when none ran (nothing new came). */
 encore_status encore_sync_result_get_check(encore_sync_result *result, encore_check_result **out);
 
-/** The exposure check on the client's key package cache (what
+/** The exposure check on the client's key file cache (what
  * encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
  * risk parameters of the synced app configuration, or CWA's built-in
  * ones. match_options->keyfile_options is not used: cached packages were

@@ -91,8 +91,8 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
         if let counts { try checkOutput(counts, "counts") }
         let n = try s.purge(now: now, maxAge: max_age_seconds)
         if let counts {
-            try writeOutput(encore_purge_counts(struct_size: 0, reserved: 0, sightings: UInt64(n.observations), own_keys: UInt64(n.ownKeys),
-                                                keyfiles: UInt64(n.keyPackages), tracing_events: UInt64(n.tracingEvents),
+            try writeOutput(encore_purge_counts(struct_size: 0, reserved: 0, sightings: UInt64(n.sightings), own_keys: UInt64(n.ownKeys),
+                                                keyfiles: UInt64(n.cachedKeyFiles), tracing_events: UInt64(n.tracingEvents),
                                                 risk_results: UInt64(n.riskResults)), to: counts, "counts")
         }
     }
@@ -110,9 +110,9 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
             guard o.has_prev_scan <= 1, o.reserved.0 == 0, o.reserved.1 == 0, o.reserved2 == 0 else {
                 throw EncoreError(.invalidArgument, "sightings[\(i)]: has_prev_scan must be 0 or 1 and reserved bytes 0")
             }
-            return Observation(o)
+            return Sighting(o)
         }
-        let n = try s.addObservations(rows)
+        let n = try s.addSightings(rows)
         added?.pointee = n
     }
 }
@@ -121,7 +121,7 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 @c public func encore_store_count_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try output(count, "count") { UInt64(try s.countObservations(from: from, to: to)) }
+        try output(count, "count") { UInt64(try s.countSightings(from: from, to: to)) }
     }
 }
 
@@ -130,12 +130,12 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 @c public func encore_store_copy_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_sighting>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
-        try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countObservations(from: from, to: to) },
-                    forEach: { try s.forEachObservation(from: from, to: to, offset: $0, limit: $1, $2) }, encore_sighting.init)
+        try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countSightings(from: from, to: to) },
+                    forEach: { try s.forEachSighting(from: from, to: to, offset: $0, limit: $1, $2) }, encore_sighting.init)
     }
 }
 
-extension Observation {
+extension Sighting {
     init(_ o: encore_sighting) {
         var rpi = o.rpi
         var aem = o.aem
@@ -146,7 +146,7 @@ extension Observation {
 }
 
 extension encore_sighting {
-    init(_ o: Observation) {
+    init(_ o: Sighting) {
         self.init()
         struct_size = structSize(encore_sighting.self)
         time = o.time

@@ -23,7 +23,7 @@ import EncoreCore
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }
         let bytes = Array(try buffer(content, content_len, "content"))
-        let kept = try KeyPackageImport.keep(bytes, region: region, identifier: identifier, etag: etag, trust: trust, store: s, now: now)
+        let kept = try KeyFileImport.keep(bytes, region: region, identifier: identifier, etag: etag, trust: trust, store: s, now: now)
         keys?.pointee = UInt64(kept.keys)
     }
 }
@@ -36,7 +36,7 @@ import EncoreCore
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }
-        try output(has, "has") { try s.hasKeyPackage(region: region, identifier: identifier, etag: etag) ? 1 : 0 }
+        try output(has, "has") { try s.hasCachedKeyFile(region: region, identifier: identifier, etag: etag) ? 1 : 0 }
     }
 }
 
@@ -49,7 +49,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
-        try output(content, "content") { try s.withKeyPackageContent(region: region, identifier: identifier) { try LibraryBytes.make(copying: $0) } }
+        try output(content, "content") { try s.withCachedKeyFileContent(region: region, identifier: identifier) { try LibraryBytes.make(copying: $0) } }
     }
 }
 
@@ -63,7 +63,7 @@ import EncoreCore
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         try checkOutput(info, "info")
-        guard let p = try s.keyPackageInfo(region: region, identifier: identifier) else {
+        guard let p = try s.cachedKeyFileInfo(region: region, identifier: identifier) else {
             throw EncoreError(.notFound, "no key file \(identifier) of region \(region) in the store")
         }
         var i = encore_cached_keyfile_info()
@@ -84,7 +84,7 @@ import EncoreCore
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region")
         let out = try required(out, "out")
-        let list = StringList(try s.keyPackageIdentifiers(region: region))
+        let list = StringList(try s.cachedKeyFileIdentifiers(region: region))
         out.pointee = retainedHandle(list)
     }
 }
@@ -95,7 +95,7 @@ import EncoreCore
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
-        let r = try s.removeKeyPackage(region: region, identifier: identifier)
+        let r = try s.removeCachedKeyFile(region: region, identifier: identifier)
         removed?.pointee = r ? 1 : 0
     }
 }
@@ -115,7 +115,7 @@ import EncoreCore
         if let available {
             for i in 0 ..< count { ids.append(try text(available[i], "available[\(i)]")) }
         }
-        let list = StringList(try s.missingKeyPackages(region: region, available: ids))
+        let list = StringList(try s.missingKeyFiles(region: region, available: ids))
         out.pointee = retainedHandle(list)
     }
 }

@@ -74,7 +74,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 
 /// Syncs what is due now through the client's transport, from the
 /// client's servers (encore_client_options): the app configuration
-/// (revocations applied), day and hour key packages of the country, DP-3T
+/// (revocations applied), day and hour key files of the country, DP-3T
 /// exposed keys, CWA's trace warning packages (matched against the
 /// check-ins as they arrive) and CrowdNotifier trace keys; each verified before it is kept and stored in one
 /// transaction with the state that names it (a sync killed at any moment
@@ -83,7 +83,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 /// check runs on the cache and its result is stored. A failure is counted
 /// for the backoff and returned; what was kept before it stays. One loop
 /// over the operation encore_sync_start() makes, which owns the calling
-/// thread: a key package is written while the next one is verified (two
+/// thread: a key file is written while the next one is verified (two
 /// cores share the work). `options` may be NULL.
 @c public func encore_sync_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
     guarded {
@@ -178,7 +178,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
     }
 }
 
-/// The exposure check on the client's key package cache (what
+/// The exposure check on the client's key file cache (what
 /// encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
 /// risk parameters of the synced app configuration, or CWA's built-in
 /// ones. match_options->keyfile_options is not used: cached packages were

@@ -43,9 +43,9 @@ enum MatchBench {
         case "match-rss":
             guard let keys = args.keys?.first, let dir = args.dir else { throw BenchError("match-rss needs --keys N and --dir DIR") }
             let contacts = MatchData.contacts(total: keys).dense
-            let observations = try MatchData.denseUser(contacts)
+            let sightings = try MatchData.denseUser(contacts)
             let trust = try Generator.trustList(publicKeyPEM: Files.read(MatchData.publicKeyPath(dir)))
-            let r = try Matcher.match(observations: ObservationSet(observations), files: sources(dir),
+            let r = try Matcher.match(sightings: SightingSet(sightings), files: sources(dir),
                                       keyFileOptions: KeyFileOptions(verify: true, trust: trust),
                                       options: MatchingOptions(), now: MatchData.now)
             print(RSS.report(keys: r.statistics.keys))
@@ -54,11 +54,11 @@ enum MatchBench {
             guard let keys = args.keys?.first, let dir = args.dir, let user = args.positional.first,
                   user == "sparse" || user == "dense" else { throw BenchError("match-run needs sparse|dense, --keys N and --dir DIR") }
             let contacts = MatchData.contacts(total: keys)
-            let observations = try user == "sparse" ? MatchData.sparseUser(contacts.sparse) : MatchData.denseUser(contacts.dense)
+            let sightings = try user == "sparse" ? MatchData.sparseUser(contacts.sparse) : MatchData.denseUser(contacts.dense)
             let trust = try Generator.trustList(publicKeyPEM: Files.read(MatchData.publicKeyPath(dir)))
             for run in 0 ..< args.runs {
                 let (seconds, _) = try timed {
-                    _ = try Matcher.match(observations: ObservationSet(observations), files: sources(dir),
+                    _ = try Matcher.match(sightings: SightingSet(sightings), files: sources(dir),
                                           keyFileOptions: KeyFileOptions(verify: true, trust: trust), options: MatchingOptions(), now: MatchData.now)
                 }
                 print("run \(run): \(Format.ms(seconds))")
@@ -142,8 +142,8 @@ enum MatchBench {
 
         // 3. Everything the timed runs need, prepared outside the timings.
         let (denseContacts, sparseContacts) = MatchData.contacts(total: total)
-        let denseObservations = try MatchData.denseUser(denseContacts)
-        let sparseObservations = try MatchData.sparseUser(sparseContacts)
+        let denseSightings = try MatchData.denseUser(denseContacts)
+        let sparseSightings = try MatchData.sparseUser(sparseContacts)
         let trust = try Generator.trustList(publicKeyPEM: Files.read(MatchData.publicKeyPath(dir)))
         let verified = KeyFileOptions(verify: true, trust: trust)
         let unverified = KeyFileOptions(verify: false)
@@ -184,17 +184,17 @@ enum MatchBench {
                                 inflated[1].baseAddress?.assumingMemoryBound(to: UInt8.self), sizes[1], &first, &second)
             }
         }
-        let denseIndex = try KernelIndex(denseObservations)
+        let denseIndex = try KernelIndex(denseSightings)
         let floorPath = getenv(floorVariable).map { String(cString: $0) }
 
         // What the runs must find.
-        let sparseTimes = sparseObservations.map(\.time).sorted()
+        let sparseTimes = sparseSightings.map(\.time).sorted()
         let sparseDerived = kernel.countWithSightings(sortedTimes: sparseTimes, drift: options.driftIntervals * ENInterval.seconds)
-        let denseDerived = kernel.countWithSightings(sortedTimes: denseObservations.map(\.time).sorted(),
+        let denseDerived = kernel.countWithSightings(sortedTimes: denseSightings.map(\.time).sorted(),
                                                      drift: options.driftIntervals * ENInterval.seconds)
         let denseHits = denseContacts.reduce(0) { $0 + $1.expectedHits }
 
-        printSetup(total: total, threads: threads, dense: (denseObservations, denseContacts), sparse: (sparseObservations, sparseContacts),
+        printSetup(total: total, threads: threads, dense: (denseSightings, denseContacts), sparse: (sparseSightings, sparseContacts),
                    sparseDerived: sparseDerived)
 
         var rows = [
@@ -206,7 +206,7 @@ enum MatchBench {
             Row(name: "kernel alone, \(threads) thread\(threads == 1 ? "" : "s")", keys: total),
             Row(name: "kernel alone, 1 thread", keys: total),
             Row(name: "kernel crypto only, 1 thread", keys: total),
-            Row(name: "ObservationSet of the dense user", keys: total, perKey: false),
+            Row(name: "SightingSet of the dense user", keys: total, perKey: false),
             Row(name: "zlib inflate + SHA-256 alone, 1 core", keys: total),
         ]
         var problems: [String] = []
@@ -228,11 +228,11 @@ enum MatchBench {
                 r[0] = s
             }
             (r[1], cpu[1]) = try timed {
-                denseResult = try Matcher.match(observations: ObservationSet(denseObservations), files: paths,
+                denseResult = try Matcher.match(sightings: SightingSet(denseSightings), files: paths,
                                                 keyFileOptions: verified, options: options, now: MatchData.now)
             }
             (r[2], cpu[2]) = try timed {
-                sparseResult = try Matcher.match(observations: ObservationSet(sparseObservations), files: paths,
+                sparseResult = try Matcher.match(sightings: SightingSet(sparseSightings), files: paths,
                                                  keyFileOptions: verified, options: options, now: MatchData.now)
             }
             var streamed = 0
@@ -242,11 +242,11 @@ enum MatchBench {
                     try file.forEachKey(in: .keys) { _ in streamed += 1 }
                 }
             }
-            var set: ObservationSet?
-            (r[8], cpu[8]) = try timed { set = try ObservationSet(denseObservations) }
+            var set: SightingSet?
+            (r[8], cpu[8]) = try timed { set = try SightingSet(denseSightings) }
             let denseSet = set!
             (r[4], cpu[4]) = try timed {
-                aloneResult = try Matcher.match(observations: denseSet, files: bare, keyFileOptions: unverified, options: options, now: MatchData.now)
+                aloneResult = try Matcher.match(sightings: denseSet, files: bare, keyFileOptions: unverified, options: options, now: MatchData.now)
             }
             var hits = (0, 0)
             (r[5], cpu[5]) = try timed { hits.0 = try kernel.match(denseIndex, threads: threads) }
@@ -307,16 +307,16 @@ enum MatchBench {
         print("""
               floor:             rpi_floor \(Format.grouped(floorKeys)) (HKDF with precomputed pads + 144 AES blocks a key, \
             nothing else), one core; \(floorPath == nil ? "not measured" : "last output: " + (floorOutput.split(separator: "\n").first.map(String.init) ?? ""))
-              end-to-end:        ObservationSet built from the sightings + Matcher.match over the 14 paths with signature \
+              end-to-end:        SightingSet built from the sightings + Matcher.match over the 14 paths with signature \
             verification (read, unzip, inflate, verify, decode, filter, derive, look up, windows), \(threads) threads
               key files alone:   open + verify + decode every key of the 14 paths, no matching (the file share of end-to-end)
               matching alone:    Matcher.match of the dense user over the 14 export.bin already in memory, bare (no zip, no \
-            inflate), verification off: decode + filter + derive + look-up + windows; ObservationSet built beforehand
+            inflate), verification off: decode + filter + derive + look-up + windows; SightingSet built beforehand
               kernel alone:      enc_match_keys (HKDF + 144 AES blocks + 144 look-ups a key) on keys decoded beforehand, \
             against the dense user's RPI index screened by its whole filter (the engine screens by day filters, \
             which is faster), keys split in contiguous slices as the engine does
               kernel crypto:     enc_match_keys without an index (HKDF + AES, no look-up), 1 thread: the floor's work through the kernel's code
-              ObservationSet:    building the dense user's (sort by time, group by RPI, the kernel's index); part of end-to-end
+              SightingSet:    building the dense user's (sort by time, group by RPI, the kernel's index); part of end-to-end
               inflate + SHA-256: the 14 export.bin members inflated with zlib and hashed (two side by side, as the \
             engine does), one core: what every verified read through zlib must do before any key is decoded
             """)
@@ -324,7 +324,7 @@ enum MatchBench {
         // Where the time goes, from the medians above.
         let med = rows.map { $0.samples.seconds.isEmpty ? Double.nan : $0.samples.median }
         print("where the time goes (medians):")
-        print("  dense:  ObservationSet \(Format.ms(med[8])) + key files \(Format.ms(med[3])) (one core, between the batches' crypto) "
+        print("  dense:  SightingSet \(Format.ms(med[8])) + key files \(Format.ms(med[3])) (one core, between the batches' crypto) "
             + "+ matching alone \(Format.ms(med[4])) = \(Format.ms(med[8] + med[3] + med[4])) (decoding counted twice); "
             + "end-to-end measured \(Format.ms(med[1]))")
         print("  sparse: key files \(Format.ms(med[3])) of the \(Format.ms(med[2])) end-to-end "
@@ -392,7 +392,7 @@ enum MatchBench {
         return out
     }
 
-    static func printSetup(total: Int, threads: Int, dense: ([Observation], [MatchData.Contact]), sparse: ([Observation], [MatchData.Contact]),
+    static func printSetup(total: Int, threads: Int, dense: ([Sighting], [MatchData.Contact]), sparse: ([Sighting], [MatchData.Contact]),
                            sparseDerived: Int) {
         let perFile = MatchData.keysPerFile(total: total)
         print("""
@@ -565,15 +565,15 @@ final class KernelJob: @unchecked Sendable {
     }
 }
 
-/// The kernel's RPI index of a user's distinct heard RPIs (what ObservationSet builds).
+/// The kernel's RPI index of a user's distinct heard RPIs (what SightingSet builds).
 final class KernelIndex: @unchecked Sendable {
     // @unchecked: read-only after init, as the kernel's index is.
     let pointer: OpaquePointer
 
-    init(_ observations: [Observation]) throws {
+    init(_ sightings: [Sighting]) throws {
         var seen = Set<KeyData>()
         var flat: [UInt8] = []
-        for o in observations where seen.insert(o.rpi).inserted { o.rpi.withUnsafeBytes { flat += $0 } }
+        for o in sightings where seen.insert(o.rpi).inserted { o.rpi.withUnsafeBytes { flat += $0 } }
         guard let p = flat.withUnsafeBufferPointer({ enc_rpi_index_new($0.baseAddress, UInt32(seen.count), nil) }) else {
             throw BenchError("enc_rpi_index_new failed")
         }

@@ -23,8 +23,8 @@ enum MatchData {
     /// Matching's "now": the end of the last day (2024-01-01 00:00 UTC).
     static let now = Int64(Generator.today) * ENInterval.seconds
 
-    static let denseObservations = 100_000
-    static let sparseObservations = 2_000
+    static let denseSightings = 100_000
+    static let sparseSightings = 2_000
     static let denseContacts = 50
     static let sparseContacts = 5
     static let sparseDay = 10
@@ -74,7 +74,7 @@ enum MatchData {
 
         /// What the user's device recorded: RPI and AEM of the interval the
         /// broadcast was made in (no clock drift), previous scan one spacing before.
-        func sightings() throws -> [Observation] {
+        func sightings() throws -> [Sighting] {
             var c = SimulatedContact(tek: tek, day: UInt32(MatchData.firstDay) / ENInterval.rollingPeriod + UInt32(day))
             c.txPower = txPower
             c.calibration = calibration
@@ -205,13 +205,13 @@ enum MatchData {
         Files.removeQuietly(publicKeyPath(dir))
     }
 
-    // MARK: observations
+    // MARK: sightings
 
     /// Sightings of strangers (keys in no file): each random RPI heard 1-4
     /// times at scans 5 min apart (as an RPI lives 10-20 min), times uniform
     /// in from ..< to, RSSI -45...-94 dBm, random AEM.
-    static func noise(_ count: Int, from: Int64, to: Int64, rng: inout XorShift) -> [Observation] {
-        var out: [Observation] = []
+    static func noise(_ count: Int, from: Int64, to: Int64, rng: inout XorShift) -> [Sighting] {
+        var out: [Sighting] = []
         out.reserveCapacity(count)
         var raw = (UInt64(0), UInt64(0))
         while out.count < count {
@@ -222,7 +222,7 @@ enum MatchData {
             let t0 = from + Int64((r >> 8) % UInt64(to - from - 900))
             for s in 0 ..< min(heard, count - out.count) {
                 let t = t0 + Int64(s) * 300
-                out.append(Observation(time: t, rpi: rpi, aem: UInt32(truncatingIfNeeded: rng.next()),
+                out.append(Sighting(time: t, rpi: rpi, aem: UInt32(truncatingIfNeeded: rng.next()),
                                        rssi: Int8(-45 - Int((r >> 40) % 50)), previousScan: t - 300))
             }
         }
@@ -230,18 +230,18 @@ enum MatchData {
     }
 
     /// The dense user's sightings: the contacts' plus strangers' over all 14 days.
-    static func denseUser(_ contacts: [Contact]) throws -> [Observation] {
+    static func denseUser(_ contacts: [Contact]) throws -> [Sighting] {
         let real = try contacts.flatMap { try $0.sightings() }
         var rng = XorShift(seed: noiseSeed)
-        return real + noise(denseObservations - real.count, from: midnight(day: 0), to: now, rng: &rng)
+        return real + noise(denseSightings - real.count, from: midnight(day: 0), to: now, rng: &rng)
     }
 
     /// The sparse user's: all within one afternoon of day 10.
-    static func sparseUser(_ contacts: [Contact]) throws -> [Observation] {
+    static func sparseUser(_ contacts: [Contact]) throws -> [Sighting] {
         let real = try contacts.flatMap { try $0.sightings() }
         var rng = XorShift(seed: noiseSeed ^ 0x5BA5)
         let day = midnight(day: sparseDay)
-        return real + noise(sparseObservations - real.count, from: day + sparseFrom, to: day + sparseTo, rng: &rng)
+        return real + noise(sparseSightings - real.count, from: day + sparseFrom, to: day + sparseTo, rng: &rng)
     }
 }
 

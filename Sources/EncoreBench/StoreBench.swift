@@ -4,7 +4,7 @@ import EncoreCore
 import Glibc
 #endif
 
-/// The encrypted store through the Swift core `Store`: bulk observation
+/// The encrypted store through the Swift core `Store`: bulk sighting
 /// inserts (rows/s against a target of 200 000 rows/s) and the time to open
 /// an existing store with a passphrase (SQLCipher's key derivation) and
 /// with a raw key. Every insert run starts from a fresh store file.
@@ -19,7 +19,7 @@ enum StoreBench {
         var samples = Samples()
     }
 
-    /// `encore-bench store [--keys N] [--runs R] [--dir DIR]` (N observations).
+    /// `encore-bench store [--keys N] [--runs R] [--dir DIR]` (N sightings).
     static func command(_ args: Arguments) throws -> Bool {
         let r = try run(rows: args.keys?.first ?? defaultRows, runs: args.runs, dir: args.dir)
         return printSummary(r.summary, ok: r.ok)
@@ -32,9 +32,9 @@ enum StoreBench {
         let dir = try given ?? Files.temporaryDirectory()
         if given != nil { mkdir(dir, 0o755) }
         defer { if given == nil { rmdir(dir) } }
-        print("\n== store: \(Format.grouped(rows)) observations into a fresh encrypted store (raw key), "
+        print("\n== store: \(Format.grouped(rows)) sightings into a fresh encrypted store (raw key), "
             + "\(runs) runs after one warm-up; medians (best in brackets)")
-        let observations = makeObservations(rows)
+        let sightings = makeSightings(rows)
         var cases = [
             Case(name: "batches of 10 000", batch: 10_000, targeted: true),
             Case(name: "one batch", batch: rows, targeted: true),
@@ -48,13 +48,13 @@ enum StoreBench {
                 let store = try Store(path: path, key: .raw(rawKey))
                 let seconds = try Timing.time {
                     var start = 0
-                    while start < observations.count {
-                        let end = min(start + cases[i].batch, observations.count)
-                        try store.addObservations(Array(observations[start ..< end]))
+                    while start < sightings.count {
+                        let end = min(start + cases[i].batch, sightings.count)
+                        try store.addSightings(Array(sightings[start ..< end]))
                         start = end
                     }
                 }
-                let stored = try store.countObservations()
+                let stored = try store.countSightings()
                 if stored != rows {
                     print("ERROR: \(cases[i].name): \(stored) rows stored of \(rows)")
                     ok = false
@@ -77,20 +77,20 @@ enum StoreBench {
         // Opening an existing store: key derivation (passphrase) or not (raw key),
         // first read (schema version, schema), pragmas. Closing is not timed.
         let passPath = dir + "/store-bench-pass.db", rawPath = dir + "/store-bench-raw.db"
-        let sample = Array(observations.prefix(1_000))
+        let sample = Array(sightings.prefix(1_000))
         for (p, key) in [(passPath, passphraseKey), (rawPath, StoreKey.raw(rawKey))] {
             remove(p)
-            try Store(path: p, key: key).addObservations(sample)
+            try Store(path: p, key: key).addSightings(sample)
         }
         var passOpen = Samples(), rawOpen = Samples()
         let opens = max(runs, 5)
         for run in 0 ... opens {
             var store: Store?
             let p = try Timing.time { store = try Store(path: passPath, key: passphraseKey, options: StoreOptions(create: false)) }
-            if try store?.countObservations() != sample.count { ok = false }
+            if try store?.countSightings() != sample.count { ok = false }
             store = nil
             let r = try Timing.time { store = try Store(path: rawPath, key: .raw(rawKey), options: StoreOptions(create: false)) }
-            if try store?.countObservations() != sample.count { ok = false }
+            if try store?.countSightings() != sample.count { ok = false }
             store = nil
             if run > 0 {
                 passOpen.add(p)
@@ -122,7 +122,7 @@ enum StoreBench {
 
     /// Sightings as a scanner reports them: time order, a few per second,
     /// random RPIs and AEMs, a previous-scan time on most.
-    static func makeObservations(_ n: Int) -> [Observation] {
+    static func makeSightings(_ n: Int) -> [Sighting] {
         var rng = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
         func next() -> UInt64 { rng.next() }
         let t0: Int64 = 1_700_000_000
@@ -131,7 +131,7 @@ enum StoreBench {
             let rpi = withUnsafeBytes(of: words) { KeyData($0) }
             let r = next()
             let time = t0 + Int64(i / 4)
-            return Observation(time: time, rpi: rpi, aem: UInt32(truncatingIfNeeded: r), rssi: Int8(-30 - Int(r >> 32 & 63)),
+            return Sighting(time: time, rpi: rpi, aem: UInt32(truncatingIfNeeded: r), rssi: Int8(-30 - Int(r >> 32 & 63)),
                                previousScan: r >> 40 & 3 == 0 ? nil : time - 300)
         }
     }

@@ -33,10 +33,10 @@ enum TracingBench {
         let day = (0 ..< scans).map { makeScan($0, devices: devices, t0: t0) }
         let reports = day.reduce(0) { $0 + $1.reports.count }
         // The baseline's rows: what the tracing stores (one per device a scan).
-        let rows: [[Observation]] = day.map { scan in
-            var seen: [KeyData: Observation] = [:]
+        let rows: [[Sighting]] = day.map { scan in
+            var seen: [KeyData: Sighting] = [:]
             for r in scan.reports where seen[r.rpi] == nil {
-                seen[r.rpi] = Observation(time: r.time, rpi: r.rpi, aem: r.aem, rssi: Int8(clamping: r.rssi), previousScan: scan.window.start - 300)
+                seen[r.rpi] = Sighting(time: r.time, rpi: r.rpi, aem: r.aem, rssi: Int8(clamping: r.rssi), previousScan: scan.window.start - 300)
             }
             return Array(seen.values)
         }
@@ -54,7 +54,7 @@ enum TracingBench {
             let ingest = try Timing.time {
                 for scan in day { added += try tracer.ingestScan(window: scan.window, reports: scan.reports).sightingsAdded }
             }
-            let stored = try s1.countObservations()
+            let stored = try s1.countSightings()
             if added != sightings || stored != sightings {
                 print("ERROR: the tracing stored \(added) sightings of \(sightings)")
                 ok = false
@@ -62,9 +62,9 @@ enum TracingBench {
             StoreBench.remove(path)
             let s2 = try Store(path: path, key: .raw(StoreBench.rawKey))
             let insert = try Timing.time {
-                for batch in rows { try s2.addObservations(batch) }
+                for batch in rows { try s2.addSightings(batch) }
             }
-            if try s2.countObservations() != sightings { ok = false }
+            if try s2.countSightings() != sightings { ok = false }
             // Folding the reports alone (no store): what the ingestion adds.
             let calibration = tracer.calibration
             var folded = 0

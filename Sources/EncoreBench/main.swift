@@ -9,7 +9,7 @@ usage: encore-bench [suite] [--keys N] [--rss-keys N,N...] [--runs R] [--dir DIR
        encore-bench keyfile [--keys N] [--runs R] [--dir DIR]
        encore-bench memory [--keys N,N...] [--dir DIR] [--limit-mb MB]
        encore-bench match [--keys N] [--runs R] [--dir DIR]   (matching: 14 daily files, dense and sparse user)
-       encore-bench store [--keys N] [--runs R] [--dir DIR]   (encrypted store: insert N observations, default 200 000; open)
+       encore-bench store [--keys N] [--runs R] [--dir DIR]   (encrypted store: insert N sightings, default 200 000; open)
        encore-bench risk                   (CWA v2 risk calculation over 10 000 windows)
        encore-bench tracing [--keys DEVICES] [--runs R] [--dir DIR]   (a crowded day of scans, default 500 devices,
                                            ingested against the store's own insert rate)

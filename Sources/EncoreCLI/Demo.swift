@@ -63,7 +63,7 @@ struct Demo: ParsableCommand {
         let store = try Store(path: dir + "/store.db", key: .raw(rawKey))
         try store.addTracingEvent(time: now - 16 * UnixTime.day, active: true)
         let sightings = try world.sightings(of: people, strangersPerDay: strangersPerDay)
-        try store.addObservations(sightings)
+        try store.addSightings(sightings)
         Output.write("encrypted store \(dir)/store.db: \(sightings.count) sightings over 14 days, tracing on throughout\n")
         for p in people { Output.write("  encounter: \(p.name)\n") }
 
@@ -78,7 +78,7 @@ struct Demo: ParsableCommand {
             let name = UTCTime.day(seconds: day * UnixTime.day) ?? "\(day)"
             let path = "\(dir)/\(name).zip"
             try DemoFiles.write(zip, to: path)
-            try store.putKeyPackage(region: "DE", identifier: name, etag: nil, content: zip, downloaded: now - 3600)
+            try store.putCachedKeyFile(region: "DE", identifier: name, etag: nil, content: zip, downloaded: now - 3600)
             paths.append(path)
         }
         Output.write("signed key files: \(paths.count) days, \(perDay * 14 + people.count) keys (the three people's among them), cached in the store\n\n")

@@ -35,7 +35,7 @@ struct EncoreCommand: CommandGroup {
               encore demo
             """,
         version: ENCORE_VERSION_STRING,
-        subcommands: [ExportCommand.self, StoreCommand.self, ObservationsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
+        subcommands: [ExportCommand.self, StoreCommand.self, SightingsCommand.self, Detect.self, Risk.self, Check.self, KeysCommand.self,
                       TestCommand.self, Submit.self, CheckInCommand.self, CrowdNotifierCommand.self, SyncCommand.self, PackagesCommand.self, PushCommand.self,
                       TracingCommand.self, Demo.self]
     )

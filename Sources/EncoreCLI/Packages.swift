@@ -31,10 +31,10 @@ struct PackagesList: ParsableCommand {
 
     func run() throws {
         let s = try store.open()
-        var infos: [KeyPackageInfo] = []
-        for region in try s.keyPackageRegions() {
-            for id in try s.keyPackageIdentifiers(region: region) {
-                if let info = try s.keyPackageInfo(region: region, identifier: id) { infos.append(info) }
+        var infos: [CachedKeyFileInfo] = []
+        for region in try s.cachedKeyFileRegions() {
+            for id in try s.cachedKeyFileIdentifiers(region: region) {
+                if let info = try s.cachedKeyFileInfo(region: region, identifier: id) { infos.append(info) }
             }
         }
         if json {
@@ -48,7 +48,7 @@ struct PackagesList: ParsableCommand {
     }
 }
 
-extension KeyPackageInfo {
+extension CachedKeyFileInfo {
     var json: JSONValue {
         .object([("region", .string(region)), ("identifier", .string(identifier)), ("etag", .string(etag)), ("size", .int(size)),
                  ("downloaded", .int(downloaded)), ("sha256", .string(Hex.encode(sha256)))])

@@ -37,7 +37,7 @@ struct SightingsList: ParsableCommand {
         var out = output.json ? "[" : ""
         var first = true
         do {
-            try s.forEachObservation(from: since ?? .min) { o in
+            try s.forEachSighting(from: since ?? .min) { o in
                 if output.json {
                     let row: JSONValue = .object([("time", .int(o.time)), ("rpi", .string(o.rpi.hex)), ("aem", .string(Hex.encode(o.aemBytes))),
                                                   ("rssi", .int(o.rssi)), ("prevScan", .int(o.previousScan))])

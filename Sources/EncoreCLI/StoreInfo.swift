@@ -28,10 +28,10 @@ struct StoreInfo: ParsableCommand {
     func run() throws {
         let opened = try store.open()
         let version: Int
-        let observations: Int
+        let sightings: Int
         do {
             version = try opened.schemaVersion
-            observations = try opened.countObservations()
+            sightings = try opened.countSightings()
         } catch {
             throw store.fail(error)
         }
@@ -40,7 +40,7 @@ struct StoreInfo: ParsableCommand {
         // Counts per kind of data, in this order; more as the store's
         // tables gain counting APIs.
         let counts: [(name: String, label: String, count: Int)] = [
-            ("sightings", "sightings", observations),
+            ("sightings", "sightings", sightings),
         ]
         if output.json {
             let object: JSONValue = .object([

@@ -56,9 +56,9 @@ struct StorePurge: ParsableCommand {
         }
         let cutoff = now - maxAge
         let rows: [(name: String, label: String, count: Int)] = [
-            ("sightings", "sightings", counts.observations),
+            ("sightings", "sightings", counts.sightings),
             ("ownKeys", "own keys", counts.ownKeys),
-            ("keyfiles", "key files", counts.keyPackages),
+            ("keyfiles", "key files", counts.cachedKeyFiles),
             ("tracingEvents", "tracing events", counts.tracingEvents),
             ("riskResults", "risk results", counts.riskResults),
         ]

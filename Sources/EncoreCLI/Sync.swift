@@ -5,7 +5,7 @@ import EncoreCore
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Download what was published (key packages, app configuration, check-in warnings, DP-3T and CrowdNotifier keys) and run the check.",
+        abstract: "Download what was published (key files, app configuration, check-in warnings, DP-3T and CrowdNotifier keys) and run the check.",
         discussion: """
             `encore sync` (the default subcommand, `run`) fetches what is due; `encore sync plan` only says \
             what would be fetched, or when the next sync is due, for a scheduler (see docs/systemd/).

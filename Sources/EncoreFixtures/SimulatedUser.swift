@@ -49,8 +49,8 @@ package struct SimulatedUser {
 
     /// What the user's phone heard before now: one scan every 4 minutes
     /// during each encounter, plus strangers all day long.
-    package mutating func sightings(of encounters: [Encounter], strangersPerDay: Int) throws -> [Observation] {
-        var out: [Observation] = []
+    package mutating func sightings(of encounters: [Encounter], strangersPerDay: Int) throws -> [Sighting] {
+        var out: [Sighting] = []
         for e in encounters {
             out += try e.contact.sightings(from: e.day * UnixTime.day + e.startHour * 3600, scans: Int((e.minutes + 3) / 4),
                                            spacing: 240, rssi: e.rssi)
@@ -58,7 +58,7 @@ package struct SimulatedUser {
         for day in (today - 13) ... today {
             for _ in 0 ..< strangersPerDay {
                 let t = day * UnixTime.day + Int64(rng.next() % UInt64(UnixTime.day))
-                out.append(Observation(time: t, rpi: SimulatedKeyFiles.randomKey(&rng), aem: UInt32(truncatingIfNeeded: rng.next()),
+                out.append(Sighting(time: t, rpi: SimulatedKeyFiles.randomKey(&rng), aem: UInt32(truncatingIfNeeded: rng.next()),
                                        rssi: Int8(-50 - Int(rng.next() % 45)), previousScan: t - 240))
             }
         }

@@ -19,11 +19,11 @@ package struct MatchCandidate {
     package var intervals: Range<Int64>
 }
 
-/// Matches keys against an ObservationSet, a batch at a time. One per
+/// Matches keys against an SightingSet, a batch at a time. One per
 /// thread: it owns the kernel's crypto state and buffers.
 package final class KeyMatcher {
     private let ctx: OpaquePointer
-    private let set: ObservationSet
+    private let set: SightingSet
     private let days: DayFilters
     private let options: MatchingOptions
     private let now: Int64
@@ -32,7 +32,7 @@ package final class KeyMatcher {
     private var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1024)
 
     /// `days`: the set's day filters for `options`' drift (shared by the threads).
-    package init(set: ObservationSet, days: DayFilters, options: MatchingOptions, now: Int64, v1: V1Configuration) throws {
+    package init(set: SightingSet, days: DayFilters, options: MatchingOptions, now: Int64, v1: V1Configuration) throws {
         guard let c = enc_rpi_ctx_new() else { throw EncoreError(.outOfMemory, "cannot allocate matching crypto state") }
         ctx = c
         self.set = set
@@ -88,12 +88,12 @@ package final class KeyMatcher {
     private func keyMatch(_ c: MatchCandidate, hits: ArraySlice<enc_rpi_hit>) throws -> KeyMatch? {
         // Sightings of the derived RPIs within the drift of their interval.
         let drift = options.driftIntervals * ENInterval.seconds
-        var candidates: [Observation] = []
+        var candidates: [Sighting] = []
         for h in hits {
             let j = c.intervals.lowerBound + Int64(h.interval_offset)
             let lower = j * ENInterval.seconds - drift, upper = (j + 1) * ENInterval.seconds + drift
             for i in set.sightings(ofRPIAt: Int(h.rpi_index)) {
-                let o = set.observations[i]
+                let o = set.sightings[i]
                 if o.time >= lower && o.time < upper { candidates.append(o) }
             }
         }

@@ -70,11 +70,11 @@ public enum Matcher {
     /// anything is read, done only grows and ends at the total; it is called
     /// from the worker threads, one call at a time; returning false cancels. Keys whose validity ended more than
     /// options.maxKeyAgeDays before `now` take no part.
-    public static func match(observations set: ObservationSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
+    public static func match(sightings set: SightingSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
                              options: MatchingOptions, now: Int64, v1: V1Configuration = .cwa, threads: Int = 0,
                              progress: ProgressHandler? = nil) throws -> MatchResult {
         try validate(options, now: now, threads: threads)
-        return try run(observations: set, files: files, keyFileOptions: keyFileOptions, options: options, now: now, v1: v1,
+        return try run(sightings: set, files: files, keyFileOptions: keyFileOptions, options: options, now: now, v1: v1,
                        threads: threads, progress: progress)
     }
 
@@ -88,7 +88,7 @@ public enum Matcher {
     }
 
     /// match() with arguments validate() accepted.
-    package static func run(observations set: ObservationSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
+    package static func run(sightings set: SightingSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
                             options: MatchingOptions, now: Int64, v1: V1Configuration, threads: Int,
                             progress: ProgressHandler?) throws -> MatchResult {
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -162,7 +162,7 @@ public enum Matcher {
     /// has them matched, and put back in that order before merging).
     /// `stop` is asked as progress is reported: true when the file's outcome no
     /// longer matters (a file before it failed); it then ends as cancelled.
-    package static func processFile(_ file: KeyFile, weight: UInt64, set: ObservationSet, options: MatchingOptions, now: Int64,
+    package static func processFile(_ file: KeyFile, weight: UInt64, set: SightingSet, options: MatchingOptions, now: Int64,
                             counter: ProgressCounter, stop: () -> Bool = { false },
                             sink: (KeyList, Int, [MatchCandidate]) throws -> Void) throws -> FileOutcome {
         var out = FileOutcome()
@@ -257,12 +257,12 @@ public enum Matcher {
 
 /// The cheap tests a key passes before any crypto, as each key is read.
 package struct KeyFilter {
-    package let set: ObservationSet
+    package let set: SightingSet
     package let oldest: Int64
     package let drift: Int64
     package let infectiousnessOf: InfectiousnessTable
 
-    package init(set: ObservationSet, options: MatchingOptions, now: Int64) {
+    package init(set: SightingSet, options: MatchingOptions, now: Int64) {
         self.set = set
         oldest = now - options.maxKeyAgeDays * UnixTime.day
         drift = options.driftIntervals

@@ -7,7 +7,7 @@ import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 
-/// The exposure check on the key package cache, with the risk parameters
+/// The exposure check on the key file cache, with the risk parameters
 /// of the synced app configuration when there is one (CWA's built-in
 /// values otherwise). The packages were verified when they were
 /// downloaded; the cache is encrypted and each package is checked against
@@ -27,15 +27,15 @@ public struct CachedCheck {
         self.fresh = fresh
     }
 
-    /// The cached key packages, every region, as the check's sources.
+    /// The cached key files, every region, as the check's sources.
     public func sources() throws -> [KeyFileSource] {
         var out: [KeyFileSource] = []
-        for region in try store.keyPackageRegions() where !region.hasPrefix(CachedPackageName.warningPrefix) {
-            for id in try store.keyPackageIdentifiers(region: region) {
+        for region in try store.cachedKeyFileRegions() where !region.hasPrefix(CachedPackageName.warningPrefix) {
+            for id in try store.cachedKeyFileIdentifiers(region: region) {
                 if let bytes = fresh[region]?[id] {
                     out.append(.buffer(bytes))
                 } else {
-                    out.append(.bytes(try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }))
+                    out.append(.bytes(try store.withCachedKeyFileContent(region: region, identifier: id) { Array($0) }))
                 }
             }
         }

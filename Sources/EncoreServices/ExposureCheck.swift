@@ -111,7 +111,7 @@ public struct ExposureCheck: Sendable {
                                                               v1: v1, threads: threads, progress: progress)
         let assessment = try RiskCalculation.calculate(match.windows, configuration: risk, now: now)
         let tracing = try store.activeTracingSeconds(from: now - options.tracingDays * UnixTime.day, to: now)
-        let newest = [try store.newestKeyPackageDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
+        let newest = [try store.newestKeyFileDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
 
         guard let ptConfiguration = checkInRisk ?? PresenceTracingRiskConfiguration.cwa else {
             throw EncoreError(.internalError, "the built-in presence-tracing parameters do not parse")
@@ -165,7 +165,7 @@ public enum CheckReason {
     }
 
     static func keys(newest: Int64?, now: Int64, options: CheckOptions) -> String {
-        guard let newest else { return "no keys: no key package is cached and no key file gives its end time" }
+        guard let newest else { return "no keys: no key file is cached and no key file gives its end time" }
         return "the newest keys are from \(time(newest)), \(hours(now - newest)) before now (at most \(hours(options.maximumKeyAgeSeconds)))"
     }
 }

@@ -13,9 +13,9 @@ public struct ExposureDetection: Sendable {
 
     /// The sightings that can still match a key taking part in a match at
     /// `now`: from the start of the oldest such key's validity, less the drift.
-    public func observationSet(options: MatchingOptions, now: Int64) throws -> ObservationSet {
+    public func sightingSet(options: MatchingOptions, now: Int64) throws -> SightingSet {
         try options.validate(now: now)
-        return try observationSet(validated: options, now: now)
+        return try sightingSet(validated: options, now: now)
     }
 
     /// Matches the store's sightings against `files` (Matcher.match).
@@ -28,12 +28,12 @@ public struct ExposureDetection: Sendable {
     /// match() with arguments Matcher.validate() accepted.
     package func match(validated files: [KeyFileSource], keyFileOptions: KeyFileOptions, options: MatchingOptions, now: Int64,
                        v1: V1Configuration, threads: Int, progress: ProgressHandler?) throws -> MatchResult {
-        try Matcher.run(observations: observationSet(validated: options, now: now), files: files, keyFileOptions: keyFileOptions,
+        try Matcher.run(sightings: sightingSet(validated: options, now: now), files: files, keyFileOptions: keyFileOptions,
                         options: options, now: now, v1: v1, threads: threads, progress: progress)
     }
 
-    private func observationSet(validated options: MatchingOptions, now: Int64) throws -> ObservationSet {
+    private func sightingSet(validated options: MatchingOptions, now: Int64) throws -> SightingSet {
         let from = UnixTime.utcMidnight(now) - (options.maxKeyAgeDays + 1) * UnixTime.day - options.driftIntervals * ENInterval.seconds
-        return try ObservationSet(store.observations(from: from))
+        return try SightingSet(store.sightings(from: from))
     }
 }

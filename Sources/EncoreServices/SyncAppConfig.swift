@@ -83,12 +83,12 @@ extension SyncOperation {
         try store.write { w in
             try w.setSetting(SyncSettings.config, to: .blob(package.payload))
             try w.setSetting(SyncSettings.configETag, to: .text(newTag))
-            for id in revoked { try w.removeKeyPackage(region: country, identifier: id) }
+            for id in revoked { try w.removeCachedKeyFile(region: country, identifier: id) }
             if !revoked.isEmpty { try w.setSetting(SyncSettings.revocationPending, to: .integer(1)) }
             // A revoked warning package goes with the warnings it brought;
             // the next sync fetches it again.
             for (id, digest) in revokedWarnings {
-                try w.removeKeyPackage(region: CachedPackageName.warningRegion(options.warningRegion), identifier: id)
+                try w.removeCachedKeyFile(region: CachedPackageName.warningRegion(options.warningRegion), identifier: id)
                 if let digest { try w.removeCheckInWarnings(package: digest) }
             }
         }
@@ -108,8 +108,8 @@ extension SyncOperation {
         return try config.revoked.filter { $0.region == options.warningRegion }.compactMap { p -> (String, [UInt8]?)? in
             guard let hour = p.hour, let midnight = UTCTime.midnight(ofDay: p.date) else { return nil }
             let id = String(midnight / 3600 + Int64(hour))
-            guard let info = try store.keyPackageInfo(region: region, identifier: id), info.etag == p.etag else { return nil }
-            let bytes = try store.withKeyPackageContent(region: region, identifier: id) { Array($0) }
+            guard let info = try store.cachedKeyFileInfo(region: region, identifier: id), info.etag == p.etag else { return nil }
+            let bytes = try store.withCachedKeyFileContent(region: region, identifier: id) { Array($0) }
             if bytes.isEmpty { return (id, nil) }
             let payload = try SignedPackage(bytes: bytes, trust: nil, verify: false, limits: options.limits).payload
             return (id, CheckInCrypto.sha256(payload))
@@ -118,8 +118,8 @@ extension SyncOperation {
 
     private func cachedETags() throws -> [String: String] {
         var out: [String: String] = [:]
-        for id in try store.keyPackageIdentifiers(region: country) {
-            if let e = try store.keyPackageInfo(region: country, identifier: id)?.etag { out[id] = e }
+        for id in try store.cachedKeyFileIdentifiers(region: country) {
+            if let e = try store.cachedKeyFileInfo(region: country, identifier: id)?.etag { out[id] = e }
         }
         return out
     }

@@ -22,7 +22,7 @@ extension SyncOperation {
             // The JWT authenticated the body; the zip is still checked as a key file.
             let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: op.options.limits), keys: .countFields)
             try op.store.write { w in
-                try w.putKeyPackage(region: CachedPackageName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: op.now)
+                try w.putCachedKeyFile(region: CachedPackageName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: op.now)
                 try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
                 try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
             }
@@ -89,7 +89,7 @@ extension SyncOperation {
     // MARK: - check-in warnings
 
     /// CWA's trace warning packages of the announced hours of the last 14
-    /// days not yet cached: each verified like a key package, matched
+    /// days not yet cached: each verified like a key file, matched
     /// against the check-ins as it arrives (its warnings stored), then kept
     /// with its ETag so it is not fetched again. Matching again after a
     /// crash between the two adds nothing (warnings are stored once).
@@ -98,10 +98,10 @@ extension SyncOperation {
         let cacheRegion = CachedPackageName.warningRegion(region)
         return [.fetch(DistributionProtocol.traceWarningIndex(base: base, region: region)) { op, r in
             let announced = try DistributionProtocol.traceWarningHours(from: r)
-            let cached = try op.store.keyPackageIdentifiers(region: cacheRegion)
+            let cached = try op.store.cachedKeyFileIdentifiers(region: cacheRegion)
             let gone = cached.filter { id in Int64(id).map { !(announced?.contains($0) ?? false) } ?? true }
             if !gone.isEmpty {
-                try op.store.write { w in for id in gone { try w.removeKeyPackage(region: cacheRegion, identifier: id) } }
+                try op.store.write { w in for id in gone { try w.removeCachedKeyFile(region: cacheRegion, identifier: id) } }
                 op.report.deleted += gone.count
             }
             guard let announced else { return }
@@ -109,7 +109,7 @@ extension SyncOperation {
             let nowHour = op.now / 3600
             let lo = max(announced.lowerBound, nowHour - SyncService.retentionDays * 24), hi = min(announced.upperBound, nowHour)
             guard lo <= hi else { return }
-            let missing = try op.store.missingKeyPackages(region: cacheRegion, available: (lo ... hi).map(String.init))
+            let missing = try op.store.missingKeyFiles(region: cacheRegion, available: (lo ... hi).map(String.init))
             op.follow(with: missing.compactMap { id in Int64(id).map { op.warningPackageWork(id, interval: $0) } })
         }]
     }
@@ -125,7 +125,7 @@ extension SyncOperation {
                                                                                   limits: op.options.limits, now: op.now)
             }
             try op.store.write { w in
-                try w.putKeyPackage(region: CachedPackageName.warningRegion(region), identifier: id, etag: etag, content: bytes, downloaded: op.now)
+                try w.putCachedKeyFile(region: CachedPackageName.warningRegion(region), identifier: id, etag: etag, content: bytes, downloaded: op.now)
             }
             let added = outcome?.added ?? 0
             op.report.items.append(SyncItem(kind: .warnings, day: nil, hour: nil, etag: etag, keys: outcome.map { $0.scan.reports + $0.scan.warnings } ?? 0,

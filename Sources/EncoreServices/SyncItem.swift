@@ -1,11 +1,11 @@
 import EncoreSupport
 
-/// One thing a sync asked a server for (a key package, the configuration, a
+/// One thing a sync asked a server for (a key file, the configuration, a
 /// bundle of DP-3T keys or CrowdNotifier trace keys, a trace warning
 /// package) and what became of it. The one typed value behind the C struct
 /// (encore_sync_item) and the JSON's "items".
 public struct SyncItem: Sendable, Equatable {
-    /// Key packages (day, hour, dp3t), the configuration, a trace warning
+    /// Key files (day, hour, dp3t), the configuration, a trace warning
     /// package (warnings), a body of CrowdNotifier trace keys (traceKeys).
     public enum Kind: String, Sendable, CaseIterable { case day, hour, config, dp3t, warnings, traceKeys }
     /// Kept (fetched, verified, stored); current already (a 304, or a
@@ -18,7 +18,7 @@ public struct SyncItem: Sendable, Equatable {
     public var hour: Int?
     /// The ETag, or a bundle tag (dp3t, traceKeys); "" when none is known.
     public var etag: String
-    /// Keys of a key package; reports and warnings of a warning package; events of trace keys.
+    /// Keys of a key file; reports and warnings of a warning package; events of trace keys.
     public var keys: Int
     /// A warning package's hour since the epoch.
     public var interval: Int64? = nil

@@ -26,7 +26,7 @@ public final class SyncOperation: NetworkOperation {
     var report: SyncReport
     /// New keys, configuration or deletions: the check must run again.
     var changed = false
-    /// The key packages kept by this sync (region → identifier → export.bin
+    /// The key files kept by this sync (region → identifier → export.bin
     /// or package), for the check that follows: it need not read them back
     /// from the cache, nor inflate again what verifying them inflated.
     var kept: [String: [String: OwnedBytes]] = [:]
@@ -41,7 +41,7 @@ public final class SyncOperation: NetworkOperation {
     /// The end's bookkeeping is done; only its compute step may be left.
     private var concluded = false
     /// The blocking run's form (SyncService.run, which owns its thread): a
-    /// verified key package is written while the next one is verified (two
+    /// verified key file is written while the next one is verified (two
     /// processors share the work), and before anything ends the sync. A
     /// host-driven operation writes each package when its answer is fed.
     let pipelined: Bool

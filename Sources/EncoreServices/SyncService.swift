@@ -148,20 +148,20 @@ public struct SyncService {
     static func purge(_ store: Store, _ options: SyncOptions, now: Int64) throws -> Int {
         guard let oldest = UTCTime.day(seconds: now - Self.retentionDays * UnixTime.day) else { return 0 }
         var stale: [(String, String)] = []
-        for id in try store.keyPackageIdentifiers(region: options.country) {
+        for id in try store.cachedKeyFileIdentifiers(region: options.country) {
             if let (day, _) = CachedPackageName.parse(id), day < oldest { stale.append((options.country, id)) }
         }
         let warnings = CachedPackageName.warningRegion(options.warningRegion)
         let oldestHour = (now - Self.retentionDays * UnixTime.day) / 3600
-        for id in try store.keyPackageIdentifiers(region: warnings) where (Int64(id) ?? 0) < oldestHour {
+        for id in try store.cachedKeyFileIdentifiers(region: warnings) where (Int64(id) ?? 0) < oldestHour {
             stale.append((warnings, id))
         }
-        for id in try store.keyPackageIdentifiers(region: CachedPackageName.dp3tRegion) {
-            if let info = try store.keyPackageInfo(region: CachedPackageName.dp3tRegion, identifier: id),
+        for id in try store.cachedKeyFileIdentifiers(region: CachedPackageName.dp3tRegion) {
+            if let info = try store.cachedKeyFileInfo(region: CachedPackageName.dp3tRegion, identifier: id),
                info.downloaded < now - Self.retentionDays * UnixTime.day { stale.append((CachedPackageName.dp3tRegion, id)) }
         }
         guard !stale.isEmpty else { return 0 }
-        return try store.write { w in try stale.reduce(0) { n, p in n + (try w.removeKeyPackage(region: p.0, identifier: p.1) ? 1 : 0) } }
+        return try store.write { w in try stale.reduce(0) { n, p in n + (try w.removeCachedKeyFile(region: p.0, identifier: p.1) ? 1 : 0) } }
     }
 
     static func validate(_ o: SyncOptions, now: Int64) throws {

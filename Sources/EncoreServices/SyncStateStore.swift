@@ -6,7 +6,7 @@ import EncoreSupport
 
 /// Where the sync keeps what it knows between runs: settings named
 /// "sync.*" (written in the same transactions as the packages they
-/// describe) and the key package cache itself.
+/// describe) and the key file cache itself.
 enum SyncSettings {
     static let lastSuccess = "sync.last-success"
     static let lastAttempt = "sync.last-attempt"
@@ -30,7 +30,7 @@ enum SyncSettings {
     static let traceKeysLast = "sync.crowdnotifier.last"
 }
 
-/// Identifiers of the CWA layout in the key package cache: a day is
+/// Identifiers of the CWA layout in the key file cache: a day is
 /// "YYYY-MM-DD", an hour "YYYY-MM-DD/hour/H". DP-3T bundles are kept in
 /// the region "DP3T" under the bundle tag that followed them; CWA's trace
 /// warning packages in "TWP-<region>" under their hour since the epoch
@@ -76,7 +76,7 @@ extension Store {
             try setSetting(SyncSettings.jitterSeed, to: .integer(Int64(bitPattern: seed)))
             s.jitterSeed = seed
         }
-        s.newestCachedDay = try keyPackageIdentifiers(region: country).filter { !$0.contains("/") }.max()
+        s.newestCachedDay = try cachedKeyFileIdentifiers(region: country).filter { !$0.contains("/") }.max()
         s.lastTraceKeySync = try optionalInteger(SyncSettings.traceKeysLast)
         s.crowdNotifierVisits = try checkIns().contains { $0.kind != .cwa }
         s.isolated = (try optionalInteger(PushSettings.isolated) ?? 0) != 0

@@ -3,13 +3,13 @@ import EncoreSupport
 
 /// How many rows a purge removed, per kind of data.
 public struct PurgeCounts: Equatable, Sendable {
-    public var observations = 0
+    public var sightings = 0
     public var ownKeys = 0
-    public var keyPackages = 0
+    public var cachedKeyFiles = 0
     public var tracingEvents = 0
     public var riskResults = 0
     public init() {}
-    public var total: Int { observations + ownKeys + keyPackages + tracingEvents + riskResults }
+    public var total: Int { sightings + ownKeys + cachedKeyFiles + tracingEvents + riskResults }
 }
 
 extension Store {
@@ -36,10 +36,10 @@ extension Store {
                     try s.run()
                     return c.changes
                 }
-                n.observations = try delete("DELETE FROM observations WHERE time < ?")
+                n.sightings = try delete("DELETE FROM sightings WHERE time < ?")
                 // A key's validity ends at (start + period) intervals of 600 s.
                 n.ownKeys = try delete("DELETE FROM own_keys WHERE (rolling_start + rolling_period) * 600 <= ?")
-                n.keyPackages = try delete("DELETE FROM key_packages WHERE downloaded < ?")
+                n.cachedKeyFiles = try delete("DELETE FROM key_files WHERE downloaded < ?")
                 n.riskResults = try delete("DELETE FROM risk_results WHERE time < ? AND id <> (SELECT id FROM risk_results ORDER BY time DESC, id DESC LIMIT 1)")
 
                 let last = try c.prepare("SELECT active FROM tracing_events WHERE time < ? ORDER BY time DESC, rowid DESC LIMIT 1")

@@ -220,7 +220,7 @@ package enum StoreFile {
     /// SQLCipher 3 (what Debian ships) encrypts, authenticates and writes
     /// each page on its own, with a fresh cipher context each time: with
     /// its default of 1 KiB that per-page work was most of the cost of
-    /// storing key packages and reading them back (a sync's cache writes
+    /// storing key files and reading them back (a sync's cache writes
     /// took 1.8x as long).
     package static let pageSize: Int32 = 4096
     /// SQLCipher 3's default, which the stores of earlier encore builds use

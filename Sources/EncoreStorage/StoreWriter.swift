@@ -9,16 +9,16 @@ import EncoreSupport
 public struct StoreWriter {
     let connection: Connection
 
-    /// Stores a package (see Store.putKeyPackage).
-    public func putKeyPackage(region: String, identifier: String, etag: String?, content: UnsafeRawBufferPointer, downloaded: Int64) throws {
+    /// Stores a package (see Store.putCachedKeyFile).
+    public func putCachedKeyFile(region: String, identifier: String, etag: String?, content: UnsafeRawBufferPointer, downloaded: Int64) throws {
         try StoreText.checkName(region, "region")
         try StoreText.checkName(identifier, "identifier")
         if let etag { try StoreText.checkName(etag, "etag", allowEmpty: true) }
-        try StoreText.checkBlob(content.count, "key package content")
+        try StoreText.checkBlob(content.count, "key file content")
         guard downloaded >= 0 else { throw EncoreError(.invalidArgument, "the download time must not be negative") }
         let digest = try PackageDigest.sha256(content)
         let s = try connection.prepare("""
-            INSERT OR REPLACE INTO key_packages (region, identifier, etag, sha256, content, downloaded)
+            INSERT OR REPLACE INTO key_files (region, identifier, etag, sha256, content, downloaded)
             VALUES (?, ?, ?, ?, ?, ?)
             """)
         s.bind(1, text: region).bind(2, text: identifier).bind(3, text: etag)
@@ -26,16 +26,16 @@ public struct StoreWriter {
         try s.run()
     }
 
-    public func putKeyPackage(region: String, identifier: String, etag: String?, content: [UInt8], downloaded: Int64) throws {
-        try content.withUnsafeBytes { try putKeyPackage(region: region, identifier: identifier, etag: etag, content: $0, downloaded: downloaded) }
+    public func putCachedKeyFile(region: String, identifier: String, etag: String?, content: [UInt8], downloaded: Int64) throws {
+        try content.withUnsafeBytes { try putCachedKeyFile(region: region, identifier: identifier, etag: etag, content: $0, downloaded: downloaded) }
     }
 
     /// Removes a cached package; false when it was not cached.
     @discardableResult
-    public func removeKeyPackage(region: String, identifier: String) throws -> Bool {
+    public func removeCachedKeyFile(region: String, identifier: String) throws -> Bool {
         try StoreText.checkName(region, "region")
         try StoreText.checkName(identifier, "identifier")
-        return try changes("DELETE FROM key_packages WHERE region = ? AND identifier = ?") { $0.bind(1, text: region).bind(2, text: identifier) } > 0
+        return try changes("DELETE FROM key_files WHERE region = ? AND identifier = ?") { $0.bind(1, text: region).bind(2, text: identifier) } > 0
     }
 
     /// Sets a setting (see Store.setSetting).

@@ -6,7 +6,7 @@ import EncoreSupport
 /// correction; BlueZ gives an int16) and when it was heard.
 public struct ScanReport: Equatable, Sendable {
     public var rpi: KeyData
-    /// The 4 encrypted metadata bytes, in memory order (as Observation keeps them).
+    /// The 4 encrypted metadata bytes, in memory order (as Sighting keeps them).
     public var aem: UInt32
     public var rssi: Int16
     public var time: Int64

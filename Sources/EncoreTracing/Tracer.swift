@@ -183,14 +183,14 @@ public final class Tracer: Sendable {
             let backwards = s.lastScanStart.map { window.start < $0 } ?? false
             let previous = repeated ? s.lastScanPrevious : backwards ? nil : s.lastScanStart
             let rows = folded.sightings.map {
-                Observation(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, previousScan: previous)
+                Sighting(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, previousScan: previous)
             }
             var result = ScanIngestResult()
             result.reports = reports.count
             // The sightings and the last scan's time in one transaction (one
             // commit a scan: the store syncs each to disk).
             result.sightingsAdded = try store.write { w in
-                let added = try w.addObservations(rows)
+                let added = try w.addSightings(rows)
                 try w.setSetting(TracingSettingNames.lastScan, to: .integer(window.end))
                 return added
             }

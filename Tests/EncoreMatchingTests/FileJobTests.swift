@@ -35,7 +35,7 @@ import Testing
     @Test func manyFilesGiveTheSameResultOnAnyNumberOfThreads() throws {
         let signer = try PrivateKey()
         let contacts = (0 ..< 8).map { Contact(seed: 2000 + $0, day: MatchingTests.day) }
-        var sightings: [Observation] = []
+        var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             let t = MatchingTests.midnight + Int64(i) * 3000
             for s in 0 ..< 3 { sightings.append(try c.sighting(sentAt: t + Int64(s) * 240, rssi: -55 - Int8(i), previousScan: t + Int64(s) * 240 - 240)) }
@@ -47,9 +47,9 @@ import Testing
             if f % 2 == 0 && f / 2 < contacts.count { keys.insert(contacts[f / 2].key, at: 200) }
             return try Self.file(keys, revised: f == 11 ? [revoked] : [], signer: signer)
         }
-        let set = try ObservationSet(sightings + MatchingTests.noise(300))
+        let set = try SightingSet(sightings + MatchingTests.noise(300))
         let results = try Self.threadCounts.map { threads in
-            try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+            try Matcher.match(sightings: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
                               options: MatchingOptions(), now: MatchingTests.now, threads: threads)
         }
         let one = results[0]
@@ -73,11 +73,11 @@ import Testing
             try Self.file((0 ..< 1500).map { Fixtures.key(5_000_000 + $0, dsos: 1) }, signer: stranger), // no trusted signature
             .bytes(Array(zip.prefix(zip.count / 2))),                                  // cut off
         ]
-        let set = try ObservationSet(MatchingTests.noise(200))
+        let set = try SightingSet(MatchingTests.noise(200))
         let options = KeyFileOptions(trust: try Fixtures.trust(signer))
         func run(_ files: [KeyFileSource], _ threads: Int) -> String {
             Self.outcome {
-                try Matcher.match(observations: set, files: files, keyFileOptions: options, options: MatchingOptions(),
+                try Matcher.match(sightings: set, files: files, keyFileOptions: options, options: MatchingOptions(),
                                   now: MatchingTests.now, threads: threads)
             }
         }
@@ -106,7 +106,7 @@ import Testing
     @Test func filesInFlightStayWithinTheWindow() throws {
         let signer = try PrivateKey()
         let files = try (0 ..< 12).map { f in try Self.file((0 ..< 800).map { Fixtures.key(6_000_000 + 1000 * f + $0, dsos: 1) }, signer: signer) }
-        let set = try ObservationSet(MatchingTests.noise(100))
+        let set = try SightingSet(MatchingTests.noise(100))
         let options = MatchingOptions()
         let fileOptions = KeyFileOptions(trust: try Fixtures.trust(signer))
         for (threads, window) in [(2, 1), (2, 4), (3, 2), (8, 3), (8, 16)] {

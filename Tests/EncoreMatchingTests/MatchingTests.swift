@@ -12,12 +12,12 @@ import Testing
     static let now = midnight + 3 * 86_400             // three days later
 
     /// Random sightings that match nothing.
-    static func noise(_ n: Int) -> [Observation] {
-        (0 ..< n).map { i in Observation(time: midnight + Int64(i * 37 % 86_400), rpi: Fixtures.key(900_000 + i).keyData,
+    static func noise(_ n: Int) -> [Sighting] {
+        (0 ..< n).map { i in Sighting(time: midnight + Int64(i * 37 % 86_400), rpi: Fixtures.key(900_000 + i).keyData,
                                          aem: UInt32(i), rssi: -60) }
     }
 
-    static func match(_ sightings: [Observation], keys: [ExposureKey], revised: [ExposureKey] = [], threads: Int = 0,
+    static func match(_ sightings: [Sighting], keys: [ExposureKey], revised: [ExposureKey] = [], threads: Int = 0,
                       now: Int64 = MatchingTests.now, options: (inout MatchingOptions) -> Void = { _ in }) throws -> MatchResult {
         let signer = try PrivateKey()
         let others = (0 ..< 300).map { Fixtures.key(500_000 + $0, dsos: 1) }
@@ -25,7 +25,7 @@ import Testing
                                                  signer: signer, info: Fixtures.info())
         var o = MatchingOptions()
         options(&o)
-        return try Matcher.match(observations: ObservationSet(sightings + noise(500)), files: [.bytes(zip)],
+        return try Matcher.match(sightings: SightingSet(sightings + noise(500)), files: [.bytes(zip)],
                                  keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: o, now: now, threads: threads)
     }
 
@@ -144,7 +144,7 @@ import Testing
 
     @Test func resultsDoNotDependOnTheNumberOfThreads() throws {
         let contacts = (0 ..< 40).map { Contact(seed: 100 + $0, day: Self.day) }
-        var sightings: [Observation] = []
+        var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             for k in 0 ..< 3 {
                 let t: Int64 = Self.midnight + Int64(i) * 1800 + Int64(k) * 200
@@ -184,15 +184,15 @@ import Testing
         let signer = try PrivateKey()
         let zip = try ExportWriter.signedKeyFile(metadata: Fixtures.metadata(), keys: (0 ..< 20_000).map { Fixtures.key($0, dsos: 1) } + [c.key],
                                                  signer: signer, info: Fixtures.info())
-        let set = try ObservationSet([try c.sighting(sentAt: Self.midnight + 600, rssi: -70)])
+        let set = try SightingSet([try c.sighting(sentAt: Self.midnight + 600, rssi: -70)])
         var seen: [(UInt64, UInt64)] = []
-        _ = try Matcher.match(observations: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+        _ = try Matcher.match(sightings: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
                               options: MatchingOptions(), now: Self.now, progress: { seen.append(($0, $1)); return true })
         // Bytes of the files as given: the total is known at once, done only
         // grows, and the last report is the whole.
         #expect(seen.count >= 3 && seen.allSatisfy { $0.1 == UInt64(zip.count) })
         #expect(Swift.zip(seen, seen.dropFirst()).allSatisfy { $0.0 <= $1.0 } && seen.last.map { $0.0 == $0.1 } == true)
-        #expect(kind { try Matcher.match(observations: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+        #expect(kind { try Matcher.match(sightings: set, files: [.bytes(zip)], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
                                          options: MatchingOptions(), now: Self.now, progress: { _, _ in false }) } == .cancelled)
     }
 
@@ -215,7 +215,7 @@ import Testing
     @Test func revisionsInLaterFilesReplaceEarlierEntriesWhateverTheThreads() throws {
         let signer = try PrivateKey()
         let contacts = (0 ..< 12).map { Contact(seed: 300 + $0, day: MatchingTests.day) }
-        var sightings: [Observation] = []
+        var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             sightings.append(try c.sighting(sentAt: MatchingTests.midnight + Int64(i) * 1800, rssi: -60, previousScan: MatchingTests.midnight + Int64(i) * 1800 - 240))
         }
@@ -234,9 +234,9 @@ import Testing
             try Self.file([], revised: [revoked, recursive, moved], signer: signer),
             try Self.file(filler, signer: signer),
         ]
-        let set = try ObservationSet(sightings)
+        let set = try SightingSet(sightings)
         func run(_ threads: Int) throws -> MatchResult {
-            try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+            try Matcher.match(sightings: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
                               options: MatchingOptions(), now: MatchingTests.now, threads: threads)
         }
         let one = try run(1), two = try run(2), four = try run(4)
@@ -253,7 +253,7 @@ import Testing
     @Test func queuedBatchesAreAllMatchedWhateverTheThreads() throws {
         let signer = try PrivateKey()
         let contacts = (0 ..< 6).map { Contact(seed: 900 + $0, day: MatchingTests.day) }
-        var sightings: [Observation] = []
+        var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             sightings.append(try c.sighting(sentAt: MatchingTests.midnight + Int64(i) * 3600, rssi: -60,
                                             previousScan: MatchingTests.midnight + Int64(i) * 3600 - 240))
@@ -267,9 +267,9 @@ import Testing
         let files = try (0 ..< 6).map { f in
             try Self.file([contacts[f].key] + (0 ..< 5000).map { stranger(5000 * f + $0) }, signer: signer)
         }
-        let set = try ObservationSet(sightings)
+        let set = try SightingSet(sightings)
         func run(_ threads: Int) throws -> MatchResult {
-            try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+            try Matcher.match(sightings: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
                               options: MatchingOptions(), now: MatchingTests.now, threads: threads)
         }
         let one = try run(1)
@@ -295,9 +295,9 @@ import Testing
         }
         let files = [try Self.file([contact.key] + strangers + [later], signer: signer),
                      try Self.file(Array(strangers.prefix(10)), signer: signer)]
-        let set = try ObservationSet(sightings)
+        let set = try SightingSet(sightings)
         for threads in [1, 2, 8] {
-            let r = try Matcher.match(observations: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+            let r = try Matcher.match(sightings: set, files: files, keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
                                       options: MatchingOptions(), now: MatchingTests.now, threads: threads)
             #expect(r.windows.map(\.reportType) == [.recursive], "\(threads) threads")
         }
@@ -313,10 +313,10 @@ import Testing
         let bad = KeyFileSource.bytes(good + broken.bytes)
         let options = KeyFileOptions(verify: false)
         #expect(kind { try KeyFile(bytes: good + broken.bytes, options: options) } == .exportMalformed)
-        let set = try ObservationSet([])
+        let set = try SightingSet([])
         for threads in [1, 2] {
             #expect(kind {
-                try Matcher.match(observations: set, files: [.bytes(good), bad], keyFileOptions: options,
+                try Matcher.match(sightings: set, files: [.bytes(good), bad], keyFileOptions: options,
                                   options: MatchingOptions(), now: MatchingTests.now, threads: threads)
             } == .exportMalformed)
         }
@@ -326,10 +326,10 @@ import Testing
         let signer = try PrivateKey()
         let good = try Self.file((0 ..< 100).map { Fixtures.key($0, dsos: 1) }, signer: signer)
         let bad = KeyFileSource.bytes(Array("not a key file".utf8))
-        let set = try ObservationSet([])
+        let set = try SightingSet([])
         for threads in [1, 2] {
             #expect(kind {
-                try Matcher.match(observations: set, files: [good, good, bad, good], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
+                try Matcher.match(sightings: set, files: [good, good, bad, good], keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)),
                                   options: MatchingOptions(), now: MatchingTests.now, threads: threads)
             } == .zipNotZip)
         }
@@ -340,7 +340,7 @@ import Testing
         let f = try Self.file((0 ..< 20_000).map { Fixtures.key($0, dsos: 1) }, signer: signer)
         var calls = 0
         let result = kind {
-            try Matcher.match(observations: ObservationSet([]), files: Array(repeating: f, count: 6),
+            try Matcher.match(sightings: SightingSet([]), files: Array(repeating: f, count: 6),
                               keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: MatchingOptions(), now: MatchingTests.now,
                               threads: 2, progress: { _, _ in calls += 1; return calls < 3 })
         }

@@ -18,8 +18,8 @@ import Testing
         let dir = TempDir()
         let store = try Store(path: dir.file("s.db"), key: .raw([UInt8](repeating: 1, count: 32)))
         for now in [Int64.min, Int64.min + 300_000, -1] {
-            #expect(kind { try ExposureDetection(store: store).observationSet(options: MatchingOptions(), now: now) } == .invalidArgument)
-            #expect(kind { try Matcher.match(observations: ObservationSet([]), files: [], keyFileOptions: KeyFileOptions(verify: false),
+            #expect(kind { try ExposureDetection(store: store).sightingSet(options: MatchingOptions(), now: now) } == .invalidArgument)
+            #expect(kind { try Matcher.match(sightings: SightingSet([]), files: [], keyFileOptions: KeyFileOptions(verify: false),
                                              options: MatchingOptions(), now: now) } == .invalidArgument)
             #expect(kind { try RiskCalculation.calculate([], configuration: risk, now: now) } == .invalidArgument)
             #expect(kind { try WindowsJSON.windows(json: Array(#"[{"ageInDays": 1}]"#.utf8), now: now) } == .invalidArgument)
@@ -29,7 +29,7 @@ import Testing
         #expect(try store.riskResults(offset: 0, limit: 10).isEmpty)
         // The largest time is fine: nothing is added to it.
         #expect(try RiskCalculation.calculate([], configuration: risk, now: .max).totalRiskLevel == .low)
-        #expect(try ExposureDetection(store: store).observationSet(options: MatchingOptions(), now: .max).count == 0)
+        #expect(try ExposureDetection(store: store).sightingSet(options: MatchingOptions(), now: .max).count == 0)
     }
 
     @Test func checkOptionsOutOfRangeAreRefused() throws {
@@ -53,7 +53,7 @@ import Testing
         let dir = TempDir()
         let store = try Store(path: dir.file("s.db"), key: .raw([UInt8](repeating: 1, count: 32)))
         try store.addTracingEvent(time: 0, active: true)
-        try store.putKeyPackage(region: "DE", identifier: "future", etag: nil, content: [1], downloaded: .max)
+        try store.putCachedKeyFile(region: "DE", identifier: "future", etag: nil, content: [1], downloaded: .max)
         for now: Int64 in [0, 2, 1_700_000_000] {
             let r = try ExposureCheck(store: store).run(files: [], keyFileOptions: KeyFileOptions(verify: false),
                                                         matching: MatchingOptions(), risk: risk, now: now)

@@ -34,7 +34,7 @@ import Testing
             contact.dsos = 2
             if encounter {
                 let t0 = ExposureCheckTests.midnight + 10 * 3600
-                try store.addObservations((0 ..< 5).map { i in
+                try store.addSightings((0 ..< 5).map { i in
                     try contact.sighting(sentAt: t0 + Int64(i) * 240, rssi: -65, previousScan: t0 + Int64(i) * 240 - 240)
                 })
             }
@@ -91,7 +91,7 @@ import Testing
         #expect(try staleButExposed.check().status == .high)
         // A freshly cached package counts as fresh keys.
         let cached = try Setup(encounter: false, fileAge: 3 * 86_400)
-        try cached.store.putKeyPackage(region: "DE", identifier: "2022-01-10", etag: nil, content: [1], downloaded: Self.now - 600)
+        try cached.store.putCachedKeyFile(region: "DE", identifier: "2022-01-10", etag: nil, content: [1], downloaded: Self.now - 600)
         #expect(try cached.check().status == .low)
     }
 

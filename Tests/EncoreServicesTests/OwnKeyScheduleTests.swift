@@ -67,14 +67,14 @@ import Testing
         // Device A broadcasts; device B hears it; A's keys are published.
         let dirA = TempDir(), dirB = TempDir()
         let a = try store(dirA), b = try store(dirB)
-        var heard: [Observation] = []
+        var heard: [Sighting] = []
         for i in 0 ..< 5 {
             let t = t0 + Int64(i) * 300
             let p = try OwnKeySchedule(store: a).advertisement(now: t, txPower: -10)
-            heard.append(Observation(time: t, rpi: KeyData(Array(p.prefix(16)))!, aem: p.suffix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) },
+            heard.append(Sighting(time: t, rpi: KeyData(Array(p.prefix(16)))!, aem: p.suffix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) },
                                      rssi: -70, previousScan: t - 300))
         }
-        try b.addObservations(heard)
+        try b.addSightings(heard)
         var keys = try OwnKeySchedule(store: a).keyHistory(now: t0)
         keys = keys.map { var k = $0; k.daysSinceOnsetOfSymptoms = 1; k.reportType = .confirmedTest; return k }
         let signer = try PrivateKey()

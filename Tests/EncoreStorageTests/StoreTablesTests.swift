@@ -5,7 +5,7 @@ import EncoreTestSupport
 import Foundation
 import Testing
 
-/// The store's other tables: own keys, key packages, tracing history, risk
+/// The store's other tables: own keys, key files, tracing history, risk
 /// results and settings.
 @Suite struct StoreTablesTests {
     let rawKey = [UInt8](repeating: 9, count: 32)
@@ -80,40 +80,40 @@ import Testing
         #expect(try s.ownKeys().map(\.keyData) == [Fixtures.key(2).keyData])
     }
 
-    // MARK: key packages
+    // MARK: key files
 
     @Test func packagesAreCachedByRegionAndIdentifier() throws {
         let dir = TempDir()
         let s = try store(dir)
         let abc = Array("abc".utf8)
-        try s.putKeyPackage(region: "DE", identifier: "2020-06-01", etag: "\"e1\"", content: abc, downloaded: 1_591_000_000)
-        #expect(try s.hasKeyPackage(region: "DE", identifier: "2020-06-01"))
-        #expect(try s.hasKeyPackage(region: "DE", identifier: "2020-06-01", etag: "\"e1\""))
-        #expect(try !s.hasKeyPackage(region: "DE", identifier: "2020-06-01", etag: "\"e2\""))
-        #expect(try !s.hasKeyPackage(region: "AT", identifier: "2020-06-01"))
+        try s.putCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "\"e1\"", content: abc, downloaded: 1_591_000_000)
+        #expect(try s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01"))
+        #expect(try s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "\"e1\""))
+        #expect(try !s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "\"e2\""))
+        #expect(try !s.hasCachedKeyFile(region: "AT", identifier: "2020-06-01"))
 
-        let info = try #require(try s.keyPackageInfo(region: "DE", identifier: "2020-06-01"))
+        let info = try #require(try s.cachedKeyFileInfo(region: "DE", identifier: "2020-06-01"))
         // SHA-256("abc") from FIPS 180-2.
         #expect(Hex.encode(info.sha256) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(info.etag == "\"e1\"" && info.size == 3 && info.downloaded == 1_591_000_000)
-        #expect(try s.keyPackageContent(region: "DE", identifier: "2020-06-01").map { $0.bytes } == abc)
-        #expect(try s.withKeyPackageContent(region: "DE", identifier: "2020-06-01") { Array($0) } == abc)
+        #expect(try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01").map { $0.bytes } == abc)
+        #expect(try s.withCachedKeyFileContent(region: "DE", identifier: "2020-06-01") { Array($0) } == abc)
 
         // Re-published with a new ETag: replaced.
         let v2 = [UInt8](repeating: 0x5a, count: 100_000)
-        try s.putKeyPackage(region: "DE", identifier: "2020-06-01", etag: "\"e2\"", content: v2, downloaded: 1_591_100_000)
-        #expect(try s.hasKeyPackage(region: "DE", identifier: "2020-06-01", etag: "\"e2\""))
-        #expect(try !s.hasKeyPackage(region: "DE", identifier: "2020-06-01", etag: "\"e1\""))
-        #expect(try s.keyPackageContent(region: "DE", identifier: "2020-06-01").map { $0.bytes } == v2)
-        #expect(try s.keyPackageIdentifiers(region: "DE") == ["2020-06-01"])
+        try s.putCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "\"e2\"", content: v2, downloaded: 1_591_100_000)
+        #expect(try s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "\"e2\""))
+        #expect(try !s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "\"e1\""))
+        #expect(try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01").map { $0.bytes } == v2)
+        #expect(try s.cachedKeyFileIdentifiers(region: "DE") == ["2020-06-01"])
 
         // No ETag: matches no required ETag, empty content is fine.
-        try s.putKeyPackage(region: "DE", identifier: "2020-06-01/hour/13", etag: nil, content: [], downloaded: 1_591_000_000)
-        #expect(try s.hasKeyPackage(region: "DE", identifier: "2020-06-01/hour/13"))
-        #expect(try !s.hasKeyPackage(region: "DE", identifier: "2020-06-01/hour/13", etag: ""))
-        #expect(try s.keyPackageInfo(region: "DE", identifier: "2020-06-01/hour/13")?.etag == nil)
-        #expect(try s.keyPackageContent(region: "DE", identifier: "2020-06-01/hour/13")?.count == 0)
-        #expect(Hex.encode(try #require(try s.keyPackageInfo(region: "DE", identifier: "2020-06-01/hour/13")).sha256)
+        try s.putCachedKeyFile(region: "DE", identifier: "2020-06-01/hour/13", etag: nil, content: [], downloaded: 1_591_000_000)
+        #expect(try s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01/hour/13"))
+        #expect(try !s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01/hour/13", etag: ""))
+        #expect(try s.cachedKeyFileInfo(region: "DE", identifier: "2020-06-01/hour/13")?.etag == nil)
+        #expect(try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01/hour/13")?.count == 0)
+        #expect(Hex.encode(try #require(try s.cachedKeyFileInfo(region: "DE", identifier: "2020-06-01/hour/13")).sha256)
                 == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
@@ -121,29 +121,29 @@ import Testing
         let dir = TempDir()
         let s = try store(dir)
         for id in ["2020-06-02", "2020-06-01", "2020-06-01/hour/9", "2020-06-01/hour/13"] {
-            try s.putKeyPackage(region: "DE", identifier: id, etag: nil, content: Array(id.utf8), downloaded: 1)
+            try s.putCachedKeyFile(region: "DE", identifier: id, etag: nil, content: Array(id.utf8), downloaded: 1)
         }
-        try s.putKeyPackage(region: "EUR", identifier: "2020-06-03", etag: nil, content: [1], downloaded: 1)
-        #expect(try s.keyPackageIdentifiers(region: "DE") == ["2020-06-01", "2020-06-01/hour/13", "2020-06-01/hour/9", "2020-06-02"])
-        #expect(try s.keyPackageIdentifiers(region: "EUR") == ["2020-06-03"])
-        #expect(try s.keyPackageIdentifiers(region: "FR") == [])
+        try s.putCachedKeyFile(region: "EUR", identifier: "2020-06-03", etag: nil, content: [1], downloaded: 1)
+        #expect(try s.cachedKeyFileIdentifiers(region: "DE") == ["2020-06-01", "2020-06-01/hour/13", "2020-06-01/hour/9", "2020-06-02"])
+        #expect(try s.cachedKeyFileIdentifiers(region: "EUR") == ["2020-06-03"])
+        #expect(try s.cachedKeyFileIdentifiers(region: "FR") == [])
 
         let available = ["2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"]
-        #expect(try s.missingKeyPackages(region: "DE", available: available) == ["2020-06-04", "2020-06-03"])
-        #expect(try s.missingKeyPackages(region: "EUR", available: available) == ["2020-06-04", "2020-06-01", "2020-06-02"])
-        #expect(try s.missingKeyPackages(region: "DE", available: []) == [])
+        #expect(try s.missingKeyFiles(region: "DE", available: available) == ["2020-06-04", "2020-06-03"])
+        #expect(try s.missingKeyFiles(region: "EUR", available: available) == ["2020-06-04", "2020-06-01", "2020-06-02"])
+        #expect(try s.missingKeyFiles(region: "DE", available: []) == [])
 
-        #expect(try s.removeKeyPackage(region: "DE", identifier: "2020-06-02"))
-        #expect(try !s.removeKeyPackage(region: "DE", identifier: "2020-06-02"))
-        #expect(try !s.removeKeyPackage(region: "AT", identifier: "2020-06-01"))
-        #expect(try s.keyPackageIdentifiers(region: "DE").count == 3)
-        #expect(try s.keyPackageContent(region: "DE", identifier: "2020-06-02") == nil)
-        #expect(try s.keyPackageInfo(region: "DE", identifier: "2020-06-02") == nil)
-        #expect(kind { try s.withKeyPackageContent(region: "DE", identifier: "2020-06-02") { _ in 0 } } == .notFound)
+        #expect(try s.removeCachedKeyFile(region: "DE", identifier: "2020-06-02"))
+        #expect(try !s.removeCachedKeyFile(region: "DE", identifier: "2020-06-02"))
+        #expect(try !s.removeCachedKeyFile(region: "AT", identifier: "2020-06-01"))
+        #expect(try s.cachedKeyFileIdentifiers(region: "DE").count == 3)
+        #expect(try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-02") == nil)
+        #expect(try s.cachedKeyFileInfo(region: "DE", identifier: "2020-06-02") == nil)
+        #expect(kind { try s.withCachedKeyFileContent(region: "DE", identifier: "2020-06-02") { _ in 0 } } == .notFound)
 
         // Retention: packages downloaded before the cut-off go.
-        #expect(try s.purge(now: 2_000_000_000).keyPackages == 4)
-        #expect(try s.keyPackageIdentifiers(region: "DE").isEmpty)
+        #expect(try s.purge(now: 2_000_000_000).cachedKeyFiles == 4)
+        #expect(try s.cachedKeyFileIdentifiers(region: "DE").isEmpty)
     }
 
     @Test func badPackageArgumentsAreRefused() throws {
@@ -151,7 +151,7 @@ import Testing
         let s = try store(dir)
         let long = String(repeating: "x", count: StoreText.maxNameBytes + 1)
         let put: (String, String, String?, Int64) -> EncoreError.Kind? = { r, i, e, d in
-            kind { try s.putKeyPackage(region: r, identifier: i, etag: e, content: [1], downloaded: d) }
+            kind { try s.putCachedKeyFile(region: r, identifier: i, etag: e, content: [1], downloaded: d) }
         }
         #expect(put("", "2020-06-01", nil, 0) == .invalidArgument)
         #expect(put("DE", "", nil, 0) == .invalidArgument)
@@ -160,27 +160,27 @@ import Testing
         #expect(put("DE", "2020-06-01", "a\0b", 0) == .invalidArgument)
         #expect(put("DE", "2020-06-01", nil, -1) == .invalidArgument)
         #expect(put("DE", String(repeating: "é", count: 512), "", 0) == nil) // 1024 bytes: the limit
-        #expect(kind { try s.hasKeyPackage(region: "DE", identifier: "") } == .invalidArgument)
-        #expect(kind { try s.missingKeyPackages(region: "DE", available: ["ok", ""]) } == .invalidArgument)
-        #expect(kind { try s.keyPackageIdentifiers(region: "") } == .invalidArgument)
+        #expect(kind { try s.hasCachedKeyFile(region: "DE", identifier: "") } == .invalidArgument)
+        #expect(kind { try s.missingKeyFiles(region: "DE", available: ["ok", ""]) } == .invalidArgument)
+        #expect(kind { try s.cachedKeyFileIdentifiers(region: "") } == .invalidArgument)
     }
 
     @Test func damagedContentIsDetected() throws {
         let dir = TempDir()
         let s = try store(dir)
-        try s.putKeyPackage(region: "DE", identifier: "2020-06-01", etag: "x", content: [1, 2, 3], downloaded: 5)
-        try s.withConnection { try $0.exec("UPDATE key_packages SET content = x'010204'") }
-        #expect(kind { try s.keyPackageContent(region: "DE", identifier: "2020-06-01") } == .storeNotDatabase)
+        try s.putCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "x", content: [1, 2, 3], downloaded: 5)
+        try s.withConnection { try $0.exec("UPDATE key_files SET content = x'010204'") }
+        #expect(kind { try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01") } == .storeNotDatabase)
         do {
-            _ = try s.withKeyPackageContent(region: "DE", identifier: "2020-06-01") { _ in 0 }
+            _ = try s.withCachedKeyFileContent(region: "DE", identifier: "2020-06-01") { _ in 0 }
             Issue.record("damaged content was handed out")
         } catch let e as EncoreError {
             #expect(e.kind == .storeNotDatabase && e.message.contains("SHA-256"))
         }
         // The metadata is still readable, and a fresh download repairs it.
-        #expect(try s.hasKeyPackage(region: "DE", identifier: "2020-06-01"))
-        try s.putKeyPackage(region: "DE", identifier: "2020-06-01", etag: "y", content: [1, 2, 3], downloaded: 6)
-        #expect(try s.keyPackageContent(region: "DE", identifier: "2020-06-01").map { $0.bytes } == [1, 2, 3])
+        #expect(try s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01"))
+        try s.putCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "y", content: [1, 2, 3], downloaded: 6)
+        #expect(try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01").map { $0.bytes } == [1, 2, 3])
     }
 
     // MARK: tracing history
@@ -353,19 +353,19 @@ import Testing
                     for i in 0 ..< 25 {
                         let n = t * 100 + i
                         try s.putOwnKey(OwnKey(keyData: Fixtures.key(n).keyData, rollingStartIntervalNumber: Int32(n), created: 1))
-                        try s.putKeyPackage(region: "R\(t)", identifier: "id-\(i)", etag: nil, content: [UInt8(i)], downloaded: 1)
+                        try s.putCachedKeyFile(region: "R\(t)", identifier: "id-\(i)", etag: nil, content: [UInt8(i)], downloaded: 1)
                         try s.addTracingEvent(time: Int64(n), active: i % 2 == 0)
                         try s.addRiskResult(time: Int64(n), level: Int32(i), document: "\(n)")
                         try s.setSetting("k\(t)", to: .integer(Int64(i)))
                         _ = try s.activeTracingSeconds(from: 0, to: 1000)
-                        _ = try s.keyPackageContent(region: "R\(t)", identifier: "id-\(i)")
+                        _ = try s.cachedKeyFileContent(region: "R\(t)", identifier: "id-\(i)")
                     }
                 }
             }
             try await group.waitForAll()
         }
         #expect(try s.countOwnKeys() == 150 && s.countTracingEvents() == 150 && s.countRiskResults() == 150)
-        #expect(try (0 ..< 6).allSatisfy { try s.keyPackageIdentifiers(region: "R\($0)").count == 25 && s.integerSetting("k\($0)") == 24 })
+        #expect(try (0 ..< 6).allSatisfy { try s.cachedKeyFileIdentifiers(region: "R\($0)").count == 25 && s.integerSetting("k\($0)") == 24 })
         #expect(try s.integrityProblems() == nil)
     }
 }

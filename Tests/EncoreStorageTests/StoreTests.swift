@@ -4,8 +4,8 @@ import EncoreTestSupport
 import Foundation
 import Testing
 
-func observation(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Observation {
-    Observation(time: time ?? 1_600_000_000 + Int64(i), rpi: Fixtures.key(i).keyData, aem: UInt32(truncatingIfNeeded: i &* 2654435761),
+func sighting(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Sighting {
+    Sighting(time: time ?? 1_600_000_000 + Int64(i), rpi: Fixtures.key(i).keyData, aem: UInt32(truncatingIfNeeded: i &* 2654435761),
                 rssi: Int8(truncatingIfNeeded: -40 - i % 60), previousScan: prev)
 }
 
@@ -18,19 +18,19 @@ func observation(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Observatio
         do {
             let store = try Store(path: path, key: .passphrase("secret"))
             #expect(try store.schemaVersion == Store.latestSchemaVersion)
-            #expect(try store.addObservations((0 ..< 100).map { observation($0) }) == 100)
+            #expect(try store.addSightings((0 ..< 100).map { sighting($0) }) == 100)
         }
         let again = try Store(path: path, key: .passphrase("secret"), options: StoreOptions(create: false))
-        #expect(try again.countObservations() == 100)
-        #expect(try again.observations(from: 1_600_000_010, to: 1_600_000_020).map(\.time) == Array(1_600_000_010 ..< 1_600_000_020))
+        #expect(try again.countSightings() == 100)
+        #expect(try again.sightings(from: 1_600_000_010, to: 1_600_000_020).map(\.time) == Array(1_600_000_010 ..< 1_600_000_020))
         #expect(try again.integrityProblems() == nil)
     }
 
     @Test func rawKeysWork() throws {
         let dir = TempDir()
         let path = dir.file("raw.db")
-        _ = try Store(path: path, key: .raw(rawKey)).addObservations([observation(1)])
-        #expect(try Store(path: path, key: .raw(rawKey)).countObservations() == 1)
+        _ = try Store(path: path, key: .raw(rawKey)).addSightings([sighting(1)])
+        #expect(try Store(path: path, key: .raw(rawKey)).countSightings() == 1)
         #expect(kind { try Store(path: path, key: .raw([UInt8](repeating: 8, count: 32))) } == .storeWrongKey)
         #expect(kind { try Store(path: path, key: .raw([1, 2, 3])) } == .invalidArgument)
     }
@@ -40,7 +40,7 @@ func observation(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Observatio
         let path = dir.file("w.db")
         do {
             let s = try Store(path: path, key: .passphrase("right"))
-            try s.addObservations([observation(1)])
+            try s.addSightings([sighting(1)])
             try s.checkpoint()
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -80,42 +80,42 @@ func observation(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Observatio
         let path = dir.file("rk.db")
         do {
             let s = try Store(path: path, key: .passphrase("old"))
-            try s.addObservations((0 ..< 10).map { observation($0) })
+            try s.addSightings((0 ..< 10).map { sighting($0) })
             try s.rekey(to: .passphrase("new"))
-            try s.addObservations([observation(50)])
+            try s.addSightings([sighting(50)])
         }
         #expect(kind { try Store(path: path, key: .passphrase("old")) } == .storeWrongKey)
         do {
             let s = try Store(path: path, key: .passphrase("new"))
-            #expect(try s.countObservations() == 11)
+            #expect(try s.countSightings() == 11)
             try s.rekey(to: .raw(rawKey))
         }
-        #expect(try Store(path: path, key: .raw(rawKey)).countObservations() == 11)
+        #expect(try Store(path: path, key: .raw(rawKey)).countSightings() == 11)
     }
 
     @Test func bulkInsertIsAllOrNothingAndDeduplicates() throws {
         let dir = TempDir()
         let s = try Store(path: dir.file("b.db"), key: .raw(rawKey))
-        #expect(try s.addObservations([observation(1), observation(1), observation(2, prev: 5), observation(2, prev: 5), observation(2)]) == 3)
-        #expect(try s.addObservations([observation(1)]) == 0)
-        #expect(kind { try s.addObservations([observation(3), observation(4, time: -1)]) } == .invalidArgument)
-        #expect(try s.countObservations() == 3)
-        let back = try s.observations()
-        #expect(back.contains(observation(2, prev: 5)) && back.contains(observation(2)))
+        #expect(try s.addSightings([sighting(1), sighting(1), sighting(2, prev: 5), sighting(2, prev: 5), sighting(2)]) == 3)
+        #expect(try s.addSightings([sighting(1)]) == 0)
+        #expect(kind { try s.addSightings([sighting(3), sighting(4, time: -1)]) } == .invalidArgument)
+        #expect(try s.countSightings() == 3)
+        let back = try s.sightings()
+        #expect(back.contains(sighting(2, prev: 5)) && back.contains(sighting(2)))
     }
 
     @Test func purgeKeepsStateAndRemovesOldRows() throws {
         let dir = TempDir()
         let s = try Store(path: dir.file("p.db"), key: .raw(rawKey))
         let day: Int64 = 86400, now: Int64 = 1_700_000_000
-        try s.addObservations([observation(1, time: now - 20 * day), observation(2, time: now - day)])
+        try s.addSightings([sighting(1, time: now - 20 * day), sighting(2, time: now - day)])
         try s.withConnection { c in
             try c.exec("INSERT INTO tracing_events VALUES (\(now - 30 * day), 1)")
             try c.exec("INSERT INTO risk_results (time, level, document) VALUES (\(now - 20 * day), 1, '{}')")
         }
         let n = try s.purge(now: now)
-        #expect(n.observations == 1 && n.tracingEvents == 1 && n.riskResults == 0)
-        #expect(try s.countObservations() == 1)
+        #expect(n.sightings == 1 && n.tracingEvents == 1 && n.riskResults == 0)
+        #expect(try s.countSightings() == 1)
         let events = try s.withConnection { c -> [Int64] in
             let st = try c.prepare("SELECT time FROM tracing_events WHERE active = 1")
             var t: [Int64] = []
@@ -132,13 +132,13 @@ func observation(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Observatio
             for t in 0 ..< 8 {
                 group.addTask {
                     for b in 0 ..< 20 {
-                        try s.addObservations((0 ..< 50).map { observation(t * 10_000 + b * 50 + $0) })
-                        _ = try s.countObservations()
+                        try s.addSightings((0 ..< 50).map { sighting(t * 10_000 + b * 50 + $0) })
+                        _ = try s.countSightings()
                     }
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try s.countObservations() == 8 * 20 * 50)
+        #expect(try s.countSightings() == 8 * 20 * 50)
     }
 }

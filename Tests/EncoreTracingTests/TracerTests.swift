@@ -84,7 +84,7 @@ import Testing
         let w2 = try t.nextScan(now: t0 + 4)
         #expect(w2.start == t0 + 300)
         _ = try t.ingestScan(window: w2, reports: [ScanReport(rpi: rpi(1), aem: 5, rssi: -65, time: w2.start + 1)])
-        let rows = try s.observations()
+        let rows = try s.sightings()
         let correction = Int8(Calibration.defaultRSSICorrection)
         #expect(rows.count == 3)
         #expect(rows[0].time == t0 + 1 && rows[0].rssi == -60 + correction && rows[0].previousScan == nil)
@@ -106,7 +106,7 @@ import Testing
         let w2 = try t.nextScan(now: back)
         #expect(w2 == ScanWindow(start: back, end: back + 4))
         _ = try t.ingestScan(window: w2, reports: [ScanReport(rpi: rpi(2), aem: 5, rssi: -70, time: back + 1)])
-        let late = try s.observations().first { $0.time == back + 1 }
+        let late = try s.sightings().first { $0.time == back + 1 }
         #expect(late != nil && late?.previousScan == nil)
     }
 
@@ -136,7 +136,7 @@ import Testing
         #expect(try t.ingestScan(window: w2, reports: later).sightingsAdded == 1)
         #expect(try t.ingestScan(window: w2, reports: later).sightingsAlreadyStored == 1)
         #expect(try t.nextScan(now: w2.end).start == w2.start + 300)
-        #expect(try s.countObservations() == 2)
+        #expect(try s.countSightings() == 2)
     }
 
     @Test func aFailedScanWritesNothing() throws {
@@ -148,7 +148,7 @@ import Testing
                                                  reports: [ScanReport(rpi: rpi(1), aem: 0, rssi: -50, time: midnight),
                                                            ScanReport(rpi: rpi(2), aem: 0, rssi: -50, time: -1)]) } == .invalidArgument)
         #expect(kind { _ = try t.ingestScan(window: ScanWindow(start: midnight, end: midnight - 1), reports: []) } == .invalidArgument)
-        #expect(try s.countObservations() == 0)
+        #expect(try s.countSightings() == 0)
     }
 
     @Test func startAndStopAreTheTracingHistory() throws {

@@ -48,7 +48,7 @@ import Testing
         }
         let signer = try PrivateKey()
         let zip = try ExportWriter.signedKeyFile(metadata: Fixtures.metadata(), keys: keys, signer: signer, info: Fixtures.info())
-        let result = try Matcher.match(observations: ObservationSet(b.observations()), files: [.bytes(zip)],
+        let result = try Matcher.match(sightings: SightingSet(b.sightings()), files: [.bytes(zip)],
                                        keyFileOptions: KeyFileOptions(trust: Fixtures.trust(signer)), options: MatchingOptions(),
                                        now: now + 3_600)
         #expect(result.windows.count == 1)

@@ -144,7 +144,7 @@ def main():
             for suffix in ("", "-wal", "-shm"):
                 Path(str(db) + suffix).unlink(missing_ok=True)
             run("store", "init", "--db", db)
-            run("observations", "import", "--db", db, heard)
+            run("sightings", "import", "--db", db, heard)
             return db
 
         def check_files():

@@ -118,7 +118,7 @@ static int same_as(const char *db, const struct snapshot *before) {
     return same;
 }
 
-/* ---- keys, options, observations ---------------------------------------- */
+/* ---- keys, options, sightings ---------------------------------------- */
 
 static const uint8_t raw_a[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
                                   17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};

@@ -1,4 +1,4 @@
-/* C tests of the store tables: own keys, the key package cache, tracing
+/* C tests of the store tables: own keys, the key file cache, tracing
  * history, risk results and settings, with the library-owned memory
  * (encore_bytes, encore_string_list), argument checks, status codes,
  * reopening and threads. Built with -Werror and run under valgrind by

@@ -78,7 +78,7 @@ def test_detect_finds_the_encounter(tmp_path):
     noise = [f"{MIDNIGHT + 100 + i},{(b'%016d' % i).hex()},00000000,-80," for i in range(50)]
     csv.write_text("time,rpi,aem,rssi,prev_scan\n" + "\n".join(sightings(contact, MIDNIGHT + 9 * 3600, 5, rssi=-65) + noise) + "\n")
     assert run("store", "init", "--db", db).returncode == 0
-    r = run("observations", "import", "--db", db, csv)
+    r = run("sightings", "import", "--db", db, csv)
     assert r.returncode == 0, r.stderr
 
     keys = tmp_path / "keys.zip"
@@ -126,7 +126,7 @@ def test_check_says_why_it_is_unknown_or_outdated(tmp_path, end, tracing_hours, 
     assert run("store", "init", "--db", db).returncode == 0
     csv = tmp_path / "heard.csv"
     csv.write_text("time,rpi,aem,rssi,prev_scan\n" + f"{NOW - tracing_hours * 3600},{'00' * 16},00000000,-80,\n")
-    assert run("observations", "import", "--db", db, csv).returncode == 0
+    assert run("sightings", "import", "--db", db, csv).returncode == 0
     keys = tmp_path / "keys.zip"
     key_file(keys, [key_message(bytes(16), DAY * 144)], end=end)
     env_now = ["--now", NOW]

@@ -1,4 +1,4 @@
-"""Tests of `encore store ...` and `encore observations import`.
+"""Tests of `encore store ...` and `encore sightings import`.
 
 They run the built binary: $ENCORE_CLI, or else <repo>/build/bin/encore
 (`make cli` builds it). Run with `python3 -m pytest -q Tests/cli/test_cli_store.py`.
@@ -85,7 +85,7 @@ def count(db, **keys):
 
 
 def import_csv(db, path, **keys):
-    return json.loads(ok(run("observations", "import", "--db", db, path, "--json", **keys)).stdout)
+    return json.loads(ok(run("sightings", "import", "--db", db, path, "--json", **keys)).stdout)
 
 
 def row(time, rpi=1, aem=1, rssi=-60, prev=None):
@@ -171,7 +171,7 @@ def test_hex_key_case_and_surrounding_blanks(db):
 def test_missing_store_is_not_created(tmp_path, command):
     path = tmp_path / "missing.db"
     args = {"info": ["store", "info"], "purge": ["store", "purge"], "rekey": ["store", "rekey"],
-            "import": ["observations", "import"]}[command] + ["--db", path]
+            "import": ["sightings", "import"]}[command] + ["--db", path]
     if command == "import":
         args.append(write(tmp_path, "o.csv", [row(1)]))
     r = run(*args, ENCORE_DB_KEY_HEX=KEY_A, ENCORE_NEW_DB_KEY_HEX=KEY_B)
@@ -199,13 +199,13 @@ def test_not_a_store(tmp_path):
 # --- the key variables ------------------------------------------------------
 
 COMMANDS = [
-    ["store", "init"], ["store", "info"], ["store", "purge"], ["store", "rekey"], ["observations", "import"],
+    ["store", "init"], ["store", "info"], ["store", "purge"], ["store", "rekey"], ["sightings", "import"],
 ]
 
 
 def command_line(command, db, tmp_path):
     args = [*command, "--db", db]
-    if command[0] == "observations":
+    if command[0] == "sightings":
         args.append(write(tmp_path, "o.csv", [row(1)]))
     return args
 
@@ -245,7 +245,7 @@ def test_key_on_the_command_line_is_not_accepted(tmp_path, option):
 
 
 def test_groups_without_subcommand_are_usage_errors():
-    for group in ["store", "observations"]:
+    for group in ["store", "sightings"]:
         r = run(group)
         assert r.returncode == 2
         assert r.stdout == ""
@@ -258,7 +258,7 @@ def test_help_names_the_key_variables():
         assert "ENCORE_DB_KEY" in r.stdout
 
 
-# --- observations import -----------------------------------------------------
+# --- sightings import -----------------------------------------------------
 
 def test_import_counts_new_rows_and_duplicates(tmp_path, db):
     first = write(tmp_path, "a.csv", [row(1000, rpi=1), row(1000, rpi=1), row(1000, rpi=2), row(2000, rpi=1, prev=1700)])
@@ -268,7 +268,7 @@ def test_import_counts_new_rows_and_duplicates(tmp_path, db):
     assert import_csv(db, second) == {"rows": 3, "new": 2, "duplicates": 1}
     assert count(db) == 5
 
-    out = ok(run("observations", "import", "--db", db, second)).stdout
+    out = ok(run("sightings", "import", "--db", db, second)).stdout
     assert out == f"{second}: 3 rows read, 0 new, 3 already stored or repeated\n"
 
 
@@ -294,7 +294,7 @@ def test_import_empty_file_and_header_only(tmp_path, db):
 
 
 def test_import_from_stdin(db):
-    r = ok(run("observations", "import", "--db", db, "-", "--json", input=row(5) + "\n" + row(6) + "\n"))
+    r = ok(run("sightings", "import", "--db", db, "-", "--json", input=row(5) + "\n" + row(6) + "\n"))
     assert json.loads(r.stdout)["new"] == 2
 
 
@@ -326,7 +326,7 @@ def test_a_bad_row_fails_the_whole_import(tmp_path, db, bad, field):
     import_csv(db, write(tmp_path, "before.csv", [row(1, rpi=99)]))
     # Good rows before and after the bad one, and a blank line that counts.
     p = write(tmp_path, "bad.csv", [row(10), "", row(20), bad, row(30)])
-    line = assert_failure(run("observations", "import", "--db", db, p), 1, p)
+    line = assert_failure(run("sightings", "import", "--db", db, p), 1, p)
     assert ": line 4: " in line, line
     assert field in line
     assert "nothing was imported" in line
@@ -335,7 +335,7 @@ def test_a_bad_row_fails_the_whole_import(tmp_path, db, bad, field):
 
 def test_header_fixes_the_column_count(tmp_path, db):
     p = write(tmp_path, "h.csv", ["time,rpi,aem,rssi", row(10), row(20, prev=15)])
-    line = assert_failure(run("observations", "import", "--db", db, p), 1, p)
+    line = assert_failure(run("sightings", "import", "--db", db, p), 1, p)
     assert ": line 3: " in line and "4 columns" in line
     assert count(db) == 0
 
@@ -343,19 +343,19 @@ def test_header_fixes_the_column_count(tmp_path, db):
 def test_overlong_line(tmp_path, db):
     p = tmp_path / "long.csv"
     p.write_text(row(1) + "\n" + "1" * 5000 + "\n")
-    line = assert_failure(run("observations", "import", "--db", db, p), 1, p)
+    line = assert_failure(run("sightings", "import", "--db", db, p), 1, p)
     assert ": line 2: " in line and "longer than" in line
     p.write_bytes(b"\x00" * (3 << 20))  # no newline at all
-    line = assert_failure(run("observations", "import", "--db", db, p), 1, p)
+    line = assert_failure(run("sightings", "import", "--db", db, p), 1, p)
     assert ": line 1: " in line
     assert count(db) == 0
 
 
 def test_import_unreadable_file(tmp_path, db):
     missing = tmp_path / "nope.csv"
-    line = assert_failure(run("observations", "import", "--db", db, missing), 1, missing)
+    line = assert_failure(run("sightings", "import", "--db", db, missing), 1, missing)
     assert "cannot open" in line
-    assert_failure(run("observations", "import", "--db", db, tmp_path), 1, tmp_path)
+    assert_failure(run("sightings", "import", "--db", db, tmp_path), 1, tmp_path)
 
 
 def test_import_many_rows_across_read_chunks(tmp_path, db):

@@ -72,7 +72,7 @@ def db(tmp_path):
     assert run("store", "init", "--db", path).returncode == 0
     csv = tmp_path / "heard.csv"
     csv.write_text("time,rpi,aem,rssi,prev_scan\n" + "\n".join(sightings(CONTACT, MIDNIGHT - 2 * DAY + 9 * 3600, 5, rssi=-65)) + "\n")
-    assert run("observations", "import", "--db", path, csv).returncode == 0
+    assert run("sightings", "import", "--db", path, csv).returncode == 0
     with encore.Store.open(str(path), raw_key=bytes.fromhex(RAW_KEY)) as store:
         store.add_tracing_event(NOW - 3 * DAY, True)
     return path
@@ -135,7 +135,7 @@ def test_sync_then_check_is_the_check_on_the_same_files(tmp_path, db, dist, trus
     fresh = tmp_path / "fresh.db"
     assert run("store", "init", "--db", fresh).returncode == 0
     csv = tmp_path / "heard.csv"
-    assert run("observations", "import", "--db", fresh, csv).returncode == 0
+    assert run("sightings", "import", "--db", fresh, csv).returncode == 0
     with encore.Store.open(str(fresh), raw_key=bytes.fromhex(RAW_KEY)) as store:
         store.add_tracing_event(NOW - 3 * DAY, True)
     on_files = run("check", "--db", fresh, "--trust", trust, "--now", NOW, "--json", *files)

@@ -1,5 +1,5 @@
 """`encore sync` for check-ins: CWA's trace warning packages (the hour
-index and packages, verified like key packages, matched as they arrive,
+index and packages, verified like key files, matched as they arrive,
 cached so that they are not fetched again) and CrowdNotifier trace keys
 (by bundle tag, the JWT's content hash checked, matched by day), with the
 planner's rules for both; and `encore check` on the cache showing the

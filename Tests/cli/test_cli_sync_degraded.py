@@ -1,5 +1,5 @@
 """`encore sync` when the app configuration cannot be fetched (404, 5xx) or
-verified: the key packages and trace warnings are synced and checked all
+verified: the key files and trace warnings are synced and checked all
 the same, with the last verified configuration or the built-in one; the
 JSON says which and why; the failure counts for the configuration's own
 backoff, not for the sync's (issue 25, part 4)."""

@@ -72,7 +72,7 @@ def test_sightings_list(db: Path) -> None:
     text = ok(run("sightings", "list", "--db", db)).splitlines()
     assert len(text) == 3 and "01" * 16 in text[0] and text[2].endswith("prev 2022-01-08T00:00:00Z")
     # The old name of the group still works.
-    assert json.loads(ok(run("observations", "list", "--db", db, "--json"))) == rows
+    assert json.loads(ok(run("sightings", "list", "--db", db, "--json"))) == rows
     bad = run("sightings", "list", "--db", db, "--since", "yesterday")
     assert bad.returncode == 2 and bad.stdout == ""
 

@@ -1,4 +1,4 @@
-"""Stand-in for CWA's distribution CDN (sync.md, checkins.md): key packages
+"""Stand-in for CWA's distribution CDN (sync.md, checkins.md): key files
 by country/day/hour, the v2 app configuration, trace warning packages.
 
 The model is mutated by the test between syncs (add/replace/remove days and
@@ -72,7 +72,7 @@ class CwaDistributionServer(StandinServer):
         # once, so its package (and ETag) stays the same until it changes.
         self._signed_configs = {}
 
-    # --- key packages ---------------------------------------------------------
+    # --- key files ---------------------------------------------------------
     def set_countries(self, countries):
         with self._model:
             self._countries = list(countries)

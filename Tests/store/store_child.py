@@ -7,14 +7,14 @@
         returned. Runs until killed, or closes the store after BATCHES.
 
     store_child.py diskfull DB KEYHEX ROWS
-        Opens DB, adds 1000 observations, then caps the size of any file it
+        Opens DB, adds 1000 sightings, then caps the size of any file it
         writes (RLIMIT_FSIZE, SIGXFSZ ignored) just above the store's files
         and adds ROWS more in one call, which must fail; lifts the cap and
         prints "failed STATUS", "count N", the second attempt's
         "retry STATUS ADDED" and "integrity STATUS".
 
     store_child.py hold DB KEYHEX ROWS
-        Opens DB, builds ROWS observations, prints "adding", adds them in one
+        Opens DB, builds ROWS sightings, prints "adding", adds them in one
         call (one long write transaction), prints "added SECONDS ROWS", closes.
 """
 import os
@@ -32,7 +32,7 @@ MARK = 0x456E436F72654352  # "EnCoreCR"
 
 
 def batch_rows(batch, size):
-    """The observations of batch `batch`: its number in every field."""
+    """The sightings of batch `batch`: its number in every field."""
     base = T0 + batch * STRIDE
     return [(base + i, struct.pack(">IIQ", batch, i, MARK), struct.pack(">I", (batch * 7919 + i) & 0xFFFFFFFF),
              -(i % 100), base - 60 if i % 2 else None) for i in range(size)]
@@ -47,7 +47,7 @@ def writer(db, key_hex, first, size, limit=None):
     print("open", flush=True)
     batch = first
     while limit is None or batch < first + limit:
-        array, n = storelib.observations(batch_rows(batch, size))
+        array, n = storelib.sightings(batch_rows(batch, size))
         status, added = storelib.add_status(store, array, n)
         if status != storelib.OK or added != n:
             print(f"error batch {batch}: {storelib.status_name(status)} {storelib.last_error()} added {added}", flush=True)
@@ -63,7 +63,7 @@ def disk_full(db, key_hex, rows):
 
     store = storelib.open_store(db, storelib.make_key(bytes.fromhex(key_hex), raw=True))
     storelib.add(store, batch_rows(0, 1000))
-    array, n = storelib.observations(row for b in range(rows // 1000) for row in batch_rows(1_000_000 + b, 1000))
+    array, n = storelib.sightings(row for b in range(rows // 1000) for row in batch_rows(1_000_000 + b, 1000))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     sizes = [os.path.getsize(db + s) for s in ("", "-wal", "-shm") if os.path.exists(db + s)]
@@ -81,7 +81,7 @@ def disk_full(db, key_hex, rows):
 def hold(db, key_hex, rows):
     store = storelib.open_store(db, storelib.make_key(bytes.fromhex(key_hex), raw=True))
     base = 1_700_000_000
-    array, n = storelib.observations((base + i, struct.pack(">QQ", 0xB16, i), b"hold", -70, None) for i in range(rows))
+    array, n = storelib.sightings((base + i, struct.pack(">QQ", 0xB16, i), b"hold", -70, None) for i in range(rows))
     print("adding", flush=True)
     start = time.monotonic()
     status, added = storelib.add_status(store, array, n)

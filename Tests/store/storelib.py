@@ -131,7 +131,7 @@ def close(handle):
     lib.encore_store_close(handle)
 
 
-def observations(rows):
+def sightings(rows):
     """An encore_sighting array from (time, rpi16, aem4, rssi, prev_scan or None) tuples."""
     rows = list(rows)
     array = (ffi.encore_sighting * max(len(rows), 1))()
@@ -155,7 +155,7 @@ def add_status(handle, array, count):
 
 
 def add(handle, rows):
-    array, n = observations(rows)
+    array, n = sightings(rows)
     status, added = add_status(handle, array, n)
     check("encore_store_add_sightings", status)
     return added

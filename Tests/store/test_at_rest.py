@@ -56,7 +56,7 @@ def secrets():
     found["passphrase"] = PASSPHRASE
     found["SQLite header"] = b"SQLite format 3"
     found["schema text"] = b"CREATE TABLE"
-    found["table name"] = b"observations"
+    found["table name"] = b"sightings"
     return found
 
 
@@ -83,9 +83,9 @@ def test_scanner_finds_plaintext(tmp_path):
     db = str(tmp_path / "plain.db")
     connection = sqlite3.connect(db)
     connection.execute("PRAGMA journal_mode = WAL")
-    connection.execute("CREATE TABLE observations (time, rpi, aem, rssi, prev_scan)")
-    connection.execute("CREATE UNIQUE INDEX o ON observations (time, rpi, aem, rssi, ifnull(prev_scan, 0))")
-    connection.executemany("INSERT INTO observations VALUES (?, ?, ?, ?, ?)", rows())
+    connection.execute("CREATE TABLE sightings (time, rpi, aem, rssi, prev_scan)")
+    connection.execute("CREATE UNIQUE INDEX o ON sightings (time, rpi, aem, rssi, ifnull(prev_scan, 0))")
+    connection.executemany("INSERT INTO sightings VALUES (?, ?, ?, ?, ?)", rows())
     connection.commit()
     try:
         sizes, findings = scan(db)
@@ -160,7 +160,7 @@ SAMPLE = Path(__file__).resolve().parents[1] / "data/exports/google-sample"
 
 
 def test_no_plaintext_in_the_other_tables(tmp_path):
-    """Own keys (TEKs), settings, key packages and risk results: the same scan."""
+    """Own keys (TEKs), settings, key files and risk results: the same scan."""
     assert all(storelib.has(f) for f in OTHER_TABLES), "the library lacks a table function this test uses"
     lib, ffi = storelib.lib, storelib.ffi
     db = str(tmp_path / "tables.db")

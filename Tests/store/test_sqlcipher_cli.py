@@ -66,9 +66,9 @@ def test_passphrase(sqlcipher, tmp_path):
     version = ctypes.c_uint32()
     storelib.check("schema_version", storelib.lib.encore_store_get_schema_version(store, ctypes.byref(version)))
     storelib.close(store)
-    out = run(sqlcipher, db, f"PRAGMA key = {sql_string(PASSPHRASE)}", PAGES, "SELECT count(*) FROM observations",
+    out = run(sqlcipher, db, f"PRAGMA key = {sql_string(PASSPHRASE)}", PAGES, "SELECT count(*) FROM sightings",
               "PRAGMA user_version", "PRAGMA journal_mode", "PRAGMA integrity_check",
-              "SELECT time, hex(rpi), hex(aem), rssi, ifnull(prev_scan, 'none') FROM observations ORDER BY time LIMIT 4")
+              "SELECT time, hex(rpi), hex(aem), rssi, ifnull(prev_scan, 'none') FROM sightings ORDER BY time LIMIT 4")
     lines = out.stdout.splitlines()
     assert lines[:4] == [str(ROWS), str(version.value), "wal", "ok"], lines
     expected = [f"{t}|{r.hex().upper()}|{a.hex().upper()}|{s}|{'none' if p is None else p}" for t, r, a, s, p in rows()[:4]]
@@ -78,16 +78,16 @@ def test_passphrase(sqlcipher, tmp_path):
 def test_raw_key(sqlcipher, tmp_path):
     db = tmp_path / "raw.db"
     storelib.close(make_store(db, storelib.make_key(RAW_KEY, raw=True)))
-    out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex().upper()}'\"", PAGES, "SELECT count(*) FROM observations")
+    out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex().upper()}'\"", PAGES, "SELECT count(*) FROM sightings")
     assert out.stdout.split() == [str(ROWS)]
-    out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", PAGES, "SELECT count(*) FROM observations")
+    out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", PAGES, "SELECT count(*) FROM sightings")
     assert out.stdout.split() == [str(ROWS)]
 
 
 def test_wrong_passphrase_is_refused_by_the_tool(sqlcipher, tmp_path):
     db = tmp_path / "pass.db"
     storelib.close(make_store(db, storelib.make_key(PASSPHRASE.encode())))
-    out = run(sqlcipher, db, "PRAGMA key = 'not it'", PAGES, "SELECT count(*) FROM observations", check=False)
+    out = run(sqlcipher, db, "PRAGMA key = 'not it'", PAGES, "SELECT count(*) FROM sightings", check=False)
     assert out.returncode != 0 and "file is encrypted or is not a database" in out.stderr
 
 
@@ -96,10 +96,10 @@ def test_tool_reads_while_encore_has_it_open(sqlcipher, tmp_path):
     store = make_store(db, storelib.make_key(RAW_KEY, raw=True))
     try:
         assert (tmp_path / "open.db-wal").stat().st_size > 0  # the rows are in the WAL
-        out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", PAGES, "SELECT count(*) FROM observations")
+        out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", PAGES, "SELECT count(*) FROM sightings")
         assert out.stdout.split() == [str(ROWS)]
         storelib.add(store, [(T0 + 10 ** 6, b"\x77" * 16, b"wxyz", -1, None)])
-        out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", PAGES, "SELECT count(*) FROM observations")
+        out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", PAGES, "SELECT count(*) FROM sightings")
         assert out.stdout.split() == [str(ROWS + 1)]
     finally:
         storelib.close(store)
@@ -109,7 +109,7 @@ def test_encore_reads_what_the_tool_wrote(sqlcipher, tmp_path):
     db = tmp_path / "tool.db"
     storelib.close(make_store(db, storelib.make_key(PASSPHRASE.encode())))
     run(sqlcipher, db, f"PRAGMA key = {sql_string(PASSPHRASE)}", PAGES,
-        f"INSERT INTO observations (time, rpi, aem, rssi, prev_scan) VALUES ({T0 + 5 * 10 ** 6}, zeroblob(16), x'01020304', -9, NULL)")
+        f"INSERT INTO sightings (time, rpi, aem, rssi, prev_scan) VALUES ({T0 + 5 * 10 ** 6}, zeroblob(16), x'01020304', -9, NULL)")
     store = storelib.open_store(db, storelib.make_key(PASSPHRASE.encode()), storelib.make_options(create=False))
     try:
         assert storelib.count(store) == ROWS + 1
@@ -125,7 +125,7 @@ def test_new_stores_have_4_kib_pages(sqlcipher, tmp_path):
     out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", PAGES, "PRAGMA page_size")
     assert out.stdout.split() == ["4096"]
     # With SQLCipher 3's default page size the right key does not read it.
-    out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", "SELECT count(*) FROM observations", check=False)
+    out = run(sqlcipher, db, f"PRAGMA key = \"x'{RAW_KEY.hex()}'\"", "SELECT count(*) FROM sightings", check=False)
     assert out.returncode != 0 and "file is encrypted or is not a database" in out.stderr
 
 
@@ -133,7 +133,7 @@ def test_a_store_of_an_earlier_encore_opens_and_keeps_its_pages(sqlcipher, tmp_p
     db = tmp_path / "legacy.db"
     db.write_bytes(LEGACY.read_bytes())
     key = f"PRAGMA key = \"x'{LEGACY_KEY.hex()}'\""
-    assert run(sqlcipher, db, key, "PRAGMA page_size", "SELECT count(*) FROM observations").stdout.split() == ["1024", "2"]
+    assert run(sqlcipher, db, key, "PRAGMA page_size", "SELECT count(*) FROM sightings").stdout.split() == ["1024", "2"]
     # A wrong key is still told as such (not as a page size it did not fit).
     status, _ = storelib.open_status(db, storelib.make_key(bytes(32), raw=True))
     assert status == storelib.ffi.ENCORE_ERR_STORE_WRONG_KEY
@@ -144,5 +144,5 @@ def test_a_store_of_an_earlier_encore_opens_and_keeps_its_pages(sqlcipher, tmp_p
         assert storelib.integrity_status(store) == storelib.OK
     finally:
         storelib.close(store)
-    assert run(sqlcipher, db, key, "PRAGMA page_size", "SELECT count(*) FROM observations").stdout.split() == ["1024", "12"]
+    assert run(sqlcipher, db, key, "PRAGMA page_size", "SELECT count(*) FROM sightings").stdout.split() == ["1024", "12"]
     assert db.stat().st_size % 1024 == 0

@@ -41,7 +41,7 @@ def start_sqlcipher_holder(db, marker):
     script = (f"PRAGMA key = \"x'{KEY.hex()}'\";\n"
               "PRAGMA cipher_page_size = 4096;\n"
               "BEGIN IMMEDIATE;\n"
-              "INSERT INTO observations VALUES (1, zeroblob(16), x'aaaaaaaa', -1, NULL);\n"
+              "INSERT INTO sightings VALUES (1, zeroblob(16), x'aaaaaaaa', -1, NULL);\n"
               f".system touch '{marker}'; sleep {HOLD_SECONDS}\n"
               "COMMIT;\n")
     script_path = f"{marker}.sql"
@@ -94,7 +94,7 @@ def test_second_process_waits_or_gets_busy(tmp_path, holder_kind):
         assert empty_add(impatient) == storelib.ffi.ENCORE_ERR_STORE_BUSY, "A does not hold the lock"
 
         # busy_timeout_ms = 0: BUSY at once, nothing added.
-        array, n = storelib.observations(b_rows(100, 1000))
+        array, n = storelib.sightings(b_rows(100, 1000))
         added = ctypes.c_size_t(12345)
         started = time.monotonic()
         status = storelib.lib.encore_store_add_sightings(impatient, array, ctypes.sizeof(storelib.ffi.encore_sighting), n, ctypes.byref(added))
@@ -123,7 +123,7 @@ def test_second_process_waits_or_gets_busy(tmp_path, holder_kind):
 
         assert storelib.count(patient) == 10 + a_rows + 100
         # The impatient handle works again once the lock is free.
-        status, again = storelib.add_status(impatient, *storelib.observations(b_rows(5, 5000)))
+        status, again = storelib.add_status(impatient, *storelib.sightings(b_rows(5, 5000)))
         assert status == storelib.OK and again == 5
         assert storelib.count(impatient) == 10 + a_rows + 105
         assert storelib.integrity_status(patient) == storelib.OK

@@ -41,7 +41,7 @@ typedef struct encore_client_options {
     uint32_t struct_size;               /* set by _init */
     int32_t push_api;                   /* ENCORE_PUSH_API_* of push_url (SWISSCOVID) */
     encore_transport *transport;        /* kept by the client; NULL: the built-in one (libcurl, default options) */
-    encore_trust *trust;                /* kept by the client (keys added later count); NULL: no key packages,
+    encore_trust *trust;                /* kept by the client (keys added later count); NULL: no key files,
                                          * configuration or warning packages can be verified, so none are synced */
     encore_clock_fn clock;              /* NULL: the system clock */
     void *clock_context;

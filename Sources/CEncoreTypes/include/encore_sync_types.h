@@ -119,7 +119,7 @@ typedef struct encore_sync_configuration {
 
 /* Which app configuration a CWA sync went on with (the JSON's
  * "configuration" says why). When the configuration cannot be fetched or
- * verified, key packages and trace warnings are still synced and checked,
+ * verified, key files and trace warnings are still synced and checked,
  * with the last verified configuration or the built-in one; the failure
  * counts for the configuration's own backoff, not the sync's. */
 #define ENCORE_SYNC_CONFIG_NONE 0          /* no CWA sync ran */

@@ -88,7 +88,7 @@ class Client:
 
     def check(self, config: RiskConfig | None = None, now: int | None = None, threads: int = 0,
               progress: ProgressFn | None = None) -> CheckResult:
-        """The exposure check on the synced key package cache (what sync keeps)."""
+        """The exposure check on the synced key file cache (what sync keeps)."""
         return exposure_check_cached(self.store, config=config, now=now, threads=threads, progress=progress)
 
     def close(self) -> None:

@@ -179,7 +179,7 @@ def exposure_check(store: Store, sources: Sequence[KeySource], config: RiskConfi
 
 def exposure_check_cached(store: Store, config: RiskConfig | None = None, now: int | None = None, threads: int = 0,
                           progress: ProgressFn | None = None) -> CheckResult:
-    """The exposure check on the store's key package cache (what encore.sync
+    """The exposure check on the store's key file cache (what encore.sync
     keeps): `config` None uses the synced app configuration's risk
     parameters, or CWA's built-in ones. `progress(done, total)` may return
     False, or raise, to cancel."""

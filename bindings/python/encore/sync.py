@@ -1,4 +1,4 @@
-"""Background sync over a store and a transport: CWA's key packages, app
+"""Background sync over a store and a transport: CWA's key files, app
 configuration and trace warning packages, DP-3T exposed keys, CrowdNotifier
 trace keys, the planner, the check on the cache."""
 from __future__ import annotations

@@ -77,6 +77,6 @@ def test_store_beside_the_hosts_sqlite(tmp_path, mode):
     tool = shutil.which("sqlcipher")
     if tool is None:
         pytest.fail("the sqlcipher command-line tool is missing (Debian package sqlcipher)", pytrace=False)
-    done = subprocess.run([tool, "-batch", str(store)], input=f"PRAGMA key = \"x'{RAW_KEY.hex()}'\";\nPRAGMA cipher_page_size = 4096;\nSELECT count(*) FROM observations;\n",
+    done = subprocess.run([tool, "-batch", str(store)], input=f"PRAGMA key = \"x'{RAW_KEY.hex()}'\";\nPRAGMA cipher_page_size = 4096;\nSELECT count(*) FROM sightings;\n",
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "150", done.stdout + done.stderr

@@ -1,5 +1,5 @@
 """encore.Store as a whole: opening, keys, errors, rekey, integrity, purge,
-observations, closing, and that the class wraps every store function."""
+sightings, closing, and that the class wraps every store function."""
 import ctypes
 import threading
 from pathlib import Path

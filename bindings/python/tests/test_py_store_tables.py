@@ -1,4 +1,4 @@
-"""encore.Store tables: own keys, key package cache, tracing history, risk
+"""encore.Store tables: own keys, key file cache, tracing history, risk
 results and settings, with the library-owned bytes and string lists."""
 import hashlib
 import json
@@ -67,7 +67,7 @@ def test_own_key_values_are_checked_before_c(store):
         store.count_own_keys(since=1 << 40)
 
 
-# ---- key package cache ------------------------------------------------------
+# ---- key file cache ------------------------------------------------------
 
 SAMPLE_DIR = REPO / "Tests/data/exports/google-sample"
 

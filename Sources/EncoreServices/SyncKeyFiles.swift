@@ -5,7 +5,7 @@ import EncoreProtocols
 import EncoreStorage
 import EncoreSupport
 
-/// A key package to fetch and where it goes.
+/// A key file to fetch and where it goes.
 struct PackageTarget {
     var request: HTTPRequest
     var kind: SyncItem.Kind
@@ -16,17 +16,17 @@ struct PackageTarget {
     /// its transaction.
     var replaces: [String] = []
 
-    var what: String { hour.map { "the key package of \(day) hour \($0)" } ?? "the key package of \(day)" }
+    var what: String { hour.map { "the key file of \(day) hour \($0)" } ?? "the key file of \(day)" }
 }
 
-/// A key package answer that passed verification.
+/// A key file answer that passed verification.
 struct CheckedPackage: Sendable {
     var bytes: [UInt8]
     var etag: String
     var file: KeyFile
 }
 
-/// CWA's key packages: the day index and days, a day's hour index and
+/// CWA's key files: the day index and days, a day's hour index and
 /// hours. Each package is verified (zip, export.bin, a trusted signature),
 /// then kept with its ETag in a transaction of its own.
 extension SyncOperation {
@@ -37,11 +37,11 @@ extension SyncOperation {
         }
         return [.fetch(DistributionProtocol.dayIndex(base: base, country: country), recover: dayFailed) { op, r in
             let listed = try DistributionProtocol.days(from: r)
-            let cached = try op.store.keyPackageIdentifiers(region: op.country)
+            let cached = try op.store.cachedKeyFileIdentifiers(region: op.country)
             let gone = cached.filter { id in CachedPackageName.parse(id).map { $0.hour == nil && !listed.contains($0.day) } ?? false }
             try op.remove(gone)
             // The day's hours are covered by the day: they go with its arrival.
-            let targets = try op.store.missingKeyPackages(region: op.country, available: listed).map { day in
+            let targets = try op.store.missingKeyFiles(region: op.country, available: listed).map { day in
                 PackageTarget(request: DistributionProtocol.day(base: op.base, country: op.country, day: day), kind: .day, day: day, hour: nil,
                               identifier: day, replaces: cached.filter { $0.hasPrefix(day + "/") })
             }
@@ -56,11 +56,11 @@ extension SyncOperation {
 
     func hourIndexWork(_ day: String) throws -> [SyncWork] {
         // A day package covers its hours.
-        if try store.hasKeyPackage(region: country, identifier: day) { return [] }
+        if try store.hasCachedKeyFile(region: country, identifier: day) { return [] }
         return [.fetch(DistributionProtocol.hourIndex(base: base, country: country, day: day)) { op, r in
             let listed = try DistributionProtocol.hours(from: r).map { CachedPackageName.hour(day, $0) }
-            try op.remove(try op.store.keyPackageIdentifiers(region: op.country).filter { $0.hasPrefix(day + "/") && !listed.contains($0) })
-            let targets = try op.store.missingKeyPackages(region: op.country, available: listed).compactMap { id -> PackageTarget? in
+            try op.remove(try op.store.cachedKeyFileIdentifiers(region: op.country).filter { $0.hasPrefix(day + "/") && !listed.contains($0) })
+            let targets = try op.store.missingKeyFiles(region: op.country, available: listed).compactMap { id -> PackageTarget? in
                 guard let hour = CachedPackageName.parse(id)?.hour else { return nil }
                 return PackageTarget(request: DistributionProtocol.hour(base: op.base, country: op.country, day: day, hour: hour), kind: .hour,
                                      day: day, hour: hour, identifier: id)
@@ -72,7 +72,7 @@ extension SyncOperation {
     /// Cached packages the server no longer lists.
     private func remove(_ gone: [String]) throws {
         guard !gone.isEmpty else { return }
-        try store.write { w in for id in gone { try w.removeKeyPackage(region: country, identifier: id) } }
+        try store.write { w in for id in gone { try w.removeCachedKeyFile(region: country, identifier: id) } }
         report.deleted += gone.count
         changed = true
     }
@@ -115,7 +115,7 @@ extension SyncOperation {
         note(package, target)
     }
 
-    /// Verifies a key package answer: container, every field of export.bin
+    /// Verifies a key file answer: container, every field of export.bin
     /// and a trusted signature (the keys themselves are checked when the
     /// check reads them, as for any file).
     private static func check(_ r: HTTPResponse, _ what: String, _ options: KeyFileOptions) throws -> CheckedPackage {
@@ -128,8 +128,8 @@ extension SyncOperation {
     /// in one transaction.
     private static func write(_ package: CheckedPackage, _ target: PackageTarget, store: Store, country: String, now: Int64) throws {
         try store.write { w in
-            try w.putKeyPackage(region: country, identifier: target.identifier, etag: package.etag, content: package.bytes, downloaded: now)
-            for id in target.replaces { try w.removeKeyPackage(region: country, identifier: id) }
+            try w.putCachedKeyFile(region: country, identifier: target.identifier, etag: package.etag, content: package.bytes, downloaded: now)
+            for id in target.replaces { try w.removeCachedKeyFile(region: country, identifier: id) }
         }
     }
 

@@ -3,7 +3,7 @@ import EncoreCore
 import Glibc
 #endif
 
-/// Observations in CSV: one sighting a line, `time,rpi,aem,rssi[,prev_scan]`.
+/// Sightings in CSV: one sighting a line, `time,rpi,aem,rssi[,prev_scan]`.
 /// time and prev_scan are seconds since the epoch (not negative), rpi 32
 /// hex digits, aem 8 hex digits (the 4 bytes in order), rssi an integer
 /// from -128 to 127; an empty prev_scan is the same as none. The first
@@ -15,7 +15,7 @@ import Glibc
 /// The whole input is read before anything is stored, so that a bad line
 /// (reported with its number) leaves the store as it was. Lines are parsed
 /// as bytes straight from the read buffer.
-struct CSVObservations {
+struct CSVSightings {
     static let columns = ["time", "rpi", "aem", "rssi", "prev_scan"]
     /// No valid line comes near this; a longer one (a binary file, a file
     /// without newlines) stops the read instead of growing a buffer.
@@ -29,15 +29,15 @@ struct CSVObservations {
         var description: String { line > 0 ? "line \(line): \(message)" : message }
     }
 
-    private(set) var observations: [Observation] = []
+    private(set) var sightings: [Sighting] = []
     private(set) var lineNumber = 0
     /// Set by a header line.
     private var headerColumns: Int?
     private var sawContent = false
 
     /// Reads and parses everything `fd` gives until end of file.
-    static func read(fd: Int32) throws -> [Observation] {
-        var parser = CSVObservations()
+    static func read(fd: Int32) throws -> [Sighting] {
+        var parser = CSVSightings()
         var buffer = [UInt8](repeating: 0, count: chunkSize + maxLineLength + 1)
         var kept = 0 // bytes of an unfinished line at the start of buffer
         while true {
@@ -74,7 +74,7 @@ struct CSVObservations {
                 }
             }
         }
-        return parser.observations
+        return parser.sightings
     }
 
     private typealias Bytes = UnsafeBufferPointer<UInt8>
@@ -131,7 +131,7 @@ struct CSVObservations {
             guard p >= 0 else { throw fail(field: "prev_scan", fields[4], "must not be negative") }
             previousScan = p
         }
-        observations.append(Observation(time: time, rpi: rpi, aem: aem, rssi: rssi, previousScan: previousScan))
+        sightings.append(Sighting(time: time, rpi: rpi, aem: aem, rssi: rssi, previousScan: previousScan))
     }
 
     private func fail(_ message: String) -> Failure {
@@ -198,7 +198,7 @@ struct CSVObservations {
         }
     }
 
-    /// The 4 AEM bytes in file order, as `Observation.aem` holds them (memory order).
+    /// The 4 AEM bytes in file order, as `Sighting.aem` holds them (memory order).
     private static func aem(_ b: Bytes) -> UInt32? {
         var value: UInt32 = 0
         let ok = withUnsafeMutableBytes(of: &value) { decodeHex(b, into: $0) }

@@ -3,8 +3,8 @@ import CEncoreSQL
 import EncoreModel
 import EncoreSupport
 
-/// What the key package cache knows about one package, without its content.
-public struct KeyPackageInfo: Equatable, Sendable {
+/// What the key file cache knows about one package, without its content.
+public struct CachedKeyFileInfo: Equatable, Sendable {
     /// The region it was downloaded for ("DE", "EUR", ...).
     public var region: String
     /// The server's name for it: a day ("2020-06-01") or an hour of a day
@@ -34,30 +34,30 @@ package enum PackageDigest {
     }
 }
 
-/// The local key cache: the diagnosis key packages (zip files) a host has
+/// The local key cache: the diagnosis key files (zip files) a host has
 /// downloaded, by region and identifier, so that it downloads only what is
 /// missing. A package re-published with a new ETag replaces the old one.
 extension Store {
     /// Stores a downloaded package, replacing one with the same region and
     /// identifier. The library computes the content's SHA-256.
-    public func putKeyPackage(region: String, identifier: String, etag: String?, content: UnsafeRawBufferPointer, downloaded: Int64) throws {
-        try write { try $0.putKeyPackage(region: region, identifier: identifier, etag: etag, content: content, downloaded: downloaded) }
+    public func putCachedKeyFile(region: String, identifier: String, etag: String?, content: UnsafeRawBufferPointer, downloaded: Int64) throws {
+        try write { try $0.putCachedKeyFile(region: region, identifier: identifier, etag: etag, content: content, downloaded: downloaded) }
     }
 
-    public func putKeyPackage(region: String, identifier: String, etag: String?, content: [UInt8], downloaded: Int64) throws {
+    public func putCachedKeyFile(region: String, identifier: String, etag: String?, content: [UInt8], downloaded: Int64) throws {
         try content.withUnsafeBytes {
-            try putKeyPackage(region: region, identifier: identifier, etag: etag, content: $0, downloaded: downloaded)
+            try putCachedKeyFile(region: region, identifier: identifier, etag: etag, content: $0, downloaded: downloaded)
         }
     }
 
     /// Whether the package is cached; with an `etag`, only when it was
     /// stored with exactly that ETag (a package stored without one does not
     /// match any).
-    public func hasKeyPackage(region: String, identifier: String, etag: String? = nil) throws -> Bool {
+    public func hasCachedKeyFile(region: String, identifier: String, etag: String? = nil) throws -> Bool {
         try Store.checkPackageName(region, identifier)
         if let etag { try StoreText.checkName(etag, "etag", allowEmpty: true) }
         return try withConnection { c in
-            let s = try c.prepare("SELECT etag FROM key_packages WHERE region = ? AND identifier = ?")
+            let s = try c.prepare("SELECT etag FROM key_files WHERE region = ? AND identifier = ?")
             s.bind(1, text: region).bind(2, text: identifier)
             guard let stored = try s.one({ $0.text(0) }) else { return false }
             return etag == nil || stored == etag
@@ -65,13 +65,13 @@ extension Store {
     }
 
     /// What is known about a cached package, nil when it is not cached.
-    public func keyPackageInfo(region: String, identifier: String) throws -> KeyPackageInfo? {
-        try keyPackageRow("etag, sha256, length(content), downloaded", region, identifier) { s in
+    public func cachedKeyFileInfo(region: String, identifier: String) throws -> CachedKeyFileInfo? {
+        try cachedKeyFileRow("etag, sha256, length(content), downloaded", region, identifier) { s in
             let digest = s.blob(1)
             guard digest.count == 32 else {
-                throw EncoreError(.storeNotDatabase, "store: key package \(region) \(identifier) has a malformed SHA-256")
+                throw EncoreError(.storeNotDatabase, "store: key file \(region) \(identifier) has a malformed SHA-256")
             }
-            return KeyPackageInfo(region: region, identifier: identifier, etag: s.text(0), sha256: digest,
+            return CachedKeyFileInfo(region: region, identifier: identifier, etag: s.text(0), sha256: digest,
                                   size: Int(clamping: s.int64(2)), downloaded: s.int64(3))
         }
     }
@@ -80,31 +80,31 @@ extension Store {
     /// against its stored SHA-256 (a mismatch is `.storeNotDatabase`); a
     /// package that is not cached is `.notFound`. The bytes are valid only
     /// inside `body`; the store is locked meanwhile.
-    public func withKeyPackageContent<R>(region: String, identifier: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+    public func withCachedKeyFileContent<R>(region: String, identifier: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         guard let result = try withCheckedContent(region, identifier, body) else {
-            throw EncoreError(.notFound, "no key package \(identifier) of region \(region) in the store")
+            throw EncoreError(.notFound, "no key file \(identifier) of region \(region) in the store")
         }
         return result
     }
 
-    /// The content of a cached package (checked as withKeyPackageContent
+    /// The content of a cached package (checked as withCachedKeyFileContent
     /// does), nil when it is not cached.
-    public func keyPackageContent(region: String, identifier: String) throws -> OwnedBytes? {
+    public func cachedKeyFileContent(region: String, identifier: String) throws -> OwnedBytes? {
         try withCheckedContent(region, identifier) { try OwnedBytes(copying: $0) }
     }
 
     /// The identifiers of the cached packages of a region, in byte order.
-    public func keyPackageIdentifiers(region: String) throws -> [String] {
+    public func cachedKeyFileIdentifiers(region: String) throws -> [String] {
         try StoreText.checkName(region, "region")
         return try withConnection { c in
-            let s = try c.prepare("SELECT identifier FROM key_packages WHERE region = ? ORDER BY identifier")
+            let s = try c.prepare("SELECT identifier FROM key_files WHERE region = ? ORDER BY identifier")
             s.bind(1, text: region)
             defer { s.reset() }
             var out: [String] = []
             while try s.step() {
                 let id = s.text(0) ?? ""
                 guard !id.utf8.contains(0) else {
-                    throw EncoreError(.storeNotDatabase, "store: a key package identifier of region \(region) is malformed")
+                    throw EncoreError(.storeNotDatabase, "store: a key file identifier of region \(region) is malformed")
                 }
                 out.append(id)
             }
@@ -113,9 +113,9 @@ extension Store {
     }
 
     /// The regions that have cached packages, in byte order.
-    public func keyPackageRegions() throws -> [String] {
+    public func cachedKeyFileRegions() throws -> [String] {
         try withConnection { c in
-            let s = try c.prepare("SELECT DISTINCT region FROM key_packages ORDER BY region")
+            let s = try c.prepare("SELECT DISTINCT region FROM key_files ORDER BY region")
             defer { s.reset() }
             var out: [String] = []
             while try s.step() { out.append(s.text(0) ?? "") }
@@ -125,16 +125,16 @@ extension Store {
 
     /// Removes a cached package; false when it was not cached.
     @discardableResult
-    public func removeKeyPackage(region: String, identifier: String) throws -> Bool {
-        try write { try $0.removeKeyPackage(region: region, identifier: identifier) }
+    public func removeCachedKeyFile(region: String, identifier: String) throws -> Bool {
+        try write { try $0.removeCachedKeyFile(region: region, identifier: identifier) }
     }
 
     /// The identifiers of `available` (what the server lists) that are not
     /// cached for `region`, in the order given, each once: what a host still
     /// has to download.
-    public func missingKeyPackages(region: String, available: [String]) throws -> [String] {
+    public func missingKeyFiles(region: String, available: [String]) throws -> [String] {
         for (i, id) in available.enumerated() { try StoreText.checkName(id, "available identifier \(i)") }
-        let cached = Set(try keyPackageIdentifiers(region: region))
+        let cached = Set(try cachedKeyFileIdentifiers(region: region))
         var seen = Set<String>()
         return available.filter { !cached.contains($0) && seen.insert($0).inserted }
     }
@@ -145,21 +145,21 @@ extension Store {
     }
 
     private func withCheckedContent<R>(_ region: String, _ identifier: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        try keyPackageRow("sha256, content", region, identifier) { s in
+        try cachedKeyFileRow("sha256, content", region, identifier) { s in
             let stored = s.blob(0)
             let content = try s.columnBytes(1)
             guard try PackageDigest.sha256(content) == stored else {
-                throw EncoreError(.storeNotDatabase, "store: key package \(identifier) of region \(region) does not match its stored SHA-256: the store is damaged")
+                throw EncoreError(.storeNotDatabase, "store: key file \(identifier) of region \(region) does not match its stored SHA-256: the store is damaged")
             }
             return try body(content)
         }
     }
 
     /// Reads `columns` of one package's row (its names checked first); nil when it is not cached.
-    private func keyPackageRow<R>(_ columns: String, _ region: String, _ identifier: String, _ read: (Statement) throws -> R) throws -> R? {
+    private func cachedKeyFileRow<R>(_ columns: String, _ region: String, _ identifier: String, _ read: (Statement) throws -> R) throws -> R? {
         try Store.checkPackageName(region, identifier)
         return try withConnection { c in
-            let s = try c.prepare("SELECT \(columns) FROM key_packages WHERE region = ? AND identifier = ?")
+            let s = try c.prepare("SELECT \(columns) FROM key_files WHERE region = ? AND identifier = ?")
             s.bind(1, text: region).bind(2, text: identifier)
             return try s.one(read)
         }
@@ -180,9 +180,9 @@ extension Statement {
 }
 
 extension Store {
-    /// When the newest cached key package (of any region) was downloaded;
+    /// When the newest cached key file (of any region) was downloaded;
     /// nil when the cache is empty.
-    public func newestKeyPackageDownload() throws -> Int64? {
-        try withConnection { c in try c.prepare("SELECT max(downloaded) FROM key_packages").one { $0.optionalInt64(0) } ?? nil }
+    public func newestKeyFileDownload() throws -> Int64? {
+        try withConnection { c in try c.prepare("SELECT max(downloaded) FROM key_files").one { $0.optionalInt64(0) } ?? nil }
     }
 }

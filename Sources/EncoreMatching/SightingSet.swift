@@ -8,10 +8,10 @@ import EncoreSupport
 /// that hold one (so a key is derived only over the intervals that can
 /// match, and not at all when none can), and indexed by RPI for the C
 /// kernel. Read-only, shared by every thread.
-public final class ObservationSet: @unchecked Sendable {
+public final class SightingSet: @unchecked Sendable {
     // @unchecked: immutable after init; the C index is only read.
-    public let observations: [Observation]    // sorted by time
-    /// observations of the heard RPI with id r (the C index's):
+    public let sightings: [Sighting]    // sorted by time
+    /// sightings of the heard RPI with id r (the C index's):
     /// members[starts[r] ..< starts[r + 1]], by time.
     package let starts: [Int]
     package let members: [Int]
@@ -20,8 +20,8 @@ public final class ObservationSet: @unchecked Sendable {
     /// ranks: which intervals a key needs derived is a few reads.
     package let sighted: SightedIntervals
 
-    public init(_ observations: [Observation]) throws {
-        let sorted = observations.sorted { ($0.time, $0.rssi) < ($1.time, $1.rssi) }
+    public init(_ sightings: [Sighting]) throws {
+        let sorted = sightings.sorted { ($0.time, $0.rssi) < ($1.time, $1.rssi) }
         guard let count = UInt32(exactly: sorted.count) else {
             throw EncoreError(.invalidArgument, "too many sightings to match at once (\(sorted.count))")
         }
@@ -52,7 +52,7 @@ public final class ObservationSet: @unchecked Sendable {
             enc_rpi_index_free(index)
             throw error
         }
-        self.observations = sorted
+        self.sightings = sorted
         self.starts = starts
         self.members = members
         self.index = index
@@ -60,7 +60,7 @@ public final class ObservationSet: @unchecked Sendable {
 
     deinit { enc_rpi_index_free(index) }
 
-    public var count: Int { observations.count }
+    public var count: Int { sightings.count }
 
     /// The intervals of a key's validity, start ..< end, whose RPIs can
     /// match a sighting: those with a sighting within `drift` intervals.
@@ -76,17 +76,17 @@ public final class ObservationSet: @unchecked Sendable {
     /// faster screen of derived RPIs, with the same hits.
     package func dayFilters(drift: Int64) -> DayFilters {
         var flat = [UInt8]()
-        flat.reserveCapacity(observations.count * 16)
-        for o in observations { o.rpi.withUnsafeBytes { flat += $0 } }
-        let intervals = observations.map { ENInterval.floor($0.time) }
+        flat.reserveCapacity(sightings.count * 16)
+        for o in sightings { o.rpi.withUnsafeBytes { flat += $0 } }
+        let intervals = sightings.map { ENInterval.floor($0.time) }
         let pointer = flat.withUnsafeBufferPointer { f in
-            intervals.withUnsafeBufferPointer { enc_day_filters_new(index, f.baseAddress, $0.baseAddress, UInt32(clamping: observations.count), drift) }
+            intervals.withUnsafeBufferPointer { enc_day_filters_new(index, f.baseAddress, $0.baseAddress, UInt32(clamping: sightings.count), drift) }
         }
         return DayFilters(pointer)
     }
 }
 
-/// Day filters of an observation set, or none (nil pointer: the kernel uses
+/// Day filters of an sighting set, or none (nil pointer: the kernel uses
 /// the index's own filter). Read-only, shared by every thread.
 package final class DayFilters: @unchecked Sendable {
     // @unchecked: the C object is read-only after init.

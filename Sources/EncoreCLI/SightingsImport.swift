@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// `encore sightings import --db PATH FILE [--json]`
-struct ObservationsImport: ParsableCommand {
+struct SightingsImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Add sightings from a CSV file to the store.",
@@ -41,27 +41,27 @@ struct ObservationsImport: ParsableCommand {
         // The store first: a wrong key or a missing store fails at once,
         // before a large file is read.
         let opened = try store.open()
-        let observations = try readFile()
+        let sightings = try readFile()
         let added: Int
         do {
-            added = try opened.addObservations(observations)
+            added = try opened.addSightings(sightings)
         } catch {
             throw store.fail(error)
         }
-        let duplicates = observations.count - added
+        let duplicates = sightings.count - added
         if output.json {
             let report: JSONValue = .object([
-                ("rows", .int(observations.count)),
+                ("rows", .int(sightings.count)),
                 ("new", .int(added)),
                 ("duplicates", .int(duplicates)),
             ])
             Output.write(report.rendered(pretty: true) + "\n")
         } else {
-            Output.write("\(Output.oneLine(file)): \(observations.count) rows read, \(added) new, \(duplicates) already stored or repeated\n")
+            Output.write("\(Output.oneLine(file)): \(sightings.count) rows read, \(added) new, \(duplicates) already stored or repeated\n")
         }
     }
 
-    private func readFile() throws -> [Observation] {
+    private func readFile() throws -> [Sighting] {
         let fd: Int32
         if file == "-" {
             fd = STDIN_FILENO
@@ -74,8 +74,8 @@ struct ObservationsImport: ParsableCommand {
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
         do {
-            return try CSVObservations.read(fd: fd)
-        } catch let e as CSVObservations.Failure {
+            return try CSVSightings.read(fd: fd)
+        } catch let e as CSVSightings.Failure {
             Output.fail(file, e.description + "; nothing was imported")
             throw ExitCode(EncoreExit.failure)
         }

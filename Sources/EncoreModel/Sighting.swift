@@ -3,7 +3,7 @@ import EncoreSupport
 /// One sighting: the device heard an advertisement (RPI ‖ AEM) at `time`
 /// with `rssi`; `previousScan` is the time of the scan run before, when the
 /// host knows it.
-public struct Observation: Equatable, Hashable, Sendable {
+public struct Sighting: Equatable, Hashable, Sendable {
     public var time: Int64
     public var rpi: KeyData
     /// The 4 encrypted metadata bytes, in memory order.

@@ -1,0 +1,65 @@
+import EncoreModel
+import EncoreSupport
+
+extension Store {
+    /// Adds sightings in one transaction: all of them or, on any error, none.
+    /// Sightings identical to stored ones are kept once. Returns how many
+    /// were new.
+    @discardableResult
+    public func addSightings(_ sightings: [Sighting]) throws -> Int {
+        try write { try $0.addSightings(sightings) }
+    }
+
+    /// The sightings table, in time order (then the order they were added).
+    package static let sightingRows = TimeRangedTable(name: "sightings", columns: "time, rpi, aem, rssi, prev_scan",
+                                                          order: "time, rowid") { s in
+        let aem = s.blob(2)
+        guard let rpi = s.keyData(1), aem.count == 4 else {
+            throw EncoreError(.storeNotDatabase, "store: an sighting row has a malformed RPI or AEM")
+        }
+        return Sighting(time: s.int64(0), rpi: rpi, aem: aem.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) },
+                           rssi: Int8(clamping: s.int64(3)), previousScan: s.optionalInt64(4))
+    }
+
+    /// How many sightings have `from ≤ time < to`.
+    public func countSightings(from: Int64 = .min, to: Int64 = .max) throws -> Int {
+        try count(Self.sightingRows, from: from, to: to)
+    }
+
+    /// Sightings with `from ≤ time < to` in time order, skipping `offset`
+    /// and returning at most `limit`.
+    public func sightings(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max) throws -> [Sighting] {
+        try rows(Self.sightingRows, from: from, to: to, offset: offset, limit: limit)
+    }
+
+    /// Calls `body` with sightings in time order (the connection is held
+    /// meanwhile: do not call the store from `body`).
+    public func forEachSighting(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
+                                   _ body: (Sighting) throws -> Void) throws {
+        try forEach(Self.sightingRows, from: from, to: to, offset: offset, limit: limit, body)
+    }
+}
+
+extension StoreWriter {
+    /// Adds sightings (see Store.addSightings) as part of the writer's
+    /// transaction. Returns how many were new.
+    @discardableResult
+    public func addSightings(_ sightings: [Sighting]) throws -> Int {
+        for (i, o) in sightings.enumerated() where o.time < 0 || (o.previousScan ?? 0) < 0 {
+            throw EncoreError(.invalidArgument, "sighting \(i): times must not be negative")
+        }
+        let s = try connection.prepare("INSERT OR IGNORE INTO sightings (time, rpi, aem, rssi, prev_scan) VALUES (?, ?, ?, ?, ?)")
+        var added = 0
+        for o in sightings {
+            s.reset()
+            s.bind(1, o.time)
+            _ = o.rpi.withUnsafeBytes { s.bind(2, blob: $0) }
+            _ = withUnsafeBytes(of: o.aem) { s.bind(3, blob: $0) }
+            s.bind(4, Int64(o.rssi))
+            s.bind(5, o.previousScan)
+            try s.run()
+            added += connection.changes
+        }
+        return added
+    }
+}
