@@ -556,7 +556,9 @@ void encore_store_close(encore_store *store);
 /** Re-encrypts the store under a new key (passphrase or raw). */
 encore_status encore_store_rekey(encore_store *store, const encore_store_key *new_key);
 
-/** Writes the store's schema version to *version. */
+/** Writes the store's schema version to *version: the format of the
+ * store's engine (7 since each feature's tables have a version of their
+ * own, kept in the store; `encore store info` lists them). */
 encore_status encore_store_get_schema_version(encore_store *store, uint32_t *version);
 
 /** Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
@@ -1663,6 +1665,23 @@ typedef struct encore_checkin_report {
  * and encore_checkin_list_copy(). Immutable: thread-safe. */
 typedef struct encore_checkin_list encore_checkin_list;
 
+/** The protected reports a submission would send, a snapshot read with
+ * encore_checkin_report_list_count() and encore_checkin_report_list_copy().
+ * Immutable: thread-safe. */
+typedef struct encore_checkin_report_list encore_checkin_report_list;
+
+/** One protected report a submission sends: a check-in's visit on one UTC
+ * day, as the time rules derive it, and its sealed record. */
+typedef struct encore_checkin_report_info {
+    uint32_t struct_size;                 /**< sizeof(encore_checkin_report_info) */
+    uint32_t transmission_risk_level;     /**< 1..8, in the sealed record too */
+    int64_t checkin;                      /**< the check-in's id */
+    int64_t start;                        /**< unix seconds: start_interval_number x 600 */
+    uint32_t start_interval_number;       /**< 10-minute intervals since the epoch */
+    uint32_t period;                      /**< intervals */
+    encore_checkin_report report;         /**< the CheckInProtectedReport as sent (report.struct_size: its size) */
+} encore_checkin_report_info;
+
 /** @name Which app's QR code a check-in was made with.
  * @{ */
 #define ENCORE_CHECKIN_KIND_CWA 0
@@ -1944,6 +1963,30 @@ encore_status encore_trace_location_get_url(encore_trace_location *location, enc
  * memory for encore_bytes_free(). */
 encore_status encore_trace_location_get_qr_image(encore_trace_location *location, int32_t format, uint32_t scale, encore_bytes *out);
 
+/** The protected reports a submission would send now (the client's time)
+ * for the stored check-ins (`options` as for encore_submit_run(), NULL: no
+ * information on symptoms), shuffled, as a list for
+ * encore_checkin_report_list_count() and _copy() (the same reports as
+ * encore_checkin_report_list_get_json()). Nothing is sent or stored.
+ * Release *out with encore_checkin_report_list_free(). Thread-safe as the
+ * client is. */
+encore_status encore_checkin_report_list_open(encore_client *client, const encore_submit_options *options, encore_checkin_report_list **out);
+
+/** Writes the number of reports in a list to *count. */
+encore_status encore_checkin_report_list_count(encore_checkin_report_list *list, size_t *count);
+
+/** Copies reports first ..< first + capacity of a list (see "Lists").
+ * ENCORE_ERR_INVALID_ARGUMENT for an element_size below
+ * sizeof(encore_checkin_report_info) of its first version. */
+encore_status encore_checkin_report_list_copy(encore_checkin_report_list *list, uint64_t first, encore_checkin_report_info *out, size_t element_size, size_t capacity, size_t *copied);
+
+/** The list as JSON ({"reports": [...]}, encore_checkin_get_reports_json()'s
+ * form), in library memory for encore_bytes_free(). */
+encore_status encore_checkin_report_list_get_json(encore_checkin_report_list *list, encore_bytes *out);
+
+/** Releases a list; NULL does nothing. */
+void encore_checkin_report_list_free(encore_checkin_report_list *list);
+
 /** @} */ /* section_checkin */
 
 /* ==== 13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side ==== */
@@ -2142,7 +2185,54 @@ typedef struct encore_sync_summary {
     int64_t clock_offset;     /**< the server's clock minus this device's, seconds */
     int32_t configuration;    /**< ENCORE_SYNC_CONFIG_*: the app configuration the sync went on with */
     uint32_t config_failures; /**< failed fetches of the configuration in a row (its own backoff) */
+    /* Since the items (struct_size tells whether the library wrote it): */
+    uint32_t item_count;      /**< items of encore_sync_result_copy_items(): fetched, cached and failed */
+    uint32_t reserved;
 } encore_sync_summary;
+
+/** @name What a sync item is (encore_sync_item.kind).
+ * @{ */
+#define ENCORE_SYNC_ITEM_DAY 1        /**< a day's key file */
+#define ENCORE_SYNC_ITEM_HOUR 2       /**< an hour's key file */
+#define ENCORE_SYNC_ITEM_CONFIG 3     /**< the app configuration */
+#define ENCORE_SYNC_ITEM_DP3T 4       /**< DP-3T exposed keys since a bundle tag */
+#define ENCORE_SYNC_ITEM_WARNINGS 5   /**< a CWA trace warning package (check-in warnings) of one hour */
+#define ENCORE_SYNC_ITEM_TRACE_KEYS 6 /**< CrowdNotifier trace keys since a bundle tag */
+/** @} */
+
+/** @name What became of a sync item (encore_sync_item.outcome).
+ * @{ */
+#define ENCORE_SYNC_OUTCOME_FETCHED 1 /**< fetched, verified and kept */
+#define ENCORE_SYNC_OUTCOME_CACHED 2  /**< what is stored is current (304, or nothing new since the bundle tag) */
+#define ENCORE_SYNC_OUTCOME_FAILED 3  /**< failed without failing the sync (the configuration's outage); status says why */
+/** @} */
+
+/** One thing a sync asked for, and what became of it
+ * (encore_sync_result_copy_items()). */
+typedef struct encore_sync_item {
+    uint32_t struct_size;     /**< sizeof(encore_sync_item) */
+    int32_t kind;             /**< ENCORE_SYNC_ITEM_* */
+    int32_t outcome;          /**< ENCORE_SYNC_OUTCOME_* */
+    encore_status status;     /**< ENCORE_OK, or why a FAILED item failed */
+    int64_t day;              /**< a day or hour key file's day: unix seconds of its UTC midnight; -1 otherwise */
+    int32_t hour;             /**< an hour key file's hour, 0..23; -1 otherwise */
+    int32_t reserved;         /**< 0 */
+    int64_t interval;         /**< a trace warning package's hour (hours since the epoch); -1 otherwise */
+    uint64_t keys;            /**< keys of a key file; reports and warnings of a warning package; events of trace keys */
+    uint64_t matches;         /**< new check-in matches (warnings, trace keys); 0 otherwise */
+    uint64_t bytes;           /**< the body's size as it came; 0 when none came */
+    encore_bytes tag;         /**< the ETag or bundle tag (empty when none is known), the caller's: release with encore_bytes_free() */
+} encore_sync_item;
+
+/** The app configuration a CWA sync went on with and why
+ * (encore_sync_result_get_configuration()). */
+typedef struct encore_sync_configuration {
+    uint32_t struct_size;     /**< sizeof(encore_sync_configuration), set by the caller */
+    int32_t used;             /**< ENCORE_SYNC_CONFIG_* */
+    uint32_t failures;        /**< failed fetches of the configuration in a row (its own backoff) */
+    uint32_t reserved;
+    encore_bytes reason;      /**< why it was not fetched (UTF-8; empty when it was), the caller's: release with encore_bytes_free() */
+} encore_sync_configuration;
 
 /** @name Which app configuration a CWA sync went on with (the JSON's "configuration" says why).
  * When the configuration cannot be fetched or verified, key files and trace warnings are still synced and checked, with the last verified configuration or the built-in one; the failure counts for the configuration's own backoff, not the sync's.
@@ -2221,6 +2311,32 @@ encore_status encore_sync_result_get_check(encore_sync_result *result, encore_ch
  * verified when they were downloaded. */
 encore_status encore_exposure_check_cached(encore_client *client, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
+/** Copies items first ..< first + capacity of what a sync asked for, in
+ * order (see "Lists"; summary.item_count tells how many): every key file,
+ * the configuration, each DP-3T or CrowdNotifier bundle and trace warning
+ * package, with its outcome (fetched, cached, or failed without failing
+ * the sync, with the status of its failure). Each element's tag is copied
+ * into an encore_bytes the caller owns: release it with encore_bytes_free()
+ * (also after the result is freed); a failed call leaves nothing to free.
+ * ENCORE_ERR_INVALID_ARGUMENT for an element_size below
+ * sizeof(encore_sync_item) of its first version. The JSON's "items" are
+ * the same items. Thread-safe (the result is immutable). */
+encore_status encore_sync_result_copy_items(encore_sync_result *result, uint64_t first, encore_sync_item *out, size_t element_size, size_t capacity, size_t *copied);
+
+/** Writes which app configuration the sync went on with and why
+ * (configuration->used ENCORE_SYNC_CONFIG_NONE without a CWA sync; the
+ * JSON's "configuration" says the same). configuration->struct_size must
+ * be set by the caller (ENCORE_ERR_INVALID_ARGUMENT when it is too small).
+ * configuration->reason is the caller's: release it with
+ * encore_bytes_free(); nothing is written on failure. Thread-safe. */
+encore_status encore_sync_result_get_configuration(encore_sync_result *result, encore_sync_configuration *configuration);
+
+/** The sync's warnings, in words (a clock far off the server's, a time
+ * budget that ran out, a bundle tag a backend refused; the JSON's
+ * "warnings"), as a string list for encore_string_list_free() (empty when
+ * there were none). Thread-safe. */
+encore_status encore_sync_result_get_warnings(encore_sync_result *result, encore_string_list **out);
+
 /** @} */ /* section_sync */
 
 /* ==== 15. Silent pushes: the registration rule, the app-instance token, registering ==== */
@@ -2266,6 +2382,23 @@ typedef struct encore_push_decision {
     uint32_t struct_size;      /**< sizeof(encore_push_decision), set by the caller */
     int32_t action;            /**< ENCORE_PUSH_NONE, _REGISTER or _DEREGISTER */
 } encore_push_decision;
+
+/** What push registration knows (encore_push_get_status()); the tokens are
+ * not in it. */
+typedef struct encore_push_status {
+    uint32_t struct_size;          /**< sizeof(encore_push_status), set by the caller */
+    int32_t registered;            /**< 1: a registration is stored (the server said yes) */
+    int32_t has_registered_at;
+    int32_t api;                   /**< ENCORE_PUSH_API_* of the stored registration; -1: none */
+    int64_t registered_at;         /**< unix seconds of the last registration */
+    int32_t push_type;             /**< ENCORE_PUSH_TYPE_* of the stored push token; -1: none */
+    int32_t has_push_token;        /**< 1: a push token is stored */
+    int32_t exposure_notifications; /**< 1: Exposure Notifications are on (the last tracing event) */
+    int32_t check_ins;             /**< 1: the user has check-ins */
+    int32_t isolated;              /**< 1: the user is in isolation */
+    int32_t reserved;              /**< 0 */
+    encore_bytes server;           /**< the registry registered with (UTF-8; empty: none), the caller's: release with encore_bytes_free() */
+} encore_push_status;
 
 /** Fills *options with the defaults (3 attempts, 1 s before the first
  * retry) for a struct of `struct_size` bytes. */
@@ -2316,6 +2449,16 @@ encore_status encore_push_deregister_start(encore_client *client, const encore_p
  * "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the
  * tokens are not in it), for encore_bytes_free(). */
 encore_status encore_push_get_status_json(encore_store *store, encore_bytes *out);
+
+/** Writes the stored registration state of the client's store: whether a
+ * registration is stored and since when, with which registry, API and
+ * push type, and the state the rule decides on (Exposure Notifications,
+ * check-ins, isolation); the tokens are not in it. status->struct_size must
+ * be set by the caller (ENCORE_ERR_INVALID_ARGUMENT when it is too small).
+ * status->server is the caller's: release it with encore_bytes_free();
+ * nothing is written on failure. No request is made. Thread-safe as the
+ * client is. */
+encore_status encore_push_get_status(encore_client *client, encore_push_status *status);
 
 /** @} */ /* section_push */
 

@@ -120,15 +120,8 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
         guard ivBytes.count == CheckInCrypto.ivBytes else { throw EncoreError(.invalidArgument, "iv is 16 bytes, not \(ivBytes.count)") }
         let plain = CheckInRecordCodec.encode(startInterval: r.start_interval_number, period: r.period, transmissionRiskLevel: r.transmission_risk_level)
         let sealed = try CheckInCrypto.encrypt(record: plain, keys: CheckInCrypto.Keys(locationId: id), iv: ivBytes)
-        do {
-            var o = encore_checkin_report()
-            copy32(CheckInCrypto.locationIdHash(id), into: &o.location_id_hash)
-            copy32(sealed.mac, into: &o.mac)
-            withUnsafeMutableBytes(of: &o.iv) { dst in ivBytes.withUnsafeBytes { dst.copyMemory(from: $0) } }
-            withUnsafeMutableBytes(of: &o.encrypted_record) { dst in sealed.ciphertext.prefix(32).withUnsafeBytes { dst.copyMemory(from: $0) } }
-            o.encrypted_record_length = UInt32(sealed.ciphertext.count)
-            try writeOutput(o, to: out, "out")
-        }
+        try writeOutput(protectedReport(locationIdHash: CheckInCrypto.locationIdHash(id), iv: ivBytes, mac: sealed.mac, ciphertext: sealed.ciphertext),
+                        to: out, "out")
     }
 }
 
@@ -305,34 +298,22 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 @c public func encore_checkin_list_copy(_ list: encore_checkin_list_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_checkin_info>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let checkIns = try borrow(list, as: CheckInListHandle.self, "list").value
-        var made: [encore_bytes] = []
-        do {
-            try copyOut(checkIns, first: first, out, element_size, capacity, copied) { c in
-                var i = encore_checkin_info()
-                i.struct_size = structSize(encore_checkin_info.self)
-                i.submitted = c.submitted ? 1 : 0
-                i.id = c.id
-                i.start = c.start
-                i.end = c.end ?? -1
-                i.auto_end = c.autoEnd
-                i.description = try LibraryBytes.make(c.description)
-                made.append(i.description)
-                i.address = try LibraryBytes.make(c.address)
-                made.append(i.address)
-                copy32(c.locationIdHash, into: &i.location_id_hash)
-                i.kind = Int32(c.kind.rawValue)
-                i.created = c.created
-                i.mode = c.isPrivate ? ENCORE_CHECKIN_MODE_PRIVATE : ENCORE_CHECKIN_MODE_DIARY
-                return i
-            }
-        } catch {
-            // Nothing for the caller to free after a failure: the elements
-            // written so far (two strings each) are undone.
-            made.forEach { if let data = $0.data { LibraryBytes.release(data) } }
-            if let out, element_size > 0, capacity > 0 {
-                UnsafeMutableRawPointer(out).initializeMemory(as: UInt8.self, repeating: 0, count: element_size * min(capacity, made.count / 2))
-            }
-            throw error
+        // Nothing for the caller to free after a failure (copyOutOwning).
+        try copyOutOwning(checkIns, first: first, out, element_size, capacity, copied) { c, own in
+            var i = encore_checkin_info()
+            i.struct_size = structSize(encore_checkin_info.self)
+            i.submitted = c.submitted ? 1 : 0
+            i.id = c.id
+            i.start = c.start
+            i.end = c.end ?? -1
+            i.auto_end = c.autoEnd
+            i.description = try own(c.description)
+            i.address = try own(c.address)
+            copy32(c.locationIdHash, into: &i.location_id_hash)
+            i.kind = Int32(c.kind.rawValue)
+            i.created = c.created
+            i.mode = c.isPrivate ? ENCORE_CHECKIN_MODE_PRIVATE : ENCORE_CHECKIN_MODE_DIARY
+            return i
         }
     }
 }

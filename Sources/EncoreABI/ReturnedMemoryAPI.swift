@@ -59,23 +59,41 @@ final class StringList: Sendable {
     init(_ strings: [String]) { items = strings }
 }
 
-/// copyOut of items that become encore_bytes the caller owns: when making
-/// one fails, those made in this call are freed and their slots zeroed, so
-/// a failed call leaves the caller nothing to free.
-func copyOutOwned<Item>(_ items: [Item], first: UInt64, _ out: UnsafeMutablePointer<encore_bytes>?, _ elementSize: Int,
-                        _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?, _ make: (Item) throws -> encore_bytes) throws {
+/// copyOut of items whose elements hold encore_bytes the caller owns
+/// (`own` makes each one): when an element fails, the bytes made in this
+/// call are freed and the slots written zeroed, so a failed call leaves the
+/// caller nothing to free.
+func copyOutOwning<Item, C>(_ items: [Item], first: UInt64, _ out: UnsafeMutablePointer<C>?, _ elementSize: Int, _ capacity: Int,
+                            _ copied: UnsafeMutablePointer<Int>?,
+                            _ convert: (Item, _ own: (String) throws -> encore_bytes) throws -> C) throws {
     var made: [encore_bytes] = []
+    var written = 0
+    let own: (String) throws -> encore_bytes = { text in
+        let b = try LibraryBytes.make(text)
+        made.append(b)
+        return b
+    }
     do {
         try copyOut(items, first: first, out, elementSize, capacity, copied) { item in
-            let b = try make(item)
-            made.append(b)
-            return b
+            let element = try convert(item, own)
+            written += 1
+            return element
         }
     } catch {
-        for (i, b) in made.enumerated() {
-            if let data = b.data { LibraryBytes.release(data) }
-            if let out { (UnsafeMutableRawPointer(out) + i * elementSize).initializeMemory(as: UInt8.self, repeating: 0, count: elementSize) }
-        }
+        made.forEach { if let data = $0.data { LibraryBytes.release(data) } }
+        if let out, written > 0 { UnsafeMutableRawPointer(out).initializeMemory(as: UInt8.self, repeating: 0, count: elementSize * written) }
+        throw error
+    }
+}
+
+/// writeOutput of a struct holding encore_bytes the caller is to own
+/// (`owned`): when the struct cannot be written they are freed, so a failed
+/// call leaves the caller nothing to free.
+func writeOwnedOutput<T>(_ value: T, to pointer: UnsafeMutablePointer<T>?, _ name: String, owned: [encore_bytes]) throws {
+    do {
+        try writeOutput(value, to: pointer, name)
+    } catch {
+        owned.forEach { if let data = $0.data { LibraryBytes.release(data) } }
         throw error
     }
 }
@@ -111,7 +129,7 @@ func checkedCount<T>(_ n: Int, of type: T.Type, _ name: String) throws {
 @c public func encore_string_list_copy(_ list: encore_string_list_ptr?, _ first: UInt64, _ out: UnsafeMutablePointer<encore_bytes>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
         let l = try borrow(list, as: StringList.self, "list")
-        try copyOutOwned(l.items, first: first, out, element_size, capacity, copied, LibraryBytes.make)
+        try copyOutOwning(l.items, first: first, out, element_size, capacity, copied) { s, own in try own(s) }
     }
 }
 

@@ -76,7 +76,9 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
     }
 }
 
-/// Writes the store's schema version to *version.
+/// Writes the store's schema version to *version: the format of the
+/// store's engine (7 since each feature's tables have a version of their
+/// own, kept in the store; `encore store info` lists them).
 @c public func encore_store_get_schema_version(_ store: encore_store_ptr?, _ version: UnsafeMutablePointer<UInt32>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")

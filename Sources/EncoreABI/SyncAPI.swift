@@ -165,14 +165,9 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
         out.next_due_at = r.nextDueAt ?? 0
         out.has_clock_offset = r.clockOffset == nil ? 0 : 1
         out.clock_offset = r.clockOffset ?? 0
-        switch r.configuration?.source {
-        case nil: out.configuration = ENCORE_SYNC_CONFIG_NONE
-        case .fetched?: out.configuration = ENCORE_SYNC_CONFIG_FETCHED
-        case .unchanged?: out.configuration = ENCORE_SYNC_CONFIG_UNCHANGED
-        case .lastVerified?: out.configuration = ENCORE_SYNC_CONFIG_LAST_VERIFIED
-        case .builtIn?: out.configuration = ENCORE_SYNC_CONFIG_BUILT_IN
-        }
+        out.configuration = configurationUsed(r.configuration?.source)
         out.config_failures = UInt32(clamping: r.configuration?.failures ?? 0)
+        out.item_count = UInt32(clamping: r.items.count)
         try writeOutput(out, to: summary, "summary")
     }
 }

@@ -18,6 +18,6 @@ struct SightingsCommand: CommandGroup {
         abstract: "Work with the sightings (RPIs heard over Bluetooth) in the store.",
         discussion: StoreArguments.keyHelp,
         subcommands: [SightingsImport.self, SightingsList.self],
-        aliases: ["sightings"]
+        aliases: ["observations"]
     )
 }

@@ -45,9 +45,11 @@ struct StoreInfo: ParsableCommand {
         let opened = try store.open()
         let version: Int
         let sightings: Int
+        let tables: [String: Int]
         do {
             version = try opened.schemaVersion
             sightings = try opened.countSightings()
+            tables = try opened.tableVersions()
         } catch {
             throw store.fail(error)
         }
@@ -63,6 +65,8 @@ struct StoreInfo: ParsableCommand {
                 ("path", .string(store.db)),
                 ("schemaVersion", .int(version)),
                 ("latestSchemaVersion", .int(Store.latestSchemaVersion)),
+                // Each feature's tables' version (the store's own is schemaVersion).
+                ("tables", .object(tables.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
                 ("fileSize", .int(fileSize)),
                 ("walSize", .int(walSize)),
                 ("counts", .object(counts.map { ($0.name, .int($0.count)) })),
@@ -74,6 +78,7 @@ struct StoreInfo: ParsableCommand {
         var lines: [(String, String)] = [
             ("store", Output.oneLine(store.db)),
             ("schema version", "\(version)" + (version == latest ? " (latest)" : " (latest is \(latest))")),
+            ("tables", tables.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
             ("file size", "\(fileSize) bytes" + (walSize > 0 ? " (+ \(walSize) bytes of write-ahead log)" : "")),
         ]
         lines += counts.map { ($0.label, String($0.count)) }

@@ -119,7 +119,7 @@ struct SyncRun: ParsableCommand {
             Every package and the configuration are verified (--trust) before they are kept; each answer \
             is stored in one transaction, so a sync killed at any moment keeps only verified packages \
             and the next one resumes. Revoked packages are deleted and fetched again; packages older \
-            than 14 days are purged. --json prints {"fetched": [...], "deleted": N, "revoked": N, \
+            than 14 days are purged. --json prints {"items": [...], "fetched": [...], "deleted": N, "revoked": N, \
             "check": {...}|null, "nextDueAt": T, "configuration": {"used": "fetched"|"unchanged"|"last-verified"|"built-in", \
             "reason": "..."|null, "failures": N}|null, ...}. A configuration that cannot be fetched or verified \
             (404, 5xx, a bad signature) does not stop the sync: the packages are fetched and checked with the \

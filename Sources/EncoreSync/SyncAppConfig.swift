@@ -28,7 +28,7 @@ extension SyncOperation {
         let etag: String? = if case .text(let t)? = try store.setting(SyncSettings.configETag), try store.setting(SyncSettings.config) != nil { t } else { nil }
         return .fetch(DistributionProtocol.appConfig(base: base, etag: etag), recover: { op, e in try op.configurationFailed(e) },
                       onBudget: { op in op.report.configuration = try op.fallback("the sync's time budget ran out before the configuration", failures: 0) }) { op, r in
-            try op.applyAppConfig(r)
+            try op.applyAppConfig(r, storedETag: etag)
             try op.store.write { w in
                 try w.setSetting(SyncSettings.configFailures, to: .integer(0))
                 try w.deleteSetting(SyncSettings.configLastError)
@@ -45,7 +45,8 @@ extension SyncOperation {
             try w.setSetting(SyncSettings.configFailures, to: .integer(Int64(failures)))
             try w.setSetting(SyncSettings.configLastError, to: .text(e.message))
         }
-        // Said once, in report.configuration (not also as a warning).
+        // Said once, in report.configuration (not also as a warning), and its item.
+        report.items.append(SyncItem(kind: .config, day: nil, hour: nil, etag: "", keys: 0, outcome: .failed, failure: e))
         report.configuration = try fallback("the configuration could not be fetched or verified: \(e.message)", failures: failures)
         return true
     }
@@ -68,9 +69,10 @@ extension SyncOperation {
     /// Keeps a new configuration with its ETag and deletes the cached
     /// packages it revokes, in one transaction; a revocation is followed by
     /// a fresh look at the day index.
-    private func applyAppConfig(_ r: HTTPResponse) throws {
+    private func applyAppConfig(_ r: HTTPResponse, storedETag: String?) throws {
         if r.status == 304 {
             report.configuration = SyncConfigurationUse(source: .unchanged, reason: nil, failures: 0)
+            report.items.append(SyncItem(kind: .config, day: nil, hour: nil, etag: storedETag ?? "", keys: 0, outcome: .cached))
             return
         }
         let (bytes, newTag) = try DistributionProtocol.package(from: r, "the app configuration")
@@ -95,7 +97,7 @@ extension SyncOperation {
             }
         }
         report.configuration = SyncConfigurationUse(source: .fetched, reason: nil, failures: 0)
-        report.fetched.append(SyncFetched(kind: .config, day: nil, hour: nil, etag: newTag, keys: 0))
+        report.items.append(SyncItem(kind: .config, day: nil, hour: nil, etag: newTag, keys: 0, bytes: bytes.count))
         report.revoked += revoked.count + revokedWarnings.count
         changed = true
         if !revoked.isEmpty { lookUpDaysAgain() }

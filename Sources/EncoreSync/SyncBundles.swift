@@ -21,7 +21,7 @@ extension SyncOperation {
         guard let base = options.dp3t, let key = options.dp3tKey else { return [] }
         let tag: String? = if case .text(let t)? = try store.setting(SyncSettings.dp3tTag) { t } else { nil }
         let synced = try dp3tSyncTimes()
-        return [sinceBundleTag(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag), key: key, tagSetting: SyncSettings.dp3tTag,
+        return [sinceBundleTag(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag), .dp3t, key: key, tagSetting: SyncSettings.dp3tTag,
                                synced: (SyncSettings.dp3tSyncs, .text(synced)), backend: "DP-3T") { op, body, next in
             // The JWT authenticated the body; the zip is still checked as a key file.
             let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: op.options.limits), keys: .countFields)
@@ -31,7 +31,7 @@ extension SyncOperation {
                 try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
             }
             op.kept[CachedKeyFileName.dp3tRegion, default: [:]][next] = file.exportBinBuffer
-            op.report.fetched.append(SyncFetched(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount)))
+            op.report.items.append(SyncItem(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount), bytes: body.count))
             op.changed = true
         }]
     }
@@ -52,14 +52,15 @@ extension SyncOperation {
     func traceKeysWork() throws -> [SyncWork] {
         guard let base = options.crowdNotifier, let key = options.crowdNotifierKey else { return [] }
         let service = CheckInService(store: store)
-        return [sinceBundleTag(try DP3TProtocol.traceKeys(base: base, lastKeyBundleTag: try service.traceKeyBundleTag()), key: key,
+        return [sinceBundleTag(try DP3TProtocol.traceKeys(base: base, lastKeyBundleTag: try service.traceKeyBundleTag()), .traceKeys, key: key,
                                tagSetting: CheckInService.traceKeyBundleTagSetting, synced: (SyncSettings.traceKeysLast, .integer(now)),
                                backend: "CrowdNotifier") { op, body, next in
             // The JWT's content hash was checked against the body.
             op.follow(with: [.compute { op, progress in
                 let outcome = try service.matchTraceKeys(body, bundleTag: next, now: op.now, progress: progress)
                 try op.store.setSetting(SyncSettings.traceKeysLast, to: .integer(op.now))
-                op.report.fetched.append(SyncFetched(kind: .traceKeys, day: nil, hour: nil, etag: next, keys: outcome.events, matches: outcome.new.count))
+                op.report.items.append(SyncItem(kind: .traceKeys, day: nil, hour: nil, etag: next, keys: outcome.events, matches: outcome.new.count,
+                                                bytes: body.count))
                 op.report.checkInMatches += outcome.new.count
                 if !outcome.new.isEmpty { op.changed = true }
             }])
@@ -70,7 +71,7 @@ extension SyncOperation {
     /// (which stores the new tag with what it keeps); with nothing new only
     /// the tag and the sync time move; a refused tag (unaligned 400, in the
     /// future 404) is dropped, so the next sync fetches everything.
-    private func sinceBundleTag(_ request: HTTPRequest, key: PublicKey, tagSetting: String, synced: (name: String, value: SettingValue),
+    private func sinceBundleTag(_ request: HTTPRequest, _ kind: SyncItem.Kind, key: PublicKey, tagSetting: String, synced: (name: String, value: SettingValue),
                                 backend: String, keep: @escaping (SyncOperation, [UInt8], String) throws -> Void) -> SyncWork {
         .fetch(request) { op, r in
             switch try DP3TProtocol.answer(r, key: key) {
@@ -81,6 +82,7 @@ extension SyncOperation {
                     if let next { try w.setSetting(tagSetting, to: .text(next)) }
                     try w.setSetting(synced.name, to: synced.value)
                 }
+                op.report.items.append(SyncItem(kind: kind, day: nil, hour: nil, etag: next ?? "", keys: 0, outcome: .cached))
             case .tagRefused(let status):
                 try op.store.deleteSetting(tagSetting)
                 op.report.warnings.append("the \(backend) backend refused the stored bundle tag (\(status)); the next sync fetches everything")
@@ -130,8 +132,8 @@ extension SyncOperation {
                 try w.putCachedKeyFile(region: CachedKeyFileName.warningRegion(region), identifier: id, etag: etag, content: bytes, downloaded: op.now)
             }
             let added = outcome?.added ?? 0
-            op.report.fetched.append(SyncFetched(kind: .warnings, day: nil, hour: nil, etag: etag, keys: outcome.map { $0.scan.reports + $0.scan.warnings } ?? 0,
-                                                 interval: interval, matches: added))
+            op.report.items.append(SyncItem(kind: .warnings, day: nil, hour: nil, etag: etag, keys: outcome.map { $0.scan.reports + $0.scan.warnings } ?? 0,
+                                            interval: interval, matches: added, bytes: bytes.count))
             op.report.checkInMatches += added
             if added > 0 { op.changed = true }
         }

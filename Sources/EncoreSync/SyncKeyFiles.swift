@@ -13,7 +13,7 @@ import EncoreWire
 /// A key file to fetch and where it goes.
 struct PackageTarget {
     var request: HTTPRequest
-    var kind: SyncFetched.Kind
+    var kind: SyncItem.Kind
     var day: String
     var hour: Int?
     var identifier: String
@@ -142,8 +142,8 @@ extension SyncOperation {
     private func note(_ package: CheckedPackage, _ target: PackageTarget) {
         // The check that follows reads the verified export.bin as it is.
         kept[country, default: [:]][target.identifier] = package.file.exportBinBuffer
-        report.fetched.append(SyncFetched(kind: target.kind, day: target.day, hour: target.hour, etag: package.etag,
-                                          keys: Int(clamping: package.file.metadata.keyCount)))
+        report.items.append(SyncItem(kind: target.kind, day: target.day, hour: target.hour, etag: package.etag,
+                                     keys: Int(clamping: package.file.metadata.keyCount), bytes: package.bytes.count))
         report.deleted += target.replaces.count
         changed = true
     }

@@ -45,31 +45,6 @@ public struct SyncOptions {
     }
 }
 
-/// One package or configuration a sync kept.
-public struct SyncFetched: Sendable, Equatable {
-    /// Key files (day, hour, dp3t), the configuration, a trace warning
-    /// package (warnings), a body of CrowdNotifier trace keys (traceKeys).
-    public enum Kind: String, Sendable { case day, hour, config, dp3t, warnings, traceKeys }
-    public var kind: Kind
-    public var day: String?
-    public var hour: Int?
-    /// The ETag, or a bundle tag (dp3t, traceKeys).
-    public var etag: String
-    /// Keys of a key file; reports and warnings of a warning package; events of trace keys.
-    public var keys: Int
-    /// A warning package's hour since the epoch.
-    public var interval: Int64? = nil
-    /// Check-in matches that were new (warnings and trace keys).
-    public var matches: Int? = nil
-
-    var json: JSONValue {
-        var members: [(String, JSONValue)] = [("kind", .string(kind.rawValue)), ("day", .string(day)), ("hour", .int(hour)), ("etag", .string(etag)), ("keys", .int(keys))]
-        if let interval { members.append(("interval", .int(interval))) }
-        if let matches { members.append(("matches", .int(matches))) }
-        return .object(members)
-    }
-}
-
 /// Which app configuration a CWA sync went on with, and why.
 public struct SyncConfigurationUse: Sendable, Equatable {
     public enum Source: String, Sendable {
@@ -94,7 +69,11 @@ public struct SyncConfigurationUse: Sendable, Equatable {
 /// What a sync did.
 public struct SyncReport {
     public var plan: SyncPlan
-    public var fetched: [SyncFetched] = []
+    /// Every package and configuration the sync asked for, in order, with
+    /// what became of it (the C struct list and the JSON's "items").
+    public var items: [SyncItem] = []
+    /// The items kept (fetched, verified, stored).
+    public var fetched: [SyncItem] { items.filter { $0.outcome == .fetched } }
     /// Cached packages deleted: no longer listed, covered by a day, too old.
     public var deleted = 0
     /// Cached packages deleted because the configuration revoked them.
@@ -112,9 +91,10 @@ public struct SyncReport {
     /// The configuration the CWA sync went on with (nil without one).
     public var configuration: SyncConfigurationUse?
 
-    /// `encore sync --json`.
+    /// `encore sync --json`: "items" is every item; "fetched" the kept
+    /// ones in their first form (kept for readers of 0.x).
     public var json: JSONValue {
-        .object([("fetched", .array(fetched.map(\.json))), ("deleted", .int(deleted)), ("revoked", .int(revoked)),
+        .object([("items", .array(items.map(\.json))), ("fetched", .array(fetched.map(\.fetchedJSON))), ("deleted", .int(deleted)), ("revoked", .int(revoked)),
                  ("checkInMatches", .int(checkInMatches)),
                  ("check", check.map(CheckDocument.json) ?? .null), ("nextDueAt", .int(nextDueAt)),
                  ("clockOffset", .int(clockOffset)), ("stoppedEarly", .bool(stoppedEarly)),

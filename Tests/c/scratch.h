@@ -39,4 +39,20 @@ static void scratch_dir_remove(const char *dir) {
     rmdir(dir);
 }
 
+#ifdef ENCORE_TEST_CHECK_H
+/* A new, empty store in the scratch directory `dir` (its own file each
+ * call, a raw key): a test's fresh state. NULL (and a failed check) when it
+ * cannot be opened. For the programs that include check.h first. */
+static inline encore_store *scratch_store_open(const char *dir) {
+    static int n = 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/fresh%d.db", dir, n++);
+    static const uint8_t raw[32] = {5};
+    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
+    encore_store *store = NULL;
+    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
+    return store;
+}
+#endif
+
 #endif

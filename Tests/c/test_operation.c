@@ -21,14 +21,7 @@
 static char dir[4096];
 
 static encore_store *fresh_store(void) {
-    static int n = 0;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/o%d.db", dir, n++);
-    static const uint8_t raw[32] = {7};
-    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
-    encore_store *store = NULL;
-    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
-    return store;
+    return scratch_store_open(dir);
 }
 
 static int push_registered(encore_store *store) {

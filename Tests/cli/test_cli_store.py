@@ -22,7 +22,7 @@ CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 KEY_A = "a1" * 32
 KEY_B = "0123456789abcdef" * 4
 PASSPHRASE = "correct horse battery staple"
-INFO_FIELDS = ["path", "schemaVersion", "latestSchemaVersion", "fileSize", "walSize", "counts"]
+INFO_FIELDS = ["path", "schemaVersion", "latestSchemaVersion", "tables", "fileSize", "walSize", "counts"]
 PURGE_FIELDS = ["now", "maxAgeSeconds", "cutoff", "deleted", "total"]
 PURGE_KINDS = ["sightings", "ownKeys", "keyfiles", "tracingEvents", "riskResults"]
 DAY = 86_400
@@ -135,6 +135,16 @@ def test_info_json(db):
     assert data["fileSize"] > 0 and data["fileSize"] % 1024 == 0
     assert data["walSize"] >= 0
     assert data["counts"] == {"sightings": 0}
+    # Each feature's tables at their own version, the ones without tables at 0.
+    assert data["tables"]["exposure"] >= 2 and data["tables"]["keyfiles"] >= 2 and data["tables"]["checkins"] >= 3
+    assert data["tables"]["sync"] == 0 and set(data["tables"]) >= {"check", "testresults", "push", "tracing"}
+
+
+def test_former_command_names_still_work(db, tmp_path):
+    """`encore observations` is the former name of `encore sightings` (an alias)."""
+    csv = write(tmp_path, "s.csv", [row(1_600_000_000)])
+    assert ok(run("observations", "import", "--db", db, csv)).returncode == 0
+    assert info(db)["counts"] == {"sightings": 1}
 
 
 def test_info_text(db):

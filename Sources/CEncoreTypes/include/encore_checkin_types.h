@@ -69,6 +69,23 @@ typedef struct encore_checkin_report {
  * and encore_checkin_list_copy(). Immutable: thread-safe. */
 typedef struct encore_checkin_list encore_checkin_list;
 
+/* The protected reports a submission would send, a snapshot read with
+ * encore_checkin_report_list_count() and encore_checkin_report_list_copy().
+ * Immutable: thread-safe. */
+typedef struct encore_checkin_report_list encore_checkin_report_list;
+
+/* One protected report a submission sends: a check-in's visit on one UTC
+ * day, as the time rules derive it, and its sealed record. */
+typedef struct encore_checkin_report_info {
+    uint32_t struct_size;                 /* sizeof(encore_checkin_report_info) */
+    uint32_t transmission_risk_level;     /* 1..8, in the sealed record too */
+    int64_t checkin;                      /* the check-in's id */
+    int64_t start;                        /* unix seconds: start_interval_number x 600 */
+    uint32_t start_interval_number;       /* 10-minute intervals since the epoch */
+    uint32_t period;                      /* intervals */
+    encore_checkin_report report;         /* the CheckInProtectedReport as sent (report.struct_size: its size) */
+} encore_checkin_report_info;
+
 /* Which app's QR code a check-in was made with. */
 #define ENCORE_CHECKIN_KIND_CWA 0
 #define ENCORE_CHECKIN_KIND_SWISSCOVID 1

@@ -41,4 +41,21 @@ typedef struct encore_push_decision {
     int32_t action;            /* ENCORE_PUSH_NONE, _REGISTER or _DEREGISTER */
 } encore_push_decision;
 
+/* What push registration knows (encore_push_get_status()); the tokens are
+ * not in it. */
+typedef struct encore_push_status {
+    uint32_t struct_size;          /* sizeof(encore_push_status), set by the caller */
+    int32_t registered;            /* 1: a registration is stored (the server said yes) */
+    int32_t has_registered_at;
+    int32_t api;                   /* ENCORE_PUSH_API_* of the stored registration; -1: none */
+    int64_t registered_at;         /* unix seconds of the last registration */
+    int32_t push_type;             /* ENCORE_PUSH_TYPE_* of the stored push token; -1: none */
+    int32_t has_push_token;        /* 1: a push token is stored */
+    int32_t exposure_notifications; /* 1: Exposure Notifications are on (the last tracing event) */
+    int32_t check_ins;             /* 1: the user has check-ins */
+    int32_t isolated;              /* 1: the user is in isolation */
+    int32_t reserved;              /* 0 */
+    encore_bytes server;           /* the registry registered with (UTF-8; empty: none), the caller's: release with encore_bytes_free() */
+} encore_push_status;
+
 #endif /* ENCORE_PUSH_TYPES_H */

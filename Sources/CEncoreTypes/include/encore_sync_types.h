@@ -72,7 +72,50 @@ typedef struct encore_sync_summary {
     int64_t clock_offset;     /* the server's clock minus this device's, seconds */
     int32_t configuration;    /* ENCORE_SYNC_CONFIG_*: the app configuration the sync went on with */
     uint32_t config_failures; /* failed fetches of the configuration in a row (its own backoff) */
+    /* Since the items (struct_size tells whether the library wrote it): */
+    uint32_t item_count;      /* items of encore_sync_result_copy_items(): fetched, cached and failed */
+    uint32_t reserved;
 } encore_sync_summary;
+
+/* What a sync item is (encore_sync_item.kind). */
+#define ENCORE_SYNC_ITEM_DAY 1        /* a day's key file */
+#define ENCORE_SYNC_ITEM_HOUR 2       /* an hour's key file */
+#define ENCORE_SYNC_ITEM_CONFIG 3     /* the app configuration */
+#define ENCORE_SYNC_ITEM_DP3T 4       /* DP-3T exposed keys since a bundle tag */
+#define ENCORE_SYNC_ITEM_WARNINGS 5   /* a CWA trace warning package (check-in warnings) of one hour */
+#define ENCORE_SYNC_ITEM_TRACE_KEYS 6 /* CrowdNotifier trace keys since a bundle tag */
+
+/* What became of a sync item (encore_sync_item.outcome). */
+#define ENCORE_SYNC_OUTCOME_FETCHED 1 /* fetched, verified and kept */
+#define ENCORE_SYNC_OUTCOME_CACHED 2  /* what is stored is current (304, or nothing new since the bundle tag) */
+#define ENCORE_SYNC_OUTCOME_FAILED 3  /* failed without failing the sync (the configuration's outage); status says why */
+
+/* One thing a sync asked for, and what became of it
+ * (encore_sync_result_copy_items()). */
+typedef struct encore_sync_item {
+    uint32_t struct_size;     /* sizeof(encore_sync_item) */
+    int32_t kind;             /* ENCORE_SYNC_ITEM_* */
+    int32_t outcome;          /* ENCORE_SYNC_OUTCOME_* */
+    encore_status status;     /* ENCORE_OK, or why a FAILED item failed */
+    int64_t day;              /* a day or hour key file's day: unix seconds of its UTC midnight; -1 otherwise */
+    int32_t hour;             /* an hour key file's hour, 0..23; -1 otherwise */
+    int32_t reserved;         /* 0 */
+    int64_t interval;         /* a trace warning package's hour (hours since the epoch); -1 otherwise */
+    uint64_t keys;            /* keys of a key file; reports and warnings of a warning package; events of trace keys */
+    uint64_t matches;         /* new check-in matches (warnings, trace keys); 0 otherwise */
+    uint64_t bytes;           /* the body's size as it came; 0 when none came */
+    encore_bytes tag;         /* the ETag or bundle tag (empty when none is known), the caller's: release with encore_bytes_free() */
+} encore_sync_item;
+
+/* The app configuration a CWA sync went on with and why
+ * (encore_sync_result_get_configuration()). */
+typedef struct encore_sync_configuration {
+    uint32_t struct_size;     /* sizeof(encore_sync_configuration), set by the caller */
+    int32_t used;             /* ENCORE_SYNC_CONFIG_* */
+    uint32_t failures;        /* failed fetches of the configuration in a row (its own backoff) */
+    uint32_t reserved;
+    encore_bytes reason;      /* why it was not fetched (UTF-8; empty when it was), the caller's: release with encore_bytes_free() */
+} encore_sync_configuration;
 
 /* Which app configuration a CWA sync went on with (the JSON's
  * "configuration" says why). When the configuration cannot be fetched or

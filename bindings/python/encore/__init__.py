@@ -20,16 +20,16 @@ from . import _ffi, crowdnotifier, tracing
 from ._cdata import decoded as _decoded
 from ._loader import lib as _lib
 from .client import Client
-from .checkins import (CheckIn, CheckInAssessment, CheckInRecord, CheckInRiskConfig, CheckIns, CreatedLocation, ProtectedReport,
+from .checkins import (CheckIn, CheckInAssessment, CheckInReport, CheckInRecord, CheckInRiskConfig, CheckIns, CreatedLocation, ProtectedReport,
                        TraceLocation, WarningMatchSummary, create_location)
 from .errors import CLASSES as _CLASSES, EncoreError, status_name_of as status_name
 from .keyfile import KeyFile
 from .operation import Operation, Request
-from .push import Push, PushDecision
+from .push import Push, PushDecision, PushStatus
 from .records import (CachedKeyFileInfo, Key, KeyFileInfo, OwnKey, PurgeCounts, RiskResult, Sighting,
                       TracingEvent)
 from .store import Store
-from .sync import Sync, SyncPlan, SyncReport
+from .sync import Sync, SyncConfiguration, SyncItem, SyncPlan, SyncReport
 from .testresult import SubmitSummary, TestResultClient, TestStatus
 from .transport import Transport
 from .tracing import Tracer
@@ -46,7 +46,7 @@ def __getattr__(name: str) -> type[EncoreError]:
     declared here is one of them (PEP 562). Any other name is an AttributeError."""
     raise AttributeError(f"module 'encore' has no attribute {name!r}")
 
-__all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision",
-           "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "Tracer", "TracingEvent",
+__all__ = ["CachedKeyFileInfo", "CheckIn", "Client", "CheckInAssessment", "CheckInRecord", "CheckInReport", "CheckInRiskConfig", "CheckIns", "CreatedLocation", "EncoreError", "Key", "KeyFile", "KeyFileInfo", "Operation", "OwnKey", "ProtectedReport", "Push", "PushDecision", "PushStatus",
+           "PurgeCounts", "Request", "RiskResult", "Sighting", "Store", "SubmitSummary", "Sync", "SyncConfiguration", "SyncItem", "SyncPlan", "SyncReport", "TestResultClient", "TestStatus", "Tracer", "TracingEvent",
            "TraceLocation", "Transport", "TrustList", "WarningMatchSummary", "create_location", "status_name",
            "__version__", "crowdnotifier", "tracing", *sorted(_CLASSES)]

@@ -182,6 +182,15 @@ ENCORE_SYNC_STEP_HOURS = 4
 ENCORE_SYNC_STEP_DP3T = 8
 ENCORE_SYNC_STEP_WARNINGS = 16
 ENCORE_SYNC_STEP_TRACE_KEYS = 32
+ENCORE_SYNC_ITEM_DAY = 1
+ENCORE_SYNC_ITEM_HOUR = 2
+ENCORE_SYNC_ITEM_CONFIG = 3
+ENCORE_SYNC_ITEM_DP3T = 4
+ENCORE_SYNC_ITEM_WARNINGS = 5
+ENCORE_SYNC_ITEM_TRACE_KEYS = 6
+ENCORE_SYNC_OUTCOME_FETCHED = 1
+ENCORE_SYNC_OUTCOME_CACHED = 2
+ENCORE_SYNC_OUTCOME_FAILED = 3
 ENCORE_SYNC_CONFIG_NONE = 0
 ENCORE_SYNC_CONFIG_FETCHED = 1
 ENCORE_SYNC_CONFIG_UNCHANGED = 2
@@ -1085,6 +1094,29 @@ class encore_checkin_list(ctypes.Structure):
     """Opaque handle: only ever used through pointers."""
 
 
+class encore_checkin_report_list(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
+class encore_checkin_report_info(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('transmission_risk_level', ctypes.c_uint32),
+        ('checkin', ctypes.c_int64),
+        ('start', ctypes.c_int64),
+        ('start_interval_number', ctypes.c_uint32),
+        ('period', ctypes.c_uint32),
+        ('report', encore_checkin_report),
+    ]
+    struct_size: int
+    transmission_risk_level: int
+    checkin: int
+    start: int
+    start_interval_number: int
+    period: int
+    report: encore_checkin_report
+
+
 class encore_checkin_info(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
@@ -1282,6 +1314,8 @@ class encore_sync_summary(ctypes.Structure):
         ('clock_offset', ctypes.c_int64),
         ('configuration', ctypes.c_int32),
         ('config_failures', ctypes.c_uint32),
+        ('item_count', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
     ]
     struct_size: int
     fetched: int
@@ -1295,6 +1329,52 @@ class encore_sync_summary(ctypes.Structure):
     clock_offset: int
     configuration: int
     config_failures: int
+    item_count: int
+    reserved: int
+
+
+class encore_sync_item(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('kind', ctypes.c_int32),
+        ('outcome', ctypes.c_int32),
+        ('status', encore_status),
+        ('day', ctypes.c_int64),
+        ('hour', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+        ('interval', ctypes.c_int64),
+        ('keys', ctypes.c_uint64),
+        ('matches', ctypes.c_uint64),
+        ('bytes', ctypes.c_uint64),
+        ('tag', encore_bytes),
+    ]
+    struct_size: int
+    kind: int
+    outcome: int
+    status: int
+    day: int
+    hour: int
+    reserved: int
+    interval: int
+    keys: int
+    matches: int
+    bytes: int
+    tag: encore_bytes
+
+
+class encore_sync_configuration(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('used', ctypes.c_int32),
+        ('failures', ctypes.c_uint32),
+        ('reserved', ctypes.c_uint32),
+        ('reason', encore_bytes),
+    ]
+    struct_size: int
+    used: int
+    failures: int
+    reserved: int
+    reason: encore_bytes
 
 
 class encore_push_options(ctypes.Structure):
@@ -1315,6 +1395,35 @@ class encore_push_decision(ctypes.Structure):
     ]
     struct_size: int
     action: int
+
+
+class encore_push_status(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('registered', ctypes.c_int32),
+        ('has_registered_at', ctypes.c_int32),
+        ('api', ctypes.c_int32),
+        ('registered_at', ctypes.c_int64),
+        ('push_type', ctypes.c_int32),
+        ('has_push_token', ctypes.c_int32),
+        ('exposure_notifications', ctypes.c_int32),
+        ('check_ins', ctypes.c_int32),
+        ('isolated', ctypes.c_int32),
+        ('reserved', ctypes.c_int32),
+        ('server', encore_bytes),
+    ]
+    struct_size: int
+    registered: int
+    has_registered_at: int
+    api: int
+    registered_at: int
+    push_type: int
+    has_push_token: int
+    exposure_notifications: int
+    check_ins: int
+    isolated: int
+    reserved: int
+    server: encore_bytes
 
 
 class encore_tracer(ctypes.Structure):
@@ -1763,6 +1872,16 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_trace_location_get_url': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.POINTER(encore_bytes)]),
     # (location, format, scale, out)
     'encore_trace_location_get_qr_image': (encore_status, [ctypes.POINTER(encore_trace_location), ctypes.c_int32, ctypes.c_uint32, ctypes.POINTER(encore_bytes)]),
+    # (client, options, out)
+    'encore_checkin_report_list_open': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_submit_options), ctypes.POINTER(ctypes.POINTER(encore_checkin_report_list))]),
+    # (list, count)
+    'encore_checkin_report_list_count': (encore_status, [ctypes.POINTER(encore_checkin_report_list), ctypes.POINTER(ctypes.c_size_t)]),
+    # (list, first, out, element_size, capacity, copied)
+    'encore_checkin_report_list_copy': (encore_status, [ctypes.POINTER(encore_checkin_report_list), ctypes.c_uint64, ctypes.POINTER(encore_checkin_report_info), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (list, out)
+    'encore_checkin_report_list_get_json': (encore_status, [ctypes.POINTER(encore_checkin_report_list), ctypes.POINTER(encore_bytes)]),
+    # (list)
+    'encore_checkin_report_list_free': (None, [ctypes.POINTER(encore_checkin_report_list)]),
     # (options, struct_size)
     'encore_trace_key_match_options_init': (encore_status, [ctypes.POINTER(encore_trace_key_match_options), ctypes.c_size_t]),
     # (client, body, length, signature, bundle_tag, summary)
@@ -1807,6 +1926,12 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_sync_result_get_check': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
     # (client, config, match_options, check_options, out)
     'encore_exposure_check_cached': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
+    # (result, first, out, element_size, capacity, copied)
+    'encore_sync_result_copy_items': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.c_uint64, ctypes.POINTER(encore_sync_item), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (result, configuration)
+    'encore_sync_result_get_configuration': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(encore_sync_configuration)]),
+    # (result, out)
+    'encore_sync_result_get_warnings': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (options, struct_size)
     'encore_push_options_init': (encore_status, [ctypes.POINTER(encore_push_options), ctypes.c_size_t]),
     # (store, exposure_notifications, isolated, now)
@@ -1823,6 +1948,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (store, out)
     'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (client, status)
+    'encore_push_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_status)]),
     # (options, struct_size)
     'encore_tracer_options_init': (encore_status, [ctypes.POINTER(encore_tracer_options), ctypes.c_size_t]),
     # (store, options, out)
@@ -1988,6 +2115,10 @@ FALLIBLE = frozenset({
     'encore_trace_location_create',
     'encore_trace_location_get_url',
     'encore_trace_location_get_qr_image',
+    'encore_checkin_report_list_open',
+    'encore_checkin_report_list_count',
+    'encore_checkin_report_list_copy',
+    'encore_checkin_report_list_get_json',
     'encore_trace_key_match_options_init',
     'encore_crowdnotifier_match_trace_keys',
     'encore_crowdnotifier_match_trace_keys_with_options',
@@ -2009,6 +2140,9 @@ FALLIBLE = frozenset({
     'encore_sync_result_get_json',
     'encore_sync_result_get_check',
     'encore_exposure_check_cached',
+    'encore_sync_result_copy_items',
+    'encore_sync_result_get_configuration',
+    'encore_sync_result_get_warnings',
     'encore_push_options_init',
     'encore_push_set_state',
     'encore_push_decide',
@@ -2017,6 +2151,7 @@ FALLIBLE = frozenset({
     'encore_push_deregister_run',
     'encore_push_deregister_start',
     'encore_push_get_status_json',
+    'encore_push_get_status',
     'encore_tracer_options_init',
     'encore_tracer_new',
     'encore_tracer_start',
@@ -2345,6 +2480,16 @@ class Library(Protocol):
 
     def encore_trace_location_get_qr_image(self, location: Pointer[encore_trace_location], format: int, scale: int, out: Pointer[encore_bytes], /) -> int: ...
 
+    def encore_checkin_report_list_open(self, client: Pointer[encore_client], options: Pointer[encore_submit_options], out: Pointer[_Pointer[encore_checkin_report_list]], /) -> int: ...
+
+    def encore_checkin_report_list_count(self, list: Pointer[encore_checkin_report_list], count: Pointer[ctypes.c_size_t], /) -> int: ...
+
+    def encore_checkin_report_list_copy(self, list: Pointer[encore_checkin_report_list], first: int, out: Pointer[encore_checkin_report_info], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+
+    def encore_checkin_report_list_get_json(self, list: Pointer[encore_checkin_report_list], out: Pointer[encore_bytes], /) -> int: ...
+
+    def encore_checkin_report_list_free(self, list: Pointer[encore_checkin_report_list], /) -> None: ...
+
     def encore_trace_key_match_options_init(self, options: Pointer[encore_trace_key_match_options], struct_size: int, /) -> int: ...
 
     def encore_crowdnotifier_match_trace_keys(self, client: Pointer[encore_client], body: Pointer[ctypes.c_uint8], length: int, signature: bytes | None, bundle_tag: bytes | None, summary: Pointer[encore_trace_key_match_summary], /) -> int: ...
@@ -2389,6 +2534,12 @@ class Library(Protocol):
 
     def encore_exposure_check_cached(self, client: Pointer[encore_client], config: Pointer[encore_risk_config], match_options: Pointer[encore_match_options], check_options: Pointer[encore_check_options], out: Pointer[_Pointer[encore_check_result]], /) -> int: ...
 
+    def encore_sync_result_copy_items(self, result: Pointer[encore_sync_result], first: int, out: Pointer[encore_sync_item], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+
+    def encore_sync_result_get_configuration(self, result: Pointer[encore_sync_result], configuration: Pointer[encore_sync_configuration], /) -> int: ...
+
+    def encore_sync_result_get_warnings(self, result: Pointer[encore_sync_result], out: Pointer[_Pointer[encore_string_list]], /) -> int: ...
+
     def encore_push_options_init(self, options: Pointer[encore_push_options], struct_size: int, /) -> int: ...
 
     def encore_push_set_state(self, store: Pointer[encore_store], exposure_notifications: int, isolated: int, now: int, /) -> int: ...
@@ -2404,6 +2555,8 @@ class Library(Protocol):
     def encore_push_deregister_start(self, client: Pointer[encore_client], options: Pointer[encore_push_options], out: Pointer[_Pointer[encore_operation]], /) -> int: ...
 
     def encore_push_get_status_json(self, store: Pointer[encore_store], out: Pointer[encore_bytes], /) -> int: ...
+
+    def encore_push_get_status(self, client: Pointer[encore_client], status: Pointer[encore_push_status], /) -> int: ...
 
     def encore_tracer_options_init(self, options: Pointer[encore_tracer_options], struct_size: int, /) -> int: ...
 

@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Self, TypeVar
 
-from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
@@ -216,6 +216,23 @@ class ProtectedReport:
         r.encrypted_record_length = len(sealed)
         return r
 
+    @staticmethod
+    def _from_c(r: _ffi.encore_checkin_report) -> ProtectedReport:
+        return ProtectedReport(bytes(r.location_id_hash), bytes(r.iv), bytes(r.encrypted_record[:r.encrypted_record_length]),
+                               bytes(r.mac))
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckInReport:
+    """One protected report a submission sends: a check-in's visit on one
+    UTC day, as the time rules derive it, and its sealed record."""
+    checkin: int                  # the check-in's id
+    start: int                    # unix seconds: start_interval_number x 600
+    start_interval_number: int    # 10-minute intervals since the epoch
+    period: int                   # intervals
+    transmission_risk_level: int  # 1..8, in the sealed record too
+    report: ProtectedReport
+
 
 def encrypt_report(location_id: bytes, record: CheckInRecord, iv: bytes | None = None) -> ProtectedReport:
     """A ProtectedReport of `record` (a CheckInRecord) under the keys of
@@ -232,8 +249,7 @@ def encrypt_report(location_id: bytes, record: CheckInRecord, iv: bytes | None =
     lib.encore_checkin_report_encrypt(uint8_pointer(lid), len(lid), ctypes.byref(r),
                                       None if iv_bytes is None else uint8_pointer(iv_bytes),
                                       0 if iv_bytes is None else len(iv_bytes), ctypes.byref(out))
-    return ProtectedReport(bytes(out.location_id_hash), bytes(out.iv),
-                           bytes(out.encrypted_record[:out.encrypted_record_length]), bytes(out.mac))
+    return ProtectedReport._from_c(out)
 
 
 def decrypt_report(location_id: bytes, report: ProtectedReport) -> CheckInRecord:
@@ -375,6 +391,12 @@ class CheckIn:
 
 _KINDS = {_ffi.ENCORE_CHECKIN_KIND_CWA: "cwa", _ffi.ENCORE_CHECKIN_KIND_SWISSCOVID: "swisscovid",
           _ffi.ENCORE_CHECKIN_KIND_NOTIFYME: "notifyme"}
+
+
+def _report(r: _ffi.encore_checkin_report_info) -> CheckInReport:
+    """A CheckInReport of a copied encore_checkin_report_info."""
+    return CheckInReport(r.checkin, r.start, r.start_interval_number, r.period, r.transmission_risk_level,
+                         ProtectedReport._from_c(r.report))
 
 
 def _take_check_in(i: _ffi.encore_checkin_info) -> CheckIn:
@@ -530,10 +552,8 @@ class CheckIns:
         return take_assessment(out)
 
     def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None,
-                now: int | None = None) -> builtins.list[dict[str, Any]]:
-        """The protected reports a submission at `now` would send, as dicts
-        (checkin, locationIdHash, startIntervalNumber, period, start,
-        transmissionRiskLevel, iv, encryptedCheckInRecord, mac), shuffled.
+                now: int | None = None) -> builtins.list[CheckInReport]:
+        """The protected reports a submission at `now` would send, shuffled.
         Nothing is sent or stored."""
         o = _ffi.encore_submit_options()
         lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
@@ -543,7 +563,11 @@ class CheckIns:
             if symptoms not in SYMPTOMS:
                 raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
             o.symptoms = SYMPTOMS[symptoms]
-        b = _ffi.encore_bytes()
-        self._call("encore_checkin_get_reports_json", ctypes.byref(o), _now(now), ctypes.byref(b))
-        reports: builtins.list[dict[str, Any]] = json.loads(_take_bytes(b))["reports"]
-        return reports
+        out = ctypes.POINTER(_ffi.encore_checkin_report_list)()
+        with _client.client(self.store, now=now) as c:
+            lib.encore_checkin_report_list_open(c, ctypes.byref(o), ctypes.byref(out))
+        try:
+            return list(_cdata.copy_list(lambda *page: lib.encore_checkin_report_list_copy(out, *page),
+                                         _ffi.encore_checkin_report_info, _report))
+        finally:
+            lib.encore_checkin_report_list_free(out)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import json
 import contextlib
 import time as _time
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import Text, text
@@ -32,6 +31,9 @@ EVENTS = {"app-start": _ffi.ENCORE_PUSH_EVENT_APP_START, "checkout": _ffi.ENCORE
 ACTIONS = {_ffi.ENCORE_PUSH_NONE: "none", _ffi.ENCORE_PUSH_REGISTER: "register", _ffi.ENCORE_PUSH_DEREGISTER: "deregister"}
 TYPES = {"ios": _ffi.ENCORE_PUSH_TYPE_IOS, "android": _ffi.ENCORE_PUSH_TYPE_ANDROID, "ios-sandbox": _ffi.ENCORE_PUSH_TYPE_IOS_SANDBOX}
 APIS = _client.PUSH_APIS
+_API_NAMES: dict[int, PushApi] = {_ffi.ENCORE_PUSH_API_SWISSCOVID: "swisscovid", _ffi.ENCORE_PUSH_API_REGISTRY: "registry"}
+_TYPE_NAMES: dict[int, PushType] = {_ffi.ENCORE_PUSH_TYPE_IOS: "ios", _ffi.ENCORE_PUSH_TYPE_ANDROID: "android",
+                                    _ffi.ENCORE_PUSH_TYPE_IOS_SANDBOX: "ios-sandbox"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +41,20 @@ class PushDecision:
     """What the rule says to do after an event, and why."""
     action: str   # "register", "deregister" or "none"
     reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PushStatus:
+    """What push registration knows (the tokens are not in it)."""
+    registered: bool            # a registration is stored (the server said yes)
+    registered_at: int | None   # unix seconds of the last registration
+    server: str | None          # the registry registered with
+    api: PushApi | None
+    push_type: PushType | None  # of the stored push token
+    has_push_token: bool
+    exposure_notifications: bool  # Exposure Notifications are on (the last tracing event)
+    check_ins: bool             # the user has check-ins
+    isolated: bool
 
 
 class Push:
@@ -90,7 +106,7 @@ class Push:
             lib.encore_push_register_run(c, token, TYPES[push_type], ctypes.byref(self._options))
 
     def register_operation(self, push_token: Text, push_type: PushType = "ios", *,
-                           now: int | None = None) -> Operation[dict[str, Any]]:
+                           now: int | None = None) -> Operation[PushStatus]:
         """The registration as an Operation the caller drives (run_async
         with an async HTTP client, or by hand); its result is the status."""
         if push_type not in TYPES:
@@ -99,14 +115,14 @@ class Push:
         out = ctypes.POINTER(_ffi.encore_operation)()
         with self._client(now) as c:
             lib.encore_push_register_start(c, token, TYPES[push_type], ctypes.byref(self._options), ctypes.byref(out))
-        return Operation(out, Operation.json, keep=(self.store, token))
+        return Operation(out, lambda _: self.status, keep=(self.store, token))
 
-    def deregister_operation(self) -> Operation[dict[str, Any]]:
+    def deregister_operation(self) -> Operation[PushStatus]:
         """The deregistration as an Operation the caller drives."""
         out = ctypes.POINTER(_ffi.encore_operation)()
         with self._client() as c:
             lib.encore_push_deregister_start(c, ctypes.byref(self._options), ctypes.byref(out))
-        return Operation(out, Operation.json, keep=self.store)
+        return Operation(out, lambda _: self.status, keep=self.store)
 
     def deregister(self) -> None:
         """Deregisters from the server registered with, or when nothing is
@@ -115,12 +131,15 @@ class Push:
             lib.encore_push_deregister_run(c, ctypes.byref(self._options))
 
     @property
-    def status(self) -> dict[str, Any]:
-        """The stored registration state, as the library's JSON document."""
-        b = _ffi.encore_bytes()
-        self.store._call("encore_push_get_status_json", ctypes.byref(b))
-        status: dict[str, Any] = json.loads(_take_bytes(b))
-        return status
+    def status(self) -> PushStatus:
+        """The stored registration state."""
+        s = _cdata.output(_ffi.encore_push_status)
+        with self._client() as c:
+            lib.encore_push_get_status(c, ctypes.byref(s))
+        server = _take_bytes(s.server).decode("utf-8")
+        return PushStatus(bool(s.registered), s.registered_at if s.has_registered_at else None, server or None,
+                          _API_NAMES.get(s.api), _TYPE_NAMES.get(s.push_type), bool(s.has_push_token),
+                          bool(s.exposure_notifications), bool(s.check_ins), bool(s.isolated))
 
     def _transport(self) -> Transport:
         if self.transport is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import contextlib
+import datetime as dt
 import json
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -15,7 +16,7 @@ from ._progress import ProgressFn
 from ._loader import lib
 from .exposure import CheckResult, _take_check_result
 from .operation import Operation
-from .store import _take_bytes
+from .store import _take_bytes, _take_list
 from .trust import TrustList
 
 if TYPE_CHECKING:
@@ -43,26 +44,64 @@ class SyncPlan:
     next_due_at: int | None  # None without a network
 
 
+ItemKind: TypeAlias = Literal["day", "hour", "config", "dp3t", "warnings", "traceKeys"]
+Outcome: TypeAlias = Literal["fetched", "cached", "failed"]
+ConfigurationUsed: TypeAlias = Literal["fetched", "unchanged", "last-verified", "built-in"]
+
+ITEM_KINDS: dict[int, ItemKind] = {
+    _ffi.ENCORE_SYNC_ITEM_DAY: "day", _ffi.ENCORE_SYNC_ITEM_HOUR: "hour", _ffi.ENCORE_SYNC_ITEM_CONFIG: "config",
+    _ffi.ENCORE_SYNC_ITEM_DP3T: "dp3t", _ffi.ENCORE_SYNC_ITEM_WARNINGS: "warnings",
+    _ffi.ENCORE_SYNC_ITEM_TRACE_KEYS: "traceKeys"}
+OUTCOMES: dict[int, Outcome] = {_ffi.ENCORE_SYNC_OUTCOME_FETCHED: "fetched", _ffi.ENCORE_SYNC_OUTCOME_CACHED: "cached",
+                                _ffi.ENCORE_SYNC_OUTCOME_FAILED: "failed"}
+CONFIGURATIONS: dict[int, ConfigurationUsed] = {
+    _ffi.ENCORE_SYNC_CONFIG_FETCHED: "fetched", _ffi.ENCORE_SYNC_CONFIG_UNCHANGED: "unchanged",
+    _ffi.ENCORE_SYNC_CONFIG_LAST_VERIFIED: "last-verified", _ffi.ENCORE_SYNC_CONFIG_BUILT_IN: "built-in"}
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncItem:
+    """One thing a sync asked for (a key file, the configuration, a DP-3T
+    or CrowdNotifier bundle, a trace warning package) and what became of it."""
+    kind: ItemKind
+    outcome: Outcome      # "fetched" (kept), "cached" (what is stored is current) or "failed" (the sync went on)
+    status: int           # 0, or the encore status of a failed item's failure (errors.status_name names it)
+    day: str | None       # a day or hour key file's day, "YYYY-MM-DD" (UTC)
+    hour: int | None      # an hour key file's hour
+    interval: int | None  # a trace warning package's hour (hours since the epoch)
+    keys: int             # keys of a key file; reports and warnings of a warning package; events of trace keys
+    matches: int          # new check-in matches (warnings, trace keys)
+    bytes: int            # the body's size as it came
+    tag: str              # the ETag or bundle tag ("" when none is known)
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncConfiguration:
+    """Which app configuration a CWA sync went on with, and why. A
+    configuration that cannot be fetched or verified does not fail the sync."""
+    used: ConfigurationUsed
+    reason: str | None  # why it was not fetched (None when it was)
+    failures: int       # failed fetches of the configuration in a row (its own backoff)
+
+
 @dataclasses.dataclass(frozen=True)
 class SyncReport:
-    """What a sync did (its JSON document) and the check it ran on the cache."""
-    document: dict[str, Any]  # the form `encore sync --json` prints
+    """What a sync did, read from the library's structs, and the check it ran on the cache."""
+    items: tuple[SyncItem, ...]
+    configuration: SyncConfiguration | None  # None without a CWA sync
+    deleted: int         # cached packages deleted: unlisted, covered by a day, too old
+    revoked: int         # cached packages deleted because the configuration revoked them
+    stopped_early: bool  # the time budget ran out; the next sync resumes
+    next_due_at: int | None
+    clock_offset: int | None  # the server's clock minus this device's, seconds
+    warnings: tuple[str, ...]  # in words: a clock far off, a budget that ran out, a refused bundle tag
     check: CheckResult | None
+    document: dict[str, Any]  # the same result as JSON (a view of it): the form `encore sync --json` prints
 
     @property
-    def fetched(self) -> list[dict[str, Any]]:
-        """What the sync fetched: one dict each ({"kind": "day", "day": ..., "keys": ...}, ...)."""
-        fetched: list[dict[str, Any]] = self.document["fetched"]
-        return fetched
-
-    @property
-    def configuration(self) -> dict[str, Any] | None:
-        """Which app configuration a CWA sync went on with and why:
-        {"used": "fetched"|"unchanged"|"last-verified"|"built-in", "reason":
-        str|None, "failures": int} (None without a CWA sync). A configuration
-        that cannot be fetched or verified does not fail the sync."""
-        configuration: dict[str, Any] | None = self.document["configuration"]
-        return configuration
+    def fetched(self) -> tuple[SyncItem, ...]:
+        """The items kept (fetched, verified, stored)."""
+        return tuple(i for i in self.items if i.outcome == "fetched")
 
 
 class Sync:
@@ -151,17 +190,41 @@ class Sync:
         return Operation(out, _operation_report, keep=(watcher, self.trust, self.store))
 
 
+def _item(i: _ffi.encore_sync_item) -> SyncItem:
+    """A SyncItem of a copied encore_sync_item, whose tag is freed."""
+    tag = _take_bytes(i.tag).decode("utf-8")
+    day = None if i.day < 0 else dt.datetime.fromtimestamp(i.day, dt.timezone.utc).date().isoformat()
+    return SyncItem(ITEM_KINDS[i.kind], OUTCOMES[i.outcome], i.status, day,
+                    None if i.hour < 0 else i.hour, None if i.interval < 0 else i.interval, i.keys, i.matches, i.bytes, tag)
+
+
+def _configuration(result: ctypes._Pointer[_ffi.encore_sync_result]) -> SyncConfiguration | None:
+    c = _cdata.output(_ffi.encore_sync_configuration)
+    lib.encore_sync_result_get_configuration(result, ctypes.byref(c))
+    reason = _take_bytes(c.reason).decode("utf-8")
+    if c.used == _ffi.ENCORE_SYNC_CONFIG_NONE:
+        return None
+    return SyncConfiguration(CONFIGURATIONS[c.used], reason or None, c.failures)
+
+
 def _report(result: ctypes._Pointer[_ffi.encore_sync_result]) -> SyncReport:
     """The SyncReport of an encore_sync_result (not freed here)."""
-    b = _ffi.encore_bytes()
-    lib.encore_sync_result_get_json(result, ctypes.byref(b))
-    document: dict[str, Any] = json.loads(_take_bytes(b))
+    s = _cdata.output(_ffi.encore_sync_summary)
+    lib.encore_sync_result_get_summary(result, ctypes.byref(s))
+    items = tuple(_cdata.copy_list(lambda *page: lib.encore_sync_result_copy_items(result, *page), _ffi.encore_sync_item, _item))
     check = None
-    if document["check"] is not None:
+    if s.has_check:
         c = ctypes.POINTER(_ffi.encore_check_result)()
         lib.encore_sync_result_get_check(result, ctypes.byref(c))
         check = _take_check_result(c)
-    return SyncReport(document, check)
+    warnings = ctypes.POINTER(_ffi.encore_string_list)()
+    lib.encore_sync_result_get_warnings(result, ctypes.byref(warnings))
+    b = _ffi.encore_bytes()
+    lib.encore_sync_result_get_json(result, ctypes.byref(b))
+    document: dict[str, Any] = json.loads(_take_bytes(b))
+    return SyncReport(items, _configuration(result), s.deleted, s.revoked, bool(s.stopped_early),
+                      s.next_due_at if s.has_next_due else None, s.clock_offset if s.has_clock_offset else None,
+                      tuple(_take_list(warnings)), check, document)
 
 
 def _operation_report(operation: Operation[SyncReport]) -> SyncReport:

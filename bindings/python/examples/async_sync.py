@@ -103,28 +103,27 @@ async def sync(a: argparse.Namespace, client: Any = None) -> encore.SyncReport:
 
 
 def text(report: encore.SyncReport) -> str:
-    """What was fetched and what comes next, as `encore sync` says it (the JSON has everything)."""
-    d = report.document
-    names: dict[str, Callable[[dict[str, Any]], str]] = {
-             "config": lambda f: "configuration", "day": lambda f: f"day {f['day']} ({f['keys']} keys)",
-             "hour": lambda f: f"hour {f['day']} {f['hour']}:00 ({f['keys']} keys)",
-             "dp3t": lambda f: f"DP-3T bundle {f['etag']} ({f['keys']} keys)",
-             "warnings": lambda f: f"warnings of hour {f.get('interval')} ({f['keys']} reports, {f.get('matches', 0)} new matches)",
-             "traceKeys": lambda f: f"trace keys {f['etag']} ({f['keys']} events, {f.get('matches', 0)} new matches)"}
-    fetched = [names[f["kind"]](f) for f in d["fetched"]]
+    """What was fetched and what comes next, as `encore sync` says it (--json has everything)."""
+    names: dict[str, Callable[[encore.SyncItem], str]] = {
+             "config": lambda f: "configuration", "day": lambda f: f"day {f.day} ({f.keys} keys)",
+             "hour": lambda f: f"hour {f.day} {f.hour}:00 ({f.keys} keys)",
+             "dp3t": lambda f: f"DP-3T bundle {f.tag} ({f.keys} keys)",
+             "warnings": lambda f: f"warnings of hour {f.interval} ({f.keys} reports, {f.matches} new matches)",
+             "traceKeys": lambda f: f"trace keys {f.tag} ({f.keys} events, {f.matches} new matches)"}
+    fetched = [names[f.kind](f) for f in report.fetched]
     lines = [("fetched", ", ".join(fetched) or "nothing new")]
-    if d["deleted"]:
-        lines.append(("deleted", f"{d['deleted']} packages"))
-    if d["revoked"]:
-        lines.append(("revoked", f"{d['revoked']} packages (fetched again)"))
-    c = d["configuration"]
-    if c is not None and c["used"] in ("last-verified", "built-in"):
-        lines.append(("configuration", f"the {c['used'].replace('-', ' ')} one: {c['reason'] or ''}"))
-    lines += [("warning", w) for w in d["warnings"]]
-    if d["check"] is not None:
+    if report.deleted:
+        lines.append(("deleted", f"{report.deleted} packages"))
+    if report.revoked:
+        lines.append(("revoked", f"{report.revoked} packages (fetched again)"))
+    c = report.configuration
+    if c is not None and c.used in ("last-verified", "built-in"):
+        lines.append(("configuration", f"the {c.used.replace('-', ' ')} one: {c.reason or ''}"))
+    lines += [("warning", w) for w in report.warnings]
+    if report.check is not None:
         lines.append(("check", "ran on the cache (--json shows its result)"))
-    if d["nextDueAt"] is not None:
-        lines.append(("next sync", str(d["nextDueAt"])))
+    if report.next_due_at is not None:
+        lines.append(("next sync", str(report.next_due_at)))
     return "\n".join(f"{label}: {value}" for label, value in lines)
 
 

@@ -531,19 +531,20 @@ def test_reports_for_submission_decrypt_to_the_derived_times(store):
     reports = c.reports(now=NOW)
     by_checkin = {}
     for r in reports:
-        by_checkin.setdefault(r["checkin"], []).append(r)
+        by_checkin.setdefault(r.checkin, []).append(r)
     assert short not in by_checkin and set(by_checkin) == {visit, night}
     assert len(by_checkin[night]) == 2
 
     lid = location_id(real_payload())
     [r] = by_checkin[visit]
-    report = ProtectedReport(bytes.fromhex(r["locationIdHash"]), bytes.fromhex(r["iv"]),
-                             bytes.fromhex(r["encryptedCheckInRecord"]), bytes.fromhex(r["mac"]))
+    report = r.report
+    assert isinstance(report, ProtectedReport) and len(report.encrypted_record) == 16
     record = checkins.decrypt_report(lid, report)
     derived = checkins.derive_times(MIDNIGHT + 12 * 3600 + 180, MIDNIGHT + 13 * 3600 + 120)
     assert record.start_interval_number * 600 == derived[0]
     assert (record.start_interval_number + record.period) * 600 == derived[1]
-    assert record.transmission_risk_level == r["transmissionRiskLevel"]
+    assert record.transmission_risk_level == r.transmission_risk_level
+    assert (record.start_interval_number, record.period) == (r.start_interval_number, r.period) and r.start == derived[0]
     # And independently of encore: CWA's server-side decryption.
     mac_key = hashlib.sha256(b"CWA-MAC-KEY" + lid).digest()
     assert hmac.compare_digest(hmac.new(mac_key, report.iv + report.encrypted_record, hashlib.sha256).digest(), report.mac)

@@ -46,7 +46,7 @@ def test_a_client_syncs_checks_and_registers_a_test(tmp_path, servers):
                             verification=v.url, submission=s.url) as client:
         assert client.push is None and "sync, tests" in repr(client)
         report = client.sync.run(now=NOW, network="metered")
-        assert [f["day"] for f in report.fetched if f["kind"] == "day"] == [day(2)]
+        assert [f.day for f in report.fetched if f.kind == "day"] == [day(2)]
         assert client.check(now=NOW).status == report.check.status
         assert client.tests.register(guid=GUID, now=NOW).result == "PENDING"
         store = client.store

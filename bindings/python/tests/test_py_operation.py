@@ -30,18 +30,18 @@ def test_push_registration_by_hand(store):
         assert op.next(NOW) == ("wait", 0.25)
         kind, again = op.next(NOW + 1)
         assert kind == "request" and again.id != request.id and again.body == request.body
-        assert not push.status["registered"]
+        assert not push.status.registered
         op.feed_answer(again.id, 204, [("Content-Length", "0")], b"", now=NOW + 1)
-        assert push.status["registered"] and push.status["registeredAt"] == NOW + 1
+        assert push.status.registered and push.status.registered_at == NOW + 1
         assert op.next(NOW + 1) == ("done", None)
-        assert op.result()["registered"] is True
+        assert op.result().registered is True
     with push.deregister_operation() as op:
         _, request = op.next(NOW)
         op.feed_answer(request.id, 403, [], b"no", now=NOW)
         assert op.next(NOW) == ("done", None)
         with pytest.raises(encore.ServerRefusedError):
             op.result()
-    assert push.status["registered"]
+    assert push.status.registered
 
 
 def test_feeding_out_of_turn_is_refused(store):

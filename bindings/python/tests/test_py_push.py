@@ -38,12 +38,14 @@ def test_decide_register_deregister(store):
         assert (method, url) == ("PUT", "https://push.example/v1/registrations")
         assert json.loads(body) == {"pushToken": APNS, "pushType": "ios"}
         status = push.status
-        assert status["registered"] and status["isolated"] and status["registeredAt"] == NOW
+        assert status == encore.PushStatus(registered=True, registered_at=NOW, server="https://push.example", api="registry",
+                                           push_type="ios", has_push_token=True, exposure_notifications=False, check_ins=False,
+                                           isolated=True)
         assert push.decide("token-changed", now=NOW).action == "register"
         push.deregister()
         assert registry.requests[-1][0] == "DELETE"
         assert registry.requests[-1][2]["Authorization"] == headers["Authorization"]
-        assert not push.status["registered"]
+        assert not push.status.registered
 
 
 def test_errors(store):
@@ -54,7 +56,7 @@ def test_errors(store):
             push.register("abc", "ios")
         with pytest.raises(encore.ServerRefusedError):
             push.register(APNS, "ios", now=NOW)
-        assert not push.status["registered"] and len(registry.requests) == 1
+        assert not push.status.registered and len(registry.requests) == 1
         with pytest.raises(ValueError):
             push.decide("reboot")
         with pytest.raises(ValueError):

@@ -32,7 +32,7 @@ def obs(i, time=None, prev=None):
 
 def test_open_create_and_reopen(path):
     with encore.Store.open(path, raw_key=RAW) as s:
-        assert s.schema_version == 6   # the latest: private check-ins came in version 6
+        assert s.schema_version == 7   # the latest: the engine's format with a version per feature (7)
         assert s.add_sightings([obs(1), obs(2)]) == 2
         assert repr(s).startswith("<Store ") and str(path) in repr(s)
     assert s.closed and "closed" in repr(s)

@@ -221,7 +221,7 @@ def test_the_librarys_settings_are_its_own(store):
             store.set_setting(name, "{}")
         with pytest.raises(encore.InvalidArgumentError):
             store.get_setting(name)
-    assert encore.Push(store).status["isolated"] is True
+    assert encore.Push(store).status.isolated is True
     assert store.settings() == []
 
 

@@ -48,13 +48,13 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     s = encore.Sync(store, transport, distribution=dist.url, trust=trust)
     assert s.plan(now=NOW).steps == ("config", "days", "hours", "warnings")
     report = s.run(now=NOW, network="metered")
-    assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
+    assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
     assert report.check is not None and report.document["check"]["status"] == report.check.status
     assert set(store.keyfiles("EUR")) == {day(1), day(2)}
     plan = s.plan(trigger="periodic", now=NOW + 60)
     assert plan.steps == () and plan.next_due_at == NOW + 3600
     again = s.run(now=NOW, network="metered")
-    assert again.fetched == [] and again.check is None
+    assert again.fetched == () and again.check is None
     # The check on the cache, again, from Python.
     assert exposure_check_cached(store, now=NOW).status == report.check.status
 
@@ -132,17 +132,17 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     # The check on the new packages is the one compute step.
     assert computed == [1]
     report = op.result()
-    assert sorted(f["day"] for f in report.fetched if f["kind"] == "day") == [day(2), day(1)]
-    assert report.configuration["used"] == "fetched" and report.check is not None
+    assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
+    assert report.configuration is not None and report.configuration.used == "fetched" and report.check is not None
     assert set(store.keyfiles("EUR")) == {day(1), day(2)}
     # The same as the blocking form on a store in the same state.
     with encore.Store.open(str(tmp_path / "twin.db"), raw_key=RAW_KEY) as twin:
         blocking = encore.Sync(twin, encore.Transport.curl(), distribution=dist.url, trust=trust).run(now=NOW, network="metered")
-    assert [f["etag"] for f in blocking.fetched] == [f["etag"] for f in report.fetched]
+    assert [f.tag for f in blocking.fetched] == [f.tag for f in report.fetched]
     assert blocking.document["check"] == report.document["check"]
     # Nothing due any more: a periodic sync's operation is done at once.
     idle = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW + 60, trigger="periodic")
-    assert idle.next(NOW + 60) == ("done", None) and idle.result().fetched == []
+    assert idle.next(NOW + 60) == ("done", None) and idle.result().fetched == ()
 
 
 # Drives a sync by hand in a process of its own (the stand-in server's
@@ -215,7 +215,7 @@ def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fa
     op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
     drive(op, answer=config_lost)
     report = op.result()
-    assert report.configuration["used"] == "built-in" and report.configuration["failures"] == 1
+    assert report.configuration == encore.SyncConfiguration("built-in", report.configuration.reason, 1)
     assert set(store.keyfiles("EUR")) == {day(1), day(2)}
 
     # A day package without an answer: the sync fails with the network's
@@ -241,8 +241,8 @@ def test_the_budget_counts_from_the_first_step(setup):
     op.compute(NOW + 61)
     assert op.next(NOW + 61) == ("done", None)
     report = op.result()
-    assert report.document["stoppedEarly"] and store.keyfiles("EUR") == []
-    assert any("budget" in w for w in report.document["warnings"])
+    assert report.stopped_early and store.keyfiles("EUR") == []
+    assert any("budget" in w for w in report.warnings)
 
 
 def test_a_request_the_transport_refuses_fails_the_sync_and_counts_for_the_backoff(setup):
