@@ -190,14 +190,14 @@ let package = Package(
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim"] + coreModules),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim", "CEncoreProto"] + coreModules),
 
         // The Swift tests, one target a module (or two small ones): each
         // declares the modules it tests and what it needs.
         // EncoreTestSupport is what several of them share (fixtures, check-in
         // samples, the test data's place, a temporary directory); it ships in
         // no product.
-        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure", "EncoreCheckIns", "EncoreFixtures"],
+        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
                 path: "Tests/EncoreTestSupport"),
         // A test target a module, named after it: the modules it tests and what it needs.
         .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreExposure", "EncoreKeyFiles"]),

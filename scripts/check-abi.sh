@@ -5,7 +5,7 @@
 # those support/deb/libencore<MAJOR>.symbols records (none removed), and the
 # library carries its SONAME without depending on the Swift toolchain. The
 # other generated text is checked here too: docs/architecture.md's module
-# graph against Package.swift.
+# graph against Package.swift, and Sources/CEncoreProto against proto/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=${1:?usage: check-abi.sh path/to/libencore.so.X.Y.Z}
@@ -14,6 +14,7 @@ major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' Sources/CEncoreTypes/includ
 scripts/gen-header.py --check
 python3 bindings/python/gen_ffi.py --check
 scripts/gen-architecture.py --check
+scripts/gen-proto.sh --check
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 printf '#include "encore.h"\nint main(void) { return encore_version() == 0; }\n' > "$tmp/h.c"

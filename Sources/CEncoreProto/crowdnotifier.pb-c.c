@@ -277,6 +277,51 @@ void   cnv3__problematic_event__free_unpacked
   assert(message->base.descriptor == &cnv3__problematic_event__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   cnv3__notify_me_problematic_event__init
+                     (Cnv3__NotifyMeProblematicEvent         *message)
+{
+  static const Cnv3__NotifyMeProblematicEvent init_value = CNV3__NOTIFY_ME_PROBLEMATIC_EVENT__INIT;
+  *message = init_value;
+}
+size_t cnv3__notify_me_problematic_event__get_packed_size
+                     (const Cnv3__NotifyMeProblematicEvent *message)
+{
+  assert(message->base.descriptor == &cnv3__notify_me_problematic_event__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t cnv3__notify_me_problematic_event__pack
+                     (const Cnv3__NotifyMeProblematicEvent *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &cnv3__notify_me_problematic_event__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t cnv3__notify_me_problematic_event__pack_to_buffer
+                     (const Cnv3__NotifyMeProblematicEvent *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &cnv3__notify_me_problematic_event__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Cnv3__NotifyMeProblematicEvent *
+       cnv3__notify_me_problematic_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Cnv3__NotifyMeProblematicEvent *)
+     protobuf_c_message_unpack (&cnv3__notify_me_problematic_event__descriptor,
+                                allocator, len, data);
+}
+void   cnv3__notify_me_problematic_event__free_unpacked
+                     (Cnv3__NotifyMeProblematicEvent *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &cnv3__notify_me_problematic_event__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   cnv3__associated_data__init
                      (Cnv3__AssociatedData         *message)
 {
@@ -372,9 +417,9 @@ static const ProtobufCFieldDescriptor cnv3__qrcode_payload__field_descriptors[4]
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__QRCodePayload, has_version),
     offsetof(Cnv3__QRCodePayload, version),
     NULL,
     NULL,
@@ -384,7 +429,7 @@ static const ProtobufCFieldDescriptor cnv3__qrcode_payload__field_descriptors[4]
   {
     "locationData",
     2,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_MESSAGE,
     0,   /* quantifier_offset */
     offsetof(Cnv3__QRCodePayload, locationdata),
@@ -396,7 +441,7 @@ static const ProtobufCFieldDescriptor cnv3__qrcode_payload__field_descriptors[4]
   {
     "crowdNotifierData",
     3,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_MESSAGE,
     0,   /* quantifier_offset */
     offsetof(Cnv3__QRCodePayload, crowdnotifierdata),
@@ -408,9 +453,9 @@ static const ProtobufCFieldDescriptor cnv3__qrcode_payload__field_descriptors[4]
   {
     "countryData",
     4,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__QRCodePayload, has_countrydata),
     offsetof(Cnv3__QRCodePayload, countrydata),
     NULL,
     NULL,
@@ -449,9 +494,9 @@ static const ProtobufCFieldDescriptor cnv3__trace_location__field_descriptors[5]
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__TraceLocation, has_version),
     offsetof(Cnv3__TraceLocation, version),
     NULL,
     NULL,
@@ -461,33 +506,33 @@ static const ProtobufCFieldDescriptor cnv3__trace_location__field_descriptors[5]
   {
     "description",
     2,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
     offsetof(Cnv3__TraceLocation, description),
     NULL,
-    &protobuf_c_empty_string,
+    NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
     "address",
     3,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
     offsetof(Cnv3__TraceLocation, address),
     NULL,
-    &protobuf_c_empty_string,
+    NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
     "startTimestamp",
     4,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT64,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__TraceLocation, has_starttimestamp),
     offsetof(Cnv3__TraceLocation, starttimestamp),
     NULL,
     NULL,
@@ -497,9 +542,9 @@ static const ProtobufCFieldDescriptor cnv3__trace_location__field_descriptors[5]
   {
     "endTimestamp",
     5,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT64,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__TraceLocation, has_endtimestamp),
     offsetof(Cnv3__TraceLocation, endtimestamp),
     NULL,
     NULL,
@@ -539,9 +584,9 @@ static const ProtobufCFieldDescriptor cnv3__crowd_notifier_data__field_descripto
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__CrowdNotifierData, has_version),
     offsetof(Cnv3__CrowdNotifierData, version),
     NULL,
     NULL,
@@ -551,9 +596,9 @@ static const ProtobufCFieldDescriptor cnv3__crowd_notifier_data__field_descripto
   {
     "publicKey",
     2,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__CrowdNotifierData, has_publickey),
     offsetof(Cnv3__CrowdNotifierData, publickey),
     NULL,
     NULL,
@@ -563,9 +608,9 @@ static const ProtobufCFieldDescriptor cnv3__crowd_notifier_data__field_descripto
   {
     "cryptographicSeed",
     3,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__CrowdNotifierData, has_cryptographicseed),
     offsetof(Cnv3__CrowdNotifierData, cryptographicseed),
     NULL,
     NULL,
@@ -575,9 +620,9 @@ static const ProtobufCFieldDescriptor cnv3__crowd_notifier_data__field_descripto
   {
     "type",
     4,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__CrowdNotifierData, has_type),
     offsetof(Cnv3__CrowdNotifierData, type),
     NULL,
     NULL,
@@ -616,9 +661,9 @@ static const ProtobufCFieldDescriptor cnv3__swiss_covid_location_data__field_des
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__SwissCovidLocationData, has_version),
     offsetof(Cnv3__SwissCovidLocationData, version),
     NULL,
     NULL,
@@ -628,9 +673,9 @@ static const ProtobufCFieldDescriptor cnv3__swiss_covid_location_data__field_des
   {
     "type",
     2,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__SwissCovidLocationData, has_type),
     offsetof(Cnv3__SwissCovidLocationData, type),
     NULL,
     NULL,
@@ -640,9 +685,9 @@ static const ProtobufCFieldDescriptor cnv3__swiss_covid_location_data__field_des
   {
     "room",
     3,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__SwissCovidLocationData, has_room),
     offsetof(Cnv3__SwissCovidLocationData, room),
     NULL,
     NULL,
@@ -652,9 +697,9 @@ static const ProtobufCFieldDescriptor cnv3__swiss_covid_location_data__field_des
   {
     "checkoutWarningDelayMs",
     4,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT64,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__SwissCovidLocationData, has_checkoutwarningdelayms),
     offsetof(Cnv3__SwissCovidLocationData, checkoutwarningdelayms),
     NULL,
     NULL,
@@ -664,9 +709,9 @@ static const ProtobufCFieldDescriptor cnv3__swiss_covid_location_data__field_des
   {
     "automaticCheckoutDelaylMs",
     5,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT64,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__SwissCovidLocationData, has_automaticcheckoutdelaylms),
     offsetof(Cnv3__SwissCovidLocationData, automaticcheckoutdelaylms),
     NULL,
     NULL,
@@ -719,9 +764,9 @@ static const ProtobufCFieldDescriptor cnv3__problematic_event_wrapper__field_des
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__ProblematicEventWrapper, has_version),
     offsetof(Cnv3__ProblematicEventWrapper, version),
     NULL,
     NULL,
@@ -770,9 +815,9 @@ static const ProtobufCFieldDescriptor cnv3__problematic_event__field_descriptors
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__ProblematicEvent, has_version),
     offsetof(Cnv3__ProblematicEvent, version),
     NULL,
     NULL,
@@ -782,9 +827,9 @@ static const ProtobufCFieldDescriptor cnv3__problematic_event__field_descriptors
   {
     "identity",
     2,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__ProblematicEvent, has_identity),
     offsetof(Cnv3__ProblematicEvent, identity),
     NULL,
     NULL,
@@ -794,9 +839,9 @@ static const ProtobufCFieldDescriptor cnv3__problematic_event__field_descriptors
   {
     "secretKeyForIdentity",
     3,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__ProblematicEvent, has_secretkeyforidentity),
     offsetof(Cnv3__ProblematicEvent, secretkeyforidentity),
     NULL,
     NULL,
@@ -806,9 +851,9 @@ static const ProtobufCFieldDescriptor cnv3__problematic_event__field_descriptors
   {
     "day",
     4,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT64,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__ProblematicEvent, has_day),
     offsetof(Cnv3__ProblematicEvent, day),
     NULL,
     NULL,
@@ -818,9 +863,9 @@ static const ProtobufCFieldDescriptor cnv3__problematic_event__field_descriptors
   {
     "encryptedAssociatedData",
     5,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__ProblematicEvent, has_encryptedassociateddata),
     offsetof(Cnv3__ProblematicEvent, encryptedassociateddata),
     NULL,
     NULL,
@@ -830,9 +875,9 @@ static const ProtobufCFieldDescriptor cnv3__problematic_event__field_descriptors
   {
     "cipherTextNonce",
     6,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__ProblematicEvent, has_ciphertextnonce),
     offsetof(Cnv3__ProblematicEvent, ciphertextnonce),
     NULL,
     NULL,
@@ -868,14 +913,130 @@ const ProtobufCMessageDescriptor cnv3__problematic_event__descriptor =
   (ProtobufCMessageInit) cnv3__problematic_event__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor cnv3__notify_me_problematic_event__field_descriptors[7] =
+{
+  {
+    "version",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Cnv3__NotifyMeProblematicEvent, has_version),
+    offsetof(Cnv3__NotifyMeProblematicEvent, version),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "identity",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Cnv3__NotifyMeProblematicEvent, has_identity),
+    offsetof(Cnv3__NotifyMeProblematicEvent, identity),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "secretKeyForIdentity",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Cnv3__NotifyMeProblematicEvent, has_secretkeyforidentity),
+    offsetof(Cnv3__NotifyMeProblematicEvent, secretkeyforidentity),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "startTime",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(Cnv3__NotifyMeProblematicEvent, has_starttime),
+    offsetof(Cnv3__NotifyMeProblematicEvent, starttime),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "endTime",
+    5,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(Cnv3__NotifyMeProblematicEvent, has_endtime),
+    offsetof(Cnv3__NotifyMeProblematicEvent, endtime),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "encryptedAssociatedData",
+    6,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Cnv3__NotifyMeProblematicEvent, has_encryptedassociateddata),
+    offsetof(Cnv3__NotifyMeProblematicEvent, encryptedassociateddata),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cipherTextNonce",
+    7,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Cnv3__NotifyMeProblematicEvent, has_ciphertextnonce),
+    offsetof(Cnv3__NotifyMeProblematicEvent, ciphertextnonce),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned cnv3__notify_me_problematic_event__field_indices_by_name[] = {
+  6,   /* field[6] = cipherTextNonce */
+  5,   /* field[5] = encryptedAssociatedData */
+  4,   /* field[4] = endTime */
+  1,   /* field[1] = identity */
+  2,   /* field[2] = secretKeyForIdentity */
+  3,   /* field[3] = startTime */
+  0,   /* field[0] = version */
+};
+static const ProtobufCIntRange cnv3__notify_me_problematic_event__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor cnv3__notify_me_problematic_event__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "cnv3.NotifyMeProblematicEvent",
+  "NotifyMeProblematicEvent",
+  "Cnv3__NotifyMeProblematicEvent",
+  "cnv3",
+  sizeof(Cnv3__NotifyMeProblematicEvent),
+  7,
+  cnv3__notify_me_problematic_event__field_descriptors,
+  cnv3__notify_me_problematic_event__field_indices_by_name,
+  1,  cnv3__notify_me_problematic_event__number_ranges,
+  (ProtobufCMessageInit) cnv3__notify_me_problematic_event__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor cnv3__associated_data__field_descriptors[5] =
 {
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__AssociatedData, has_version),
     offsetof(Cnv3__AssociatedData, version),
     NULL,
     NULL,
@@ -885,21 +1046,21 @@ static const ProtobufCFieldDescriptor cnv3__associated_data__field_descriptors[5
   {
     "message",
     2,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
     offsetof(Cnv3__AssociatedData, message),
     NULL,
-    &protobuf_c_empty_string,
+    NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
     "startTimestamp",
     3,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT64,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__AssociatedData, has_starttimestamp),
     offsetof(Cnv3__AssociatedData, starttimestamp),
     NULL,
     NULL,
@@ -909,9 +1070,9 @@ static const ProtobufCFieldDescriptor cnv3__associated_data__field_descriptors[5
   {
     "endTimestamp",
     4,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_INT64,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__AssociatedData, has_endtimestamp),
     offsetof(Cnv3__AssociatedData, endtimestamp),
     NULL,
     NULL,
@@ -921,9 +1082,9 @@ static const ProtobufCFieldDescriptor cnv3__associated_data__field_descriptors[5
   {
     "countryData",
     5,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__AssociatedData, has_countrydata),
     offsetof(Cnv3__AssociatedData, countrydata),
     NULL,
     NULL,
@@ -963,9 +1124,9 @@ static const ProtobufCFieldDescriptor cnv3__swiss_covid_associated_data__field_d
   {
     "version",
     1,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__SwissCovidAssociatedData, has_version),
     offsetof(Cnv3__SwissCovidAssociatedData, version),
     NULL,
     NULL,
@@ -975,9 +1136,9 @@ static const ProtobufCFieldDescriptor cnv3__swiss_covid_associated_data__field_d
   {
     "criticality",
     2,
-    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_LABEL_OPTIONAL,
     PROTOBUF_C_TYPE_UINT32,
-    0,   /* quantifier_offset */
+    offsetof(Cnv3__SwissCovidAssociatedData, has_criticality),
     offsetof(Cnv3__SwissCovidAssociatedData, criticality),
     NULL,
     NULL,

@@ -1,3 +1,4 @@
+import CEncoreProto
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
@@ -40,19 +41,20 @@ enum CheckInBench {
     /// 200 places as their QR codes describe them; the check-ins are at these.
     static func locations(_ rng: inout XorShift) throws -> [TraceLocation] {
         try (0 ..< checkIns).map { i in
-            var place = ProtoEncoder()
-            place.varint(1, 1)
-            place.string(2, "Bench place \(i)")
-            place.string(3, "Street \(i)")
-            var crowd = ProtoEncoder()
-            crowd.varint(1, 1)
-            crowd.lengthDelimited(2, [4] + (0 ..< 64).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
-            crowd.lengthDelimited(3, (0 ..< 16).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
-            var payload = ProtoEncoder()
-            payload.varint(1, 1)
-            payload.lengthDelimited(2, place.bytes)
-            payload.lengthDelimited(3, crowd.bytes)
-            return try CheckInQRCode.location(payload: payload.bytes)
+            let b = try ProtoBuilder()
+            let place = try b.message(cwapt__trace_location__init)
+            place.pointee.version = 1
+            place.pointee.description = try b.string("Bench place \(i)")
+            place.pointee.address = try b.string("Street \(i)")
+            let crowd = try b.message(cwapt__crowd_notifier_data__init)
+            crowd.pointee.version = 1
+            crowd.pointee.publickey = try b.bytes([4] + (0 ..< 64).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+            crowd.pointee.cryptographicseed = try b.bytes((0 ..< 16).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+            let payload = try b.message(cwapt__qrcode_payload__init)
+            payload.pointee.version = 1
+            payload.pointee.locationdata = place
+            payload.pointee.crowdnotifierdata = crowd
+            return try CheckInQRCode.location(payload: ProtoBuilder.pack(payload))
         }
     }
 
@@ -61,24 +63,30 @@ enum CheckInBench {
     /// other places (random bytes of the right lengths, as real reports
     /// look to anyone without the location's id).
     static func package(reports count: Int, for places: [TraceLocation], at interval: UInt32, _ rng: inout XorShift) throws -> [UInt8] {
-        func random(_ n: Int) -> [UInt8] { (0 ..< n).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
-        var e = ProtoEncoder(reservingCapacity: count * 108 + 16)
-        e.varint(1, UInt64(interval) / 6)
-        e.string(2, "DE")
+        // The reports are made one by one as protobuf-c's writer takes
+        // them (never all of them as Swift arrays at once).
+        var local = rng
+        defer { rng = local }
+        func random(_ n: Int) -> [UInt8] { (0 ..< n).map { _ in UInt8(truncatingIfNeeded: local.next()) } }
         let every = max(1, count / max(1, places.count))
         var next = 0
-        for i in 0 ..< count {
-            let report: SubmissionPayload.ProtectedReport
+        var failure: Error?
+        let reports = (0 ..< count).lazy.map { i -> SubmissionPayload.ProtectedReport in
             if i % every == every / 2, next < places.count {
-                report = try TraceWarningWriter.report(locationId: places[next].locationId, startInterval: interval, period: 6,
-                                                       transmissionRiskLevel: 7, iv: random(16))
-                next += 1
-            } else {
-                report = SubmissionPayload.ProtectedReport(locationIdHash: random(32), iv: random(16), encryptedCheckInRecord: random(16), mac: random(32))
+                do {
+                    let report = try TraceWarningWriter.report(locationId: places[next].locationId, startInterval: interval, period: 6,
+                                                               transmissionRiskLevel: 7, iv: random(16))
+                    next += 1
+                    return report
+                } catch {
+                    failure = failure ?? error
+                }
             }
-            e.lengthDelimited(4, TraceWarningWriter.reportBytes(report))
+            return SubmissionPayload.ProtectedReport(locationIdHash: random(32), iv: random(16), encryptedCheckInRecord: random(16), mac: random(32))
         }
-        return e.bytes
+        let bytes = TraceWarningWriter.package(intervalNumber: UInt32(UInt64(interval) / 6), reports: reports)
+        if let failure { throw failure }
+        return bytes
     }
 
     static func run(reports count: Int, runs requested: Int, dir given: String?) throws -> (ok: Bool, summary: [String]) {

@@ -159,7 +159,7 @@ struct CrowdNotifierTraceCommand: ParsableCommand {
             guard try CrowdNotifierAuthority.publicKey(masterSecret: msk) == venue.publicKey else {
                 throw EncoreError(.cnSecret, "the master secret is not the one of this venue's public key")
             }
-            return CrowdNotifierTraceKeys.encode(try CrowdNotifierAuthority.traceKeys(
+            return try CrowdNotifierTraceKeys.encode(CrowdNotifierAuthority.traceKeys(
                 masterSecret: msk, payload: venue.payload, start: start.value, end: end.value, message: message,
                 criticality: venue.kind == .swissCovid ? 1 : nil, layout: CrowdNotifierTraceKey.Layout(rawValue: layout) ?? .swissCovid))
         }

@@ -1,4 +1,5 @@
 import CEncorePairing
+import CEncoreProto
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
@@ -48,29 +49,46 @@ public enum CrowdNotifierAuthority {
             throw EncoreError(.invalidArgument, "a venue needs a name, and name and address have at most \(CrowdNotifierQRCode.maxTextLength) characters")
         }
         guard case .success = BLS.g2Nonzero(publicKey) else { throw EncoreError(.cnPublicKey, "the venue public key is not a usable G2 point") }
-        var location = ProtoEncoder()
-        location.varint(1, 4)
-        location.string(2, description)
-        location.string(3, address)
-        location.varint(4, UInt64(start))
-        location.varint(5, UInt64(end))
-        var cn = ProtoEncoder()
-        cn.varint(1, 4)
-        cn.lengthDelimited(2, publicKey)
-        cn.lengthDelimited(3, try random(32))
-        cn.varint(4, 1)
-        var p = ProtoEncoder()
-        p.varint(1, 4)
-        p.lengthDelimited(2, location.bytes)
-        p.lengthDelimited(3, cn.bytes)
+        // Every field set, zeros included (a permanent venue's times 0,
+        // SwissCovid's venue type 0): the bytes encore has always written.
+        let b = try ProtoBuilder()
+        let location = try b.message(cnv3__trace_location__init)
+        location.pointee.version = 4
+        location.pointee.has_version = 1
+        location.pointee.description = try b.string(description)
+        location.pointee.address = try b.string(address)
+        location.pointee.starttimestamp = UInt64(start)
+        location.pointee.has_starttimestamp = 1
+        location.pointee.endtimestamp = UInt64(end)
+        location.pointee.has_endtimestamp = 1
+        let cn = try b.message(cnv3__crowd_notifier_data__init)
+        cn.pointee.version = 4
+        cn.pointee.has_version = 1
+        cn.pointee.publickey = try b.bytes(publicKey)
+        cn.pointee.has_publickey = 1
+        cn.pointee.cryptographicseed = try b.bytes(try random(32))
+        cn.pointee.has_cryptographicseed = 1
+        cn.pointee.type = 1
+        cn.pointee.has_type = 1
+        let p = try b.message(cnv3__qrcode_payload__init)
+        p.pointee.version = 4
+        p.pointee.has_version = 1
+        p.pointee.locationdata = location
+        p.pointee.crowdnotifierdata = cn
         if kind == .swissCovid {
-            var country = ProtoEncoder()
-            country.varint(1, 4)
-            country.varint(2, 0)
-            if automaticCheckOutSeconds > 0 { country.varint(5, UInt64(automaticCheckOutSeconds) &* 1000) }
-            p.lengthDelimited(4, country.bytes)
+            let country = try b.message(cnv3__swiss_covid_location_data__init)
+            country.pointee.version = 4
+            country.pointee.has_version = 1
+            country.pointee.type = 0
+            country.pointee.has_type = 1
+            if automaticCheckOutSeconds > 0 {
+                country.pointee.automaticcheckoutdelaylms = Int64(bitPattern: UInt64(automaticCheckOutSeconds) &* 1000)
+                country.pointee.has_automaticcheckoutdelaylms = 1
+            }
+            p.pointee.countrydata = try b.bytes(ProtoBuilder.pack(country))
+            p.pointee.has_countrydata = 1
         }
-        return p.bytes
+        return ProtoBuilder.pack(p)
     }
 
     /// The trace keys of every hour of [start, end] at the venue of
@@ -88,12 +106,12 @@ public enum CrowdNotifierAuthority {
         let nonces = CrowdNotifierCrypto.nonces(payload: payload)
         let preId = CrowdNotifierCrypto.preId(payload: payload, nonces: nonces)
         let data = CrowdNotifierAssociatedData(message: message, start: start, end: end,
-                                               countryData: criticality.map { CrowdNotifierAssociatedData.swissCovidCountryData(criticality: $0) } ?? [])
+                                               countryData: try criticality.map { try CrowdNotifierAssociatedData.swissCovidCountryData(criticality: $0) } ?? [])
         return try hours.enumerated().map { i, hour in
             let id = CrowdNotifierCrypto.identity(preId: preId, intervalStart: hour, timeKey: CrowdNotifierCrypto.timeKey(intervalStart: hour, nonces: nonces))
             let sk = BLS.serialize(BLS.g1(BLS.hashToG1(id), times: msk))
             let nonce = try random(CrowdNotifierCrypto.nonceBytes)
-            let ead = try CrowdNotifierCrypto.seal(data.encoded, nonce: nonce, key: nonces.notificationKey)
+            let ead = try CrowdNotifierCrypto.seal(try data.encoded, nonce: nonce, key: nonces.notificationKey)
             let hourEnd = min(end, hour.saturatingAdding(CrowdNotifierCrypto.intervalSeconds))
             return CrowdNotifierTraceKey(layout: layout, item: i, identity: id, secretKey: sk, day: UnixTime.utcMidnight(hour),
                                          start: layout == .notifyMe ? max(start, hour) : nil, end: layout == .notifyMe ? hourEnd : nil,

@@ -62,27 +62,42 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
         return s.pointee.criticality
     }
 
-    public static func swissCovidCountryData(criticality: UInt32) -> [UInt8] {
-        var w = ProtoEncoder()
-        w.varint(1, 1)
-        w.varint(2, UInt64(criticality))
-        return w.bytes
+    /// SwissCovid's country data, the criticality written even when LOW (0).
+    public static func swissCovidCountryData(criticality: UInt32) throws -> [UInt8] {
+        let b = try ProtoBuilder()
+        let m = try b.message(cnv3__swiss_covid_associated_data__init)
+        m.pointee.version = 1
+        m.pointee.has_version = 1
+        m.pointee.criticality = criticality
+        m.pointee.has_criticality = 1
+        return ProtoBuilder.pack(m)
     }
 
+    /// Every field but an empty country data written, zeros and an empty
+    /// message included. Throws when the message holds a NUL.
     public var encoded: [UInt8] {
-        var w = ProtoEncoder()
-        w.varint(1, UInt64(bitPattern: Int64(version)))
-        w.string(2, message)
-        w.varint(3, UInt64(bitPattern: start))
-        w.varint(4, UInt64(bitPattern: end))
-        if !countryData.isEmpty { w.lengthDelimited(5, countryData) }
-        return w.bytes
+        get throws {
+            let b = try ProtoBuilder()
+            let m = try b.message(cnv3__associated_data__init)
+            m.pointee.version = version
+            m.pointee.has_version = 1
+            m.pointee.message = try b.string(message)
+            m.pointee.starttimestamp = start
+            m.pointee.has_starttimestamp = 1
+            m.pointee.endtimestamp = end
+            m.pointee.has_endtimestamp = 1
+            if !countryData.isEmpty {
+                m.pointee.countrydata = try b.bytes(countryData)
+                m.pointee.has_countrydata = 1
+            }
+            return ProtoBuilder.pack(m)
+        }
     }
 
     public init?(decoding b: [UInt8]) {
         guard let m = b.withUnsafeBufferPointer({ cnv3__associated_data__unpack(nil, $0.count, $0.baseAddress) }) else { return nil }
         defer { cnv3__associated_data__free_unpacked(m, nil) }
-        guard let text = m.pointee.message.flatMap({ String(validatingCString: $0) }) else { return nil }
+        guard let text = CrowdNotifierQRCode.text(m.pointee.message) else { return nil }
         version = m.pointee.version
         message = text
         start = m.pointee.starttimestamp

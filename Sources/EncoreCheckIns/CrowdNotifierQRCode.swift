@@ -107,8 +107,7 @@ public enum CrowdNotifierQRCode {
         }
         guard let l = p.locationdata?.pointee else { throw EncoreError(.qrMalformed, "the QR code's payload has no location (field 2)") }
         guard let cn = p.crowdnotifierdata?.pointee else { throw EncoreError(.qrMalformed, "the QR code's payload has no CrowdNotifier data (field 3)") }
-        guard let description = l.description.flatMap({ String(validatingCString: $0) }),
-              let address = l.address.flatMap({ String(validatingCString: $0) }) else {
+        guard let description = text(l.description), let address = text(l.address) else {
             throw EncoreError(.qrInvalid, "the location's description or address is not UTF-8")
         }
         guard !description.isEmpty else { throw EncoreError(.qrInvalid, "the location has no description") }
@@ -141,6 +140,13 @@ public enum CrowdNotifierQRCode {
                                      defaultCheckInLengthMinutes: lengthMinutes, locationId: id, locationIdHash: CheckInCrypto.locationIdHash(id))
         return CrowdNotifierVenue(kind: kind, location: location, publicKey: key, cryptographicSeed: bytes(cn.cryptographicseed),
                                   crowdNotifierType: cn.type, countryData: country)
+    }
+
+    /// A string field: "" when absent (NULL: crowdnotifier.proto is proto2),
+    /// nil when not UTF-8.
+    static func text(_ s: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let s else { return "" }
+        return String(validatingCString: s)
     }
 
     static func bytes(_ b: ProtobufCBinaryData) -> [UInt8] {

@@ -1,3 +1,4 @@
+import CEncoreProto
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
@@ -138,28 +139,54 @@ public enum CrowdNotifierTraceKeys {
                                      day: UnixTime.utcMidnight(Int64(day)), encryptedAssociatedData: ead, nonce: nonce)
     }
 
-    /// The ProblematicEventWrapper (version 3) of keys, each in its layout.
-    public static func encode(_ keys: [CrowdNotifierTraceKey]) -> [UInt8] {
-        var w = ProtoEncoder()
-        w.varint(1, 3)
-        for k in keys {
-            var e = ProtoEncoder()
-            e.varint(1, UInt64(bitPattern: k.version))
-            e.lengthDelimited(2, k.identity)
-            e.lengthDelimited(3, k.secretKey)
+    /// The ProblematicEventWrapper (version 3) of keys, each in its layout,
+    /// every field set (zeros and empty bytes included, as encore has
+    /// always written them).
+    public static func encode(_ keys: [CrowdNotifierTraceKey]) throws -> [UInt8] {
+        let b = try ProtoBuilder(capacity: 256 + min(keys.count, 4096) * 320)
+        let w = try b.message(cnv3__problematic_event_wrapper__init)
+        w.pointee.version = 3
+        w.pointee.has_version = 1
+        let events = try keys.map { k -> UnsafeMutablePointer<Cnv3__ProblematicEvent> in
             switch k.layout {
             case .swissCovid:
-                e.varint(4, UInt64(bitPattern: k.day))
-                e.lengthDelimited(5, k.encryptedAssociatedData)
-                e.lengthDelimited(6, k.nonce)
+                let e = try b.message(cnv3__problematic_event__init)
+                e.pointee.version = Int32(truncatingIfNeeded: k.version)
+                e.pointee.identity = try b.bytes(k.identity)
+                e.pointee.secretkeyforidentity = try b.bytes(k.secretKey)
+                e.pointee.day = k.day
+                e.pointee.encryptedassociateddata = try b.bytes(k.encryptedAssociatedData)
+                e.pointee.ciphertextnonce = try b.bytes(k.nonce)
+                e.pointee.has_version = 1
+                e.pointee.has_identity = 1
+                e.pointee.has_secretkeyforidentity = 1
+                e.pointee.has_day = 1
+                e.pointee.has_encryptedassociateddata = 1
+                e.pointee.has_ciphertextnonce = 1
+                return e
             case .notifyMe:
-                e.varint(4, UInt64(bitPattern: (k.start ?? k.day).multipliedReportingOverflow(by: 1000).partialValue))
-                e.varint(5, UInt64(bitPattern: (k.end ?? k.day).multipliedReportingOverflow(by: 1000).partialValue))
-                e.lengthDelimited(6, k.encryptedAssociatedData)
-                e.lengthDelimited(7, k.nonce)
+                let e = try b.message(cnv3__notify_me_problematic_event__init)
+                e.pointee.version = Int32(truncatingIfNeeded: k.version)
+                e.pointee.identity = try b.bytes(k.identity)
+                e.pointee.secretkeyforidentity = try b.bytes(k.secretKey)
+                e.pointee.starttime = (k.start ?? k.day).multipliedReportingOverflow(by: 1000).partialValue
+                e.pointee.endtime = (k.end ?? k.day).multipliedReportingOverflow(by: 1000).partialValue
+                e.pointee.encryptedassociateddata = try b.bytes(k.encryptedAssociatedData)
+                e.pointee.ciphertextnonce = try b.bytes(k.nonce)
+                e.pointee.has_version = 1
+                e.pointee.has_identity = 1
+                e.pointee.has_secretkeyforidentity = 1
+                e.pointee.has_starttime = 1
+                e.pointee.has_endtime = 1
+                e.pointee.has_encryptedassociateddata = 1
+                e.pointee.has_ciphertextnonce = 1
+                // protobuf-c packs each listed message by its own
+                // descriptor: NotifyMe's layout stands in the list as is.
+                return UnsafeMutablePointer(OpaquePointer(e))
             }
-            w.lengthDelimited(2, e.bytes)
         }
-        return w.bytes
+        w.pointee.n_events = events.count
+        w.pointee.events = try b.list(events)
+        return ProtoBuilder.pack(w)
     }
 }

@@ -1,3 +1,4 @@
+import CEncoreProto
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
@@ -10,54 +11,103 @@ import EncoreWire
 /// Writes export.bin and export.sig as a key server does: for tests, the
 /// benchmark, demos, and hosts that publish keys themselves.
 public enum ExportWriter {
-    /// export.bin: the 16-byte header and the TemporaryExposureKeyExport.
+    /// export.bin: the 16-byte header and the TemporaryExposureKeyExport,
+    /// packed by protobuf-c (every field of a key set, zeros included).
     public static func exportBin(metadata: ExportMetadata, keys: [ExposureKey], revisedKeys: [ExposureKey] = []) -> [UInt8] {
-        var e = ProtoEncoder(reservingCapacity: ExportFormat.header.count + 64 + (keys.count + revisedKeys.count) * 32)
-        if let v = metadata.startTimestamp { e.fixed64(1, v) }
-        if let v = metadata.endTimestamp { e.fixed64(2, v) }
-        e.string(3, metadata.region)
-        if let v = metadata.batchNum { e.int32(4, v) }
-        if let v = metadata.batchSize { e.int32(5, v) }
-        for info in metadata.signatureInfos { e.lengthDelimited(6, signatureInfo(info)) }
-        for k in keys { e.lengthDelimited(7, key(k)) }
-        for k in revisedKeys { e.lengthDelimited(8, key(k)) }
-        return ExportFormat.header + e.bytes
+        written {
+            // One block for up to a million keys (the arena mallocs each allocation past it).
+            let b = try ProtoBuilder(capacity: 512 + min(keys.count + revisedKeys.count, 1 << 20) * 128)
+            let m = try b.message(ekexport__temporary_exposure_key_export__init)
+            if let v = metadata.startTimestamp {
+                m.pointee.start_timestamp = v
+                m.pointee.has_start_timestamp = 1
+            }
+            if let v = metadata.endTimestamp {
+                m.pointee.end_timestamp = v
+                m.pointee.has_end_timestamp = 1
+            }
+            m.pointee.region = try metadata.region.map(b.string)
+            if let v = metadata.batchNum {
+                m.pointee.batch_num = v
+                m.pointee.has_batch_num = 1
+            }
+            if let v = metadata.batchSize {
+                m.pointee.batch_size = v
+                m.pointee.has_batch_size = 1
+            }
+            let infos = try metadata.signatureInfos.map { try signatureInfo($0, b) }
+            m.pointee.n_signature_infos = infos.count
+            m.pointee.signature_infos = try b.list(infos)
+            let list = try keys.map { try key($0, b) }, revised = try revisedKeys.map { try key($0, b) }
+            m.pointee.n_keys = list.count
+            m.pointee.keys = try b.list(list)
+            m.pointee.n_revised_keys = revised.count
+            m.pointee.revised_keys = try b.list(revised)
+            return ExportFormat.header + ProtoBuilder.pack(m)
+        }
     }
 
     /// One TemporaryExposureKey message.
-    package static func key(_ k: ExposureKey) -> [UInt8] {
-        var e = ProtoEncoder(reservingCapacity: 32)
-        e.lengthDelimited(1, k.keyData.bytes)
-        e.int32(2, k.transmissionRiskLevel)
-        e.int32(3, k.rollingStartIntervalNumber)
-        e.int32(4, k.rollingPeriod)
-        e.int32(5, k.reportType.rawValue)
-        if let d = k.daysSinceOnsetOfSymptoms { e.sint32(6, d) }
-        return e.bytes
+    private static func key(_ k: ExposureKey, _ b: ProtoBuilder) throws -> UnsafeMutablePointer<Ekexport__TemporaryExposureKey> {
+        let e = try b.message(ekexport__temporary_exposure_key__init)
+        e.pointee.key_data = try b.bytes(k.keyData.bytes)
+        e.pointee.has_key_data = 1
+        e.pointee.transmission_risk_level = k.transmissionRiskLevel
+        e.pointee.has_transmission_risk_level = 1
+        e.pointee.rolling_start_interval_number = k.rollingStartIntervalNumber
+        e.pointee.has_rolling_start_interval_number = 1
+        e.pointee.rolling_period = k.rollingPeriod
+        e.pointee.has_rolling_period = 1
+        e.pointee.report_type = k.reportType.rawValue
+        e.pointee.has_report_type = 1
+        if let d = k.daysSinceOnsetOfSymptoms {
+            e.pointee.days_since_onset_of_symptoms = d
+            e.pointee.has_days_since_onset_of_symptoms = 1
+        }
+        return e
     }
 
-    package static func signatureInfo(_ i: SignatureInfo) -> [UInt8] {
-        var e = ProtoEncoder()
-        e.string(1, i.appBundleID)
-        e.string(2, i.androidPackage)
-        e.string(3, i.verificationKeyVersion)
-        e.string(4, i.verificationKeyID)
-        e.string(5, i.signatureAlgorithm)
-        return e.bytes
+    private static func signatureInfo(_ i: SignatureInfo, _ b: ProtoBuilder) throws -> UnsafeMutablePointer<Ekexport__SignatureInfo> {
+        let e = try b.message(ekexport__signature_info__init)
+        e.pointee.app_bundle_id = try i.appBundleID.map(b.string)
+        e.pointee.android_package = try i.androidPackage.map(b.string)
+        e.pointee.verification_key_version = try i.verificationKeyVersion.map(b.string)
+        e.pointee.verification_key_id = try i.verificationKeyID.map(b.string)
+        e.pointee.signature_algorithm = try i.signatureAlgorithm.map(b.string)
+        return e
     }
 
     /// export.sig with one signature per (info, DER signature) pair.
     public static func exportSig(_ signatures: [(info: SignatureInfo, batchNum: Int32, batchSize: Int32, der: [UInt8])]) -> [UInt8] {
-        var list = ProtoEncoder()
-        for s in signatures {
-            var e = ProtoEncoder()
-            e.lengthDelimited(1, signatureInfo(s.info))
-            e.int32(2, s.batchNum)
-            e.int32(3, s.batchSize)
-            e.lengthDelimited(4, s.der)
-            list.lengthDelimited(1, e.bytes)
+        written {
+            let b = try ProtoBuilder()
+            let list = try b.message(ekexport__teksignature_list__init)
+            let items = try signatures.map { s in
+                let e = try b.message(ekexport__teksignature__init)
+                e.pointee.signature_info = try signatureInfo(s.info, b)
+                e.pointee.batch_num = s.batchNum
+                e.pointee.has_batch_num = 1
+                e.pointee.batch_size = s.batchSize
+                e.pointee.has_batch_size = 1
+                e.pointee.signature = try b.bytes(s.der)
+                e.pointee.has_signature = 1
+                return e
+            }
+            list.pointee.n_signatures = items.count
+            list.pointee.signatures = try b.list(items)
+            return ProtoBuilder.pack(list)
         }
-        return list.bytes
+    }
+
+    /// The bytes `pack` makes. A fixture writes its caller's own values:
+    /// when protobuf-c cannot take them (a string holding a NUL) or memory
+    /// runs out, that is the test's mistake, and it stops there.
+    package static func written(_ pack: () throws -> [UInt8]) -> [UInt8] {
+        do {
+            return try pack()
+        } catch {
+            preconditionFailure("a fixture could not write its protobuf: \(error)")
+        }
     }
 
     /// A complete signed key file (zip with export.bin and export.sig),

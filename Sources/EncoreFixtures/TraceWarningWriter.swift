@@ -1,3 +1,4 @@
+import CEncoreProto
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
@@ -38,32 +39,55 @@ public enum TraceWarningWriter {
 
     /// One report's protobuf bytes (field 4 of the package, without its tag).
     public static func reportBytes(_ r: SubmissionPayload.ProtectedReport) -> [UInt8] {
-        var e = ProtoEncoder()
-        e.lengthDelimited(1, r.locationIdHash)
-        e.lengthDelimited(2, r.iv)
-        e.lengthDelimited(3, r.encryptedCheckInRecord)
-        e.lengthDelimited(4, r.mac)
-        return e.bytes
+        ExportWriter.written {
+            let b = try ProtoBuilder()
+            return ProtoBuilder.pack(try report(r, b))
+        }
     }
 
-    /// A TraceWarningPackage's bytes. `rawReports` are report messages as
-    /// they are (hostile ones included).
-    public static func package(intervalNumber: UInt32 = 0, region: String = "DE", warnings: [PlainWarning] = [],
-                               reports: [SubmissionPayload.ProtectedReport] = [], rawReports: [[UInt8]] = []) -> [UInt8] {
-        var e = ProtoEncoder(reservingCapacity: (reports.count + rawReports.count) * 110 + warnings.count * 50 + 16)
-        if intervalNumber != 0 { e.varint(1, UInt64(intervalNumber)) }
-        e.string(2, region)
-        for w in warnings {
-            var m = ProtoEncoder()
-            m.lengthDelimited(1, w.locationIdHash)
-            m.varint(2, UInt64(w.startInterval))
-            m.varint(3, UInt64(w.period))
-            m.varint(4, UInt64(w.transmissionRiskLevel))
-            e.lengthDelimited(3, m.bytes)
+    private static func report(_ r: SubmissionPayload.ProtectedReport, _ b: ProtoBuilder) throws -> UnsafeMutablePointer<Cwapt__CheckInProtectedReport> {
+        let m = try b.message(cwapt__check_in_protected_report__init)
+        m.pointee.locationidhash = try b.bytes(r.locationIdHash)
+        m.pointee.iv = try b.bytes(r.iv)
+        m.pointee.encryptedcheckinrecord = try b.bytes(r.encryptedCheckInRecord)
+        m.pointee.mac = try b.bytes(r.mac)
+        return m
+    }
+
+    /// A TraceWarningPackage's bytes, packed by protobuf-c as proto3 (as
+    /// CWA's server writes it: a field that is 0 or empty is left out).
+    /// `rawReports` are report messages as they are (hostile ones
+    /// included), written after the others.
+    public static func package<Reports: Sequence>(intervalNumber: UInt32 = 0, region: String = "DE", warnings: [PlainWarning] = [],
+                                                  reports: Reports, rawReports: [[UInt8]] = []) -> [UInt8]
+        where Reports.Element == SubmissionPayload.ProtectedReport {
+        ExportWriter.written {
+            // A report takes about 200 bytes of the arena (message and fields).
+            let b = try ProtoBuilder(capacity: 4096 + min(reports.underestimatedCount + warnings.count, 1 << 20) * 208)
+            let m = try b.message(cwapt__trace_warning_package__init)
+            m.pointee.intervalnumber = intervalNumber
+            m.pointee.region = try b.string(region)
+            let plain = try warnings.map { w in
+                let e = try b.message(cwapt__trace_time_interval_warning__init)
+                e.pointee.locationidhash = try b.bytes(w.locationIdHash)
+                e.pointee.startintervalnumber = w.startInterval
+                e.pointee.period = w.period
+                e.pointee.transmissionrisklevel = w.transmissionRiskLevel
+                return e
+            }
+            m.pointee.n_timeintervalwarnings = plain.count
+            m.pointee.timeintervalwarnings = try b.list(plain)
+            let protected = try reports.map { try report($0, b) }
+            m.pointee.n_checkinprotectedreports = protected.count
+            m.pointee.checkinprotectedreports = try b.list(protected)
+            try b.setUnknownFields(of: m, rawReports.map { .lengthDelimited(4, $0) })
+            return ProtoBuilder.pack(m)
         }
-        for r in reports { e.lengthDelimited(4, reportBytes(r)) }
-        for r in rawReports { e.lengthDelimited(4, r) }
-        return e.bytes
+    }
+
+    public static func package(intervalNumber: UInt32 = 0, region: String = "DE", warnings: [PlainWarning] = [],
+                               rawReports: [[UInt8]] = []) -> [UInt8] {
+        package(intervalNumber: intervalNumber, region: region, warnings: warnings, reports: [], rawReports: rawReports)
     }
 
     /// The signed zip of a package's bytes (export.bin + export.sig).

@@ -75,18 +75,17 @@ import Testing
         #expect(Self.refusal { _ = try Self.parse(seed: nil) }?.message == "the location's cryptographicSeed has 0 bytes; the app requires exactly 16")
     }
 
-    static func vendor(type: UInt64 = 4, minutes: UInt64) -> [UInt8] {
-        var v = ProtoEncoder()
-        v.varint(1, 1)
-        v.varint(2, type)
-        v.varint(3, minutes)
-        return v.bytes
+    /// proto3 leaves a default of 0 out; one an organizer's tool writes
+    /// anyway is written as it is.
+    static func vendor(type: UInt32 = 4, minutes: UInt32) -> [UInt8] {
+        minutes != 0 ? CheckInSamples.vendor(type: type, minutes: minutes)
+            : ProtoSamples.raw(.varint(1, 1), .varint(2, UInt64(type)), .varint(3, 0))
     }
 
     /// "defaultCheckInLengthInMinutes when present, otherwise the event's end − start; rounded to the
     /// nearest multiple of 15 minutes and clamped to 15 … 1425 (23:45 h); with neither, 15."
     @Test func defaultCheckInLength() throws {
-        let cases: [(UInt64, Int64)] = [(1, 15), (7, 15), (8, 15), (15, 15), (22, 15), (23, 30), (28, 30), (50, 45), (52, 45), (53, 60),
+        let cases: [(UInt32, Int64)] = [(1, 15), (7, 15), (8, 15), (15, 15), (22, 15), (23, 30), (28, 30), (50, 45), (52, 45), (53, 60),
                                         (120, 120), (169, 165), (1425, 1425), (1432, 1425), (1433, 1440 - 15), (1440, 1425), (5000, 1425)]
         for (minutes, expected) in cases {
             let l = try Self.parse(vendor: Self.vendor(minutes: minutes))
@@ -139,12 +138,12 @@ import Testing
         let location = CheckInWarningTests.location
         let keys = CheckInCrypto.Keys(locationId: location)
         func report(start: UInt64, period: UInt64 = 3) throws -> SubmissionPayload.ProtectedReport {
-            var record = ProtoEncoder()
-            record.varint(1, start)
-            record.varint(2, period)
-            record.varint(3, 6)
+            // CheckInRecord's fields are uint32: a start that is none (−1
+            // sign-extended to ten bytes) is written as it is.
+            let record = UInt32(exactly: start).map { CheckInRecordCodec.encode(startInterval: $0, period: UInt32(truncatingIfNeeded: period), transmissionRiskLevel: 6) }
+                ?? ProtoSamples.raw(.varint(1, start), .varint(2, period), .varint(3, 6))
             let iv = [UInt8](repeating: 9, count: 16)
-            let sealed = try CheckInCrypto.encrypt(record: record.bytes, keys: keys, iv: iv)
+            let sealed = try CheckInCrypto.encrypt(record: record, keys: keys, iv: iv)
             return SubmissionPayload.ProtectedReport(locationIdHash: CheckInCrypto.locationIdHash(location), iv: iv,
                                                      encryptedCheckInRecord: sealed.ciphertext, mac: sealed.mac)
         }

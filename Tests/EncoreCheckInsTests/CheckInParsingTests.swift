@@ -40,11 +40,8 @@ import Testing
     }
 
     @Test func theAutomaticLength() throws {
-        var cwaData = ProtoEncoder()
-        cwaData.varint(1, 1)
-        cwaData.varint(2, 9)
-        cwaData.varint(3, 90)
-        let withDefault = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(vendor: cwaData.bytes)))
+        let cwaData = CheckInSamples.vendor(type: 9, minutes: 90)
+        let withDefault = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(vendor: cwaData)))
         #expect(withDefault.locationType == 9 && withDefault.defaultCheckInLengthMinutes == 90)
         #expect(withDefault.defaultCheckInSeconds == 90 * 60)
         // The event's length (3 hours), whenever the guest checks in.

@@ -29,7 +29,7 @@ import Testing
         #expect(try store.crowdNotifierHours().count == 2)
 
         func traceBody(_ start: Int64, _ end: Int64, _ msk: [UInt8] = keys.masterSecret, payload: [UInt8] = venue.payload) throws -> [UInt8] {
-            CrowdNotifierTraceKeys.encode(try CrowdNotifierAuthority.traceKeys(masterSecret: msk, payload: payload, start: start, end: end, message: "Bitte testen"))
+            try CrowdNotifierTraceKeys.encode(CrowdNotifierAuthority.traceKeys(masterSecret: msk, payload: payload, start: start, end: end, message: "Bitte testen"))
         }
         // The visit's second hour; matched once, the second time nothing is new.
         let body = try traceBody(Self.evening + 3600, Self.evening + 4000)

@@ -89,15 +89,8 @@ import Testing
         // Public keys that are not usable points of G2.
         for (bad, why) in [([UInt8](repeating: 0, count: 96), "identity"), (Array(keys.publicKey.prefix(95)), "short"),
                            ([UInt8](repeating: 0xff, count: 96), "not a field element")] {
-            var w = ProtoEncoder()
-            w.varint(1, 4)
-            var l = ProtoEncoder()
-            l.string(2, "x")
-            w.lengthDelimited(2, l.bytes)
-            var cn = ProtoEncoder()
-            cn.lengthDelimited(2, bad)
-            w.lengthDelimited(3, cn.bytes)
-            #expect(Self.kind { _ = try CrowdNotifierQRCode.venue(payload: w.bytes, kind: .swissCovid) } == .cnPublicKey, "\(why)")
+            let payload = CheckInSamples.crowdNotifierPayload(description: "x", publicKey: bad)
+            #expect(Self.kind { _ = try CrowdNotifierQRCode.venue(payload: payload, kind: .swissCovid) } == .cnPublicKey, "\(why)")
         }
         // The same venue through the generic check-in path.
         #expect(CrowdNotifierQRCode.kind(of: CheckInSamples.realQR) == nil)

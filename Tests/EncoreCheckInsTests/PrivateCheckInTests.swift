@@ -157,7 +157,7 @@ import Testing
         let filtered = try CrowdNotifierMatcher.match(keys: keys, hours: hours, payloads: diaryStore.crowdNotifierPayloads())
         let everyPair = try CrowdNotifierMatcher.match(keys: keys, hours: hours)
         #expect(filtered.exposures == everyPair.exposures && filtered.pairings <= everyPair.pairings)
-        let body = CrowdNotifierTraceKeys.encode(keys)
+        let body = try CrowdNotifierTraceKeys.encode(keys)
         let viaDiary = try diary.matchTraceKeys(body, now: now), viaPrivate = try hidden.matchTraceKeys(body, now: now)
         #expect(matches(everyPair.exposures, diaryIds) == expected.sorted())
         #expect(matches(viaDiary.matches, diaryIds) == expected.sorted())

@@ -36,49 +36,45 @@ import Testing
     static func message(_ l: Layout, _ rng: inout SplitMix64) -> [UInt8] {
         let small = Int32(rng.next() % 8)
         var fields: [[UInt8]] = []
-        func add(_ build: (inout ProtoEncoder) -> Void) {
-            var e = ProtoEncoder()
-            build(&e)
-            fields.append(e.bytes)
-        }
-        add { $0.lengthDelimited(1, (0 ..< l.keyLength).map { _ in UInt8(truncatingIfNeeded: rng.next()) }) }
+        func add(_ field: ProtoSamples.KeyField) { fields.append(ProtoSamples.key(field)) }
+        add(.keyData((0 ..< l.keyLength).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
         switch l.trl {
         case 0: break
-        case 1, 2: add { $0.int32(2, small) }
-        case 3: add { $0.int32(2, 200 + small) }             // two bytes
-        default: add { $0.int32(2, -1 - small) }             // ten bytes: protobuf-c's
+        case 1, 2: add(.transmissionRiskLevel(small))
+        case 3: add(.transmissionRiskLevel(200 + small))             // two bytes
+        default: add(.transmissionRiskLevel(-1 - small))             // ten bytes: protobuf-c's
         }
         let day = Int64(rng.next() % 5)
         switch l.start {
         case 0: break                                         // absent: ENIN 0, too old for the prefilter
-        case 1, 2, 3: add { $0.int32(3, Int32(base + 144 * day + (l.start == 3 ? Int64(small) * 6 : 0))) }
-        case 4: add { $0.int32(3, 300_000_000 + small) } // five bytes
-        case 5: add { $0.int32(3, 5 + small) }                // one byte
+        case 1, 2, 3: add(.rollingStart(Int32(base + 144 * day + (l.start == 3 ? Int64(small) * 6 : 0))))
+        case 4: add(.rollingStart(300_000_000 + small)) // five bytes
+        case 5: add(.rollingStart(5 + small))                // one byte
         default:                                              // 144 intervals reach the first sighting's drift, or just miss it
-            add { $0.int32(3, Int32(sighted[0] - drift - 143 - Int64(small % 2))) }
+            add(.rollingStart(Int32(sighted[0] - drift - 143 - Int64(small % 2))))
         }
         switch l.period {
         case 0: break                                         // absent: 144
-        case 1, 2: add { $0.int32(4, 144) }
-        case 3: add { $0.int32(4, 72 + small) }
-        case 4: add { $0.int32(4, 0) }                        // invalid
-        case 5: add { $0.int32(4, 200) }                      // invalid
-        default: add { $0.int32(4, 1 + small) }
+        case 1, 2: add(.rollingPeriod(144))
+        case 3: add(.rollingPeriod(72 + small))
+        case 4: add(.rollingPeriod(0))                        // invalid
+        case 5: add(.rollingPeriod(200))                      // invalid
+        default: add(.rollingPeriod(1 + small))
         }
         switch l.report {
         case 0: break
-        case 7: add { $0.int32(5, 5) }                        // REVOKED: never dropped
-        case 8: add { $0.int32(5, 6 + small) }                // invalid
-        default: add { $0.int32(5, Int32(l.report % 5)) }
+        case 7: add(.reportType(5))                        // REVOKED: never dropped
+        case 8: add(.reportType(6 + small))                // invalid
+        default: add(.reportType(Int32(l.report % 5)))
         }
         switch l.dsos {
         case 0: break
-        case 1, 2: add { $0.sint32(6, small - 4) }
-        default: add { $0.sint32(6, 3000 + small) }           // two bytes
+        case 1, 2: add(.dsos(small - 4))
+        default: add(.dsos(3000 + small))           // two bytes
         }
         switch l.twist {
         case 1 where fields.count > 2: fields.swapAt(1, fields.count - 1)
-        case 2: add { $0.varint(9, 1) }
+        case 2: fields.append(ProtoSamples.raw(.varint(9, 1)))
         case 3: fields.append(fields[fields.count - 1])
         default: break
         }
@@ -94,9 +90,7 @@ import Testing
         var layout = Layout.random(&rng), body: [UInt8] = []
         for _ in 0 ..< keys {
             if rng.next() % 6 == 0 { layout = Layout.random(&rng) }
-            var e = ProtoEncoder()
-            e.lengthDelimited(rng.next() % 10 == 0 ? 8 : 7, message(layout, &rng))
-            body += e.bytes
+            body += ProtoSamples.raw(.lengthDelimited(rng.next() % 10 == 0 ? 8 : 7, message(layout, &rng)))
         }
         return body
     }

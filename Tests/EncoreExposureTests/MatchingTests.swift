@@ -310,11 +310,10 @@ import Testing
     /// run with EXPORT_MALFORMED, as opening the file would.
     @Test func anUndecodableKeyFailsTheRunAsOpeningWould() throws {
         let good = ExportWriter.exportBin(metadata: Fixtures.metadata(), keys: (0 ..< 300).map { Fixtures.key($0, dsos: 1) })
-        var broken = ProtoEncoder()
-        broken.lengthDelimited(7, [0x0a, 0x20, 0x01]) // key_data claims 32 bytes, 1 follows
-        let bad = KeyFileSource.bytes(good + broken.bytes)
+        let broken = ProtoSamples.raw(.lengthDelimited(7, [0x0a, 0x20, 0x01])) // key_data claims 32 bytes, 1 follows
+        let bad = KeyFileSource.bytes(good + broken)
         let options = KeyFileOptions(verify: false)
-        #expect(kind { try KeyFile(bytes: good + broken.bytes, options: options) } == .exportMalformed)
+        #expect(kind { try KeyFile(bytes: good + broken, options: options) } == .exportMalformed)
         let set = try SightingSet([])
         for threads in [1, 2] {
             #expect(kind {

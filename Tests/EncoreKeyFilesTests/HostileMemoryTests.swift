@@ -125,16 +125,14 @@ enum HostileAmplification {
             func zip(sig: [UInt8]) throws -> [UInt8] {
                 try ZipWriter.archive([.init(name: "export.bin", data: bin), .init(name: "export.sig", data: sig, compress: false)])
             }
-            var e = ProtoEncoder()
             switch self {
             case .signatureInfos:
                 return ExportFormat.header + repeated([0x32, 0x00])
             case .keyUnknownFields:
-                e.lengthDelimited(7, [0x0a, 0x10] + [UInt8](repeating: 7, count: 16) + repeated([0x78, 0x00]))
-                return ExportFormat.header + e.bytes
+                let key = ProtoSamples.key([.keyData([UInt8](repeating: 7, count: 16))]) + repeated([0x78, 0x00])
+                return ExportFormat.header + ProtoSamples.raw(.lengthDelimited(7, key))
             case .signatureInfoUnknownFields:
-                e.lengthDelimited(6, repeated([0x78, 0x00]))
-                return ExportFormat.header + e.bytes
+                return ExportFormat.header + ProtoSamples.raw(.lengthDelimited(6, repeated([0x78, 0x00])))
             case .manySignatures, .manySignaturesVerifying:
                 return try zip(sig: repeated([0x0a, 0x00]))
             case .signatureListUnknownFields:

@@ -32,14 +32,14 @@ import Testing
 
     /// A key as writers produce it, with every field present or not.
     func plainKey(_ i: Int, mask: Int) -> [UInt8] {
-        var e = ProtoEncoder()
-        if mask & 1 != 0 { e.lengthDelimited(1, (0 ..< 16).map { UInt8(truncatingIfNeeded: $0 * 31 + i) }) }
-        if mask & 2 != 0 { e.int32(2, Int32(i % 9)) }
-        if mask & 4 != 0 { e.int32(3, Int32(2_650_000 + i)) }
-        if mask & 8 != 0 { e.int32(4, Int32(i % 150)) }
-        if mask & 16 != 0 { e.int32(5, Int32(i % 7)) }
-        if mask & 32 != 0 { e.sint32(6, Int32(i % 29) - 14) }
-        return e.bytes
+        var fields: [ProtoSamples.KeyField] = []
+        if mask & 1 != 0 { fields.append(.keyData((0 ..< 16).map { UInt8(truncatingIfNeeded: $0 * 31 + i) })) }
+        if mask & 2 != 0 { fields.append(.transmissionRiskLevel(Int32(i % 9))) }
+        if mask & 4 != 0 { fields.append(.rollingStart(Int32(2_650_000 + i))) }
+        if mask & 8 != 0 { fields.append(.rollingPeriod(Int32(i % 150))) }
+        if mask & 16 != 0 { fields.append(.reportType(Int32(i % 7))) }
+        if mask & 32 != 0 { fields.append(.dsos(Int32(i % 29) - 14)) }
+        return ProtoSamples.key(fields)
     }
 
     @Test func plainKeysTakeTheFastPathAndAgree() throws {
@@ -52,15 +52,15 @@ import Testing
     }
 
     @Test func otherFormsAreLeftToProtobufC() throws {
-        var negative = ProtoEncoder(); negative.int32(2, -1)                  // ten-byte varint
-        var repeated = ProtoEncoder(); repeated.int32(3, 1); repeated.int32(3, 2)
-        var unknown = ProtoEncoder(); unknown.int32(9, 1)
-        var wrongType = ProtoEncoder(); wrongType.lengthDelimited(3, [1, 2])
-        var shortKey = ProtoEncoder(); shortKey.lengthDelimited(1, [1, 2, 3])  // plain, but an invalid key
-        for bytes in [negative.bytes, repeated.bytes, unknown.bytes, wrongType.bytes] {
+        let negative = ProtoSamples.key(.transmissionRiskLevel(-1))                     // ten-byte varint
+        let repeated = ProtoSamples.key(.rollingStart(1)) + ProtoSamples.key(.rollingStart(2))
+        let unknown = ProtoSamples.raw(.varint(9, 1))
+        let wrongType = ProtoSamples.raw(.lengthDelimited(3, [1, 2]))
+        let shortKey = ProtoSamples.key(.keyData([1, 2, 3]))                            // plain, but an invalid key
+        for bytes in [negative, repeated, unknown, wrongType] {
             #expect(fast(bytes) == nil, "\(bytes)")
         }
-        let short = try #require(fast(shortKey.bytes))
+        let short = try #require(fast(shortKey))
         #expect(short.key_data_len == 3)
         if case .valid = MessageDecoder.key(short) { Issue.record("a 3-byte key must be invalid") }
     }
@@ -103,31 +103,31 @@ import Testing
 
     func mixedExport() -> [UInt8] {
         var body: [UInt8] = []
-        func add(_ build: (inout ProtoEncoder) -> Void) {
-            var e = ProtoEncoder()
-            build(&e)
-            body += e.bytes
-        }
-        add { $0.fixed64(1, 1_700_000_000) }
+        var meta = ExportMetadata()
+        meta.startTimestamp = 1_700_000_000
+        body += ExportWriter.exportBin(metadata: meta, keys: []).dropFirst(ExportFormat.header.count)
         for i in 0 ..< 700 {
-            var k = ProtoEncoder()
-            k.lengthDelimited(1, (0 ..< (i % 97 == 5 ? 15 : 16)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }) // some too short
-            k.int32(2, i % 50 == 3 ? -1 : Int32(i % 8))                   // some need protobuf-c
-            k.int32(3, Int32(2_650_000 + i))
-            if i % 11 == 0 { k.int32(4, i % 22 == 0 ? 200 : 72) }          // some invalid periods
-            k.int32(5, Int32(i % 6))
-            if i % 3 == 0 { k.sint32(6, Int32(i % 29) - 14) }
-            let list: UInt64 = i % 9 == 4 ? 8 : 7
+            var fields: [ProtoSamples.KeyField] = [
+                .keyData((0 ..< (i % 97 == 5 ? 15 : 16)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }), // some too short
+                .transmissionRiskLevel(i % 50 == 3 ? -1 : Int32(i % 8)),                        // some need protobuf-c
+                .rollingStart(Int32(2_650_000 + i)),
+            ]
+            if i % 11 == 0 { fields.append(.rollingPeriod(i % 22 == 0 ? 200 : 72)) }            // some invalid periods
+            fields.append(.reportType(Int32(i % 6)))
+            if i % 3 == 0 { fields.append(.dsos(Int32(i % 29) - 14)) }
+            let k = ProtoSamples.key(fields)
+            let list: UInt32 = i % 9 == 4 ? 8 : 7
             switch i % 41 {
-            case 6: add { $0.lengthDelimited(99, [1]) }                   // an unknown field
-            case 7: body += longForm(list, k.bytes, tagBytes: true)
-            case 8: body += longForm(list, k.bytes, tagBytes: false)
-            default: break
+            case 6: body += ProtoSamples.raw(.lengthDelimited(99, [1]))                         // an unknown field
+            case 7: body += longForm(UInt64(list), k, tagBytes: true)
+            case 8: body += longForm(UInt64(list), k, tagBytes: false)
+            default: body += ProtoSamples.raw(.lengthDelimited(list, k))
             }
-            if i % 41 != 7 && i % 41 != 8 { add { $0.lengthDelimited(list, k.bytes) } }
         }
-        add { $0.varint(4, 1) }
-        add { $0.varint(5, 1) }
+        var batch = ExportMetadata()
+        batch.batchNum = 1
+        batch.batchSize = 1
+        body += ExportWriter.exportBin(metadata: batch, keys: []).dropFirst(ExportFormat.header.count)
         return ExportFormat.header + body
     }
 

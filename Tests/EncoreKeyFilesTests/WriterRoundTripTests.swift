@@ -100,15 +100,9 @@ import Testing
         let good = [Fixtures.key(1), Fixtures.key(4)]
         var bin = ExportWriter.exportBin(metadata: Fixtures.metadata(), keys: [good[0], bad16, bad145, good[1]])
         // A key whose key_data has 15 bytes and one with report type 6.
-        var short = ProtoEncoder()
-        short.lengthDelimited(1, [UInt8](repeating: 1, count: 15))
-        var badType = ProtoEncoder()
-        badType.lengthDelimited(1, [UInt8](repeating: 2, count: 16))
-        badType.int32(5, 6)
-        var tail = ProtoEncoder()
-        tail.lengthDelimited(7, short.bytes)
-        tail.lengthDelimited(7, badType.bytes)
-        bin += tail.bytes
+        let short = ProtoSamples.key(.keyData([UInt8](repeating: 1, count: 15)))
+        let badType = ProtoSamples.key(.keyData([UInt8](repeating: 2, count: 16)), .reportType(6))
+        bin += ProtoSamples.raw(.lengthDelimited(7, short), .lengthDelimited(7, badType))
         let f = try KeyFile(bytes: bin, options: KeyFileOptions(verify: false))
         #expect(f.metadata.keyCount == 2)
         #expect(f.metadata.invalidKeyCount == 4)
@@ -116,16 +110,14 @@ import Testing
     }
 
     @Test func absentRollingPeriodMeans144AndUnknownFieldsAreSkipped() throws {
-        var key = ProtoEncoder()
-        key.lengthDelimited(1, [UInt8](repeating: 9, count: 16))
-        key.int32(3, 2_650_032)
-        key.varint(8, 1)                 // variant_of_concern: a newer field
-        key.sint32(6, -3)
-        var body = ProtoEncoder()
-        body.string(3, "EUR")
-        body.varint(99, 12345)           // unknown top-level field
-        body.lengthDelimited(7, key.bytes)
-        let f = try KeyFile(bytes: ExportFormat.header + body.bytes, options: KeyFileOptions(verify: false))
+        // The key's fields 1, 3, 8 (variant_of_concern: a newer field), 6.
+        let key = ProtoSamples.key([.keyData([UInt8](repeating: 9, count: 16)), .rollingStart(2_650_032)])
+            + ProtoSamples.raw(.varint(8, 1)) + ProtoSamples.key(.dsos(-3))
+        var meta = ExportMetadata()
+        meta.region = "EUR"
+        let body = ExportWriter.exportBin(metadata: meta, keys: [])
+            + ProtoSamples.raw(.varint(99, 12345), .lengthDelimited(7, key)) // 99: an unknown top-level field
+        let f = try KeyFile(bytes: body, options: KeyFileOptions(verify: false))
         let k = try #require(try f.keys().first)
         #expect(k.rollingPeriod == 144)
         #expect(k.daysSinceOnsetOfSymptoms == -3)

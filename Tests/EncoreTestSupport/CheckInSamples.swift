@@ -1,3 +1,4 @@
+import CEncoreProto
 import EncoreCheckIns
 import EncoreExposure
 import EncoreFixtures
@@ -8,27 +9,62 @@ import EncoreWire
 /// Check-in QR codes and CrowdNotifier venues for the tests of the
 /// check-ins and of the check-in service.
 package enum CheckInSamples {
-    /// A QRCodePayload with the given location fields (CWA's numbers: 5 and 6 for the times).
-    package static func payload(version: UInt64 = 1, description: String = "Café", address: String = "Main Street 1",
+    /// A QRCodePayload with the given location fields (CWA's numbers: 5 and 6
+    /// for the times), proto3 as the apps write it (zeros and empty fields left out).
+    package static func payload(version: UInt32 = 1, description: String = "Café", address: String = "Main Street 1",
                                 start: UInt64 = 0, end: UInt64 = 0, seed: [UInt8]? = [UInt8](repeating: 7, count: 16), vendor: [UInt8]? = nil) -> [UInt8] {
-        var location = ProtoEncoder()
-        location.varint(1, 1)
-        location.string(2, description)
-        location.string(3, address)
-        if start != 0 { location.varint(5, start) }
-        if end != 0 { location.varint(6, end) }
-        var p = ProtoEncoder()
-        p.varint(1, version)
-        p.lengthDelimited(2, location.bytes)
-        if let seed {
-            var cn = ProtoEncoder()
-            cn.varint(1, 1)
-            cn.lengthDelimited(2, [UInt8](repeating: 4, count: 65))
-            cn.lengthDelimited(3, seed)
-            p.lengthDelimited(3, cn.bytes)
+        ExportWriter.written {
+            let b = try ProtoBuilder()
+            let location = try b.message(cwapt__trace_location__init)
+            location.pointee.version = 1
+            location.pointee.description = try b.string(description)
+            location.pointee.address = try b.string(address)
+            location.pointee.starttimestamp = start
+            location.pointee.endtimestamp = end
+            let p = try b.message(cwapt__qrcode_payload__init)
+            p.pointee.version = version
+            p.pointee.locationdata = location
+            if let seed {
+                let cn = try b.message(cwapt__crowd_notifier_data__init)
+                cn.pointee.version = 1
+                cn.pointee.publickey = try b.bytes([UInt8](repeating: 4, count: 65))
+                cn.pointee.cryptographicseed = try b.bytes(seed)
+                p.pointee.crowdnotifierdata = cn
+            }
+            if let vendor { p.pointee.vendordata = try b.bytes(vendor) }
+            return ProtoBuilder.pack(p)
         }
-        if let vendor { p.lengthDelimited(4, vendor) }
-        return p.bytes
+    }
+
+    /// A CrowdNotifier QRCodePayload (version 4) with only a description
+    /// and a public key.
+    package static func crowdNotifierPayload(description: String, publicKey: [UInt8]) -> [UInt8] {
+        ExportWriter.written {
+            let b = try ProtoBuilder()
+            let location = try b.message(cnv3__trace_location__init)
+            location.pointee.description = try b.string(description)
+            let cn = try b.message(cnv3__crowd_notifier_data__init)
+            cn.pointee.publickey = try b.bytes(publicKey)
+            cn.pointee.has_publickey = 1
+            let p = try b.message(cnv3__qrcode_payload__init)
+            p.pointee.version = 4
+            p.pointee.has_version = 1
+            p.pointee.locationdata = location
+            p.pointee.crowdnotifierdata = cn
+            return ProtoBuilder.pack(p)
+        }
+    }
+
+    /// A CWALocationData (the payload's vendor data).
+    package static func vendor(version: UInt32 = 1, type: UInt32, minutes: UInt32) -> [UInt8] {
+        ExportWriter.written {
+            let b = try ProtoBuilder()
+            let v = try b.message(cwapt__cwalocation_data__init)
+            v.pointee.version = version
+            v.pointee.type = type
+            v.pointee.defaultcheckinlengthinminutes = minutes
+            return ProtoBuilder.pack(v)
+        }
     }
 
     package static func qr(_ payload: [UInt8]) -> String { CheckInQRCode.text(payload: payload) }
