@@ -23,15 +23,11 @@ private let realPayloadBase64URL =
 
 /// The user's locations: the real one (two check-ins) and one of 32 zero
 /// bytes (the seeds' second location).
-private let index: LocationIndex = {
+private let index: LocationIndex = harnessFixture("the location index") {
     guard let payload = Base64.decodeURL(realPayloadBase64URL) else { fatalError("fuzz harness: the real payload does not decode") }
-    do {
-        let real = CheckInCrypto.locationId(payload: payload)
-        return try LocationIndex(checkIns: [(id: 1, locationId: real), (id: 2, locationId: real), (id: 3, locationId: [UInt8](repeating: 0, count: 32))])
-    } catch {
-        fatalError("fuzz harness: cannot build the location index: \(error)")
-    }
-}()
+    let real = CheckInCrypto.locationId(payload: payload)
+    return try LocationIndex(checkIns: [(id: 1, locationId: real), (id: 2, locationId: real), (id: 3, locationId: [UInt8](repeating: 0, count: 32))])
+}
 
 /// What a parsed location must satisfy whatever the input was.
 private func checkLocation(_ l: TraceLocation) {
@@ -72,21 +68,15 @@ private func checkScan(_ s: WarningScan) {
 }
 
 private func scan(_ payload: UnsafeRawBufferPointer) {
-    do {
-        checkScan(try TraceWarningScanner.scan(payload: payload, index: index))
-    } catch is EncoreError {
-        return
-    } catch {
-        fatalError("the scan threw something that is not an EncoreError: \(error)")
-    }
+    expecting { checkScan(try TraceWarningScanner.scan(payload: payload, index: index)) }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    guard let data, size > 0 else { return 0 }
-    let rest = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
-    do {
-        switch data[0] & 3 {
+    guard let input = FuzzInput(data, size) else { return 0 }
+    let rest = input.rest
+    expecting {
+        switch input.selector & 3 {
         case 0:
             checkLocation(try CheckInQRCode.parse(String(decoding: rest, as: UTF8.self)))
         case 1:
@@ -97,10 +87,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let package = try SignedPackage(bytes: Array(rest), trust: nil, verify: false)
             package.payload.withUnsafeBytes { scan($0) }
         }
-    } catch is EncoreError {
-        return 0
-    } catch {
-        fatalError("threw something that is not an EncoreError: \(error)")
     }
     return 0
 }

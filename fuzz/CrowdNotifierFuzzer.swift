@@ -17,8 +17,8 @@
 // fatalError of the harness (an invariant broken) is a finding.
 import CEncorePairing
 
-private let fixture: (venue: CrowdNotifierVenue, hours: [CrowdNotifierVisitHour], keys: CrowdNotifierAuthority.VenueKeys) = {
-    do {
+private let fixture: (venue: CrowdNotifierVenue, hours: [CrowdNotifierVisitHour], keys: CrowdNotifierAuthority.VenueKeys) =
+    harnessFixture("the venue and its visit") {
         let keys = try CrowdNotifierAuthority.generateKeys()
         let payload = try CrowdNotifierAuthority.payload(description: "fuzz", address: "", publicKey: keys.publicKey)
         let venue = try CrowdNotifierQRCode.venue(payload: payload, kind: .swissCovid)
@@ -26,17 +26,14 @@ private let fixture: (venue: CrowdNotifierVenue, hours: [CrowdNotifierVisitHour]
             CrowdNotifierVisitHour(checkIn: 1, day: $0.day, ciphertext: $0.ciphertext)
         }
         return (venue, hours, keys)
-    } catch {
-        fatalError("fuzz harness: cannot make the fixture: \(error)")
     }
-}()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    guard let data, size > 0 else { return 0 }
-    let rest = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    do {
-        switch data[0] & 7 == 4 ? 4 : data[0] & 3 {
+    guard let input = FuzzInput(data, size) else { return 0 }
+    let rest = Array(input.rest)
+    expecting {
+        switch input.selector & 7 == 4 ? 4 : input.selector & 3 {
         case 0:
             let batch = try CrowdNotifierTraceKeys.parse(rest)
             guard batch.keys.count + batch.skipped == batch.events else { fatalError("keys + skipped != events") }
@@ -74,10 +71,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = BLS.g1Nonzero(Array(rest.prefix(48)))
             _ = BLS.g2Nonzero(Array(rest.prefix(96)))
         }
-    } catch is EncoreError {
-        return 0
-    } catch {
-        fatalError("fuzz harness: an error that is not an EncoreError: \(error)")
     }
     return 0
 }

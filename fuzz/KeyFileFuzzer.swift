@@ -31,17 +31,11 @@ private let samplePEMs: [(id: String, version: String, pem: String)] = [
         """),
 ]
 
-private let sampleTrust: TrustList = {
+private let sampleTrust: TrustList = harnessFixture("the samples' trust list") {
     let trust = TrustList()
-    for k in samplePEMs {
-        do {
-            try trust.add(id: k.id, version: k.version, material: Array(k.pem.utf8))
-        } catch {
-            fatalError("fuzz harness: cannot load the sample trust key \(k.id)/\(k.version): \(error)")
-        }
-    }
+    for k in samplePEMs { try trust.add(id: k.id, version: k.version, material: Array(k.pem.utf8)) }
     return trust
-}()
+}
 
 /// Opens the input and, when it opens, reads every key of both lists.
 private func exercise(_ input: UnsafeRawBufferPointer, _ options: KeyFileOptions) {

@@ -46,37 +46,22 @@ private func response(_ bytes: [UInt8]) -> HTTPResponse {
 /// A server's P-256 key as a host configures it (Google's sample key,
 /// Tests/data/exports/google-sample), so that fuzzed JWTs reach the
 /// signature check.
-private let serverKey: PublicKey = {
+private let serverKey: PublicKey = harnessFixture("its fixed public key") {
     let pem = """
     -----BEGIN PUBLIC KEY-----
     MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE49JY6kekDgxj3Crm4y6kEHdfoKQF
     SNDM4mV9cgDb+e5nOAw0GeRoRThCu9/wX5wDT2QloFoOjl2pGZHI0f3C3w==
     -----END PUBLIC KEY-----
     """
-    do {
-        return try PublicKey(material: Array(pem.utf8))
-    } catch {
-        fatalError("fuzz harness: cannot read its fixed public key: \(error)")
-    }
-}()
-
-/// Runs `body`, where an EncoreError is an expected outcome.
-private func expecting(_ body: () throws -> Void) {
-    do {
-        try body()
-    } catch is EncoreError {
-        return
-    } catch {
-        fatalError("fuzz harness: an error that is not an EncoreError: \(error)")
-    }
+    return try PublicKey(material: Array(pem.utf8))
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    guard let data, size > 0 else { return 0 }
-    let rest = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    guard let input = FuzzInput(data, size) else { return 0 }
+    let rest = Array(input.rest)
     let text = String(decoding: rest, as: UTF8.self)
-    switch data[0] & 7 {
+    switch input.selector & 7 {
     case 0:
         expecting { _ = try AppConfiguration(payload: rest) }
     case 1:

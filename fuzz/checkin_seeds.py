@@ -14,22 +14,13 @@ import os
 import sys
 import zipfile
 
+# The stand-ins' protobuf writer, as a module of its own: the stand-ins'
+# package needs the protobuf library, which a bare python3 may not have.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "standins"))
+from wire import field  # noqa: E402
+
 PAYLOAD = ("CAESJQgBEgpBZ3dheSBJbmMuGhExNTk0IERlZmZlIEF2ZW51ZSgAMAAadggBEmA4xNrp5hKJoO_yVbXfF1gS8Yc5nURh"
            "OIVLG3nUcSg8IPsI2e8JSIhg-FrHUymQ3RR80KUKb1lZjLQkfTUINUP16r6-jFDURwUlCQQi6NXCgI0rQw0a4MrVrKMbF4NzhQMaEPXDJZ2XSeO0SY43-KCQlQciBggBEAQYHA")
-
-
-def varint(v):
-    out = b""
-    while v >= 0x80:
-        out += bytes([v & 0x7F | 0x80])
-        v >>= 7
-    return out + bytes([v])
-
-
-def field(n, value):
-    if isinstance(value, int):
-        return varint(n << 3) + varint(value)
-    return varint(n << 3 | 2) + varint(len(value)) + value
 
 
 def report(location_id, start, period, trl, iv=bytes(range(16))):

@@ -15,7 +15,8 @@
 # SwiftPM cannot build a -sanitize=fuzzer binary of one target here, so this
 # compiles directly: the C targets with clang (ASan + fuzzer coverage), the
 # core layers' sources (Sources/Encore{Support,...}, their imports of each
-# other removed) plus the target's harness with swiftc as one module.
+# other removed) plus the target's harness and what the harnesses share
+# (fuzz/Harness.swift) with swiftc as one module.
 # Output: build/fuzz/TARGET-fuzzer; corpus in build/fuzz/corpus (keyfile,
 # seeded with the samples of Tests/data/exports) or build/fuzz/corpus-TARGET
 # (checkin: seeded by fuzz/checkin_seeds.py); crashes in build/fuzz/artifacts
@@ -128,7 +129,7 @@ mapfile -t swift_sources < <(find "$src" -name '*.swift' | sort)
     -module-name EncoreFuzz -package-name encore \
     "${include_flags[@]}" "${swift_module_flags[@]}" \
     -module-cache-path "$out/module-cache" \
-    "${swift_sources[@]}" "$harness" \
+    "${swift_sources[@]}" "$harness" fuzz/Harness.swift \
     "${objects[@]}" "${link_flags[@]}" $LD_FLAG \
     -o "$out/$target-fuzzer"
 echo "fuzz: built $out/$target-fuzzer"

@@ -2,13 +2,11 @@
  * Generic short-Weierstrass (a = 0) group law in homogeneous projective
  * coordinates, instantiated once for G1 (over Fp) and once for G2 (over Fp2)
  * by g1.c and g2.c.  The including file defines:
- *   EC_POINT, EC_FE                 point and field-element types
- *   EC_FN(name)                     public name of a function
- *   EC_ADD, EC_SUB, EC_MUL, EC_SQR, EC_NEG, EC_INV       field operations
- *   EC_MUL_B3(r, a)                 r = 3b * a
- *   EC_B                            pointer to the curve constant b
- *   EC_EQ_MASK, EC_ZERO_MASK        all-ones masks
- *   EC_ONE(r)                       r = 1
+ *   EC_GROUP      g1 or g2: points are enc_<group>, functions enc_bls_<group>_<name>
+ *   EC_FIELD      fp or fp2: elements are enc_<field>, operations enc_<field>_<op>
+ *                 (add, sub, mul, sqr, neg, inv, eq_mask, is_zero_mask, one)
+ *   EC_CURVE(c)   the curve's constant c: B (b), GEN_X and GEN_Y (the generator)
+ * and a static <group>_mul_b3(r, a): r = 3b * a.
  *
  * Addition and doubling are the complete formulas of Renes, Costello and
  * Batina, "Complete addition formulas for prime order elliptic curves"
@@ -17,86 +15,96 @@
  * r are odd), so the identity (0:1:0) and P == Q need no special case.
  */
 
+#define EC_CAT_(a, b) a##b
+#define EC_CAT(a, b) EC_CAT_(a, b)
+#define EC_POINT EC_CAT(enc_, EC_GROUP)
+#define EC_FE EC_CAT(enc_, EC_FIELD)
+#define EC_FN(name) EC_CAT(EC_CAT(enc_bls_, EC_GROUP), EC_CAT(_, name))
+#define EC_MUL_B3 EC_CAT(EC_GROUP, _mul_b3)
+#define EC_F(op) EC_CAT(EC_CAT(enc_, EC_FIELD), EC_CAT(_, op))
+#define EC_ADD EC_F(add)
+#define EC_SUB EC_F(sub)
+#define EC_MUL EC_F(mul)
+#define EC_SQR EC_F(sqr)
+#define EC_NEG EC_F(neg)
+#define EC_INV EC_F(inv)
+#define EC_EQ_MASK EC_F(eq_mask)
+#define EC_ZERO_MASK EC_F(is_zero_mask)
+#define EC_ONE EC_F(one)
+
+void EC_FN(generator)(EC_POINT *out) {
+    out->x = EC_CURVE(GEN_X);
+    out->y = EC_CURVE(GEN_Y);
+    EC_ONE(&out->z);
+}
+
 void EC_FN(identity)(EC_POINT *out) {
     memset(out, 0, sizeof(*out));
     EC_ONE(&out->y);
 }
 
-/* RCB Algorithm 7: 12M + 2 m_3b */
-void EC_FN(add)(EC_POINT *out, const EC_POINT *p, const EC_POINT *q) {
-    EC_FE t0, t1, t2, t3, t4, x3, y3, z3;
-    EC_MUL(&t0, &p->x, &q->x);
-    EC_MUL(&t1, &p->y, &q->y);
-    EC_MUL(&t2, &p->z, &q->z);
-    EC_ADD(&t3, &p->x, &p->y);
-    EC_ADD(&t4, &q->x, &q->y);
-    EC_MUL(&t3, &t3, &t4);
-    EC_ADD(&t4, &t0, &t1);
-    EC_SUB(&t3, &t3, &t4);      /* X1Y2 + X2Y1 */
-    EC_ADD(&t4, &p->y, &p->z);
-    EC_ADD(&x3, &q->y, &q->z);
-    EC_MUL(&t4, &t4, &x3);
-    EC_ADD(&x3, &t1, &t2);
-    EC_SUB(&t4, &t4, &x3);      /* Y1Z2 + Y2Z1 */
-    EC_ADD(&x3, &p->x, &p->z);
-    EC_ADD(&y3, &q->x, &q->z);
-    EC_MUL(&x3, &x3, &y3);
-    EC_ADD(&y3, &t0, &t2);
-    EC_SUB(&y3, &x3, &y3);      /* X1Z2 + X2Z1 */
-    EC_ADD(&x3, &t0, &t0);
-    EC_ADD(&t0, &x3, &t0);      /* 3 X1X2 */
-    EC_MUL_B3(&t2, &t2);
-    EC_ADD(&z3, &t1, &t2);
-    EC_SUB(&t1, &t1, &t2);
-    EC_MUL_B3(&y3, &y3);
-    EC_MUL(&x3, &t4, &y3);
-    EC_MUL(&t2, &t3, &t1);
-    EC_SUB(&x3, &t2, &x3);
-    EC_MUL(&y3, &y3, &t0);
-    EC_MUL(&t1, &t1, &z3);
-    EC_ADD(&y3, &t1, &y3);
-    EC_MUL(&t0, &t0, &t3);
-    EC_MUL(&z3, &z3, &t4);
-    EC_ADD(&z3, &z3, &t0);
+/* r = a1 b2 + a2 b1 from a1 a2 and b1 b2 already known:
+ * (a1 + b1)(a2 + b2) - a1 a2 - b1 b2, one multiplication. */
+static void EC_FN(cross)(EC_FE *r, const EC_FE *a1, const EC_FE *b1, const EC_FE *a2, const EC_FE *b2,
+                         const EC_FE *a1a2, const EC_FE *b1b2) {
+    EC_FE s, t;
+    EC_ADD(&s, a1, b1);
+    EC_ADD(&t, a2, b2);
+    EC_MUL(&s, &s, &t);
+    EC_ADD(&t, a1a2, b1b2);
+    EC_SUB(r, &s, &t);
+}
+
+/* The rest of RCB's Algorithm 7 (and 8) once its products are known:
+ * xx = X1X2, yy = Y1Y2, zz = Z1Z2, xy = X1Y2 + X2Y1, yz = Y1Z2 + Y2Z1,
+ * xz = X1Z2 + X2Z1 (each Z2 may be 1).  xx, yy, zz and xz are scratch. */
+static void EC_FN(add_finish)(EC_POINT *out, EC_FE *xx, EC_FE *yy, EC_FE *zz, const EC_FE *xy, const EC_FE *yz,
+                              EC_FE *xz) {
+    EC_FE x3, y3, z3;
+    EC_ADD(&x3, xx, xx);
+    EC_ADD(xx, &x3, xx);        /* 3 X1X2 */
+    EC_MUL_B3(zz, zz);
+    EC_ADD(&z3, yy, zz);
+    EC_SUB(yy, yy, zz);
+    EC_MUL_B3(xz, xz);
+    EC_MUL(&x3, yz, xz);
+    EC_MUL(zz, xy, yy);
+    EC_SUB(&x3, zz, &x3);
+    EC_MUL(xz, xz, xx);
+    EC_MUL(yy, yy, &z3);
+    EC_ADD(&y3, yy, xz);
+    EC_MUL(xx, xx, xy);
+    EC_MUL(&z3, &z3, yz);
+    EC_ADD(&z3, &z3, xx);
     out->x = x3;
     out->y = y3;
     out->z = z3;
 }
 
+/* RCB Algorithm 7: 12M + 2 m_3b */
+void EC_FN(add)(EC_POINT *out, const EC_POINT *p, const EC_POINT *q) {
+    EC_FE xx, yy, zz, xy, yz, xz;
+    EC_MUL(&xx, &p->x, &q->x);
+    EC_MUL(&yy, &p->y, &q->y);
+    EC_MUL(&zz, &p->z, &q->z);
+    EC_FN(cross)(&xy, &p->x, &p->y, &q->x, &q->y, &xx, &yy);
+    EC_FN(cross)(&yz, &p->y, &p->z, &q->y, &q->z, &yy, &zz);
+    EC_FN(cross)(&xz, &p->x, &p->z, &q->x, &q->z, &xx, &zz);
+    EC_FN(add_finish)(out, &xx, &yy, &zz, &xy, &yz, &xz);
+}
+
 /* Mixed addition, q affine (Z = 1, not the identity): Algorithm 7 with
  * Z2 = 1 substituted, 11M + 2 m_3b (RCB's Algorithm 8).  Still complete in p. */
 void EC_FN(add_affine)(EC_POINT *out, const EC_POINT *p, const EC_POINT *q) {
-    EC_FE t0, t1, t2, t3, t4, x3, y3, z3;
-    EC_MUL(&t0, &p->x, &q->x);
-    EC_MUL(&t1, &p->y, &q->y);
-    t2 = p->z;
-    EC_ADD(&t3, &p->x, &p->y);
-    EC_ADD(&t4, &q->x, &q->y);
-    EC_MUL(&t3, &t3, &t4);
-    EC_ADD(&t4, &t0, &t1);
-    EC_SUB(&t3, &t3, &t4);      /* X1Y2 + X2Y1 */
-    EC_MUL(&t4, &q->y, &p->z);
-    EC_ADD(&t4, &t4, &p->y);    /* Y1 + Y2Z1 */
-    EC_MUL(&y3, &q->x, &p->z);
-    EC_ADD(&y3, &y3, &p->x);    /* X1 + X2Z1 */
-    EC_ADD(&x3, &t0, &t0);
-    EC_ADD(&t0, &x3, &t0);      /* 3 X1X2 */
-    EC_MUL_B3(&t2, &t2);
-    EC_ADD(&z3, &t1, &t2);
-    EC_SUB(&t1, &t1, &t2);
-    EC_MUL_B3(&y3, &y3);
-    EC_MUL(&x3, &t4, &y3);
-    EC_MUL(&t2, &t3, &t1);
-    EC_SUB(&x3, &t2, &x3);
-    EC_MUL(&y3, &y3, &t0);
-    EC_MUL(&t1, &t1, &z3);
-    EC_ADD(&y3, &t1, &y3);
-    EC_MUL(&t0, &t0, &t3);
-    EC_MUL(&z3, &z3, &t4);
-    EC_ADD(&z3, &z3, &t0);
-    out->x = x3;
-    out->y = y3;
-    out->z = z3;
+    EC_FE xx, yy, zz = p->z, xy, yz, xz;
+    EC_MUL(&xx, &p->x, &q->x);
+    EC_MUL(&yy, &p->y, &q->y);
+    EC_FN(cross)(&xy, &p->x, &p->y, &q->x, &q->y, &xx, &yy);
+    EC_MUL(&yz, &q->y, &p->z);
+    EC_ADD(&yz, &yz, &p->y);    /* Y1 + Y2Z1 */
+    EC_MUL(&xz, &q->x, &p->z);
+    EC_ADD(&xz, &xz, &p->x);    /* X1 + X2Z1 */
+    EC_FN(add_finish)(out, &xx, &yy, &zz, &xy, &yz, &xz);
 }
 
 /* RCB Algorithm 9: 6M + 2S + 1 m_3b */
@@ -169,7 +177,7 @@ int EC_FN(is_on_curve)(const EC_POINT *p) {
     EC_MUL(&r, &r, &p->x);
     EC_SQR(&t, &p->z);
     EC_MUL(&t, &t, &p->z);
-    EC_MUL(&t, &t, EC_B);
+    EC_MUL(&t, &t, &EC_CURVE(B));
     EC_ADD(&r, &r, &t);
     uint64_t degenerate = EC_ZERO_MASK(&p->y) & EC_ZERO_MASK(&p->z);
     return (int)(EC_EQ_MASK(&l, &r) & ~degenerate & 1);

@@ -11,27 +11,10 @@ static void g2_mul_b3(enc_fp2 *r, const enc_fp2 *a) {
     enc_fp2_dbl(r, &u);       /* 12 */
 }
 
-#define EC_POINT enc_g2
-#define EC_FE enc_fp2
-#define EC_FN(name) enc_bls_g2_##name
-#define EC_ADD enc_fp2_add
-#define EC_SUB enc_fp2_sub
-#define EC_MUL enc_fp2_mul
-#define EC_SQR enc_fp2_sqr
-#define EC_NEG enc_fp2_neg
-#define EC_INV enc_fp2_inv
-#define EC_MUL_B3 g2_mul_b3
-#define EC_B (&ENC_G2_B)
-#define EC_EQ_MASK enc_fp2_eq_mask
-#define EC_ZERO_MASK enc_fp2_is_zero_mask
-#define EC_ONE enc_fp2_one
+#define EC_GROUP g2
+#define EC_FIELD fp2
+#define EC_CURVE(c) ENC_G2_##c
 #include "ec_impl.h"
-
-void enc_bls_g2_generator(enc_g2 *out) {
-    out->x = ENC_G2_GEN_X;
-    out->y = ENC_G2_GEN_Y;
-    enc_fp2_one(&out->z);
-}
 
 /* psi = untwist o Frobenius o twist on E'.  With psi_untwist(x, y) =
  * (x / w^2, y / w^3): psi(x, y) = (conj(x) w^(2-2p), conj(y) w^(3-3p)) and

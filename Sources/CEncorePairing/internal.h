@@ -181,6 +181,8 @@ static inline uint64_t enc_fp_is_zero_mask(const enc_fp *a) {
     return enc_mask_zero(a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5]);
 }
 
+static inline void enc_fp_one(enc_fp *r) { *r = ENC_FP_ONE; }
+
 /* all-ones if a == b */
 static inline uint64_t enc_fp_eq_mask(const enc_fp *a, const enc_fp *b) {
     uint64_t d = 0;

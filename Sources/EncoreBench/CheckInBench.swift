@@ -32,12 +32,6 @@ enum CheckInBench {
     static let checkIns = 200
     static let target = 0.5
 
-    /// `encore-bench checkin [--keys N] [--runs R] [--dir DIR]` (N reports).
-    static func command(_ args: Arguments) throws -> Bool {
-        let r = try run(reports: args.keys?.first ?? defaultReports, runs: args.runs, dir: args.dir)
-        return printSummary(r.summary, ok: r.ok)
-    }
-
     /// 200 places as their QR codes describe them; the check-ins are at these.
     static func locations(_ rng: inout XorShift) throws -> [TraceLocation] {
         try (0 ..< checkIns).map { i in

@@ -38,12 +38,6 @@ enum MatchBench {
 
     // MARK: entry points
 
-    /// `encore-bench match [--keys N] [--runs R] [--dir DIR]`: this section alone.
-    static func command(_ args: Arguments) throws -> Bool {
-        let m = try run(keys: args.keys?.first ?? defaultKeys, runs: args.runs, dir: args.dir)
-        return printSummary(m.summary, ok: m.ok)
-    }
-
     /// The children: `match-gen` writes the files, `match-rss` is the dense
     /// end-to-end run whose peak RSS is measured, `match-run sparse|dense`
     /// repeats one user's end-to-end run --runs times (to profile it, e.g.

@@ -32,12 +32,6 @@ enum StoreBench {
         var samples = Samples()
     }
 
-    /// `encore-bench store [--keys N] [--runs R] [--dir DIR]` (N sightings).
-    static func command(_ args: Arguments) throws -> Bool {
-        let r = try run(rows: args.keys?.first ?? defaultRows, runs: args.runs, dir: args.dir)
-        return printSummary(r.summary, ok: r.ok)
-    }
-
     /// Prints the table; returns whether every run stored what it was given,
     /// and the summary lines.
     static func run(rows: Int, runs requested: Int, dir given: String?) throws -> (ok: Bool, summary: [String]) {

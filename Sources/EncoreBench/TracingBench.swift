@@ -29,12 +29,6 @@ enum TracingBench {
     static let scans = 288
     static let reportsPerDevice = 16
 
-    /// `encore-bench tracing [--keys DEVICES] [--runs R] [--dir DIR]`.
-    static func command(_ args: Arguments) throws -> Bool {
-        let r = try run(devices: args.keys?.first ?? devices, runs: args.runs, dir: args.dir)
-        return printSummary(r.summary, ok: r.ok)
-    }
-
     static func run(devices: Int, runs requested: Int, dir given: String?) throws -> (ok: Bool, summary: [String]) {
         let runs = max(1, min(requested, 5))
         let dir = try given ?? Files.temporaryDirectory()

@@ -177,6 +177,15 @@ func printSummary(_ lines: [String], ok: Bool) -> Bool {
     return ok
 }
 
+/// One section alone (`encore-bench store|match|tracing|checkin [--keys N]
+/// [--runs R] [--dir DIR]`): `run` with --keys' first count (else
+/// `count`), then the summary; the exit status.
+func section(_ args: Arguments, default count: Int,
+             _ run: (Int, Int, String?) throws -> (ok: Bool, summary: [String])) rethrows -> Int32 {
+    let r = try run(args.keys?.first ?? count, args.runs, args.dir)
+    return printSummary(r.summary, ok: r.ok) ? 0 : 1
+}
+
 func main() -> Int32 {
     do {
         let args = try Arguments(Array(CommandLine.arguments.dropFirst()))
@@ -194,15 +203,15 @@ func main() -> Int32 {
         case "suite", "keyfile", "memory":
             return try bench(args) ? 0 : 1
         case "store":
-            return try StoreBench.command(args) ? 0 : 1
+            return try section(args, default: StoreBench.defaultRows, StoreBench.run(rows:runs:dir:))
         case "match":
-            return try MatchBench.command(args) ? 0 : 1
+            return try section(args, default: MatchBench.defaultKeys, MatchBench.run(keys:runs:dir:))
         case "risk":
             return try RiskBench.run().ok ? 0 : 1
         case "tracing":
-            return try TracingBench.command(args) ? 0 : 1
+            return try section(args, default: TracingBench.devices, TracingBench.run(devices:runs:dir:))
         case "checkin":
-            return try CheckInBench.command(args) ? 0 : 1
+            return try section(args, default: CheckInBench.defaultReports, CheckInBench.run(reports:runs:dir:))
         case "match-gen", "match-rss", "match-run", "match-relay":
             try MatchBench.child(args)
         default:

@@ -55,15 +55,25 @@ public enum ZipWriter {
         return out
     }
 
-    /// Raw deflate (no zlib header), as zip stores it.
-    package static func deflate(_ data: [UInt8]) throws -> [UInt8] {
+    /// Raw deflate (no zlib header), as zip stores it, at zlib's `level`.
+    /// `flush` ends it: Z_FINISH a complete stream, Z_FULL_FLUSH a
+    /// byte-aligned one without a final block. A `dictionary` is the
+    /// window's preset content: the stream may then refer to bytes before
+    /// its start, which an inflater without that dictionary must refuse.
+    package static func deflate(_ data: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION, flush: Int32 = Z_FINISH,
+                                dictionary: [UInt8]? = nil) throws -> [UInt8] {
         var stream = z_stream()
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
+        guard deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
                             ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw EncoreError(.outOfMemory, "zlib deflateInit failed")
         }
         defer { deflateEnd(&stream) }
-        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 16)
+        if let dictionary {
+            guard dictionary.withUnsafeBufferPointer({ deflateSetDictionary(&stream, $0.baseAddress, uInt($0.count)) }) == Z_OK else {
+                throw EncoreError(.internalError, "zlib deflateSetDictionary failed")
+            }
+        }
+        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 64)
         var input = data
         let rc = input.withUnsafeMutableBufferPointer { inBuf in
             out.withUnsafeMutableBufferPointer { outBuf in
@@ -71,10 +81,13 @@ public enum ZipWriter {
                 stream.avail_in = uInt(inBuf.count)
                 stream.next_out = outBuf.baseAddress
                 stream.avail_out = uInt(outBuf.count)
-                return CZlib.deflate(&stream, Z_FINISH)
+                return CZlib.deflate(&stream, flush)
             }
         }
-        guard rc == Z_STREAM_END else { throw EncoreError(.internalError, "zlib deflate failed (\(rc))") }
+        // Z_FINISH ends the stream; another flush leaves it open, all input taken.
+        guard flush == Z_FINISH ? rc == Z_STREAM_END : rc == Z_OK && stream.avail_in == 0 else {
+            throw EncoreError(.internalError, "zlib deflate failed (\(rc))")
+        }
         return Array(out.prefix(Int(stream.total_out)))
     }
 

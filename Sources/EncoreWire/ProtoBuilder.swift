@@ -86,9 +86,12 @@ package final class ProtoBuilder {
         for (i, field) in unknown.enumerated() {
             // protobuf-c keeps an unknown field's bytes as it read them: the
             // value's varint, or a length-delimited payload with its length.
+            // Wire types by number (0 varint, 2 length-delimited): the fuzz
+            // build sees protobuf-c's header through two module maps, and its
+            // enum's case constants then resolve in neither.
             let (number, type, raw): (UInt32, ProtobufCWireType, [UInt8]) = switch field {
-            case .varint(let n, let v): (n, PROTOBUF_C_WIRE_TYPE_VARINT, Self.varint(v))
-            case .lengthDelimited(let n, let payload): (n, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, Self.varint(UInt64(payload.count)) + payload)
+            case .varint(let n, let v): (n, ProtobufCWireType(rawValue: 0), Self.varint(v))
+            case .lengthDelimited(let n, let payload): (n, ProtobufCWireType(rawValue: 2), Self.varint(UInt64(payload.count)) + payload)
             }
             let data = try bytes(raw)
             (fields + i).initialize(to: ProtobufCMessageUnknownField(tag: number, wire_type: type, len: data.len, data: data.data))

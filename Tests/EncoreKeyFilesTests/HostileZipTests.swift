@@ -503,25 +503,7 @@ struct HostileZip {
     /// Raw deflate of `data` ending with Z_FULL_FLUSH instead of Z_FINISH:
     /// byte-aligned, no final block, no reference to anything before it.
     static func rawDeflateFullFlush(_ data: [UInt8]) throws -> [UInt8] {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw EncoreError(.outOfMemory, "deflateInit2 failed")
-        }
-        defer { deflateEnd(&stream) }
-        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 64)
-        var input = data
-        let rc = input.withUnsafeMutableBufferPointer { inBuf in
-            out.withUnsafeMutableBufferPointer { outBuf in
-                stream.next_in = inBuf.baseAddress
-                stream.avail_in = uInt(inBuf.count)
-                stream.next_out = outBuf.baseAddress
-                stream.avail_out = uInt(outBuf.count)
-                return CZlib.deflate(&stream, Z_FULL_FLUSH)
-            }
-        }
-        guard rc == Z_OK, stream.avail_in == 0 else { throw EncoreError(.internalError, "deflate with a full flush failed (\(rc))") }
-        let result = Array(out.prefix(Int(stream.total_out)))
+        let result = try ZipWriter.deflate(data, level: Z_BEST_COMPRESSION, flush: Z_FULL_FLUSH)
         // A full flush ends with an empty stored block: 00 00 ff ff.
         guard result.suffix(4) == [0x00, 0x00, 0xff, 0xff] else { throw EncoreError(.internalError, "no sync marker after a full flush") }
         return result
@@ -531,28 +513,7 @@ struct HostileZip {
     /// itself: the stream refers to bytes before its start, which an
     /// inflater without the dictionary must refuse ("distance too far back").
     static func rawDeflateNeedingDictionary(_ data: [UInt8]) throws -> [UInt8] {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw EncoreError(.outOfMemory, "deflateInit2 failed")
-        }
-        defer { deflateEnd(&stream) }
-        var input = data
-        guard input.withUnsafeBufferPointer({ deflateSetDictionary(&stream, $0.baseAddress, uInt($0.count)) }) == Z_OK else {
-            throw EncoreError(.internalError, "deflateSetDictionary failed")
-        }
-        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 64)
-        let rc = input.withUnsafeMutableBufferPointer { inBuf in
-            out.withUnsafeMutableBufferPointer { outBuf in
-                stream.next_in = inBuf.baseAddress
-                stream.avail_in = uInt(inBuf.count)
-                stream.next_out = outBuf.baseAddress
-                stream.avail_out = uInt(outBuf.count)
-                return CZlib.deflate(&stream, Z_FINISH)
-            }
-        }
-        guard rc == Z_STREAM_END else { throw EncoreError(.internalError, "deflate failed (\(rc))") }
-        return Array(out.prefix(Int(stream.total_out)))
+        try ZipWriter.deflate(data, level: Z_BEST_COMPRESSION, dictionary: data)
     }
 
     private func put16(_ b: inout [UInt8], _ v: UInt16) {

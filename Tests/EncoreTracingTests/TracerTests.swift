@@ -15,13 +15,20 @@ import Testing
     func store(_ dir: TempDir) throws -> Store { try Store(path: dir.file("t.db"), key: .raw([UInt8](repeating: 4, count: 32))) }
     func rpi(_ b: UInt8) -> KeyData { KeyData([UInt8](repeating: b, count: 16))! }
 
+    /// A tracer on a new store in `dir`, drawing `random`; started at `start` when given.
+    func tracer(_ dir: TempDir, random: @escaping RandomSeconds = systemRandomSeconds, start: Int64? = nil) throws -> (Store, Tracer) {
+        let s = try store(dir)
+        let t = try Tracer(store: s, random: random)
+        if let start { try t.start(now: start) }
+        return (s, t)
+    }
+
     /// A draw the test sets (always the range's middle: 15 minutes).
     static let middle: RandomSeconds = { ($0.lowerBound + $0.upperBound) / 2 }
 
     @Test func advertisementCarriesTodaysKeyAndTheCalibration() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s, random: Self.middle)
+        let (s, t) = try tracer(dir, random: Self.middle)
         try t.setCalibration(Calibration(txPower: -17, rssiCorrection: 2))
         try t.start(now: midnight + 3_600)
         let ad = try t.advertisement(now: midnight + 3_600)
@@ -51,10 +58,8 @@ import Testing
 
     @Test func theDaysEndBringsTheNextKey() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s, random: { $0.upperBound })
         let late = midnight + 86_400 - 650
-        try t.start(now: late)
+        let (s, t) = try tracer(dir, random: { $0.upperBound }, start: late)
         let a = try t.advertisement(now: late)
         #expect(a.validUntil == midnight + 86_400)
         let b = try t.advertisement(now: midnight + 86_400)
@@ -74,10 +79,8 @@ import Testing
 
     @Test func scansAreStoredOnePerRPIWithThePreviousScan() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s, random: Self.middle)
         let t0 = midnight + 10_000
-        try t.start(now: t0)
+        let (s, t) = try tracer(dir, random: Self.middle, start: t0)
         let w1 = try t.nextScan(now: t0)
         #expect(w1 == ScanWindow(start: t0, end: t0 + 4))
         let r1 = try t.ingestScan(window: w1, reports: [ScanReport(rpi: rpi(1), aem: 5, rssi: -70, time: t0 + 1),
@@ -97,10 +100,8 @@ import Testing
 
     @Test func aClockSetBackScansAtOnceWithoutAPreviousScan() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s, random: Self.middle)
         let t0 = midnight + 30_000
-        try t.start(now: t0)
+        let (s, t) = try tracer(dir, random: Self.middle, start: t0)
         let w1 = try t.nextScan(now: t0)
         _ = try t.ingestScan(window: w1, reports: [ScanReport(rpi: rpi(1), aem: 5, rssi: -70, time: t0 + 1)])
         // The clock goes back an hour: the next scan is due now, and its
@@ -115,10 +116,8 @@ import Testing
 
     @Test func ownRPIsAndAScanIngestedTwiceAreDropped() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s, random: Self.middle)
         let t0 = midnight + 20_000
-        try t.start(now: t0)
+        let (s, t) = try tracer(dir, random: Self.middle, start: t0)
         let ad = try t.advertisement(now: t0)
         let own = ScanReport(serviceData: ad.payload, rssi: -30, time: t0 + 1)!
         // The own key's RPI of the next interval too (a second adapter hears it later).
@@ -144,9 +143,7 @@ import Testing
 
     @Test func aFailedScanWritesNothing() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s)
-        try t.start(now: midnight)
+        let (s, t) = try tracer(dir, start: midnight)
         #expect(kind { _ = try t.ingestScan(window: ScanWindow(start: midnight, end: midnight + 4),
                                                  reports: [ScanReport(rpi: rpi(1), aem: 0, rssi: -50, time: midnight),
                                                            ScanReport(rpi: rpi(2), aem: 0, rssi: -50, time: -1)]) } == .invalidArgument)
@@ -156,9 +153,7 @@ import Testing
 
     @Test func startAndStopAreTheTracingHistory() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s)
-        try t.start(now: midnight)
+        let (s, t) = try tracer(dir, start: midnight)
         try t.start(now: midnight + 5)                      // already on: nothing
         try t.stop(now: midnight + 3_600)                   // adapter off
         try t.stop(now: midnight + 3_700)                   // already off: nothing
@@ -197,8 +192,7 @@ import Testing
 
     @Test func statusCountsRPIsAndKeepsTheAdapterAndCalibration() throws {
         let dir = TempDir()
-        let s = try store(dir)
-        let t = try Tracer(store: s)
+        let (s, t) = try tracer(dir)
         try s.setTracingAdapter("hci1")
         try t.setCalibration(Calibration(txPower: -20))
         let t0 = midnight + 40_000

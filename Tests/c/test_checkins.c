@@ -8,7 +8,7 @@
  * a check-in alone; FAILED when the check-ins' parameters map to no level).
  * Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -459,14 +459,8 @@ static const char *FAILING_CONFIG =
     "\"normalizedTimePerCheckInToRiskLevelMapping\":[{\"normalizedTimeRange\":{\"min\":100,\"max\":999999},\"riskLevel\":2}],"
     "\"normalizedTimePerDayToRiskLevelMapping\":[{\"normalizedTimeRange\":{\"min\":100,\"max\":999999},\"riskLevel\":2}]}";
 
-static void test_store_match_and_check(const char *dir) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/checkins.db", dir);
-    uint8_t raw[32];
-    memset(raw, 0x42, sizeof raw);
-    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
-    encore_store *store = NULL;
-    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
+static void test_store_match_and_check(void) {
+    encore_store *store = fresh_store();
     if (store == NULL) return;
 
     int64_t visit = -1, other = -1, open_id = -1;
@@ -733,12 +727,11 @@ static void test_store_match_and_check(const char *dir) {
 }
 
 int main(void) {
-    char dir[512];
     if (scratch_dir_make(dir, sizeof dir, "checkins") != 0) return 1;
     test_known_answers();
     test_arguments();
     test_qr_codes();
-    test_store_match_and_check(dir);
+    test_store_match_and_check();
     scratch_dir_remove(dir);
     return check_report();
 }

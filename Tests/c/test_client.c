@@ -5,19 +5,13 @@
  * test_push.c and test_operation.c. Built with -Werror, run under valgrind. */
 #include "check.h"
 #include "client.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #define NOW 1795500000LL
-
-static char dir[4096];
-
-static encore_store *fresh_store(void) {
-    return scratch_store_open(dir);
-}
 
 static void test_options(void) {
     encore_client_options o;

@@ -5,7 +5,7 @@
  * a guest's phone makes it.
  * Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -133,7 +133,7 @@ static void test_refusals(void) {
 }
 
 /* An event created here, checked in at from its URL. */
-static void test_event_checks_in(const char *dir) {
+static void test_event_checks_in(void) {
     encore_trace_location_spec s = place();
     s.location_type = 11;
     s.description = "Birthday party";
@@ -148,13 +148,7 @@ static void test_event_checks_in(const char *dir) {
     encore_bytes url = {0};
     CHECK(encore_trace_location_get_url(event, &url) == ENCORE_OK);
 
-    char path[1024];
-    snprintf(path, sizeof path, "%s/organizer.db", dir);
-    uint8_t raw[32];
-    memset(raw, 0x24, sizeof raw);
-    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
-    encore_store *store = NULL;
-    CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
+    encore_store *store = fresh_store();
     int64_t visit = -1;
     CHECK(encore_checkin_add(store, (const char *)url.data, NOW - 4 * 3600, NOW - 3 * 3600, NOW, &visit) == ENCORE_OK && visit > 0);
 
@@ -175,11 +169,10 @@ static void test_event_checks_in(const char *dir) {
 }
 
 int main(void) {
-    char dir[512];
     if (scratch_dir_make(dir, sizeof dir, "organizer") != 0) return 1;
     test_create_and_read_back();
     test_refusals();
-    test_event_checks_in(dir);
+    test_event_checks_in();
     scratch_dir_remove(dir);
     return check_report();
 }

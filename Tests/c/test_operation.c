@@ -6,7 +6,7 @@
  * struct) refused with its status. Built with -Werror, run under valgrind. */
 #include "check.h"
 #include "client.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +17,6 @@
 #define SUBMIT "https://submission.example"
 #define APNS "abababababababababababababababababababababababababababababababab"
 #define GUID "3D6D08-3567F3F2-4DCF-43A3-8737-4CD1F87D6FDA"
-
-static char dir[4096];
-
-static encore_store *fresh_store(void) {
-    return scratch_store_open(dir);
-}
 
 static int push_registered(encore_store *store) {
     encore_bytes json = {0};

@@ -7,7 +7,7 @@
  * pointers). Built with -Werror, run under valgrind. */
 #include "check.h"
 #include "client.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -40,12 +40,6 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
     if (s->fail_first > 0) s->fail_first--;
     encore_http_response_set_status(response, status);
     return 0;
-}
-
-static char dir[4096];
-
-static encore_store *fresh_store(void) {
-    return scratch_store_open(dir);
 }
 
 static int32_t decide(encore_store *store, int32_t event, int64_t now) {

@@ -9,7 +9,7 @@
  * against the stand-in servers. Built with -Werror, run under valgrind. */
 #include "check.h"
 #include "client.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -33,6 +33,7 @@ typedef struct server {
     char last_url[512];
     pthread_t caller;     /* the thread that calls encore */
     int other_thread;     /* a request came on another thread */
+    int64_t now;          /* the clients' clock (encore_client_options.clock) */
 } server;
 
 static int32_t serve(void *context, const encore_http_request *r, encore_http_response *response) {
@@ -64,16 +65,37 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
     return 0;
 }
 
-static char dir[4096];
+/* *s set to play `scenario` to the calling thread at NOW, and a transport to it. */
+static encore_transport *serving(server *s, scenario scenario) {
+    server fresh = {scenario, 0, "", pthread_self(), 0, NOW};
+    *s = fresh;
+    encore_transport *t = NULL;
+    CHECK(encore_transport_new_callback(serve, s, NULL, &t) == ENCORE_OK);
+    return t;
+}
 
-static encore_store *fresh_store(void) {
-    return scratch_store_open(dir);
+/* Frees what a test made (client may be NULL). */
+static void finish(encore_client *client, encore_transport *t, encore_store *store) {
+    encore_client_free(client);
+    encore_transport_free(t);
+    encore_store_close(store);
 }
 
 static encore_sync_options sync_options(void) {
     encore_sync_options o;
     CHECK(encore_sync_options_init(&o, sizeof o) == ENCORE_OK);
     return o;
+}
+
+/* The plan of a periodic sync (o's trigger set to it) a minute after NOW. */
+static encore_sync_plan_info periodic_plan_a_minute_later(encore_client *client, encore_sync_options *o, server *s) {
+    encore_sync_plan_info plan;
+    memset(&plan, 0, sizeof plan);
+    ENCORE_OUTPUT_INIT(plan);
+    o->trigger = ENCORE_SYNC_PERIODIC;
+    s->now = NOW + 60;
+    CHECK(encore_sync_plan(client, o, &plan) == ENCORE_OK);
+    return plan;
 }
 
 /* A client of `store` syncing from the CWA distribution server through `t`. */
@@ -94,11 +116,9 @@ static void test_failures_and_their_statuses(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         encore_store *store = fresh_store();
-        server s = {cases[i].scenario, 0, "", pthread_self(), 0};
-        encore_transport *t = NULL;
-        CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
-        int64_t now = NOW;
-        encore_client *client = cwa_client(store, t, &now);
+        server s;
+        encore_transport *t = serving(&s, cases[i].scenario);
+        encore_client *client = cwa_client(store, t, &s.now);
         encore_sync_options o = sync_options();
         encore_sync_result *r = (encore_sync_result *)&s; /* must stay as it is on failure */
         CHECK(encore_sync_run(client, &o, &r) == cases[i].status);
@@ -111,20 +131,13 @@ static void test_failures_and_their_statuses(void) {
         size_t count = 1;
         CHECK(encore_string_list_count(ids, &count) == ENCORE_OK && count == 0);
         encore_string_list_free(ids);
-        o.trigger = ENCORE_SYNC_PERIODIC;
-        encore_sync_plan_info plan;
-        memset(&plan, 0, sizeof plan);
-        ENCORE_OUTPUT_INIT(plan);
-        now = NOW + 60;
-        CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK);
+        encore_sync_plan_info plan = periodic_plan_a_minute_later(client, &o, &s);
         CHECK(plan.steps == 0 && plan.has_next_due && plan.next_due_at >= NOW + 240 && plan.next_due_at <= NOW + 360);
         /* A user sync goes anyway. */
         o.trigger = ENCORE_SYNC_USER;
         CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK);
         CHECK(plan.steps == (ENCORE_SYNC_STEP_CONFIG | ENCORE_SYNC_STEP_DAYS | ENCORE_SYNC_STEP_HOURS | ENCORE_SYNC_STEP_WARNINGS));
-        encore_client_free(client);
-        encore_transport_free(t);
-        encore_store_close(store);
+        finish(client, t, store);
     }
 }
 
@@ -139,11 +152,9 @@ static int32_t stop_after_first(void *context, uint64_t done, uint64_t total) {
  * configuration's own backoff (not the sync's). */
 static void test_a_configuration_outage_degrades(void) {
     encore_store *store = fresh_store();
-    server s = {CONFIG_404_NOTHING_ELSE, 0, "", pthread_self(), 0};
-    encore_transport *t = NULL;
-    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
-    int64_t now = NOW;
-    encore_client *client = cwa_client(store, t, &now);
+    server s;
+    encore_transport *t = serving(&s, CONFIG_404_NOTHING_ELSE);
+    encore_client *client = cwa_client(store, t, &s.now);
     encore_sync_options o = sync_options();
     for (uint32_t n = 1; n <= 2; n++) {
         encore_sync_result *r = NULL;
@@ -161,25 +172,16 @@ static void test_a_configuration_outage_degrades(void) {
         encore_sync_result_free(r);
     }
     /* The sync itself succeeded: a periodic one is due in an hour, not backing off. */
-    o.trigger = ENCORE_SYNC_PERIODIC;
-    encore_sync_plan_info plan;
-    memset(&plan, 0, sizeof plan);
-    ENCORE_OUTPUT_INIT(plan);
-    now = NOW + 60;
-    CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_OK);
+    encore_sync_plan_info plan = periodic_plan_a_minute_later(client, &o, &s);
     CHECK(plan.steps == 0 && plan.has_next_due && plan.next_due_at == NOW + 3600);
-    encore_client_free(client);
-    encore_transport_free(t);
-    encore_store_close(store);
+    finish(client, t, store);
 }
 
 static void test_dp3t_nothing_new_and_cancel(void) {
     encore_store *store = fresh_store();
-    server s = {DP3T_204, 0, "", pthread_self(), 0};
-    encore_transport *t = NULL;
-    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
-    int64_t now = NOW;
-    encore_client_options co = test_client_options(t, &now);
+    server s;
+    encore_transport *t = serving(&s, DP3T_204);
+    encore_client_options co = test_client_options(t, &s.now);
     co.dp3t_url = DP3T;
     co.dp3t_public_key = (const uint8_t *)pem;
     co.dp3t_public_key_length = sizeof pem - 1;
@@ -214,7 +216,7 @@ static void test_dp3t_nothing_new_and_cancel(void) {
 
     /* Progress that says stop: cancelled after the first request. */
     int before = s.requests;
-    encore_client *cwa = cwa_client(store, t, &now);
+    encore_client *cwa = cwa_client(store, t, &s.now);
     o.progress = stop_after_first;
     CHECK(encore_sync_run(cwa, &o, &r) == ENCORE_ERR_CANCELLED);
     CHECK(s.requests == before + 1);
@@ -229,17 +231,13 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status == ENCORE_CHECK_OUTDATED);
     encore_check_result_free(check);
-    encore_client_free(client);
-    encore_transport_free(t);
-    encore_store_close(store);
+    finish(client, t, store);
 }
 
 static void test_arguments(void) {
     encore_store *store = fresh_store();
-    server s = {DP3T_204, 0, "", pthread_self(), 0};
-    encore_transport *t = NULL;
-    CHECK(encore_transport_new_callback(serve, &s, NULL, &t) == ENCORE_OK);
-    int64_t now = NOW;
+    server s;
+    encore_transport *t = serving(&s, DP3T_204);
     encore_sync_options o;
     CHECK(encore_sync_options_init(NULL, sizeof o) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_sync_options_init(&o, 4) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -248,18 +246,18 @@ static void test_arguments(void) {
     encore_sync_plan_info plan;
     memset(&plan, 0, sizeof plan);
     ENCORE_OUTPUT_INIT(plan);
-    encore_client_options co = test_client_options(t, &now);
+    encore_client_options co = test_client_options(t, &s.now);
     encore_client *client = test_client(store, &co);
     CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);  /* nothing to sync */
     encore_client_free(client);
-    client = cwa_client(store, t, &now);
+    client = cwa_client(store, t, &s.now);
     CHECK(encore_sync_plan(NULL, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_sync_plan(client, NULL, &plan) == ENCORE_OK);  /* the defaults */
     CHECK(encore_sync_plan(client, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    now = -1;  /* a host clock before 1970 */
+    s.now = -1;  /* a host clock before 1970 */
     CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "clock") != NULL);
-    now = NOW;
+    s.now = NOW;
     o.trigger = 99;
     CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
     o = sync_options();
@@ -274,13 +272,13 @@ static void test_arguments(void) {
     encore_client_free(client);
     /* The servers' settings are checked when the client is made, or when a
      * sync is planned (a country's form, a DP-3T backend without its key). */
-    co = test_client_options(t, &now);
+    co = test_client_options(t, &s.now);
     co.distribution_url = DIST;
     co.country = "eur";
     client = test_client(store, &co);
     CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_client_free(client);
-    co = test_client_options(t, &now);
+    co = test_client_options(t, &s.now);
     co.dp3t_url = DP3T;  /* without its key */
     client = test_client(store, &co);
     CHECK(encore_sync_plan(client, &o, &plan) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -293,7 +291,7 @@ static void test_arguments(void) {
     co.dp3t_public_key_length = 5;
     CHECK(encore_client_new(store, &co, &client) == ENCORE_ERR_INVALID_ARGUMENT);
     /* Plain http to another machine: refused by the transport's URL rule. */
-    co = test_client_options(t, &now);
+    co = test_client_options(t, &s.now);
     co.distribution_url = "http://distribution.example";
     client = test_client(store, &co);
     o = sync_options();
@@ -306,8 +304,7 @@ static void test_arguments(void) {
     memset(&sum, 0, sizeof sum);
     ENCORE_OUTPUT_INIT(sum);
     CHECK(encore_sync_result_get_summary(NULL, &sum) == ENCORE_ERR_INVALID_ARGUMENT);
-    encore_transport_free(t);
-    encore_store_close(store);
+    finish(NULL, t, store);
 }
 
 int main(void) {

@@ -6,7 +6,7 @@
  * checks. Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
 #include "client.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,17 +90,9 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
     return 0;
 }
 
-static char dir[4096];
-static char db_path[4200];
-
-static encore_store *fresh_store(void) {
-    static int n = 0;
-    snprintf(db_path, sizeof db_path, "%s/s%d.db", dir, n++);
-    static const uint8_t raw[32] = {9};
-    encore_store_key key = {sizeof(encore_store_key), ENCORE_KEY_RAW, raw, sizeof raw};
-    encore_store *store = NULL;
-    CHECK(encore_store_open(db_path, &key, NULL, &store) == ENCORE_OK);
-    /* Own keys of the last 16 days. */
+/* A fresh store with the own keys of the last 16 days. */
+static encore_store *store_with_own_keys(void) {
+    encore_store *store = fresh_store();
     for (int age = 0; age < 16; age++) {
         encore_own_key k;
         memset(&k, 0, sizeof k);
@@ -124,13 +116,26 @@ static encore_transport *transport_for(server *s) {
     return t;
 }
 
+/* What every test here starts from: the servers `s` (answering as its
+ * fields say), the transport `t` to them, a store with own keys `store` and
+ * a status `st` to read results into. finish(store, t) frees them. */
+#define SERVERS_STORE_AND_STATUS                 \
+    server s = {0};                              \
+    encore_transport *t = transport_for(&s);     \
+    encore_store *store = store_with_own_keys(); \
+    encore_test_status st;                       \
+    ENCORE_OUTPUT_INIT(st)
+
+/* Frees what a test made: the clients, the store and the transport. */
+static void finish(encore_store *store, encore_transport *t) {
+    clients_free();
+    encore_store_close(store);
+    encore_transport_free(t);
+}
+
 static void test_guid_path(void) {
-    server s = {0};
-    encore_transport *t = transport_for(&s);
-    encore_store *store = fresh_store();
+    SERVERS_STORE_AND_STATUS;
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, "https://localhost/?" GUID, NULL};
-    encore_test_status st;
-    ENCORE_OUTPUT_INIT(st);
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
     CHECK(st.registered == 1 && st.key_type == ENCORE_TEST_KEY_GUID && st.result == ENCORE_TEST_RESULT_PENDING);
     CHECK(st.notify == 0 && TIME_NEAR(st.next_poll_at, NOW + 7200) && st.sample_collected_at == 1700000000 && st.submitted == 0);
@@ -163,18 +168,12 @@ static void test_guid_path(void) {
     CHECK(encore_test_forget(store, &existed) == ENCORE_OK && existed == 1);
     CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
     CHECK(encore_test_forget(store, &existed) == ENCORE_OK && existed == 0);
-    clients_free();
-    encore_store_close(store);
-    encore_transport_free(t);
+    finish(store, t);
 }
 
 static void test_teletan_and_every_result(void) {
-    server s = {0};
-    encore_transport *t = transport_for(&s);
-    encore_test_status st;
-    ENCORE_OUTPUT_INIT(st);
+    SERVERS_STORE_AND_STATUS;
     /* "3FTQ6N3PV" + its check character. */
-    encore_store *store = fresh_store();
     encore_test_key bad = {sizeof(encore_test_key), ENCORE_TEST_KEY_TELETAN, 0, 0, "3FTQ6N3PVA", NULL};
     int before = s.requests;
     int rc = encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &bad, &st);
@@ -184,7 +183,7 @@ static void test_teletan_and_every_result(void) {
     encore_store_close(store);
 
     for (int code = 0; code < 10; code++) {
-        store = fresh_store();
+        store = store_with_own_keys();
         s.result_code = code;
         encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, code >= 5, 0, GUID, "1990-03-15"};
         if (code % 5 == 4) {
@@ -202,7 +201,7 @@ static void test_teletan_and_every_result(void) {
     /* The other kind's codes are INVALID: a PCR verdict for a rapid antigen
      * test, a rapid antigen verdict for a PCR test. */
     for (int rapid = 0; rapid <= 1; rapid++) {
-        store = fresh_store();
+        store = store_with_own_keys();
         s.result_code = rapid ? 2 : 7;
         encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, (uint32_t)rapid, 0, GUID, NULL};
         CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
@@ -219,11 +218,7 @@ static void test_teletan_and_every_result(void) {
 #define RA_PCR_CODE_1 "https://p.coronawarn.app?v=1#eyJ0aW1lc3RhbXAiOjE2NDQyNzQ5MjAsInNhbHQiOiIzMjg0QzRGODUzNjgyQkI2MTBFMzAxQzY3QTUxOEZFOSIsInRlc3RpZCI6IjU4Y2E2OThmLTFmNmUtNDU3Zi1hMzcwLWU1OTVlY2IzNGZkNSIsImhhc2giOiJlNmRjZDVlNmZiMjgwMmYwODhmOTMxMDA2ZjQzNDYwZjBiMTYwNGRhNTRkNzgyOTljMDEwZTQxMTljYTA4ODJlIiwiZm4iOiJJc2FhYyIsImxuIjoiRHVwdXkiLCJkb2IiOiIxOTY1LTEyLTA4In0"
 
 static void test_rapid_codes(void) {
-    server s = {0};
-    encore_transport *t = transport_for(&s);
-    encore_test_status st;
-    ENCORE_OUTPUT_INIT(st);
-    encore_store *store = fresh_store();
+    SERVERS_STORE_AND_STATUS;
     /* A hash that does not match: refused before any request. */
     encore_test_key wrong = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, RA_QR_INVALID_HASH, NULL};
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &wrong, &st) == ENCORE_ERR_TEST_CODE_HASH && s.requests == 0);
@@ -244,17 +239,11 @@ static void test_rapid_codes(void) {
     s.result_code = 1;
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &pcr, &st) == ENCORE_OK);
     CHECK(st.test_type == ENCORE_TEST_TYPE_RAPID_PCR && st.rapid == 0 && st.result == ENCORE_TEST_RESULT_NEGATIVE);
-    clients_free();
-    encore_store_close(store);
-    encore_transport_free(t);
+    finish(store, t);
 }
 
 static void test_errors(void) {
-    server s = {0};
-    encore_transport *t = transport_for(&s);
-    encore_store *store = fresh_store();
-    encore_test_status st;
-    ENCORE_OUTPUT_INIT(st);
+    SERVERS_STORE_AND_STATUS;
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     int codes[][2] = {{400, ENCORE_ERR_SERVER_REFUSED}, {404, ENCORE_ERR_SERVER_REFUSED}, {429, ENCORE_ERR_SERVER_UNAVAILABLE},
                       {500, ENCORE_ERR_SERVER_UNAVAILABLE}, {301, ENCORE_ERR_PROTOCOL}};
@@ -297,17 +286,11 @@ static void test_errors(void) {
     s.submission_status = 403;
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_TAN_REFUSED);
     CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
-    clients_free();
-    encore_store_close(store);
-    encore_transport_free(t);
+    finish(store, t);
 }
 
 static void test_arguments(void) {
-    server s = {0};
-    encore_transport *t = transport_for(&s);
-    encore_store *store = fresh_store();
-    encore_test_status st;
-    ENCORE_OUTPUT_INIT(st);
+    SERVERS_STORE_AND_STATUS;
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     CHECK(encore_test_register_run(client_at(NULL, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_test_register_run(client_at(store, t, NULL, NULL, NOW), &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -353,9 +336,7 @@ static void test_arguments(void) {
     encore_transport_free(bad);
     encore_transport_free(NULL);
     CHECK(encore_http_response_set_status(NULL, 200) == ENCORE_ERR_INVALID_ARGUMENT);
-    clients_free();
-    encore_store_close(store);
-    encore_transport_free(t);
+    finish(store, t);
 }
 
 int main(void) {

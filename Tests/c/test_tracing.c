@@ -6,18 +6,12 @@
  * refusals (tracing off, bad structs, NULL pointers). Built with -Werror,
  * run under valgrind. */
 #include "check.h"
-#include "scratch.h"
+#include "fresh_store.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define MIDNIGHT (19000LL * 86400LL)
-
-static char dir[4096];
-
-static encore_store *fresh_store(void) {
-    return scratch_store_open(dir);
-}
 
 static encore_scan_report report(uint8_t id, int16_t rssi, int64_t time) {
     encore_scan_report r;

@@ -14,12 +14,15 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "Tests"))
+from standins.wire import field, fixed64  # noqa: E402
 EXPORTS = REPO / "Tests" / "data" / "exports"
 CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 
@@ -164,45 +167,21 @@ def read_export(path):
 
 # --- writing export.bin files for the tests ----------------------------------
 
-def enc_varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def enc_field(num, value):
-    if isinstance(value, (bytes, str)):
-        raw = value.encode() if isinstance(value, str) else value
-        return enc_varint(num << 3 | 2) + enc_varint(len(raw)) + raw
-    return enc_varint(num << 3) + enc_varint(value)
-
-
-def enc_fixed64(num, value):
-    return enc_varint(num << 3 | 1) + struct.pack("<Q", value)
-
-
 def make_export_bin(region, keys, start=1_600_000_000, end=1_600_086_400):
-    body = enc_fixed64(1, start) + enc_fixed64(2, end) + enc_field(3, region) + enc_field(4, 1) + enc_field(5, 1)
+    body = fixed64(1, start) + fixed64(2, end) + field(3, region) + field(4, 1) + field(5, 1)
     for k in keys:
-        body += enc_field(7, k)
+        body += field(7, k)
     return HEADER + body
 
 
 def make_key(data, risk, start, period=None, report=None, onset=None):
-    k = enc_field(1, data) + enc_field(2, risk) + enc_field(3, start)
+    k = field(1, data) + field(2, risk) + field(3, start)
     if period is not None:
-        k += enc_field(4, period)
+        k += field(4, period)
     if report is not None:
-        k += enc_field(5, report)
+        k += field(5, report)
     if onset is not None:
-        k += enc_field(6, (onset << 1) ^ (onset >> 31))  # sint32
+        k += field(6, (onset << 1) ^ (onset >> 31))  # sint32
     return k
 
 
@@ -231,8 +210,8 @@ def test_json_facts(path, args, region, batch, count, signature):
     assert obj["invalid_key_count"] == 0
     assert obj["signature"] == signature
     expected = read_export(path)
-    for field in ("region", "batch_num", "batch_size", "start_timestamp", "end_timestamp"):
-        assert obj[field] == expected[field], field
+    for name in ("region", "batch_num", "batch_size", "start_timestamp", "end_timestamp"):
+        assert obj[name] == expected[name], name
     assert obj["key_count"] == len(expected["keys"])
 
 

@@ -6,19 +6,15 @@ match` and `encore check` show the match, its minutes and the combined HIGH
 day; and hostile QR codes and packages get distinct failures."""
 import base64
 import hashlib
-import hmac
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import padding
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "Tests"))
-from standins import keyfiles, protos  # noqa: E402
+from standins import checkin_reports, keyfiles, protos  # noqa: E402
 from test_cli_match import run  # noqa: E402
 
 REAL_QR = ("https://e.coronawarn.app?v=1#CAESJQgBEgpBZ3dheSBJbmMuGhExNTk0IERlZmZlIEF2ZW51ZSgAMAAadggBEmA4xNrp5hKJoO_yVbXfF1gS8Yc5nURh"
@@ -35,17 +31,7 @@ def location_id(qr):
 
 def report(loc, start_interval, period, trl):
     """A CheckInProtectedReport as CWA's server publishes it (checkins.md)."""
-    record = protos.CheckInRecord(startIntervalNumber=start_interval, period=period, transmissionRiskLevel=trl).SerializeToString()
-    enc_key = hashlib.sha256(b"CWA-ENCRYPTION-KEY" + loc).digest()
-    mac_key = hashlib.sha256(b"CWA-MAC-KEY" + loc).digest()
-    iv = os.urandom(16)
-    padder = padding.PKCS7(128).padder()
-    plain = padder.update(record) + padder.finalize()
-    enc = Cipher(algorithms.AES(enc_key), modes.CBC(iv)).encryptor()
-    ciphertext = enc.update(plain) + enc.finalize()
-    mac = hmac.new(mac_key, iv + ciphertext, hashlib.sha256).digest()
-    return protos.CheckInProtectedReport(locationIdHash=hashlib.sha256(loc).digest(), iv=iv,
-                                         encryptedCheckInRecord=ciphertext, mac=mac)
+    return checkin_reports.seal(loc, start_interval, period, trl)
 
 
 @pytest.fixture
@@ -195,13 +181,7 @@ def test_the_json_shapes_and_the_text(tmp_path, db, signer):
     reports = json.loads(run("checkin", "report", "--db", db, "--now", NOW, "--json").stdout)["reports"]
     mine = [x for x in reports if x["checkin"] == first]
     assert len(mine) == 1 and mine[0]["startIntervalNumber"] * 600 == VISIT[0] and mine[0]["period"] == 15
-    enc_key = hashlib.sha256(b"CWA-ENCRYPTION-KEY" + loc).digest()
-    mac_key = hashlib.sha256(b"CWA-MAC-KEY" + loc).digest()
-    iv, sealed = bytes.fromhex(mine[0]["iv"]), bytes.fromhex(mine[0]["encryptedCheckInRecord"])
-    assert hmac.compare_digest(hmac.new(mac_key, iv + sealed, hashlib.sha256).digest(), bytes.fromhex(mine[0]["mac"]))
-    dec = Cipher(algorithms.AES(enc_key), modes.CBC(iv)).decryptor()
-    unpadder = padding.PKCS7(128).unpadder()
-    record = protos.CheckInRecord.FromString(unpadder.update(dec.update(sealed) + dec.finalize()) + unpadder.finalize())
+    record = checkin_reports.open_report(loc, *(bytes.fromhex(mine[0][k]) for k in ("iv", "encryptedCheckInRecord", "mac")))
     assert (record.startIntervalNumber, record.period, record.transmissionRiskLevel) == (VISIT[0] // 600, 15, mine[0]["transmissionRiskLevel"])
 
     # A bad --config file, and deleting: its warnings go with it.

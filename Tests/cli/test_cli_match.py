@@ -4,7 +4,6 @@ here by hand (not by encore's writer); detect must find exactly the
 encounter and nothing else."""
 import json
 import os
-import struct
 import subprocess
 import sys
 import time
@@ -14,9 +13,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 sys.path.insert(0, str(REPO / "bindings/python"))
+sys.path.insert(0, str(REPO / "Tests"))
 import encore  # noqa: E402
 import pytest  # noqa: E402
 from encore import crypto  # noqa: E402
+from standins.wire import field, fixed64  # noqa: E402
 
 DAY = 19_000                      # UTC day number
 MIDNIGHT = DAY * 86_400
@@ -31,29 +32,15 @@ def run(*args, env_key=True):
     return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
 
 
-def varint(v):
-    out = b""
-    while v >= 0x80:
-        out += bytes([v & 0x7F | 0x80])
-        v >>= 7
-    return out + bytes([v])
-
-
-def field(number, wire, payload):
-    if wire == 0:
-        return varint(number << 3) + varint(payload)
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
-
-
 def key_message(tek, start, dsos_zigzag=2, report_type=1, period=144, trl=6):
-    return (field(1, 2, tek) + field(2, 0, trl) + field(3, 0, start) + field(4, 0, period)
-            + field(5, 0, report_type) + field(6, 0, dsos_zigzag))
+    return (field(1, tek) + field(2, trl) + field(3, start) + field(4, period)
+            + field(5, report_type) + field(6, dsos_zigzag))
 
 
 def key_file(path, keys, end=None):
     # end_timestamp (field 2, fixed64) when given: how fresh the keys are.
-    stamp = struct.pack("<BQ", 2 << 3 | 1, end) if end is not None else b""
-    body = stamp + field(3, 2, b"DE") + field(4, 0, 1) + field(5, 0, 1) + b"".join(field(7, 2, k) for k in keys)
+    stamp = fixed64(2, end) if end is not None else b""
+    body = stamp + field(3, b"DE") + field(4, 1) + field(5, 1) + b"".join(field(7, k) for k in keys)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("export.bin", b"EK Export v1    " + body)
 

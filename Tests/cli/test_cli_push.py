@@ -166,17 +166,14 @@ def test_the_instance_token_goes_in_registration_requests_only(tmp_path, db, reg
     of the app-instance token."""
     from standins import keyfiles
     from standins.cwa_distribution import CwaDistributionServer
-    from standins.cwa_state import CwaState
-    from standins.cwa_submission import CwaSubmissionServer
-    from standins.cwa_verification import CwaVerificationServer
+    from standins.cwa_backend import verification_and_submission
 
     assert register(db, registry).returncode == 0
     token = instance_token(registry)
     signer = keyfiles.SigningKey()
     pem = tmp_path / "cwa.pem"
     signer.write_public_pem(pem)
-    state = CwaState()
-    with CwaDistributionServer(signer) as dist, CwaVerificationServer(state) as v, CwaSubmissionServer(state, padded_size=1000) as s:
+    with CwaDistributionServer(signer) as dist, verification_and_submission() as (state, v, s):
         yesterday = __import__("time").strftime("%Y-%m-%d", __import__("time").gmtime(NOW - DAY))
         dist.add_day("EUR", yesterday, [keyfiles.make_key(day=yesterday)])
         dist.add_twp("DE", NOW // 3600 - 1)

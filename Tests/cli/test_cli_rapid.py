@@ -132,12 +132,10 @@ def test_a_code_registers_once(servers, db):
 
 
 def test_an_unknown_token_is_400_and_after_21_days_redeemed(db):
+    from standins.cwa_backend import verification_and_submission
     from standins.cwa_state import CwaState
-    from standins.cwa_submission import CwaSubmissionServer
-    from standins.cwa_verification import CwaVerificationServer
     clock = [float(NOW)]
-    state = CwaState(clock=lambda: clock[0])
-    with CwaVerificationServer(state) as v, CwaSubmissionServer(state, padded_size=1000) as s:
+    with verification_and_submission(CwaState(clock=lambda: clock[0])) as (state, v, s):
         url, code_hash = poc.rapid_code("rat", NOW - 60)
         assert register(v, s, db, url).returncode == 0
         # The server forgot the registration (a reset, say) within 21 days: an error, the state stays.

@@ -20,9 +20,7 @@ CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 sys.path.insert(0, str(REPO / "bindings/python"))
 sys.path.insert(0, str(REPO / "Tests"))
 import encore  # noqa: E402
-from standins.cwa_state import CwaState  # noqa: E402
-from standins.cwa_submission import CwaSubmissionServer  # noqa: E402
-from standins.cwa_verification import CwaVerificationServer  # noqa: E402
+from standins.cwa_backend import verification_and_submission  # noqa: E402
 
 RAW_KEY = "cd" * 32
 DAY = 86_400
@@ -44,9 +42,8 @@ def run(*args, **kw):
 
 @pytest.fixture
 def servers():
-    state = CwaState()
-    with CwaVerificationServer(state) as v, CwaSubmissionServer(state, padded_size=1000) as s:
-        yield state, v, s
+    with verification_and_submission() as servers:
+        yield servers
 
 
 @pytest.fixture

@@ -24,8 +24,7 @@ SRC = os.path.join(ROOT, "Sources", "CEncorePairing")
 HARNESS = os.path.join(ROOT, "Tests", "pairing", "harness.c")
 OUT_DIR = os.path.join(ROOT, "build", "pairing")
 
-P = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
-R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
+from curve import P, R  # noqa: F401  (the tests import them from here)
 
 OK, ERR_ENCODING, ERR_NOT_ON_CURVE, ERR_NOT_IN_SUBGROUP = 0, -1, -2, -3
 
@@ -248,6 +247,28 @@ def rng(request):
     seed = int.from_bytes(os.urandom(8), "little")
     print("fresh seed:", seed)
     return random.Random(seed)
+
+
+class Group:
+    """G1 or G2 for the tests that run the same on both: the harness's
+    functions of that group (lib.g1_mul, lib.g2_mul, ...) and pymcl's."""
+
+    def __init__(self, name):
+        import pymcl
+        self.name = name                          # "g1" or "g2"
+        self.gen = getattr(pymcl, name)           # pymcl's generator
+        self.cls = getattr(pymcl, name.upper())   # pymcl.G1 / pymcl.G2
+        self.size = 48 if name == "g1" else 96    # bytes of an encoded point
+
+    def __repr__(self):
+        return self.name
+
+    def fn(self, lib, op):
+        """The harness wrapper lib.<group>_<op>."""
+        return getattr(lib, "%s_%s" % (self.name, op))
+
+
+G1, G2 = Group("g1"), Group("g2")
 
 
 def fr_bytes(k):

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Regenerates Sources/CEncorePairing/constants.c from the published BLS12-381
-parameters (p, r, z, generators).  Everything else is derived here with plain
+parameters (p and r in curve.py; z and the generators here).  Everything else is derived here with plain
 integer arithmetic, so the C file holds no number that cannot be re-derived.
 
 Usage: python3 Tests/pairing/gen_constants.py > Sources/CEncorePairing/constants.c
 """
-P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
-R = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
+from curve import P, R, ec_add
+
 Z_ABS = 0xd201000000010000  # z = -Z_ABS
 H1 = 0x396c8c005555e1568c00aaab0000aaab  # (z-1)^2/3
 G1X = 0x17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb
@@ -102,22 +102,6 @@ w("const enc_fp ENC_FROB2[6] = {%s};" % ", ".join(fp(g[0]) for g in g2))
 #   G1: phi(x, y) = (beta x, y) acts as [-z^2] on G1 for the right cube root beta
 #   G2: psi = untwist o Frobenius o twist, psi(x, y) = (conj(x) cx, conj(y) cy),
 #       acting as [z] on G2, with cx = 1/xi^((p-1)/3), cy = 1/xi^((p-1)/2).
-def ec_add(Pt, Qt):
-    if Pt is None:
-        return Qt
-    if Qt is None:
-        return Pt
-    (x1, y1), (x2, y2) = Pt, Qt
-    if x1 == x2:
-        if (y1 + y2) % P == 0:
-            return None
-        lam = 3 * x1 * x1 * pow(2 * y1, -1, P) % P
-    else:
-        lam = (y2 - y1) * pow(x2 - x1, -1, P) % P
-    x3 = (lam * lam - x1 - x2) % P
-    return (x3, (lam * (x1 - x3) - y1) % P)
-
-
 def ec_mul(Pt, k):
     acc = None
     for bit in bin(k)[2:]:

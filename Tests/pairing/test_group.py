@@ -3,23 +3,27 @@ pymcl) and Fr arithmetic."""
 import random
 
 import pymcl
+import pytest
 
-from conftest import ERR_ENCODING, OK, R, fr_bytes
+from conftest import ERR_ENCODING, G1, G2, OK, R, fr_bytes
 
 
 def edge_scalars():
     return [0, 1, 2, 3, 15, 16, 17, R - 1, R - 2, (R - 1) // 2, 1 << 64, (1 << 254) - 1, 1 << 128]
 
 
-def test_g1_scalar_mul(lib, rng):
-    g = lib.g1_gen()
-    r = random.Random(21)
-    scalars = edge_scalars() + [r.randrange(R) for _ in range(200)] + [rng.randrange(R) for _ in range(100)]
+@pytest.mark.parametrize("group, seed, fixed, fresh", [(G1, 21, 200, 100), (G2, 22, 60, 30)])
+def test_scalar_mul(lib, rng, group, seed, fixed, fresh):
+    g = group.fn(lib, "gen")()
+    r = random.Random(seed)
+    scalars = edge_scalars() + [r.randrange(R) for _ in range(fixed)] + [rng.randrange(R) for _ in range(fresh)]
     for k in scalars:
         kb = fr_bytes(k)
-        want = (pymcl.g1 * pymcl.Fr(str(k))).serialize()
-        assert lib.g1_mul(g, kb) == want, k
-        assert lib.g1_mul_vt(g, kb) == want, k
+        want = (group.gen * pymcl.Fr(str(k))).serialize()
+        assert group.fn(lib, "mul")(g, kb) == want, k
+        assert group.fn(lib, "mul_vt")(g, kb) == want, k
+        if group is G2:
+            assert lib.g2_gen_mul(kb) == want, k  # the IBE's c1 = g2^r
 
 
 def test_g1_scalar_mul_other_base(lib, rng):
@@ -31,48 +35,24 @@ def test_g1_scalar_mul_other_base(lib, rng):
         assert lib.g1_mul_vt(base.serialize(), k.serialize()) == want
 
 
-def test_g2_scalar_mul(lib, rng):
-    g = lib.g2_gen()
-    r = random.Random(22)
-    scalars = edge_scalars() + [r.randrange(R) for _ in range(60)] + [rng.randrange(R) for _ in range(30)]
-    for k in scalars:
-        kb = fr_bytes(k)
-        want = (pymcl.g2 * pymcl.Fr(str(k))).serialize()
-        assert lib.g2_mul(g, kb) == want, k
-        assert lib.g2_mul_vt(g, kb) == want, k
-        assert lib.g2_gen_mul(kb) == want, k  # the IBE's c1 = g2^r
-
-
-def test_group_law_g1(lib, rng):
-    for _ in range(100):
-        a = pymcl.g1 * pymcl.Fr(str(rng.randrange(R)))
-        b = pymcl.g1 * pymcl.Fr(str(rng.randrange(R)))
+@pytest.mark.parametrize("group, count", [(G1, 100), (G2, 40)])
+def test_group_law(lib, rng, group, count):
+    add, dbl, neg, eq = (group.fn(lib, op) for op in ("add", "dbl", "neg", "eq"))
+    zero = bytes(group.size)
+    for _ in range(count):
+        a = group.gen * pymcl.Fr(str(rng.randrange(R)))
+        b = group.gen * pymcl.Fr(str(rng.randrange(R)))
         A, B = a.serialize(), b.serialize()
-        assert lib.g1_add(A, B) == (a + b).serialize()
-        assert lib.g1_dbl(A) == (a + a).serialize()
-        assert lib.g1_add(A, A) == (a + a).serialize()  # complete formulas: P + P
-        assert lib.g1_neg(A) == (-a).serialize()
-        assert lib.g1_add(A, lib.g1_neg(A)) == bytes(48)  # P + (-P) = O
-        assert lib.g1_add(A, bytes(48)) == A
-        assert lib.g1_add(bytes(48), A) == A
-        assert lib.g1_eq(A, A) and not lib.g1_eq(A, B) and not lib.g1_eq(A, bytes(48))
-    assert lib.g1_dbl(bytes(48)) == bytes(48)
-    assert lib.g1_eq(bytes(48), bytes(48))
-
-
-def test_group_law_g2(lib, rng):
-    for _ in range(40):
-        a = pymcl.g2 * pymcl.Fr(str(rng.randrange(R)))
-        b = pymcl.g2 * pymcl.Fr(str(rng.randrange(R)))
-        A, B = a.serialize(), b.serialize()
-        assert lib.g2_add(A, B) == (a + b).serialize()
-        assert lib.g2_dbl(A) == (a + a).serialize()
-        assert lib.g2_add(A, A) == (a + a).serialize()
-        assert lib.g2_neg(A) == (-a).serialize()
-        assert lib.g2_add(A, lib.g2_neg(A)) == bytes(96)
-        assert lib.g2_add(bytes(96), A) == A
-        assert lib.g2_eq(A, A) and not lib.g2_eq(A, B) and not lib.g2_eq(bytes(96), A)
-    assert lib.g2_dbl(bytes(96)) == bytes(96)
+        assert add(A, B) == (a + b).serialize()
+        assert dbl(A) == (a + a).serialize()
+        assert add(A, A) == (a + a).serialize()  # complete formulas: P + P
+        assert neg(A) == (-a).serialize()
+        assert add(A, neg(A)) == zero  # P + (-P) = O
+        assert add(A, zero) == A
+        assert add(zero, A) == A
+        assert eq(A, A) and not eq(A, B) and not eq(A, zero) and not eq(zero, A)
+    assert dbl(zero) == zero
+    assert eq(zero, zero)
 
 
 def test_g2_order(lib):

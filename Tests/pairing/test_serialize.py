@@ -2,8 +2,9 @@
 import random
 
 import pymcl
+import pytest
 
-from conftest import ERR_ENCODING, ERR_NOT_IN_SUBGROUP, ERR_NOT_ON_CURVE, OK, P, fp_bytes, fr_bytes
+from conftest import ERR_ENCODING, ERR_NOT_IN_SUBGROUP, ERR_NOT_ON_CURVE, G1, G2, OK, P, fp_bytes, fr_bytes
 from refmath import g1_rhs, g2_rhs, is_square_fp, is_square_fp2
 
 
@@ -19,30 +20,18 @@ def rand_fr(r):
     return pymcl.Fr(str(r.randrange(1, pymcl.r)))
 
 
-def test_g1_round_trips(lib, rng):
-    r = random.Random(11)
+@pytest.mark.parametrize("group, seed, count", [(G1, 11, 300), (G2, 12, 80)])
+def test_round_trips(lib, rng, group, seed, count):
+    r = random.Random(seed)
     for gen in (r, rng):
-        for _ in range(300):
+        for _ in range(count):
             k = rand_fr(gen)
-            pt = pymcl.g1 * k
+            pt = group.gen * k
             b = pt.serialize()
-            assert lib.g1_roundtrip(b) == (OK, b)
-            ours = lib.g1_mul(lib.g1_gen(), k.serialize())
+            assert group.fn(lib, "roundtrip")(b) == (OK, b)
+            ours = group.fn(lib, "mul")(group.fn(lib, "gen")(), k.serialize())
             assert ours == b
-            assert pymcl.G1.deserialize(ours) == pt
-
-
-def test_g2_round_trips(lib, rng):
-    r = random.Random(12)
-    for gen in (r, rng):
-        for _ in range(80):
-            k = rand_fr(gen)
-            pt = pymcl.g2 * k
-            b = pt.serialize()
-            assert lib.g2_roundtrip(b) == (OK, b)
-            ours = lib.g2_mul(lib.g2_gen(), k.serialize())
-            assert ours == b
-            assert pymcl.G2.deserialize(ours) == pt
+            assert group.cls.deserialize(ours) == pt
 
 
 def test_flag_is_parity_of_y(lib):

@@ -6,6 +6,7 @@ import random
 import pymcl
 
 from conftest import P, fp_bytes
+from curve import ec_add
 from refmath import g1_rhs, g2_rhs, sqrt_fp, sqrt_fp2
 
 
@@ -14,23 +15,6 @@ def setup(lib):
         fn = getattr(lib.c, name)
         fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         fn.restype = ctypes.c_int
-
-
-def ec_add(p1, p2):
-    """affine addition on E(Fp), None = identity"""
-    if p1 is None:
-        return p2
-    if p2 is None:
-        return p1
-    (x1, y1), (x2, y2) = p1, p2
-    if x1 == x2:
-        if (y1 + y2) % P == 0:
-            return None
-        lam = 3 * x1 * x1 * pow(2 * y1, -1, P) % P
-    else:
-        lam = (y2 - y1) * pow(x2 - x1, -1, P) % P
-    x3 = (lam * lam - x1 - x2) % P
-    return x3, (lam * (x1 - x3) - y1) % P
 
 
 def test_g1_fast_check_matches_definition(lib):

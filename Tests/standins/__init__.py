@@ -16,7 +16,7 @@ test directory, put <repo>/Tests on sys.path.
 """
 
 from . import keyfiles, protos
-from .cwa_backend import CwaBackendServer
+from .cwa_backend import CwaBackendServer, verification_and_submission
 from .cwa_distribution import CwaDistributionServer, day_path, hour_path, twp_path
 from .cwa_state import (CwaState, dob_hash, generate_teletan, guid_hash, teletan_check_char,
                         teletan_valid)
@@ -31,5 +31,5 @@ __all__ = [
     "CwaVerificationServer", "Dp3tServer", "Fault", "RecordedRequest", "Response",
     "SigningKey", "StandinServer", "day_path", "dob_hash", "generate_teletan", "guid_hash",
     "hour_path", "keyfiles", "make_key", "protos", "teletan_check_char", "teletan_valid",
-    "twp_path", "verify_signature",
+    "twp_path", "verification_and_submission", "verify_signature",
 ]

@@ -101,20 +101,12 @@ def rolling_start(day):
 def make_key(key_data=None, rolling_start_interval_number=None, *, day=None,
              rolling_period=144, trl=None, report_type=None, dsos=None):
     """One TemporaryExposureKey; fields left None are left absent."""
-    k = protos.TemporaryExposureKey(key_data=key_data if key_data is not None else os.urandom(16))
     if day is not None:
         rolling_start_interval_number = rolling_start(day)
-    if rolling_start_interval_number is not None:
-        k.rolling_start_interval_number = rolling_start_interval_number
-    if rolling_period is not None:
-        k.rolling_period = rolling_period
-    if trl is not None:
-        k.transmission_risk_level = trl
-    if report_type is not None:
-        k.report_type = report_type
-    if dsos is not None:
-        k.days_since_onset_of_symptoms = dsos
-    return k
+    fields = {"rolling_start_interval_number": rolling_start_interval_number, "rolling_period": rolling_period,
+              "transmission_risk_level": trl, "report_type": report_type, "days_since_onset_of_symptoms": dsos}
+    return protos.TemporaryExposureKey(key_data=key_data if key_data is not None else os.urandom(16),
+                                       **{name: value for name, value in fields.items() if value is not None})
 
 
 def daily_keys(count, newest_day=None, **fields):

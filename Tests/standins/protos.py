@@ -43,6 +43,8 @@ but an unexpected value is kept instead of vanishing into unknown fields.
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from .wire import varint
+
 _F = descriptor_pb2.FieldDescriptorProto
 _SCALARS = {
     "double": _F.TYPE_DOUBLE, "int64": _F.TYPE_INT64, "uint64": _F.TYPE_UINT64,
@@ -454,19 +456,9 @@ def production_like_presence_tracing():
 def wrap_events(events, version=3):
     """ProblematicEventWrapper bytes around events of either layout (or a mix:
     the wrapper only holds them as length-delimited field 2)."""
-    out = bytearray(b"\x08") + _varint(version)
+    out = bytearray(b"\x08") + varint(version)
     for event in events:
         data = event if isinstance(event, bytes) else event.SerializeToString()
-        out += b"\x12" + _varint(len(data)) + data
+        out += b"\x12" + varint(len(data)) + data
     return bytes(out)
 
-
-def _varint(n):
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)

@@ -24,13 +24,13 @@ import dataclasses
 import json
 import os
 import time as _time
-import weakref
-from collections.abc import Callable, Mapping
-from typing import Any, Self, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
-from ._handle import Closeable, Handle
+from ._config import ParsedConfig
+from ._handle import Handle
 from ._loader import lib
 from .records import SIGNATURE_STATUSES, checked_int
 from .store import Store, _take_bytes
@@ -276,7 +276,7 @@ def derive_times(start: int, end: int) -> tuple[int, int] | None:
 
 # ---- risk ----------------------------------------------------------------------
 
-class CheckInRiskConfig(Closeable):
+class CheckInRiskConfig(ParsedConfig):
     """Presence-tracing risk parameters (CWA's
     PresenceTracingRiskCalculationParameters as a dict, JSON text or bytes:
     transmissionRiskValueMapping, normalizedTimePerCheckInToRiskLevelMapping,
@@ -284,30 +284,10 @@ class CheckInRiskConfig(Closeable):
     raises InvalidArgumentError naming the field."""
 
     _handle: Handle[ctypes._Pointer[_ffi.encore_checkin_risk_config]]
-
-    @classmethod
-    def cwa(cls) -> Self:
-        """CWA's production parameters, built into the library."""
-        self = cls.__new__(cls)
-        out = ctypes.POINTER(_ffi.encore_checkin_risk_config)()
-        lib.encore_checkin_risk_config_new_cwa(ctypes.byref(out))
-        self._adopt(out)
-        return self
-
-    def __init__(self, configuration: Mapping[str, Any] | str | bytes | bytearray) -> None:
-        if isinstance(configuration, (bytes, bytearray)):
-            data = bytes(configuration)
-        elif isinstance(configuration, str):
-            data = configuration.encode()
-        else:
-            data = json.dumps(configuration).encode()
-        out = ctypes.POINTER(_ffi.encore_checkin_risk_config)()
-        lib.encore_checkin_risk_config_new_json(uint8_pointer(data), len(data), ctypes.byref(out))
-        self._adopt(out)
-
-    def _adopt(self, pointer: ctypes._Pointer[_ffi.encore_checkin_risk_config]) -> None:
-        self._handle = Handle(pointer, lib.encore_checkin_risk_config_free, "CheckInRiskConfig")
-        weakref.finalize(self, self._handle.close)
+    _c_type = _ffi.encore_checkin_risk_config
+    _c_new_cwa = lib.encore_checkin_risk_config_new_cwa
+    _c_new_json = lib.encore_checkin_risk_config_new_json
+    _c_free = lib.encore_checkin_risk_config_free
 
 
 @dataclasses.dataclass(frozen=True)

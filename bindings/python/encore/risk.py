@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import json
-import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any, Self
+from typing import Any
 
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import uint8_pointer
-from ._handle import Closeable, Handle
+from ._config import ParsedConfig
+from ._handle import Handle
 from ._loader import lib
 
 LEVELS = {_ffi.ENCORE_RISK_NONE: None, _ffi.ENCORE_RISK_LOW: "LOW", _ffi.ENCORE_RISK_HIGH: "HIGH"}
@@ -41,30 +39,16 @@ class RiskAssessment:
     days: tuple[DayRisk, ...]
 
 
-class RiskConfig(Closeable):
+class RiskConfig(ParsedConfig):
     """A parsed risk calculation configuration (a dict, JSON text or bytes in
     the form of the conformance file's defaultRiskCalculationConfiguration).
     A malformed one raises InvalidArgumentError naming the bad field."""
 
     _handle: Handle[ctypes._Pointer[_ffi.encore_risk_config]]
-
-    @classmethod
-    def cwa(cls) -> Self:
-        """CWA's production parameters, built into the library."""
-        self = cls.__new__(cls)
-        out = ctypes.POINTER(_ffi.encore_risk_config)()
-        lib.encore_risk_config_new_cwa(ctypes.byref(out))
-        self._handle = Handle(out, lib.encore_risk_config_free, "RiskConfig")
-        weakref.finalize(self, self._handle.close)
-        return self
-
-    def __init__(self, configuration: Mapping[str, Any] | str | bytes | bytearray) -> None:
-        data = configuration if isinstance(configuration, (bytes, bytearray)) else (
-            configuration.encode() if isinstance(configuration, str) else json.dumps(configuration).encode())
-        out = ctypes.POINTER(_ffi.encore_risk_config)()
-        lib.encore_risk_config_new_json(uint8_pointer(bytes(data)), len(data), ctypes.byref(out))
-        self._handle = Handle(out, lib.encore_risk_config_free, "RiskConfig")
-        weakref.finalize(self, self._handle.close)
+    _c_type = _ffi.encore_risk_config
+    _c_new_cwa = lib.encore_risk_config_new_cwa
+    _c_new_json = lib.encore_risk_config_new_json
+    _c_free = lib.encore_risk_config_free
 
     def calculate(self, windows: Iterable[Mapping[str, Any]], now: int) -> RiskAssessment:
         """The assessment of windows given as dicts in the conformance form

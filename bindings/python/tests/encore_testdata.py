@@ -1,9 +1,11 @@
-"""Paths of the sample exports (a uniquely named module, so that test
-directories with their own conftest.py can be collected in the same run)."""
+"""Paths of the sample exports, and the tests' thread runner (a uniquely
+named module, so that test directories with their own conftest.py can be
+collected in the same run)."""
 import importlib.util
 import os
 import pathlib
 import sys
+import threading
 
 BINDINGS = pathlib.Path(__file__).resolve().parent.parent
 REPO = BINDINGS.parent.parent
@@ -34,3 +36,23 @@ CONTRAC = EXPORTS / "contrac/sample_diagnosis_key_file.zip"
 COMPANION = EXPORTS / "companion/demo_dks.zip"
 IMMUNI = EXPORTS / "immuni/export.bin"
 GOOGLE_CPP = EXPORTS / "google-cpp/export.bin"
+
+
+def run_in_threads(work, count):
+    """work(0) ... work(count - 1), each on a thread of its own at the same
+    time; returns what they raised, in no order (pytest sees only the main
+    thread's failures, so the caller asserts there were none)."""
+    errors = []
+
+    def run(n):
+        try:
+            work(n)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors

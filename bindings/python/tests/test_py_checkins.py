@@ -8,14 +8,11 @@ the presence-tracing risk and its share of the exposure check."""
 import base64
 import datetime
 import hashlib
-import hmac
 import json
 import os
 import sys
 
 import pytest
-from cryptography.hazmat.primitives import padding
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from encore_testdata import REPO
 
@@ -25,6 +22,8 @@ from encore import checkins
 
 sys.path.insert(0, str(REPO / "Tests"))
 from standins import keyfiles, protos  # noqa: E402
+from standins.checkin_reports import open_report, seal  # noqa: E402
+from standins.wire import field  # noqa: E402
 
 VECTORS = REPO / "Tests/data/cwa"
 DAY = 86_400
@@ -40,24 +39,6 @@ def b64(text):
 
 def kat():
     return json.loads((VECTORS / "android-presence-tracing-crypto-kat.json").read_text())
-
-
-# ---- protobuf written by hand (QRCodePayload is not among the stand-ins' messages)
-
-def varint(v):
-    out = b""
-    while v >= 0x80:
-        out += bytes([v & 0x7F | 0x80])
-        v >>= 7
-    return out + bytes([v])
-
-
-def field(n, value):
-    """Field n: an int as a varint, bytes/str length-delimited."""
-    if isinstance(value, int):
-        return varint(n << 3) + varint(value)
-    data = value.encode() if isinstance(value, str) else value
-    return varint(n << 3 | 2) + varint(len(data)) + data
 
 
 def qr_payload(description="Café Müller", address="Main Street 1", start=0, end=0, seed=bytes(16), length=None, version=1):
@@ -86,23 +67,6 @@ def real_payload():
 
 
 # ---- CWA's crypto, independently of encore
-
-def seal(loc, start_interval, period, trl, *, iv=None, plain=None, pad=True):
-    """A CheckInProtectedReport message as CWA's server publishes it."""
-    record = plain if plain is not None else protos.CheckInRecord(
-        startIntervalNumber=start_interval, period=period, transmissionRiskLevel=trl).SerializeToString()
-    enc_key = hashlib.sha256(b"CWA-ENCRYPTION-KEY" + loc).digest()
-    mac_key = hashlib.sha256(b"CWA-MAC-KEY" + loc).digest()
-    iv = iv or os.urandom(16)
-    if pad:
-        padder = padding.PKCS7(128).padder()
-        record = padder.update(record) + padder.finalize()
-    enc = Cipher(algorithms.AES(enc_key), modes.CBC(iv)).encryptor()
-    ciphertext = enc.update(record) + enc.finalize()
-    mac = hmac.new(mac_key, iv + ciphertext, hashlib.sha256).digest()
-    return protos.CheckInProtectedReport(locationIdHash=hashlib.sha256(loc).digest(), iv=iv,
-                                         encryptedCheckInRecord=ciphertext, mac=mac)
-
 
 @pytest.fixture
 def signer():
@@ -546,8 +510,9 @@ def test_reports_for_submission_decrypt_to_the_derived_times(store):
     assert record.transmission_risk_level == r.transmission_risk_level
     assert (record.start_interval_number, record.period) == (r.start_interval_number, r.period) and r.start == derived[0]
     # And independently of encore: CWA's server-side decryption.
-    mac_key = hashlib.sha256(b"CWA-MAC-KEY" + lid).digest()
-    assert hmac.compare_digest(hmac.new(mac_key, report.iv + report.encrypted_record, hashlib.sha256).digest(), report.mac)
+    assert open_report(lid, report.iv, report.encrypted_record, report.mac) == protos.CheckInRecord(
+        startIntervalNumber=record.start_interval_number, period=record.period,
+        transmissionRiskLevel=record.transmission_risk_level)
 
     with pytest.raises(ValueError):
         c.reports(symptoms="maybe", now=NOW)

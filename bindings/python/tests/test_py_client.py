@@ -14,10 +14,8 @@ import encore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "Tests"))
 from standins import keyfiles  # noqa: E402
+from standins.cwa_backend import verification_and_submission  # noqa: E402
 from standins.cwa_distribution import CwaDistributionServer  # noqa: E402
-from standins.cwa_state import CwaState  # noqa: E402
-from standins.cwa_submission import CwaSubmissionServer  # noqa: E402
-from standins.cwa_verification import CwaVerificationServer  # noqa: E402
 
 NOW = int(time.time())
 RAW_KEY = bytes(range(32))
@@ -33,8 +31,7 @@ def servers():
     signer = keyfiles.SigningKey()
     trust = encore.TrustList()
     trust.add_key(signer.key_id, signer.key_version, signer.public_pem)
-    state = CwaState()
-    with CwaDistributionServer(signer) as dist, CwaVerificationServer(state) as v, CwaSubmissionServer(state, padded_size=1000) as s:
+    with CwaDistributionServer(signer) as dist, verification_and_submission() as (state, v, s):
         dist.add_day("EUR", day(2), [keyfiles.make_key(day=day(2)) for _ in range(5)])
         yield dist, v, s, state, trust
 

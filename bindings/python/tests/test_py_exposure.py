@@ -1,40 +1,33 @@
 """Own keys, matching and the exposure check through Python: device A's
 advertisements heard by device B; A's keys published; B finds the encounter."""
 import io
+import sys
 import zipfile
 
 import pytest
+from encore_testdata import REPO
 
 import encore
 from encore.exposure import match, exposure_check
 from encore.records import Sighting
 from encore.risk import RiskConfig
 
+sys.path.insert(0, str(REPO / "Tests"))
+from standins.wire import field, fixed64  # noqa: E402
+
 DAY = 86_400
 T0 = 19_000 * DAY + 9 * 3600
 
 
-def varint(v):
-    out = b""
-    while v >= 0x80:
-        out += bytes([v & 0x7F | 0x80])
-        v >>= 7
-    return out + bytes([v])
-
-
-def field(n, wire, payload):
-    return varint(n << 3) + varint(payload) if wire == 0 else varint(n << 3 | 2) + varint(len(payload)) + payload
-
-
 def key_file(keys, dsos=2, end=None):
     """An unsigned zip with `keys` (Key values), written by hand."""
-    body = field(3, 2, b"DE") + field(4, 0, 1) + field(5, 0, 1)
+    body = field(3, b"DE") + field(4, 1) + field(5, 1)
     if end is not None:
-        body = varint(2 << 3 | 1) + end.to_bytes(8, "little") + body
+        body = fixed64(2, end) + body
     for k in keys:
-        msg = (field(1, 2, k.key_data) + field(2, 0, 6) + field(3, 0, k.rolling_start_interval_number)
-               + field(4, 0, k.rolling_period) + field(5, 0, 1) + field(6, 0, dsos * 2))
-        body += field(7, 2, msg)
+        msg = (field(1, k.key_data) + field(2, 6) + field(3, k.rolling_start_interval_number)
+               + field(4, k.rolling_period) + field(5, 1) + field(6, dsos * 2))
+        body += field(7, msg)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
         z.writestr("export.bin", b"EK Export v1    " + body)

@@ -7,7 +7,7 @@ import pytest
 
 import encore
 from encore.keyfile import CHUNK
-from encore_testdata import COMPANION, EN_SERVER_PEM, GOOGLE, GOOGLE_PEM
+from encore_testdata import COMPANION, EN_SERVER_PEM, GOOGLE, GOOGLE_PEM, run_in_threads
 
 
 def test_trust_list_counts_and_replaces():
@@ -83,23 +83,16 @@ def test_eight_threads_read_one_key_file():
     with encore.KeyFile.open(GOOGLE, verify=False) as f:
         expected = list(f.keys())
         start = threading.Barrier(8)
-        results, failures = [None] * 8, []
+        results = [None] * 8
 
         def reader(n):
-            try:
-                start.wait()
-                for _ in range(20):
-                    keys = list(f.keys())
-                    assert keys == expected
-                results[n] = keys
-            except BaseException as e:  # collected: pytest sees only the main thread
-                failures.append(e)
+            start.wait()
+            for _ in range(20):
+                keys = list(f.keys())
+                assert keys == expected
+            results[n] = keys
 
-        threads = [threading.Thread(target=reader, args=(n,)) for n in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        failures = run_in_threads(reader, 8)
     assert failures == []
     assert all(len(r) == 140 and r == expected for r in results)
 
@@ -116,19 +109,15 @@ def test_error_messages_are_per_thread():
     start = threading.Barrier(len(cases))
     seen = [None] * len(cases)
 
-    def opener(n, data):
+    def opener(n):
         start.wait()
         for _ in range(50):
             try:
-                encore.KeyFile.open(data, verify=False)
+                encore.KeyFile.open(cases[n][0], verify=False)
             except encore.EncoreError as e:
                 seen[n] = (type(e), e.message)
 
-    threads = [threading.Thread(target=opener, args=(n, d)) for n, (d, _) in enumerate(cases)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    assert run_in_threads(opener, len(cases)) == []
     for (data, cls), (got, message) in zip(cases, seen):
         assert got is cls
         assert message == alone[data]

@@ -9,6 +9,7 @@ import pytest
 import encore
 from encore.exposure import exposure_check
 from encore import _ffi
+from encore_testdata import run_in_threads
 
 RAW = bytes(range(32))
 
@@ -129,11 +130,7 @@ def test_several_threads_share_a_store(store):
             store.add_sightings([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
             store.set_setting(f"t{t}", i)
             store.count_sightings()
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    assert run_in_threads(work, 6) == []
     assert store.count_sightings() == 180
     assert all(store.get_int(f"t{t}") == 29 for t in range(6))
 

@@ -3,13 +3,12 @@ results and settings, with the library-owned bytes and string lists."""
 import hashlib
 import json
 import math
-import threading
 
 import pytest
 
 import encore
 from encore.exposure import exposure_check
-from encore_testdata import REPO
+from encore_testdata import REPO, run_in_threads
 
 RAW = bytes(range(100, 132))
 
@@ -280,28 +279,18 @@ def test_setting_errors(store):
 
 
 def test_tables_from_several_threads(store, sample, trust):
-    errors = []
-
     def work(t):
-        try:
-            for i in range(20):
-                store.import_keyfile(f"R{t}", f"2030-01-{i + 1:02}", sample, trust, now=1)
-                assert store.get_keyfile(f"R{t}", f"2030-01-{i + 1:02}") == sample
-                store.add_tracing_event(t * 100 + i, i % 2 == 0)
-                if i % 4 == 0:  # one time for all: an earlier one than another's stores nothing
-                    check(store, 10_000)
-                store.set_setting(f"k{t}", i)
-                store.put_own_key(encore.OwnKey(key_data=bytes([t, i]) * 8, rolling_start_interval_number=i))
-                store.active_tracing_seconds(0, 10_000)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        for i in range(20):
+            store.import_keyfile(f"R{t}", f"2030-01-{i + 1:02}", sample, trust, now=1)
+            assert store.get_keyfile(f"R{t}", f"2030-01-{i + 1:02}") == sample
+            store.add_tracing_event(t * 100 + i, i % 2 == 0)
+            if i % 4 == 0:  # one time for all: an earlier one than another's stores nothing
+                check(store, 10_000)
+            store.set_setting(f"k{t}", i)
+            store.put_own_key(encore.OwnKey(key_data=bytes([t, i]) * 8, rolling_start_interval_number=i))
+            store.active_tracing_seconds(0, 10_000)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(5)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert run_in_threads(work, 5) == []
     assert store.count_tracing_events() == 100 and store.count_risk_results() == 25
     assert store.count_own_keys() == 100
     assert all(len(store.keyfiles(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))

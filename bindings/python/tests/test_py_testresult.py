@@ -20,6 +20,7 @@ from encore import OwnKey, TestResultClient, Transport
 sys.path.insert(0, str(REPO / "Tests"))
 from standins import protos, tlsca  # noqa: E402
 from standins.cwa_state import CwaState, generate_teletan  # noqa: E402
+from standins.cwa_backend import verification_and_submission  # noqa: E402
 from standins.cwa_submission import CwaSubmissionServer  # noqa: E402
 from standins.cwa_verification import CwaVerificationServer  # noqa: E402
 
@@ -31,9 +32,8 @@ NO_INFO_TRL = [5, 6, 7, 7, 7, 6, 4, 3, 2, 1, 1, 1, 1, 1, 1]
 
 @pytest.fixture
 def servers():
-    state = CwaState()
-    with CwaVerificationServer(state) as v, CwaSubmissionServer(state, padded_size=1000) as s:
-        yield state, v, s
+    with verification_and_submission() as servers:
+        yield servers
 
 
 @pytest.fixture
@@ -241,13 +241,21 @@ def test_date_of_birth_key(servers, store):
     assert sent["keyDob"] == expected and sent["key"] == hashlib.sha256(GUID.encode()).hexdigest()
 
 
-def test_a_failed_upload_keeps_the_tan_for_the_retry(servers, store):
+def refused_upload(servers, store, status, error):
+    """A client whose teleTAN test is registered and whose first upload the
+    submission server answered with `status` (raising `error`)."""
     state, v, s = servers
     c = client(store, v, s)
     c.register(teletan=state.issue_teletan(), now=NOW)
-    s.inject("/version/v1/diagnosis-keys", status=503)
-    with pytest.raises(encore.ServerUnavailableError):
+    s.inject("/version/v1/diagnosis-keys", status=status)
+    with pytest.raises(error):
         c.submit(now=NOW)
+    return c
+
+
+def test_a_failed_upload_keeps_the_tan_for_the_retry(servers, store):
+    state, v, s = servers
+    c = refused_upload(servers, store, 503, encore.ServerUnavailableError)
     assert c.status(now=NOW).has_tan
     real_tans = [r for r in v.requests if r.path == "/version/v1/tan" and dict((k.lower(), x) for k, x in r.headers)["cwa-fake"] == "0"]
     assert len(real_tans) == 1
@@ -258,12 +266,7 @@ def test_a_failed_upload_keeps_the_tan_for_the_retry(servers, store):
 
 
 def test_a_refused_tan_is_dropped(servers, store):
-    state, v, s = servers
-    c = client(store, v, s)
-    c.register(teletan=state.issue_teletan(), now=NOW)
-    s.inject("/version/v1/diagnosis-keys", status=403)
-    with pytest.raises(encore.TanRefusedError):
-        c.submit(now=NOW)
+    c = refused_upload(servers, store, 403, encore.TanRefusedError)
     assert not c.status(now=NOW).has_tan
 
 
