@@ -145,9 +145,11 @@ let package = Package(
         // scan ingestion, calibration (sans-I/O: a radio host such as
         // encore-tracingd drives it).
         .target(name: "EncoreTracing", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure"]),
-        // The client: where the store, trust, servers, clock and transport
-        // are put together and the features composed (their tables, the
-        // facts one feature asks of another).
+        // The client: the one place where a store, its servers, trust list,
+        // clock and transport are put together, and the features composed
+        // (their tables, the facts one feature asks of another); the C
+        // handle, the CLI and (through C) Python reach every feature
+        // through it.
         .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
                                                     "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),

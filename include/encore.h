@@ -15,7 +15,7 @@
  * Sections:
  *   1. Version, status codes and memory the library hands out
  *   2. Key files: trusted keys, opening, checking and reading diagnosis keys
- *   3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings
+ *   3. The encrypted store and its tables: the store's maintenance and settings; sightings, tracing history, own keys, cached key files, risk results through the client
  *   4. Exposure Notification crypto and the device's own keys
  *   5. Matching: sightings against published keys
  *   6. Risk: CWA's risk calculation
@@ -108,6 +108,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_STORE_FAILED 43        /**< SQLite failed: disk full, I/O error, ... */
 #define ENCORE_ERR_STORE_BUSY 44          /**< another process held the store past the busy timeout */
 #define ENCORE_ERR_STORE_MISSING 45       /**< no store at the path, and creating one was not allowed */
+#define ENCORE_ERR_STORE_CLOSED 46        /**< the store was closed (encore_store_close()): a client made on it can do nothing more */
 /** @} */
 
 /** @name Servers and the network
@@ -435,14 +436,28 @@ encore_status encore_keyfile_copy_keys(encore_keyfile *file, int32_t list, uint6
 
 /** @} */ /* section_keyfile */
 
-/* ==== 3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings ==== */
-/** @defgroup section_store 3. The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings
+/* ==== 3. The encrypted store and its tables: the store's maintenance and settings; sightings, tracing history, own keys, cached key files, risk results through the client ==== */
+/** @defgroup section_store 3. The encrypted store and its tables: the store's maintenance and settings; sightings, tracing history, own keys, cached key files, risk results through the client
  * @{ */
 
 /** The client's encrypted state (a SQLCipher database file). Safe to use from
  * several threads at once: calls are serialised inside. Two processes on
  * one file wait for each other up to the busy timeout. */
 typedef struct encore_store encore_store;
+
+/** One app instance: its store, the trust list its downloads must be signed
+ * with, its servers, its clock and its transport (encore_client_new()).
+ * Every feature function takes the client: sightings, own keys, tracing
+ * history, cached key files, risk results, matching and the check,
+ * check-ins, CrowdNotifier, push, test results, tracing, sync. The store
+ * handle keeps only maintenance (open, close, rekey, schema version,
+ * integrity, purge, settings); after encore_store_close() a client's calls
+ * fail with ENCORE_ERR_STORE_CLOSED.
+ *
+ * Thread safety: a client may be used from several threads at once (its
+ * store serialises the calls); an operation it starts is driven from one
+ * thread at a time. */
+typedef struct encore_client encore_client;
 
 /** @name How a store is encrypted.
  * @{ */
@@ -520,7 +535,7 @@ typedef struct encore_tracing_event {
 } encore_tracing_event;
 
 /** A stored risk result without its document (see
- * encore_store_get_risk_result()). */
+ * encore_risk_result_get()). */
 typedef struct encore_risk_result {
     uint32_t struct_size;       /**< sizeof(encore_risk_result) */
     int32_t level;              /**< the host's risk level */
@@ -538,6 +553,21 @@ typedef struct encore_risk_result {
 #define ENCORE_SETTING_BLOB 4     /**< bytes */
 /** @} */
 
+/** A setting's value (encore_store_set_setting(), encore_store_get_setting()):
+ * `type` says which of the fields holds it. To set text or a blob, `data`
+ * and `length` point at the caller's bytes (NULL is allowed for 0 bytes;
+ * text is UTF-8 without NUL and without a terminator counted). Reading
+ * one writes `type`, `integer` or `real`, and `length`, leaving `data`
+ * NULL: the bytes of text or a blob go to the caller's encore_bytes. */
+typedef struct encore_setting_value {
+    uint32_t struct_size;   /**< sizeof(encore_setting_value) */
+    int32_t type;           /**< ENCORE_SETTING_* */
+    int64_t integer;        /**< ENCORE_SETTING_INTEGER */
+    double real;            /**< ENCORE_SETTING_DOUBLE, never NaN */
+    const uint8_t *data;    /**< ENCORE_SETTING_TEXT, _BLOB: the bytes to set */
+    size_t length;          /**< their number */
+} encore_setting_value;
+
 /** Writes the default store options to *options (pass sizeof *options):
  * create a missing file, wait up to 5000 ms for another process's lock. */
 encore_status encore_store_options_init(encore_store_options *options, size_t struct_size);
@@ -550,7 +580,11 @@ encore_status encore_store_options_init(encore_store_options *options, size_t st
  * Release the handle with encore_store_close(). */
 encore_status encore_store_open(const char *path, const encore_store_key *key, const encore_store_options *options, encore_store **out);
 
-/** Closes a store; NULL does nothing. Everything committed is on disk. */
+/** Closes the store's database and releases the handle; NULL does
+ * nothing. Everything committed is on disk. A call under way on another
+ * thread (through a client) finishes first. Clients made on the store
+ * stay valid handles, but every call of theirs that needs the store then
+ * fails with ENCORE_ERR_STORE_CLOSED; free them as usual. */
 void encore_store_close(encore_store *store);
 
 /** Re-encrypts the store under a new key (passphrase or raw). */
@@ -576,51 +610,51 @@ encore_status encore_store_purge(encore_store *store, int64_t now, int64_t max_a
  * *sightings) in one transaction: all or, on any error, none.
  * Sightings identical to stored ones are kept once; *added (may be NULL)
  * tells how many were new. */
-encore_status encore_store_add_sightings(encore_store *store, const encore_sighting *sightings, size_t element_size, size_t count, size_t *added);
+encore_status encore_sighting_add(encore_client *client, const encore_sighting *sightings, size_t element_size, size_t count, size_t *added);
 
 /** Writes the number of sightings with from <= time < to to *count. */
-encore_status encore_store_count_sightings(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+encore_status encore_sighting_count(encore_client *client, int64_t from, int64_t to, uint64_t *count);
 
 /** Copies sightings with from <= time < to, in time order, from index
  * `first` on, as every list is copied (see "Lists"). */
-encore_status encore_store_copy_sightings(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_sighting *out, size_t element_size, size_t capacity, size_t *copied);
+encore_status encore_sighting_copy(encore_client *client, int64_t from, int64_t to, uint64_t first, encore_sighting *out, size_t element_size, size_t capacity, size_t *copied);
 
 /** Records that tracing was switched on (`active` 1) or off (0) at `time`
  * (unix seconds, not negative). Events at the same time apply in the order
  * they were added; repeating the current state changes nothing. */
-encore_status encore_store_add_tracing_event(encore_store *store, int64_t time, int32_t active);
+encore_status encore_tracing_event_add(encore_client *client, int64_t time, int32_t active);
 
 /** Writes the number of tracing events with from <= time < to to *count. */
-encore_status encore_store_count_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+encore_status encore_tracing_event_count(encore_client *client, int64_t from, int64_t to, uint64_t *count);
 
 /** Copies tracing events with from <= time < to, in time order (then the
  * order they were added), from index `first` on, as every list is copied. */
-encore_status encore_store_copy_tracing_events(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_tracing_event *out, size_t element_size, size_t capacity, size_t *copied);
+encore_status encore_tracing_event_copy(encore_client *client, int64_t from, int64_t to, uint64_t first, encore_tracing_event *out, size_t element_size, size_t capacity, size_t *copied);
 
 /** Writes the seconds tracing was active within [from, to) to *seconds:
  * the last event before `from` gives the state at `from` (off when there is
  * none), and an "on" without a later "off" counts until `to`. `from` after
  * `to` is ENCORE_ERR_INVALID_ARGUMENT; the sum saturates at INT64_MAX. */
-encore_status encore_store_get_active_tracing_seconds(encore_store *store, int64_t from, int64_t to, int64_t *seconds);
+encore_status encore_tracing_get_active_seconds(encore_client *client, int64_t from, int64_t to, int64_t *seconds);
 
 /** Stores one of the device's own temporary exposure keys (rolling start
  * >= 0, rolling period 1..144, created >= 0); a key with the same key_data
  * is replaced. */
-encore_status encore_store_put_own_key(encore_store *store, const encore_own_key *key);
+encore_status encore_own_key_put(encore_client *client, const encore_own_key *key);
 
 /** Writes the number of own keys whose rolling start interval is at least
  * `since_interval` to *count (INT32_MIN or 0: all of them). */
-encore_status encore_store_count_own_keys(encore_store *store, int32_t since_interval, uint64_t *count);
+encore_status encore_own_key_count(encore_client *client, int32_t since_interval, uint64_t *count);
 
 /** Copies own keys whose rolling start interval is at least `since_interval`,
  * ordered by rolling start (then creation time, then key bytes), skipping
  * the first `first`, as every list is copied (see "Lists"). */
-encore_status encore_store_copy_own_keys(encore_store *store, int32_t since_interval, uint64_t first, encore_own_key *out, size_t element_size, size_t capacity, size_t *copied);
+encore_status encore_own_key_copy(encore_client *client, int32_t since_interval, uint64_t first, encore_own_key *out, size_t element_size, size_t capacity, size_t *copied);
 
 /** Writes the own key with the latest rolling start (the newest one made
  * among equal starts) to *key (struct_size set by the caller);
  * ENCORE_ERR_NOT_FOUND when there is none. */
-encore_status encore_store_get_latest_own_key(encore_store *store, encore_own_key *key);
+encore_status encore_own_key_get_latest(encore_client *client, encore_own_key *key);
 
 /** Keeps a CWA key file the host downloaded itself: `content`
  * (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
@@ -632,91 +666,73 @@ encore_status encore_store_get_latest_own_key(encore_store *store, encore_own_ke
  * cached hours of that day; a key file with the same name is replaced.
  * `keys` (may be NULL) receives the key file's number of keys. There is no
  * other way to put a key file into the cache. */
-encore_status encore_store_import_keyfile(encore_store *store, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
+encore_status encore_keyfile_cache_import(encore_client *client, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
 
 /** Writes 1 to *has when the key file is cached, else 0. With an `etag` (not
  * NULL), only a key file stored with exactly that ETag counts: a host that
  * gets 0 downloads the key file (again). */
-encore_status encore_store_has_keyfile(encore_store *store, const char *region, const char *identifier, const char *etag, int32_t *has);
+encore_status encore_keyfile_cache_has(encore_client *client, const char *region, const char *identifier, const char *etag, int32_t *has);
 
 /** Copies a cached key file's content into library-owned memory in *content
  * (release it with encore_bytes_free()). The content is checked against the
  * SHA-256 computed when it was stored: a mismatch is
  * ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A key file that is
  * not cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_keyfile(encore_store *store, const char *region, const char *identifier, encore_bytes *content);
+encore_status encore_keyfile_cache_get(encore_client *client, const char *region, const char *identifier, encore_bytes *content);
 
 /** Writes what is known about a cached key file to *info (struct_size set
  * by the caller) and, when `etag` is
  * not NULL, its ETag into library-owned memory in *etag (release it with
  * encore_bytes_free(); "" when info->has_etag is 0). A key file that is not
  * cached is ENCORE_ERR_NOT_FOUND. */
-encore_status encore_store_get_keyfile_info(encore_store *store, const char *region, const char *identifier, encore_cached_keyfile_info *info, encore_bytes *etag);
+encore_status encore_keyfile_cache_get_info(encore_client *client, const char *region, const char *identifier, encore_cached_keyfile_info *info, encore_bytes *etag);
 
 /** Writes a new list of the identifiers of the cached key files of `region`,
  * in byte order, to *out (release it with encore_string_list_free()). */
-encore_status encore_store_list_keyfiles(encore_store *store, const char *region, encore_string_list **out);
+encore_status encore_keyfile_cache_list(encore_client *client, const char *region, encore_string_list **out);
 
 /** Removes a cached key file. *removed (may be NULL) tells whether there was
  * one: 1, or 0 when it was not cached (not an error). */
-encore_status encore_store_remove_keyfile(encore_store *store, const char *region, const char *identifier, int32_t *removed);
+encore_status encore_keyfile_cache_remove(encore_client *client, const char *region, const char *identifier, int32_t *removed);
 
 /** Of the `count` identifiers in `available` (what the server lists; the
  * array is not modified), writes those not cached for `region` to *out as a
  * new list, in the order given and each once: what the host still has to
  * download. Release it with encore_string_list_free(). */
-encore_status encore_store_list_missing_keyfiles(encore_store *store, const char *region, const char *const *available, size_t count, encore_string_list **out);
+encore_status encore_keyfile_cache_list_missing(encore_client *client, const char *region, const char *const *available, size_t count, encore_string_list **out);
 
 /** Writes the newest risk result (latest time; the last added among equal
  * times) to *result and its document into library-owned memory in
  * *document (release it with encore_bytes_free()). Either may be NULL when
  * not wanted; result->struct_size is set by the caller. ENCORE_ERR_NOT_FOUND when the store holds no result. */
-encore_status encore_store_get_last_risk_result(encore_store *store, encore_risk_result *result, encore_bytes *document);
+encore_status encore_risk_result_get_last(encore_client *client, encore_risk_result *result, encore_bytes *document);
 
 /** Writes the risk result `id` to *result and its document to *document,
- * as encore_store_get_last_risk_result() does. ENCORE_ERR_NOT_FOUND when
+ * as encore_risk_result_get_last() does. ENCORE_ERR_NOT_FOUND when
  * there is no such result (or it was purged). */
-encore_status encore_store_get_risk_result(encore_store *store, int64_t id, encore_risk_result *result, encore_bytes *document);
+encore_status encore_risk_result_get(encore_client *client, int64_t id, encore_risk_result *result, encore_bytes *document);
 
 /** Writes the number of risk results with from <= time < to to *count. */
-encore_status encore_store_count_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t *count);
+encore_status encore_risk_result_count(encore_client *client, int64_t from, int64_t to, uint64_t *count);
 
 /** Copies risk results with from <= time < to, oldest first (by time, then
  * id), from index `first` on, without their documents (read one with
- * encore_store_get_risk_result()), as every list is copied (see "Lists"). */
-encore_status encore_store_copy_risk_results(encore_store *store, int64_t from, int64_t to, uint64_t first, encore_risk_result *out, size_t element_size, size_t capacity, size_t *copied);
+ * encore_risk_result_get()), as every list is copied (see "Lists"). */
+encore_status encore_risk_result_copy(encore_client *client, int64_t from, int64_t to, uint64_t first, encore_risk_result *out, size_t element_size, size_t capacity, size_t *copied);
 
-/** Sets the setting `name` to an integer. */
-encore_status encore_store_set_setting_int64(encore_store *store, const char *name, int64_t value);
+/** Sets the setting `name` to `value` (its `type` says which field holds
+ * it; see encore_setting_value), replacing any value of any type under
+ * the name. A NaN double, text that is not UTF-8 or holds a NUL, and an
+ * unknown type are ENCORE_ERR_INVALID_ARGUMENT. Thread-safe as the store is. */
+encore_status encore_store_set_setting(encore_store *store, const char *name, const encore_setting_value *value);
 
-/** Writes the integer setting `name` to *value. ENCORE_ERR_NOT_FOUND when
- * there is no such setting; ENCORE_ERR_INVALID_ARGUMENT, naming the stored
- * type, when it holds another type (so for every _get_setting_ function). */
-encore_status encore_store_get_setting_int64(encore_store *store, const char *name, int64_t *value);
-
-/** Sets the setting `name` to a double (NaN is ENCORE_ERR_INVALID_ARGUMENT). */
-encore_status encore_store_set_setting_double(encore_store *store, const char *name, double value);
-
-/** Writes the double setting `name` to *value. */
-encore_status encore_store_get_setting_double(encore_store *store, const char *name, double *value);
-
-/** Sets the setting `name` to text (NUL-terminated UTF-8). */
-encore_status encore_store_set_setting_text(encore_store *store, const char *name, const char *value);
-
-/** Copies the text setting `name` into library-owned memory in *value
- * (NUL-terminated; release it with encore_bytes_free()). */
-encore_status encore_store_get_setting_text(encore_store *store, const char *name, encore_bytes *value);
-
-/** Sets the setting `name` to `length` bytes (NULL is allowed for 0 bytes). */
-encore_status encore_store_set_setting_blob(encore_store *store, const char *name, const uint8_t *value, size_t length);
-
-/** Copies the blob setting `name` into library-owned memory in *value
- * (release it with encore_bytes_free()). */
-encore_status encore_store_get_setting_blob(encore_store *store, const char *name, encore_bytes *value);
-
-/** Writes the type of the setting `name` (ENCORE_SETTING_*) to *type;
- * ENCORE_ERR_NOT_FOUND when there is no such setting. */
-encore_status encore_store_get_setting_type(encore_store *store, const char *name, int32_t *type);
+/** Reads the setting `name` into *value (its struct_size set by the
+ * caller): its type, and its integer or double, or the length of its text
+ * or blob, whose bytes are copied into library-owned memory in *bytes
+ * (text NUL-terminated; release it with encore_bytes_free()). `bytes` may
+ * be NULL to learn the type and length only. ENCORE_ERR_NOT_FOUND when
+ * there is no such setting. Thread-safe as the store is. */
+encore_status encore_store_get_setting(encore_store *store, const char *name, encore_setting_value *value, encore_bytes *bytes);
 
 /** Deletes the setting `name`. *deleted (may be NULL) tells whether there
  * was one: 1, or 0 when there was none (not an error). */
@@ -750,18 +766,18 @@ encore_status encore_aem_crypt(const uint8_t *aemk, size_t aemk_len, const uint8
  * stored key of that UTC day, or a new one from the CSPRNG, made and
  * stored atomically (callers racing at midnight get the same key).
  * key->struct_size is set by the caller. */
-encore_status encore_store_get_current_own_key(encore_store *store, int64_t now, encore_own_key *key);
+encore_status encore_own_key_get_current(encore_client *client, int64_t now, encore_own_key *key);
 
 /** Writes the 20 bytes to broadcast at `now` (BLE service data of UUID
  * 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
  * 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
  * Makes today's key when there is none yet. */
-encore_status encore_advertisement_make(encore_store *store, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
+encore_status encore_advertisement_make(encore_client *client, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
 
 /** Copies the device's own keys of the last `days` UTC days up to `now`
  * (today's included, oldest first) in the key file form, from index
  * `first` on (see "Lists"): what a positive user submits. */
-encore_status encore_store_copy_own_key_history(encore_store *store, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
+encore_status encore_own_key_copy_history(encore_client *client, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
 
 /** @} */ /* section_crypto */
 
@@ -904,7 +920,7 @@ encore_status encore_match_options_init(encore_match_options *options, size_t st
  * buffers are kept for the next files and calls. The store is only read,
  * so a cancelled run changes nothing. On success *out is a result for
  * encore_match_result_free(). */
-encore_status encore_match_run(encore_store *store, const encore_key_source *sources, size_t source_size, size_t count, const encore_match_options *options, encore_match_result **out);
+encore_status encore_match_run(encore_client *client, const encore_key_source *sources, size_t source_size, size_t count, const encore_match_options *options, encore_match_result **out);
 
 /** Releases a match result; NULL does nothing. */
 void encore_match_result_free(encore_match_result *result);
@@ -1096,8 +1112,8 @@ encore_status encore_check_options_init(encore_check_options *options, size_t st
  * result and tells whether a notification is due. A cancelled check stores
  * nothing. On success *out is a result for encore_check_result_free(); the
  * last stored result can later be read with
- * encore_store_get_last_risk_result() without computing anything. */
-encore_status encore_exposure_check(encore_store *store, const encore_key_source *sources, size_t source_size, size_t count, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
+ * encore_risk_result_get_last() without computing anything. */
+encore_status encore_exposure_check(encore_client *client, const encore_key_source *sources, size_t source_size, size_t count, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
 /** Releases a check result; NULL does nothing. */
 void encore_check_result_free(encore_check_result *result);
@@ -1204,21 +1220,14 @@ encore_status encore_http_response_append_body(encore_http_response *response, c
 
 /* ==== 9. The client: an app instance's store with its servers, trust list, clock and transport ==== */
 /** @defgroup section_client 9. The client: an app instance's store with its servers, trust list, clock and transport
+ *
+ * @details What a client is made with (encore_client_options): its servers and their keys, the trust list, the transport, the clock and the check-in mode. encore_client itself is declared with the store (section 3), since every feature function, the store's tables' too, takes it.
  * @{ */
 
-/** One app instance's context: its store, the trust list its downloads must
- * be signed with, its servers, its clock and its transport. The flows that
- * talk to a server or depend on that configuration take the client: sync,
- * test registration and polling, submission, push registration, and the
- * exposure check on the synced cache. Functions that read or write the
- * store's tables take the store, with time passed as a value.
- *
- * Thread safety: a client may be used from several threads at once. Its
- * store serialises calls (each answer is applied in one transaction), its
- * trust list and transport are safe to share, and its options are copied
- * when it is made. Two syncs at once both fetch what is due: run one sync
- * at a time (a scheduler's job). */
-typedef struct encore_client encore_client;
+/* What a client is made with (encore_client_options): its servers and their
+ * keys, the trust list, the transport, the clock and the check-in mode.
+ * encore_client itself is declared with the store (section 3), since every
+ * feature function, the store's tables' too, takes it. */
 
 /** @name Which registration API a push registry (encore_client_options.push_url) speaks: ...
  * Which registration API a push registry (encore_client_options.push_url) speaks: SwissCovid's POST /v3/register (a PushRegistration protobuf), or encore-pushd's PUT/DELETE /v1/registrations (the app-instance token as a bearer token).
@@ -1267,8 +1276,11 @@ typedef struct encore_client_options {
  * bytes. */
 encore_status encore_client_options_init(encore_client_options *options, size_t struct_size);
 
-/** Makes a client of the open `store` (kept by the client: the host may
- * close its own handle) and `options` (may be NULL: no servers). The
+/** Makes a client of the open `store` and `options` (may be NULL: no
+ * servers). The client refers to the store: encore_store_close() closes
+ * it for every client made on it, whose calls then fail with
+ * ENCORE_ERR_STORE_CLOSED (free them as ever). A submission_url without a
+ * verification_url is ENCORE_ERR_INVALID_ARGUMENT. The
  * options' strings and keys are copied, their transport and trust list
  * kept. A server key that is not a usable EC public key gives
  * ENCORE_ERR_KEY_FORMAT, a NULL key with a length ENCORE_ERR_INVALID_ARGUMENT. Release
@@ -1284,8 +1296,8 @@ encore_status encore_client_new(encore_store *store, const encore_client_options
  * Thread-safe as the client is. `id` (may be NULL) gets the check-in's id. */
 encore_status encore_client_checkin_add(encore_client *client, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t *id);
 
-/** Releases a client; NULL does nothing. Its store stays open while the
- * host holds its own handle. */
+/** Releases a client; NULL does nothing. It closes nothing: the store is
+ * closed by encore_store_close(). */
 void encore_client_free(encore_client *client);
 
 /** The client's current time (its clock's, or the system's) in *now: the
@@ -1550,7 +1562,7 @@ encore_status encore_operation_get_test_status(encore_operation *operation, enco
 
 /** Where the registered test stands, from the store alone (registered is 0
  * when there is none). */
-encore_status encore_test_get_status(encore_store *store, int64_t now, encore_test_status *status);
+encore_status encore_test_get_status(encore_client *client, int64_t now, encore_test_status *status);
 
 /** Background noise: a session of fake requests only (fake TAN, fake TAN,
  * fake submission), as real users' sessions look. The client needs both
@@ -1565,7 +1577,7 @@ encore_status encore_test_noise_start(encore_client *client, encore_operation **
 
 /** Deletes the registered test, its registration token and any TAN.
  * `existed` (may be NULL) tells whether there was one. */
-encore_status encore_test_forget(encore_store *store, int32_t *existed);
+encore_status encore_test_forget(encore_client *client, int32_t *existed);
 
 /** Writes the default submission options to *options (pass sizeof
  * *options): no information on symptoms, no visited countries, no consent
@@ -1814,7 +1826,7 @@ encore_status encore_checkin_derive_times(int64_t start, int64_t end, int64_t *o
  * -1 leaves the user checked in until the location's automatic length
  * has passed. ENCORE_ERR_CHECKIN_TIMES for an end before the start. `id`
  * (may be NULL) gets the check-in's id. */
-encore_status encore_checkin_add(encore_store *store, const char *qr_code, int64_t start, int64_t end, int64_t now, int64_t *id);
+encore_status encore_checkin_add(encore_client *client, const char *qr_code, int64_t start, int64_t end, int64_t now, int64_t *id);
 
 /** Checks in as encore_checkin_add() does, keeping what `mode` says
  * (ENCORE_CHECKIN_MODE_DIARY, or _DEFAULT, which is DIARY here; or
@@ -1823,13 +1835,13 @@ encore_status encore_checkin_add(encore_store *store, const char *qr_code, int64
  * ENCORE_CHECKIN_MODE_*). ENCORE_ERR_INVALID_ARGUMENT for another mode or
  * a private CWA check-in (its warnings are found by its location id).
  * Thread-safe as the store is. `id` (may be NULL) gets the check-in's id. */
-encore_status encore_checkin_add_with_mode(encore_store *store, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t now, int64_t *id);
+encore_status encore_checkin_add_with_mode(encore_client *client, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t now, int64_t *id);
 
 /** Checks out: the check-in ends at `end` (not before its start).
  * ENCORE_ERR_NOT_FOUND for an unknown id; ENCORE_ERR_CHECKIN_QR_REQUIRED
  * for a private check-in (it kept nothing of its venue: use
  * encore_checkin_end_with_qr()), which is left unchanged. */
-encore_status encore_checkin_end(encore_store *store, int64_t id, int64_t end);
+encore_status encore_checkin_end(encore_client *client, int64_t id, int64_t end);
 
 /** Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
  * private check-in's hours are made again for its venue, which only the
@@ -1839,24 +1851,24 @@ encore_status encore_checkin_end(encore_store *store, int64_t id, int64_t end);
  * compare with: another venue's code of the same app replaces its venue).
  * A failed call changes nothing. Statuses as encore_checkin_end(), and
  * those of a QR code that does not parse. */
-encore_status encore_checkin_end_with_qr(encore_store *store, int64_t id, int64_t end, const char *qr_code);
+encore_status encore_checkin_end_with_qr(encore_client *client, int64_t id, int64_t end, const char *qr_code);
 
 /** Sets a check-in's times (`end` -1: checked in again).
  * ENCORE_ERR_CHECKIN_QR_REQUIRED for a private check-in: use
  * encore_checkin_edit_with_qr(); it is left unchanged. */
-encore_status encore_checkin_edit(encore_store *store, int64_t id, int64_t start, int64_t end);
+encore_status encore_checkin_edit(encore_client *client, int64_t id, int64_t start, int64_t end);
 
 /** Sets a check-in's times with its venue's QR code (as for
  * encore_checkin_end_with_qr()): what editing a private check-in needs. */
-encore_status encore_checkin_edit_with_qr(encore_store *store, int64_t id, int64_t start, int64_t end, const char *qr_code);
+encore_status encore_checkin_edit_with_qr(encore_client *client, int64_t id, int64_t start, int64_t end, const char *qr_code);
 
 /** Deletes a check-in and its warnings; `existed` (may be NULL) tells whether there was one. */
-encore_status encore_checkin_delete(encore_store *store, int64_t id, int32_t *existed);
+encore_status encore_checkin_delete(encore_client *client, int64_t id, int32_t *existed);
 
 /** The check-ins, oldest first, after closing those whose automatic end
  * has come and deleting those that ended over 10 days before `now`. On
  * success *out is a list for encore_checkin_list_free(). */
-encore_status encore_checkin_list_open(encore_store *store, int64_t now, encore_checkin_list **out);
+encore_status encore_checkin_list_open(encore_client *client, int64_t now, encore_checkin_list **out);
 
 /** Writes the number of check-ins in a list to *count. */
 encore_status encore_checkin_list_count(encore_checkin_list *list, size_t *count);
@@ -1883,7 +1895,7 @@ void encore_checkin_list_free(encore_checkin_list *list);
  * record breaking the rules) are skipped and counted in summary->skipped.
  * ENCORE_ERR_WARNING_MALFORMED when export.bin cannot be walked at all.
  * `summary` may be NULL. */
-encore_status encore_checkin_match_package(encore_store *store, const uint8_t *package, size_t length, const encore_keyfile_options *options, int64_t now, encore_warning_match_summary *summary);
+encore_status encore_checkin_match_package(encore_client *client, const uint8_t *package, size_t length, const encore_keyfile_options *options, int64_t now, encore_warning_match_summary *summary);
 
 /** CWA's production presence-tracing parameters (TRL 1, 2 → 0, 3 → 0.6 …
  * 8 → 1.6; per check-in and per day (0, 10) LOW, [10, …) HIGH). */
@@ -1901,7 +1913,7 @@ void encore_checkin_risk_config_free(encore_checkin_risk_config *config);
 /** The presence-tracing risk of the stored warnings at `now` (`config`
  * NULL: CWA's production parameters); reads the store only. On success
  * *out is an assessment for encore_checkin_assessment_free(). */
-encore_status encore_checkin_assess(encore_store *store, encore_checkin_risk_config *config, int64_t now, encore_checkin_assessment **out);
+encore_status encore_checkin_assess(encore_client *client, encore_checkin_risk_config *config, int64_t now, encore_checkin_assessment **out);
 
 /** The check-ins' part of an exposure check (the same as
  * encore_checkin_assess() at the check's time). */
@@ -1931,7 +1943,7 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * startIntervalNumber, period, start, transmissionRiskLevel, iv,
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit_run() sends such reports itself. */
-encore_status encore_checkin_get_reports_json(encore_store *store, const encore_submit_options *options, int64_t now, encore_bytes *out);
+encore_status encore_checkin_get_reports_json(encore_client *client, const encore_submit_options *options, int64_t now, encore_bytes *out);
 
 /** Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
  * type 0 (set one), default_check_in_length_minutes -1 (the app's
@@ -2064,7 +2076,7 @@ encore_status encore_crowdnotifier_match_trace_keys_with_options(encore_client *
 /** The bundle tag stored with the last trace-key body (for
  * ?lastKeyBundleTag=), in library memory for encore_bytes_free();
  * ENCORE_ERR_NOT_FOUND when none is stored (fetch everything). */
-encore_status encore_crowdnotifier_get_bundle_tag(encore_store *store, encore_bytes *out);
+encore_status encore_crowdnotifier_get_bundle_tag(encore_client *client, encore_bytes *out);
 
 /** Reads a SwissCovid or NotifyMe QR code (the venue's public key
  * validated) and writes its kind (ENCORE_CROWDNOTIFIER_*). The QR
@@ -2407,14 +2419,14 @@ encore_status encore_push_options_init(encore_push_options *options, size_t stru
 /** Records the state the rule decides on: whether the user has Exposure
  * Notifications on (`exposure_notifications`, stored as a tracing event)
  * and is in isolation; 0 or 1, or ENCORE_PUSH_KEEP to leave one as it is. */
-encore_status encore_push_set_state(encore_store *store, int32_t exposure_notifications, int32_t isolated, int64_t now);
+encore_status encore_push_set_state(encore_client *client, int32_t exposure_notifications, int32_t isolated, int64_t now);
 
 /** What to do on `event` (ENCORE_PUSH_EVENT_*) at `now`, by the rule of
  * ../shared/spec/push.md on the store's state: decision->action is
  * ENCORE_PUSH_REGISTER, _DEREGISTER or _NONE. `reason` (may be NULL)
  * receives why, in words, for encore_bytes_free(). No request is made.
  * ENCORE_ERR_PUSH_EVENT for an unknown event. */
-encore_status encore_push_decide(encore_store *store, int32_t event, int64_t now, encore_push_decision *decision, encore_bytes *reason);
+encore_status encore_push_decide(encore_client *client, int32_t event, int64_t now, encore_push_decision *decision, encore_bytes *reason);
 
 /** Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the client's
  * push registry (encore_client_options.push_url and .push_api), with the
@@ -2448,7 +2460,7 @@ encore_status encore_push_deregister_start(encore_client *client, const encore_p
 /** The registration state as JSON ({"registered", "registeredAt", "server",
  * "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the
  * tokens are not in it), for encore_bytes_free(). */
-encore_status encore_push_get_status_json(encore_store *store, encore_bytes *out);
+encore_status encore_push_get_status_json(encore_client *client, encore_bytes *out);
 
 /** Writes the stored registration state of the client's store: whether a
  * registration is stored and since when, with which registry, API and
@@ -2564,7 +2576,7 @@ encore_status encore_tracer_options_init(encore_tracer_options *options, size_t 
  * A schedule out of its bounds (see encore_tracer_options) is
  * ENCORE_ERR_INVALID_ARGUMENT. Tracing starts with encore_tracer_start().
  * Release it with encore_tracer_free(). The tracer is thread safe. */
-encore_status encore_tracer_new(encore_store *store, const encore_tracer_options *options, encore_tracer **out);
+encore_status encore_tracer_new(encore_client *client, const encore_tracer_options *options, encore_tracer **out);
 
 /** Releases a tracer (NULL does nothing). It does not record tracing as
  * off: call encore_tracer_stop() first. */
@@ -2611,21 +2623,21 @@ encore_status encore_tracer_set_calibration(encore_tracer *tracer, const encore_
 
 /** Writes the stored calibration, and what it amounts to (effective_*), to
  * *calibration. */
-encore_status encore_tracing_get_calibration(encore_store *store, encore_tracing_calibration *calibration);
+encore_status encore_tracing_get_calibration(encore_client *client, encore_tracing_calibration *calibration);
 
 /** Records the name of the adapter the host traces with (1 to 64 bytes of
  * UTF-8, e.g. "hci0"), shown by the status; NULL removes it. */
-encore_status encore_tracing_set_adapter(encore_store *store, const char *name);
+encore_status encore_tracing_set_adapter(encore_client *client, const char *name);
 
 /** Copies the recorded adapter name into library-owned memory in *name
  * (NUL-terminated; release it with encore_bytes_free()).
  * ENCORE_ERR_NOT_FOUND when none was recorded. */
-encore_status encore_tracing_get_adapter(encore_store *store, encore_bytes *name);
+encore_status encore_tracing_get_adapter(encore_client *client, encore_bytes *name);
 
 /** Writes the tracing status at `now` to *status: on or off and since
  * when, the last scan, the distinct RPIs heard in the last hour and 14
  * days, and the tracing time in the last 14 days. */
-encore_status encore_tracing_get_status(encore_store *store, int64_t now, encore_tracing_status *status);
+encore_status encore_tracing_get_status(encore_client *client, int64_t now, encore_tracing_status *status);
 
 /** @} */ /* section_tracing */
 

@@ -36,7 +36,7 @@ SECTIONS = [
      ["VersionAPI.swift", "ReturnedMemoryAPI.swift"]),
     ("Key files: trusted keys, opening, checking and reading diagnosis keys", "encore_keyfile_types.h",
      ["TrustAPI.swift", "KeyFileAPI.swift"]),
-    ("The encrypted store: opening, sightings, tracing history, own keys, cached key files, risk results, settings",
+    ("The encrypted store and its tables: the store's maintenance and settings; sightings, tracing history, own keys, cached key files, risk results through the client",
      "encore_store_types.h",
      ["StoreAPI.swift", "StoreTracingAPI.swift", "StoreOwnKeysAPI.swift", "StoreKeyFilesAPI.swift",
       "StoreResultsAPI.swift", "StoreSettingsAPI.swift"]),

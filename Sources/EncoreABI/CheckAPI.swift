@@ -75,10 +75,10 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 /// result and tells whether a notification is due. A cancelled check stores
 /// nothing. On success *out is a result for encore_check_result_free(); the
 /// last stored result can later be read with
-/// encore_store_get_last_risk_result() without computing anything.
-@c public func encore_exposure_check(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
+/// encore_risk_result_get_last() without computing anything.
+@c public func encore_exposure_check(_ client: encore_client_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let c = try borrow(config, as: RiskConfigHandle.self, "config").value
         let out = try required(out, "out")
         let files = try keySources(sources, source_size, count)

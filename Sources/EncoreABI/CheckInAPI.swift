@@ -178,9 +178,9 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// -1 leaves the user checked in until the location's automatic length
 /// has passed. ENCORE_ERR_CHECKIN_TIMES for an end before the start. `id`
 /// (may be NULL) gets the check-in's id.
-@c public func encore_checkin_add(_ store: encore_store_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
+@c public func encore_checkin_add(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let text = try text(qr_code, "qr_code")
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
         let c = try CheckInService(store: s).checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: now)
@@ -195,9 +195,9 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 /// ENCORE_CHECKIN_MODE_*). ENCORE_ERR_INVALID_ARGUMENT for another mode or
 /// a private CWA check-in (its warnings are found by its location id).
 /// Thread-safe as the store is. `id` (may be NULL) gets the check-in's id.
-@c public func encore_checkin_add_with_mode(_ store: encore_store_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
+@c public func encore_checkin_add_with_mode(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let text = try text(qr_code, "qr_code")
         let isPrivate = try checkInMode(mode) ?? false
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
@@ -221,8 +221,8 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// ENCORE_ERR_NOT_FOUND for an unknown id; ENCORE_ERR_CHECKIN_QR_REQUIRED
 /// for a private check-in (it kept nothing of its venue: use
 /// encore_checkin_end_with_qr()), which is left unchanged.
-@c public func encore_checkin_end(_ store: encore_store_ptr?, _ id: Int64, _ end: Int64) -> encore_status {
-    guarded { try CheckInService(store: borrow(store, as: Store.self, "store")).checkOut(id: id, end: end) }
+@c public func encore_checkin_end(_ client: encore_client_ptr?, _ id: Int64, _ end: Int64) -> encore_status {
+    guarded { try CheckInService(store: clientStore(client)).checkOut(id: id, end: end) }
 }
 
 /// Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
@@ -233,9 +233,9 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// compare with: another venue's code of the same app replaces its venue).
 /// A failed call changes nothing. Statuses as encore_checkin_end(), and
 /// those of a QR code that does not parse.
-@c public func encore_checkin_end_with_qr(_ store: encore_store_ptr?, _ id: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
+@c public func encore_checkin_end_with_qr(_ client: encore_client_ptr?, _ id: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try CheckInService(store: s).checkOut(id: id, end: end, qrCode: try text(qr_code, "qr_code"))
     }
 }
@@ -243,18 +243,18 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// Sets a check-in's times (`end` -1: checked in again).
 /// ENCORE_ERR_CHECKIN_QR_REQUIRED for a private check-in: use
 /// encore_checkin_edit_with_qr(); it is left unchanged.
-@c public func encore_checkin_edit(_ store: encore_store_ptr?, _ id: Int64, _ start: Int64, _ end: Int64) -> encore_status {
+@c public func encore_checkin_edit(_ client: encore_client_ptr?, _ id: Int64, _ start: Int64, _ end: Int64) -> encore_status {
     guarded {
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
-        try CheckInService(store: borrow(store, as: Store.self, "store")).edit(id: id, start: start, end: end == -1 ? nil : end)
+        try CheckInService(store: clientStore(client)).edit(id: id, start: start, end: end == -1 ? nil : end)
     }
 }
 
 /// Sets a check-in's times with its venue's QR code (as for
 /// encore_checkin_end_with_qr()): what editing a private check-in needs.
-@c public func encore_checkin_edit_with_qr(_ store: encore_store_ptr?, _ id: Int64, _ start: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
+@c public func encore_checkin_edit_with_qr(_ client: encore_client_ptr?, _ id: Int64, _ start: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let text = try text(qr_code, "qr_code")
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
         try CheckInService(store: s).edit(id: id, start: start, end: end == -1 ? nil : end, qrCode: text)
@@ -262,9 +262,9 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 }
 
 /// Deletes a check-in and its warnings; `existed` (may be NULL) tells whether there was one.
-@c public func encore_checkin_delete(_ store: encore_store_ptr?, _ id: Int64, _ existed: UnsafeMutablePointer<Int32>?) -> encore_status {
+@c public func encore_checkin_delete(_ client: encore_client_ptr?, _ id: Int64, _ existed: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
-        let gone = try CheckInService(store: borrow(store, as: Store.self, "store")).delete(id: id)
+        let gone = try CheckInService(store: clientStore(client)).delete(id: id)
         existed?.pointee = gone ? 1 : 0
     }
 }
@@ -272,9 +272,9 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// The check-ins, oldest first, after closing those whose automatic end
 /// has come and deleting those that ended over 10 days before `now`. On
 /// success *out is a list for encore_checkin_list_free().
-@c public func encore_checkin_list_open(_ store: encore_store_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_list_ptr?>?) -> encore_status {
+@c public func encore_checkin_list_open(_ client: encore_client_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_list_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         _ = try required(out, "out")
         let list = try CheckInService(store: s).list(now: now)
         try output(out, "out") { retainedHandle(CheckInListHandle(list)) }
@@ -336,9 +336,9 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// record breaking the rules) are skipped and counted in summary->skipped.
 /// ENCORE_ERR_WARNING_MALFORMED when export.bin cannot be walked at all.
 /// `summary` may be NULL.
-@c public func encore_checkin_match_package(_ store: encore_store_ptr?, _ package: UnsafePointer<UInt8>?, _ length: Int, _ options: UnsafePointer<encore_keyfile_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_warning_match_summary>?) -> encore_status {
+@c public func encore_checkin_match_package(_ client: encore_client_ptr?, _ package: UnsafePointer<UInt8>?, _ length: Int, _ options: UnsafePointer<encore_keyfile_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_warning_match_summary>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let bytes = Array(try buffer(package, length, "package"))
         let o = try keyFileOptions(options)
         guard o.verification == .require else {
@@ -393,9 +393,9 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// The presence-tracing risk of the stored warnings at `now` (`config`
 /// NULL: CWA's production parameters); reads the store only. On success
 /// *out is an assessment for encore_checkin_assessment_free().
-@c public func encore_checkin_assess(_ store: encore_store_ptr?, _ config: encore_checkin_risk_config_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
+@c public func encore_checkin_assess(_ client: encore_client_ptr?, _ config: encore_checkin_risk_config_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let c = try config.map { try borrow($0, as: CheckInRiskConfigHandle.self, "config").value } ?? PresenceTracingRiskConfiguration.cwa
         guard let c else { throw EncoreError(.internalError, "the built-in parameters do not parse") }
         _ = try required(out, "out")
@@ -476,9 +476,9 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// startIntervalNumber, period, start, transmissionRiskLevel, iv,
 /// encryptedCheckInRecord, mac}]}, shuffled, in library memory for
 /// encore_bytes_free(). encore_submit_run() sends such reports itself.
-@c public func encore_checkin_get_reports_json(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_checkin_get_reports_json(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let o = try submissionOptions(options)
         _ = try required(out, "out")
         let reports = try CheckInSubmission.reports(s.checkIns(), now: now, symptoms: o.symptoms)

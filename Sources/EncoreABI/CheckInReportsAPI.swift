@@ -42,7 +42,7 @@ func protectedReport(locationIdHash: [UInt8], iv: [UInt8], mac: [UInt8], ciphert
 /// client is.
 @c public func encore_checkin_report_list_open(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ out: UnsafeMutablePointer<encore_checkin_report_list_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         let o = try submissionOptions(options)
         _ = try required(out, "out")
         let reports = try CheckInSubmission.reports(c.store.checkIns(), now: try c.now(), symptoms: o.symptoms)

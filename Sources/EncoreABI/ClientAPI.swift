@@ -20,90 +20,22 @@ import EncoreWire
 
 public typealias encore_client_ptr = OpaquePointer
 
-/// The object behind encore_client: an app instance's store with what its
-/// flows need besides (servers, trust list, transport, clock). Immutable
-/// after init (hence @unchecked): the store serialises its own calls, the
-/// trust list and transports are safe to share, the clock is the host's.
-final class Client: @unchecked Sendable {
-    let store: Store
-    let transport: any HTTPTransport
-    let trust: TrustList?
-    let servers: ClientServers
-    /// encore_client_checkin_add()'s default: private check-ins.
-    let privateCheckIns: Bool
-    private let clock: encore_clock_fn?
-    private let clockContext: UncheckedContext
+// The object behind encore_client is the core's EncoreClient: the one place
+// where a store, its servers, trust list, clock and transport are put
+// together. Every feature function takes it and reaches the store through it.
 
-    init(store: Store, transport: any HTTPTransport, trust: TrustList?, servers: ClientServers, privateCheckIns: Bool = false,
-         clock: encore_clock_fn?, clockContext: UnsafeMutableRawPointer?) {
-        self.store = store
-        self.privateCheckIns = privateCheckIns
-        self.transport = transport
-        self.trust = trust
-        self.servers = servers
-        self.clock = clock
-        self.clockContext = UncheckedContext(clockContext)
-    }
-
-    /// The current time from the host's clock, or the system's.
-    func now() throws -> Int64 {
-        guard let clock else { return Int64(time(nil)) }
-        let t = clock(clockContext.pointer)
-        guard t >= 0 else { throw EncoreError(.invalidArgument, "the client's clock gave \(t): unix seconds must not be negative") }
-        return t
-    }
-
-    /// The sync's options with the client's servers and trust list.
-    func sync(_ base: SyncOptions) -> SyncOptions {
-        var s = base
-        s.distribution = servers.distribution
-        s.country = servers.country
-        s.warningRegion = servers.warningRegion
-        s.dp3t = servers.dp3t
-        s.dp3tKey = servers.dp3tKey
-        s.crowdNotifier = servers.crowdNotifier
-        s.crowdNotifierKey = servers.crowdNotifierKey
-        s.trust = trust
-        return s
-    }
-
-    /// The verification server, which test registration, polling and
-    /// submission need.
-    func verification() throws -> String {
-        guard let url = servers.verification else {
-            throw EncoreError(.invalidArgument, "the client has no verification server (encore_client_options.verification_url)")
-        }
-        return url
-    }
-
-    func submission() throws -> String {
-        guard let url = servers.submission else {
-            throw EncoreError(.invalidArgument, "the client has no submission server (encore_client_options.submission_url)")
-        }
-        return url
-    }
-
-    func push() throws -> String {
-        guard let url = servers.push else {
-            throw EncoreError(.invalidArgument, "the client has no push registry (encore_client_options.push_url)")
-        }
-        return url
-    }
+/// The store of a client, for the feature functions: ENCORE_ERR_STORE_CLOSED
+/// once encore_store_close() closed it (the store's own calls say so).
+func clientStore(_ client: encore_client_ptr?) throws -> Store {
+    try borrow(client, as: EncoreClient.self, "client").store
 }
 
-/// The servers of a client and what their answers are checked with.
-struct ClientServers {
-    var distribution: String?
-    var country = "EUR"
-    var warningRegion = "DE"
-    var dp3t: String?
-    var dp3tKey: PublicKey?
-    var crowdNotifier: String?
-    var crowdNotifierKey: PublicKey?
-    var verification: String?
-    var submission: String?
-    var push: String?
-    var pushAPI: PushProtocol.API = .swisscovid
+/// The client's clock as the core keeps it: the host's function (with its
+/// context), or the system's.
+func clientClock(_ clock: encore_clock_fn?, _ context: UnsafeMutableRawPointer?) -> ClientClock {
+    guard let clock else { return .system }
+    let box = UncheckedContext(context)
+    return .host { clock(box.pointer) }
 }
 
 /// A client's options as C gives them, checked.
@@ -123,9 +55,6 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
     s.crowdNotifierKey = try key(o.crowdnotifier_public_key, o.crowdnotifier_public_key_length, "crowdnotifier_public_key")
     s.verification = try url(o.verification_url, "verification_url")
     s.submission = try url(o.submission_url, "submission_url")
-    if s.submission != nil && s.verification == nil {
-        throw EncoreError(.invalidArgument, "options->submission_url goes with a verification_url (the submission's TAN comes from it)")
-    }
     s.push = try url(o.push_url, "push_url")
     s.pushAPI = try pushAPI(o.push_api, "options->push_api")
     return s
@@ -140,8 +69,11 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
     }
 }
 
-/// Makes a client of the open `store` (kept by the client: the host may
-/// close its own handle) and `options` (may be NULL: no servers). The
+/// Makes a client of the open `store` and `options` (may be NULL: no
+/// servers). The client refers to the store: encore_store_close() closes
+/// it for every client made on it, whose calls then fail with
+/// ENCORE_ERR_STORE_CLOSED (free them as ever). A submission_url without a
+/// verification_url is ENCORE_ERR_INVALID_ARGUMENT. The
 /// options' strings and keys are copied, their transport and trust list
 /// kept. A server key that is not a usable EC public key gives
 /// ENCORE_ERR_KEY_FORMAT, a NULL key with a length ENCORE_ERR_INVALID_ARGUMENT. Release
@@ -158,8 +90,8 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
             ?? CurlTransport(options: TransportOptions())
         let trust = try o.trust.map { try borrow($0, as: TrustList.self, "options->trust") }
         let privateCheckIns = try checkInMode(o.checkin_mode) ?? false
-        let client = Client(store: s, transport: transport, trust: trust, servers: try clientServers(o), privateCheckIns: privateCheckIns,
-                            clock: o.clock, clockContext: o.clock_context)
+        let client = try EncoreClient(store: s, transport: transport, trust: trust, servers: try clientServers(o),
+                                      clock: clientClock(o.clock, o.clock_context), privateCheckIns: privateCheckIns)
         try output(out, "out") { retainedHandle(client) }
     }
 }
@@ -173,7 +105,7 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
 /// Thread-safe as the client is. `id` (may be NULL) gets the check-in's id.
 @c public func encore_client_checkin_add(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         let text = try text(qr_code, "qr_code")
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
         let isPrivate = try checkInMode(mode) ?? (c.privateCheckIns && CrowdNotifierQRCode.kind(of: text) != nil)
@@ -183,8 +115,8 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
     }
 }
 
-/// Releases a client; NULL does nothing. Its store stays open while the
-/// host holds its own handle.
+/// Releases a client; NULL does nothing. It closes nothing: the store is
+/// closed by encore_store_close().
 @c public func encore_client_free(_ client: encore_client_ptr?) {
     release(client)
 }
@@ -193,7 +125,7 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
 /// time its flows start at.
 @c public func encore_client_get_time(_ client: encore_client_ptr?, _ now: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         try output(now, "now") { try c.now() }
     }
 }

@@ -69,7 +69,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// call removes them first).
 @c public func encore_crowdnotifier_match_trace_keys_with_options(_ client: encore_client_ptr?, _ body: UnsafePointer<UInt8>?, _ length: Int, _ signature: UnsafePointer<CChar>?, _ bundle_tag: UnsafePointer<CChar>?, _ options: UnsafePointer<encore_trace_key_match_options>?, _ summary: UnsafeMutablePointer<encore_trace_key_match_summary>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         let bytes = Array(try buffer(body, length, "body"))
         let token = try text(signature, "signature")
         let tag = try bundle_tag.map { try text($0, "bundle_tag") }
@@ -100,9 +100,9 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// The bundle tag stored with the last trace-key body (for
 /// ?lastKeyBundleTag=), in library memory for encore_bytes_free();
 /// ENCORE_ERR_NOT_FOUND when none is stored (fetch everything).
-@c public func encore_crowdnotifier_get_bundle_tag(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_crowdnotifier_get_bundle_tag(_ client: encore_client_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         _ = try required(out, "out")
         guard let tag = try CheckInService(store: s).traceKeyBundleTag() else { throw EncoreError(.notFound, "no trace-key bundle tag is stored") }
         try output(out, "out") { try LibraryBytes.make(tag) }

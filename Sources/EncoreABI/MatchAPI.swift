@@ -145,9 +145,9 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
 /// buffers are kept for the next files and calls. The store is only read,
 /// so a cancelled run changes nothing. On success *out is a result for
 /// encore_match_result_free().
-@c public func encore_match_run(_ store: encore_store_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ options: UnsafePointer<encore_match_options>?, _ out: UnsafeMutablePointer<encore_match_result_ptr?>?) -> encore_status {
+@c public func encore_match_run(_ client: encore_client_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ options: UnsafePointer<encore_match_options>?, _ out: UnsafeMutablePointer<encore_match_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let out = try required(out, "out")
         let files = try keySources(sources, source_size, count)
         let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(options)

@@ -44,9 +44,9 @@ func pushRetry(_ pointer: UnsafePointer<encore_push_options>?) throws -> PushRet
 /// Records the state the rule decides on: whether the user has Exposure
 /// Notifications on (`exposure_notifications`, stored as a tracing event)
 /// and is in isolation; 0 or 1, or ENCORE_PUSH_KEEP to leave one as it is.
-@c public func encore_push_set_state(_ store: encore_store_ptr?, _ exposure_notifications: Int32, _ isolated: Int32, _ now: Int64) -> encore_status {
+@c public func encore_push_set_state(_ client: encore_client_ptr?, _ exposure_notifications: Int32, _ isolated: Int32, _ now: Int64) -> encore_status {
     guarded {
-        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        let service = PushService(store: try clientStore(client))
         for (v, name) in [(exposure_notifications, "exposure_notifications"), (isolated, "isolated")] where !(-1 ... 1).contains(v) {
             throw EncoreError(.invalidArgument, "\(name) must be 0, 1 or ENCORE_PUSH_KEEP, not \(v)")
         }
@@ -60,9 +60,9 @@ func pushRetry(_ pointer: UnsafePointer<encore_push_options>?) throws -> PushRet
 /// ENCORE_PUSH_REGISTER, _DEREGISTER or _NONE. `reason` (may be NULL)
 /// receives why, in words, for encore_bytes_free(). No request is made.
 /// ENCORE_ERR_PUSH_EVENT for an unknown event.
-@c public func encore_push_decide(_ store: encore_store_ptr?, _ event: Int32, _ now: Int64, _ decision: UnsafeMutablePointer<encore_push_decision>?, _ reason: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_push_decide(_ client: encore_client_ptr?, _ event: Int32, _ now: Int64, _ decision: UnsafeMutablePointer<encore_push_decision>?, _ reason: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        let service = PushService(store: try clientStore(client))
         let events: [Int32: PushRule.Event] = [ENCORE_PUSH_EVENT_APP_START: .appStart, ENCORE_PUSH_EVENT_CHECKOUT: .checkout, ENCORE_PUSH_EVENT_EN_ON: .enOn,
                                                ENCORE_PUSH_EVENT_EN_OFF: .enOff, ENCORE_PUSH_EVENT_TOKEN_CHANGED: .tokenChanged]
         guard let e = events[event] else { throw EncoreError(.pushEvent, "event must be ENCORE_PUSH_EVENT_*, not \(event)") }
@@ -98,7 +98,7 @@ func pushType(_ t: Int32) throws -> PushType {
 /// encore_push_register_start() + encore_operation_run().
 @c public func encore_push_register_run(_ client: encore_client_ptr?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         let now = try c.now()
         try runOperation(try pushRegisterOperation(c, push_token, type, options, now), transport: c.transport, now: now)
     }
@@ -110,17 +110,17 @@ func pushType(_ t: Int32) throws -> PushType {
 /// encore_operation_free(). The token is checked now, before any request.
 @c public func encore_push_register_start(_ client: encore_client_ptr?, _ push_token: UnsafePointer<CChar>?, _ type: Int32, _ options: UnsafePointer<encore_push_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         _ = try required(out, "out")
         let op = try pushRegisterOperation(c, push_token, type, options, try c.now())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
 
-func pushRegisterOperation(_ client: Client, _ push_token: UnsafePointer<CChar>?, _ type: Int32,
+func pushRegisterOperation(_ client: EncoreClient, _ push_token: UnsafePointer<CChar>?, _ type: Int32,
                            _ options: UnsafePointer<encore_push_options>?, _ now: Int64) throws -> RequestScript<PushStatus> {
     let service = PushService(store: client.store)
-    return try service.registerOperation(server: try client.push(), api: client.servers.pushAPI, pushToken: try text(push_token, "push_token"),
+    return try service.registerOperation(server: try client.pushURL(), api: client.servers.pushAPI, pushToken: try text(push_token, "push_token"),
                                          type: try pushType(type), retry: try pushRetry(options), now: now)
 }
 
@@ -132,7 +132,7 @@ func pushRegisterOperation(_ client: Client, _ push_token: UnsafePointer<CChar>?
 /// form of encore_push_deregister_start() + encore_operation_run().
 @c public func encore_push_deregister_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_push_options>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         try runOperation(try pushDeregisterOperation(c, options), transport: c.transport, now: try c.now())
     }
 }
@@ -141,26 +141,26 @@ func pushRegisterOperation(_ client: Client, _ push_token: UnsafePointer<CChar>?
 /// drives. Release *out with encore_operation_free().
 @c public func encore_push_deregister_start(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_push_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         _ = try required(out, "out")
         let op = try pushDeregisterOperation(c, options)
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
 
-func pushDeregisterOperation(_ client: Client, _ options: UnsafePointer<encore_push_options>?) throws -> RequestScript<PushStatus> {
+func pushDeregisterOperation(_ client: EncoreClient, _ options: UnsafePointer<encore_push_options>?) throws -> RequestScript<PushStatus> {
     let service = PushService(store: client.store)
     let retry = try pushRetry(options)
     if try service.status().state.registered { return try service.deregisterOperation(server: nil, api: nil, retry: retry) }
-    return try service.deregisterOperation(server: try client.push(), api: client.servers.pushAPI, retry: retry)
+    return try service.deregisterOperation(server: try client.pushURL(), api: client.servers.pushAPI, retry: retry)
 }
 
 /// The registration state as JSON ({"registered", "registeredAt", "server",
 /// "api", "pushType", "exposureNotifications", "checkIns", "isolated"}; the
 /// tokens are not in it), for encore_bytes_free().
-@c public func encore_push_get_status_json(_ store: encore_store_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_push_get_status_json(_ client: encore_client_ptr?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let service = PushService(store: try borrow(store, as: Store.self, "store"))
+        let service = PushService(store: try clientStore(client))
         try output(out, "out") { try LibraryBytes.make(service.status().json.rendered) }
     }
 }

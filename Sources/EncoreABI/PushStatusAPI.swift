@@ -28,7 +28,7 @@ private let pushTypes: [PushType: Int32] = [.ios: ENCORE_PUSH_TYPE_IOS, .android
 /// client is.
 @c public func encore_push_get_status(_ client: encore_client_ptr?, _ status: UnsafeMutablePointer<encore_push_status>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         try checkOutput(status, "status")
         let s = try PushService(store: c.store).status()
         var out = encore_push_status()

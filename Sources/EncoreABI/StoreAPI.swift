@@ -64,8 +64,14 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
     }
 }
 
-/// Closes a store; NULL does nothing. Everything committed is on disk.
+/// Closes the store's database and releases the handle; NULL does
+/// nothing. Everything committed is on disk. A call under way on another
+/// thread (through a client) finishes first. Clients made on the store
+/// stay valid handles, but every call of theirs that needs the store then
+/// fails with ENCORE_ERR_STORE_CLOSED; free them as usual.
 @c public func encore_store_close(_ store: encore_store_ptr?) {
+    guard let store else { return }
+    Unmanaged<Store>.fromOpaque(UnsafeRawPointer(store)).takeUnretainedValue().close()
     release(store)
 }
 
@@ -118,9 +124,9 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 /// *sightings) in one transaction: all or, on any error, none.
 /// Sightings identical to stored ones are kept once; *added (may be NULL)
 /// tells how many were new.
-@c public func encore_store_add_sightings(_ store: encore_store_ptr?, _ sightings: UnsafePointer<encore_sighting>?, _ element_size: Int, _ count: Int, _ added: UnsafeMutablePointer<Int>?) -> encore_status {
+@c public func encore_sighting_add(_ client: encore_client_ptr?, _ sightings: UnsafePointer<encore_sighting>?, _ element_size: Int, _ count: Int, _ added: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let given: [encore_sighting] = try readInputs(sightings, elementSize: element_size, count: count, "sightings")
         let rows = try given.enumerated().map { i, o in
             guard o.has_prev_scan <= 1, o.reserved.0 == 0, o.reserved.1 == 0, o.reserved2 == 0 else {
@@ -134,18 +140,18 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 }
 
 /// Writes the number of sightings with from <= time < to to *count.
-@c public func encore_store_count_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
+@c public func encore_sighting_count(_ client: encore_client_ptr?, _ from: Int64, _ to: Int64, _ count: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try output(count, "count") { UInt64(try s.countSightings(from: from, to: to)) }
     }
 }
 
 /// Copies sightings with from <= time < to, in time order, from index
 /// `first` on, as every list is copied (see "Lists").
-@c public func encore_store_copy_sightings(_ store: encore_store_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_sighting>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
+@c public func encore_sighting_copy(_ client: encore_client_ptr?, _ from: Int64, _ to: Int64, _ first: UInt64, _ out: UnsafeMutablePointer<encore_sighting>?, _ element_size: Int, _ capacity: Int, _ copied: UnsafeMutablePointer<Int>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try copyOut(first: first, out, element_size, capacity, copied, count: { try s.countSightings(from: from, to: to) },
                     forEach: { try s.forEachSighting(from: from, to: to, offset: $0, limit: $1, $2) }, encore_sighting.init)
     }

@@ -30,9 +30,9 @@ import EncoreWire
 /// cached hours of that day; a key file with the same name is replaced.
 /// `keys` (may be NULL) receives the key file's number of keys. There is no
 /// other way to put a key file into the cache.
-@c public func encore_store_import_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ now: Int64, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
+@c public func encore_keyfile_cache_import(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ now: Int64, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let trust = try borrow(trust, as: TrustList.self, "trust")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }
@@ -45,9 +45,9 @@ import EncoreWire
 /// Writes 1 to *has when the key file is cached, else 0. With an `etag` (not
 /// NULL), only a key file stored with exactly that ETag counts: a host that
 /// gets 0 downloads the key file (again).
-@c public func encore_store_has_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ has: UnsafeMutablePointer<Int32>?) -> encore_status {
+@c public func encore_keyfile_cache_has(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ has: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }
         try output(has, "has") { try s.hasCachedKeyFile(region: region, identifier: identifier, etag: etag) ? 1 : 0 }
@@ -59,9 +59,9 @@ import EncoreWire
 /// SHA-256 computed when it was stored: a mismatch is
 /// ENCORE_ERR_STORE_NOT_DATABASE (the store is damaged). A key file that is
 /// not cached is ENCORE_ERR_NOT_FOUND.
-@c public func encore_store_get_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ content: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_keyfile_cache_get(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ content: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         try output(content, "content") { try s.withCachedKeyFileContent(region: region, identifier: identifier) { try LibraryBytes.make(copying: $0) } }
     }
@@ -72,9 +72,9 @@ import EncoreWire
 /// not NULL, its ETag into library-owned memory in *etag (release it with
 /// encore_bytes_free(); "" when info->has_etag is 0). A key file that is not
 /// cached is ENCORE_ERR_NOT_FOUND.
-@c public func encore_store_get_keyfile_info(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ info: UnsafeMutablePointer<encore_cached_keyfile_info>?, _ etag: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_keyfile_cache_get_info(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ info: UnsafeMutablePointer<encore_cached_keyfile_info>?, _ etag: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         try checkOutput(info, "info")
         guard let p = try s.cachedKeyFileInfo(region: region, identifier: identifier) else {
@@ -93,9 +93,9 @@ import EncoreWire
 
 /// Writes a new list of the identifiers of the cached key files of `region`,
 /// in byte order, to *out (release it with encore_string_list_free()).
-@c public func encore_store_list_keyfiles(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
+@c public func encore_keyfile_cache_list(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let region = try text(region, "region")
         let out = try required(out, "out")
         let list = StringList(try s.cachedKeyFileIdentifiers(region: region))
@@ -105,9 +105,9 @@ import EncoreWire
 
 /// Removes a cached key file. *removed (may be NULL) tells whether there was
 /// one: 1, or 0 when it was not cached (not an error).
-@c public func encore_store_remove_keyfile(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ removed: UnsafeMutablePointer<Int32>?) -> encore_status {
+@c public func encore_keyfile_cache_remove(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ removed: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let r = try s.removeCachedKeyFile(region: region, identifier: identifier)
         removed?.pointee = r ? 1 : 0
@@ -118,9 +118,9 @@ import EncoreWire
 /// array is not modified), writes those not cached for `region` to *out as a
 /// new list, in the order given and each once: what the host still has to
 /// download. Release it with encore_string_list_free().
-@c public func encore_store_list_missing_keyfiles(_ store: encore_store_ptr?, _ region: UnsafePointer<CChar>?, _ available: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
+@c public func encore_keyfile_cache_list_missing(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ available: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ out: UnsafeMutablePointer<encore_string_list_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         let region = try text(region, "region")
         try checkedCount(count, of: UnsafePointer<CChar>?.self, "count")
         if count > 0 { _ = try required(available, "available") }

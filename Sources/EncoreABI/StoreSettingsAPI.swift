@@ -19,8 +19,8 @@ import EncoreWire
 // UTF-8, 1 to 1024 bytes). Setting a value replaces any value of any type
 // under the name. Reading with the wrong type is ENCORE_ERR_INVALID_ARGUMENT
 // (the message names the stored type); reading a missing name is
-// ENCORE_ERR_NOT_FOUND. Names starting "sync.", "push.", "tracing." or "encore." are the
-// library's own (each feature's StoreTables.settingPrefixes): every function here refuses them
+// ENCORE_ERR_NOT_FOUND. Names starting "sync.", "push.", "tracing." or "encore." (each feature's StoreTables.settingPrefixes) are the
+// library's own: every function here refuses them
 // (ENCORE_ERR_INVALID_ARGUMENT) and the list leaves them out.
 
 /// A host's setting name, read from C and checked against the library's own.
@@ -30,89 +30,56 @@ func hostSettingName(_ name: UnsafePointer<CChar>?, of store: Store) throws -> S
     return n
 }
 
-/// Sets the setting `name` to an integer.
-@c public func encore_store_set_setting_int64(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: Int64) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        try s.setSetting(try hostSettingName(name, of: s), to: .integer(value))
-    }
-}
-
-/// Writes the integer setting `name` to *value. ENCORE_ERR_NOT_FOUND when
-/// there is no such setting; ENCORE_ERR_INVALID_ARGUMENT, naming the stored
-/// type, when it holds another type (so for every _get_setting_ function).
-@c public func encore_store_get_setting_int64(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<Int64>?) -> encore_status {
+/// Sets the setting `name` to `value` (its `type` says which field holds
+/// it; see encore_setting_value), replacing any value of any type under
+/// the name. A NaN double, text that is not UTF-8 or holds a NUL, and an
+/// unknown type are ENCORE_ERR_INVALID_ARGUMENT. Thread-safe as the store is.
+@c public func encore_store_set_setting(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<encore_setting_value>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let name = try hostSettingName(name, of: s)
-        try output(value, "value") { try s.integerSetting(name) }
+        let v: encore_setting_value = try readInput(UnsafeRawPointer(try required(value, "value")), "value")
+        switch SettingType(rawValue: v.type) {
+        case .integer: try s.setSetting(name, to: .integer(v.integer))
+        case .double: try s.setSetting(name, to: .double(v.real))
+        case .text:
+            guard let text = String(validating: try buffer(v.data, v.length, "value->data"), as: UTF8.self) else {
+                throw EncoreError(.invalidArgument, "value->data is not UTF-8 text")
+            }
+            try s.setSetting(name, to: .text(text))
+        case .blob: try s.setSetting(name, blob: try buffer(v.data, v.length, "value->data"))
+        case nil: throw EncoreError(.invalidArgument, "value->type must be ENCORE_SETTING_*, not \(v.type)")
+        }
     }
 }
 
-/// Sets the setting `name` to a double (NaN is ENCORE_ERR_INVALID_ARGUMENT).
-@c public func encore_store_set_setting_double(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: Double) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        try s.setSetting(try hostSettingName(name, of: s), to: .double(value))
-    }
-}
-
-/// Writes the double setting `name` to *value.
-@c public func encore_store_get_setting_double(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<Double>?) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let name = try hostSettingName(name, of: s)
-        try output(value, "value") { try s.doubleSetting(name) }
-    }
-}
-
-/// Sets the setting `name` to text (NUL-terminated UTF-8).
-@c public func encore_store_set_setting_text(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let name = try hostSettingName(name, of: s)
-        try s.setSetting(name, to: .text(try text(value, "value")))
-    }
-}
-
-/// Copies the text setting `name` into library-owned memory in *value
-/// (NUL-terminated; release it with encore_bytes_free()).
-@c public func encore_store_get_setting_text(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+/// Reads the setting `name` into *value (its struct_size set by the
+/// caller): its type, and its integer or double, or the length of its text
+/// or blob, whose bytes are copied into library-owned memory in *bytes
+/// (text NUL-terminated; release it with encore_bytes_free()). `bytes` may
+/// be NULL to learn the type and length only. ENCORE_ERR_NOT_FOUND when
+/// there is no such setting. Thread-safe as the store is.
+@c public func encore_store_get_setting(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<encore_setting_value>?, _ bytes: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
         let s = try borrow(store, as: Store.self, "store")
         let name = try hostSettingName(name, of: s)
-        try output(value, "value") { try s.withSettingBytes(name, .text) { try LibraryBytes.make(copying: $0) } }
-    }
-}
-
-/// Sets the setting `name` to `length` bytes (NULL is allowed for 0 bytes).
-@c public func encore_store_set_setting_blob(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<UInt8>?, _ length: Int) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let name = try hostSettingName(name, of: s)
-        try s.setSetting(name, blob: try buffer(value, length, "value"))
-    }
-}
-
-/// Copies the blob setting `name` into library-owned memory in *value
-/// (release it with encore_bytes_free()).
-@c public func encore_store_get_setting_blob(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ value: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let name = try hostSettingName(name, of: s)
-        try output(value, "value") { try s.withSettingBytes(name, .blob) { try LibraryBytes.make(copying: $0) } }
-    }
-}
-
-/// Writes the type of the setting `name` (ENCORE_SETTING_*) to *type;
-/// ENCORE_ERR_NOT_FOUND when there is no such setting.
-@c public func encore_store_get_setting_type(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?, _ type: UnsafeMutablePointer<Int32>?) -> encore_status {
-    guarded {
-        let s = try borrow(store, as: Store.self, "store")
-        let name = try hostSettingName(name, of: s)
-        let out = try required(type, "type")
-        guard let t = try s.settingType(name) else { throw EncoreError(.notFound, "no setting named '\(name)'") }
-        out.pointee = t.rawValue
+        try checkOutput(value, "value")
+        guard let stored = try s.setting(name) else { throw EncoreError(.notFound, "no setting named '\(name)'") }
+        var out = encore_setting_value()
+        out.type = stored.type.rawValue
+        var copy: encore_bytes?
+        switch stored {
+        case .integer(let i): out.integer = i
+        case .double(let d): out.real = d
+        case .text(let t):
+            out.length = t.utf8.count
+            if bytes != nil { copy = try Array(t.utf8).withUnsafeBytes { try LibraryBytes.make(copying: $0) } }
+        case .blob(let b):
+            out.length = b.count
+            if bytes != nil { copy = try b.withUnsafeBytes { try LibraryBytes.make(copying: $0) } }
+        }
+        try writeOutput(out, to: value, "value")
+        if let copy, let bytes { bytes.pointee = copy }
     }
 }
 

@@ -37,9 +37,9 @@ let syncOptionsSize = MemoryLayout<encore_sync_options>.size
 }
 
 /// The sync's options as C gives them (`options` may be NULL: the
-/// defaults), with the client's servers and trust list.
-func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Client) throws -> SyncOptions {
-    guard let p = pointer else { return client.sync(SyncOptions()) }
+/// defaults); its servers and trust list are the client's.
+func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncOptions {
+    guard let p = pointer else { return SyncOptions() }
     let o = p.pointee
     try checkStructSize(p, Int(o.struct_size), known: syncOptionsSize, "encore_sync_options_init")
     var s = SyncOptions()
@@ -57,7 +57,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
     }
     s.traceWarnings = o.trace_warnings == 1
     s.progress = progressHandler(o.progress, o.progress_context)
-    return client.sync(s)
+    return s
 }
 
 /// What a sync would fetch now (the client's time), from the store's state
@@ -66,8 +66,8 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 /// `options` may be NULL (the defaults).
 @c public func encore_sync_plan(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ info: UnsafeMutablePointer<encore_sync_plan_info>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
-        let plan = try SyncService.plan(store: c.store, try syncOptions(options, of: c), now: try c.now())
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let plan = try c.syncPlan(try syncOptions(options))
         var out = encore_sync_plan_info()
         out.struct_size = UInt32(MemoryLayout<encore_sync_plan_info>.size)
         for step in plan.steps {
@@ -101,10 +101,10 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 /// cores share the work). `options` may be NULL.
 @c public func encore_sync_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ out: UnsafeMutablePointer<encore_sync_result_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
-        let o = try syncOptions(options, of: c)
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let o = try syncOptions(options)
         let out = try required(out, "out")
-        let report = try SyncService(store: c.store, transport: c.transport).run(o, now: try c.now())
+        let report = try c.sync(o)
         out.pointee = retainedHandle(SyncResultHandle(report))
     }
 }
@@ -123,10 +123,10 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 /// reads the outcome. Release *out with encore_operation_free().
 @c public func encore_sync_start(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_sync_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
-        let o = try syncOptions(options, of: c)
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let o = try syncOptions(options)
         _ = try required(out, "out")
-        let op = try SyncOperation(store: c.store, options: o, now: try c.now())
+        let op = try c.syncOperation(o)
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
     }
 }
@@ -199,7 +199,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?, of client: Clie
 /// verified when they were downloaded.
 @c public func encore_exposure_check_cached(_ client: encore_client_ptr?, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(client, as: Client.self, "client").store
+        let s = try borrow(client, as: EncoreClient.self, "client").store
         let risk = try config.map { try borrow($0, as: RiskConfigHandle.self, "config").value }
         let out = try required(out, "out")
         let (matching, now, _, v1, threads, progress) = try matchingParameters(match_options)

@@ -1,6 +1,7 @@
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns
+import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP

@@ -14,12 +14,6 @@ import EncoreTestResults
 import EncoreTracing
 import EncoreWire
 
-/// The test flows of a client: its store, transport and servers.
-func testService(_ client: Client) throws -> TestResultService {
-    try TestResultService(store: client.store, transport: client.transport, verification: client.verification(),
-                          submission: client.servers.submission)
-}
-
 extension encore_test_status {
     init(_ s: TestStatus) {
         self.init()
@@ -62,8 +56,8 @@ extension encore_test_status {
 /// look like every other on the wire.
 @c public func encore_test_register_run(_ client: encore_client_ptr?, _ key: UnsafePointer<encore_test_key>?, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
-        let service = try testService(c)
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let service = try c.testResults()
         let (testKey, dob, rapid) = try testKeyArgument(key)
         let s = try service.register(testKey, dateOfBirth: dob, rapid: rapid, now: try c.now())
         if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
@@ -78,7 +72,7 @@ extension encore_test_status {
 /// Release *out with encore_operation_free().
 @c public func encore_test_register_start(_ client: encore_client_ptr?, _ key: UnsafePointer<encore_test_key>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         _ = try required(out, "out")
         let (testKey, dob, rapid) = try testKeyArgument(key)
         let op = try TestResultService.registerOperation(store: c.store, verification: c.verification(), submission: c.servers.submission,
@@ -113,8 +107,8 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// older one the 400 means redeemed (the server deleted it).
 @c public func encore_test_poll_run(_ client: encore_client_ptr?, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
-        let s = try testService(c).poll(now: try c.now())
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let s = try c.testResults().poll(now: try c.now())
         if status != nil { try writeOutput(encore_test_status(s), to: status, "status") }
     }
 }
@@ -127,7 +121,7 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// Release *out with encore_operation_free().
 @c public func encore_test_poll_start(_ client: encore_client_ptr?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         _ = try required(out, "out")
         let op = try TestResultService.pollOperation(store: c.store, verification: c.verification(), submission: c.servers.submission,
                                                      now: try c.now())
@@ -148,9 +142,9 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 
 /// Where the registered test stands, from the store alone (registered is 0
 /// when there is none).
-@c public func encore_test_get_status(_ store: encore_store_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+@c public func encore_test_get_status(_ client: encore_client_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try writeOutput(encore_test_status(try TestResultService.status(of: s, now: now)), to: status, "status")
     }
 }
@@ -160,7 +154,7 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// the verification and the submission server.
 @c public func encore_test_noise_run(_ client: encore_client_ptr?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         try TestResultService.noise(transport: c.transport, verification: c.verification(), submission: c.submission())
     }
 }
@@ -171,7 +165,7 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 /// encore_operation_free().
 @c public func encore_test_noise_start(_ client: encore_client_ptr?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         _ = try required(out, "out")
         let op = try TestResultService.noiseOperation(verification: c.verification(), submission: c.submission())
         try output(out, "out") { retainedHandle(OperationHandle(op)) }
@@ -180,9 +174,9 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
 
 /// Deletes the registered test, its registration token and any TAN.
 /// `existed` (may be NULL) tells whether there was one.
-@c public func encore_test_forget(_ store: encore_store_ptr?, _ existed: UnsafeMutablePointer<Int32>?) -> encore_status {
+@c public func encore_test_forget(_ client: encore_client_ptr?, _ existed: UnsafeMutablePointer<Int32>?) -> encore_status {
     guarded {
-        let gone = try borrow(store, as: Store.self, "store").deleteTestRegistration()
+        let gone = try clientStore(client).deleteTestRegistration()
         existed?.pointee = gone ? 1 : 0
     }
 }
@@ -237,8 +231,8 @@ func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws 
 /// `summary` (may be NULL) tells what went.
 @c public func encore_submit_run(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ summary: UnsafeMutablePointer<encore_submit_summary>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
-        let service = try testService(c)
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let service = try c.testResults()
         let o = try service.submit(try submissionOptions(options), now: try c.now())
         if summary != nil { try writeOutput(encore_submit_summary(o), to: summary, "summary") }
     }
@@ -252,7 +246,7 @@ func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws 
 /// result. Release *out with encore_operation_free().
 @c public func encore_submit_start(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ out: UnsafeMutablePointer<encore_operation_ptr?>?) -> encore_status {
     guarded {
-        let c = try borrow(client, as: Client.self, "client")
+        let c = try borrow(client, as: EncoreClient.self, "client")
         _ = try required(out, "out")
         let op = try TestResultService.submitOperation(store: c.store, verification: c.verification(), submission: c.servers.submission,
                                                        options: try submissionOptions(options), now: try c.now())

@@ -43,9 +43,9 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 /// A schedule out of its bounds (see encore_tracer_options) is
 /// ENCORE_ERR_INVALID_ARGUMENT. Tracing starts with encore_tracer_start().
 /// Release it with encore_tracer_free(). The tracer is thread safe.
-@c public func encore_tracer_new(_ store: encore_store_ptr?, _ options: UnsafePointer<encore_tracer_options>?, _ out: UnsafeMutablePointer<encore_tracer_ptr?>?) -> encore_status {
+@c public func encore_tracer_new(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_tracer_options>?, _ out: UnsafeMutablePointer<encore_tracer_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         var scan = ScanSchedule.enf, rotation = RotationSchedule.enf
         var random = systemRandomSeconds
         if let options {
@@ -157,9 +157,9 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 
 /// Writes the stored calibration, and what it amounts to (effective_*), to
 /// *calibration.
-@c public func encore_tracing_get_calibration(_ store: encore_store_ptr?, _ calibration: UnsafeMutablePointer<encore_tracing_calibration>?) -> encore_status {
+@c public func encore_tracing_get_calibration(_ client: encore_client_ptr?, _ calibration: UnsafeMutablePointer<encore_tracing_calibration>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try checkOutput(calibration, "calibration")
         try writeOutput(encore_tracing_calibration(try s.tracingCalibration()), to: calibration, "calibration")
     }
@@ -167,9 +167,9 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 
 /// Records the name of the adapter the host traces with (1 to 64 bytes of
 /// UTF-8, e.g. "hci0"), shown by the status; NULL removes it.
-@c public func encore_tracing_set_adapter(_ store: encore_store_ptr?, _ name: UnsafePointer<CChar>?) -> encore_status {
+@c public func encore_tracing_set_adapter(_ client: encore_client_ptr?, _ name: UnsafePointer<CChar>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try s.setTracingAdapter(name == nil ? nil : try text(name, "name"))
     }
 }
@@ -177,9 +177,9 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 /// Copies the recorded adapter name into library-owned memory in *name
 /// (NUL-terminated; release it with encore_bytes_free()).
 /// ENCORE_ERR_NOT_FOUND when none was recorded.
-@c public func encore_tracing_get_adapter(_ store: encore_store_ptr?, _ name: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_tracing_get_adapter(_ client: encore_client_ptr?, _ name: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try output(name, "name") {
             guard let adapter = try s.tracingAdapter() else { throw EncoreError(.notFound, "no tracing adapter was recorded") }
             return try LibraryBytes.make(adapter)
@@ -190,9 +190,9 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
 /// Writes the tracing status at `now` to *status: on or off and since
 /// when, the last scan, the distinct RPIs heard in the last hour and 14
 /// days, and the tracing time in the last 14 days.
-@c public func encore_tracing_get_status(_ store: encore_store_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_tracing_status>?) -> encore_status {
+@c public func encore_tracing_get_status(_ client: encore_client_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_tracing_status>?) -> encore_status {
     guarded {
-        let s = try borrow(store, as: Store.self, "store")
+        let s = try clientStore(client)
         try checkOutput(status, "status")
         let st = try s.tracingStatus(now: now)
         try writeOutput(encore_tracing_status(struct_size: 0, active: st.active ? 1 : 0, has_since: st.since == nil ? 0 : 1,

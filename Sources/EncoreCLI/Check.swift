@@ -58,14 +58,15 @@ struct Check: ParsableCommand {
     func run() throws {
         let risk = try config.map(Risk.loadConfiguration)
         let options = try keyFiles.keyFileOptions()
-        let s = try store.open()
+        let client = try store.client(now: keyFiles.clock)
+        let s = client.store
         let result: CheckResult
         do {
             if keyFiles.files.isEmpty {
-                result = try CachedCheck(store: s).run(risk: risk, now: keyFiles.clock.value)
+                result = try CachedCheck(store: s).run(risk: risk, now: try client.now())
             } else {
                 result = try ExposureCheck(store: s).run(files: keyFiles.sources, keyFileOptions: options, matching: MatchingOptions(),
-                                                       risk: risk ?? Risk.loadConfiguration("cwa"), now: keyFiles.clock.value)
+                                                       risk: risk ?? Risk.loadConfiguration("cwa"), now: try client.now())
             }
         } catch let e as EncoreError {
             Output.fail(keyFiles.files.isEmpty ? store.db : keyFiles.subject, e.message)

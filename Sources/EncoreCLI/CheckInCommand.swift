@@ -87,9 +87,9 @@ struct CheckInAdd: ParsableCommand {
     var json = false
 
     func run() throws {
-        let s = try store.open()
+        let client = try store.client(now: clock)
         let c = try talking("check-in") {
-            try CheckInService(store: s).checkIn(qrCode: qr, start: start.value, end: end?.value, now: clock.value, isPrivate: isPrivate)
+            try client.checkIns.checkIn(qrCode: qr, start: start.value, end: end?.value, now: client.now(), isPrivate: isPrivate)
         }
         guard json else {
             Output.write("\(c.id)\n")
@@ -125,8 +125,8 @@ struct CheckInEnd: ParsableCommand {
     var qr: String?
 
     func run() throws {
-        let s = try store.open()
-        try talking("check-in \(id)") { try CheckInService(store: s).checkOut(id: id, end: end.value, qrCode: qr) }
+        let client = try store.client()
+        try talking("check-in \(id)") { try client.checkIns.checkOut(id: id, end: end.value, qrCode: qr) }
     }
 }
 
@@ -140,8 +140,8 @@ struct CheckInDelete: ParsableCommand {
     var id: Int64
 
     func run() throws {
-        let s = try store.open()
-        let existed = try talking("check-in \(id)") { try CheckInService(store: s).delete(id: id) }
+        let client = try store.client()
+        let existed = try talking("check-in \(id)") { try client.checkIns.delete(id: id) }
         guard existed else {
             Output.fail("check-in \(id)", "no such check-in")
             throw ExitCode(EncoreExit.failure)
@@ -160,8 +160,8 @@ struct CheckInList: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let s = try store.open()
-        let list = try talking("check-ins") { try CheckInService(store: s).list(now: clock.value) }
+        let client = try store.client(now: clock)
+        let list = try talking("check-ins") { try client.checkIns.list(now: client.now()) }
         if output.json {
             Output.write(JSONValue.object([("checkins", .array(list.map(\.json)))]).rendered(pretty: true) + "\n")
             return

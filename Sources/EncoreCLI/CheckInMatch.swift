@@ -91,9 +91,10 @@ struct CheckInMatchCommand: ParsableCommand {
     func run() throws {
         let configuration = try Self.loadConfiguration(config)
         let options = try packages.keyFileOptions()
-        let s = try store.open()
+        let client = try store.client(now: packages.clock)
+        let s = client.store
         let service = CheckInService(store: s)
-        let now = packages.clock.value
+        let now = try client.now()
         var skipped = 0
         for file in packages.files {
             let outcome = try talking(file) {

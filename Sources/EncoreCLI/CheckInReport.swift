@@ -38,8 +38,10 @@ struct CheckInReport: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let s = try store.open()
-        let reports = try talking("check-ins") { try CheckInSubmission.reports(s.checkIns(), now: clock.value, symptoms: symptoms.answer()) }
+        let client = try store.client(now: clock)
+        let reports = try talking("check-ins") {
+            try CheckInSubmission.reports(client.store.checkIns(), now: client.now(), symptoms: symptoms.answer())
+        }
         if output.json {
             Output.write(CheckInSubmission.json(reports).rendered(pretty: true) + "\n")
             return

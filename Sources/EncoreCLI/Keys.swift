@@ -48,9 +48,9 @@ struct KeysAdvertise: ParsableCommand {
     var txPower: Int8 = 0
 
     func run() throws {
-        let s = try store.open()
+        let client = try store.client(now: clock)
         do {
-            Output.write(Hex.encode(try OwnKeySchedule(store: s).advertisement(now: clock.value, txPower: txPower)) + "\n")
+            Output.write(Hex.encode(try OwnKeySchedule(store: client.store).advertisement(now: client.now(), txPower: txPower)) + "\n")
         } catch {
             throw store.fail(error)
         }

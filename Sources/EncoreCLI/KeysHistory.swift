@@ -49,10 +49,10 @@ struct KeysHistory: ParsableCommand {
     }
 
     func run() throws {
-        let s = try store.open()
+        let client = try store.client(now: clock)
         let keys: [ExposureKey]
         do {
-            keys = try OwnKeySchedule(store: s).keyHistory(now: clock.value, days: days)
+            keys = try OwnKeySchedule(store: client.store).keyHistory(now: client.now(), days: days)
         } catch {
             throw store.fail(error)
         }

@@ -49,8 +49,9 @@ struct MatchCommand: ParsableCommand {
 
     func run() throws {
         let fileOptions = try keyFiles.keyFileOptions()
-        let s = try store.open()
-        let options = MatchingOptions(), now = keyFiles.clock.value
+        let client = try store.client(now: keyFiles.clock)
+        let s = client.store
+        let options = MatchingOptions(), now = try client.now()
         let result: MatchResult
         do {
             result = try ExposureDetection(store: s).match(files: keyFiles.sources, keyFileOptions: fileOptions, options: options, now: now)

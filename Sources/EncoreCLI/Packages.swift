@@ -46,7 +46,7 @@ struct PackagesList: ParsableCommand {
     var json = false
 
     func run() throws {
-        let s = try store.open()
+        let s = try store.client().store
         var infos: [CachedKeyFileInfo] = []
         for region in try s.cachedKeyFileRegions() {
             for id in try s.cachedKeyFileIdentifiers(region: region) {

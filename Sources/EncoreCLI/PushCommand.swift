@@ -53,6 +53,14 @@ struct PushServerArguments: ParsableArguments {
     }
 
     var apiValue: PushProtocol.API { PushProtocol.API(rawValue: api) ?? .swisscovid }
+
+    /// The command's client: the store with this registry, the transport and --now.
+    func client(_ store: StoreArguments, now: NowArgument? = nil) throws -> EncoreClient {
+        var s = ClientServers()
+        s.push = server
+        s.pushAPI = apiValue
+        return try store.client(servers: s, transport: transport.transport(), now: now)
+    }
     var retry: PushRetry { PushRetry(attempts: attempts) }
 }
 
@@ -106,11 +114,12 @@ struct PushDecide: ParsableCommand {
     }
 
     func run() throws {
-        let service = PushService(store: try store.open())
+        let client = try store.client(now: clock)
+        let service = client.push
         let decision = try talking(store.db) { () throws -> PushRule.Decision in
-            if let en { try service.store.setExposureNotifications(en == "on", now: clock.value) }
+            if let en { try service.store.setExposureNotifications(en == "on", now: client.now()) }
             if let isolated { try service.setIsolated(isolated == "yes") }
-            return try service.decide(PushRule.Event(rawValue: event) ?? .appStart, now: clock.value)
+            return try service.decide(PushRule.Event(rawValue: event) ?? .appStart, now: client.now())
         }
         if output.json {
             Output.write(JSONValue.object([("action", .string(decision.action.rawValue)), ("reason", .string(decision.reason))]).rendered(pretty: true) + "\n")
@@ -154,11 +163,10 @@ struct PushRegister: ParsableCommand {
     }
 
     func run() throws {
-        let service = PushService(store: try store.open())
-        let server = servers.server ?? ""
-        let status = try talking(server) {
-            try service.register(transport: servers.transport.transport(), server: server, api: servers.apiValue, pushToken: token,
-                                 type: PushType(rawValue: type) ?? .ios, retry: servers.retry, now: clock.value)
+        let client = try servers.client(store, now: clock)
+        let status = try talking(servers.server ?? "") {
+            try client.push.register(transport: client.transport, server: client.pushURL(), api: client.servers.pushAPI, pushToken: token,
+                                     type: PushType(rawValue: type) ?? .ios, retry: servers.retry, now: client.now())
         }
         PushReport.write(status, json: output.json)
     }
@@ -183,10 +191,10 @@ struct PushDeregister: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let service = PushService(store: try store.open())
+        let client = try servers.client(store)
         let status = try talking(servers.server ?? "push deregistration") {
-            try service.deregister(transport: servers.transport.transport(), server: servers.server,
-                                   api: servers.server == nil ? nil : servers.apiValue, retry: servers.retry)
+            try client.push.deregister(transport: client.transport, server: client.servers.push,
+                                       api: client.servers.push == nil ? nil : client.servers.pushAPI, retry: servers.retry)
         }
         PushReport.write(status, json: output.json)
     }
@@ -203,7 +211,7 @@ struct PushStatusCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let service = PushService(store: try store.open())
-        PushReport.write(try talking(store.db) { try service.status() }, json: output.json)
+        let client = try store.client()
+        PushReport.write(try talking(store.db) { try client.push.status() }, json: output.json)
     }
 }

@@ -48,8 +48,12 @@ struct CWAServerArguments: ParsableArguments {
 
     @OptionGroup var transport: TransportArguments
 
-    func service(_ store: Store) throws -> TestResultService {
-        try TestResultService(store: store, transport: transport.transport(), verification: verification, submission: submission)
+    /// The command's client: the store with these servers, the transport and --now.
+    func client(_ store: StoreArguments, now: NowArgument? = nil) throws -> EncoreClient {
+        var s = ClientServers()
+        s.verification = verification
+        s.submission = submission
+        return try store.client(servers: s, transport: transport.transport(), now: now)
     }
 }
 

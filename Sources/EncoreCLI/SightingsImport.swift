@@ -55,7 +55,7 @@ struct SightingsImport: ParsableCommand {
     func run() throws {
         // The store first: a wrong key or a missing store fails at once,
         // before a large file is read.
-        let opened = try store.open()
+        let opened = try store.client().store
         let sightings = try readFile()
         let added: Int
         do {

@@ -48,7 +48,7 @@ struct SightingsList: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let s = try store.open()
+        let s = try store.client().store
         var out = output.json ? "[" : ""
         var first = true
         do {

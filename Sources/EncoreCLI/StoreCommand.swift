@@ -51,8 +51,9 @@ struct StoreArguments: ParsableArguments {
     }
 
     /// Opens the store. On failure writes `encore: PATH: REASON` and throws
-    /// ExitCode 1. Only `store init` may create a missing store.
-    func open(create: Bool = false) throws -> Store {
+    /// ExitCode 1. Only `store init` may create a missing store. Commands
+    /// reach it through their client (client(create:servers:...)).
+    func openStore(create: Bool = false) throws -> Store {
         let key = try StoreKeyEnvironment.current.key()
         do {
             return try Store(path: db, key: key.key, options: StoreOptions(create: create))

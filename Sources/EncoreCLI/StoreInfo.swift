@@ -42,7 +42,7 @@ struct StoreInfo: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let opened = try store.open()
+        let opened = try store.client().store
         let version: Int
         let sightings: Int
         let tables: [String: Int]

@@ -49,7 +49,7 @@ struct StoreInit: ParsableCommand {
         // app and how much is nobody else's business.
         let previous = umask(0o077)
         defer { umask(previous) }
-        let opened = try store.open(create: true)
+        let opened = try store.client(create: true).store
         let version: Int
         do {
             version = try opened.schemaVersion

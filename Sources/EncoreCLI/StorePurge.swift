@@ -60,9 +60,10 @@ struct StorePurge: ParsableCommand {
     }
 
     func run() throws {
-        let now = clock.value
         let maxAge = maxAgeDays * Self.secondsPerDay
-        let opened = try store.open()
+        let client = try store.client(now: clock)
+        let opened = client.store
+        let now = try client.now()
         let counts: PurgeCounts
         do {
             counts = try opened.purge(now: now, maxAge: maxAge)

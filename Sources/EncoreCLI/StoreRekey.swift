@@ -46,7 +46,7 @@ struct StoreRekey: ParsableCommand {
     func run() throws {
         let newKey = try StoreKeyEnvironment.new.key()
         do {
-            let opened = try store.open()
+            let opened = try store.client().store
             do {
                 try opened.rekey(to: newKey.key)
             } catch {

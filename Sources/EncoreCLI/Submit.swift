@@ -66,11 +66,11 @@ struct Submit: ParsableCommand {
     }
 
     func run() throws {
-        let s = try store.open()
-        let outcome = try talking(submission) {
-            try TestResultService(store: s, transport: transport.transport(), verification: verification, submission: submission)
-                .submit(options(), now: clock.value)
-        }
+        var servers = ClientServers()
+        servers.verification = verification
+        servers.submission = submission
+        let client = try store.client(servers: servers, transport: transport.transport(), now: clock)
+        let outcome = try talking(submission) { try client.testResults().submit(options(), now: client.now()) }
         if output.json {
             Output.write(outcome.json.rendered(pretty: true) + "\n")
         } else {

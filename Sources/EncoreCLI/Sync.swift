@@ -82,20 +82,31 @@ struct SyncArguments: ParsableArguments {
         } catch let e as EncoreError { throw ValidationError(e.message) }
     }
 
-    func options() throws -> SyncOptions {
+    /// The client's servers these options name (its trust list: trustList()).
+    func servers() throws -> ClientServers {
+        var s = ClientServers()
+        s.distribution = distribution
+        s.country = country
+        s.dp3t = dp3t
+        s.dp3tKey = try dp3tKey.map { try Self.publicKey($0, "--dp3t-key") }
+        s.warningRegion = warningRegion
+        s.crowdNotifier = crowdnotifier
+        s.crowdNotifierKey = try crowdnotifierKey.map { try Self.publicKey($0, "--crowdnotifier-key") }
+        return s
+    }
+
+    /// How this one sync runs.
+    func options() -> SyncOptions {
         var o = SyncOptions()
-        o.distribution = distribution
-        o.country = country
-        o.dp3t = dp3t
-        o.dp3tKey = try dp3tKey.map { try Self.publicKey($0, "--dp3t-key") }
         o.traceWarnings = !noWarnings
-        o.warningRegion = warningRegion
-        o.crowdNotifier = crowdnotifier
-        o.crowdNotifierKey = try crowdnotifierKey.map { try Self.publicKey($0, "--crowdnotifier-key") }
-        o.trust = try TrustArgument.trustList(trust)
         o.trigger = SyncTrigger(rawValue: trigger) ?? .user
         o.network = NetworkKind(rawValue: network) ?? .unmetered
         return o
+    }
+
+    /// The command's client: the store with these servers, trust list and --now.
+    func client(_ store: StoreArguments, transport: (any HTTPTransport)? = nil) throws -> EncoreClient {
+        try store.client(create: true, servers: servers(), trust: TrustArgument.trustList(trust), transport: transport, now: clock)
     }
 }
 
@@ -147,14 +158,11 @@ struct SyncRun: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        var options = try sync.options()
+        var options = sync.options()
         options.runCheck = !noCheck
         options.budgetSeconds = budget
-        let s = try store.open(create: true)
-        let t = try transport.transport()
-        let report = try talking(sync.distribution ?? sync.dp3t ?? sync.crowdnotifier ?? "sync") {
-            try SyncService(store: s, transport: t).run(options, now: sync.clock.value)
-        }
+        let client = try sync.client(store, transport: transport.transport())
+        let report = try talking(sync.distribution ?? sync.dp3t ?? sync.crowdnotifier ?? "sync") { try client.sync(options) }
         if output.json {
             Output.write(report.json.rendered(pretty: true) + "\n")
             return
@@ -181,8 +189,8 @@ struct SyncPlanCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let s = try store.open(create: true)
-        let plan = try talking(store.db) { try SyncService.plan(store: s, sync.options(), now: sync.clock.value) }
+        let client = try sync.client(store)
+        let plan = try talking(store.db) { try client.syncPlan(sync.options()) }
         if output.json {
             Output.write(plan.json.rendered(pretty: true) + "\n")
             return

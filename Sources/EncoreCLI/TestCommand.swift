@@ -140,11 +140,11 @@ struct TestRegister: ParsableCommand {
     }
 
     func run() throws {
-        let s = try store.open()
+        let client = try servers.client(store, now: clock)
         let status = try talking(servers.verification) {
-            try servers.service(s).register(key(), dateOfBirth: dob, rapid: rapid, now: clock.value)
+            try client.testResults().register(key(), dateOfBirth: dob, rapid: rapid, now: client.now())
         }
-        TestReport.write(status, json: output.json, secrets: try secrets.registration(s))
+        TestReport.write(status, json: output.json, secrets: try secrets.registration(client.store))
     }
 }
 
@@ -175,9 +175,9 @@ struct TestResultPoll: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let s = try store.open()
-        let status = try talking(servers.verification) { try servers.service(s).poll(now: clock.value) }
-        TestReport.write(status, json: output.json, secrets: try secrets.registration(s))
+        let client = try servers.client(store, now: clock)
+        let status = try talking(servers.verification) { try client.testResults().poll(now: client.now()) }
+        TestReport.write(status, json: output.json, secrets: try secrets.registration(client.store))
     }
 }
 
@@ -195,9 +195,9 @@ struct TestStatusCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let s = try store.open()
-        let status = try talking(store.db) { try TestResultService.status(of: s, now: clock.value) }
-        TestReport.write(status, json: output.json, secrets: try secrets.registration(s))
+        let client = try store.client(now: clock)
+        let status = try talking(store.db) { try TestResultService.status(of: client.store, now: client.now()) }
+        TestReport.write(status, json: output.json, secrets: try secrets.registration(client.store))
     }
 }
 
@@ -219,8 +219,12 @@ struct TestNoise: ParsableCommand {
     @OptionGroup var transport: TransportArguments
 
     func run() throws {
+        var servers = ClientServers()
+        servers.verification = verification
+        servers.submission = submission
+        let client = try store.client(servers: servers, transport: transport.transport())
         try talking(verification) {
-            try TestResultService.noise(transport: transport.transport(), verification: verification, submission: submission)
+            try TestResultService.noise(transport: client.transport, verification: client.verification(), submission: client.submission())
         }
     }
 }
@@ -235,8 +239,8 @@ struct TestForget: ParsableCommand {
     @OptionGroup var store: StoreArguments
 
     func run() throws {
-        let s = try store.open()
-        let existed = try talking(store.db) { try s.deleteTestRegistration() }
+        let client = try store.client()
+        let existed = try talking(store.db) { try client.store.deleteTestRegistration() }
         Output.write(existed ? "the registered test was deleted\n" : "no test was registered\n")
     }
 }

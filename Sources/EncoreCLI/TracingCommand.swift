@@ -54,10 +54,11 @@ struct TracingStatusCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
 
     func run() throws {
-        let s = try store.open()
+        let client = try store.client(now: clock)
+        let s = client.store
         let st: TracingStatus
         do {
-            st = try s.tracingStatus(now: clock.value)
+            st = try s.tracingStatus(now: client.now())
         } catch {
             throw store.fail(error)
         }

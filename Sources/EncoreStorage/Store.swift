@@ -29,8 +29,9 @@ public final class EncryptedDatabase: @unchecked Sendable {
     /// What the file holds, for messages ("store", "push registry").
     public let kind: String
     /// The one connection, behind its lock (not a lock of nothing beside it:
-    /// ThreadSanitizer took the empty value's accesses for races).
-    private let connection: Locked<Connection>
+    /// ThreadSanitizer took the empty value's accesses for races); nil once
+    /// close() closed it.
+    private let connection: Locked<Connection?>
 
     /// Opens (or creates) the database at `path` and brings its schema up to
     /// `migrations.count` (migration i takes version i to i + 1). A wrong
@@ -92,9 +93,20 @@ public final class EncryptedDatabase: @unchecked Sendable {
         self.connection = Locked(c)
     }
 
-    /// Runs `body` with the connection, one caller at a time.
+    /// Runs `body` with the connection, one caller at a time; `.storeClosed`
+    /// after close().
     public func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
-        try connection.withLock { try body($0) }
+        try connection.withLock { c in
+            guard let c else { throw EncoreError(.storeClosed, "the \(kind) at \(path) is closed") }
+            return try body(c)
+        }
+    }
+
+    /// Closes the database file: waits for the call under way, then every
+    /// later call fails with `.storeClosed`, whoever holds the object.
+    /// Closing again does nothing.
+    public func close() {
+        connection.withLock { $0 = nil }
     }
 
     public var schemaVersion: Int {
@@ -242,6 +254,10 @@ public final class Store: Sendable {
 
     /// Re-encrypts the store under a new key.
     public func rekey(to key: StoreKey) throws { try database.rekey(to: key) }
+
+    /// Closes the database (EncryptedDatabase.close): later calls, through
+    /// any holder, fail with `.storeClosed`.
+    public func close() { database.close() }
 
     /// SQLite's integrity check: nil when the store is sound, else its findings.
     public func integrityProblems() throws -> [String]? { try database.integrityProblems() }

@@ -10,4 +10,6 @@ extension EncoreError.Kind {
     public static let storeFailed = EncoreError.Kind("storeFailed")
     public static let storeBusy = EncoreError.Kind("storeBusy")
     public static let storeMissing = EncoreError.Kind("storeMissing")
+    /// The store was closed (encore_store_close()); its holders' calls fail.
+    public static let storeClosed = EncoreError.Kind("storeClosed")
 }

@@ -54,7 +54,7 @@ extension SyncOperation {
     static func degradable(_ kind: EncoreError.Kind) -> Bool {
         switch kind {
         case .cancelled, .outOfMemory, .internalError, .invalidArgument,
-             .storeWrongKey, .storeNotDatabase, .storeTooNew, .storeFailed, .storeBusy, .storeMissing: return false
+             .storeWrongKey, .storeNotDatabase, .storeTooNew, .storeFailed, .storeBusy, .storeMissing, .storeClosed: return false
         default: return true
         }
     }
@@ -76,7 +76,7 @@ extension SyncOperation {
             return
         }
         let (bytes, newTag) = try DistributionProtocol.package(from: r, "the app configuration")
-        let package = try SignedPackage(bytes: bytes, trust: options.trust, verify: true, limits: options.limits)
+        let package = try SignedPackage(bytes: bytes, trust: servers.trust, verify: true, limits: options.limits)
         let config = try AppConfiguration(payload: package.payload)
         let cached = try cachedETags()
         let revoked = config.revoked.filter { $0.region == country }.compactMap { p -> String? in
@@ -92,7 +92,7 @@ extension SyncOperation {
             // A revoked warning package goes with the warnings it brought;
             // the next sync fetches it again.
             for (id, digest) in revokedWarnings {
-                try w.removeCachedKeyFile(region: CachedKeyFileName.warningRegion(options.warningRegion), identifier: id)
+                try w.removeCachedKeyFile(region: CachedKeyFileName.warningRegion(servers.warningRegion), identifier: id)
                 if let digest { try w.removeCheckInWarnings(package: digest) }
             }
         }
@@ -108,8 +108,8 @@ extension SyncOperation {
     /// interval is the day's midnight hour plus the hour), with the SHA-256
     /// of its export.bin, which names the warnings it brought (nil: empty).
     private func revokedWarningPackages(_ config: AppConfiguration) throws -> [(String, [UInt8]?)] {
-        let region = CachedKeyFileName.warningRegion(options.warningRegion)
-        return try config.revoked.filter { $0.region == options.warningRegion }.compactMap { p -> (String, [UInt8]?)? in
+        let region = CachedKeyFileName.warningRegion(servers.warningRegion)
+        return try config.revoked.filter { $0.region == servers.warningRegion }.compactMap { p -> (String, [UInt8]?)? in
             guard let hour = p.hour, let midnight = UTCTime.midnight(ofDay: p.date) else { return nil }
             let id = String(midnight / 3600 + Int64(hour))
             guard let info = try store.cachedKeyFileInfo(region: region, identifier: id), info.etag == p.etag else { return nil }

@@ -18,7 +18,7 @@ extension SyncOperation {
     /// Everything published since the stored bundle tag; the new tag is
     /// stored with the bundle (never before it was verified and kept).
     func dp3tWork() throws -> [SyncWork] {
-        guard let base = options.dp3t, let key = options.dp3tKey else { return [] }
+        guard let base = servers.dp3t, let key = servers.dp3tKey else { return [] }
         let tag: String? = if case .text(let t)? = try store.setting(SyncSettings.dp3tTag) { t } else { nil }
         let synced = try dp3tSyncTimes()
         return [sinceBundleTag(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag), .dp3t, key: key, tagSetting: SyncSettings.dp3tTag,
@@ -50,7 +50,7 @@ extension SyncOperation {
     /// matches (never before the body was verified and processed). The
     /// pairings are heavy: the matching is a compute step of its own.
     func traceKeysWork() throws -> [SyncWork] {
-        guard let base = options.crowdNotifier, let key = options.crowdNotifierKey else { return [] }
+        guard let base = servers.crowdNotifier, let key = servers.crowdNotifierKey else { return [] }
         let service = CheckInService(store: store)
         return [sinceBundleTag(try DP3TProtocol.traceKeys(base: base, lastKeyBundleTag: try service.traceKeyBundleTag()), .traceKeys, key: key,
                                tagSetting: CheckInService.traceKeyBundleTagSetting, synced: (SyncSettings.traceKeysLast, .integer(now)),
@@ -98,7 +98,7 @@ extension SyncOperation {
     /// with its ETag so it is not fetched again. Matching again after a
     /// crash between the two adds nothing (warnings are stored once).
     func traceWarningsWork() -> [SyncWork] {
-        let region = options.warningRegion
+        let region = servers.warningRegion
         let cacheRegion = CachedKeyFileName.warningRegion(region)
         return [.fetch(DistributionProtocol.traceWarningIndex(base: base, region: region)) { op, r in
             let announced = try DistributionProtocol.traceWarningHours(from: r)
@@ -119,13 +119,13 @@ extension SyncOperation {
     }
 
     private func warningPackageWork(_ id: String, interval: Int64) -> SyncWork {
-        let region = options.warningRegion
+        let region = servers.warningRegion
         return .fetch(DistributionProtocol.traceWarningPackage(base: base, region: region, interval: interval)) { op, r in
             let (bytes, etag) = try DistributionProtocol.package(from: r, "the trace warning package of hour \(interval)")
             // An empty body is the empty package: nothing to verify or match.
             var outcome: WarningPackageOutcome?
             if !bytes.isEmpty {
-                outcome = try CheckInService(store: op.store).matchWarningPackage(bytes, trust: op.options.trust, verify: true,
+                outcome = try CheckInService(store: op.store).matchWarningPackage(bytes, trust: op.servers.trust, verify: true,
                                                                                   limits: op.options.limits, now: op.now)
             }
             try op.store.write { w in

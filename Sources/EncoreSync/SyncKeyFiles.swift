@@ -94,7 +94,7 @@ extension SyncOperation {
     /// blocking run pipelines instead: the package verified before this one
     /// is written on this thread while this one is verified on another.
     private func keep(_ r: HTTPResponse, _ target: PackageTarget) throws {
-        let verification = KeyFileOptions(verification: .require, trust: options.trust, limits: options.limits)
+        let verification = KeyFileOptions(verification: .require, trust: servers.trust, limits: options.limits)
         guard pipelined else {
             let package = try Self.check(r, target.what, verification)
             try Self.write(package, target, store: store, country: country, now: now)

@@ -24,6 +24,7 @@ import EncoreWire
 public final class SyncOperation: NetworkOperation {
     public let name = "sync"
     let store: Store
+    let servers: SyncServers
     let options: SyncOptions
     /// The sync's start: what it stores as its time.
     let now: Int64
@@ -59,13 +60,14 @@ public final class SyncOperation: NetworkOperation {
     public private(set) var value: SyncReport?
 
     /// Plans the sync at `now`; a sync with nothing due is done at once.
-    public convenience init(store: Store, options: SyncOptions, now: Int64) throws {
-        try self.init(store: store, options: options, now: now, pipelined: false)
+    public convenience init(store: Store, servers: SyncServers, options: SyncOptions, now: Int64) throws {
+        try self.init(store: store, servers: servers, options: options, now: now, pipelined: false)
     }
 
-    init(store: Store, options: SyncOptions, now: Int64, pipelined: Bool) throws {
-        let plan = try SyncService.plan(store: store, options, now: now)
+    init(store: Store, servers: SyncServers, options: SyncOptions, now: Int64, pipelined: Bool) throws {
+        let plan = try SyncService.plan(store: store, servers: servers, options, now: now)
         self.store = store
+        self.servers = servers
         self.options = options
         self.now = now
         self.pipelined = pipelined
@@ -79,8 +81,8 @@ public final class SyncOperation: NetworkOperation {
         }
     }
 
-    var country: String { options.country }
-    var base: String { options.distribution ?? "" }
+    var country: String { servers.country }
+    var base: String { servers.distribution ?? "" }
     public var isDone: Bool { failure != nil || value != nil }
 
     // MARK: - NetworkOperation
@@ -258,15 +260,15 @@ public final class SyncOperation: NetworkOperation {
             }
             if !report.stoppedEarly {
                 try store.write { w in
-                    if options.sources.cwa { try w.setSetting(SyncSettings.lastSuccess, to: .integer(now)) }
+                    if options.sources(servers).cwa { try w.setSetting(SyncSettings.lastSuccess, to: .integer(now)) }
                     try w.setSetting(SyncSettings.failures, to: .integer(0))
                     try w.deleteSetting(SyncSettings.lastError)
                 }
             }
-            report.deleted += try SyncService.purge(store, options, now: now)
+            report.deleted += try SyncService.purge(store, servers, now: now)
             var periodic = options
             periodic.trigger = .periodic
-            report.nextDueAt = try SyncService.plan(store: store, periodic, now: now).nextDueAt
+            report.nextDueAt = try SyncService.plan(store: store, servers: servers, periodic, now: now).nextDueAt
             // What was written waits in the WAL: its checkpoint, like the
             // check, is heavy work for the compute step.
             guard changed && (options.runCheck || checkpointsPaused) else {

@@ -9,17 +9,18 @@ import EncoreStorage
 import EncoreSupport
 import EncoreWire
 
-/// What a sync is told.
-public struct SyncOptions {
+/// Where a sync fetches from and what it checks the answers with: the
+/// client's servers and trust list (EncoreClient supplies them; a sync's
+/// own options say only how this one sync runs).
+public struct SyncServers: Sendable {
     /// CWA's distribution server (nil: no CWA sync) and the country of its packages.
     public var distribution: String?
     public var country = "EUR"
     /// A DP-3T backend (nil: none) and the key its answers' JWTs are signed with.
     public var dp3t: String?
     public var dp3tKey: PublicKey?
-    /// With the CWA sync, also CWA's trace warning packages (check-in
-    /// warnings) of this region (CWA publishes them for "DE").
-    public var traceWarnings = true
+    /// The region of CWA's trace warning packages (check-in warnings; CWA
+    /// publishes them for "DE").
     public var warningRegion = "DE"
     /// A CrowdNotifier backend (SwissCovid, NotifyMe: `GET /v3/traceKeys`;
     /// nil: none) and the key its answers' JWTs are signed with.
@@ -28,6 +29,18 @@ public struct SyncOptions {
     /// The trusted keys of the packages and the configuration (verification
     /// is always required: nothing unverified is kept).
     public var trust: TrustList?
+
+    public init(distribution: String? = nil, country: String = "EUR", dp3t: String? = nil, dp3tKey: PublicKey? = nil,
+                warningRegion: String = "DE", crowdNotifier: String? = nil, crowdNotifierKey: PublicKey? = nil, trust: TrustList? = nil) {
+        (self.distribution, self.country, self.dp3t, self.dp3tKey) = (distribution, country, dp3t, dp3tKey)
+        (self.warningRegion, self.crowdNotifier, self.crowdNotifierKey, self.trust) = (warningRegion, crowdNotifier, crowdNotifierKey, trust)
+    }
+}
+
+/// How one sync runs (its servers are the client's: SyncServers).
+public struct SyncOptions {
+    /// With the CWA sync, also CWA's trace warning packages (check-in warnings).
+    public var traceWarnings = true
     public var limits: ZipLimits = .default
     public var trigger: SyncTrigger = .user
     public var network: NetworkKind = .unmetered
@@ -40,8 +53,9 @@ public struct SyncOptions {
 
     public init() {}
 
-    var sources: SyncSources {
-        SyncSources(cwa: distribution != nil, dp3t: dp3t != nil, traceWarnings: traceWarnings, traceKeys: crowdNotifier != nil)
+    func sources(_ servers: SyncServers) -> SyncSources {
+        SyncSources(cwa: servers.distribution != nil, dp3t: servers.dp3t != nil, traceWarnings: traceWarnings,
+                    traceKeys: servers.crowdNotifier != nil)
     }
 }
 
@@ -122,17 +136,17 @@ public struct SyncService {
     }
 
     /// What a sync would do now, from the store's state alone.
-    public static func plan(store: Store, _ options: SyncOptions, now: Int64) throws -> SyncPlan {
-        try validate(options, now: now)
-        return SyncPlanner.plan(try store.syncState(country: options.country), now: now, trigger: options.trigger,
-                                network: options.network, sources: options.sources)
+    public static func plan(store: Store, servers: SyncServers, _ options: SyncOptions, now: Int64) throws -> SyncPlan {
+        try validate(servers, options, now: now)
+        return SyncPlanner.plan(try store.syncState(country: servers.country), now: now, trigger: options.trigger,
+                                network: options.network, sources: options.sources(servers))
     }
 
     /// The blocking sync: the operation driven through the transport on the
     /// calling thread (`options.progress` may cancel it), pipelined: it owns
     /// the thread, so a package is written while the next is verified.
-    public func run(_ options: SyncOptions, now: Int64) throws -> SyncReport {
-        let operation = try SyncOperation(store: store, options: options, now: now, pipelined: true)
+    public func run(servers: SyncServers, _ options: SyncOptions, now: Int64) throws -> SyncReport {
+        let operation = try SyncOperation(store: store, servers: servers, options: options, now: now, pipelined: true)
         do {
             _ = try OperationRunner.run(operation, transport: transport, now: now)
         } catch let e as EncoreError {
@@ -144,13 +158,13 @@ public struct SyncService {
 
     /// Deletes packages older than the retention: CWA days and hours by
     /// their date, DP-3T bundles by their download.
-    static func purge(_ store: Store, _ options: SyncOptions, now: Int64) throws -> Int {
+    static func purge(_ store: Store, _ servers: SyncServers, now: Int64) throws -> Int {
         guard let oldest = UTCTime.day(seconds: now - Self.retentionDays * UnixTime.day) else { return 0 }
         var stale: [(String, String)] = []
-        for id in try store.cachedKeyFileIdentifiers(region: options.country) {
-            if let (day, _) = CachedKeyFileName.parse(id), day < oldest { stale.append((options.country, id)) }
+        for id in try store.cachedKeyFileIdentifiers(region: servers.country) {
+            if let (day, _) = CachedKeyFileName.parse(id), day < oldest { stale.append((servers.country, id)) }
         }
-        let warnings = CachedKeyFileName.warningRegion(options.warningRegion)
+        let warnings = CachedKeyFileName.warningRegion(servers.warningRegion)
         let oldestHour = (now - Self.retentionDays * UnixTime.day) / 3600
         for id in try store.cachedKeyFileIdentifiers(region: warnings) where (Int64(id) ?? 0) < oldestHour {
             stale.append((warnings, id))
@@ -163,15 +177,15 @@ public struct SyncService {
         return try store.write { w in try stale.reduce(0) { n, p in n + (try w.removeCachedKeyFile(region: p.0, identifier: p.1) ? 1 : 0) } }
     }
 
-    static func validate(_ o: SyncOptions, now: Int64) throws {
+    static func validate(_ s: SyncServers, _ o: SyncOptions, now: Int64) throws {
         guard (0 ... UTCTime.maxSeconds).contains(now) else { throw EncoreError(.invalidArgument, "now must be a time between 1970 and 9999") }
-        guard o.distribution != nil || o.dp3t != nil || o.crowdNotifier != nil else {
+        guard s.distribution != nil || s.dp3t != nil || s.crowdNotifier != nil else {
             throw EncoreError(.invalidArgument, "nothing to sync: give a distribution server, a DP-3T backend, a CrowdNotifier backend or several")
         }
-        try DistributionProtocol.checkCountry(o.country)
-        try DistributionProtocol.checkCountry(o.warningRegion)
-        if o.dp3t != nil && o.dp3tKey == nil { throw EncoreError(.invalidArgument, "a DP-3T backend needs the public key its answers are signed with") }
-        if o.crowdNotifier != nil && o.crowdNotifierKey == nil {
+        try DistributionProtocol.checkCountry(s.country)
+        try DistributionProtocol.checkCountry(s.warningRegion)
+        if s.dp3t != nil && s.dp3tKey == nil { throw EncoreError(.invalidArgument, "a DP-3T backend needs the public key its answers are signed with") }
+        if s.crowdNotifier != nil && s.crowdNotifierKey == nil {
             throw EncoreError(.invalidArgument, "a CrowdNotifier backend needs the public key its answers are signed with")
         }
         guard (1 ... 86400).contains(o.budgetSeconds) else { throw EncoreError(.invalidArgument, "the time budget must be 1 s to 1 day") }

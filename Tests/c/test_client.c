@@ -1,6 +1,6 @@
 /* C tests of the client (encore_client): its options and their checks, the
- * host's clock and the system's, the store kept alive by the client after
- * the host closed its own handle, and every misuse refused with its status.
+ * host's clock and the system's, its calls refused once the store is closed
+ * (encore_store_close()), and every misuse refused with its status.
  * The flows on a client are tested in test_sync.c, test_testresult.c,
  * test_push.c and test_operation.c. Built with -Werror, run under valgrind. */
 #include "check.h"
@@ -75,27 +75,42 @@ static void test_clock(void) {
     encore_store_close(store);
 }
 
-/* The client keeps its store: the host may close its own handle first. */
-static void test_client_keeps_its_store(void) {
+/* encore_store_close() closes the database: a client made on the store
+ * stays a valid handle (to free), but every call of it that needs the
+ * store fails with ENCORE_ERR_STORE_CLOSED; calls that need no store
+ * (its clock) still work. */
+static void test_closed_store(void) {
     encore_store *store = fresh_store();
     int64_t now = NOW;
     encore_client_options o = test_client_options(NULL, &now);
     o.distribution_url = "https://distribution.example";
     encore_client *client = test_client(store, &o);
+    encore_client *second = test_client(store, NULL);
+    uint64_t count = 7;
+    CHECK(encore_sighting_count(client, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 0);
     encore_store_close(store);
+
     encore_sync_plan_info plan;
     memset(&plan, 0, sizeof plan);
     ENCORE_OUTPUT_INIT(plan);
-    CHECK(encore_sync_plan(client, NULL, &plan) == ENCORE_OK);
-    CHECK(plan.steps == (ENCORE_SYNC_STEP_CONFIG | ENCORE_SYNC_STEP_DAYS | ENCORE_SYNC_STEP_HOURS | ENCORE_SYNC_STEP_WARNINGS));
+    CHECK(encore_sync_plan(client, NULL, &plan) == ENCORE_ERR_STORE_CLOSED);
+    CHECK(strstr(encore_last_error_message(), "closed") != NULL);
+    count = 7;
+    CHECK(encore_sighting_count(client, INT64_MIN, INT64_MAX, &count) == ENCORE_ERR_STORE_CLOSED && count == 7);
+    CHECK(encore_tracing_event_add(second, NOW, 1) == ENCORE_ERR_STORE_CLOSED);
+    CHECK(encore_own_key_count(second, 0, &count) == ENCORE_ERR_STORE_CLOSED);
+    CHECK(strcmp(encore_status_name(ENCORE_ERR_STORE_CLOSED), "ENCORE_ERR_STORE_CLOSED") == 0);
+    int64_t t = 0;
+    CHECK(encore_client_get_time(client, &t) == ENCORE_OK && t == NOW);
     encore_client_free(client);
+    encore_client_free(second);
 }
 
 int main(void) {
     if (scratch_dir_make(dir, sizeof dir, "client") != 0) return 1;
     test_options();
     test_clock();
-    test_client_keeps_its_store();
+    test_closed_store();
     scratch_dir_remove(dir);
     return check_report();
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "store_client.h"
 #include "scratch.h"
 
 static const int64_t NOW = 1795500000;
@@ -128,7 +129,7 @@ static void test_match(const char *dir) {
     if (qr_text == NULL) return;
     memcpy(qr_text, qr.data, qr.length);
     int64_t visit = 0;
-    CHECK(encore_checkin_add(store, qr_text, NOW - 3 * HOUR, NOW - HOUR, NOW, &visit) == ENCORE_OK && visit > 0);
+    CHECK(encore_checkin_add(store_client(store), qr_text, NOW - 3 * HOUR, NOW - HOUR, NOW, &visit) == ENCORE_OK && visit > 0);
 
     /* Its trace keys for the hours of the visit, signed by the backend. */
     encore_bytes body = {0};
@@ -171,7 +172,7 @@ static void test_match(const char *dir) {
           ENCORE_ERR_CANCELLED);
     CHECK(log.calls >= 1 && memcmp(&s, &untouched, sizeof s) == 0);
     encore_bytes tag = {0};
-    CHECK(encore_crowdnotifier_get_bundle_tag(store, &tag) == ENCORE_ERR_NOT_FOUND && tag.data == NULL);
+    CHECK(encore_crowdnotifier_get_bundle_tag(store_client(store), &tag) == ENCORE_ERR_NOT_FOUND && tag.data == NULL);
 
     /* Matched on two threads: each hour's key opens the visit, once;
      * progress up to the total. */
@@ -183,7 +184,7 @@ static void test_match(const char *dir) {
     CHECK(s.events == 3 && s.matches == 3 && s.new_matches == 3 && s.pairings >= 3);
     CHECK(log.calls >= 1 && log.overlapping == 0 && log.out_of_order == 0);
     CHECK(log.total == s.events && log.last_done == log.total);
-    CHECK(encore_crowdnotifier_get_bundle_tag(store, &tag) == ENCORE_OK && tag.length == 13 &&
+    CHECK(encore_crowdnotifier_get_bundle_tag(store_client(store), &tag) == ENCORE_OK && tag.length == 13 &&
           memcmp(tag.data, "1795499940000", 13) == 0);
     encore_bytes_free(&tag);
     /* Again, the default options: seen before, nothing new to notify. */

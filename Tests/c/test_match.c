@@ -6,6 +6,7 @@
  * progress and cancelling, chunked copying and matching from several
  * threads. Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
+#include "store_client.h"
 #include "scratch.h"
 
 #include <pthread.h>
@@ -109,7 +110,7 @@ static void hear(encore_store *a, encore_store *b) {
     for (int i = 0; i < SCANS; i++) {
         uint8_t payload[20];
         int64_t t = T0 + (int64_t)i * SCAN_GAP;
-        CHECK(encore_advertisement_make(a, t, TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
+        CHECK(encore_advertisement_make(store_client(a), t, TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
         heard[i].struct_size = sizeof heard[i];
         heard[i].time = t;
         heard[i].prev_scan = t - SCAN_GAP;
@@ -119,14 +120,14 @@ static void hear(encore_store *a, encore_store *b) {
         memcpy(heard[i].aem, payload + 16, 4);
     }
     size_t added = 0;
-    CHECK(encore_store_add_sightings(b, heard, sizeof(encore_sighting), SCANS, &added) == ENCORE_OK && added == SCANS);
+    CHECK(encore_sighting_add(store_client(b), heard, sizeof(encore_sighting), SCANS, &added) == ENCORE_OK && added == SCANS);
 }
 
 static encore_key a_published_key(encore_store *a) {
     encore_key keys[2];
     size_t copied = 0;
     memset(keys, 0, sizeof keys);
-    CHECK(encore_store_copy_own_key_history(a, T0, 14, 0, keys, sizeof(encore_key), 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_own_key_copy_history(store_client(a), T0, 14, 0, keys, sizeof(encore_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(keys[0].rolling_start_interval_number == (int32_t)((T0 - T0 % DAY) / 600));
     return keys[0];
 }
@@ -182,7 +183,7 @@ static void test_match(encore_store *b, const buffer *file) {
     encore_match_options o = unverified_options(T0 + DAY, &kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     if (r == NULL) return;
     check_result(r);
 
@@ -214,7 +215,7 @@ static void test_match(encore_store *b, const buffer *file) {
         fclose(f);
         encore_key_source by_path = {sizeof(encore_key_source), 0, path, NULL, 0};
         r = NULL;
-        CHECK(encore_match_run(b, &by_path, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+        CHECK(encore_match_run(store_client(b), &by_path, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
         if (r != NULL) check_result(r);
         encore_match_result_free(r);
         unlink(path);
@@ -223,7 +224,7 @@ static void test_match(encore_store *b, const buffer *file) {
     /* Keys older than 14 days take no part. */
     o.now = T0 + 20 * DAY;
     r = NULL;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
     ENCORE_OUTPUT_INIT(s);
     if (r != NULL) {
@@ -235,7 +236,7 @@ static void test_match(encore_store *b, const buffer *file) {
     /* No files: an empty result. */
     o.now = T0 + DAY;
     r = NULL;
-    CHECK(encore_match_run(b, NULL, sizeof(encore_key_source), 0, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(store_client(b), NULL, sizeof(encore_key_source), 0, &o, &r) == ENCORE_OK && r != NULL);
     if (r != NULL) {
         CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
         CHECK(s.files == 0 && s.keys == 0 && s.windows == 0);
@@ -252,72 +253,72 @@ static void test_match_errors(encore_store *b, const buffer *file) {
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
     CHECK(encore_match_run(NULL, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_match_run(b, NULL, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match_run(store_client(b), NULL, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(strlen(encore_last_error_message()) > 0);
 
     encore_key_source latin1 = {sizeof(encore_key_source), 0, "caf\xe9.zip", NULL, 0};
-    CHECK(encore_match_run(b, &latin1, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &latin1, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     encore_key_source nothing = {sizeof(encore_key_source), 0, NULL, NULL, 5};
-    CHECK(encore_match_run(b, &nothing, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &nothing, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
 
     encore_match_options bad = o;
     bad.struct_size = 8;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.reserved = 1;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.tx_power_min = 30;
     bad.tx_power_max = 20;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.infectiousness_by_dsos[3] = 7;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     /* Times and counts at the ends of their types are refused, not trapped on. */
     const int64_t bad_nows[] = {INT64_MIN, INT64_MIN + 300000, -1};
     for (size_t i = 0; i < sizeof bad_nows / sizeof bad_nows[0]; i++) {
         bad = o;
         bad.now = bad_nows[i];
-        CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+        CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     }
     bad = o;
     bad.max_key_age_days = INT32_MIN;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad.max_key_age_days = o.max_key_age_days;
     bad.drift_intervals = -1;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.threads = UINT32_MAX;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad.threads = 257;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(encore_match_options_init(&bad, 4, 0) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_match_options_init(NULL, sizeof bad, 0) == ENCORE_ERR_INVALID_ARGUMENT);
 
     /* By default a file must carry a trusted signature. */
     encore_match_options defaults;
     CHECK(encore_match_options_init(&defaults, sizeof defaults, T0 + DAY) == ENCORE_OK);
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
 
     /* Broken files: each has its own status. */
     encore_key_source header_only = {sizeof(encore_key_source), 0, NULL, file->bytes, 10};
-    CHECK(encore_match_run(b, &header_only, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_HEADER && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &header_only, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_HEADER && r == sentinel);
     buffer cut = *file;
     cut.length -= 7; /* inside the last key */
     encore_key_source truncated = {sizeof(encore_key_source), 0, NULL, cut.bytes, cut.length};
-    CHECK(encore_match_run(b, &truncated, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_MALFORMED && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &truncated, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_MALFORMED && r == sentinel);
     static const uint8_t zip_start[] = {'P', 'K', 3, 4, 0, 0};
     encore_key_source zip = {sizeof(encore_key_source), 0, NULL, zip_start, sizeof zip_start};
-    CHECK(encore_match_run(b, &zip, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_ZIP_TRUNCATED && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &zip, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_ZIP_TRUNCATED && r == sentinel);
     char missing[600];
     snprintf(missing, sizeof missing, "%s/no-such-file.zip", dir);
     encore_key_source absent = {sizeof(encore_key_source), 0, missing, NULL, 0};
-    CHECK(encore_match_run(b, &absent, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    CHECK(encore_match_run(store_client(b), &absent, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_IO && r == sentinel);
     /* One bad file among good ones fails the whole call. */
     encore_key_source mixed[3] = {src, absent, src};
-    CHECK(encore_match_run(b, mixed, sizeof(encore_key_source), 3, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    CHECK(encore_match_run(store_client(b), mixed, sizeof(encore_key_source), 3, &o, &r) == ENCORE_ERR_IO && r == sentinel);
 }
 
 typedef struct {
@@ -343,7 +344,7 @@ static void test_progress_and_cancel(encore_store *b, const buffer *file) {
     o.progress = on_progress;
     o.progress_context = &log;
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     /* Progress counts the files' bytes as given: it ends at their total. */
     CHECK(log.calls >= 1 && log.last_done == file->length && log.last_total == file->length);
     encore_match_result_free(r);
@@ -351,7 +352,7 @@ static void test_progress_and_cancel(encore_store *b, const buffer *file) {
     log = (progress_log){0, 0, 0, 1};
     encore_match_result *const sentinel = (encore_match_result *)&dir;
     r = sentinel;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_CANCELLED && r == sentinel && log.calls == 1);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_CANCELLED && r == sentinel && log.calls == 1);
 }
 
 /* The risk of the match, and the exposure check that stores it. */
@@ -363,7 +364,7 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK);
     encore_risk_assessment *assessment = NULL;
     CHECK(encore_risk_calculate_match(config, r, o.now, &assessment) == ENCORE_OK);
     encore_risk_summary rs;
@@ -412,18 +413,18 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
 
     /* A cancelled check stores nothing. */
     uint64_t before = 0, after = 0;
-    CHECK(encore_store_count_risk_results(b, 0, INT64_MAX, &before) == ENCORE_OK);
+    CHECK(encore_risk_result_count(store_client(b), 0, INT64_MAX, &before) == ENCORE_OK);
     progress_log log = {0, 0, 0, 1};
     encore_match_options cancelling = o;
     cancelling.progress = on_progress;
     cancelling.progress_context = &log;
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &cancelling, NULL, &check) == ENCORE_ERR_CANCELLED && check == NULL);
-    CHECK(encore_store_count_risk_results(b, 0, INT64_MAX, &after) == ENCORE_OK && after == before);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &cancelling, NULL, &check) == ENCORE_ERR_CANCELLED && check == NULL);
+    CHECK(encore_risk_result_count(store_client(b), 0, INT64_MAX, &after) == ENCORE_OK && after == before);
 
     /* With tracing switched on three days before: HIGH, stored, notified. */
-    CHECK(encore_store_add_tracing_event(b, T0 - 3 * DAY, 1) == ENCORE_OK);
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_tracing_event_add(store_client(b), T0 - 3 * DAY, 1) == ENCORE_OK);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
@@ -436,14 +437,14 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_risk_assessment_free(from_check);
     encore_risk_result last;
     ENCORE_OUTPUT_INIT(last);
-    CHECK(encore_store_get_last_risk_result(b, &last, NULL) == ENCORE_OK);
+    CHECK(encore_risk_result_get_last(store_client(b), &last, NULL) == ENCORE_OK);
     CHECK(last.id == cs.stored_result_id && last.level == ENCORE_CHECK_HIGH && last.time == o.now);
     encore_check_result_free(check);
 
     /* An hour later: still HIGH, so no new notification. */
     o.now += 3600;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.status == ENCORE_CHECK_HIGH && cs.notification_due == 0 && cs.stored_result_id > last.id);
     encore_check_result_free(check);
@@ -453,19 +454,19 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.reserved = 1;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.tracing_days = INT64_MAX;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     co.tracing_days = 14;
     co.maximum_key_age_seconds = INT64_MIN;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     co.maximum_key_age_seconds = 48 * 3600;
 
     /* CWA's v1 model from C: the default gives the score of the CWA preset;
      * a model of the caller's decides the v1 level; bad models are refused. */
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     double cwa_score = cs.v1_score;
     encore_check_result_free(check);
@@ -474,29 +475,29 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_risk_v1_config v1 = {sizeof(encore_risk_v1_config), 2, sizeof(encore_risk_v1_class), 0, 1, {1, 1, 1}, 0, classes};
     co.risk_v1 = &v1;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.v1_level == ENCORE_RISK_HIGH && cs.v1_score >= cwa_score && cs.v1_score > 0);
     encore_check_result_free(check);
     v1.normalization_divisor = 0;
     check = NULL;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.normalization_divisor = 1;
     v1.class_count = 0;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.class_count = 2;
     classes[1].level = 7;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     classes[1].level = ENCORE_RISK_HIGH;
     classes[0].max = classes[0].min;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.classes = NULL;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
 
     encore_match_options before_time = o;
     before_time.now = INT64_MIN;
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, config, &before_time, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
-    CHECK(encore_exposure_check(b, &src, sizeof(encore_key_source), 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &before_time, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     encore_check_result_free(NULL);
     encore_risk_config_free(config);
     encore_risk_config_free(NULL);
@@ -527,9 +528,9 @@ static void test_signed_sample(encore_store *b) {
     o.keyfile_options = &kf;
     encore_key_source src = {sizeof(encore_key_source), 0, zip_path, NULL, 0};
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
     CHECK(encore_trust_add_key(trust, "310", "v1", pem, pem_len) == ENCORE_OK);
-    CHECK(encore_match_run(b, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
     ENCORE_OUTPUT_INIT(s);
     CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
@@ -565,7 +566,7 @@ static void *match_in_thread(void *arg) {
         encore_match_result *r = NULL;
         encore_match_stats s;
         ENCORE_OUTPUT_INIT(s);
-        if (encore_match_run(job->store, src, sizeof(encore_key_source), 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
+        if (encore_match_run(store_client(job->store), src, sizeof(encore_key_source), 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
             s.files != 2 || s.keys != 6 || s.matched_keys != 1 || s.windows != 1)
             job->ok = 0;
         encore_match_result_free(r);

@@ -5,6 +5,7 @@
  * it is fed, and every misuse (out of turn, wrong id, bad status, small
  * struct) refused with its status. Built with -Werror, run under valgrind. */
 #include "check.h"
+#include "store_client.h"
 #include "client.h"
 #include "fresh_store.h"
 
@@ -20,7 +21,7 @@
 
 static int push_registered(encore_store *store) {
     encore_bytes json = {0};
-    CHECK(encore_push_get_status_json(store, &json) == ENCORE_OK);
+    CHECK(encore_push_get_status_json(store_client(store), &json) == ENCORE_OK);
     int yes = json.data != NULL && strstr((const char *)json.data, "\"registered\":true") != NULL;
     encore_bytes_free(&json);
     return yes;
@@ -179,7 +180,7 @@ static void test_result_poll_step_by_step(void) {
     /* Stored as it was fed, before the fakes. */
     encore_test_status stored;
     ENCORE_OUTPUT_INIT(stored);
-    CHECK(encore_test_get_status(store, NOW + 3600, &stored) == ENCORE_OK);
+    CHECK(encore_test_get_status(store_client(store), NOW + 3600, &stored) == ENCORE_OK);
     CHECK(stored.result == ENCORE_TEST_RESULT_POSITIVE && stored.sample_collected_at == 1795400000);
     CHECK(encore_operation_get_test_status(op, &st) == ENCORE_ERR_OPERATION_STATE);
 

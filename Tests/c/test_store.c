@@ -7,6 +7,7 @@
  * Crashes, plaintext at rest, other processes and the sqlcipher tool are
  * tested in Tests/store (scripts/test-store.sh). */
 #include "check.h"
+#include "store_client.h"
 #include "scratch.h"
 
 #include <dirent.h>
@@ -185,7 +186,7 @@ static int same_obs(const encore_sighting *a, const encore_sighting *b) {
 
 static uint64_t count_all(encore_store *s) {
     uint64_t n = 0xdead;
-    CHECK(encore_store_count_sightings(s, INT64_MIN, INT64_MAX, &n) == ENCORE_OK);
+    CHECK(encore_sighting_count(store_client(s), INT64_MIN, INT64_MAX, &n) == ENCORE_OK);
     return n;
 }
 
@@ -200,7 +201,7 @@ static void test_create_and_reopen(void) {
     CHECK(encore_store_get_schema_version(s, &version) == ENCORE_OK && version >= 1);
     encore_sighting o[3] = {obs(T0, 1), obs(T0 + 1, 2), obs(T0 + 2, 3)};
     size_t added = 99;
-    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 3, &added) == ENCORE_OK && added == 3);
+    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 3, &added) == ENCORE_OK && added == 3);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
     encore_store_close(s);
     CHECK(exists(db));
@@ -216,7 +217,7 @@ static void test_create_and_reopen(void) {
 
     const char *rdb = path_in_dir("raw.db");
     s = open_ok(rdb, raw(raw_a, 32));
-    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 2, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 2, NULL) == ENCORE_OK);
     encore_store_close(s);
     s = open_ok(rdb, raw(raw_a, 32));
     CHECK(count_all(s) == 2);
@@ -263,7 +264,7 @@ static void test_wrong_key_leaves_files_alone(void) {
     encore_store *s = open_ok(db, passphrase("right"));
     encore_sighting o[50];
     for (uint32_t i = 0; i < 50; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 50, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 50, NULL) == ENCORE_OK);
     encore_store_close(s);
 
     struct snapshot before;
@@ -281,9 +282,9 @@ static void test_wrong_key_leaves_files_alone(void) {
 
     /* While the right key has the store open (WAL and its index present). */
     s = open_ok(db, passphrase("right"));
-    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
+    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
     encore_sighting more = obs(T0 + 1000, 1000);
-    CHECK(encore_store_add_sightings(s, &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(s), &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     take_snapshot(db, &before);
     CHECK(before.present[1]); /* the -wal file */
     for (int i = 0; i < 2; i++) {
@@ -327,7 +328,7 @@ static void test_not_a_database(void) {
     const char *cut = path_in_dir("cut.db");
     encore_store *good = open_ok(cut, raw(raw_b, 32));
     encore_sighting o = obs(T0, 1);
-    CHECK(encore_store_add_sightings(good, &o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(good), &o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     encore_store_close(good);
     size_t n = 0;
     unsigned char *bytes = slurp(cut, &n);
@@ -383,13 +384,13 @@ static void test_bulk_count_copy(void) {
         in[i] = obs(T0 + n, n);
     }
     size_t added = 0;
-    CHECK(encore_store_add_sightings(s, in, sizeof(encore_sighting), BULK, &added) == ENCORE_OK && added == BULK);
+    CHECK(encore_sighting_add(store_client(s), in, sizeof(encore_sighting), BULK, &added) == ENCORE_OK && added == BULK);
     CHECK(count_all(s) == BULK);
     uint64_t n = 0;
-    CHECK(encore_store_count_sightings(s, T0 + 100, T0 + 250, &n) == ENCORE_OK && n == 150);
-    CHECK(encore_store_count_sightings(s, T0 + 250, T0 + 100, &n) == ENCORE_OK && n == 0);
-    CHECK(encore_store_count_sightings(s, T0 + BULK, INT64_MAX, &n) == ENCORE_OK && n == 0);
-    CHECK(encore_store_count_sightings(s, INT64_MIN, T0 + 1, &n) == ENCORE_OK && n == 1);
+    CHECK(encore_sighting_count(store_client(s), T0 + 100, T0 + 250, &n) == ENCORE_OK && n == 150);
+    CHECK(encore_sighting_count(store_client(s), T0 + 250, T0 + 100, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_sighting_count(store_client(s), T0 + BULK, INT64_MAX, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_sighting_count(store_client(s), INT64_MIN, T0 + 1, &n) == ENCORE_OK && n == 1);
 
     /* The whole range in chunks of 777: time order, every field back. */
     static encore_sighting out[BULK];
@@ -398,7 +399,7 @@ static void test_bulk_count_copy(void) {
     int chunks = 0;
     for (;;) {
         size_t cap = BULK - total < 777 ? BULK - total + 1 : 777;
-        CHECK(encore_store_copy_sightings(s, INT64_MIN, INT64_MAX, total, out + total, sizeof(encore_sighting), cap, &copied) == ENCORE_OK);
+        CHECK(encore_sighting_copy(store_client(s), INT64_MIN, INT64_MAX, total, out + total, sizeof(encore_sighting), cap, &copied) == ENCORE_OK);
         total += copied;
         chunks++;
         if (copied < cap || chunks > 100) break;
@@ -414,19 +415,19 @@ static void test_bulk_count_copy(void) {
 
     /* A range with an offset. */
     encore_sighting part[10];
-    CHECK(encore_store_copy_sightings(s, T0 + 500, T0 + 600, 95, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 5);
+    CHECK(encore_sighting_copy(store_client(s), T0 + 500, T0 + 600, 95, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 5);
     encore_sighting want = obs(T0 + 595, 595);
     CHECK(same_obs(&part[0], &want));
-    CHECK(encore_store_copy_sightings(s, T0 + 500, T0 + 600, 100, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_sighting_copy(store_client(s), T0 + 500, T0 + 600, 100, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
     /* One rule for every _copy_ function: first equal to the count copies
      * nothing, past it is ENCORE_ERR_OUT_OF_RANGE (and *copied is untouched). */
     copied = 99;
-    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 11, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 11, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, UINT64_MAX, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 10, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 11, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 11, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, UINT64_MAX, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 10, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
     copied = 99;
-    CHECK(encore_store_copy_sightings(s, T0, T0 + 10, 0, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 0, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_OK && copied == 0);
     encore_store_close(s);
 
     s = open_ok(db, raw(raw_a, 32));
@@ -440,8 +441,8 @@ static void test_duplicates(void) {
     encore_sighting a = obs(T0, 1), b = obs(T0, 2);
     encore_sighting batch[4] = {a, a, b, a};
     size_t added = 99;
-    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 2);
-    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 2);
+    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 0);
     CHECK(count_all(s) == 2);
 
     /* prev_scan unknown vs known: different sightings; prev_scan ignored when unknown. */
@@ -452,9 +453,9 @@ static void test_duplicates(void) {
     zero.prev_scan = 0;
     ignored.has_prev_scan = 0;
     ignored.prev_scan = 12345;
-    CHECK(encore_store_add_sightings(s, &unknown, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_store_add_sightings(s, &zero, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_store_add_sightings(s, &ignored, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_sighting_add(store_client(s), &unknown, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_sighting_add(store_client(s), &zero, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_sighting_add(store_client(s), &ignored, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 0);
     /* One field apart: a new sighting each. */
     encore_sighting d = a;
     d.rssi = (int8_t)(d.rssi + 1);
@@ -465,9 +466,9 @@ static void test_duplicates(void) {
     encore_sighting g = a;
     g.time += 1;
     encore_sighting four[4] = {d, e, f, g};
-    CHECK(encore_store_add_sightings(s, four, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 4);
+    CHECK(encore_sighting_add(store_client(s), four, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 4);
     CHECK(count_all(s) == 8);
-    CHECK(encore_store_add_sightings(s, NULL, sizeof(encore_sighting), 0, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_sighting_add(store_client(s), NULL, sizeof(encore_sighting), 0, &added) == ENCORE_OK && added == 0);
     encore_store_close(s);
 }
 
@@ -476,7 +477,7 @@ static void test_all_or_nothing(void) {
     enum { N = 1000 };
     static encore_sighting batch[N];
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), 10, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), 10, NULL) == ENCORE_OK);
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + 100000 + i, i);
     size_t added = 4242;
     struct {
@@ -496,13 +497,13 @@ static void test_all_or_nothing(void) {
         case 4: o->reserved[1] = 0x80; break;
         default: o->has_prev_scan = 255; break;
         }
-        CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
+        CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
         CHECK(added == 4242);
         if (count_all(s) != 10) fprintf(stderr, "  %s: rows were added\n", bad[k].what);
         CHECK(count_all(s) == 10);
         batch[bad[k].row] = keep;
     }
-    CHECK(encore_store_add_sightings(s, batch, sizeof(encore_sighting), N, &added) == ENCORE_OK && added == N);
+    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), N, &added) == ENCORE_OK && added == N);
     CHECK(count_all(s) == 10 + N);
     encore_store_close(s);
 }
@@ -512,12 +513,12 @@ static void test_rekey(void) {
     encore_store *s = open_ok(db, raw(raw_a, 32));
     encore_sighting o[100];
     for (uint32_t i = 0; i < 100; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), 100, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 100, NULL) == ENCORE_OK);
     encore_store_key to_pass = passphrase("new passphrase");
     CHECK(encore_store_rekey(s, &to_pass) == ENCORE_OK);
     CHECK(count_all(s) == 100); /* the handle goes on working */
     encore_sighting more = obs(T0 + 500, 500);
-    CHECK(encore_store_add_sightings(s, &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(s), &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     /* A bad new key changes nothing. */
     encore_store_key short_raw = raw(raw_b, 31);
     CHECK(encore_store_rekey(s, &short_raw) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -552,7 +553,7 @@ static void test_purge(void) {
     for (uint32_t i = 0; i < NEW; i++) o[OLD + i] = obs(now - day + i, OLD + i);
     o[0].time = now - keep - 1; /* just past the cut-off: goes */
     o[OLD].time = now - keep;   /* at the cut-off: stays */
-    CHECK(encore_store_add_sightings(s, o, sizeof(encore_sighting), OLD + NEW, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), OLD + NEW, NULL) == ENCORE_OK);
 
     encore_purge_counts c;
 
@@ -564,7 +565,7 @@ static void test_purge(void) {
     CHECK(c.own_keys == 0 && c.keyfiles == 0 && c.tracing_events == 0 && c.risk_results == 0);
     CHECK(count_all(s) == NEW);
     uint64_t n = 0;
-    CHECK(encore_store_count_sightings(s, INT64_MIN, now - keep, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_sighting_count(store_client(s), INT64_MIN, now - keep, &n) == ENCORE_OK && n == 0);
     /* Again: nothing left to remove; counts may be NULL. */
     CHECK(encore_store_purge(s, now, keep, &c) == ENCORE_OK && c.sightings == 0);
     CHECK(encore_store_purge(s, now, keep, NULL) == ENCORE_OK);
@@ -652,16 +653,16 @@ static void test_bad_arguments(void) {
     uint64_t n = 77;
     size_t copied = 77;
     uint32_t version = 77;
-    CHECK(encore_store_add_sightings(NULL, &one, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_sightings(s, NULL, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_sightings(s, &one, sizeof(encore_sighting), SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_add_sightings(s, &one, sizeof(encore_sighting), SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_store_count_sightings(NULL, 0, 1, &n) == ENCORE_ERR_INVALID_ARGUMENT && n == 77);
-    CHECK(encore_store_count_sightings(s, 0, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_sightings(NULL, 0, 1, 0, &one, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_sightings(s, 0, 1, 0, &one, sizeof(encore_sighting), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_sightings(s, 0, 1, 0, NULL, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_sightings(s, 0, 1, 0, &one, sizeof(encore_sighting), SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_sighting_add(NULL, &one, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_sighting_add(store_client(s), NULL, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_sighting_add(store_client(s), &one, sizeof(encore_sighting), SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_sighting_add(store_client(s), &one, sizeof(encore_sighting), SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_sighting_count(NULL, 0, 1, &n) == ENCORE_ERR_INVALID_ARGUMENT && n == 77);
+    CHECK(encore_sighting_count(store_client(s), 0, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sighting_copy(NULL, 0, 1, 0, &one, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_sighting_copy(store_client(s), 0, 1, 0, &one, sizeof(encore_sighting), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sighting_copy(store_client(s), 0, 1, 0, NULL, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_sighting_copy(store_client(s), 0, 1, 0, &one, sizeof(encore_sighting), SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
     CHECK(encore_store_get_schema_version(NULL, &version) == ENCORE_ERR_INVALID_ARGUMENT && version == 77);
     CHECK(encore_store_get_schema_version(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_check_integrity(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -694,16 +695,16 @@ static void *insert_many(void *arg) {
             batch[i] = obs(T0 + n, n);
         }
         size_t added = 0;
-        if (encore_store_add_sightings(j->store, batch, sizeof(encore_sighting), PER_BATCH, &added) != ENCORE_OK) {
+        if (encore_sighting_add(store_client(j->store), batch, sizeof(encore_sighting), PER_BATCH, &added) != ENCORE_OK) {
             fprintf(stderr, "  thread %u: %s\n", j->id, encore_last_error_message());
             j->errors++;
         }
         j->added += added;
         uint64_t n = 0;
-        if (encore_store_count_sightings(j->store, INT64_MIN, INT64_MAX, &n) != ENCORE_OK || n < j->added) j->errors++;
+        if (encore_sighting_count(store_client(j->store), INT64_MIN, INT64_MAX, &n) != ENCORE_OK || n < j->added) j->errors++;
         encore_sighting back[5];
         size_t copied = 0;
-        if (encore_store_copy_sightings(j->store, T0, INT64_MAX, 0, back, sizeof(encore_sighting), 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
+        if (encore_sighting_copy(store_client(j->store), T0, INT64_MAX, 0, back, sizeof(encore_sighting), 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
     }
     return NULL;
 }

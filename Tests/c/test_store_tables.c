@@ -4,6 +4,7 @@
  * reopening and threads. Built with -Werror and run under valgrind by
  * scripts/test-c.sh. */
 #include "check.h"
+#include "store_client.h"
 #include "scratch.h"
 
 #include <math.h>
@@ -55,51 +56,51 @@ static void test_own_keys(encore_store *s) {
     ENCORE_OUTPUT_INIT(k);
     size_t copied = 99;
     uint64_t count = 99;
-    CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_ERR_NOT_FOUND);
-    CHECK(encore_store_count_own_keys(s, INT32_MIN, &count) == ENCORE_OK && count == 0);
+    CHECK(encore_own_key_get_latest(store_client(s), &k) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_own_key_count(store_client(s), INT32_MIN, &count) == ENCORE_OK && count == 0);
 
     encore_own_key a = own_key(1, 2650288, 144, 1600000000);
     encore_own_key b = own_key(2, 2650000, 144, 1600000000);
     encore_own_key c = own_key(3, 2650144, 100, 1600000100);
-    CHECK(encore_store_put_own_key(s, &a) == ENCORE_OK);
-    CHECK(encore_store_put_own_key(s, &b) == ENCORE_OK);
-    CHECK(encore_store_put_own_key(s, &c) == ENCORE_OK);
-    CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
-    CHECK(encore_store_count_own_keys(s, 2650100, &count) == ENCORE_OK && count == 2);
+    CHECK(encore_own_key_put(store_client(s), &a) == ENCORE_OK);
+    CHECK(encore_own_key_put(store_client(s), &b) == ENCORE_OK);
+    CHECK(encore_own_key_put(store_client(s), &c) == ENCORE_OK);
+    CHECK(encore_own_key_count(store_client(s), 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_own_key_count(store_client(s), 2650100, &count) == ENCORE_OK && count == 2);
 
     /* In chunks, ordered by rolling start. */
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 0, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 0, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 2);
     CHECK(memcmp(&out[0], &b, sizeof b) == 0 && memcmp(&out[1], &c, sizeof c) == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 2, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 2, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(memcmp(&out[0], &a, sizeof a) == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 3, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_store_copy_own_keys(s, INT32_MIN, 4, out, sizeof(encore_own_key), 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_store_copy_own_keys(s, 2650200, 0, out, sizeof(encore_own_key), 4, &copied) == ENCORE_OK && copied == 1);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, sizeof(encore_own_key), 0, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);
+    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 3, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 4, out, sizeof(encore_own_key), 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_own_key_copy(store_client(s), 2650200, 0, out, sizeof(encore_own_key), 4, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_own_key_copy(store_client(s), 0, 0, NULL, sizeof(encore_own_key), 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_own_key_get_latest(store_client(s), &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);
 
     /* The same key bytes replace the stored key. */
     encore_own_key b2 = own_key(2, 2650432, 12, 1600000900);
-    CHECK(encore_store_put_own_key(s, &b2) == ENCORE_OK);
-    CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
-    CHECK(encore_store_get_latest_own_key(s, &k) == ENCORE_OK && memcmp(&k, &b2, sizeof b2) == 0);
+    CHECK(encore_own_key_put(store_client(s), &b2) == ENCORE_OK);
+    CHECK(encore_own_key_count(store_client(s), 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_own_key_get_latest(store_client(s), &k) == ENCORE_OK && memcmp(&k, &b2, sizeof b2) == 0);
 
     /* Bad input: refused, nothing written. */
     encore_own_key bad = own_key(9, 2650000, 145, 0);
-    CHECK(encore_store_put_own_key(s, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(store_client(s), &bad) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "rolling period") != NULL);
     bad = own_key(9, -1, 144, 0);
-    CHECK(encore_store_put_own_key(s, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(store_client(s), &bad) == ENCORE_ERR_INVALID_ARGUMENT);
     bad = own_key(9, 0, 144, -1);
-    CHECK(encore_store_put_own_key(s, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_put_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_put_own_key(NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(store_client(s), &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(store_client(s), NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT);
     copied = 77;
-    CHECK(encore_store_copy_own_keys(s, 0, 0, NULL, sizeof(encore_own_key), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, out, sizeof(encore_own_key), (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_copy_own_keys(s, 0, 0, out, sizeof(encore_own_key), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_latest_own_key(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_count_own_keys(s, 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_own_key_copy(store_client(s), 0, 0, NULL, sizeof(encore_own_key), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_own_key_copy(store_client(s), 0, 0, out, sizeof(encore_own_key), (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_copy(store_client(s), 0, 0, out, sizeof(encore_own_key), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_get_latest(store_client(s), NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_count(store_client(s), 0, &count) == ENCORE_OK && count == 3);
 }
 
 /* Whether a string list holds `expected`, read in pages of two. */
@@ -148,7 +149,7 @@ static int load_sample(void) {
 
 static int has(encore_store *s, const char *region, const char *identifier) {
     int32_t yes = 99;
-    CHECK(encore_store_has_keyfile(s, region, identifier, NULL, &yes) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_has(store_client(s), region, identifier, NULL, &yes) == ENCORE_OK);
     return yes;
 }
 
@@ -160,34 +161,34 @@ static void test_packages(encore_store *s) {
     ENCORE_OUTPUT_INIT(info);
     static const uint8_t zeros[32] = {0};
 
-    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
     CHECK(content.data == NULL);
-    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
     CHECK(!has(s, "DE", "2020-06-01"));
 
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, 1591000000, &keys) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, 1591000000, &keys) == ENCORE_OK);
     CHECK(keys > 0);
     CHECK(has(s, "DE", "2020-06-01"));
-    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
-    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01", "\"v2\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
+    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v2\"", &yes) == ENCORE_OK && yes == 0);
     CHECK(!has(s, "AT", "2020-06-01"));
 
-    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-01", &content) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", &content) == ENCORE_OK);
     CHECK(content.data != NULL && content.length == sample_length && memcmp(content.data, sample, sample_length) == 0);
     CHECK(content.data != NULL && content.data[sample_length] == 0); /* NUL after the bytes */
     encore_bytes_free(&content);
     CHECK(content.data == NULL && content.length == 0);
 
-    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
     CHECK(info.size == sample_length && info.downloaded == 1591000000 && info.has_etag == 1 && info.struct_size == sizeof info);
     CHECK(memcmp(info.sha256, zeros, 32) != 0);
     CHECK(etag.length == 4 && strcmp((const char *)etag.data, "\"v1\"") == 0);
     encore_bytes_free(&etag);
 
     /* Re-published with a new ETag: replaced. */
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, 1591100000, NULL) == ENCORE_OK);
-    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
-    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, 1591100000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
 
     /* Nothing unverified gets in: a damaged copy, an untrusted signer, bytes that are no key file. */
     uint8_t *damaged = malloc(sample_length);
@@ -195,30 +196,30 @@ static void test_packages(encore_store *s) {
     if (damaged == NULL) return;
     memcpy(damaged, sample, sample_length);
     damaged[sample_length / 2] ^= 0x40;
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-05", NULL, damaged, sample_length, trust, 1591000000, NULL) != ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-05", NULL, damaged, sample_length, trust, 1591000000, NULL) != ENCORE_OK);
     free(damaged);
     encore_trust *nobody = NULL;
     CHECK(encore_trust_new(&nobody) == ENCORE_OK);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-05", NULL, sample, sample_length, nobody, 1591000000, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-05", NULL, sample, sample_length, nobody, 1591000000, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
     encore_trust_free(nobody);
     static const uint8_t abc[] = {'a', 'b', 'c'};
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-05", NULL, abc, sizeof abc, trust, 1591000000, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-05", NULL, abc, sizeof abc, trust, 1591000000, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
     CHECK(!has(s, "DE", "2020-06-05"));
 
     /* No ETag; an hour. A day replaces the cached hours of that day. */
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
-    CHECK(encore_store_has_keyfile(s, "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
-    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
     CHECK(info.has_etag == 0 && etag.data != NULL && etag.length == 0);
     encore_bytes_free(&etag);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-02", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-02", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
     CHECK(!has(s, "DE", "2020-06-02/hour/5") && has(s, "DE", "2020-06-01/hour/13"));
-    CHECK(encore_store_import_keyfile(s, "EUR", "2020-06-03", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client(s), "EUR", "2020-06-03", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
 
     /* Listing, and what is missing. */
     encore_string_list *list = NULL;
-    CHECK(encore_store_list_keyfiles(s, "DE", &list) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_list(store_client(s), "DE", &list) == ENCORE_OK);
     static const char *const de[] = {"2020-06-01", "2020-06-01/hour/13", "2020-06-02"};
     CHECK(list_equals(list, de, 3));
     encore_bytes item = {NULL, 0};
@@ -235,83 +236,83 @@ static void test_packages(encore_store *s) {
     CHECK(strcmp((const char *)item.data, "2020-06-01/hour/13") == 0 && item.length == 18);
     encore_bytes_free(&item);
     list = NULL;
-    CHECK(encore_store_list_keyfiles(s, "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    CHECK(encore_keyfile_cache_list(store_client(s), "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
     encore_string_list_free(list);
 
     const char *available[] = {"2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"};
     list = NULL;
-    CHECK(encore_store_list_missing_keyfiles(s, "DE", available, 5, &list) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", available, 5, &list) == ENCORE_OK);
     static const char *const missing[] = {"2020-06-04", "2020-06-03"};
     CHECK(list_equals(list, missing, 2));
     encore_string_list_free(list);
     list = NULL;
-    CHECK(encore_store_list_missing_keyfiles(s, "DE", NULL, 0, &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", NULL, 0, &list) == ENCORE_OK && list_equals(list, NULL, 0));
     encore_string_list_free(list);
 
     /* Removing. */
-    CHECK(encore_store_remove_keyfile(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 1);
-    CHECK(encore_store_remove_keyfile(s, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 0);
-    CHECK(encore_store_remove_keyfile(s, "DE", "2020-06-02", NULL) == ENCORE_OK);
-    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_keyfile_cache_remove(store_client(s), "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 1);
+    CHECK(encore_keyfile_cache_remove(store_client(s), "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 0);
+    CHECK(encore_keyfile_cache_remove(store_client(s), "DE", "2020-06-02", NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
 
     /* Bad input: nothing is kept. */
     list = NULL;
-    CHECK(encore_store_import_keyfile(s, "", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "DE", NULL, NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "D\xff", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", NULL, NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "D\xff", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "UTF-8") != NULL);
-    CHECK(encore_store_import_keyfile(s, "DE", "x", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "DP3T", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, NULL, 3, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, sample, sample_length, trust, -1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_import_keyfile(s, "DE", "2020-06-09", NULL, sample, sample_length, NULL, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "x", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DP3T", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, NULL, 3, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, sample, sample_length, trust, -1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, sample, sample_length, NULL, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(!has(s, "DE", "2020-06-09"));
-    CHECK(encore_store_has_keyfile(s, "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_keyfile(s, "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_keyfile_info(s, "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_list_missing_keyfiles(s, "DE", NULL, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", NULL, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
     const char *with_null[] = {"2020-06-09", NULL};
-    CHECK(encore_store_list_missing_keyfiles(s, "DE", with_null, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_list_missing_keyfiles(s, "DE", available, (size_t)-1, &list) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_list_missing_keyfiles(s, "DE", available, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", with_null, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", available, (size_t)-1, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", available, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(list == NULL);
-    CHECK(encore_store_list_keyfiles(s, "DE", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_list_keyfiles(NULL, "DE", &list) == ENCORE_ERR_INVALID_ARGUMENT && list == NULL);
+    CHECK(encore_keyfile_cache_list(store_client(s), "DE", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list(NULL, "DE", &list) == ENCORE_ERR_INVALID_ARGUMENT && list == NULL);
 }
 
 static void test_tracing(encore_store *s) {
     int64_t seconds = -1;
     uint64_t count = 0;
-    CHECK(encore_store_get_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 0);
-    CHECK(encore_store_add_tracing_event(s, 100, 1) == ENCORE_OK);
-    CHECK(encore_store_add_tracing_event(s, 200, 0) == ENCORE_OK);
-    CHECK(encore_store_add_tracing_event(s, 300, 1) == ENCORE_OK);
-    CHECK(encore_store_add_tracing_event(s, 350, 1) == ENCORE_OK);
-    CHECK(encore_store_add_tracing_event(s, 500, 0) == ENCORE_OK);
-    CHECK(encore_store_add_tracing_event(s, 900, 1) == ENCORE_OK);
-    CHECK(encore_store_get_active_tracing_seconds(s, 0, 1000, &seconds) == ENCORE_OK && seconds == 100 + 200 + 100);
-    CHECK(encore_store_get_active_tracing_seconds(s, 150, 400, &seconds) == ENCORE_OK && seconds == 50 + 100);
-    CHECK(encore_store_get_active_tracing_seconds(s, 950, 2000, &seconds) == ENCORE_OK && seconds == 1050);
-    CHECK(encore_store_get_active_tracing_seconds(s, 7, 7, &seconds) == ENCORE_OK && seconds == 0);
+    CHECK(encore_tracing_get_active_seconds(store_client(s), 0, 1000, &seconds) == ENCORE_OK && seconds == 0);
+    CHECK(encore_tracing_event_add(store_client(s), 100, 1) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(store_client(s), 200, 0) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(store_client(s), 300, 1) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(store_client(s), 350, 1) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(store_client(s), 500, 0) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(store_client(s), 900, 1) == ENCORE_OK);
+    CHECK(encore_tracing_get_active_seconds(store_client(s), 0, 1000, &seconds) == ENCORE_OK && seconds == 100 + 200 + 100);
+    CHECK(encore_tracing_get_active_seconds(store_client(s), 150, 400, &seconds) == ENCORE_OK && seconds == 50 + 100);
+    CHECK(encore_tracing_get_active_seconds(store_client(s), 950, 2000, &seconds) == ENCORE_OK && seconds == 1050);
+    CHECK(encore_tracing_get_active_seconds(store_client(s), 7, 7, &seconds) == ENCORE_OK && seconds == 0);
     seconds = -1;
-    CHECK(encore_store_get_active_tracing_seconds(s, 10, 5, &seconds) == ENCORE_ERR_INVALID_ARGUMENT && seconds == -1);
-    CHECK(encore_store_get_active_tracing_seconds(s, 0, 5, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_add_tracing_event(s, 1000, 2) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_add_tracing_event(s, -1, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_get_active_seconds(store_client(s), 10, 5, &seconds) == ENCORE_ERR_INVALID_ARGUMENT && seconds == -1);
+    CHECK(encore_tracing_get_active_seconds(store_client(s), 0, 5, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_event_add(store_client(s), 1000, 2) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_event_add(store_client(s), -1, 1) == ENCORE_ERR_INVALID_ARGUMENT);
 
-    CHECK(encore_store_count_tracing_events(s, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 6);
-    CHECK(encore_store_count_tracing_events(s, 300, 500, &count) == ENCORE_OK && count == 2);
+    CHECK(encore_tracing_event_count(store_client(s), INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 6);
+    CHECK(encore_tracing_event_count(store_client(s), 300, 500, &count) == ENCORE_OK && count == 2);
     encore_tracing_event events[4];
     size_t copied = 0;
-    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 0, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 4);
+    CHECK(encore_tracing_event_copy(store_client(s), INT64_MIN, INT64_MAX, 0, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 4);
     CHECK(events[0].time == 100 && events[0].active == 1 && events[1].time == 200 && events[1].active == 0);
     CHECK(events[3].time == 350 && events[3].struct_size == sizeof events[3]);
-    CHECK(encore_store_copy_tracing_events(s, INT64_MIN, INT64_MAX, 4, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_tracing_event_copy(store_client(s), INT64_MIN, INT64_MAX, 4, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 2);
     CHECK(events[1].time == 900 && events[1].active == 1);
-    CHECK(encore_store_copy_tracing_events(s, 0, 1000, 0, NULL, sizeof(encore_tracing_event), 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_event_copy(store_client(s), 0, 1000, 0, NULL, sizeof(encore_tracing_event), 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 }
 
 /* Risk results are what the exposure check computed and stored: there is
@@ -322,7 +323,7 @@ static int64_t check_at(encore_store *s, int64_t now) {
     encore_match_options mo;
     CHECK(encore_match_options_init(&mo, sizeof mo, now) == ENCORE_OK);
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(s, NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(store_client(s), NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK);
     encore_check_summary summary;
     ENCORE_OUTPUT_INIT(summary);
     summary.stored_result_id = -1;
@@ -339,76 +340,107 @@ static void test_risk_results(encore_store *s) {
     ENCORE_OUTPUT_INIT(r);
     encore_bytes doc = {NULL, 0};
     uint64_t count = 0;
-    CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
+    CHECK(encore_risk_result_get_last(store_client(s), &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
     int64_t id1 = check_at(s, 1000), id2 = check_at(s, 2000);
     CHECK(id1 > 0 && id2 > id1);
-    CHECK(encore_store_get_last_risk_result(s, &r, &doc) == ENCORE_OK);
+    CHECK(encore_risk_result_get_last(store_client(s), &r, &doc) == ENCORE_OK);
     CHECK(r.id == id2 && r.time == 2000 && r.document_length == doc.length);
     CHECK(doc.data != NULL && doc.data[0] == '{' && strstr((const char *)doc.data, "\"status\"") != NULL);
     encore_bytes_free(&doc);
     /* The clock went back: nothing stored. The same time again: stored. */
     CHECK(check_at(s, 500) == 0);
     int64_t id3 = check_at(s, 2000);
-    CHECK(encore_store_get_last_risk_result(s, &r, NULL) == ENCORE_OK && r.id == id3);
-    CHECK(encore_store_get_last_risk_result(s, NULL, &doc) == ENCORE_OK && doc.length > 0 && doc.data != NULL);
+    CHECK(encore_risk_result_get_last(store_client(s), &r, NULL) == ENCORE_OK && r.id == id3);
+    CHECK(encore_risk_result_get_last(store_client(s), NULL, &doc) == ENCORE_OK && doc.length > 0 && doc.data != NULL);
     encore_bytes_free(&doc);
-    CHECK(encore_store_get_risk_result(s, id1, &r, &doc) == ENCORE_OK && r.time == 1000);
+    CHECK(encore_risk_result_get(store_client(s), id1, &r, &doc) == ENCORE_OK && r.time == 1000);
     encore_bytes_free(&doc);
-    CHECK(encore_store_get_risk_result(s, 999999, &r, &doc) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_risk_result_get(store_client(s), 999999, &r, &doc) == ENCORE_ERR_NOT_FOUND);
     last_result_id = id3;
 
-    CHECK(encore_store_count_risk_results(s, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
-    CHECK(encore_store_count_risk_results(s, 1500, 3000, &count) == ENCORE_OK && count == 2);
+    CHECK(encore_risk_result_count(store_client(s), INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_risk_result_count(store_client(s), 1500, 3000, &count) == ENCORE_OK && count == 2);
     encore_risk_result list[4];
     size_t copied = 0;
-    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 0, list, sizeof(encore_risk_result), 4, &copied) == ENCORE_OK && copied == 3);
+    CHECK(encore_risk_result_copy(store_client(s), INT64_MIN, INT64_MAX, 0, list, sizeof(encore_risk_result), 4, &copied) == ENCORE_OK && copied == 3);
     CHECK(list[0].id == id1 && list[1].id == id2 && list[2].id == id3);
-    CHECK(encore_store_copy_risk_results(s, INT64_MIN, INT64_MAX, 1, list, sizeof(encore_risk_result), 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
+    CHECK(encore_risk_result_copy(store_client(s), INT64_MIN, INT64_MAX, 1, list, sizeof(encore_risk_result), 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
+}
+
+/* A setting's value to set: an integer, a double, or text or blob bytes. */
+static encore_setting_value setting_int(int64_t v) {
+    encore_setting_value x = {sizeof x, ENCORE_SETTING_INTEGER, v, 0, NULL, 0};
+    return x;
+}
+
+static encore_setting_value setting_real(double v) {
+    encore_setting_value x = {sizeof x, ENCORE_SETTING_DOUBLE, 0, v, NULL, 0};
+    return x;
+}
+
+static encore_setting_value setting_bytes(int32_t type, const void *data, size_t length) {
+    encore_setting_value x = {sizeof x, type, 0, 0, data, length};
+    return x;
+}
+
+static encore_status set_int(encore_store *s, const char *name, int64_t v) {
+    encore_setting_value x = setting_int(v);
+    return encore_store_set_setting(s, name, &x);
+}
+
+static encore_status set_text(encore_store *s, const char *name, const char *text) {
+    encore_setting_value x = setting_bytes(ENCORE_SETTING_TEXT, text, text ? strlen(text) : 0);
+    return encore_store_set_setting(s, name, &x);
+}
+
+static encore_status set_blob(encore_store *s, const char *name, const void *data, size_t length) {
+    encore_setting_value x = setting_bytes(ENCORE_SETTING_BLOB, data, length);
+    return encore_store_set_setting(s, name, &x);
+}
+
+static encore_status set_real(encore_store *s, const char *name, double v) {
+    encore_setting_value x = setting_real(v);
+    return encore_store_set_setting(s, name, &x);
+}
+
+/* Reads a setting into *v (and its bytes into *b when b is not NULL). */
+static encore_status get(encore_store *s, const char *name, encore_setting_value *v, encore_bytes *b) {
+    memset(v, 0, sizeof *v);
+    v->struct_size = sizeof *v;
+    return encore_store_get_setting(s, name, v, b);
 }
 
 static void test_settings(encore_store *s) {
-    int64_t i = 0;
-    double d = 0;
-    int32_t type = 0, deleted = 0;
+    int32_t deleted = 0;
+    encore_setting_value v;
     encore_bytes b = {NULL, 0};
     static const uint8_t blob[] = {0, 1, 2, 255};
 
-    CHECK(encore_store_set_setting_int64(s, "count", INT64_MIN) == ENCORE_OK);
-    CHECK(encore_store_set_setting_double(s, "ratio", 0.25) == ENCORE_OK);
-    CHECK(encore_store_set_setting_text(s, "name", "gr\xc3\xbc\xc3\x9f") == ENCORE_OK);
-    CHECK(encore_store_set_setting_blob(s, "token", blob, sizeof blob) == ENCORE_OK);
-    CHECK(encore_store_set_setting_blob(s, "empty", NULL, 0) == ENCORE_OK);
+    CHECK(set_int(s, "count", INT64_MIN) == ENCORE_OK);
+    CHECK(set_real(s, "ratio", 0.25) == ENCORE_OK);
+    CHECK(set_text(s, "name", "gr\xc3\xbc\xc3\x9f") == ENCORE_OK);
+    CHECK(set_blob(s, "token", blob, sizeof blob) == ENCORE_OK);
+    CHECK(set_blob(s, "empty", NULL, 0) == ENCORE_OK);
 
-    CHECK(encore_store_get_setting_int64(s, "count", &i) == ENCORE_OK && i == INT64_MIN);
-    CHECK(encore_store_get_setting_double(s, "ratio", &d) == ENCORE_OK && d == 0.25);
-    CHECK(encore_store_get_setting_text(s, "name", &b) == ENCORE_OK && strcmp((const char *)b.data, "gr\xc3\xbc\xc3\x9f") == 0);
+    CHECK(get(s, "count", &v, NULL) == ENCORE_OK && v.type == ENCORE_SETTING_INTEGER && v.integer == INT64_MIN);
+    CHECK(get(s, "ratio", &v, NULL) == ENCORE_OK && v.type == ENCORE_SETTING_DOUBLE && v.real == 0.25);
+    CHECK(get(s, "name", &v, &b) == ENCORE_OK && v.type == ENCORE_SETTING_TEXT && v.length == 6 && v.data == NULL &&
+          strcmp((const char *)b.data, "gr\xc3\xbc\xc3\x9f") == 0);
     encore_bytes_free(&b);
-    CHECK(encore_store_get_setting_blob(s, "token", &b) == ENCORE_OK && b.length == 4 && memcmp(b.data, blob, 4) == 0);
+    CHECK(get(s, "token", &v, &b) == ENCORE_OK && v.type == ENCORE_SETTING_BLOB && b.length == 4 && memcmp(b.data, blob, 4) == 0);
     encore_bytes_free(&b);
-    CHECK(encore_store_get_setting_blob(s, "empty", &b) == ENCORE_OK && b.length == 0 && b.data != NULL);
+    CHECK(get(s, "empty", &v, &b) == ENCORE_OK && v.type == ENCORE_SETTING_BLOB && b.length == 0 && b.data != NULL);
     encore_bytes_free(&b);
+    /* Without bytes: the type and the length only. */
+    CHECK(get(s, "token", &v, NULL) == ENCORE_OK && v.type == ENCORE_SETTING_BLOB && v.length == 4);
 
-    CHECK(encore_store_get_setting_type(s, "count", &type) == ENCORE_OK && type == ENCORE_SETTING_INTEGER);
-    CHECK(encore_store_get_setting_type(s, "ratio", &type) == ENCORE_OK && type == ENCORE_SETTING_DOUBLE);
-    CHECK(encore_store_get_setting_type(s, "name", &type) == ENCORE_OK && type == ENCORE_SETTING_TEXT);
-    CHECK(encore_store_get_setting_type(s, "empty", &type) == ENCORE_OK && type == ENCORE_SETTING_BLOB);
-    type = 0;
-    CHECK(encore_store_get_setting_type(s, "nope", &type) == ENCORE_ERR_NOT_FOUND && type == 0);
-
-    /* Wrong type: INVALID_ARGUMENT naming the stored type; missing: NOT_FOUND. */
-    i = 42;
-    CHECK(encore_store_get_setting_int64(s, "name", &i) == ENCORE_ERR_INVALID_ARGUMENT && i == 42);
-    CHECK(strstr(encore_last_error_message(), "text") != NULL);
-    CHECK(encore_store_get_setting_text(s, "count", &b) == ENCORE_ERR_INVALID_ARGUMENT && b.data == NULL);
-    CHECK(strstr(encore_last_error_message(), "integer") != NULL);
-    CHECK(encore_store_get_setting_blob(s, "name", &b) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_setting_double(s, "count", &d) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_setting_int64(s, "nope", &i) == ENCORE_ERR_NOT_FOUND);
-    CHECK(encore_store_get_setting_blob(s, "nope", &b) == ENCORE_ERR_NOT_FOUND && b.data == NULL);
+    /* Missing: NOT_FOUND, nothing written. */
+    v.type = 77;
+    CHECK(encore_store_get_setting(s, "nope", &v, &b) == ENCORE_ERR_NOT_FOUND && v.type == 77 && b.data == NULL);
 
     /* Replacing changes the type; deleting. */
-    CHECK(encore_store_set_setting_double(s, "count", 1.5) == ENCORE_OK);
-    CHECK(encore_store_get_setting_double(s, "count", &d) == ENCORE_OK && d == 1.5);
+    CHECK(set_real(s, "count", 1.5) == ENCORE_OK);
+    CHECK(get(s, "count", &v, NULL) == ENCORE_OK && v.type == ENCORE_SETTING_DOUBLE && v.real == 1.5);
     CHECK(encore_store_delete_setting(s, "count", &deleted) == ENCORE_OK && deleted == 1);
     CHECK(encore_store_delete_setting(s, "count", &deleted) == ENCORE_OK && deleted == 0);
     CHECK(encore_store_delete_setting(s, "count", NULL) == ENCORE_OK);
@@ -420,49 +452,56 @@ static void test_settings(encore_store *s) {
     encore_string_list_free(names);
 
     /* The library's own settings are neither written nor read nor listed. */
-    CHECK(encore_store_set_setting_text(s, "sync.config", "{}") == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_text(s, "sync.config", "{}") == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "the library's own") != NULL);
-    CHECK(encore_store_set_setting_blob(s, "sync.config", blob, sizeof blob) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_set_setting_int64(s, "push.registered-at", 1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_setting_text(s, "push.instance-token", &b) == ENCORE_ERR_INVALID_ARGUMENT && b.data == NULL);
-    CHECK(encore_store_get_setting_type(s, "sync.last-success", &type) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_blob(s, "sync.config", blob, sizeof blob) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_int(s, "push.registered-at", 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(get(s, "push.instance-token", &v, &b) == ENCORE_ERR_INVALID_ARGUMENT && b.data == NULL);
+    CHECK(get(s, "sync.last-success", &v, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_delete_setting(s, "encore.anything", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_bytes reason = {NULL, 0};
     encore_push_decision decision;
     ENCORE_OUTPUT_INIT(decision);
-    CHECK(encore_push_decide(s, ENCORE_PUSH_EVENT_APP_START, 1000, &decision, &reason) == ENCORE_OK); /* makes no setting */
+    CHECK(encore_push_decide(store_client(s), ENCORE_PUSH_EVENT_APP_START, 1000, &decision, &reason) == ENCORE_OK); /* makes no setting */
     encore_bytes_free(&reason);
-    CHECK(encore_push_set_state(s, ENCORE_PUSH_KEEP, 1, 1000) == ENCORE_OK);               /* stores push.isolated */
+    CHECK(encore_push_set_state(store_client(s), ENCORE_PUSH_KEEP, 1, 1000) == ENCORE_OK);               /* stores push.isolated */
     names = NULL;
     CHECK(encore_store_list_settings(s, &names) == ENCORE_OK && list_equals(names, expected, 4));
     encore_string_list_free(names);
 
     /* Bad input. */
-    CHECK(encore_store_set_setting_double(s, "nan", NAN) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_set_setting_int64(s, "", 1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_set_setting_int64(s, NULL, 1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_set_setting_text(s, "t", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_set_setting_text(s, "t", "\xc3") == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_set_setting_blob(s, "b", NULL, 1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_set_setting_blob(s, "b", blob, (size_t)-1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_setting_int64(s, "count", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_real(s, "nan", NAN) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_int(s, "", 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_int(s, NULL, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_set_setting(s, "t", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_text(s, "t", "\xc3") == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_blob(s, "b", NULL, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(set_blob(s, "b", blob, (size_t)-1) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_setting_value unknown = setting_int(1);
+    unknown.type = 9;
+    CHECK(encore_store_set_setting(s, "u", &unknown) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_setting_value small = setting_int(1);
+    small.struct_size = 4;
+    CHECK(encore_store_set_setting(s, "u", &small) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_get_setting(s, "name", NULL, &b) == ENCORE_ERR_INVALID_ARGUMENT && b.data == NULL);
     char long_name[1100];
     memset(long_name, 'n', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = 0;
-    CHECK(encore_store_set_setting_int64(s, long_name, 1) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_get_setting_type(s, "nan", &type) == ENCORE_ERR_NOT_FOUND);
+    CHECK(set_int(s, long_name, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(get(s, "nan", &v, NULL) == ENCORE_ERR_NOT_FOUND);
+    CHECK(get(s, "u", &v, NULL) == ENCORE_ERR_NOT_FOUND);
 }
 
 static void test_reopen_and_purge(encore_store **s) {
     encore_store_close(*s);
     *s = open_store();
     uint64_t count = 0;
-    double d = 0;
+    encore_setting_value v;
     encore_risk_result r;
     ENCORE_OUTPUT_INIT(r);
-    CHECK(encore_store_count_own_keys(*s, 0, &count) == ENCORE_OK && count == 3);
-    CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK && d == 0.25);
-    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.id == last_result_id);
+    CHECK(encore_own_key_count(store_client(*s), 0, &count) == ENCORE_OK && count == 3);
+    CHECK(get(*s, "ratio", &v, NULL) == ENCORE_OK && v.real == 0.25);
+    CHECK(encore_risk_result_get_last(store_client(*s), &r, NULL) == ENCORE_OK && r.id == last_result_id);
 
     encore_purge_counts n;
     ENCORE_OUTPUT_INIT(n);
@@ -470,9 +509,9 @@ static void test_reopen_and_purge(encore_store **s) {
     CHECK(n.own_keys == 3 && n.keyfiles == 3 && n.risk_results == 2 && n.tracing_events == 6);
     int64_t seconds = 0;
     /* Tracing was on at the cut-off: the state is kept. */
-    CHECK(encore_store_get_active_tracing_seconds(*s, 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
-    CHECK(encore_store_get_last_risk_result(*s, &r, NULL) == ENCORE_OK && r.id == last_result_id);
-    CHECK(encore_store_get_setting_double(*s, "ratio", &d) == ENCORE_OK);
+    CHECK(encore_tracing_get_active_seconds(store_client(*s), 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
+    CHECK(encore_risk_result_get_last(store_client(*s), &r, NULL) == ENCORE_OK && r.id == last_result_id);
+    CHECK(get(*s, "ratio", &v, NULL) == ENCORE_OK && v.real == 0.25);
     CHECK(encore_store_check_integrity(*s) == ENCORE_OK);
 }
 
@@ -485,12 +524,12 @@ static void *work(void *arg) {
     snprintf(region, sizeof region, "R%d", job->index);
     for (int i = 0; i < 20; i++) {
         snprintf(name, sizeof name, "k%d", job->index);
-        if (encore_store_set_setting_int64(job->store, name, i) != ENCORE_OK) job->ok = 0;
-        if (encore_store_add_tracing_event(job->store, 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
+        if (set_int(job->store, name, i) != ENCORE_OK) job->ok = 0;
+        if (encore_tracing_event_add(store_client(job->store), 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
         snprintf(name, sizeof name, "2030-01-%02d", i + 1);
-        if (encore_store_import_keyfile(job->store, region, name, NULL, sample, sample_length, trust, 3000000000, NULL) != ENCORE_OK) job->ok = 0;
+        if (encore_keyfile_cache_import(store_client(job->store), region, name, NULL, sample, sample_length, trust, 3000000000, NULL) != ENCORE_OK) job->ok = 0;
         encore_bytes b = {NULL, 0};
-        if (encore_store_get_keyfile(job->store, region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
+        if (encore_keyfile_cache_get(store_client(job->store), region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
         encore_bytes_free(&b);
         /* One time for all: a check at an earlier time than another's stores nothing. */
         if (i % 5 == 0 && check_at(job->store, 3000000100) <= 0) job->ok = 0;
@@ -500,6 +539,7 @@ static void *work(void *arg) {
 
 static void test_threads(encore_store *s) {
     enum { N = 4 };
+    (void)store_client(s); /* made here: store_client() is not for several threads */
     struct job jobs[N];
     pthread_t threads[N];
     for (int i = 0; i < N; i++) {
@@ -516,13 +556,13 @@ static void test_threads(encore_store *s) {
         snprintf(name, sizeof name, "k%d", i);
         encore_string_list *list = NULL;
         size_t n = 0;
-        CHECK(encore_store_list_keyfiles(s, region, &list) == ENCORE_OK && encore_string_list_count(list, &n) == ENCORE_OK && n == 20);
+        CHECK(encore_keyfile_cache_list(store_client(s), region, &list) == ENCORE_OK && encore_string_list_count(list, &n) == ENCORE_OK && n == 20);
         encore_string_list_free(list);
-        int64_t v = 0;
-        CHECK(encore_store_get_setting_int64(s, name, &v) == ENCORE_OK && v == 19);
+        encore_setting_value v;
+        CHECK(get(s, name, &v, NULL) == ENCORE_OK && v.integer == 19);
     }
-    CHECK(encore_store_count_risk_results(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 4);
-    CHECK(encore_store_count_tracing_events(s, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
+    CHECK(encore_risk_result_count(store_client(s), 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 4);
+    CHECK(encore_tracing_event_count(store_client(s), 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
 }
 
 int main(void) {

@@ -5,6 +5,7 @@
  * before any request, the TAN kept across a failed upload, and argument
  * checks. Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
+#include "store_client.h"
 #include "client.h"
 #include "fresh_store.h"
 
@@ -102,7 +103,7 @@ static encore_store *store_with_own_keys(void) {
         k.rolling_start_interval_number = (int32_t)((NOW / DAY - age) * 144);
         k.rolling_period = 144;
         k.created = (NOW / DAY - age) * DAY;
-        CHECK(encore_store_put_own_key(store, &k) == ENCORE_OK);
+        CHECK(encore_own_key_put(store_client(store), &k) == ENCORE_OK);
     }
     return store;
 }
@@ -161,13 +162,14 @@ static void test_guid_path(void) {
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW + 8000), &so, &sum) == ENCORE_OK);
     CHECK(sum.keys == 14 && sum.check_ins == 0 && TIME_NEAR(sum.submitted_at, NOW + 8000) && s.upload_size == 1000);
     CHECK(s.real_tans == 1 && s.real_uploads == 1);
-    CHECK(encore_test_get_status(store, NOW + 8000, &st) == ENCORE_OK && st.submitted == 1 && st.submitted_keys == 14 && st.has_tan == 0);
+    CHECK(encore_test_get_status(store_client(store), NOW + 8000, &st) == ENCORE_OK && st.submitted == 1 && st.submitted_keys == 14 && st.has_tan == 0);
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW + 9000), &so, &sum) == ENCORE_ERR_ALREADY_SUBMITTED);
 
     int32_t existed = -1;
-    CHECK(encore_test_forget(store, &existed) == ENCORE_OK && existed == 1);
-    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
-    CHECK(encore_test_forget(store, &existed) == ENCORE_OK && existed == 0);
+    CHECK(encore_test_forget(store_client(store), &existed) == ENCORE_OK && existed == 1);
+    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
+    CHECK(encore_test_forget(store_client(store), &existed) == ENCORE_OK && existed == 0);
+    clients_free();
     finish(store, t);
 }
 
@@ -189,7 +191,7 @@ static void test_teletan_and_every_result(void) {
         if (code % 5 == 4) {
             /* Redeemed at registration: discarded, as the app does. */
             CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_TEST_REDEEMED);
-            CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.registered == 0);
+            CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.registered == 0);
         } else {
             CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
             CHECK(st.result == code % 5 && st.rapid == (code >= 5) && st.notify == (code % 5 != 0));
@@ -231,7 +233,7 @@ static void test_rapid_codes(void) {
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &rat, &st) == ENCORE_OK);
     CHECK(st.test_type == ENCORE_TEST_TYPE_RAPID_ANTIGEN && st.rapid == 1 && st.result == ENCORE_TEST_RESULT_POSITIVE);
     CHECK(st.tested_at == 1700000000 && st.sample_collected_at == 1700000000 && st.outdated == 0);
-    CHECK(encore_test_forget(store, NULL) == ENCORE_OK);
+    CHECK(encore_test_forget(store_client(store), NULL) == ENCORE_OK);
     /* A rapid PCR code is a PCR test: rapid 1 with it is an error; its results are 0-4. */
     encore_test_key pcr = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 1, 0, RA_PCR_CODE_1, NULL};
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &pcr, &st) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -261,7 +263,7 @@ static void test_errors(void) {
     s.huge_body = 1;
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_RESPONSE_TOO_LARGE);
     s.huge_body = 0;
-    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.registered == 0);
+    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.registered == 0);
 
     /* Keys that cannot be right: refused before any request. */
     const encore_test_key bad[] = {
@@ -282,10 +284,11 @@ static void test_errors(void) {
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
     s.submission_status = 503;
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_SERVER_UNAVAILABLE);
-    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.has_tan == 1);
+    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.has_tan == 1);
     s.submission_status = 403;
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_TAN_REFUSED);
-    CHECK(encore_test_get_status(store, NOW, &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
+    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
+    clients_free();
     finish(store, t);
 }
 
@@ -308,7 +311,7 @@ static void test_arguments(void) {
     CHECK(s.requests == 0);
     encore_test_status small;
     memset(&small, 0, sizeof small);
-    CHECK(encore_test_get_status(store, NOW, &small) == ENCORE_ERR_INVALID_ARGUMENT);   /* struct_size 0 */
+    CHECK(encore_test_get_status(store_client(store), NOW, &small) == ENCORE_ERR_INVALID_ARGUMENT);   /* struct_size 0 */
     CHECK(encore_test_poll_run(client_at(store, t, VERIFY, SUBMIT, NOW), &st) == ENCORE_ERR_NOT_REGISTERED);
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_NOT_REGISTERED);
     encore_submit_options so;

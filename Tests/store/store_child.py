@@ -2,7 +2,7 @@
 
     store_child.py writer DB KEYHEX FIRST_BATCH BATCH_SIZE [BATCHES]
         Opens DB with the raw key, prints "open", then adds batch after batch
-        (FIRST_BATCH, FIRST_BATCH + 1, ...; one encore_store_add_sightings
+        (FIRST_BATCH, FIRST_BATCH + 1, ...; one encore_sighting_add
         call each), printing "committed N" and flushing once each call has
         returned. Runs until killed, or closes the store after BATCHES.
 

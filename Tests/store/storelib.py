@@ -37,7 +37,7 @@ NEEDED = [
     "encore_version", "encore_version_number", "encore_status_name", "encore_last_error_message",
     "encore_store_options_init", "encore_store_open", "encore_store_close", "encore_store_rekey",
     "encore_store_get_schema_version", "encore_store_check_integrity", "encore_store_purge",
-    "encore_store_add_sightings", "encore_store_count_sightings", "encore_store_copy_sightings",
+    "encore_sighting_add", "encore_sighting_count", "encore_sighting_copy", "encore_client_new", "encore_client_free",
 ]
 
 
@@ -127,7 +127,25 @@ def open_store(path, key, options=None):
     return handle
 
 
+# The client of each open store (the sightings are a client's feature):
+# made on first use, freed when the store is closed here.
+_clients = {}
+
+
+def client_of(handle):
+    """The encore_client of an open store handle."""
+    address = ctypes.cast(handle, ctypes.c_void_p).value
+    if address not in _clients:
+        client = ctypes.POINTER(ffi.encore_client)()
+        check("encore_client_new", lib.encore_client_new(handle, None, ctypes.byref(client)))
+        _clients[address] = client
+    return _clients[address]
+
+
 def close(handle):
+    client = _clients.pop(ctypes.cast(handle, ctypes.c_void_p).value, None)
+    if client is not None:
+        lib.encore_client_free(client)
     lib.encore_store_close(handle)
 
 
@@ -150,20 +168,20 @@ def sightings(rows):
 def add_status(handle, array, count):
     """(status, rows added)."""
     added = ctypes.c_size_t(0)
-    status = lib.encore_store_add_sightings(handle, array, ctypes.sizeof(ffi.encore_sighting), count, ctypes.byref(added))
+    status = lib.encore_sighting_add(client_of(handle), array, ctypes.sizeof(ffi.encore_sighting), count, ctypes.byref(added))
     return status, added.value
 
 
 def add(handle, rows):
     array, n = sightings(rows)
     status, added = add_status(handle, array, n)
-    check("encore_store_add_sightings", status)
+    check("encore_sighting_add", status)
     return added
 
 
 def count(handle, start=-(2 ** 63), end=2 ** 63 - 1):
     n = ctypes.c_uint64(0)
-    check("encore_store_count_sightings", lib.encore_store_count_sightings(handle, start, end, ctypes.byref(n)))
+    check("encore_sighting_count", lib.encore_sighting_count(client_of(handle), start, end, ctypes.byref(n)))
     return n.value
 
 
@@ -172,8 +190,8 @@ def copy_all(handle, start=-(2 ** 63), end=2 ** 63 - 1, chunk=10000):
     buf = (ffi.encore_sighting * chunk)()
     copied = ctypes.c_size_t(0)
     while True:
-        check("encore_store_copy_sightings",
-              lib.encore_store_copy_sightings(handle, start, end, len(out), buf, ctypes.sizeof(ffi.encore_sighting), chunk,
+        check("encore_sighting_copy",
+              lib.encore_sighting_copy(client_of(handle), start, end, len(out), buf, ctypes.sizeof(ffi.encore_sighting), chunk,
                                                  ctypes.byref(copied)))
         out.extend((o.time, bytes(o.rpi), bytes(o.aem), o.rssi, o.prev_scan if o.has_prev_scan else None)
                    for o in buf[:copied.value])

@@ -154,8 +154,8 @@ def test_no_plaintext_after_a_kill(tmp_path):
     assert findings == [], f"after a kill ({sizes}): {findings}"
 
 
-OTHER_TABLES = ["encore_store_put_own_key", "encore_store_set_setting_text", "encore_store_set_setting_blob",
-                "encore_store_import_keyfile", "encore_exposure_check"]
+OTHER_TABLES = ["encore_own_key_put", "encore_store_set_setting",
+                "encore_keyfile_cache_import", "encore_exposure_check"]
 SAMPLE = Path(__file__).resolve().parents[1] / "data/exports/google-sample"
 
 
@@ -179,19 +179,23 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
         key.rolling_start_interval_number = 2_700_000
         key.rolling_period = 144
         key.created = T0
-        storelib.check("put_own_key", lib.encore_store_put_own_key(store, key))
-        storelib.check("set text", lib.encore_store_set_setting_text(store, b"name-marker-text", text))
-        storelib.check("set blob", lib.encore_store_set_setting_blob(store, b"name-marker-blob", bytes_arg(blob), len(blob)))
+        client = storelib.client_of(store)
+        storelib.check("put_own_key", lib.encore_own_key_put(client, key))
+        for name, kind, value in ((b"name-marker-text", ffi.ENCORE_SETTING_TEXT, text), (b"name-marker-blob", ffi.ENCORE_SETTING_BLOB, blob)):
+            setting = ffi.encore_setting_value(ctypes.sizeof(ffi.encore_setting_value), kind)
+            buffer = bytes_arg(value)
+            setting.data, setting.length = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_uint8)), len(value)
+            storelib.check("set " + name.decode(), lib.encore_store_set_setting(store, name, ctypes.byref(setting)))
         storelib.check("trust", lib.encore_trust_new(ctypes.byref(trust)))
         storelib.check("trust key", lib.encore_trust_add_key(trust, b"310", b"v1", bytes_arg(pem), len(pem)))
-        storelib.check("import package", lib.encore_store_import_keyfile(store, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
+        storelib.check("import package", lib.encore_keyfile_cache_import(client, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
                                                                          bytes_arg(package), len(package), trust, T0, None))
         # A risk result: what the exposure check stores (its JSON document).
         storelib.check("config", lib.encore_risk_config_new_cwa(ctypes.byref(config)))
         options = ffi.encore_match_options()
         storelib.check("options", lib.encore_match_options_init(ctypes.byref(options), ctypes.sizeof(options), T0))
         result = ctypes.POINTER(ffi.encore_check_result)()
-        storelib.check("check", lib.encore_exposure_check(store, None, ctypes.sizeof(ffi.encore_key_source), 0, config, ctypes.byref(options), None, ctypes.byref(result)))
+        storelib.check("check", lib.encore_exposure_check(client, None, ctypes.sizeof(ffi.encore_key_source), 0, config, ctypes.byref(options), None, ctypes.byref(result)))
         lib.encore_check_result_free(result)
         patterns = {"TEK": tek, "TEK hex": tek.hex().encode(), "setting text": text, "setting blob": blob,
                     "setting name": b"name-marker-text", "package content": package[len(package) // 2:][:32],

@@ -3,7 +3,7 @@ and over on one store, never loses a batch it reported as committed and
 never leaves a batch in part.
 
 The child (store_child.py writer) adds numbered batches of BATCH_SIZE
-sightings, one encore_store_add_sightings call each, and prints
+sightings, one encore_sighting_add call each, and prints
 "committed N" once the call has returned. The parent kills it after a
 seeded random delay, then opens the store itself: the integrity check
 passes, every reported batch is there in full (counted per batch: batch b

@@ -133,7 +133,8 @@ def test_a_store_of_an_earlier_encore_opens_and_keeps_its_pages(sqlcipher, tmp_p
     db = tmp_path / "legacy.db"
     db.write_bytes(LEGACY.read_bytes())
     key = f"PRAGMA key = \"x'{LEGACY_KEY.hex()}'\""
-    assert run(sqlcipher, db, key, "PRAGMA page_size", "SELECT count(*) FROM sightings").stdout.split() == ["1024", "2"]
+    # Its table has the name of its time (sightings were "observations" then).
+    assert run(sqlcipher, db, key, "PRAGMA page_size", "SELECT count(*) FROM observations").stdout.split() == ["1024", "2"]
     # A wrong key is still told as such (not as a page size it did not fit).
     status, _ = storelib.open_status(db, storelib.make_key(bytes(32), raw=True))
     assert status == storelib.ffi.ENCORE_ERR_STORE_WRONG_KEY
@@ -145,4 +146,7 @@ def test_a_store_of_an_earlier_encore_opens_and_keeps_its_pages(sqlcipher, tmp_p
     finally:
         storelib.close(store)
     assert run(sqlcipher, db, key, "PRAGMA page_size", "SELECT count(*) FROM sightings").stdout.split() == ["1024", "12"]
+    # Renamed in place when encore opened it; the old name is gone.
+    names = run(sqlcipher, db, key, "SELECT group_concat(name) FROM sqlite_master WHERE name LIKE 'observations%' OR name LIKE 'key_packages%'")
+    assert names.stdout.strip() == ""
     assert db.stat().st_size % 1024 == 0

@@ -97,7 +97,7 @@ def test_second_process_waits_or_gets_busy(tmp_path, holder_kind):
         array, n = storelib.sightings(b_rows(100, 1000))
         added = ctypes.c_size_t(12345)
         started = time.monotonic()
-        status = storelib.lib.encore_store_add_sightings(impatient, array, ctypes.sizeof(storelib.ffi.encore_sighting), n, ctypes.byref(added))
+        status = storelib.lib.encore_sighting_add(storelib.client_of(impatient), array, ctypes.sizeof(storelib.ffi.encore_sighting), n, ctypes.byref(added))
         busy_seconds = time.monotonic() - started
         assert status == storelib.ffi.ENCORE_ERR_STORE_BUSY, storelib.status_name(status)
         assert added.value == 12345

@@ -36,8 +36,8 @@ class Heard:
     rssi: int
 
 
-def open_store(d: Daemon) -> encore.Store:
-    return encore.Store.open(str(d.db), d.passphrase, create=False)
+def open_client(d: Daemon) -> encore.Client:
+    return encore.Client.open(str(d.db), d.passphrase)
 
 
 def encore_cli(d: Daemon, *args: str) -> Any:
@@ -65,13 +65,13 @@ def sightings(d: Daemon) -> list[Heard]:
 
 
 def prev_scans(d: Daemon) -> list[int | None]:
-    with open_store(d) as s:
-        return [o.prev_scan for o in s.sightings()]
+    with open_client(d) as c:
+        return [o.prev_scan for o in c.sightings.list()]
 
 
 def history(d: Daemon) -> list[bool]:
-    with open_store(d) as s:
-        return [e.active for e in s.tracing_events()]
+    with open_client(d) as c:
+        return [e.active for e in c.tracing_history.list()]
 
 
 def scans_heard(d: Daemon) -> int:

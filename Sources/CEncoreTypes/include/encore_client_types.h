@@ -8,19 +8,10 @@
 #include "encore_keyfile_types.h"
 #include "encore_net_types.h"
 
-/* One app instance's context: its store, the trust list its downloads must
- * be signed with, its servers, its clock and its transport. The flows that
- * talk to a server or depend on that configuration take the client: sync,
- * test registration and polling, submission, push registration, and the
- * exposure check on the synced cache. Functions that read or write the
- * store's tables take the store, with time passed as a value.
- *
- * Thread safety: a client may be used from several threads at once. Its
- * store serialises calls (each answer is applied in one transaction), its
- * trust list and transport are safe to share, and its options are copied
- * when it is made. Two syncs at once both fetch what is due: run one sync
- * at a time (a scheduler's job). */
-typedef struct encore_client encore_client;
+/* What a client is made with (encore_client_options): its servers and their
+ * keys, the trust list, the transport, the clock and the check-in mode.
+ * encore_client itself is declared with the store (section 3), since every
+ * feature function, the store's tables' too, takes it. */
 
 /* Which registration API a push registry (encore_client_options.push_url) speaks: SwissCovid's POST /v3/register
  * (a PushRegistration protobuf), or encore-pushd's PUT/DELETE

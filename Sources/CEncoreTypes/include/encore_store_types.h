@@ -12,6 +12,20 @@
  * one file wait for each other up to the busy timeout. */
 typedef struct encore_store encore_store;
 
+/* One app instance: its store, the trust list its downloads must be signed
+ * with, its servers, its clock and its transport (encore_client_new()).
+ * Every feature function takes the client: sightings, own keys, tracing
+ * history, cached key files, risk results, matching and the check,
+ * check-ins, CrowdNotifier, push, test results, tracing, sync. The store
+ * handle keeps only maintenance (open, close, rekey, schema version,
+ * integrity, purge, settings); after encore_store_close() a client's calls
+ * fail with ENCORE_ERR_STORE_CLOSED.
+ *
+ * Thread safety: a client may be used from several threads at once (its
+ * store serialises the calls); an operation it starts is driven from one
+ * thread at a time. */
+typedef struct encore_client encore_client;
+
 /* How a store is encrypted. */
 #define ENCORE_KEY_PASSPHRASE 0  /* 1 byte to 1 MiB, any but the raw-key form x'...'; SQLCipher derives the key (slow on purpose) */
 #define ENCORE_KEY_RAW 1         /* exactly 32 bytes used as the key (no derivation) */
@@ -86,7 +100,7 @@ typedef struct encore_tracing_event {
 } encore_tracing_event;
 
 /* A stored risk result without its document (see
- * encore_store_get_risk_result()). */
+ * encore_risk_result_get()). */
 typedef struct encore_risk_result {
     uint32_t struct_size;       /* sizeof(encore_risk_result) */
     int32_t level;              /* the host's risk level */
@@ -104,5 +118,20 @@ typedef struct encore_risk_result {
 #define ENCORE_SETTING_DOUBLE 2   /* double, never NaN */
 #define ENCORE_SETTING_TEXT 3     /* UTF-8 text without NUL */
 #define ENCORE_SETTING_BLOB 4     /* bytes */
+
+/* A setting's value (encore_store_set_setting(), encore_store_get_setting()):
+ * `type` says which of the fields holds it. To set text or a blob, `data`
+ * and `length` point at the caller's bytes (NULL is allowed for 0 bytes;
+ * text is UTF-8 without NUL and without a terminator counted). Reading
+ * one writes `type`, `integer` or `real`, and `length`, leaving `data`
+ * NULL: the bytes of text or a blob go to the caller's encore_bytes. */
+typedef struct encore_setting_value {
+    uint32_t struct_size;   /* sizeof(encore_setting_value) */
+    int32_t type;           /* ENCORE_SETTING_* */
+    int64_t integer;        /* ENCORE_SETTING_INTEGER */
+    double real;            /* ENCORE_SETTING_DOUBLE, never NaN */
+    const uint8_t *data;    /* ENCORE_SETTING_TEXT, _BLOB: the bytes to set */
+    size_t length;          /* their number */
+} encore_setting_value;
 
 #endif /* ENCORE_STORE_TYPES_H */

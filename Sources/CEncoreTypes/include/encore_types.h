@@ -64,6 +64,7 @@ typedef int32_t encore_status;
 #define ENCORE_ERR_STORE_FAILED 43        /* SQLite failed: disk full, I/O error, ... */
 #define ENCORE_ERR_STORE_BUSY 44          /* another process held the store past the busy timeout */
 #define ENCORE_ERR_STORE_MISSING 45       /* no store at the path, and creating one was not allowed */
+#define ENCORE_ERR_STORE_CLOSED 46        /* the store was closed (encore_store_close()): a client made on it can do nothing more */
 
 /* Servers and the network */
 #define ENCORE_ERR_NETWORK 50             /* no answer: no connection, or a dropped or broken transfer */

@@ -87,12 +87,15 @@ static void store_work(void) {
             o[i].rpi[1] = (uint8_t)round;
             o[i].rssi = -60;
         }
+        encore_client *client = NULL;
+        CHECK(encore_client_new(store, NULL, &client) == ENCORE_OK);
         size_t added = 0;
-        CHECK(encore_store_add_sightings(store, o, sizeof(encore_sighting), 20, &added) == ENCORE_OK);
+        CHECK(encore_sighting_add(client, o, sizeof(encore_sighting), 20, &added) == ENCORE_OK);
         CHECK(added == 20);
         uint64_t count = 0;
-        CHECK(encore_store_count_sightings(store, 0, INT64_MAX, &count) == ENCORE_OK);
+        CHECK(encore_sighting_count(client, 0, INT64_MAX, &count) == ENCORE_OK);
         CHECK(count == (uint64_t)(20 * (round + 1)));
+        encore_client_free(client);
         encore_store_close(store);
     }
 }

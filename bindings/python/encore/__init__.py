@@ -6,10 +6,10 @@
         with encore.KeyFile.open("export.zip", trust=trust) as f:
             print(f.info.region, sum(1 for _ in f.keys()))
 
-    with encore.Store.open("state.db", "passphrase") as store:
-        store.set_setting("onboarded", 1)
-        for day in store.missing_keyfiles("DE", server_days):
-            store.import_keyfile("DE", day, download(day), trust, etag=etag_of(day))
+    with encore.Client.open("state.db", "passphrase", trust=trust) as client:
+        client.store.set_setting("onboarded", 1)
+        for day in client.keyfiles.missing("DE", server_days):
+            client.keyfiles.add("DE", day, download(day), trust, etag=etag_of(day))
 
 Every failing library call raises an EncoreError subclass named after its
 status (ENCORE_ERR_ZIP_CRC -> encore.ZipCrcError). The library is the one

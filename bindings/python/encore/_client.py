@@ -1,16 +1,16 @@
-"""The C client (encore_client) a flow runs on: a store with its servers,
-trust list and transport, and a clock standing at the call's `now` (the
-system clock when None). The feature classes keep their settings and make
-one for each call, so one Python object may be used from several threads."""
+"""The one C client (encore_client) of an encore.Client: a store with its
+servers, trust list, transport and clock, made once and kept for the
+Client's whole life. Every feature reaches the library through it."""
 from __future__ import annotations
 
-import contextlib
 import ctypes
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Literal, TypeAlias
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import Text, text
+from ._handle import Closeable, Handle
 from ._loader import lib
 
 if TYPE_CHECKING:
@@ -18,12 +18,16 @@ if TYPE_CHECKING:
     from .transport import Transport
     from .trust import TrustList
 
-    # What client() yields, and the feature classes' _client() methods return.
+    # What CClient.borrow() yields.
     ClientPointer: TypeAlias = ctypes._Pointer[_ffi.encore_client]
 
 # The registry API a push registration speaks.
 PushApi: TypeAlias = Literal["swisscovid", "registry"]
 PUSH_APIS: dict[str, int] = {"swisscovid": _ffi.ENCORE_PUSH_API_SWISSCOVID, "registry": _ffi.ENCORE_PUSH_API_REGISTRY}
+
+# A client's clock: None (the system's), a fixed time in unix seconds, or a
+# function returning the time now.
+Clock: TypeAlias = "int | Callable[[], int] | None"
 
 
 def _key(key: bytes | None) -> tuple[ctypes._Pointer[ctypes.c_uint8], int, ctypes.Array[ctypes.c_uint8]]:
@@ -38,42 +42,84 @@ def _url(value: Text | None, name: str) -> bytes | None:
     return None if value is None else text(value, name)
 
 
-@contextlib.contextmanager
-def client(store: Store, *, transport: Transport | None = None, trust: TrustList | None = None, now: int | None = None,
-           distribution: Text | None = None, country: Text | None = None, warning_region: Text | None = None,
-           dp3t: Text | None = None, dp3t_key: bytes | None = None, crowdnotifier: Text | None = None,
-           crowdnotifier_key: bytes | None = None, verification: Text | None = None, submission: Text | None = None,
-           push: Text | None = None, push_api: PushApi = "swisscovid") -> Iterator[ClientPointer]:
-    """The encore_client pointer, valid until the block ends."""
-    if push_api not in PUSH_APIS:
-        raise ValueError(f"push_api is one of {sorted(PUSH_APIS)}")
-    o = _ffi.encore_client_options()
-    lib.encore_client_options_init(ctypes.byref(o), ctypes.sizeof(o))
-    o.push_api = PUSH_APIS[push_api]
-    o.distribution_url, o.country = _url(distribution, "distribution"), _url(country, "country")
-    o.warning_region, o.dp3t_url = _url(warning_region, "warning_region"), _url(dp3t, "dp3t")
-    o.crowdnotifier_url = _url(crowdnotifier, "crowdnotifier")
-    o.verification_url, o.submission_url = _url(verification, "verification"), _url(submission, "submission")
-    o.push_url = _url(push, "push")
-    o.dp3t_public_key, o.dp3t_public_key_length, dp3t_buffer = _key(dp3t_key)
-    o.crowdnotifier_public_key, o.crowdnotifier_public_key_length, cn_buffer = _key(crowdnotifier_key)
-    clock = None
-    if now is not None:
-        fixed = int(now)
+def _clock_function(clock: int | Callable[[], int] | None) -> Callable[[], int] | None:
+    """The clock as a function (None: the library reads the system's)."""
+    if clock is None:
+        return None
+    if isinstance(clock, bool):
+        raise TypeError("clock is a time (int), a function returning one, or None")
+    if isinstance(clock, int):
+        fixed = clock
         if not -(1 << 63) <= fixed < 1 << 63:
-            raise OverflowError(f"now must fit in 64 bits, not {fixed}")
-        clock = _ffi.encore_clock_fn(lambda _context: fixed)
-        o.clock = clock
-    pointer = ctypes.POINTER(_ffi.encore_client)()
-    with contextlib.ExitStack() as stack:
-        s = stack.enter_context(store._handle.borrow())
-        if transport is not None:
-            o.transport = stack.enter_context(transport.borrow())
+            raise OverflowError(f"the clock's time must fit in 64 bits, not {fixed}")
+        return lambda: fixed
+    if callable(clock):
+        return clock
+    raise TypeError(f"clock is a time (int), a function returning one, or None, not {type(clock).__name__}")
+
+
+class CClient(Closeable):
+    """One encore_client, made in __init__ and freed by close()."""
+
+    _handle: Handle[ClientPointer]
+
+    def __init__(self, store: Store, *, transport: Transport | None = None, trust: TrustList | None = None,
+                 clock: int | Callable[[], int] | None = None, distribution: Text | None = None, country: Text | None = None,
+                 warning_region: Text | None = None, dp3t: Text | None = None, dp3t_key: bytes | None = None,
+                 crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None,
+                 verification: Text | None = None, submission: Text | None = None, push: Text | None = None,
+                 push_api: PushApi = "swisscovid", checkin_private: bool = False) -> None:
+        if push_api not in PUSH_APIS:
+            raise ValueError(f"push_api is one of {sorted(PUSH_APIS)}")
+        o = _ffi.encore_client_options()
+        lib.encore_client_options_init(ctypes.byref(o), ctypes.sizeof(o))
+        o.push_api = PUSH_APIS[push_api]
+        o.checkin_mode = _ffi.ENCORE_CHECKIN_MODE_PRIVATE if checkin_private else _ffi.ENCORE_CHECKIN_MODE_DIARY
+        o.distribution_url, o.country = _url(distribution, "distribution"), _url(country, "country")
+        o.warning_region, o.dp3t_url = _url(warning_region, "warning_region"), _url(dp3t, "dp3t")
+        o.crowdnotifier_url = _url(crowdnotifier, "crowdnotifier")
+        o.verification_url, o.submission_url = _url(verification, "verification"), _url(submission, "submission")
+        o.push_url = _url(push, "push")
+        o.dp3t_public_key, o.dp3t_public_key_length, dp3t_buffer = _key(dp3t_key)
+        o.crowdnotifier_public_key, o.crowdnotifier_public_key_length, cn_buffer = _key(crowdnotifier_key)
+        read = _clock_function(clock)
+        # Kept for the client's life: the library calls it at each flow.
+        self._clock: Any = None
+        if read is not None:
+            self._clock = _ffi.encore_clock_fn(lambda _context: int(read()))
+            o.clock = self._clock
+        self.store, self.transport, self.trust = store, transport, trust
+        pointer = ctypes.POINTER(_ffi.encore_client)()
+        with store._handle.borrow() as s:
+            if transport is not None:
+                with transport.borrow() as t:
+                    o.transport = t
+                    self._new(s, o, pointer, trust)
+            else:
+                self._new(s, o, pointer, trust)
+        del dp3t_buffer, cn_buffer
+        self._handle = Handle(pointer, lib.encore_client_free, "Client")
+        # Freed when nothing holds the client any more (the features hold it).
+        weakref.finalize(self, self._handle.close)
+
+    @staticmethod
+    def _new(store: Any, o: _ffi.encore_client_options, pointer: ClientPointer, trust: TrustList | None) -> None:
         if trust is not None:
-            o.trust = stack.enter_context(trust._handle.borrow())
-        lib.encore_client_new(s, ctypes.byref(o), ctypes.byref(pointer))
-        try:
-            yield pointer
-        finally:
-            lib.encore_client_free(pointer)
-    del dp3t_buffer, cn_buffer, clock
+            with trust._handle.borrow() as t:
+                o.trust = t
+                lib.encore_client_new(store, ctypes.byref(o), ctypes.byref(pointer))
+        else:
+            lib.encore_client_new(store, ctypes.byref(o), ctypes.byref(pointer))
+
+    def call(self, name: str, *args: Any) -> int:
+        """Calls the library function `name` with the client first."""
+        with self._handle.borrow() as c:
+            status: int = getattr(lib, name)(c, *args)
+            return status
+
+    def now(self) -> int:
+        """The client's time: its clock's, or the system's."""
+        t = ctypes.c_int64()
+        self.call("encore_client_get_time", ctypes.byref(t))
+        return t.value
+

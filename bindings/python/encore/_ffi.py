@@ -52,6 +52,7 @@ ENCORE_ERR_STORE_TOO_NEW = 42
 ENCORE_ERR_STORE_FAILED = 43
 ENCORE_ERR_STORE_BUSY = 44
 ENCORE_ERR_STORE_MISSING = 45
+ENCORE_ERR_STORE_CLOSED = 46
 ENCORE_ERR_NETWORK = 50
 ENCORE_ERR_TIMEOUT = 51
 ENCORE_ERR_TLS = 52
@@ -319,6 +320,10 @@ class encore_store(ctypes.Structure):
     """Opaque handle: only ever used through pointers."""
 
 
+class encore_client(ctypes.Structure):
+    """Opaque handle: only ever used through pointers."""
+
+
 class encore_store_key(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
@@ -443,6 +448,23 @@ class encore_risk_result(ctypes.Structure):
     id: int
     time: int
     document_length: int
+
+
+class encore_setting_value(ctypes.Structure):
+    _fields_ = [
+        ('struct_size', ctypes.c_uint32),
+        ('type', ctypes.c_int32),
+        ('integer', ctypes.c_int64),
+        ('real', ctypes.c_double),
+        ('data', ctypes.POINTER(ctypes.c_uint8)),
+        ('length', ctypes.c_size_t),
+    ]
+    struct_size: int
+    type: int
+    integer: int
+    real: float
+    data: _Pointer[ctypes.c_uint8]
+    length: int
 
 
 class encore_match_result(ctypes.Structure):
@@ -832,10 +854,6 @@ class encore_http_response(ctypes.Structure):
 
 # (context, request, response)
 encore_http_fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(encore_http_request), ctypes.POINTER(encore_http_response))
-
-
-class encore_client(ctypes.Structure):
-    """Opaque handle: only ever used through pointers."""
 
 
 # (context)
@@ -1616,68 +1634,54 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_store_check_integrity': (encore_status, [ctypes.POINTER(encore_store)]),
     # (store, now, max_age_seconds, counts)
     'encore_store_purge': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(encore_purge_counts)]),
-    # (store, sightings, element_size, count, added)
-    'encore_store_add_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (store, from, to, count)
-    'encore_store_count_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, element_size, capacity, copied)
-    'encore_store_copy_sightings': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (store, time, active)
-    'encore_store_add_tracing_event': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32]),
-    # (store, from, to, count)
-    'encore_store_count_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, element_size, capacity, copied)
-    'encore_store_copy_tracing_events': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (store, from, to, seconds)
-    'encore_store_get_active_tracing_seconds': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
-    # (store, key)
-    'encore_store_put_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
-    # (store, since_interval, count)
-    'encore_store_count_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, since_interval, first, out, element_size, capacity, copied)
-    'encore_store_copy_own_keys': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
-    # (store, key)
-    'encore_store_get_latest_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_own_key)]),
-    # (store, region, identifier, etag, content, content_len, trust, now, keys)
-    'encore_store_import_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, region, identifier, etag, has)
-    'encore_store_has_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
-    # (store, region, identifier, content)
-    'encore_store_get_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
-    # (store, region, identifier, info, etag)
-    'encore_store_get_keyfile_info': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_cached_keyfile_info), ctypes.POINTER(encore_bytes)]),
-    # (store, region, out)
-    'encore_store_list_keyfiles': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
-    # (store, region, identifier, removed)
-    'encore_store_remove_keyfile': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
-    # (store, region, available, count, out)
-    'encore_store_list_missing_keyfiles': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
-    # (store, result, document)
-    'encore_store_get_last_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
-    # (store, id, result, document)
-    'encore_store_get_risk_result': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
-    # (store, from, to, count)
-    'encore_store_count_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
-    # (store, from, to, first, out, element_size, capacity, copied)
-    'encore_store_copy_risk_results': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_risk_result), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (client, sightings, element_size, count, added)
+    'encore_sighting_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (client, from, to, count)
+    'encore_sighting_count': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (client, from, to, first, out, element_size, capacity, copied)
+    'encore_sighting_copy': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_sighting), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (client, time, active)
+    'encore_tracing_event_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int32]),
+    # (client, from, to, count)
+    'encore_tracing_event_count': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (client, from, to, first, out, element_size, capacity, copied)
+    'encore_tracing_event_copy': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_tracing_event), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (client, from, to, seconds)
+    'encore_tracing_get_active_seconds': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (client, key)
+    'encore_own_key_put': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_own_key)]),
+    # (client, since_interval, count)
+    'encore_own_key_count': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64)]),
+    # (client, since_interval, first, out, element_size, capacity, copied)
+    'encore_own_key_copy': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (client, key)
+    'encore_own_key_get_latest': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_own_key)]),
+    # (client, region, identifier, etag, content, content_len, trust, now, keys)
+    'encore_keyfile_cache_import': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (client, region, identifier, etag, has)
+    'encore_keyfile_cache_has': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (client, region, identifier, content)
+    'encore_keyfile_cache_get': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
+    # (client, region, identifier, info, etag)
+    'encore_keyfile_cache_get_info': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_cached_keyfile_info), ctypes.POINTER(encore_bytes)]),
+    # (client, region, out)
+    'encore_keyfile_cache_list': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    # (client, region, identifier, removed)
+    'encore_keyfile_cache_remove': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    # (client, region, available, count, out)
+    'encore_keyfile_cache_list_missing': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
+    # (client, result, document)
+    'encore_risk_result_get_last': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
+    # (client, id, result, document)
+    'encore_risk_result_get': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(encore_risk_result), ctypes.POINTER(encore_bytes)]),
+    # (client, from, to, count)
+    'encore_risk_result_count': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (client, from, to, first, out, element_size, capacity, copied)
+    'encore_risk_result_copy': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.POINTER(encore_risk_result), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (store, name, value)
-    'encore_store_set_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64]),
-    # (store, name, value)
-    'encore_store_get_setting_int64': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
-    # (store, name, value)
-    'encore_store_set_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_double]),
-    # (store, name, value)
-    'encore_store_get_setting_double': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_double)]),
-    # (store, name, value)
-    'encore_store_set_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_char_p]),
-    # (store, name, value)
-    'encore_store_get_setting_text': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
-    # (store, name, value, length)
-    'encore_store_set_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (store, name, value)
-    'encore_store_get_setting_blob': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_bytes)]),
-    # (store, name, type)
-    'encore_store_get_setting_type': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    'encore_store_set_setting': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_setting_value)]),
+    # (store, name, value, bytes)
+    'encore_store_get_setting': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(encore_setting_value), ctypes.POINTER(encore_bytes)]),
     # (store, name, deleted)
     'encore_store_delete_setting': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (store, out)
@@ -1690,16 +1694,16 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_rpis_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
     'encore_aem_crypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (store, now, key)
-    'encore_store_get_current_own_key': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
-    # (store, now, tx_power, calibration_confidence, out, out_len)
-    'encore_advertisement_make': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (store, now, days, first, out, element_size, capacity, copied)
-    'encore_store_copy_own_key_history': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (client, now, key)
+    'encore_own_key_get_current': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
+    # (client, now, tx_power, calibration_confidence, out, out_len)
+    'encore_advertisement_make': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (client, now, days, first, out, element_size, capacity, copied)
+    'encore_own_key_copy_history': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size, now)
     'encore_match_options_init': (encore_status, [ctypes.POINTER(encore_match_options), ctypes.c_size_t, ctypes.c_int64]),
-    # (store, sources, source_size, count, options, out)
-    'encore_match_run': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_match_options), ctypes.POINTER(ctypes.POINTER(encore_match_result))]),
+    # (client, sources, source_size, count, options, out)
+    'encore_match_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_match_options), ctypes.POINTER(ctypes.POINTER(encore_match_result))]),
     # (result)
     'encore_match_result_free': (None, [ctypes.POINTER(encore_match_result)]),
     # (result, stats)
@@ -1730,8 +1734,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_risk_assessment_copy_days': (encore_status, [ctypes.POINTER(encore_risk_assessment), ctypes.c_uint64, ctypes.POINTER(encore_day_risk), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size)
     'encore_check_options_init': (encore_status, [ctypes.POINTER(encore_check_options), ctypes.c_size_t]),
-    # (store, sources, source_size, count, config, match_options, check_options, out)
-    'encore_exposure_check': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
+    # (client, sources, source_size, count, config, match_options, check_options, out)
+    'encore_exposure_check': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_key_source), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_risk_config), ctypes.POINTER(encore_match_options), ctypes.POINTER(encore_check_options), ctypes.POINTER(ctypes.POINTER(encore_check_result))]),
     # (result)
     'encore_check_result_free': (None, [ctypes.POINTER(encore_check_result)]),
     # (result, summary)
@@ -1788,14 +1792,14 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_test_poll_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, status)
     'encore_operation_get_test_status': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_test_status)]),
-    # (store, now, status)
-    'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    # (client, now, status)
+    'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
     # (client)
     'encore_test_noise_run': (encore_status, [ctypes.POINTER(encore_client)]),
     # (client, out)
     'encore_test_noise_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
-    # (store, existed)
-    'encore_test_forget': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_int32)]),
+    # (client, existed)
+    'encore_test_forget': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_int32)]),
     # (options, struct_size)
     'encore_submit_options_init': (encore_status, [ctypes.POINTER(encore_submit_options), ctypes.c_size_t]),
     # (client, options, summary)
@@ -1818,38 +1822,38 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_report_decrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_checkin_report), ctypes.POINTER(encore_checkin_record)]),
     # (start, end, out_start, out_end, reported)
     'encore_checkin_derive_times': (encore_status, [ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32)]),
-    # (store, qr_code, start, end, now, id)
-    'encore_checkin_add': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
-    # (store, qr_code, start, end, mode, now, id)
-    'encore_checkin_add_with_mode': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
-    # (store, id, end)
-    'encore_checkin_end': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64]),
-    # (store, id, end, qr_code)
-    'encore_checkin_end_with_qr': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
-    # (store, id, start, end)
-    'encore_checkin_edit': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
-    # (store, id, start, end, qr_code)
-    'encore_checkin_edit_with_qr': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
-    # (store, id, existed)
-    'encore_checkin_delete': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(ctypes.c_int32)]),
-    # (store, now, out)
-    'encore_checkin_list_open': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_list))]),
+    # (client, qr_code, start, end, now, id)
+    'encore_checkin_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (client, qr_code, start, end, mode, now, id)
+    'encore_checkin_add_with_mode': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (client, id, end)
+    'encore_checkin_end': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64]),
+    # (client, id, end, qr_code)
+    'encore_checkin_end_with_qr': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
+    # (client, id, start, end)
+    'encore_checkin_edit': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
+    # (client, id, start, end, qr_code)
+    'encore_checkin_edit_with_qr': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
+    # (client, id, existed)
+    'encore_checkin_delete': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(ctypes.c_int32)]),
+    # (client, now, out)
+    'encore_checkin_list_open': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_list))]),
     # (list, count)
     'encore_checkin_list_count': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.POINTER(ctypes.c_size_t)]),
     # (list, first, out, element_size, capacity, copied)
     'encore_checkin_list_copy': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.c_uint64, ctypes.POINTER(encore_checkin_info), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (list)
     'encore_checkin_list_free': (None, [ctypes.POINTER(encore_checkin_list)]),
-    # (store, package, length, options, now, summary)
-    'encore_checkin_match_package': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_keyfile_options), ctypes.c_int64, ctypes.POINTER(encore_warning_match_summary)]),
+    # (client, package, length, options, now, summary)
+    'encore_checkin_match_package': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_keyfile_options), ctypes.c_int64, ctypes.POINTER(encore_warning_match_summary)]),
     # (out)
     'encore_checkin_risk_config_new_cwa': (encore_status, [ctypes.POINTER(ctypes.POINTER(encore_checkin_risk_config))]),
     # (json, length, out)
     'encore_checkin_risk_config_new_json': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_checkin_risk_config))]),
     # (config)
     'encore_checkin_risk_config_free': (None, [ctypes.POINTER(encore_checkin_risk_config)]),
-    # (store, config, now, out)
-    'encore_checkin_assess': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_checkin_risk_config), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
+    # (client, config, now, out)
+    'encore_checkin_assess': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_checkin_risk_config), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
     # (result, out)
     'encore_check_result_get_checkin_assessment': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
     # (assessment, summary)
@@ -1862,8 +1866,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_assessment_get_json': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.POINTER(encore_bytes)]),
     # (assessment)
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
-    # (store, options, now, out)
-    'encore_checkin_get_reports_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    # (client, options, now, out)
+    'encore_checkin_get_reports_json': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
     # (spec, struct_size)
     'encore_trace_location_spec_init': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.c_size_t]),
     # (spec, out)
@@ -1888,8 +1892,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_crowdnotifier_match_trace_keys': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_trace_key_match_summary)]),
     # (client, body, length, signature, bundle_tag, options, summary)
     'encore_crowdnotifier_match_trace_keys_with_options': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(encore_trace_key_match_options), ctypes.POINTER(encore_trace_key_match_summary)]),
-    # (store, out)
-    'encore_crowdnotifier_get_bundle_tag': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (client, out)
+    'encore_crowdnotifier_get_bundle_tag': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_bytes)]),
     # (qr_code, kind)
     'encore_crowdnotifier_get_venue_kind': (encore_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (payload, length, interval_start, identity, identity_length)
@@ -1934,10 +1938,10 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_sync_result_get_warnings': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (options, struct_size)
     'encore_push_options_init': (encore_status, [ctypes.POINTER(encore_push_options), ctypes.c_size_t]),
-    # (store, exposure_notifications, isolated, now)
-    'encore_push_set_state': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int32, ctypes.c_int64]),
-    # (store, event, now, decision, reason)
-    'encore_push_decide': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
+    # (client, exposure_notifications, isolated, now)
+    'encore_push_set_state': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_int32, ctypes.c_int64]),
+    # (client, event, now, decision, reason)
+    'encore_push_decide': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
     # (client, push_token, type, options)
     'encore_push_register_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options)]),
     # (client, push_token, type, options, out)
@@ -1946,14 +1950,14 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_push_deregister_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_options)]),
     # (client, options, out)
     'encore_push_deregister_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_options), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
-    # (store, out)
-    'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
+    # (client, out)
+    'encore_push_get_status_json': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_bytes)]),
     # (client, status)
     'encore_push_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_push_status)]),
     # (options, struct_size)
     'encore_tracer_options_init': (encore_status, [ctypes.POINTER(encore_tracer_options), ctypes.c_size_t]),
-    # (store, options, out)
-    'encore_tracer_new': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracer_options), ctypes.POINTER(ctypes.POINTER(encore_tracer))]),
+    # (client, options, out)
+    'encore_tracer_new': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_tracer_options), ctypes.POINTER(ctypes.POINTER(encore_tracer))]),
     # (tracer)
     'encore_tracer_free': (None, [ctypes.POINTER(encore_tracer)]),
     # (tracer, now)
@@ -1970,14 +1974,14 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_tracer_ingest_scan': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.POINTER(encore_scan_window), ctypes.POINTER(encore_scan_report), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(encore_scan_result)]),
     # (tracer, calibration)
     'encore_tracer_set_calibration': (encore_status, [ctypes.POINTER(encore_tracer), ctypes.POINTER(encore_tracing_calibration)]),
-    # (store, calibration)
-    'encore_tracing_get_calibration': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_tracing_calibration)]),
-    # (store, name)
-    'encore_tracing_set_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_char_p]),
-    # (store, name)
-    'encore_tracing_get_adapter': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_bytes)]),
-    # (store, now, status)
-    'encore_tracing_get_status': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.POINTER(encore_tracing_status)]),
+    # (client, calibration)
+    'encore_tracing_get_calibration': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_tracing_calibration)]),
+    # (client, name)
+    'encore_tracing_set_adapter': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p]),
+    # (client, name)
+    'encore_tracing_get_adapter': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_bytes)]),
+    # (client, now, status)
+    'encore_tracing_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(encore_tracing_status)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -1998,46 +2002,39 @@ FALLIBLE = frozenset({
     'encore_store_get_schema_version',
     'encore_store_check_integrity',
     'encore_store_purge',
-    'encore_store_add_sightings',
-    'encore_store_count_sightings',
-    'encore_store_copy_sightings',
-    'encore_store_add_tracing_event',
-    'encore_store_count_tracing_events',
-    'encore_store_copy_tracing_events',
-    'encore_store_get_active_tracing_seconds',
-    'encore_store_put_own_key',
-    'encore_store_count_own_keys',
-    'encore_store_copy_own_keys',
-    'encore_store_get_latest_own_key',
-    'encore_store_import_keyfile',
-    'encore_store_has_keyfile',
-    'encore_store_get_keyfile',
-    'encore_store_get_keyfile_info',
-    'encore_store_list_keyfiles',
-    'encore_store_remove_keyfile',
-    'encore_store_list_missing_keyfiles',
-    'encore_store_get_last_risk_result',
-    'encore_store_get_risk_result',
-    'encore_store_count_risk_results',
-    'encore_store_copy_risk_results',
-    'encore_store_set_setting_int64',
-    'encore_store_get_setting_int64',
-    'encore_store_set_setting_double',
-    'encore_store_get_setting_double',
-    'encore_store_set_setting_text',
-    'encore_store_get_setting_text',
-    'encore_store_set_setting_blob',
-    'encore_store_get_setting_blob',
-    'encore_store_get_setting_type',
+    'encore_sighting_add',
+    'encore_sighting_count',
+    'encore_sighting_copy',
+    'encore_tracing_event_add',
+    'encore_tracing_event_count',
+    'encore_tracing_event_copy',
+    'encore_tracing_get_active_seconds',
+    'encore_own_key_put',
+    'encore_own_key_count',
+    'encore_own_key_copy',
+    'encore_own_key_get_latest',
+    'encore_keyfile_cache_import',
+    'encore_keyfile_cache_has',
+    'encore_keyfile_cache_get',
+    'encore_keyfile_cache_get_info',
+    'encore_keyfile_cache_list',
+    'encore_keyfile_cache_remove',
+    'encore_keyfile_cache_list_missing',
+    'encore_risk_result_get_last',
+    'encore_risk_result_get',
+    'encore_risk_result_count',
+    'encore_risk_result_copy',
+    'encore_store_set_setting',
+    'encore_store_get_setting',
     'encore_store_delete_setting',
     'encore_store_list_settings',
     'encore_rpik_derive',
     'encore_aemk_derive',
     'encore_rpis_derive',
     'encore_aem_crypt',
-    'encore_store_get_current_own_key',
+    'encore_own_key_get_current',
     'encore_advertisement_make',
-    'encore_store_copy_own_key_history',
+    'encore_own_key_copy_history',
     'encore_match_options_init',
     'encore_match_run',
     'encore_match_result_get_stats',
@@ -2224,67 +2221,53 @@ class Library(Protocol):
 
     def encore_store_purge(self, store: Pointer[encore_store], now: int, max_age_seconds: int, counts: Pointer[encore_purge_counts], /) -> int: ...
 
-    def encore_store_add_sightings(self, store: Pointer[encore_store], sightings: Pointer[encore_sighting], element_size: int, count: int, added: Pointer[ctypes.c_size_t], /) -> int: ...
+    def encore_sighting_add(self, client: Pointer[encore_client], sightings: Pointer[encore_sighting], element_size: int, count: int, added: Pointer[ctypes.c_size_t], /) -> int: ...
 
-    def encore_store_count_sightings(self, store: Pointer[encore_store], from_: int, to: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
+    def encore_sighting_count(self, client: Pointer[encore_client], from_: int, to: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
 
-    def encore_store_copy_sightings(self, store: Pointer[encore_store], from_: int, to: int, first: int, out: Pointer[encore_sighting], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+    def encore_sighting_copy(self, client: Pointer[encore_client], from_: int, to: int, first: int, out: Pointer[encore_sighting], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
 
-    def encore_store_add_tracing_event(self, store: Pointer[encore_store], time: int, active: int, /) -> int: ...
+    def encore_tracing_event_add(self, client: Pointer[encore_client], time: int, active: int, /) -> int: ...
 
-    def encore_store_count_tracing_events(self, store: Pointer[encore_store], from_: int, to: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
+    def encore_tracing_event_count(self, client: Pointer[encore_client], from_: int, to: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
 
-    def encore_store_copy_tracing_events(self, store: Pointer[encore_store], from_: int, to: int, first: int, out: Pointer[encore_tracing_event], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+    def encore_tracing_event_copy(self, client: Pointer[encore_client], from_: int, to: int, first: int, out: Pointer[encore_tracing_event], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
 
-    def encore_store_get_active_tracing_seconds(self, store: Pointer[encore_store], from_: int, to: int, seconds: Pointer[ctypes.c_int64], /) -> int: ...
+    def encore_tracing_get_active_seconds(self, client: Pointer[encore_client], from_: int, to: int, seconds: Pointer[ctypes.c_int64], /) -> int: ...
 
-    def encore_store_put_own_key(self, store: Pointer[encore_store], key: Pointer[encore_own_key], /) -> int: ...
+    def encore_own_key_put(self, client: Pointer[encore_client], key: Pointer[encore_own_key], /) -> int: ...
 
-    def encore_store_count_own_keys(self, store: Pointer[encore_store], since_interval: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
+    def encore_own_key_count(self, client: Pointer[encore_client], since_interval: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
 
-    def encore_store_copy_own_keys(self, store: Pointer[encore_store], since_interval: int, first: int, out: Pointer[encore_own_key], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+    def encore_own_key_copy(self, client: Pointer[encore_client], since_interval: int, first: int, out: Pointer[encore_own_key], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
 
-    def encore_store_get_latest_own_key(self, store: Pointer[encore_store], key: Pointer[encore_own_key], /) -> int: ...
+    def encore_own_key_get_latest(self, client: Pointer[encore_client], key: Pointer[encore_own_key], /) -> int: ...
 
-    def encore_store_import_keyfile(self, store: Pointer[encore_store], region: bytes | None, identifier: bytes | None, etag: bytes | None, content: Pointer[ctypes.c_uint8], content_len: int, trust: Pointer[encore_trust], now: int, keys: Pointer[ctypes.c_uint64], /) -> int: ...
+    def encore_keyfile_cache_import(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, etag: bytes | None, content: Pointer[ctypes.c_uint8], content_len: int, trust: Pointer[encore_trust], now: int, keys: Pointer[ctypes.c_uint64], /) -> int: ...
 
-    def encore_store_has_keyfile(self, store: Pointer[encore_store], region: bytes | None, identifier: bytes | None, etag: bytes | None, has: Pointer[ctypes.c_int32], /) -> int: ...
+    def encore_keyfile_cache_has(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, etag: bytes | None, has: Pointer[ctypes.c_int32], /) -> int: ...
 
-    def encore_store_get_keyfile(self, store: Pointer[encore_store], region: bytes | None, identifier: bytes | None, content: Pointer[encore_bytes], /) -> int: ...
+    def encore_keyfile_cache_get(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, content: Pointer[encore_bytes], /) -> int: ...
 
-    def encore_store_get_keyfile_info(self, store: Pointer[encore_store], region: bytes | None, identifier: bytes | None, info: Pointer[encore_cached_keyfile_info], etag: Pointer[encore_bytes], /) -> int: ...
+    def encore_keyfile_cache_get_info(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, info: Pointer[encore_cached_keyfile_info], etag: Pointer[encore_bytes], /) -> int: ...
 
-    def encore_store_list_keyfiles(self, store: Pointer[encore_store], region: bytes | None, out: Pointer[_Pointer[encore_string_list]], /) -> int: ...
+    def encore_keyfile_cache_list(self, client: Pointer[encore_client], region: bytes | None, out: Pointer[_Pointer[encore_string_list]], /) -> int: ...
 
-    def encore_store_remove_keyfile(self, store: Pointer[encore_store], region: bytes | None, identifier: bytes | None, removed: Pointer[ctypes.c_int32], /) -> int: ...
+    def encore_keyfile_cache_remove(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, removed: Pointer[ctypes.c_int32], /) -> int: ...
 
-    def encore_store_list_missing_keyfiles(self, store: Pointer[encore_store], region: bytes | None, available: Pointer[ctypes.c_char_p], count: int, out: Pointer[_Pointer[encore_string_list]], /) -> int: ...
+    def encore_keyfile_cache_list_missing(self, client: Pointer[encore_client], region: bytes | None, available: Pointer[ctypes.c_char_p], count: int, out: Pointer[_Pointer[encore_string_list]], /) -> int: ...
 
-    def encore_store_get_last_risk_result(self, store: Pointer[encore_store], result: Pointer[encore_risk_result], document: Pointer[encore_bytes], /) -> int: ...
+    def encore_risk_result_get_last(self, client: Pointer[encore_client], result: Pointer[encore_risk_result], document: Pointer[encore_bytes], /) -> int: ...
 
-    def encore_store_get_risk_result(self, store: Pointer[encore_store], id: int, result: Pointer[encore_risk_result], document: Pointer[encore_bytes], /) -> int: ...
+    def encore_risk_result_get(self, client: Pointer[encore_client], id: int, result: Pointer[encore_risk_result], document: Pointer[encore_bytes], /) -> int: ...
 
-    def encore_store_count_risk_results(self, store: Pointer[encore_store], from_: int, to: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
+    def encore_risk_result_count(self, client: Pointer[encore_client], from_: int, to: int, count: Pointer[ctypes.c_uint64], /) -> int: ...
 
-    def encore_store_copy_risk_results(self, store: Pointer[encore_store], from_: int, to: int, first: int, out: Pointer[encore_risk_result], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+    def encore_risk_result_copy(self, client: Pointer[encore_client], from_: int, to: int, first: int, out: Pointer[encore_risk_result], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
 
-    def encore_store_set_setting_int64(self, store: Pointer[encore_store], name: bytes | None, value: int, /) -> int: ...
+    def encore_store_set_setting(self, store: Pointer[encore_store], name: bytes | None, value: Pointer[encore_setting_value], /) -> int: ...
 
-    def encore_store_get_setting_int64(self, store: Pointer[encore_store], name: bytes | None, value: Pointer[ctypes.c_int64], /) -> int: ...
-
-    def encore_store_set_setting_double(self, store: Pointer[encore_store], name: bytes | None, value: float, /) -> int: ...
-
-    def encore_store_get_setting_double(self, store: Pointer[encore_store], name: bytes | None, value: Pointer[ctypes.c_double], /) -> int: ...
-
-    def encore_store_set_setting_text(self, store: Pointer[encore_store], name: bytes | None, value: bytes | None, /) -> int: ...
-
-    def encore_store_get_setting_text(self, store: Pointer[encore_store], name: bytes | None, value: Pointer[encore_bytes], /) -> int: ...
-
-    def encore_store_set_setting_blob(self, store: Pointer[encore_store], name: bytes | None, value: Pointer[ctypes.c_uint8], length: int, /) -> int: ...
-
-    def encore_store_get_setting_blob(self, store: Pointer[encore_store], name: bytes | None, value: Pointer[encore_bytes], /) -> int: ...
-
-    def encore_store_get_setting_type(self, store: Pointer[encore_store], name: bytes | None, type: Pointer[ctypes.c_int32], /) -> int: ...
+    def encore_store_get_setting(self, store: Pointer[encore_store], name: bytes | None, value: Pointer[encore_setting_value], bytes: Pointer[encore_bytes], /) -> int: ...
 
     def encore_store_delete_setting(self, store: Pointer[encore_store], name: bytes | None, deleted: Pointer[ctypes.c_int32], /) -> int: ...
 
@@ -2298,15 +2281,15 @@ class Library(Protocol):
 
     def encore_aem_crypt(self, aemk: Pointer[ctypes.c_uint8], aemk_len: int, rpi: Pointer[ctypes.c_uint8], rpi_len: int, metadata: Pointer[ctypes.c_uint8], metadata_len: int, out: Pointer[ctypes.c_uint8], out_len: int, /) -> int: ...
 
-    def encore_store_get_current_own_key(self, store: Pointer[encore_store], now: int, key: Pointer[encore_own_key], /) -> int: ...
+    def encore_own_key_get_current(self, client: Pointer[encore_client], now: int, key: Pointer[encore_own_key], /) -> int: ...
 
-    def encore_advertisement_make(self, store: Pointer[encore_store], now: int, tx_power: int, calibration_confidence: int, out: Pointer[ctypes.c_uint8], out_len: int, /) -> int: ...
+    def encore_advertisement_make(self, client: Pointer[encore_client], now: int, tx_power: int, calibration_confidence: int, out: Pointer[ctypes.c_uint8], out_len: int, /) -> int: ...
 
-    def encore_store_copy_own_key_history(self, store: Pointer[encore_store], now: int, days: int, first: int, out: Pointer[encore_key], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+    def encore_own_key_copy_history(self, client: Pointer[encore_client], now: int, days: int, first: int, out: Pointer[encore_key], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
 
     def encore_match_options_init(self, options: Pointer[encore_match_options], struct_size: int, now: int, /) -> int: ...
 
-    def encore_match_run(self, store: Pointer[encore_store], sources: Pointer[encore_key_source], source_size: int, count: int, options: Pointer[encore_match_options], out: Pointer[_Pointer[encore_match_result]], /) -> int: ...
+    def encore_match_run(self, client: Pointer[encore_client], sources: Pointer[encore_key_source], source_size: int, count: int, options: Pointer[encore_match_options], out: Pointer[_Pointer[encore_match_result]], /) -> int: ...
 
     def encore_match_result_free(self, result: Pointer[encore_match_result], /) -> None: ...
 
@@ -2338,7 +2321,7 @@ class Library(Protocol):
 
     def encore_check_options_init(self, options: Pointer[encore_check_options], struct_size: int, /) -> int: ...
 
-    def encore_exposure_check(self, store: Pointer[encore_store], sources: Pointer[encore_key_source], source_size: int, count: int, config: Pointer[encore_risk_config], match_options: Pointer[encore_match_options], check_options: Pointer[encore_check_options], out: Pointer[_Pointer[encore_check_result]], /) -> int: ...
+    def encore_exposure_check(self, client: Pointer[encore_client], sources: Pointer[encore_key_source], source_size: int, count: int, config: Pointer[encore_risk_config], match_options: Pointer[encore_match_options], check_options: Pointer[encore_check_options], out: Pointer[_Pointer[encore_check_result]], /) -> int: ...
 
     def encore_check_result_free(self, result: Pointer[encore_check_result], /) -> None: ...
 
@@ -2396,13 +2379,13 @@ class Library(Protocol):
 
     def encore_operation_get_test_status(self, operation: Pointer[encore_operation], status: Pointer[encore_test_status], /) -> int: ...
 
-    def encore_test_get_status(self, store: Pointer[encore_store], now: int, status: Pointer[encore_test_status], /) -> int: ...
+    def encore_test_get_status(self, client: Pointer[encore_client], now: int, status: Pointer[encore_test_status], /) -> int: ...
 
     def encore_test_noise_run(self, client: Pointer[encore_client], /) -> int: ...
 
     def encore_test_noise_start(self, client: Pointer[encore_client], out: Pointer[_Pointer[encore_operation]], /) -> int: ...
 
-    def encore_test_forget(self, store: Pointer[encore_store], existed: Pointer[ctypes.c_int32], /) -> int: ...
+    def encore_test_forget(self, client: Pointer[encore_client], existed: Pointer[ctypes.c_int32], /) -> int: ...
 
     def encore_submit_options_init(self, options: Pointer[encore_submit_options], struct_size: int, /) -> int: ...
 
@@ -2426,21 +2409,21 @@ class Library(Protocol):
 
     def encore_checkin_derive_times(self, start: int, end: int, out_start: Pointer[ctypes.c_int64], out_end: Pointer[ctypes.c_int64], reported: Pointer[ctypes.c_int32], /) -> int: ...
 
-    def encore_checkin_add(self, store: Pointer[encore_store], qr_code: bytes | None, start: int, end: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
+    def encore_checkin_add(self, client: Pointer[encore_client], qr_code: bytes | None, start: int, end: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
 
-    def encore_checkin_add_with_mode(self, store: Pointer[encore_store], qr_code: bytes | None, start: int, end: int, mode: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
+    def encore_checkin_add_with_mode(self, client: Pointer[encore_client], qr_code: bytes | None, start: int, end: int, mode: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
 
-    def encore_checkin_end(self, store: Pointer[encore_store], id: int, end: int, /) -> int: ...
+    def encore_checkin_end(self, client: Pointer[encore_client], id: int, end: int, /) -> int: ...
 
-    def encore_checkin_end_with_qr(self, store: Pointer[encore_store], id: int, end: int, qr_code: bytes | None, /) -> int: ...
+    def encore_checkin_end_with_qr(self, client: Pointer[encore_client], id: int, end: int, qr_code: bytes | None, /) -> int: ...
 
-    def encore_checkin_edit(self, store: Pointer[encore_store], id: int, start: int, end: int, /) -> int: ...
+    def encore_checkin_edit(self, client: Pointer[encore_client], id: int, start: int, end: int, /) -> int: ...
 
-    def encore_checkin_edit_with_qr(self, store: Pointer[encore_store], id: int, start: int, end: int, qr_code: bytes | None, /) -> int: ...
+    def encore_checkin_edit_with_qr(self, client: Pointer[encore_client], id: int, start: int, end: int, qr_code: bytes | None, /) -> int: ...
 
-    def encore_checkin_delete(self, store: Pointer[encore_store], id: int, existed: Pointer[ctypes.c_int32], /) -> int: ...
+    def encore_checkin_delete(self, client: Pointer[encore_client], id: int, existed: Pointer[ctypes.c_int32], /) -> int: ...
 
-    def encore_checkin_list_open(self, store: Pointer[encore_store], now: int, out: Pointer[_Pointer[encore_checkin_list]], /) -> int: ...
+    def encore_checkin_list_open(self, client: Pointer[encore_client], now: int, out: Pointer[_Pointer[encore_checkin_list]], /) -> int: ...
 
     def encore_checkin_list_count(self, list: Pointer[encore_checkin_list], count: Pointer[ctypes.c_size_t], /) -> int: ...
 
@@ -2448,7 +2431,7 @@ class Library(Protocol):
 
     def encore_checkin_list_free(self, list: Pointer[encore_checkin_list], /) -> None: ...
 
-    def encore_checkin_match_package(self, store: Pointer[encore_store], package: Pointer[ctypes.c_uint8], length: int, options: Pointer[encore_keyfile_options], now: int, summary: Pointer[encore_warning_match_summary], /) -> int: ...
+    def encore_checkin_match_package(self, client: Pointer[encore_client], package: Pointer[ctypes.c_uint8], length: int, options: Pointer[encore_keyfile_options], now: int, summary: Pointer[encore_warning_match_summary], /) -> int: ...
 
     def encore_checkin_risk_config_new_cwa(self, out: Pointer[_Pointer[encore_checkin_risk_config]], /) -> int: ...
 
@@ -2456,7 +2439,7 @@ class Library(Protocol):
 
     def encore_checkin_risk_config_free(self, config: Pointer[encore_checkin_risk_config], /) -> None: ...
 
-    def encore_checkin_assess(self, store: Pointer[encore_store], config: Pointer[encore_checkin_risk_config], now: int, out: Pointer[_Pointer[encore_checkin_assessment]], /) -> int: ...
+    def encore_checkin_assess(self, client: Pointer[encore_client], config: Pointer[encore_checkin_risk_config], now: int, out: Pointer[_Pointer[encore_checkin_assessment]], /) -> int: ...
 
     def encore_check_result_get_checkin_assessment(self, result: Pointer[encore_check_result], out: Pointer[_Pointer[encore_checkin_assessment]], /) -> int: ...
 
@@ -2470,7 +2453,7 @@ class Library(Protocol):
 
     def encore_checkin_assessment_free(self, assessment: Pointer[encore_checkin_assessment], /) -> None: ...
 
-    def encore_checkin_get_reports_json(self, store: Pointer[encore_store], options: Pointer[encore_submit_options], now: int, out: Pointer[encore_bytes], /) -> int: ...
+    def encore_checkin_get_reports_json(self, client: Pointer[encore_client], options: Pointer[encore_submit_options], now: int, out: Pointer[encore_bytes], /) -> int: ...
 
     def encore_trace_location_spec_init(self, spec: Pointer[encore_trace_location_spec], struct_size: int, /) -> int: ...
 
@@ -2496,7 +2479,7 @@ class Library(Protocol):
 
     def encore_crowdnotifier_match_trace_keys_with_options(self, client: Pointer[encore_client], body: Pointer[ctypes.c_uint8], length: int, signature: bytes | None, bundle_tag: bytes | None, options: Pointer[encore_trace_key_match_options], summary: Pointer[encore_trace_key_match_summary], /) -> int: ...
 
-    def encore_crowdnotifier_get_bundle_tag(self, store: Pointer[encore_store], out: Pointer[encore_bytes], /) -> int: ...
+    def encore_crowdnotifier_get_bundle_tag(self, client: Pointer[encore_client], out: Pointer[encore_bytes], /) -> int: ...
 
     def encore_crowdnotifier_get_venue_kind(self, qr_code: bytes | None, kind: Pointer[ctypes.c_int32], /) -> int: ...
 
@@ -2542,9 +2525,9 @@ class Library(Protocol):
 
     def encore_push_options_init(self, options: Pointer[encore_push_options], struct_size: int, /) -> int: ...
 
-    def encore_push_set_state(self, store: Pointer[encore_store], exposure_notifications: int, isolated: int, now: int, /) -> int: ...
+    def encore_push_set_state(self, client: Pointer[encore_client], exposure_notifications: int, isolated: int, now: int, /) -> int: ...
 
-    def encore_push_decide(self, store: Pointer[encore_store], event: int, now: int, decision: Pointer[encore_push_decision], reason: Pointer[encore_bytes], /) -> int: ...
+    def encore_push_decide(self, client: Pointer[encore_client], event: int, now: int, decision: Pointer[encore_push_decision], reason: Pointer[encore_bytes], /) -> int: ...
 
     def encore_push_register_run(self, client: Pointer[encore_client], push_token: bytes | None, type: int, options: Pointer[encore_push_options], /) -> int: ...
 
@@ -2554,13 +2537,13 @@ class Library(Protocol):
 
     def encore_push_deregister_start(self, client: Pointer[encore_client], options: Pointer[encore_push_options], out: Pointer[_Pointer[encore_operation]], /) -> int: ...
 
-    def encore_push_get_status_json(self, store: Pointer[encore_store], out: Pointer[encore_bytes], /) -> int: ...
+    def encore_push_get_status_json(self, client: Pointer[encore_client], out: Pointer[encore_bytes], /) -> int: ...
 
     def encore_push_get_status(self, client: Pointer[encore_client], status: Pointer[encore_push_status], /) -> int: ...
 
     def encore_tracer_options_init(self, options: Pointer[encore_tracer_options], struct_size: int, /) -> int: ...
 
-    def encore_tracer_new(self, store: Pointer[encore_store], options: Pointer[encore_tracer_options], out: Pointer[_Pointer[encore_tracer]], /) -> int: ...
+    def encore_tracer_new(self, client: Pointer[encore_client], options: Pointer[encore_tracer_options], out: Pointer[_Pointer[encore_tracer]], /) -> int: ...
 
     def encore_tracer_free(self, tracer: Pointer[encore_tracer], /) -> None: ...
 
@@ -2578,13 +2561,13 @@ class Library(Protocol):
 
     def encore_tracer_set_calibration(self, tracer: Pointer[encore_tracer], calibration: Pointer[encore_tracing_calibration], /) -> int: ...
 
-    def encore_tracing_get_calibration(self, store: Pointer[encore_store], calibration: Pointer[encore_tracing_calibration], /) -> int: ...
+    def encore_tracing_get_calibration(self, client: Pointer[encore_client], calibration: Pointer[encore_tracing_calibration], /) -> int: ...
 
-    def encore_tracing_set_adapter(self, store: Pointer[encore_store], name: bytes | None, /) -> int: ...
+    def encore_tracing_set_adapter(self, client: Pointer[encore_client], name: bytes | None, /) -> int: ...
 
-    def encore_tracing_get_adapter(self, store: Pointer[encore_store], name: Pointer[encore_bytes], /) -> int: ...
+    def encore_tracing_get_adapter(self, client: Pointer[encore_client], name: Pointer[encore_bytes], /) -> int: ...
 
-    def encore_tracing_get_status(self, store: Pointer[encore_store], now: int, status: Pointer[encore_tracing_status], /) -> int: ...
+    def encore_tracing_get_status(self, client: Pointer[encore_client], now: int, status: Pointer[encore_tracing_status], /) -> int: ...
 
 
 def bind(lib: ctypes.CDLL) -> Library:

@@ -1,5 +1,5 @@
 """CWA event check-ins (presence tracing): QR codes, the check-ins kept in
-a Store, matching trace warning packages, their risk, and the protected
+a client, matching trace warning packages, their risk, and the protected
 reports a submission sends.
 
     checkins = CheckIns(store)
@@ -23,9 +23,9 @@ import ctypes
 import dataclasses
 import json
 import os
-import time as _time
-from collections.abc import Callable
-from typing import Any, TypeVar
+import weakref
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import text, uint8_pointer
@@ -33,7 +33,10 @@ from ._config import ParsedConfig
 from ._handle import Handle
 from ._loader import lib
 from .records import SIGNATURE_STATUSES, checked_int
-from .store import Store, _take_bytes
+from .store import _take_bytes
+
+if TYPE_CHECKING:
+    from ._client import CClient
 from .testresult import SYMPTOMS, Symptoms
 from .trust import TrustList
 
@@ -42,10 +45,6 @@ _R = TypeVar("_R")
 
 LEVELS = {_ffi.ENCORE_CHECKIN_RISK_LOW: "LOW", _ffi.ENCORE_CHECKIN_RISK_HIGH: "HIGH",
           _ffi.ENCORE_CHECKIN_RISK_FAILED: "FAILED"}
-
-
-def _now(now: int | None) -> int:
-    return int(_time.time()) if now is None else checked_int(now, 64, "now")
 
 
 def _fixed(value: bytes | bytearray | memoryview, size: int, what: str) -> bytes:
@@ -422,20 +421,19 @@ class WarningMatchSummary:
 
 
 class CheckIns:
-    """The check-ins of a Store (encore.Store). Times are unix seconds;
-    `now` defaults to the current time. `private`: whether SwissCovid and
+    """The check-ins of a client (encore.Client's `checkins`). Times are unix
+    seconds; "now" is the client's time. `private`: whether SwissCovid and
     NotifyMe check-ins are private unless add() says otherwise (a CWA
     check-in is always a diary one)."""
 
-    def __init__(self, store: Store, private: bool = False) -> None:
-        self.store = store
+    def __init__(self, client: CClient, private: bool = False) -> None:
+        self._c = client
         self.private = bool(private)
 
     def _call(self, name: str, *args: Any) -> int:
-        return self.store._call(name, *args)
+        return self._c.call(name, *args)
 
-    def add(self, qr_code: str | bytes, start: int, end: int | None = None, now: int | None = None, *,
-            private: bool | None = None) -> int:
+    def add(self, qr_code: str | bytes, start: int, end: int | None = None, *, private: bool | None = None) -> int:
         """Checks in at the place of a CWA, SwissCovid or NotifyMe QR code
         from `start`; without `end` the check-in stays open until the
         location's automatic length has passed. Returns the check-in's id. A
@@ -454,7 +452,7 @@ class CheckIns:
             wanted = _is_crowdnotifier(qr_code)  # the default never applies to CWA codes, which cannot be private
         out = ctypes.c_int64()
         self._call("encore_checkin_add_with_mode", qr, checked_int(start, 64, "start"),
-                   -1 if end is None else checked_int(end, 64, "end"), _mode(wanted), _now(now), ctypes.byref(out))
+                   -1 if end is None else checked_int(end, 64, "end"), _mode(wanted), self._c.now(), ctypes.byref(out))
         return out.value
 
     def end(self, check_in: int, end: int, qr_code: str | None = None) -> None:
@@ -484,11 +482,11 @@ class CheckIns:
         self._call("encore_checkin_delete", checked_int(check_in, 64, "check_in"), ctypes.byref(existed))
         return bool(existed.value)
 
-    def list(self, now: int | None = None) -> list[CheckIn]:
+    def list(self) -> list[CheckIn]:
         """The check-ins, oldest first, after closing those whose time is up
-        and deleting those that ended over 10 days before `now`."""
+        and deleting those that ended over 10 days before the client's time."""
         out = ctypes.POINTER(_ffi.encore_checkin_list)()
-        self._call("encore_checkin_list_open", _now(now), ctypes.byref(out))
+        self._call("encore_checkin_list_open", self._c.now(), ctypes.byref(out))
         try:
             return list(_cdata.copy_list(lambda *page: lib.encore_checkin_list_copy(out, *page), _ffi.encore_checkin_info,
                                          _take_check_in))
@@ -496,7 +494,7 @@ class CheckIns:
             lib.encore_checkin_list_free(out)
 
     def match_package(self, package: bytes | bytearray | memoryview | str | os.PathLike[str],
-                      trust: TrustList | None = None, now: int | None = None) -> WarningMatchSummary:
+                      trust: TrustList | None = None) -> WarningMatchSummary:
         """Matches a trace warning package (bytes, or a path: a zip of
         export.bin + export.sig; empty is the empty package), verified with
         `trust` (a TrustList: nothing unverified is stored), against the check-ins;
@@ -516,24 +514,23 @@ class CheckIns:
         with (trust._handle.borrow() if trust is not None else no_trust) as trust_pointer:
             options = keyfile_options(trust_pointer, True, None, None, None)
             self._call("encore_checkin_match_package", uint8_pointer(data), len(data), ctypes.byref(options),
-                       _now(now), ctypes.byref(summary))
+                       self._c.now(), ctypes.byref(summary))
         return WarningMatchSummary(SIGNATURE_STATUSES.get(summary.signature_status, f"unknown ({summary.signature_status})"),
                                    summary.interval_number, summary.warnings, summary.reports, summary.matches,
                                    summary.added, summary.skipped)
 
-    def assess(self, config: CheckInRiskConfig | None = None, now: int | None = None) -> CheckInAssessment:
+    def assess(self, config: CheckInRiskConfig | None = None) -> CheckInAssessment:
         """The presence-tracing risk of the stored warnings (`config` a
         CheckInRiskConfig; None: CWA's production parameters). Reads only."""
         if config is not None and not isinstance(config, CheckInRiskConfig):
             raise TypeError("config must be a CheckInRiskConfig or None")
         out = ctypes.POINTER(_ffi.encore_checkin_assessment)()
         with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
-            self._call("encore_checkin_assess", c, _now(now), ctypes.byref(out))
+            self._call("encore_checkin_assess", c, self._c.now(), ctypes.byref(out))
         return take_assessment(out)
 
-    def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None,
-                now: int | None = None) -> builtins.list[CheckInReport]:
-        """The protected reports a submission at `now` would send, shuffled.
+    def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None) -> builtins.list[CheckInReport]:
+        """The protected reports a submission at the client's time would send, shuffled.
         Nothing is sent or stored."""
         o = _ffi.encore_submit_options()
         lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
@@ -544,8 +541,7 @@ class CheckIns:
                 raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
             o.symptoms = SYMPTOMS[symptoms]
         out = ctypes.POINTER(_ffi.encore_checkin_report_list)()
-        with _client.client(self.store, now=now) as c:
-            lib.encore_checkin_report_list_open(c, ctypes.byref(o), ctypes.byref(out))
+        self._call("encore_checkin_report_list_open", ctypes.byref(o), ctypes.byref(out))
         try:
             return list(_cdata.copy_list(lambda *page: lib.encore_checkin_report_list_copy(out, *page),
                                          _ffi.encore_checkin_report_info, _report))

@@ -9,14 +9,14 @@ import ctypes
 import dataclasses
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import Text, text, uint8_pointer
 from ._loader import lib
 from .store import _take_bytes
 
 if TYPE_CHECKING:
     from ._progress import ProgressFn
-    from .store import Store
+    from .client import Client
 
 # The two CrowdNotifier apps, whose QR codes and trace keys differ.
 Kind: TypeAlias = Literal["swisscovid", "notifyme"]
@@ -35,13 +35,13 @@ class TraceKeyMatchSummary:
     new_matches: int   # of them not seen before: notify these
 
 
-def match_trace_keys(store: Store, body: bytes, *, signature: Text, key: bytes, bundle_tag: Text | None = None,
-                     now: int | None = None, threads: int = 0, progress: ProgressFn | None = None) -> TraceKeyMatchSummary:
+def match_trace_keys(client: Client, body: bytes, *, signature: Text, bundle_tag: Text | None = None,
+                     threads: int = 0, progress: ProgressFn | None = None) -> TraceKeyMatchSummary:
     """Matches a body of GET /v3/traceKeys the caller fetched against the
-    store's SwissCovid and NotifyMe visits, verified as the sync verifies
-    it: `signature` is the answer's Signature header (a JWT that must verify
-    with `key`, the backend's public key: PEM, base64 or DER, and whose
-    content-hash must be the body's). `bundle_tag` is stored after the body.
+    client's SwissCovid and NotifyMe visits at its time, verified as the
+    sync verifies it: `signature` is the answer's Signature header (a JWT
+    that must verify with the client's `crowdnotifier_key`, the backend's
+    public key: PEM, base64 or DER, and whose content-hash must be the body's). `bundle_tag` is stored after the body.
     The matching runs on `threads` (0: one per core); `progress(done, total)`
     (trace keys of a day with visits, called from those threads one at a
     time) may return False to cancel: CancelledError, and nothing is stored."""
@@ -51,18 +51,18 @@ def match_trace_keys(store: Store, body: bytes, *, signature: Text, key: bytes, 
     lib.encore_trace_key_match_options_init(ctypes.byref(o), ctypes.sizeof(o))
     o.threads = threads
     watcher = _progress.attach(o, progress)
-    with _progress.reraising(watcher), _client.client(store, now=now, crowdnotifier_key=key) as c:
-        lib.encore_crowdnotifier_match_trace_keys_with_options(
-            c, uint8_pointer(body), len(body), text(signature, "signature"),
+    with _progress.reraising(watcher):
+        client._c.call(
+            "encore_crowdnotifier_match_trace_keys_with_options", uint8_pointer(body), len(body), text(signature, "signature"),
             None if bundle_tag is None else text(bundle_tag, "bundle_tag"), ctypes.byref(o), ctypes.byref(s))
     return TraceKeyMatchSummary(s.events, s.skipped, s.invalid_keys, s.pairings, s.matches, s.new_matches)
 
 
-def bundle_tag(store: Store) -> str | None:
+def bundle_tag(client: Client) -> str | None:
     """The bundle tag stored with the last trace-key body, None before the first."""
     b = _ffi.encore_bytes()
     try:
-        store._call("encore_crowdnotifier_get_bundle_tag", ctypes.byref(b))
+        client._c.call("encore_crowdnotifier_get_bundle_tag", ctypes.byref(b))
     except errors.CLASSES["NotFoundError"]:
         return None
     return _take_bytes(b).decode()

@@ -1,15 +1,15 @@
-"""Exposure matching and the exposure check on a Store's sightings."""
+"""Exposure matching and the exposure check on a client's sightings."""
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import dataclasses
 import os
-import time as _time
+
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from .checkins import take_assessment as take_checkin_assessment
 from .records import checked_int
 from ._loader import lib
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .checkins import CheckInAssessment
     from .keyfile import Verify
     from .risk import RiskAssessment
-    from .store import Store
+    from .client import Client
 
 # A key file to match: its path, or its bytes.
 KeySource: TypeAlias = str | os.PathLike[str] | bytes | bytearray
@@ -131,18 +131,18 @@ def _fields(struct: ctypes.Structure) -> dict[str, Any]:
             for f, *_ in struct._fields_ if f not in ("struct_size", "reserved")}
 
 
-def match(store: Store, sources: Sequence[KeySource], now: int | None = None, trust: TrustList | None = None,
+def match(client: Client, sources: Sequence[KeySource], trust: TrustList | None = None,
           verify: Verify = True, threads: int = 0, progress: ProgressFn | None = None) -> MatchResult:
-    """Matches `store`'s sightings against key files (paths or bytes),
-    verified with `trust` unless verify=False. `progress(done, total)` may
-    return False, or raise, to cancel."""
-    now = int(_time.time()) if now is None else now
+    """Matches the client's sightings against key files (paths or bytes) at
+    the client's time, verified with `trust` unless verify=False.
+    `progress(done, total)` may return False, or raise, to cancel."""
+    now = client._c.now()
     array, keep_sources = _sources(sources)
     options, keep, watcher = _options(now, trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_match_result)()
     try:
         with _progress.reraising(watcher):
-            store._call("encore_match_run", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
+            client._c.call("encore_match_run", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
     finally:
         _release(keep)
     try:
@@ -155,7 +155,7 @@ def match(store: Store, sources: Sequence[KeySource], now: int | None = None, tr
         lib.encore_match_result_free(out)
 
 
-def exposure_check(store: Store, sources: Sequence[KeySource], config: RiskConfig | None = None, now: int | None = None,
+def exposure_check(client: Client, sources: Sequence[KeySource], config: RiskConfig | None = None,
                    trust: TrustList | None = None, verify: Verify = True, threads: int = 0,
                    progress: ProgressFn | None = None) -> CheckResult:
     """The exposure check: match, calculate the risk with `config` (a
@@ -165,33 +165,31 @@ def exposure_check(store: Store, sources: Sequence[KeySource], config: RiskConfi
     config = RiskConfig.cwa() if config is None else config
     if not isinstance(config, RiskConfig):
         raise TypeError("config must be an encore.risk.RiskConfig")
-    now = int(_time.time()) if now is None else now
+    now = client._c.now()
     array, keep_sources = _sources(sources)
     options, keep, watcher = _options(now, trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
         with _progress.reraising(watcher), config._handle.borrow() as c:
-            store._call("encore_exposure_check", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
+            client._c.call("encore_exposure_check", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
     finally:
         _release(keep)
     return _take_check_result(out)
 
 
-def exposure_check_cached(store: Store, config: RiskConfig | None = None, now: int | None = None, threads: int = 0,
+def exposure_check_cached(client: Client, config: RiskConfig | None = None, threads: int = 0,
                           progress: ProgressFn | None = None) -> CheckResult:
-    """The exposure check on the store's key file cache (what encore.sync
+    """The exposure check at the client's time on its key file cache (what encore.sync
     keeps): `config` None uses the synced app configuration's risk
     parameters, or CWA's built-in ones. `progress(done, total)` may return
     False, or raise, to cancel."""
     if config is not None and not isinstance(config, RiskConfig):
         raise TypeError("config must be an encore.risk.RiskConfig or None")
-    now = int(_time.time()) if now is None else now
-    options, keep, watcher = _options(now, None, True, threads, progress)
+    options, keep, watcher = _options(client._c.now(), None, True, threads, progress)
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
-        with _progress.reraising(watcher), (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c, \
-                _client.client(store, now=now) as client:
-            lib.encore_exposure_check_cached(client, c, ctypes.byref(options), None, ctypes.byref(out))
+        with _progress.reraising(watcher), (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
+            client._c.call("encore_exposure_check_cached", c, ctypes.byref(options), None, ctypes.byref(out))
     finally:
         _release(keep)
     return _take_check_result(out)

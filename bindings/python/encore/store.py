@@ -1,4 +1,7 @@
-"""Store: the client's encrypted state, one SQLCipher database file."""
+"""Store: the client's encrypted state, one SQLCipher database file. The
+store itself keeps maintenance (rekey, schema version, integrity, purge)
+and the host's settings; its tables are features of an encore.Client
+(client.sightings, client.own_keys, client.keyfiles, ...)."""
 from __future__ import annotations
 
 import ctypes
@@ -6,22 +9,14 @@ import math
 import os
 import time as _time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias, TypeVar, overload
+from typing import Any, Self, TypeAlias, TypeVar, overload
 
 from . import _ffi, errors
-from ._cdata import Path, array_of, copy_list, sized, text, uint8_pointer
+from ._cdata import Path, copy_list, sized, text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
-from .records import (CachedKeyFileInfo, Key, OwnKey, PurgeCounts, RiskResult, Sighting, TracingEvent,
-                      checked_int)
+from .records import PurgeCounts, checked_int
 
-if TYPE_CHECKING:
-    from .exposure import CheckResult, KeySource, MatchResult
-    from .risk import RiskConfig
-    from .trust import TrustList
-
-_S = TypeVar("_S", bound=ctypes.Structure)
 _R = TypeVar("_R")
 _D = TypeVar("_D")
 # What a setting holds.
@@ -36,6 +31,8 @@ INT32_MIN = -(1 << 31)
 _SETTING_PREFIX = "ENCORE_SETTING_"
 SETTING_TYPES = {value: name[len(_SETTING_PREFIX):].lower()
                  for name, value in vars(_ffi).items() if name.startswith(_SETTING_PREFIX)}
+_SETTING_OF: dict[type, int] = {int: _ffi.ENCORE_SETTING_INTEGER, float: _ffi.ENCORE_SETTING_DOUBLE,
+                                str: _ffi.ENCORE_SETTING_TEXT, bytes: _ffi.ENCORE_SETTING_BLOB}
 
 
 def _store_key(passphrase: str | bytes | None, raw_key: bytes | None, what: str) -> tuple[_ffi.encore_store_key, bytes]:
@@ -87,7 +84,9 @@ def _blob(value: bytes | bytearray | memoryview, what: str) -> bytes:
 
 class Store(Closeable):
     """An opened encrypted store. Use Store.open(); close() (or a with block)
-    closes it. Safe to share between threads: the library serialises calls.
+    closes the database: every Client made on it then raises
+    StoreClosedError. Safe to share between threads: the library serialises
+    calls. Its tables are reached through a Client (encore.Client(store)).
 
     Times are unix seconds. Ranges are [start, end); None leaves a side open.
     A failing call raises the EncoreError subclass of its status, e.g.
@@ -157,229 +156,6 @@ class Store(Closeable):
                    ctypes.byref(counts))
         return PurgeCounts.from_c(counts)
 
-    def _copy(self, name: str, ctype: type[_S], convert: Callable[[_S], _R], *args: int) -> Iterator[_R]:
-        """Yields rows of a copy function (..., first, out, element_size, capacity, copied)."""
-        return copy_list(lambda *page: self._call(name, *args, *page), ctype, convert)
-
-    def _count(self, name: str, *args: int) -> int:
-        count = ctypes.c_uint64()
-        self._call(name, *args, ctypes.byref(count))
-        return count.value
-
-    # ---- sightings ---------------------------------------------------------
-
-    def add_sightings(self, sightings: Iterable[Sighting]) -> int:
-        """Adds Sighting values in one transaction (all or none); ones
-        identical to stored sightings are kept once. Returns how many were new."""
-        rows = [o.to_c() for o in sightings]
-        array, size = array_of(_ffi.encore_sighting, rows)
-        added = ctypes.c_size_t()
-        self._call("encore_store_add_sightings", array, size, len(rows), ctypes.byref(added))
-        return added.value
-
-    def count_sightings(self, start: int | None = None, end: int | None = None) -> int:
-        """How many sightings [start, end) holds."""
-        return self._count("encore_store_count_sightings", *_range(start, end))
-
-    def sightings(self, start: int | None = None, end: int | None = None) -> Iterator[Sighting]:
-        """Yields the Sighting values of [start, end) in time order."""
-        return self._copy("encore_store_copy_sightings", _ffi.encore_sighting, Sighting.from_c,
-                          *_range(start, end))
-
-    # ---- own keys -----------------------------------------------------------
-
-    def put_own_key(self, key: OwnKey) -> None:
-        """Stores an OwnKey; one with the same key_data is replaced."""
-        if not isinstance(key, OwnKey):
-            raise TypeError(f"key must be an OwnKey, not {type(key).__name__}")
-        c = key.to_c()
-        self._call("encore_store_put_own_key", ctypes.byref(c))
-
-    def count_own_keys(self, since: int | None = None) -> int:
-        """How many own keys start at interval `since` or later (None: all)."""
-        return self._count("encore_store_count_own_keys", self._since(since))
-
-    def own_keys(self, since: int | None = None) -> list[OwnKey]:
-        """The own keys starting at interval `since` or later, ordered by
-        rolling start, as a list of OwnKey."""
-        return list(self._copy("encore_store_copy_own_keys", _ffi.encore_own_key, OwnKey.from_c, self._since(since)))
-
-    def latest_own_key(self) -> OwnKey | None:
-        """The own key with the latest rolling start, or None."""
-        key = sized(_ffi.encore_own_key)
-        try:
-            self._call("encore_store_get_latest_own_key", ctypes.byref(key))
-        except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
-            return None
-        return OwnKey.from_c(key)
-
-    def current_own_key(self, now: int | None = None) -> OwnKey:
-        """The device's TEK valid at `now` (default: now), made from the
-        CSPRNG and stored when the day has none yet."""
-        key = sized(_ffi.encore_own_key)
-        self._call("encore_store_get_current_own_key", checked_int(int(_time.time()) if now is None else now, 64, "now"), ctypes.byref(key))
-        return OwnKey.from_c(key)
-
-    def own_key_history(self, now: int | None = None, days: int = 14) -> list[Key]:
-        """The own keys of the last `days` UTC days up to `now` (today's
-        included), oldest first, as Key values ready for submission."""
-        now = int(_time.time()) if now is None else now
-        return list(self._copy("encore_store_copy_own_key_history", _ffi.encore_key, Key.from_c,
-                               checked_int(now, 64, "now"), checked_int(days, 32, "days")))
-
-    def advertisement(self, now: int | None = None, tx_power: int = 0, calibration_confidence: int = 0) -> bytes:
-        """The 20 bytes to broadcast at `now`: RPI ‖ AEM."""
-        out = (ctypes.c_uint8 * 20)()
-        self._call("encore_advertisement_make", checked_int(int(_time.time()) if now is None else now, 64, "now"),
-                   checked_int(tx_power, 32, "tx_power"), checked_int(calibration_confidence, 32, "calibration_confidence"), out, 20)
-        return bytes(out)
-
-    # ---- exposure matching and the check (encore.exposure) ---------------
-
-    def match(self, sources: Sequence[KeySource], now: int | None = None, **options: Any) -> MatchResult:
-        """Matches the stored sightings against key files; see encore.exposure.match."""
-        from . import exposure
-        return exposure.match(self, sources, now=now, **options)
-
-    def exposure_check(self, sources: Sequence[KeySource], config: RiskConfig | None = None, now: int | None = None,
-                       **options: Any) -> CheckResult:
-        """The exposure check; see encore.exposure.exposure_check."""
-        from . import exposure
-        return exposure.exposure_check(self, sources, config=config, now=now, **options)
-
-    @staticmethod
-    def _since(since: int | None) -> int:
-        return INT32_MIN if since is None else checked_int(since, 32, "since")
-
-    # ---- cache of key files ------------------------------------------------
-
-    def import_keyfile(self, region: str | bytes, identifier: str | bytes, content: bytes, trust: TrustList,
-                       etag: str | bytes | None = None, now: int | None = None) -> int:
-        """Keeps a key file (bytes of the zip) the host downloaded itself,
-        after the sync's verification against `trust` (a TrustList); a day
-        replaces the cached hours of that day. Returns its number of keys.
-        Nothing else puts a key file into the cache."""
-        data = _blob(content, "content")
-        now = int(_time.time()) if now is None else checked_int(now, 64, "now")
-        keys = ctypes.c_uint64()
-        with trust._handle.borrow() as t:
-            self._call("encore_store_import_keyfile", text(region, "region"), text(identifier, "identifier"),
-                       None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), t, now, ctypes.byref(keys))
-        return keys.value
-
-    def has_keyfile(self, region: str | bytes, identifier: str | bytes, etag: str | bytes | None = None) -> bool:
-        """Whether the key file is cached (with `etag`: stored with exactly that ETag)."""
-        has = ctypes.c_int32()
-        self._call("encore_store_has_keyfile", text(region, "region"), text(identifier, "identifier"),
-                   None if etag is None else text(etag, "etag"), ctypes.byref(has))
-        return has.value == 1
-
-    def get_keyfile(self, region: str | bytes, identifier: str | bytes) -> bytes:
-        """The content of a cached key file, checked against its SHA-256
-        (StoreNotDatabaseError when it does not match). NotFoundError when
-        it is not cached."""
-        content = _ffi.encore_bytes()
-        self._call("encore_store_get_keyfile", text(region, "region"), text(identifier, "identifier"),
-                   ctypes.byref(content))
-        return _take_bytes(content)
-
-    def keyfile_info(self, region: str | bytes, identifier: str | bytes) -> CachedKeyFileInfo:
-        """CachedKeyFileInfo of a cached key file; NotFoundError when it is not cached."""
-        c_region, c_identifier = text(region, "region"), text(identifier, "identifier")
-        info = sized(_ffi.encore_cached_keyfile_info)
-        etag = _ffi.encore_bytes()
-        self._call("encore_store_get_keyfile_info", c_region, c_identifier, ctypes.byref(info), ctypes.byref(etag))
-        etag_text = _take_bytes(etag).decode("utf-8")
-        return CachedKeyFileInfo(region=c_region.decode("utf-8"), identifier=c_identifier.decode("utf-8"),
-                           etag=etag_text if info.has_etag else None, sha256=bytes(info.sha256),
-                           size=info.size, downloaded=info.downloaded)
-
-    def keyfiles(self, region: str | bytes) -> list[str]:
-        """The identifiers of the cached key files of `region`, in byte order."""
-        out = ctypes.POINTER(_ffi.encore_string_list)()
-        self._call("encore_store_list_keyfiles", text(region, "region"), ctypes.byref(out))
-        return _take_list(out)
-
-    def remove_keyfile(self, region: str | bytes, identifier: str | bytes) -> bool:
-        """Removes a cached key file; False when it was not cached."""
-        removed = ctypes.c_int32()
-        self._call("encore_store_remove_keyfile", text(region, "region"), text(identifier, "identifier"),
-                   ctypes.byref(removed))
-        return removed.value == 1
-
-    def missing_keyfiles(self, region: str | bytes, available: Iterable[str | bytes]) -> list[str]:
-        """Of the identifiers in `available` (what the server lists), those not
-        cached for `region`, in the order given and each once."""
-        if isinstance(available, (str, bytes)):
-            raise TypeError("available must be a list of identifiers, not a single string")
-        ids = [text(a, "identifier") for a in available]
-        array = (ctypes.c_char_p * len(ids))(*ids)
-        out = ctypes.POINTER(_ffi.encore_string_list)()
-        self._call("encore_store_list_missing_keyfiles", text(region, "region"), array, len(ids), ctypes.byref(out))
-        return _take_list(out)
-
-    # ---- tracing history --------------------------------------------------
-
-    def add_tracing_event(self, time: int, active: bool) -> None:
-        """Records that tracing was switched on (active=True) or off at `time`."""
-        if not isinstance(active, bool):
-            raise TypeError(f"active must be a bool, not {type(active).__name__}")
-        self._call("encore_store_add_tracing_event", checked_int(time, 64, "time"), 1 if active else 0)
-
-    def count_tracing_events(self, start: int | None = None, end: int | None = None) -> int:
-        """How many tracing events [start, end) holds."""
-        return self._count("encore_store_count_tracing_events", *_range(start, end))
-
-    def tracing_events(self, start: int | None = None, end: int | None = None) -> list[TracingEvent]:
-        """The TracingEvent values of [start, end) in time order, as a list."""
-        return list(self._copy("encore_store_copy_tracing_events", _ffi.encore_tracing_event, TracingEvent.from_c,
-                               *_range(start, end)))
-
-    def active_tracing_seconds(self, start: int, end: int) -> int:
-        """Seconds tracing was on within [start, end): the last event before
-        `start` gives the state at `start`; an "on" without a later "off"
-        counts until `end`."""
-        seconds = ctypes.c_int64()
-        self._call("encore_store_get_active_tracing_seconds", checked_int(start, 64, "start"), checked_int(end, 64, "end"),
-                   ctypes.byref(seconds))
-        return seconds.value
-
-    # ---- risk results -----------------------------------------------------
-
-    def _result(self, name: str, *args: int) -> RiskResult:
-        r = sized(_ffi.encore_risk_result)
-        doc = _ffi.encore_bytes()
-        self._call(name, *args, ctypes.byref(r), ctypes.byref(doc))
-        return RiskResult(id=r.id, time=r.time, level=r.level, document=_take_bytes(doc).decode("utf-8"))
-
-    def last_risk_result(self) -> RiskResult | None:
-        """The newest RiskResult, or None when there is none."""
-        try:
-            return self._result("encore_store_get_last_risk_result")
-        except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
-            return None
-
-    def risk_result(self, result_id: int) -> RiskResult:
-        """The RiskResult with `result_id`; NotFoundError when there is none."""
-        return self._result("encore_store_get_risk_result", checked_int(result_id, 64, "result_id"))
-
-    def count_risk_results(self, start: int | None = None, end: int | None = None) -> int:
-        """How many risk results [start, end) holds."""
-        return self._count("encore_store_count_risk_results", *_range(start, end))
-
-    def risk_results(self, start: int | None = None, end: int | None = None) -> list[RiskResult]:
-        """The RiskResult values of [start, end), oldest first, as a list
-        (results purged meanwhile by another thread are left out)."""
-        heads = list(self._copy("encore_store_copy_risk_results", _ffi.encore_risk_result, lambda r: r.id,
-                                *_range(start, end)))
-        out: list[RiskResult] = []
-        for result_id in heads:
-            try:
-                out.append(self.risk_result(result_id))
-            except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
-                pass
-        return out
-
     # ---- settings ---------------------------------------------------------
 
     def set_setting(self, name: str | bytes, value: Setting) -> None:
@@ -387,21 +163,26 @@ class Store(Closeable):
         a float (not NaN), a str or bytes. bool is refused (it would come back
         as an int)."""
         c_name = text(name, "name")
+        v = sized(_ffi.encore_setting_value)
+        keep = b""
         if isinstance(value, bool):
             raise TypeError("a bool setting would read back as int: store int(value)")
         if isinstance(value, int):
-            self._call("encore_store_set_setting_int64", c_name, checked_int(value, 64, "value"))
+            v.type, v.integer = _ffi.ENCORE_SETTING_INTEGER, checked_int(value, 64, "value")
         elif isinstance(value, float):
             if math.isnan(value):
                 raise ValueError("a setting must not be NaN")
-            self._call("encore_store_set_setting_double", c_name, value)
+            v.type, v.real = _ffi.ENCORE_SETTING_DOUBLE, value
         elif isinstance(value, str):
-            self._call("encore_store_set_setting_text", c_name, text(value, "value"))
+            keep = value.encode("utf-8")
+            v.type = _ffi.ENCORE_SETTING_TEXT
         elif isinstance(value, (bytes, bytearray, memoryview)):
-            data = bytes(value)
-            self._call("encore_store_set_setting_blob", c_name, uint8_pointer(data), len(data))
+            keep = bytes(value)
+            v.type = _ffi.ENCORE_SETTING_BLOB
         else:
             raise TypeError(f"a setting is int, float, str or bytes, not {type(value).__name__}")
+        v.data, v.length = uint8_pointer(keep), len(keep)
+        self._call("encore_store_set_setting", c_name, ctypes.byref(v))
 
     _MISSING = object()
 
@@ -414,57 +195,57 @@ class Store(Closeable):
     def get_setting(self, name: str | bytes, default: object = _MISSING) -> object:
         """The value under `name` as int, float, str or bytes. When there is
         none: `default` if given, else NotFoundError."""
-        getters: dict[str, Callable[[str | bytes], Setting]] = {"integer": self.get_int, "double": self.get_float,
-                                                                "text": self.get_text, "blob": self.get_bytes}
-        for attempt in range(3):  # another thread may change the type between the two calls
-            kind = self.setting_type(name)
-            if kind is None:
-                break
-            try:
-                return getters[kind](name)
-            except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
-                break
-            except errors.BY_STATUS[_ffi.ENCORE_ERR_INVALID_ARGUMENT]:
-                if attempt == 2:
-                    raise
-        if default is self._MISSING:
-            # The library's NotFoundError, with its message (the last failure on this thread).
-            raise errors.error_for(_ffi.ENCORE_ERR_NOT_FOUND)
-        return default
+        value = self._setting(name, default is self._MISSING)
+        return default if value is None else value
+
+    def _setting(self, name: str | bytes, required: bool) -> Setting | None:
+        v = sized(_ffi.encore_setting_value)
+        b = _ffi.encore_bytes()
+        try:
+            self._call("encore_store_get_setting", text(name, "name"), ctypes.byref(v), ctypes.byref(b))
+        except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
+            if required:
+                raise
+            return None
+        data = _take_bytes(b)
+        if v.type == _ffi.ENCORE_SETTING_INTEGER:
+            return int(v.integer)
+        if v.type == _ffi.ENCORE_SETTING_DOUBLE:
+            return float(v.real)
+        return data.decode("utf-8") if v.type == _ffi.ENCORE_SETTING_TEXT else data
+
+    def _typed(self, name: str | bytes, kind: type[_R]) -> _R:
+        value = self._setting(name, True)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            stored = SETTING_TYPES.get(_SETTING_OF.get(type(value), 0), type(value).__name__)
+            raise errors.BY_STATUS[_ffi.ENCORE_ERR_INVALID_ARGUMENT](_ffi.ENCORE_ERR_INVALID_ARGUMENT, f"setting {name!r} is {stored}, not {kind.__name__}")
+        return value
 
     def get_int(self, name: str | bytes) -> int:
         """The integer setting `name`: InvalidArgumentError (naming the
         stored type) when it has another type, NotFoundError when missing."""
-        value = ctypes.c_int64()
-        self._call("encore_store_get_setting_int64", text(name, "name"), ctypes.byref(value))
-        return value.value
+        return self._typed(name, int)
 
     def get_float(self, name: str | bytes) -> float:
         """The float setting `name` (errors as get_int)."""
-        value = ctypes.c_double()
-        self._call("encore_store_get_setting_double", text(name, "name"), ctypes.byref(value))
-        return value.value
+        return self._typed(name, float)
 
     def get_text(self, name: str | bytes) -> str:
         """The text setting `name` (errors as get_int)."""
-        value = _ffi.encore_bytes()
-        self._call("encore_store_get_setting_text", text(name, "name"), ctypes.byref(value))
-        return _take_bytes(value).decode("utf-8")
+        return self._typed(name, str)
 
     def get_bytes(self, name: str | bytes) -> bytes:
         """The bytes setting `name` (errors as get_int)."""
-        value = _ffi.encore_bytes()
-        self._call("encore_store_get_setting_blob", text(name, "name"), ctypes.byref(value))
-        return _take_bytes(value)
+        return self._typed(name, bytes)
 
     def setting_type(self, name: str | bytes) -> str | None:
         """"integer", "double", "text" or "blob"; None when there is no such setting."""
-        kind = ctypes.c_int32()
+        v = sized(_ffi.encore_setting_value)
         try:
-            self._call("encore_store_get_setting_type", text(name, "name"), ctypes.byref(kind))
+            self._call("encore_store_get_setting", text(name, "name"), ctypes.byref(v), None)
         except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
             return None
-        return SETTING_TYPES.get(kind.value, f"unknown ({kind.value})")
+        return SETTING_TYPES.get(v.type, f"unknown ({v.type})")
 
     def delete_setting(self, name: str | bytes) -> bool:
         """Deletes a setting; False when there was none."""

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import contextlib
 import datetime as dt
 import json
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from . import _cdata, _client, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import Text, text
+from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._progress import ProgressFn
 from ._loader import lib
 from .exposure import CheckResult, _take_check_result
 from .operation import Operation
 from .store import _take_bytes, _take_list
-from .trust import TrustList
 
 if TYPE_CHECKING:
-    from .store import Store
-    from ._client import ClientPointer
-    from .transport import Transport
+    from ._client import CClient
 
 # Why a sync runs, and the network it may use.
 Trigger: TypeAlias = Literal["periodic", "push", "app-start", "user"]
@@ -105,33 +100,21 @@ class SyncReport:
 
 
 class Sync:
-    """A store's sync with CWA's distribution server, a DP-3T backend, a
-    CrowdNotifier backend, or several.
+    """The sync of a client (encore.Client's `sync`) with CWA's distribution
+    server, a DP-3T backend, a CrowdNotifier backend, or several: the
+    client's servers and trust list, at the client's time.
 
-        s = Sync(store, Transport.curl(), distribution=url, trust=trust)
-        if s.plan(trigger="periodic").steps:
-            report = s.run(trigger="periodic")
+        if client.sync.plan(trigger="periodic").steps:
+            report = client.sync.run(trigger="periodic")
 
-    or, with the host's own I/O (the transport may then be None):
+    or, with the host's own I/O:
 
-        report = await Sync(store, None, distribution=url, trust=trust).operation().run_async(session)
+        report = await client.sync.operation().run_async(session)
     """
 
-    def __init__(self, store: Store, transport: Transport | None, *, distribution: Text | None = None,
-                 country: Text = "EUR", trust: TrustList | None = None, dp3t: Text | None = None,
-                 dp3t_key: bytes | None = None, trace_warnings: bool = True, warning_region: Text = "DE",
-                 crowdnotifier: Text | None = None, crowdnotifier_key: bytes | None = None) -> None:
-        if trust is not None and not isinstance(trust, TrustList):
-            raise TypeError("trust must be a TrustList or None")
-        self.store, self.transport, self.trust = store, transport, trust
-        self._distribution = None if distribution is None else text(distribution, "distribution")
-        self._country = text(country, "country")
-        self._dp3t = None if dp3t is None else text(dp3t, "dp3t")
-        self._dp3t_key = None if dp3t_key is None else bytes(dp3t_key)
+    def __init__(self, client: CClient, *, trace_warnings: bool = True) -> None:
+        self._c = client
         self._trace_warnings = bool(trace_warnings)
-        self._warning_region = text(warning_region, "warning_region")
-        self._crowdnotifier = None if crowdnotifier is None else text(crowdnotifier, "crowdnotifier")
-        self._crowdnotifier_key = None if crowdnotifier_key is None else bytes(crowdnotifier_key)
 
     def _options(self, trigger: Trigger, network: Network, run_check: bool, budget: int | None,
                  progress: ProgressFn | None) -> tuple[_ffi.encore_sync_options, _progress.Progress | None]:
@@ -145,49 +128,37 @@ class Sync:
         o.trace_warnings = 1 if self._trace_warnings else 0
         return o, _progress.attach(o, progress)
 
-    def _client(self, now: int | None,
-                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
-        """The C client of this sync's store and servers at `now`."""
-        return _client.client(self.store, transport=transport, trust=self.trust, now=now, distribution=self._distribution,
-                              country=self._country, warning_region=self._warning_region, dp3t=self._dp3t,
-                              dp3t_key=self._dp3t_key, crowdnotifier=self._crowdnotifier,
-                              crowdnotifier_key=self._crowdnotifier_key)
-
-    def plan(self, *, trigger: Trigger = "user", network: Network = "unmetered", now: int | None = None) -> SyncPlan:
+    def plan(self, *, trigger: Trigger = "user", network: Network = "unmetered") -> SyncPlan:
         """What a sync would fetch now, from the store alone."""
         o, _ = self._options(trigger, network, True, None, None)
         info = _cdata.output(_ffi.encore_sync_plan_info)
-        with self._client(now) as c:
-            lib.encore_sync_plan(c, ctypes.byref(o), ctypes.byref(info))
+        self._c.call("encore_sync_plan", ctypes.byref(o), ctypes.byref(info))
         return SyncPlan(tuple(name for bit, name in STEPS if info.steps & bit), info.next_due_at if info.has_next_due else None)
 
     def run(self, *, trigger: Trigger = "user", network: Network = "unmetered", run_check: bool = True,
-            budget: int | None = None, now: int | None = None, progress: ProgressFn | None = None) -> SyncReport:
-        """Syncs what is due; `progress(done, total)` (requests) may return
-        False to cancel. Raises on a failure (counted for the backoff)."""
-        if self.transport is None:
-            raise ValueError("run() needs a transport; operation() runs with the caller's own I/O")
+            budget: int | None = None, progress: ProgressFn | None = None) -> SyncReport:
+        """Syncs what is due through the client's transport; `progress(done,
+        total)` (requests) may return False to cancel. Raises on a failure
+        (counted for the backoff)."""
         o, watcher = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_sync_result)()
-        with _progress.reraising(watcher), self._client(now, self.transport) as c:
-            lib.encore_sync_run(c, ctypes.byref(o), ctypes.byref(out))
+        with _progress.reraising(watcher):
+            self._c.call("encore_sync_run", ctypes.byref(o), ctypes.byref(out))
         try:
             return _report(out)
         finally:
             lib.encore_sync_result_free(out)
 
     def operation(self, *, trigger: Trigger = "user", network: Network = "unmetered", run_check: bool = True,
-                  budget: int | None = None, now: int | None = None,
-                  progress: ProgressFn | None = None) -> Operation[SyncReport]:
+                  budget: int | None = None, progress: ProgressFn | None = None) -> Operation[SyncReport]:
         """The sync as an Operation the caller drives with its own I/O
         (op.run_async(session) on an asyncio loop, or next/feed by hand);
-        op.result() is the SyncReport. Planned at `now`; the transport
-        given to Sync is not used."""
+        op.result() is the SyncReport. Planned at the client's time; the
+        client's transport is not used."""
         o, watcher = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_operation)()
-        with self._client(now) as c:
-            lib.encore_sync_start(c, ctypes.byref(o), ctypes.byref(out))
-        return Operation(out, _operation_report, keep=(watcher, self.trust, self.store))
+        self._c.call("encore_sync_start", ctypes.byref(o), ctypes.byref(out))
+        return Operation(out, _operation_report, keep=(watcher, self._c))
 
 
 def _item(i: _ffi.encore_sync_item) -> SyncItem:

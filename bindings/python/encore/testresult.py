@@ -1,22 +1,18 @@
 """CWA's test result access and key submission over a store and a transport."""
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import dataclasses
-import time as _time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias, TypeVar
 
-from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
+from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import Text, text
 from ._loader import lib
 from .operation import Operation
 
 if TYPE_CHECKING:
-    from .store import Store
-    from ._client import ClientPointer
-    from .transport import Transport
+    from ._client import CClient
 
 _T = TypeVar("_T")
 # What the user says of their symptoms (without an onset date).
@@ -76,42 +72,25 @@ class SubmitSummary:
     submitted_at: int
 
 
-def _now(now: int | None) -> int:
-    return int(_time.time()) if now is None else now
-
-
 class TestResultClient:
-    """A store's test registration against CWA's verification server (and
-    the submission server, whose fake requests hide the real ones).
+    """The test registration of a client (encore.Client's `tests`) against
+    CWA's verification server (and the submission server, whose fake
+    requests hide the real ones), at the client's time.
 
-        client = TestResultClient(store, Transport.curl(), verification=url, submission=url)
-        client.register(qr="https://localhost/?...")
-        if client.poll().result == "POSITIVE":
-            client.submit(symptoms="onset-last-7-days")
+        client.tests.register(qr="https://localhost/?...")
+        if client.tests.poll().result == "POSITIVE":
+            client.tests.submit(symptoms="onset-last-7-days")
     """
     __test__ = False
 
-    def __init__(self, store: Store, transport: Transport | None, *, verification: Text,
-                 submission: Text | None = None) -> None:
-        self.store = store
-        self.transport = transport
-        self._verification = text(verification, "verification")
-        self._submission = None if submission is None else text(submission, "submission")
+    def __init__(self, client: CClient) -> None:
+        self._c = client
 
-    def _client(self, now: int | None,
-                transport: Transport | None = None) -> contextlib.AbstractContextManager[ClientPointer]:
-        """The C client of this store and these servers at `now`."""
-        return _client.client(self.store, transport=transport, now=now, verification=self._verification,
-                              submission=self._submission)
-
-    def _call(self, name: str, *args: Any, now: int | None = None) -> int:
-        with self._client(now, self.transport) as c:
-            status: int = getattr(lib, name)(c, *args)
-            return status
+    def _call(self, name: str, *args: Any) -> int:
+        return self._c.call(name, *args)
 
     def register(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
-                 dob: Text | None = None, rapid: bool = False,
-                 now: int | None = None) -> TestStatus:
+                 dob: Text | None = None, rapid: bool = False) -> TestStatus:
         """Registers a test by exactly one of qr, guid and teletan. `qr` takes a
         lab test's, a rapid antigen test's (https://s.coronawarn.app?v=1#...)
         and a rapid PCR test's (https://p.coronawarn.app?v=1#...) code. A key
@@ -119,57 +98,52 @@ class TestResultClient:
         code whose hash does not match) before anything is sent."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_register_run", ctypes.byref(key), ctypes.byref(status), now=now)
+        self._call("encore_test_register_run", ctypes.byref(key), ctypes.byref(status))
         del keep
         return TestStatus._from(status)
 
     def register_operation(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
-                           dob: Text | None = None, rapid: bool = False,
-                           now: int | None = None) -> Operation[TestStatus]:
+                           dob: Text | None = None, rapid: bool = False) -> Operation[TestStatus]:
         """The registration as an Operation the caller drives (no transport
         needed); its result is the TestStatus."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
-        return self._start("encore_test_register_start", _test_status, ctypes.byref(key), now=now, keep=keep)
+        return self._start("encore_test_register_start", _test_status, ctypes.byref(key), keep=keep)
 
-    def _start(self, name: str, result: Callable[[Operation[_T]], _T], *args: Any, now: int | None = None,
-               keep: object = None) -> Operation[_T]:
+    def _start(self, name: str, result: Callable[[Operation[_T]], _T], *args: Any, keep: object = None) -> Operation[_T]:
         out = ctypes.POINTER(_ffi.encore_operation)()
-        with self._client(now) as c:
-            getattr(lib, name)(c, *args, ctypes.byref(out))
-        return Operation(out, result, keep=(self.store, keep))
+        self._c.call(name, *args, ctypes.byref(out))
+        return Operation(out, result, keep=(self._c, keep))
 
-    def poll(self, now: int | None = None) -> TestStatus:
+    def poll(self) -> TestStatus:
         """One poll of the result; `notify` is True in the poll that brings a new final result."""
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_poll_run", ctypes.byref(status), now=now)
+        self._call("encore_test_poll_run", ctypes.byref(status))
         return TestStatus._from(status)
 
-    def poll_operation(self, now: int | None = None) -> Operation[TestStatus]:
+    def poll_operation(self) -> Operation[TestStatus]:
         """The poll as an Operation the caller drives (no transport needed);
         its result is the TestStatus."""
-        return self._start("encore_test_poll_start", _test_status, now=now)
+        return self._start("encore_test_poll_start", _test_status)
 
-    def status(self, now: int | None = None) -> TestStatus:
-        """Where the test stands, from the store alone."""
+    def status(self) -> TestStatus:
+        """Where the test stands at the client's time, from the store alone."""
         status = _cdata.output(_ffi.encore_test_status)
-        with self.store._handle.borrow() as s:
-            lib.encore_test_get_status(s, _now(now), ctypes.byref(status))
+        self._c.call("encore_test_get_status", self._c.now(), ctypes.byref(status))
         return TestStatus._from(status)
 
     def forget(self) -> bool:
         """Deletes the stored test registration; returns whether there was one."""
         existed = ctypes.c_int32()
-        with self.store._handle.borrow() as s:
-            lib.encore_test_forget(s, ctypes.byref(existed))
+        self._c.call("encore_test_forget", ctypes.byref(existed))
         return bool(existed.value)
 
     def submit(self, *, symptoms: Symptoms = "no-info", onset: int | None = None, visited: Iterable[Text] = (),
-               federation: bool = False, now: int | None = None) -> SubmitSummary:
+               federation: bool = False) -> SubmitSummary:
         """Uploads the own keys of the last 14 days. `onset` (unix seconds of
         a UTC midnight) instead of `symptoms` gives the day symptoms began."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
         summary = _cdata.output(_ffi.encore_submit_summary)
-        self._call("encore_submit_run", ctypes.byref(o), ctypes.byref(summary), now=now)
+        self._call("encore_submit_run", ctypes.byref(o), ctypes.byref(summary))
         del keep
         return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
 
@@ -184,12 +158,11 @@ class TestResultClient:
         return self._start("encore_test_noise_start", Operation.json)
 
     def submit_operation(self, *, symptoms: Symptoms = "no-info", onset: int | None = None,
-                         visited: Iterable[Text] = (), federation: bool = False,
-                         now: int | None = None) -> Operation[SubmitSummary]:
+                         visited: Iterable[Text] = (), federation: bool = False) -> Operation[SubmitSummary]:
         """The submission as an Operation the caller drives (no transport
         needed); its result is the SubmitSummary."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
-        return self._start("encore_submit_start", _submit_summary, ctypes.byref(o), now=now, keep=keep)
+        return self._start("encore_submit_start", _submit_summary, ctypes.byref(o), keep=keep)
 
 
 def _test_key(qr: Text | None, guid: Text | None, teletan: Text | None, dob: Text | None,

@@ -1,6 +1,6 @@
 """Tracing: what a radio host broadcasts, when it scans and what it heard.
 
-    with encore.Store.open("state.db", raw_key=key) as store, Tracer(store) as tracer:
+    with encore.Client.open("state.db", raw_key=key) as client, client.tracer() as tracer:
         tracer.set_calibration(Calibration(tx_power=-20, rssi_correction=3))
         tracer.start(now)
         ad = tracer.advertisement(now)          # broadcast ad.payload until ad.valid_until
@@ -15,14 +15,17 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import weakref
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import array_of, sized, text
 from ._handle import Closeable, Handle
 from ._loader import lib
 from .records import checked_int
-from .store import Store, _take_bytes
+from .store import _take_bytes
+
+if TYPE_CHECKING:
+    from .client import Client
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,11 +118,11 @@ def _report(r: ScanReport) -> _ffi.encore_scan_report:
 
 
 class Tracer(Closeable):
-    """The tracing driver over a Store (kept open until the tracer is
-    closed). Thread safe. Raises TracingInactiveError for an advertisement
+    """The tracing driver over a client's store (see encore.Client.tracer()).
+    Thread safe. Raises TracingInactiveError for an advertisement
     or a scan while tracing is off."""
 
-    def __init__(self, store: Store, *, random_seed: int | None = None, scan_window_seconds: int | None = None,
+    def __init__(self, client: Client, *, random_seed: int | None = None, scan_window_seconds: int | None = None,
                  scan_period_seconds: int | None = None, rotation_min_seconds: int | None = None,
                  rotation_max_seconds: int | None = None) -> None:
         options = _ffi.encore_tracer_options()
@@ -134,8 +137,7 @@ class Tracer(Closeable):
             if value is not None:
                 setattr(options, name, checked_int(value, 64, name))
         out = ctypes.POINTER(_ffi.encore_tracer)()
-        with store._handle.borrow() as s:
-            lib.encore_tracer_new(s, ctypes.byref(options), ctypes.byref(out))
+        client._c.call("encore_tracer_new", ctypes.byref(options), ctypes.byref(out))
         self._handle = Handle(out, lib.encore_tracer_free, "Tracer")
         weakref.finalize(self, self._handle.close)
 
@@ -192,11 +194,10 @@ class Tracer(Closeable):
         self._call("encore_tracer_set_calibration", ctypes.byref(c))
 
 
-def calibration(store: Store) -> EffectiveCalibration:
+def calibration(client: Client) -> EffectiveCalibration:
     """The store's calibration and what it amounts to."""
     c = sized(_ffi.encore_tracing_calibration)
-    with store._handle.borrow() as s:
-        lib.encore_tracing_get_calibration(s, ctypes.byref(c))
+    client._c.call("encore_tracing_get_calibration", ctypes.byref(c))
     stored = Calibration(tx_power=c.tx_power if c.has_tx_power else None,
                          rssi_correction=c.rssi_correction if c.has_rssi_correction else None,
                          confidence=c.confidence if c.has_confidence else None)
@@ -204,29 +205,26 @@ def calibration(store: Store) -> EffectiveCalibration:
                                 confidence=c.effective_confidence)
 
 
-def set_adapter(store: Store, name: str | None) -> None:
+def set_adapter(client: Client, name: str | None) -> None:
     """Records the adapter the host traces with ("hci0"); None removes it."""
-    with store._handle.borrow() as s:
-        lib.encore_tracing_set_adapter(s, None if name is None else text(name, "name"))
+    client._c.call("encore_tracing_set_adapter", None if name is None else text(name, "name"))
 
 
-def adapter(store: Store) -> str | None:
+def adapter(client: Client) -> str | None:
     """The recorded adapter name, None when there is none."""
     b = _ffi.encore_bytes()
     try:
-        with store._handle.borrow() as s:
-            lib.encore_tracing_get_adapter(s, ctypes.byref(b))
+        client._c.call("encore_tracing_get_adapter", ctypes.byref(b))
     except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
         return None
     data: bytes = _take_bytes(b)
     return data.decode("utf-8")
 
 
-def status(store: Store, now: int) -> TracingStatus:
-    """On or off and since when, the last scan, the RPIs heard in the last hour and 14 days."""
+def status(client: Client) -> TracingStatus:
+    """At the client's time: on or off and since when, the last scan, the RPIs heard in the last hour and 14 days."""
     st = sized(_ffi.encore_tracing_status)
-    with store._handle.borrow() as s:
-        lib.encore_tracing_get_status(s, checked_int(now, 64, "now"), ctypes.byref(st))
+    client._c.call("encore_tracing_get_status", client._c.now(), ctypes.byref(st))
     return TracingStatus(active=bool(st.active), since=st.since if st.has_since else None,
                          last_scan=st.last_scan if st.has_last_scan else None, rpis_last_hour=st.rpis_last_hour,
                          rpis_last_14_days=st.rpis_last_14_days, active_seconds_last_14_days=st.active_seconds_last_14_days)

@@ -90,12 +90,13 @@ async def sync(a: argparse.Namespace, client: Any = None) -> encore.SyncReport:
     a new one). An application makes its client once, at its start: making
     one (its TLS context) takes tens of milliseconds of the loop."""
     passphrase, raw_key = store_key()
-    with encore.Store.open(a.db, passphrase, raw_key=raw_key) as store, trust_list(a.trust) as trust:
+    with trust_list(a.trust) as trust, encore.Client.open(a.db, passphrase, raw_key=raw_key, distribution=a.distribution,
+                                                          country=a.country, trust=trust, clock=a.now) as app:
         # Each step is a few milliseconds of the loop (opening the store;
         # planning the sync, which records its attempt): the loop runs its
         # other tasks between them.
         await asyncio.sleep(0)
-        operation = encore.Sync(store, None, distribution=a.distribution, country=a.country, trust=trust).operation(now=a.now)
+        operation = app.sync.operation()
         await asyncio.sleep(0)
         with operation:
             async with client if client is not None else await session() as http:

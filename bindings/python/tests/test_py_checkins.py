@@ -17,6 +17,7 @@ import pytest
 from encore_testdata import REPO
 
 import encore
+from encore_clients import feature, on
 from encore import CheckInRecord, CheckInRiskConfig, CheckIns, ProtectedReport
 from encore import checkins
 
@@ -224,7 +225,7 @@ def test_bad_qr_codes_raise_their_own_errors():
 
 
 def test_a_hostile_qr_code_leaves_the_store_alone(store):
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     for text in ("https://e.coronawarn.app?v=1#@@", qr(qr_payload(description="x" * 256))):
         with pytest.raises(encore.EncoreError) as e:
             c.add(text, NOW - 3600, now=NOW)
@@ -235,7 +236,7 @@ def test_a_hostile_qr_code_leaves_the_store_alone(store):
 # ---- check-ins in the store ---------------------------------------------------------
 
 def test_add_list_end_edit_delete(store):
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     closed = c.add(REAL_QR, NOW - 3 * 3600, NOW - 2 * 3600, now=NOW)
     opened = c.add(qr(qr_payload(length=90)), NOW - 1800, now=NOW)
     listed = c.list(now=NOW)
@@ -269,7 +270,7 @@ def test_add_list_end_edit_delete(store):
 
 
 def test_open_check_ins_close_and_old_ones_are_purged(store):
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     open_id = c.add(REAL_QR, NOW - 3600, now=NOW)
     # 30 minutes (the code's default length, 28, rounded to 15-minute steps) later it is closed.
     [x] = c.list(now=NOW)
@@ -282,8 +283,8 @@ def test_open_check_ins_close_and_old_ones_are_purged(store):
 def test_the_store_keeps_no_check_in_in_clear(tmp_path):
     path = tmp_path / "clear.db"
     with encore.Store.open(path, raw_key=b"\x09" * 32) as s:
-        CheckIns(s).add(REAL_QR, NOW - 3600, NOW, now=NOW)
-        assert CheckIns(s).list(now=NOW)[0].description == "Agway Inc."
+        feature(s, "checkins").add(REAL_QR, NOW - 3600, NOW, now=NOW)
+        assert feature(s, "checkins").list(now=NOW)[0].description == "Agway Inc."
     raw = path.read_bytes()
     assert b"Agway" not in raw and b"Deffe" not in raw and location_id(real_payload()) not in raw
 
@@ -292,7 +293,7 @@ def test_the_store_keeps_no_check_in_in_clear(tmp_path):
 
 def test_a_warning_package_matches_and_is_assessed(store, signer):
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     visit = c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)           # 12:00-14:00
     elsewhere = c.add(qr(qr_payload()), NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
     loc = location_id(real_payload())
@@ -339,7 +340,7 @@ def test_plain_warnings_and_the_overlap_boundaries(store, signer):
     """The deprecated unencrypted warnings, and the overlap rule at its edges:
     a warning that ends when the visit starts does not match."""
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     start = MIDNIGHT + 12 * 3600
     visit = c.add(REAL_QR, start, start + 3600, now=NOW)
     h = hashlib.sha256(location_id(real_payload())).digest()
@@ -355,7 +356,7 @@ def test_plain_warnings_and_the_overlap_boundaries(store, signer):
 
 def test_hostile_reports_are_skipped_and_counted(store, signer):
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
     loc = location_id(real_payload())
     start = (NOW - 7 * 3600) // 600
@@ -382,7 +383,7 @@ def test_reports_are_read_as_protobuf_reads_them(store, signer):
     skipped, a length may be a longer varint, a field given twice counts
     last, a wrong wire type makes the report unusable."""
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
     loc = location_id(real_payload())
     start = (NOW - 7 * 3600) // 600
@@ -416,7 +417,7 @@ def test_many_reports_for_one_location(store, signer):
     """10 000 reports for the user's location, half of them forged: the good
     ones are matched, the forged ones counted, nothing fails."""
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
     loc = location_id(real_payload())
     reports = []
@@ -433,7 +434,7 @@ def test_many_reports_for_one_location(store, signer):
 
 def test_packages_that_cannot_be_used_raise(store, signer):
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     c.add(REAL_QR, NOW - 3600, NOW, now=NOW)
     stranger = keyfiles.SigningKey(key_id="999")
     with pytest.raises(encore.SignatureUntrustedError):
@@ -460,7 +461,7 @@ def test_packages_that_cannot_be_used_raise(store, signer):
 
 def test_a_package_from_a_path(store, signer, tmp_path):
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
     path = tmp_path / "twp.zip"
     path.write_bytes(package(s, [seal(location_id(real_payload()), (NOW - 7 * 3600) // 600, 12, 7)]))
@@ -472,13 +473,13 @@ def test_a_package_from_a_path(store, signer, tmp_path):
 
 def test_the_exposure_check_is_high_by_a_check_in_alone(store, signer):
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
     keys = keyfiles.key_file([keyfiles.make_key(day="2025-11-07")], s, end_timestamp=NOW - 3600)
-    before = store.exposure_check([keys], now=NOW, trust=trust)
+    before = on(store, NOW).exposure_check([keys], trust=trust)
     assert before.status != "HIGH" and before.check_ins.total_risk_level == "LOW" and before.check_ins.matches == ()
     c.match_package(package(s, [seal(location_id(real_payload()), (NOW - 7 * 3600) // 600, 12, 7)]), trust=trust, now=NOW)
-    after = store.exposure_check([keys], now=NOW, trust=trust)
+    after = on(store, NOW).exposure_check([keys], trust=trust)
     assert after.window_count == 0 and after.assessment.total_risk_level == "LOW"
     assert after.status == "HIGH" and after.check_ins.total_risk_level == "HIGH"
     assert [(m.overlap_minutes, m.date) for m in after.check_ins.matches] == [(60, MIDNIGHT)]
@@ -487,7 +488,7 @@ def test_the_exposure_check_is_high_by_a_check_in_alone(store, signer):
 # ---- what a submission sends ---------------------------------------------------------
 
 def test_reports_for_submission_decrypt_to_the_derived_times(store):
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     visit = c.add(REAL_QR, MIDNIGHT + 12 * 3600 + 180, MIDNIGHT + 13 * 3600 + 120, now=NOW)
     short = c.add(qr(qr_payload()), MIDNIGHT + 15 * 3600, MIDNIGHT + 15 * 3600 + 300, now=NOW)  # 5 min: dropped
     # Over midnight: two parts.

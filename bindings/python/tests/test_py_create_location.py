@@ -15,6 +15,7 @@ import pytest
 from encore_testdata import REPO
 
 import encore
+from encore_clients import feature
 from encore import CheckIns, checkins
 
 sys.path.insert(0, str(REPO / "Tests"))
@@ -100,7 +101,7 @@ def test_the_printable_code_decodes_back():
 def test_a_created_location_checks_in_and_matches(store, signer):
     s, trust = signer
     created = encore.create_location("Sommerfest", "Hof 3", start=NOW - 6 * 3600, end=NOW - 2 * 3600, location_type=9)
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     visit = c.add(created.url, NOW - 5 * 3600, NOW - 4 * 3600, now=NOW)
     loc = created.location.location_id
     assert hashlib.sha256(b"CWA-GUID" + checkins_payload(created.url)).digest() == loc
@@ -118,7 +119,7 @@ def checkins_payload(url):
 
 def test_a_start_of_minus_one_is_invalid_not_a_match(store, signer):
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     payload = qr_payload()
     c.add(qr(payload), NOW - 3 * DAY, NOW, now=NOW)
     loc = hashlib.sha256(b"CWA-GUID" + payload).digest()
@@ -134,7 +135,7 @@ def test_a_start_of_minus_one_is_invalid_not_a_match(store, signer):
 
 def test_a_check_in_ending_at_the_cut_off_midnight_is_kept(store, signer):
     s, trust = signer
-    c = CheckIns(store)
+    c = feature(store, "checkins")
     cutoff = NOW - NOW % DAY - 10 * DAY
     payload = qr_payload()
     kept = c.add(qr(payload), cutoff - 3600, cutoff, now=NOW)

@@ -11,6 +11,7 @@ from encore_testdata import REPO
 from test_py_checkins import REAL_QR as REAL_CWA_QR
 
 import encore
+from encore_clients import feature, on
 from encore import crowdnotifier as cn
 
 sys.path.insert(0, str(REPO / "Tests"))
@@ -30,7 +31,7 @@ def signature(body, key=BACKEND, content_hash=None):
 
 def match(store, body, **kwargs):
     """The body matched as the backend signed it."""
-    return cn.match_trace_keys(store, body, signature=signature(body), key=BACKEND.public_pem, now=NOW, **kwargs)
+    return cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature=signature(body), **kwargs)
 
 
 @pytest.fixture
@@ -45,13 +46,13 @@ def test_a_venue_a_visit_and_its_trace_keys(store, kind):
     assert cn.public_key(secret) == public and len(secret) == 32
     qr = cn.qr_code(public, "Zunfthaus", "Limmatquai 1", kind=kind)
     assert cn.venue_kind(qr) == kind
-    visits = encore.CheckIns(store)
+    visits = feature(store, "checkins")
     visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
     body = cn.trace_keys(secret, qr, NOW - 2 * HOUR, NOW - 2 * HOUR + 600, "Bitte testen", layout=kind)
-    assert cn.bundle_tag(store) is None
+    assert cn.bundle_tag(on(store)) is None
     s = match(store, body, bundle_tag="1795499940000")
     assert (s.matches, s.new_matches) == (1, 1) and s.pairings >= 1 and s.skipped == 0
-    assert cn.bundle_tag(store) == "1795499940000"
+    assert cn.bundle_tag(on(store)) == "1795499940000"
     assert match(store, body).new_matches == 0
     # Another venue's keys for the same hour: pairings, no match.
     other_secret, other_public = cn.generate_keys()
@@ -62,12 +63,12 @@ def test_a_venue_a_visit_and_its_trace_keys(store, kind):
 def test_progress_and_cancelling(store):
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
-    encore.CheckIns(store).add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
+    feature(store, "checkins").add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
     body = cn.trace_keys(secret, qr, NOW - 3 * HOUR, NOW - HOUR, "Bitte testen")
     # Cancelled: neither the match nor the bundle tag is stored.
     with pytest.raises(encore.CancelledError):
         match(store, body, bundle_tag="1795499940000", progress=lambda done, total: False)
-    assert cn.bundle_tag(store) is None
+    assert cn.bundle_tag(on(store)) is None
     # A callback's exception cancels too, and comes out as itself.
     with pytest.raises(ZeroDivisionError):
         match(store, body, progress=lambda done, total: 1 / 0)
@@ -75,7 +76,7 @@ def test_progress_and_cancelling(store):
         match(store, body, threads=257)
     reports = []
     s = match(store, body, bundle_tag="1795499940000", threads=2, progress=lambda done, total: reports.append((done, total)))
-    assert s.new_matches == s.matches > 0 and cn.bundle_tag(store) == "1795499940000"
+    assert s.new_matches == s.matches > 0 and cn.bundle_tag(on(store)) == "1795499940000"
     # Keys done of those of a day with visits (all here), in order, ending at the total.
     total = reports[-1][1]
     assert total == s.events > 1 and all(t == total for _, t in reports)
@@ -88,15 +89,15 @@ def test_errors(store):
     body = cn.trace_keys(secret, qr, NOW - HOUR, NOW)
     # Only what the backend's key signed is matched.
     with pytest.raises(encore.TraceKeysContentHashError):
-        cn.match_trace_keys(store, body, signature=signature(body, content_hash=bytes(32)), key=BACKEND.public_pem, now=NOW)
+        cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature=signature(body, content_hash=bytes(32)))
     stranger = keyfiles.SigningKey(key_id="x", key_version="v1")
     with pytest.raises(encore.EncoreError, match="signature|JWT"):
-        cn.match_trace_keys(store, body, signature=signature(body, key=stranger), key=BACKEND.public_pem, now=NOW)
+        cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature=signature(body, key=stranger))
     with pytest.raises(encore.EncoreError):
-        cn.match_trace_keys(store, body, signature="not.a.jwt", key=BACKEND.public_pem, now=NOW)
+        cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature="not.a.jwt")
     with pytest.raises(TypeError):
-        cn.match_trace_keys(store, body, now=NOW)
-    assert cn.bundle_tag(store) is None
+        cn.match_trace_keys(on(store, NOW), body)
+    assert cn.bundle_tag(on(store)) is None
     with pytest.raises(encore.TraceKeysMalformedError):
         match(store, b"\xff\xff\xff")
     with pytest.raises(encore.CnSecretError):
@@ -112,7 +113,7 @@ def test_a_departure_far_in_the_future_is_refused_before_its_hours_are_made(stor
     # Its hours are counted, not listed: to 9999 a list took 560 MB, to Int64's end it never finished.
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
-    visits = encore.CheckIns(store)
+    visits = feature(store, "checkins")
     with pytest.raises(encore.CheckinTimesError, match="at most 24 hours"):
         visits.add(qr, NOW - HOUR, departure, now=NOW)
     assert visits.list(now=NOW) == []
@@ -127,7 +128,7 @@ def test_a_private_visit_keeps_nothing_of_its_venue(store, kind):
     diary visit is, and ended or edited only with its QR code."""
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus", "Limmatquai 1", kind=kind)
-    visits = encore.CheckIns(store)
+    visits = feature(store, "checkins")
     diary = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
     hidden = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW, private=True)
     listed = {c.id: c for c in visits.list(now=NOW)}
@@ -160,11 +161,11 @@ def test_the_client_wide_default(tmp_path):
     add() says otherwise; CWA ones stay diary check-ins."""
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
-    with encore.Client.open(str(tmp_path / "c.db"), "pw", checkin_private=True) as client:
-        hidden = client.checkins.add(qr, NOW - HOUR, now=NOW)
-        shown = client.checkins.add(qr, NOW - HOUR, now=NOW, private=False)
-        cwa = client.checkins.add(REAL_CWA_QR, NOW - HOUR, now=NOW)
-        listed = {c.id: c.private for c in client.checkins.list(now=NOW)}
+    with encore.Client.open(str(tmp_path / "c.db"), "pw", checkin_private=True, clock=NOW) as client:
+        hidden = client.checkins.add(qr, NOW - HOUR)
+        shown = client.checkins.add(qr, NOW - HOUR, private=False)
+        cwa = client.checkins.add(REAL_CWA_QR, NOW - HOUR)
+        listed = {c.id: c.private for c in client.checkins.list()}
         assert listed == {hidden: True, shown: False, cwa: False}
 
 
@@ -191,7 +192,7 @@ def test_the_c_client_default_and_old_option_structs(store):
             ids[name] = out.value
         finally:
             lib.encore_client_free(client)
-    listed = {c.id: c.private for c in encore.CheckIns(store).list(now=NOW)}
+    listed = {c.id: c.private for c in feature(store, "checkins").list(now=NOW)}
     assert listed == {ids["private"]: True, ids["old struct"]: False}
     o.struct_size, o.checkin_mode = ctypes.sizeof(o), 7
     client = ctypes.POINTER(_ffi.encore_client)()

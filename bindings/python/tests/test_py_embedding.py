@@ -48,10 +48,10 @@ CHILD = textwrap.dedent("""
     thread = threading.Thread(target=host)
     thread.start()
     for round in range(3):
-        with encore.Store.open(store_path, raw_key={key!r}) as store:
-            store.add_sightings([Sighting(time=1_700_000_000 + round * 100 + i, rpi=bytes([i, round]) * 8,
-                                                aem=b"\\x40\\x00\\x00\\x00", rssi=-70, prev_scan=None) for i in range(50)])
-            assert store.count_sightings() == 50 * (round + 1)
+        with encore.Client.open(store_path, raw_key={key!r}) as client:
+            client.sightings.add([Sighting(time=1_700_000_000 + round * 100 + i, rpi=bytes([i, round]) * 8,
+                                          aem=b"\\x40\\x00\\x00\\x00", rssi=-70, prev_scan=None) for i in range(50)])
+            assert client.sightings.count() == 50 * (round + 1)
     thread.join()
     assert not errors, errors
     print("ok", sqlite3.sqlite_version)

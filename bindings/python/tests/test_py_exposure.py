@@ -8,6 +8,7 @@ import pytest
 from encore_testdata import REPO
 
 import encore
+from encore_clients import on
 from encore.exposure import match, exposure_check
 from encore.records import Sighting
 from encore.risk import RiskConfig
@@ -47,26 +48,26 @@ def hear(a, b, scans=5, rssi=-70):
     heard = []
     for i in range(scans):
         t = T0 + i * 300
-        p = a.advertisement(now=t, tx_power=-10)
+        p = on(a, t).own_keys.advertisement(tx_power=-10)
         heard.append(Sighting(time=t, rpi=p[:16], aem=p[16:], rssi=rssi, prev_scan=t - 300))
-    b.add_sightings(heard)
+    on(b).sightings.add(heard)
 
 
 def test_own_keys_rotate_daily_and_form_the_history(devices):
     a, _ = devices
-    k1 = a.current_own_key(now=T0)
-    assert a.current_own_key(now=T0 + 3600) == k1
-    k2 = a.current_own_key(now=T0 + DAY)
+    k1 = on(a, T0).own_keys.current()
+    assert on(a, T0 + 3600).own_keys.current() == k1
+    k2 = on(a, T0 + DAY).own_keys.current()
     assert k2.key_data != k1.key_data and k2.rolling_start_interval_number == k1.rolling_start_interval_number + 144
-    history = a.own_key_history(now=T0 + DAY)
+    history = on(a, T0 + DAY).own_keys.history()
     assert [k.key_data for k in history] == [k1.key_data, k2.key_data]
 
 
 def test_b_matches_what_it_heard_of_a(devices):
     a, b = devices
     hear(a, b)
-    published = key_file(a.own_key_history(now=T0))
-    r = b.match([published], now=T0 + DAY, verify=False)
+    published = key_file(on(a, T0).own_keys.history())
+    r = on(b, T0 + DAY).match([published], verify=False)
     assert r.stats["matched_keys"] == 1 and len(r.windows) == 1
     w = r.windows[0]
     assert w["date"] == T0 - T0 % DAY and w["infectiousness"] == 2 and w["reportType"] == 1
@@ -77,47 +78,46 @@ def test_b_matches_what_it_heard_of_a(devices):
 def test_the_exposure_check_is_high_and_stored(devices):
     a, b = devices
     hear(a, b)
-    b.add_tracing_event(T0 - 3 * DAY, True)
-    published = key_file(a.own_key_history(now=T0), end=T0 + DAY)
-    r = b.exposure_check([published], now=T0 + DAY + 3600, verify=False)
+    on(b).tracing_history.add(T0 - 3 * DAY, True)
+    published = key_file(on(a, T0).own_keys.history(), end=T0 + DAY)
+    r = on(b, T0 + DAY + 3600).exposure_check([published], verify=False)
     assert r.status == "HIGH" and r.notification_due and r.window_count == 1
     assert r.assessment.number_of_days_with_high_risk == 1
-    last = b.last_risk_result()
+    last = on(b).risk_results.last()
     assert last.id == r.stored_result_id and last.level == encore._ffi.ENCORE_CHECK_HIGH
 
 
 def test_unverified_files_are_refused_by_default(devices):
     a, b = devices
     with pytest.raises(encore.SignatureMissingError):
-        match(b, [key_file(a.own_key_history(now=T0))], now=T0)
+        on(b, T0).match([key_file(on(a, T0).own_keys.history())])
 
 
 def test_cancelling_the_check_stores_nothing(devices):
     a, b = devices
     hear(a, b)
     with pytest.raises(encore.CancelledError):
-        exposure_check(b, [key_file(a.own_key_history(now=T0))], config=RiskConfig.cwa(), now=T0 + DAY,
-                       verify=False, progress=lambda done, total: False)
-    assert b.last_risk_result() is None
+        on(b, T0 + DAY).exposure_check([key_file(on(a, T0).own_keys.history())], config=RiskConfig.cwa(), verify=False, progress=lambda done, total: False)
+    assert on(b).risk_results.last() is None
 
 
 def test_an_exception_in_the_progress_callback_cancels_the_check_and_comes_back(devices):
     a, b = devices
     hear(a, b)
-    published = key_file(a.own_key_history(now=T0))
+    published = key_file(on(a, T0).own_keys.history())
     seen = []
 
     def progress(done, total):
         seen.append(done)
         raise KeyError("stop")
     with pytest.raises(KeyError) as caught:
-        exposure_check(b, [published], config=RiskConfig.cwa(), now=T0 + DAY, verify=False, progress=progress)
+        on(b, T0 + DAY).exposure_check([published], config=RiskConfig.cwa(), verify=False, progress=progress)
     # Raised by the callback once, after the library stopped with ENCORE_ERR_CANCELLED.
     assert isinstance(caught.value.__cause__, encore.CancelledError) and len(seen) == 1
-    assert b.last_risk_result() is None
+    assert on(b).risk_results.last() is None
     with pytest.raises(KeyError):
-        match(b, [published], now=T0, verify=False, progress=progress)
+        on(b, T0).match([published], verify=False, progress=progress)
     # The same call without a failing callback goes through.
     calls = []
-    m = match(b, [published], now=T0, verify=False, threads=2, progress=lambda done, total: calls.append((done, total)))
+    m = on(b, T0).match([published], verify=False, threads=2, progress=lambda done, total: calls.append((done, total)))
     assert len(m.windows) == 1 and calls and calls[-1][0] == calls[-1][1]

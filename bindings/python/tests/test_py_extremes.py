@@ -8,6 +8,7 @@ import itertools
 import pytest
 
 import encore
+from encore_clients import feature, on
 from encore import checkins as ck
 from encore import crowdnotifier as cn
 from encore import crypto
@@ -22,11 +23,11 @@ SECONDS = [-2 ** 63, -1, 0, 1, 480, 86_400, 86_401, 2 ** 63 - 1]
 
 
 def add(store, start=NOW - 3600, end=NOW):
-    return encore.CheckIns(store).add(REAL_QR, start, end, now=NOW)
+    return feature(store, "checkins").add(REAL_QR, start, end, now=NOW)
 
 
 def push(store):
-    return encore.Push(store, server="https://localhost")
+    return feature(store, "push", push="https://localhost")
 
 
 # name: (arity, call(store, *values)); arity 1 and 2 run over TIMES, "interval" over INTERVALS,
@@ -34,32 +35,32 @@ def push(store):
 CALLS = {
     "purge now": (1, lambda s, a: s.purge(now=a)),
     "purge age": (1, lambda s, a: s.purge(now=NOW, max_age=a)),
-    "sightings": (2, lambda s, a, b: s.sightings(start=a, end=b)),
-    "tracing event": (2, lambda s, a, b: (s.add_tracing_event(a, True), s.active_tracing_seconds(a, b))),
-    "active tracing": (2, lambda s, a, b: (s.add_tracing_event(NOW, True), s.active_tracing_seconds(a, b))),
-    "own key": (1, lambda s, a: s.current_own_key(now=a)),
-    "own key history": (1, lambda s, a: s.own_key_history(now=a)),
-    "advertisement": (1, lambda s, a: s.advertisement(now=a)),
-    "risk results": (2, lambda s, a, b: s.risk_results(start=a, end=b)),
+    "sightings": (2, lambda s, a, b: on(s).sightings.list(start=a, end=b)),
+    "tracing event": (2, lambda s, a, b: (on(s).tracing_history.add(a, True), on(s).tracing_history.active_seconds(a, b))),
+    "active tracing": (2, lambda s, a, b: (on(s).tracing_history.add(NOW, True), on(s).tracing_history.active_seconds(a, b))),
+    "own key": (1, lambda s, a: on(s, a).own_keys.current()),
+    "own key history": (1, lambda s, a: on(s, a).own_keys.history()),
+    "advertisement": (1, lambda s, a: on(s, a).own_keys.advertisement()),
+    "risk results": (2, lambda s, a, b: on(s).risk_results.list(start=a, end=b)),
     "check-in": (2, lambda s, a, b: add(s, a, b)),
-    "check-in now": (1, lambda s, a: encore.CheckIns(s).add(REAL_QR, NOW - 3600, NOW, now=a)),
-    "check-in edit": (2, lambda s, a, b: encore.CheckIns(s).edit(add(s), a, b)),
-    "check-in end": (1, lambda s, a: encore.CheckIns(s).end(add(s, end=None), a)),
-    "check-in list": (1, lambda s, a: (add(s), encore.CheckIns(s).list(now=a))),
-    "check-in risk": (1, lambda s, a: (add(s), encore.CheckIns(s).assess(now=a))),
-    "check-in reports": (1, lambda s, a: (add(s), encore.CheckIns(s).reports(now=a))),
-    "check-in reports onset": (1, lambda s, a: (add(s), encore.CheckIns(s).reports(symptoms="onset", onset=a, now=NOW))),
-    "long check-in reports": (2, lambda s, a, b: (add(s, a, b), encore.CheckIns(s).reports(now=NOW))),
+    "check-in now": (1, lambda s, a: feature(s, "checkins").add(REAL_QR, NOW - 3600, NOW, now=a)),
+    "check-in edit": (2, lambda s, a, b: feature(s, "checkins").edit(add(s), a, b)),
+    "check-in end": (1, lambda s, a: feature(s, "checkins").end(add(s, end=None), a)),
+    "check-in list": (1, lambda s, a: (add(s), feature(s, "checkins").list(now=a))),
+    "check-in risk": (1, lambda s, a: (add(s), feature(s, "checkins").assess(now=a))),
+    "check-in reports": (1, lambda s, a: (add(s), feature(s, "checkins").reports(now=a))),
+    "check-in reports onset": (1, lambda s, a: (add(s), feature(s, "checkins").reports(symptoms="onset", onset=a, now=NOW))),
+    "long check-in reports": (2, lambda s, a, b: (add(s, a, b), feature(s, "checkins").reports(now=NOW))),
     "derive times": (2, lambda s, a, b: ck.derive_times(a, b)),
     "create location": (2, lambda s, a, b: ck.create_location("x", "y", start=a, end=b)),
     "venue QR code": (2, lambda s, a, b: cn.qr_code(cn.generate_keys()[1], "x", start=a, end=b)),
     "trace keys": (2, lambda s, a, b: cn.trace_keys(CN_SECRET, CN_QR, a, b)),
-    "CrowdNotifier visit": (2, lambda s, a, b: encore.CheckIns(s).add(CN_QR, a, b, now=NOW)),
+    "CrowdNotifier visit": (2, lambda s, a, b: feature(s, "checkins").add(CN_QR, a, b, now=NOW)),
     "RPIs": ("interval", lambda s, a: crypto.rpis(bytes(16), a, 144)),
     "push state": (1, lambda s, a: push(s).set_state(exposure_notifications=True, now=a)),
     "push decision": (1, lambda s, a: push(s).decide("app-start", now=a)),
-    "cached exposure check": (1, lambda s, a: encore.exposure.exposure_check_cached(s, now=a)),
-    "matching nothing": (1, lambda s, a: encore.exposure.match(s, [], now=a, verify=False)),
+    "cached exposure check": (1, lambda s, a: on(s, a).check()),
+    "matching nothing": (1, lambda s, a: on(s, a).match([], verify=False)),
     "sync plan": (1, lambda s, a: sync(s).plan(now=a)),
     "sync budget": ("seconds", lambda s, a: sync(s).operation(now=NOW, budget=a).next(now=NOW)),
     "sync steps' clock": (2, lambda s, a, b: step(sync(s).operation(now=a), b)),
@@ -80,7 +81,7 @@ def window(date=NOW - NOW % 86_400, seconds=300, scans=3, attenuation=50, kind=N
 
 
 def sync(store):
-    return encore.Sync(store, encore.Transport.curl(), distribution="https://localhost", trust=encore.TrustList())
+    return feature(store, "sync", transport=encore.Transport.curl(), distribution="https://localhost", trust=encore.TrustList())
 
 
 def step(operation, now):

@@ -12,12 +12,13 @@ import pytest
 from test_py_testresult import GUID, NOW, servers, store  # noqa: F401
 
 import encore
+from encore_clients import feature, on
 
 APNS = "ab" * 32
 
 
 def test_push_registration_by_hand(store):
-    push = encore.Push(store, server="https://push.example", api="registry", attempts=2, retry_delay_ms=250)
+    push = feature(store, "push", push="https://push.example", push_api="registry", push_attempts=2, push_retry_delay_ms=250)
     with push.register_operation(APNS, "ios", now=NOW) as op:
         kind, request = op.next(NOW)
         assert kind == "request" and (request.method, request.url) == ("PUT", "https://push.example/v1/registrations")
@@ -45,7 +46,7 @@ def test_push_registration_by_hand(store):
 
 
 def test_feeding_out_of_turn_is_refused(store):
-    op = encore.Push(store, server="https://push.example").register_operation(APNS, now=NOW)
+    op = feature(store, "push", push="https://push.example").register_operation(APNS, now=NOW)
     _, request = op.next(NOW)
     with pytest.raises(encore.OperationStateError):
         op.feed_answer(request.id + 1, 200)
@@ -61,14 +62,14 @@ def test_feeding_out_of_turn_is_refused(store):
 def register(state, v, s, store):
     state.set_result_for_guid(GUID, 0)
     with encore.Transport.curl() as t:
-        encore.TestResultClient(store, t, verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
+        feature(store, "tests", transport=t, verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
 
 
 def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store):
     state, v, s = servers
     register(state, v, s, store)
     state.set_result_for_guid(GUID, 1, sc=NOW)
-    client = encore.TestResultClient(store, None, verification=v.url, submission=s.url)
+    client = feature(store, "tests", verification=v.url, submission=s.url)
     v_before, s_before = len(v.requests), len(s.requests)
 
     loop_threads = set()
@@ -89,7 +90,7 @@ def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store):
     # The blocking poll of the same state sends the same requests, in the same sizes.
     v_before, s_before = len(v.requests), len(s.requests)
     with encore.Transport.curl() as t:
-        again = encore.TestResultClient(store, t, verification=v.url, submission=s.url).poll(now=NOW + 7300)
+        again = feature(store, "tests", transport=t, verification=v.url, submission=s.url).poll(now=NOW + 7300)
     assert again.result == "NEGATIVE" and not again.notify
     assert [(q.path, len(q.body)) for q in v.requests[v_before:]] == async_v
     assert [(q.path, len(q.body)) for q in s.requests[s_before:]] == async_s
@@ -100,7 +101,7 @@ def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store):
 def test_async_poll_without_a_server_fails_as_the_network_does(store, servers):
     state, v, s = servers
     register(state, v, s, store)
-    client = encore.TestResultClient(store, None, verification="http://127.0.0.1:9", submission=s.url)
+    client = feature(store, "tests", verification="http://127.0.0.1:9", submission=s.url)
 
     async def main():
         async with httpx.AsyncClient() as session:
@@ -119,7 +120,7 @@ def session_requests(v, s, since):
 def test_register_and_submit_on_asyncio_send_what_the_blocking_calls_send(servers, store, tmp_path):
     state, v, s = servers
     state.set_result_for_guid(GUID, 2)   # positive
-    client = encore.TestResultClient(store, None, verification=v.url, submission=s.url)
+    client = feature(store, "tests", verification=v.url, submission=s.url)
 
     async def main():
         async with httpx.AsyncClient() as session:
@@ -142,10 +143,10 @@ def test_register_and_submit_on_asyncio_send_what_the_blocking_calls_send(server
 
     # The blocking submission from another (teleTAN, so positive) store: the same requests, in the same sizes.
     with encore.Store.open(tmp_path / "twin.db", raw_key=b"\x07" * 32) as twin:
-        for k in store.own_keys():
-            twin.put_own_key(k)
+        for k in on(store).own_keys.list():
+            on(twin).own_keys.put(k)
         with encore.Transport.curl() as t:
-            blocking = encore.TestResultClient(twin, t, verification=v.url, submission=s.url)
+            blocking = feature(twin, "tests", transport=t, verification=v.url, submission=s.url)
             blocking.register(teletan=state.issue_teletan(), now=NOW)
             start = (len(v.requests), len(s.requests))
             blocking.submit(symptoms="none", now=NOW + 60)
@@ -157,8 +158,8 @@ def test_a_submission_by_hand_keeps_the_tan_when_the_upload_gets_no_answer(serve
     state, v, s = servers
     state.set_result_for_guid(GUID, 2)
     with encore.Transport.curl() as t:
-        encore.TestResultClient(store, t, verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
-    client = encore.TestResultClient(store, None, verification=v.url, submission=s.url)
+        feature(store, "tests", transport=t, verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
+    client = feature(store, "tests", verification=v.url, submission=s.url)
     op = client.submit_operation(now=NOW)
     _, tan = op.next(NOW)
     assert tan.url.endswith("/version/v1/tan")
@@ -176,13 +177,13 @@ def test_a_submission_by_hand_keeps_the_tan_when_the_upload_gets_no_answer(serve
     assert client.status(now=NOW).has_tan and client.status(now=NOW).submitted_at is None
     # The next submission uses the kept TAN behind a fake TAN request.
     with encore.Transport.curl() as t:
-        summary = encore.TestResultClient(store, t, verification=v.url, submission=s.url).submit(now=NOW + 1)
+        summary = feature(store, "tests", transport=t, verification=v.url, submission=s.url).submit(now=NOW + 1)
     assert summary.keys == 14 and len(s.submissions) == 1
 
 
 def test_noise_as_an_operation(servers, store):
     state, v, s = servers
-    op = encore.TestResultClient(store, None, verification=v.url, submission=s.url).noise_operation()
+    op = feature(store, "tests", verification=v.url, submission=s.url).noise_operation()
     sizes = []
     while (step := op.next(NOW))[0] == "request":
         sizes.append(len(step[1].body))

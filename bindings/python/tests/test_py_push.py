@@ -5,6 +5,7 @@ import json
 import pytest
 
 import encore
+from encore_clients import feature
 
 NOW = 1_795_500_000
 APNS = "ab" * 32
@@ -28,7 +29,7 @@ class Registry:
 def test_decide_register_deregister(store):
     registry = Registry()
     with encore.Transport.callback(registry) as t:
-        push = encore.Push(store, t, server="https://push.example", api="registry", retry_delay_ms=0)
+        push = feature(store, "push", transport=t, push="https://push.example", push_api="registry", push_retry_delay_ms=0)
         assert push.decide("checkout", now=NOW) == encore.PushDecision("register", push.decide("checkout", now=NOW).reason)
         push.set_state(exposure_notifications=True, now=NOW)
         assert push.decide("checkout", now=NOW).action == "none"
@@ -51,7 +52,7 @@ def test_decide_register_deregister(store):
 def test_errors(store):
     registry = Registry(status=400)
     with encore.Transport.callback(registry) as t:
-        push = encore.Push(store, t, server="https://push.example")
+        push = feature(store, "push", transport=t, push="https://push.example")
         with pytest.raises(encore.PushTokenError):
             push.register("abc", "ios")
         with pytest.raises(encore.ServerRefusedError):
@@ -60,4 +61,4 @@ def test_errors(store):
         with pytest.raises(ValueError):
             push.decide("reboot")
         with pytest.raises(ValueError):
-            encore.Push(store, t, api="apns")
+            feature(store, "push", transport=t, push_api="apns")

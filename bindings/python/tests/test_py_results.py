@@ -6,9 +6,10 @@ import datetime as dt
 import json
 
 import encore
-from encore import _cdata, _client, _ffi
+from encore import _cdata, _ffi
 from encore._loader import lib
 from encore.store import _take_bytes
+from encore_clients import feature
 from test_py_checkins import REAL_QR
 from test_py_sync import NOW, RAW_KEY, day, drive, setup  # noqa: F401  (setup: the stand-in distribution server with two days)
 from urllib_fetch import perform
@@ -34,7 +35,7 @@ def assert_agrees(report: encore.SyncReport) -> None:
 
 def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
     dist, trust, store = setup
-    s = encore.Sync(store, encore.Transport.curl(), distribution=dist.url, trust=trust)
+    s = feature(store, "sync", transport=encore.Transport.curl(), distribution=dist.url, trust=trust)
     report = s.run(now=NOW, network="metered")
     assert_agrees(report)
     days = {i.day: i for i in report.items if i.kind == "day"}
@@ -55,7 +56,7 @@ def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
 def test_a_failed_configuration_is_an_item_with_its_status(setup):
     dist, trust, store = setup
     config_lost = lambda r: None if "app_config" in r.url else perform(r)  # noqa: E731
-    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
     drive(op, answer=config_lost)
     report = op.result()
     assert_agrees(report)
@@ -68,12 +69,12 @@ def test_a_failed_configuration_is_an_item_with_its_status(setup):
 
 def test_the_push_status_says_what_its_json_says(tmp_path):
     with encore.Store.open(str(tmp_path / "p.db"), raw_key=RAW_KEY) as store:
-        push = encore.Push(store)
+        push = feature(store, "push")
         for en, isolated in [(None, None), (True, False), (False, True)]:
             push.set_state(exposure_notifications=en, isolated=isolated, now=NOW)
             status = push.status
             b = _ffi.encore_bytes()
-            store._call("encore_push_get_status_json", ctypes.byref(b))
+            push.client._c.call("encore_push_get_status_json", ctypes.byref(b))
             j = json.loads(_take_bytes(b))
             assert (status.registered, status.registered_at, status.server, status.api, status.push_type,
                     status.exposure_notifications, status.check_ins, status.isolated) == \
@@ -84,7 +85,7 @@ def test_the_push_status_says_what_its_json_says(tmp_path):
 
 def test_the_checkin_reports_say_what_their_json_says(tmp_path):
     with encore.Store.open(str(tmp_path / "c.db"), raw_key=RAW_KEY) as store:
-        checkins = encore.CheckIns(store)
+        checkins = feature(store, "checkins")
         midnight = NOW - NOW % 86400
         first = checkins.add(REAL_QR, midnight - 3600, midnight + 3600, now=NOW)  # over midnight: two reports
         reports = checkins.reports(now=NOW)
@@ -93,8 +94,7 @@ def test_the_checkin_reports_say_what_their_json_says(tmp_path):
         o = _ffi.encore_submit_options()
         lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
         out = ctypes.POINTER(_ffi.encore_checkin_report_list)()
-        with _client.client(store, now=NOW) as c:
-            lib.encore_checkin_report_list_open(c, ctypes.byref(o), ctypes.byref(out))
+        checkins.client._c.call("encore_checkin_report_list_open", ctypes.byref(o), ctypes.byref(out))
         try:
             structs = list(_cdata.copy_list(lambda *page: lib.encore_checkin_report_list_copy(out, *page),
                                             _ffi.encore_checkin_report_info, encore.checkins._report))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import encore
+from encore_clients import on
 from encore.exposure import exposure_check
 from encore import _ffi
 from encore_testdata import run_in_threads
@@ -34,13 +35,13 @@ def obs(i, time=None, prev=None):
 def test_open_create_and_reopen(path):
     with encore.Store.open(path, raw_key=RAW) as s:
         assert s.schema_version == 7   # the latest: the engine's format with a version per feature (7)
-        assert s.add_sightings([obs(1), obs(2)]) == 2
+        assert on(s).sightings.add([obs(1), obs(2)]) == 2
         assert repr(s).startswith("<Store ") and str(path) in repr(s)
     assert s.closed and "closed" in repr(s)
-    with pytest.raises(ValueError, match="closed"):
-        s.count_sightings()
+    with pytest.raises(encore.StoreClosedError, match="closed"):
+        on(s).sightings.count()
     with encore.Store.open(str(path), raw_key=bytearray(RAW), create=False, busy_timeout_ms=100) as s:
-        assert s.count_sightings() == 2
+        assert on(s).sightings.count() == 2
         s.check_integrity()
 
 
@@ -90,35 +91,35 @@ def test_passphrase_and_rekey(path):
 
 def test_sightings(store):
     rows = [obs(i) for i in range(600)] + [obs(5, prev=1_599_999_000)]
-    assert store.add_sightings(rows) == 601
-    assert store.add_sightings(rows[:10]) == 0  # identical sightings are kept once
-    assert store.count_sightings() == 601
-    assert store.count_sightings(1_600_000_010, 1_600_000_020) == 10
-    back = list(store.sightings())  # more than one CHUNK
+    assert on(store).sightings.add(rows) == 601
+    assert on(store).sightings.add(rows[:10]) == 0  # identical sightings are kept once
+    assert on(store).sightings.count() == 601
+    assert on(store).sightings.count(1_600_000_010, 1_600_000_020) == 10
+    back = list(on(store).sightings.list())  # more than one CHUNK
     assert len(back) == 601 and set(back) == set(rows)
-    assert [o.time for o in store.sightings(start=1_600_000_598)] == [1_600_000_598, 1_600_000_599]
-    assert list(store.sightings(end=1_600_000_000)) == []
+    assert [o.time for o in on(store).sightings.list(start=1_600_000_598)] == [1_600_000_598, 1_600_000_599]
+    assert list(on(store).sightings.list(end=1_600_000_000)) == []
     # All or nothing.
     with pytest.raises(encore.InvalidArgumentError):
-        store.add_sightings([obs(1000), obs(1001, time=-5)])
-    assert store.count_sightings() == 601
+        on(store).sightings.add([obs(1000), obs(1001, time=-5)])
+    assert on(store).sightings.count() == 601
     with pytest.raises(ValueError):
         obs(1).__class__(time=1, rpi=b"short", aem=b"1234", rssi=0).to_c()
     with pytest.raises(ValueError):
-        store.add_sightings([encore.Sighting(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
+        on(store).sightings.add([encore.Sighting(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
     with pytest.raises(ValueError):
-        store.count_sightings(start=1 << 63)
+        on(store).sightings.count(start=1 << 63)
 
 
 def test_purge(store):
     now = 1_700_000_000
-    store.add_sightings([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
-    exposure_check(store, [], now=now - 20 * 86400)
-    kept = exposure_check(store, [], now=now - 19 * 86400).stored_result_id
+    on(store).sightings.add([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
+    on(store, now - 20 * 86400).exposure_check([])
+    kept = on(store, now - 19 * 86400).exposure_check([]).stored_result_id
     counts = store.purge(now=now)
     assert counts == encore.PurgeCounts(sightings=1, own_keys=0, keyfiles=0, tracing_events=0, risk_results=1)
     assert counts.total == 2
-    assert store.last_risk_result().id == kept
+    assert on(store).risk_results.last().id == kept
     assert store.purge().sightings == 1  # now defaults to the current time
     with pytest.raises(encore.InvalidArgumentError):
         store.purge(now=now, max_age=-1)
@@ -127,23 +128,23 @@ def test_purge(store):
 def test_several_threads_share_a_store(store):
     def work(t):
         for i in range(30):
-            store.add_sightings([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
+            on(store).sightings.add([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
             store.set_setting(f"t{t}", i)
-            store.count_sightings()
+            on(store).sightings.count()
     assert run_in_threads(work, 6) == []
-    assert store.count_sightings() == 180
+    assert on(store).sightings.count() == 180
     assert all(store.get_int(f"t{t}") == 29 for t in range(6))
 
 
 def test_close_while_another_thread_uses_the_store(path):
     s = encore.Store.open(path, raw_key=RAW)
-    s.add_sightings([obs(i) for i in range(2000)])
+    on(s).sightings.add([obs(i) for i in range(2000)])
     seen = []
 
     def read():
         try:
-            seen.append(sum(1 for _ in s.sightings()))
-        except ValueError:  # closed between two chunks
+            seen.append(sum(1 for _ in on(s).sightings.list()))
+        except (ValueError, encore.StoreClosedError):  # closed between two chunks
             seen.append("closed")
 
     reader = threading.Thread(target=read)
@@ -154,13 +155,18 @@ def test_close_while_another_thread_uses_the_store(path):
     assert s.closed
 
 
-def test_store_class_wraps_every_store_function():
-    source = Path(encore.store.__file__).read_text()
-    names = [n for n in _ffi.FUNCTIONS
-             if n.startswith(("encore_store_", "encore_bytes_", "encore_string_list_"))]
-    assert len(names) > 40
-    missing = [n for n in names if f'"{n}"' not in source and f"lib.{n}" not in source]
-    assert missing == []
+def test_store_and_tables_wrap_every_function_of_theirs():
+    """Store wraps the store's maintenance functions, encore.tables every
+    function of the tables a client reaches."""
+    for module, prefixes, at_least in (
+            (encore.store, ("encore_store_", "encore_bytes_", "encore_string_list_"), 15),
+            (encore.tables, ("encore_sighting_", "encore_own_key_", "encore_keyfile_cache_", "encore_tracing_event_",
+                             "encore_risk_result_"), 20)):
+        source = Path(module.__file__).read_text()
+        names = [n for n in _ffi.FUNCTIONS if n.startswith(prefixes)]
+        assert len(names) >= at_least
+        missing = [n for n in names if f'"{n}"' not in source and f"lib.{n}" not in source]
+        assert missing == []
 
 
 def test_lists_read_in_pages_give_the_same_items(store):
@@ -168,21 +174,21 @@ def test_lists_read_in_pages_give_the_same_items(store):
     # (_cdata.copy_list); its page size does not change what comes out.
     from encore import _cdata
     rows = [obs(i) for i in range(37)]
-    store.add_sightings(rows)
-    whole = list(store.sightings())
+    on(store).sightings.add(rows)
+    whole = list(on(store).sightings.list())
     for chunk in (1, 5, 36, 37, 38):
-        paged = list(_cdata.copy_list(lambda *page: store._call("encore_store_copy_sightings", -(1 << 63), (1 << 63) - 1, *page),
+        paged = list(_cdata.copy_list(lambda *page: on(store)._c.call("encore_sighting_copy", -(1 << 63), (1 << 63) - 1, *page),
                                       _ffi.encore_sighting, encore.Sighting.from_c, chunk))
         assert paged == whole
     # An element size below the struct's is refused with a clear message.
     buffer = (_ffi.encore_sighting * 1)()
     copied = ctypes.c_size_t()
     with pytest.raises(encore.InvalidArgumentError, match="element_size"):
-        store._call("encore_store_copy_sightings", 0, 1 << 40, 0, buffer, 8, 1, ctypes.byref(copied))
+        on(store)._c.call("encore_sighting_copy", 0, 1 << 40, 0, buffer, 8, 1, ctypes.byref(copied))
 
 
 def test_string_lists_are_copied_whole(store, tmp_path):
     for i in range(3):
         store.set_setting(f"host.{i}", i)
     assert store.settings() == ["host.0", "host.1", "host.2"]
-    assert store.missing_keyfiles("DE", ["a", "b", "a"]) == ["a", "b"]
+    assert on(store).keyfiles.missing("DE", ["a", "b", "a"]) == ["a", "b"]

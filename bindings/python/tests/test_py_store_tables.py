@@ -7,7 +7,7 @@ import math
 import pytest
 
 import encore
-from encore.exposure import exposure_check
+from encore_clients import on
 from encore_testdata import REPO, run_in_threads
 
 RAW = bytes(range(100, 132))
@@ -27,43 +27,43 @@ def key(i, start, period=144, created=1_600_000_000):
 # ---- own keys ---------------------------------------------------------------
 
 def test_own_keys(store):
-    assert store.latest_own_key() is None
-    assert store.own_keys() == [] and store.count_own_keys() == 0
-    store.put_own_key(key(1, 2_650_288))
-    store.put_own_key(key(2, 2_650_000))
-    store.put_own_key(key(3, 2_650_144, period=100))
-    assert [k.rolling_start_interval_number for k in store.own_keys()] == [2_650_000, 2_650_144, 2_650_288]
-    assert store.own_keys(since=2_650_100) == [key(3, 2_650_144, period=100), key(1, 2_650_288)]
-    assert store.count_own_keys(since=2_650_200) == 1
-    assert store.latest_own_key() == key(1, 2_650_288)
-    store.put_own_key(key(2, 2_650_432, period=7, created=5))  # same key bytes: replaced
-    assert store.count_own_keys() == 3
-    assert store.latest_own_key() == key(2, 2_650_432, period=7, created=5)
+    assert on(store).own_keys.latest() is None
+    assert on(store).own_keys.list() == [] and on(store).own_keys.count() == 0
+    on(store).own_keys.put(key(1, 2_650_288))
+    on(store).own_keys.put(key(2, 2_650_000))
+    on(store).own_keys.put(key(3, 2_650_144, period=100))
+    assert [k.rolling_start_interval_number for k in on(store).own_keys.list()] == [2_650_000, 2_650_144, 2_650_288]
+    assert on(store).own_keys.list(since=2_650_100) == [key(3, 2_650_144, period=100), key(1, 2_650_288)]
+    assert on(store).own_keys.count(since=2_650_200) == 1
+    assert on(store).own_keys.latest() == key(1, 2_650_288)
+    on(store).own_keys.put(key(2, 2_650_432, period=7, created=5))  # same key bytes: replaced
+    assert on(store).own_keys.count() == 3
+    assert on(store).own_keys.latest() == key(2, 2_650_432, period=7, created=5)
 
 
 def test_many_own_keys_come_back_in_chunks(store):
     for i in range(300):
-        store.put_own_key(encore.OwnKey(key_data=i.to_bytes(16, "big"), rolling_start_interval_number=i))
-    back = store.own_keys()
+        on(store).own_keys.put(encore.OwnKey(key_data=i.to_bytes(16, "big"), rolling_start_interval_number=i))
+    back = on(store).own_keys.list()
     assert len(back) == 300 and [k.rolling_start_interval_number for k in back] == list(range(300))
 
 
 @pytest.mark.parametrize("bad", [key(1, -1), key(1, 0, period=0), key(1, 0, period=145), key(1, 0, created=-1)])
 def test_bad_own_keys(store, bad):
     with pytest.raises(encore.InvalidArgumentError):
-        store.put_own_key(bad)
-    assert store.count_own_keys() == 0
+        on(store).own_keys.put(bad)
+    assert on(store).own_keys.count() == 0
 
 
 def test_own_key_values_are_checked_before_c(store):
     with pytest.raises(ValueError):
-        store.put_own_key(encore.OwnKey(key_data=b"short", rolling_start_interval_number=1))
+        on(store).own_keys.put(encore.OwnKey(key_data=b"short", rolling_start_interval_number=1))
     with pytest.raises(ValueError):
-        store.put_own_key(key(1, 1 << 31))
+        on(store).own_keys.put(key(1, 1 << 31))
     with pytest.raises(TypeError):
-        store.put_own_key((bytes(16), 1, 144, 0))
+        on(store).own_keys.put((bytes(16), 1, 144, 0))
     with pytest.raises(ValueError):
-        store.count_own_keys(since=1 << 40)
+        on(store).own_keys.count(since=1 << 40)
 
 
 # ---- key file cache ------------------------------------------------------
@@ -84,74 +84,74 @@ def trust():
 
 
 def test_packages(store, sample, trust):
-    assert store.import_keyfile("DE", "2020-06-01", sample, trust, etag='"v1"', now=1_591_000_000) > 0
-    assert store.has_keyfile("DE", "2020-06-01")
-    assert store.has_keyfile("DE", "2020-06-01", etag='"v1"')
-    assert not store.has_keyfile("DE", "2020-06-01", etag='"v2"')
-    assert not store.has_keyfile("AT", "2020-06-01")
-    assert store.get_keyfile("DE", "2020-06-01") == sample
-    info = store.keyfile_info("DE", "2020-06-01")
+    assert on(store, 1_591_000_000).keyfiles.add("DE", "2020-06-01", sample, trust, etag='"v1"') > 0
+    assert on(store).keyfiles.has("DE", "2020-06-01")
+    assert on(store).keyfiles.has("DE", "2020-06-01", etag='"v1"')
+    assert not on(store).keyfiles.has("DE", "2020-06-01", etag='"v2"')
+    assert not on(store).keyfiles.has("AT", "2020-06-01")
+    assert on(store).keyfiles.get("DE", "2020-06-01") == sample
+    info = on(store).keyfiles.info("DE", "2020-06-01")
     assert info == encore.CachedKeyFileInfo(region="DE", identifier="2020-06-01", etag='"v1"',
                                       sha256=hashlib.sha256(sample).digest(), size=len(sample),
                                       downloaded=1_591_000_000)
     # Re-published: replaced.
-    store.import_keyfile("DE", "2020-06-01", sample, trust, etag='"v2"', now=1_591_100_000)
-    assert store.keyfile_info("DE", "2020-06-01").etag == '"v2"'
+    on(store, 1_591_100_000).keyfiles.add("DE", "2020-06-01", sample, trust, etag='"v2"')
+    assert on(store).keyfiles.info("DE", "2020-06-01").etag == '"v2"'
     # No ETag; now defaults to the current time; an empty ETag is one.
-    store.import_keyfile("DE", "2020-06-01/hour/13", sample, trust)
-    info = store.keyfile_info("DE", "2020-06-01/hour/13")
+    on(store).keyfiles.add("DE", "2020-06-01/hour/13", sample, trust)
+    info = on(store).keyfiles.info("DE", "2020-06-01/hour/13")
     assert info.etag is None and info.downloaded > 1_700_000_000
-    store.import_keyfile("DE", "2020-06-01/hour/14", sample, trust, etag="")
-    assert store.keyfile_info("DE", "2020-06-01/hour/14").etag == ""
+    on(store).keyfiles.add("DE", "2020-06-01/hour/14", sample, trust, etag="")
+    assert on(store).keyfiles.info("DE", "2020-06-01/hour/14").etag == ""
     # A day replaces the cached hours of that day.
-    store.import_keyfile("DE", "2020-06-01", sample, trust)
-    assert store.keyfiles("DE") == ["2020-06-01"]
+    on(store).keyfiles.add("DE", "2020-06-01", sample, trust)
+    assert on(store).keyfiles.list("DE") == ["2020-06-01"]
 
 
 def test_nothing_unverified_is_kept(store, sample, trust):
     damaged = bytearray(sample)
     damaged[len(damaged) // 2] ^= 0x40
     with pytest.raises(encore.EncoreError):
-        store.import_keyfile("DE", "2020-06-01", bytes(damaged), trust)
+        on(store).keyfiles.add("DE", "2020-06-01", bytes(damaged), trust)
     with encore.TrustList() as nobody, pytest.raises(encore.SignatureUntrustedError):
-        store.import_keyfile("DE", "2020-06-01", sample, nobody)
+        on(store).keyfiles.add("DE", "2020-06-01", sample, nobody)
     with pytest.raises(encore.ZipTruncatedError):
-        store.import_keyfile("DE", "2020-06-01", b"PK\x03\x04 but no zip", trust)
-    assert store.keyfiles("DE") == []
+        on(store).keyfiles.add("DE", "2020-06-01", b"PK\x03\x04 but no zip", trust)
+    assert on(store).keyfiles.list("DE") == []
     assert not hasattr(store, "put_package") and not hasattr(store, "add_risk_result")
 
 
 def test_listing_missing_and_removing(store, sample, trust):
     for ident in ["2020-06-02", "2020-06-01", "2020-06-01/hour/9"]:
-        store.import_keyfile("DE", ident, sample, trust, now=1)
-    store.import_keyfile("EUR", "2020-06-03", sample, trust, now=1)
-    assert store.keyfiles("DE") == ["2020-06-01", "2020-06-01/hour/9", "2020-06-02"]
-    assert store.keyfiles("FR") == []
+        on(store, 1).keyfiles.add("DE", ident, sample, trust)
+    on(store, 1).keyfiles.add("EUR", "2020-06-03", sample, trust)
+    assert on(store).keyfiles.list("DE") == ["2020-06-01", "2020-06-01/hour/9", "2020-06-02"]
+    assert on(store).keyfiles.list("FR") == []
     available = ["2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"]
-    assert store.missing_keyfiles("DE", available) == ["2020-06-04", "2020-06-03"]
-    assert store.missing_keyfiles("DE", iter(available)) == ["2020-06-04", "2020-06-03"]
-    assert store.missing_keyfiles("EUR", []) == []
-    assert store.remove_keyfile("DE", "2020-06-02") is True
-    assert store.remove_keyfile("DE", "2020-06-02") is False
+    assert on(store).keyfiles.missing("DE", available) == ["2020-06-04", "2020-06-03"]
+    assert on(store).keyfiles.missing("DE", iter(available)) == ["2020-06-04", "2020-06-03"]
+    assert on(store).keyfiles.missing("EUR", []) == []
+    assert on(store).keyfiles.remove("DE", "2020-06-02") is True
+    assert on(store).keyfiles.remove("DE", "2020-06-02") is False
     with pytest.raises(encore.NotFoundError) as caught:
-        store.get_keyfile("DE", "2020-06-02")
+        on(store).keyfiles.get("DE", "2020-06-02")
     assert "2020-06-02" in caught.value.message
     with pytest.raises(encore.NotFoundError):
-        store.keyfile_info("DE", "2020-06-02")
+        on(store).keyfiles.info("DE", "2020-06-02")
     assert store.purge(now=2_000_000_000).keyfiles == 3
 
 
 @pytest.mark.parametrize("call", [
-    lambda s, z, t: s.import_keyfile("", "2020-06-01", z, t),
-    lambda s, z, t: s.import_keyfile("DE", "", z, t),
-    lambda s, z, t: s.import_keyfile("DE", "x" * 1025, z, t),
-    lambda s, z, t: s.import_keyfile("DE", "2020-06-01", z, t, now=-1),
-    lambda s, z, t: s.import_keyfile(b"D\xff", "2020-06-01", z, t),
-    lambda s, z, t: s.import_keyfile("DP3T", "2020-06-01", z, t),
-    lambda s, z, t: s.import_keyfile("TWP-DE", "2020-06-01", z, t),
-    lambda s, z, t: s.has_keyfile("DE", ""),
-    lambda s, z, t: s.missing_keyfiles("DE", ["ok", ""]),
-    lambda s, z, t: s.keyfiles(""),
+    lambda s, z, t: on(s).keyfiles.add("", "2020-06-01", z, t),
+    lambda s, z, t: on(s).keyfiles.add("DE", "", z, t),
+    lambda s, z, t: on(s).keyfiles.add("DE", "x" * 1025, z, t),
+    lambda s, z, t: on(s, -1).keyfiles.add("DE", "2020-06-01", z, t),
+    lambda s, z, t: on(s).keyfiles.add(b"D\xff", "2020-06-01", z, t),
+    lambda s, z, t: on(s).keyfiles.add("DP3T", "2020-06-01", z, t),
+    lambda s, z, t: on(s).keyfiles.add("TWP-DE", "2020-06-01", z, t),
+    lambda s, z, t: on(s).keyfiles.has("DE", ""),
+    lambda s, z, t: on(s).keyfiles.missing("DE", ["ok", ""]),
+    lambda s, z, t: on(s).keyfiles.list(""),
 ])
 def test_bad_package_arguments(store, sample, trust, call):
     with pytest.raises(encore.InvalidArgumentError):
@@ -160,67 +160,67 @@ def test_bad_package_arguments(store, sample, trust, call):
 
 def test_package_arguments_checked_in_python(store, sample, trust):
     with pytest.raises(ValueError):
-        store.import_keyfile("DE", "a\0b", sample, trust)
+        on(store).keyfiles.add("DE", "a\0b", sample, trust)
     with pytest.raises(TypeError):
-        store.import_keyfile("DE", "2020-06-01", "text is not bytes", trust)
+        on(store).keyfiles.add("DE", "2020-06-01", "text is not bytes", trust)
     with pytest.raises(TypeError):
-        store.missing_keyfiles("DE", "2020-06-01")
+        on(store).keyfiles.missing("DE", "2020-06-01")
 
 
 # ---- tracing history --------------------------------------------------------
 
 def test_tracing_history(store):
-    assert store.active_tracing_seconds(0, 1000) == 0
+    assert on(store).tracing_history.active_seconds(0, 1000) == 0
     for t, active in [(100, True), (200, False), (300, True), (350, True), (400, False), (500, True)]:
-        store.add_tracing_event(t, active)
-    assert store.active_tracing_seconds(0, 1000) == 100 + 100 + 500
-    assert store.active_tracing_seconds(150, 1000) == 50 + 100 + 500
-    assert store.active_tracing_seconds(600, 700) == 100
-    assert store.active_tracing_seconds(5, 5) == 0
-    assert store.count_tracing_events() == 6 and store.count_tracing_events(300, 400) == 2
-    assert store.tracing_events(300, 450) == [encore.TracingEvent(300, True), encore.TracingEvent(350, True),
+        on(store).tracing_history.add(t, active)
+    assert on(store).tracing_history.active_seconds(0, 1000) == 100 + 100 + 500
+    assert on(store).tracing_history.active_seconds(150, 1000) == 50 + 100 + 500
+    assert on(store).tracing_history.active_seconds(600, 700) == 100
+    assert on(store).tracing_history.active_seconds(5, 5) == 0
+    assert on(store).tracing_history.count() == 6 and on(store).tracing_history.count(300, 400) == 2
+    assert on(store).tracing_history.list(300, 450) == [encore.TracingEvent(300, True), encore.TracingEvent(350, True),
                                               encore.TracingEvent(400, False)]
     with pytest.raises(encore.InvalidArgumentError):
-        store.active_tracing_seconds(10, 5)
+        on(store).tracing_history.active_seconds(10, 5)
     with pytest.raises(encore.InvalidArgumentError):
-        store.add_tracing_event(-1, True)
+        on(store).tracing_history.add(-1, True)
     with pytest.raises(TypeError):
-        store.add_tracing_event(1, 1)
-    assert store.count_tracing_events() == 6
+        on(store).tracing_history.add(1, 1)
+    assert on(store).tracing_history.count() == 6
 
 
 # ---- risk results -----------------------------------------------------------
 
 def check(store, now):
     """Risk results are what the exposure check stores: no other way in."""
-    return exposure_check(store, [], now=now).stored_result_id
+    return on(store, now).exposure_check([]).stored_result_id
 
 
 def test_risk_results(store):
-    assert store.last_risk_result() is None
+    assert on(store).risk_results.last() is None
     a, b = check(store, 1000), check(store, 2000)
     assert b > a
-    last = store.last_risk_result()
+    last = on(store).risk_results.last()
     assert (last.id, last.time) == (b, 2000) and json.loads(last.document)["status"]
     assert check(store, 500) is None  # the clock went back: nothing stored
     c = check(store, 2000)
-    assert store.last_risk_result().id == c
-    assert store.risk_result(a).time == 1000
+    assert on(store).risk_results.last().id == c
+    assert on(store).risk_results.get(a).time == 1000
     with pytest.raises(encore.NotFoundError):
-        store.risk_result(10_000)
-    assert [r.id for r in store.risk_results()] == [a, b, c]
-    assert [r.id for r in store.risk_results(1500, 3000)] == [b, c]
-    assert store.count_risk_results() == 3 and store.count_risk_results(end=1000) == 0
+        on(store).risk_results.get(10_000)
+    assert [r.id for r in on(store).risk_results.list()] == [a, b, c]
+    assert [r.id for r in on(store).risk_results.list(1500, 3000)] == [b, c]
+    assert on(store).risk_results.count() == 3 and on(store).risk_results.count(end=1000) == 0
 
 
 def test_the_librarys_settings_are_its_own(store):
-    encore.Push(store).set_state(isolated=True, now=1000)
+    on(store, 1000).push.set_state(isolated=True)
     for name in ["sync.config", "push.isolated", "encore.x"]:
         with pytest.raises(encore.InvalidArgumentError, match="the library's own"):
             store.set_setting(name, "{}")
         with pytest.raises(encore.InvalidArgumentError):
             store.get_setting(name)
-    assert encore.Push(store).status.isolated is True
+    assert on(store).push.status.isolated is True
     assert store.settings() == []
 
 
@@ -279,18 +279,22 @@ def test_setting_errors(store):
 
 
 def test_tables_from_several_threads(store, sample, trust):
+    # One client for all threads, its clock at one time for all: a check at
+    # an earlier time than another's would store nothing.
+    client = encore.Client(store, clock=10_000)
+
     def work(t):
         for i in range(20):
-            store.import_keyfile(f"R{t}", f"2030-01-{i + 1:02}", sample, trust, now=1)
-            assert store.get_keyfile(f"R{t}", f"2030-01-{i + 1:02}") == sample
-            store.add_tracing_event(t * 100 + i, i % 2 == 0)
-            if i % 4 == 0:  # one time for all: an earlier one than another's stores nothing
-                check(store, 10_000)
+            client.keyfiles.add(f"R{t}", f"2030-01-{i + 1:02}", sample, trust)
+            assert client.keyfiles.get(f"R{t}", f"2030-01-{i + 1:02}") == sample
+            client.tracing_history.add(t * 100 + i, i % 2 == 0)
+            if i % 4 == 0:
+                assert client.exposure_check([]).stored_result_id is not None
             store.set_setting(f"k{t}", i)
-            store.put_own_key(encore.OwnKey(key_data=bytes([t, i]) * 8, rolling_start_interval_number=i))
-            store.active_tracing_seconds(0, 10_000)
+            client.own_keys.put(encore.OwnKey(key_data=bytes([t, i]) * 8, rolling_start_interval_number=i))
+            client.tracing_history.active_seconds(0, 10_000)
 
     assert run_in_threads(work, 5) == []
-    assert store.count_tracing_events() == 100 and store.count_risk_results() == 25
-    assert store.count_own_keys() == 100
-    assert all(len(store.keyfiles(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))
+    assert on(store).tracing_history.count() == 100 and on(store).risk_results.count() == 25
+    assert on(store).own_keys.count() == 100
+    assert all(len(on(store).keyfiles.list(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))

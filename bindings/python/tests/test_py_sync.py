@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import encore
+from encore_clients import feature, on
 from encore.exposure import exposure_check_cached
 from urllib_fetch import fetch, perform
 
@@ -45,23 +46,23 @@ def callback_transport():
 def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     dist, trust, store = setup
     transport = encore.Transport.curl() if kind == "curl" else callback_transport()
-    s = encore.Sync(store, transport, distribution=dist.url, trust=trust)
+    s = feature(store, "sync", transport=transport, distribution=dist.url, trust=trust)
     assert s.plan(now=NOW).steps == ("config", "days", "hours", "warnings")
     report = s.run(now=NOW, network="metered")
     assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
     assert report.check is not None and report.document["check"]["status"] == report.check.status
-    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
+    assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
     plan = s.plan(trigger="periodic", now=NOW + 60)
     assert plan.steps == () and plan.next_due_at == NOW + 3600
     again = s.run(now=NOW, network="metered")
     assert again.fetched == () and again.check is None
     # The check on the cache, again, from Python.
-    assert exposure_check_cached(store, now=NOW).status == report.check.status
+    assert on(store, NOW).check().status == report.check.status
 
 
 def test_progress_cancels_and_nothing_is_half_kept(setup):
     dist, trust, store = setup
-    s = encore.Sync(store, encore.Transport.curl(), distribution=dist.url, trust=trust)
+    s = feature(store, "sync", transport=encore.Transport.curl(), distribution=dist.url, trust=trust)
     calls = []
 
     def progress(done, total):
@@ -70,7 +71,7 @@ def test_progress_cancels_and_nothing_is_half_kept(setup):
     with pytest.raises(encore.CancelledError):
         s.run(now=NOW, progress=progress)
     assert calls == [0, 1, 2]
-    assert store.keyfiles("EUR") == []
+    assert on(store).keyfiles.list("EUR") == []
     # An exception in the callback cancels too and comes back as itself.
     with pytest.raises(ZeroDivisionError):
         s.run(now=NOW, progress=lambda d, t: 1 / 0)
@@ -80,25 +81,25 @@ def test_bad_arguments(setup):
     dist, trust, store = setup
     t = encore.Transport.curl()
     with pytest.raises(encore.InvalidArgumentError, match="nothing to sync"):
-        encore.Sync(store, t).plan(now=NOW)
+        feature(store, "sync", transport=t).plan(now=NOW)
     with pytest.raises(encore.InvalidArgumentError, match="capital letters"):
-        encore.Sync(store, t, distribution=dist.url, country="x").plan(now=NOW)
+        feature(store, "sync", transport=t, distribution=dist.url, country="x").plan(now=NOW)
     with pytest.raises(encore.InvalidArgumentError, match="public key"):
-        encore.Sync(store, t, dp3t=dist.url).plan(now=NOW)
+        feature(store, "sync", transport=t, dp3t=dist.url).plan(now=NOW)
     with pytest.raises(encore.InvalidArgumentError, match="clock"):
-        encore.Sync(store, t, distribution=dist.url).plan(now=-1)
+        feature(store, "sync", transport=t, distribution=dist.url).plan(now=-1)
     with pytest.raises(ValueError):
-        encore.Sync(store, t, distribution=dist.url).plan(trigger="hourly")
+        feature(store, "sync", transport=t, distribution=dist.url).plan(trigger="hourly")
     # Clocks from 1970 to 9999: the last second plans, the next is refused, as is Int64's last.
     last = 253_402_300_799
-    assert encore.Sync(store, t, distribution=dist.url).plan(now=last).next_due_at == last + 3600
+    assert feature(store, "sync", transport=t, distribution=dist.url).plan(now=last).next_due_at == last + 3600
     for now in (last + 1, 2 ** 63 - 1):
         with pytest.raises(encore.InvalidArgumentError, match="1970 and 9999"):
-            encore.Sync(store, t, distribution=dist.url).plan(now=now)
+            feature(store, "sync", transport=t, distribution=dist.url).plan(now=now)
     # Without trust nothing verifies: the sync fails and keeps nothing.
     with pytest.raises(encore.EncoreError):
-        encore.Sync(store, t, distribution=dist.url).run(now=NOW)
-    assert store.keyfiles("EUR") == []
+        feature(store, "sync", transport=t, distribution=dist.url).run(now=NOW)
+    assert on(store).keyfiles.list("EUR") == []
 
 
 def drive(op, now=NOW, answer=perform, computed=None):
@@ -125,7 +126,7 @@ def drive(op, now=NOW, answer=perform, computed=None):
 
 def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     dist, trust, store = setup
-    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
     computed = [0]
     urls = drive(op, computed=computed)
     assert urls[0].endswith("/version/v2/app_config_android") and urls[1].endswith("/country/EUR/date")
@@ -134,14 +135,14 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     report = op.result()
     assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
     assert report.configuration is not None and report.configuration.used == "fetched" and report.check is not None
-    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
+    assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
     # The same as the blocking form on a store in the same state.
     with encore.Store.open(str(tmp_path / "twin.db"), raw_key=RAW_KEY) as twin:
-        blocking = encore.Sync(twin, encore.Transport.curl(), distribution=dist.url, trust=trust).run(now=NOW, network="metered")
+        blocking = feature(twin, "sync", transport=encore.Transport.curl(), distribution=dist.url, trust=trust).run(now=NOW, network="metered")
     assert [f.tag for f in blocking.fetched] == [f.tag for f in report.fetched]
     assert blocking.document["check"] == report.document["check"]
     # Nothing due any more: a periodic sync's operation is done at once.
-    idle = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW + 60, trigger="periodic")
+    idle = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW + 60, trigger="periodic")
     assert idle.next(NOW + 60) == ("done", None) and idle.result().fetched == ()
 
 
@@ -159,7 +160,7 @@ def threads():
 trust = encore.TrustList()
 trust.add_key(key_id, version, open(pem, "rb").read())
 store = encore.Store.open(db, raw_key=bytes(range(32)))
-op = encore.Sync(store, None, distribution=url, trust=trust).operation(now=int(now), network="metered")
+op = encore.Client(store, distribution=url, trust=trust, clock=int(now)).sync.operation(network="metered")
 before, most, computes = threads(), 0, 0
 while True:
     kind, value = op.next(int(now))
@@ -196,7 +197,7 @@ def test_next_and_feed_start_no_thread(setup, tmp_path):
 
 def test_driving_the_sync_out_of_turn_is_refused(setup):
     dist, trust, store = setup
-    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW)
+    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW)
     _, request = op.next(NOW)
     with pytest.raises(encore.OperationStateError):
         op.next(NOW)
@@ -212,27 +213,27 @@ def test_driving_the_sync_out_of_turn_is_refused(setup):
 def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fails(setup, tmp_path):
     dist, trust, store = setup
     config_lost = lambda r: None if "app_config" in r.url else perform(r)  # noqa: E731
-    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
     drive(op, answer=config_lost)
     report = op.result()
     assert report.configuration == encore.SyncConfiguration("built-in", report.configuration.reason, 1)
-    assert set(store.keyfiles("EUR")) == {day(1), day(2)}
+    assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
 
     # A day package without an answer: the sync fails with the network's
     # status; the day verified before it is kept.
     with encore.Store.open(str(tmp_path / "fresh.db"), raw_key=RAW_KEY) as fresh:
         lost = lambda r: None if r.url.endswith("/date/" + day(1)) else perform(r)  # noqa: E731
-        op = encore.Sync(fresh, None, distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+        op = feature(fresh, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
         urls = drive(op, answer=lost)
         assert urls[-1].endswith("/date/" + day(1))
         with pytest.raises(encore.NetworkError):
             op.result()
-        assert fresh.keyfiles("EUR") == [day(2)]
+        assert on(fresh).keyfiles.list("EUR") == [day(2)]
 
 
 def test_the_budget_counts_from_the_first_step(setup):
     dist, trust, store = setup
-    op = encore.Sync(store, None, distribution=dist.url, trust=trust).operation(now=NOW, budget=60)
+    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, budget=60)
     _, request = op.next(NOW)
     op.feed_answer(request.id, *perform(request), now=NOW + 61)
     # The host's clock says the budget is spent: the sync stops cleanly,
@@ -241,7 +242,7 @@ def test_the_budget_counts_from_the_first_step(setup):
     op.compute(NOW + 61)
     assert op.next(NOW + 61) == ("done", None)
     report = op.result()
-    assert report.stopped_early and store.keyfiles("EUR") == []
+    assert report.stopped_early and on(store).keyfiles.list("EUR") == []
     assert any("budget" in w for w in report.warnings)
 
 
@@ -249,7 +250,7 @@ def test_a_request_the_transport_refuses_fails_the_sync_and_counts_for_the_backo
     dist, trust, store = setup
     # Plain http is for this machine only: the built-in transport refuses it
     # before sending, outside the sync's machine; the failure still counts.
-    s = encore.Sync(store, encore.Transport.curl(), distribution="http://192.0.2.1", trust=trust)
+    s = feature(store, "sync", transport=encore.Transport.curl(), distribution="http://192.0.2.1", trust=trust)
     with pytest.raises(encore.InvalidArgumentError, match="plain http"):
         s.run(now=NOW)
     plan = s.plan(trigger="periodic", now=NOW + 60)

@@ -15,6 +15,7 @@ import pytest
 from encore_testdata import REPO
 
 import encore
+from encore_clients import feature, on
 from encore import OwnKey, TestResultClient, Transport
 
 sys.path.insert(0, str(REPO / "Tests"))
@@ -42,13 +43,13 @@ def store(tmp_path):
         # Own keys of the last 16 days, today's included: 14 go.
         for age in range(16):
             day = NOW // DAY - age
-            st.put_own_key(OwnKey(key_data=hashlib.sha256(b"%d" % age).digest()[:16], rolling_start_interval_number=day * 144,
+            on(st).own_keys.put(OwnKey(key_data=hashlib.sha256(b"%d" % age).digest()[:16], rolling_start_interval_number=day * 144,
                                   created=day * DAY))
         yield st
 
 
 def client(store, v, s, **kw):
-    return TestResultClient(store, Transport.curl(), verification=v.url, submission=s.url, **kw)
+    return feature(store, "tests", transport=Transport.curl(), verification=v.url, submission=s.url, **kw)
 
 
 def decoded(body):
@@ -82,7 +83,7 @@ def test_guid_register_poll_positive_and_submit_14_enriched_keys(servers, store)
     assert summary.keys == 14 and summary.check_ins == 0
     [sub] = s.submissions
     payload = sub.payload
-    own = sorted(store.own_keys(), key=lambda k: k.rolling_start_interval_number)[-14:]
+    own = sorted(on(store).own_keys.list(), key=lambda k: k.rolling_start_interval_number)[-14:]
     assert [k.key_data for k in payload.keys] == [k.key_data for k in own]
     today = (NOW + 8000) // DAY
     for k in payload.keys:
@@ -201,13 +202,13 @@ def test_oversized_and_dropped_answers(servers, store):
     state, v, s = servers
     v.inject("/version/v1/registrationToken", oversized=4 << 20)
     with pytest.raises(encore.ResponseTooLargeError):
-        TestResultClient(store, Transport.curl(max_response_bytes=1 << 20), verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
+        feature(store, "tests", transport=Transport.curl(max_response_bytes=1 << 20), verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
     v.inject("/version/v1/registrationToken", drop=True)
     with pytest.raises(encore.NetworkError):
         client(store, v, s).register(guid=GUID, now=NOW)
     v.inject("/version/v1/registrationToken", delay=3)
     with pytest.raises(encore.TimeoutError):
-        TestResultClient(store, Transport.curl(timeout_ms=500), verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
+        feature(store, "tests", transport=Transport.curl(timeout_ms=500), verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
 
 
 @pytest.mark.parametrize("kwargs", [dict(qr="https://localhost/?not-a-guid"), dict(qr="https://evil.example/?" + GUID),
@@ -280,15 +281,15 @@ def test_https_with_a_test_ca(tmp_path, store):
         assert v.url.startswith("https://")
         # Without the CA the certificate is not trusted: nothing is sent in clear.
         with pytest.raises(encore.TlsError):
-            TestResultClient(store, Transport.curl(), verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
-        trusted = TestResultClient(store, Transport.curl(ca_file=ca), verification=v.url, submission=s.url)
+            feature(store, "tests", transport=Transport.curl(), verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
+        trusted = feature(store, "tests", transport=Transport.curl(ca_file=ca), verification=v.url, submission=s.url)
         assert trusted.register(guid=GUID, now=NOW).result == "NEGATIVE"
 
 
 def test_plain_http_goes_to_this_machine_only(store):
     for url in ["http://example.org", "http://127.0.0.1.example.org", "ftp://127.0.0.1", "file:///etc/passwd"]:
         with pytest.raises(encore.InvalidArgumentError):
-            TestResultClient(store, Transport.curl(), verification=url).register(guid=GUID, now=NOW)
+            feature(store, "tests", transport=Transport.curl(), verification=url).register(guid=GUID, now=NOW)
 
 
 def test_a_host_transport_runs_the_same_protocol(store):
@@ -303,7 +304,7 @@ def test_a_host_transport_runs_the_same_protocol(store):
             return 200, [], b'{"testResult": 2, "sc": 1700000000}'
         return 200, [], b""
 
-    c = TestResultClient(store, Transport.callback(perform), verification="https://v.example", submission="https://s.example")
+    c = feature(store, "tests", transport=Transport.callback(perform), verification="https://v.example", submission="https://s.example")
     st = c.register(guid=GUID, now=NOW)
     assert st.result == "POSITIVE" and st.notify
     assert [u for _, u, _ in seen] == ["https://v.example/version/v1/registrationToken", "https://v.example/version/v1/testresult",
@@ -312,4 +313,4 @@ def test_a_host_transport_runs_the_same_protocol(store):
     def failing(method, url, headers, body):
         raise OSError("no network")
     with pytest.raises(encore.NetworkError):
-        TestResultClient(store, Transport.callback(failing), verification="https://v.example").poll(now=NOW)
+        feature(store, "tests", transport=Transport.callback(failing), verification="https://v.example").poll(now=NOW)
