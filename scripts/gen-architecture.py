@@ -78,6 +78,18 @@ def generated():
     return "\n".join(lines), [n for n, _, _ in modules]
 
 
+# The shared layers: they know no feature, so none of them may depend on a
+# Swift module outside this set (the C targets and system libraries aside).
+SHARED = {"EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreHTTP"}
+
+
+def layer_violations():
+    """'layer -> module' for every shared layer's dependency on a Swift module that is not shared."""
+    swift = {name for name, kind, _ in targets() if not name.startswith("C")}
+    return [f"{name} -> {d}" for name, kind, deps in targets() if name in SHARED
+            for d in deps if d in swift and d not in SHARED]
+
+
 def main():
     check = sys.argv[1:] == ["--check"]
     if sys.argv[1:] not in ([], ["--check"]):
@@ -100,9 +112,14 @@ def main():
         if missing:
             print(f"gen-architecture: no '### NAME' section in {DOC.relative_to(ROOT)} for: {', '.join(missing)}", file=sys.stderr)
             failed = True
+        violations = layer_violations()
+        if violations:
+            print(f"gen-architecture: a shared layer depends on a feature: {', '.join(violations)}", file=sys.stderr)
+            failed = True
         if failed:
             sys.exit(1)
-        print(f"gen-architecture: {DOC.relative_to(ROOT)} matches Package.swift and describes all {len(names)} modules")
+        print(f"gen-architecture: {DOC.relative_to(ROOT)} matches Package.swift and describes all {len(names)} modules;"
+              f" the shared layers ({', '.join(sorted(SHARED))}) depend on no feature")
         return
     DOC.write_text(new)
     print(f"wrote {DOC.relative_to(ROOT)}")
