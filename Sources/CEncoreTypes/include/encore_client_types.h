@@ -49,7 +49,7 @@ typedef struct encore_client_options {
     const char *submission_url;         /* CWA's submission server (with verification_url); NULL: no submission */
     const char *push_url;               /* the push registry; NULL: no push registration */
     /* Added with private check-ins (an older caller's smaller struct_size leaves it DIARY): */
-    int32_t checkin_mode;               /* ENCORE_CHECKIN_MODE_* of encore_client_checkin_add() with MODE_DEFAULT;
+    int32_t checkin_mode;               /* ENCORE_CHECKIN_MODE_* of encore_checkin_add() with MODE_DEFAULT;
                                          * DEFAULT (0) is DIARY */
     uint32_t reserved;                  /* 0 */
 } encore_client_options;
