@@ -170,7 +170,7 @@ def test_the_client_wide_default(tmp_path):
 
 
 def test_the_c_client_default_and_old_option_structs(store):
-    """encore_client_checkin_add with ENCORE_CHECKIN_MODE_DEFAULT takes the
+    """encore_checkin_add with ENCORE_CHECKIN_MODE_DEFAULT takes the
     client's checkin_mode; a struct_size of before checkin_mode is accepted
     (and its clients keep diary check-ins)."""
     import ctypes
@@ -188,7 +188,7 @@ def test_the_c_client_default_and_old_option_structs(store):
             lib.encore_client_new(s, ctypes.byref(o), ctypes.byref(client))
         try:
             out = ctypes.c_int64()
-            lib.encore_client_checkin_add(client, qr, NOW - HOUR, -1, _ffi.ENCORE_CHECKIN_MODE_DEFAULT, ctypes.byref(out))
+            lib.encore_checkin_add(client, qr, NOW - HOUR, -1, _ffi.ENCORE_CHECKIN_MODE_DEFAULT, ctypes.byref(out))
             ids[name] = out.value
         finally:
             lib.encore_client_free(client)
