@@ -1238,7 +1238,10 @@ encore_status encore_http_response_append_body(encore_http_response *response, c
 
 /** The host's clock: the current time in unix seconds (not negative). Called
  * on the thread of the encore call that needs the time, so from every
- * thread that uses the client. */
+ * thread that uses the client. It is the only "now" of the feature
+ * functions (none takes one): a host that wants a chosen time returns it
+ * here. Operations (encore_operation_next() ...) and the tracer take the
+ * times the host drives them at. */
 typedef int64_t (*encore_clock_fn)(void *context);
 
 /** Options of a client: start from
