@@ -659,14 +659,14 @@ encore_status encore_own_key_get_latest(encore_client *client, encore_own_key *k
 /** Keeps a CWA key file the host downloaded itself: `content`
  * (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
  * under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
- * with the server's `etag` (NULL when it sent none), at `now`. It is kept
+ * with the server's `etag` (NULL when it sent none), at the client's time. It is kept
  * only after the verification the sync gives its own downloads: the zip,
  * every field of export.bin, and a signature by a key of `trust` (the
  * key file statuses otherwise, and nothing is stored). A day replaces the
  * cached hours of that day; a key file with the same name is replaced.
  * `keys` (may be NULL) receives the key file's number of keys. There is no
  * other way to put a key file into the cache. */
-encore_status encore_keyfile_cache_import(encore_client *client, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, int64_t now, uint64_t *keys);
+encore_status encore_keyfile_cache_import(encore_client *client, const char *region, const char *identifier, const char *etag, const uint8_t *content, size_t content_len, encore_trust *trust, uint64_t *keys);
 
 /** Writes 1 to *has when the key file is cached, else 0. With an `etag` (not
  * NULL), only a key file stored with exactly that ETag counts: a host that
@@ -762,22 +762,22 @@ encore_status encore_rpis_derive(const uint8_t *rpik, size_t rpik_len, uint32_t 
  * bytes into out; decryption is the same call with the AEM as metadata. */
 encore_status encore_aem_crypt(const uint8_t *aemk, size_t aemk_len, const uint8_t *rpi, size_t rpi_len, const uint8_t *metadata, size_t metadata_len, uint8_t *out, size_t out_len);
 
-/** Writes the device's temporary exposure key valid at `now` to *key: the
+/** Writes the device's temporary exposure key valid at the client's time to *key: the
  * stored key of that UTC day, or a new one from the CSPRNG, made and
  * stored atomically (callers racing at midnight get the same key).
  * key->struct_size is set by the caller. */
-encore_status encore_own_key_get_current(encore_client *client, int64_t now, encore_own_key *key);
+encore_status encore_own_key_get_current(encore_client *client, encore_own_key *key);
 
-/** Writes the 20 bytes to broadcast at `now` (BLE service data of UUID
+/** Writes the 20 bytes to broadcast at the client's time (BLE service data of UUID
  * 0xFD6F: RPI ‖ AEM) to out[0 ..< 20]; the AEM's metadata carries version
  * 1.0, `calibration_confidence` (0...3) and `tx_power` (dBm, -128...127).
  * Makes today's key when there is none yet. */
-encore_status encore_advertisement_make(encore_client *client, int64_t now, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
+encore_status encore_advertisement_make(encore_client *client, int32_t tx_power, int32_t calibration_confidence, uint8_t *out, size_t out_len);
 
-/** Copies the device's own keys of the last `days` UTC days up to `now`
+/** Copies the device's own keys of the last `days` UTC days up to the client's time
  * (today's included, oldest first) in the key file form, from index
  * `first` on (see "Lists"): what a positive user submits. */
-encore_status encore_own_key_copy_history(encore_client *client, int64_t now, int32_t days, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
+encore_status encore_own_key_copy_history(encore_client *client, int32_t days, uint64_t first, encore_key *out, size_t element_size, size_t capacity, size_t *copied);
 
 /** @} */ /* section_crypto */
 
@@ -1238,7 +1238,10 @@ encore_status encore_http_response_append_body(encore_http_response *response, c
 
 /** The host's clock: the current time in unix seconds (not negative). Called
  * on the thread of the encore call that needs the time, so from every
- * thread that uses the client. */
+ * thread that uses the client. It is the only "now" of the feature
+ * functions (none takes one): a host that wants a chosen time returns it
+ * here. Operations (encore_operation_next() ...) and the tracer take the
+ * times the host drives them at. */
 typedef int64_t (*encore_clock_fn)(void *context);
 
 /** Options of a client: start from
@@ -1266,7 +1269,7 @@ typedef struct encore_client_options {
     const char *submission_url;         /**< CWA's submission server (with verification_url); NULL: no submission */
     const char *push_url;               /**< the push registry; NULL: no push registration */
     /* Added with private check-ins (an older caller's smaller struct_size leaves it DIARY): */
-    int32_t checkin_mode;               /**< ENCORE_CHECKIN_MODE_* of encore_client_checkin_add() with MODE_DEFAULT;
+    int32_t checkin_mode;               /**< ENCORE_CHECKIN_MODE_* of encore_checkin_add() with MODE_DEFAULT;
                                          * DEFAULT (0) is DIARY */
     uint32_t reserved;                  /**< 0 */
 } encore_client_options;
@@ -1286,15 +1289,6 @@ encore_status encore_client_options_init(encore_client_options *options, size_t 
  * ENCORE_ERR_KEY_FORMAT, a NULL key with a length ENCORE_ERR_INVALID_ARGUMENT. Release
  * it with encore_client_free(). */
 encore_status encore_client_new(encore_store *store, const encore_client_options *options, encore_client **out);
-
-/** Checks in at the place of a QR code (CWA, SwissCovid, NotifyMe) from
- * `start` at the client's time, as encore_checkin_add_with_mode() does;
- * `mode` ENCORE_CHECKIN_MODE_DEFAULT takes the client's
- * encore_client_options.checkin_mode. A client whose default is PRIVATE
- * still keeps a CWA check-in as a diary one (it cannot be private) when
- * `mode` is DEFAULT; asking PRIVATE for one is ENCORE_ERR_INVALID_ARGUMENT.
- * Thread-safe as the client is. `id` (may be NULL) gets the check-in's id. */
-encore_status encore_client_checkin_add(encore_client *client, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t *id);
 
 /** Releases a client; NULL does nothing. It closes nothing: the store is
  * closed by encore_store_close(). */
@@ -1560,9 +1554,9 @@ encore_status encore_test_poll_start(encore_client *client, encore_operation **o
  * ENCORE_ERR_OPERATION_STATE before it finished. */
 encore_status encore_operation_get_test_status(encore_operation *operation, encore_test_status *status);
 
-/** Where the registered test stands, from the store alone (registered is 0
- * when there is none). */
-encore_status encore_test_get_status(encore_client *client, int64_t now, encore_test_status *status);
+/** Where the registered test stands at the client's time, from the store
+ * alone (registered is 0 when there is none). */
+encore_status encore_test_get_status(encore_client *client, encore_test_status *status);
 
 /** Background noise: a session of fake requests only (fake TAN, fake TAN,
  * fake submission), as real users' sessions look. The client needs both
@@ -1701,8 +1695,8 @@ typedef struct encore_checkin_report_info {
 #define ENCORE_CHECKIN_KIND_NOTIFYME 2
 /** @} */
 
-/** @name What a check-in keeps in the store (encore_checkin_add_with_mode(), ...
- * What a check-in keeps in the store (encore_checkin_add_with_mode(), encore_client_checkin_add(), encore_checkin_info.mode). Every table is encrypted (SQLCipher): whoever holds the store file and its key reads what is kept. DIARY: the venue readable, as the apps' diaries keep it. A CWA check-in keeps its QR payload, location id and hash, description and address (its warnings are found by the location id); a SwissCovid or NotifyMe one keeps the same of its venue, and per hour of the visit the day and the IBE ciphertext (c1, c2, c3, nonce). PRIVATE (SwissCovid and NotifyMe only): what the CrowdNotifier SDKs keep: per hour the day, c1, c2, c3 and the nonce, and in the list the kind and times; no payload, location id, description, address or anything derived from them, so holding the venue's QR code does not let anyone test the store for a visit. Checking out or editing it needs the QR code again (encore_checkin_end_with_qr()); its warnings keep the times and the decrypted message, under a hash of the trace key (not the venue's hour identity). Its hours open only with the venue's trace key for that hour, which the health authority makes from the venue's master secret: once published, whoever holds it and the store can open them, as with the SDKs. Matching pairs each trace key with every stored hour of its day, as the SDKs do (a diary check-in's payload lets encore pair a key only with the hours it can open); the matches are the same. DEFAULT: for encore_client_checkin_add(), the client's encore_client_options.checkin_mode (itself DIARY unless set).
+/** @name What a check-in keeps in the store (encore_checkin_add(), encore_checkin_info.mode).
+ * Every table is encrypted (SQLCipher): whoever holds the store file and its key reads what is kept. DIARY: the venue readable, as the apps' diaries keep it. A CWA check-in keeps its QR payload, location id and hash, description and address (its warnings are found by the location id); a SwissCovid or NotifyMe one keeps the same of its venue, and per hour of the visit the day and the IBE ciphertext (c1, c2, c3, nonce). PRIVATE (SwissCovid and NotifyMe only): what the CrowdNotifier SDKs keep: per hour the day, c1, c2, c3 and the nonce, and in the list the kind and times; no payload, location id, description, address or anything derived from them, so holding the venue's QR code does not let anyone test the store for a visit. Checking out or editing it needs the QR code again (encore_checkin_end_with_qr()); its warnings keep the times and the decrypted message, under a hash of the trace key (not the venue's hour identity). Its hours open only with the venue's trace key for that hour, which the health authority makes from the venue's master secret: once published, whoever holds it and the store can open them, as with the SDKs. Matching pairs each trace key with every stored hour of its day, as the SDKs do (a diary check-in's payload lets encore pair a key only with the hours it can open); the matches are the same. DEFAULT: for encore_checkin_add(), the client's encore_client_options.checkin_mode (itself DIARY unless set).
  * @{ */
 #define ENCORE_CHECKIN_MODE_DEFAULT 0
 #define ENCORE_CHECKIN_MODE_DIARY 1
@@ -1821,21 +1815,20 @@ encore_status encore_checkin_report_decrypt(const uint8_t *location_id, size_t l
  * (*out_start and *out_end are then left alone). */
 encore_status encore_checkin_derive_times(int64_t start, int64_t end, int64_t *out_start, int64_t *out_end, int32_t *reported);
 
-/** Checks in at the location of a CWA QR code (read as
- * encore_trace_location_parse() does) from `start` (unix seconds); `end`
- * -1 leaves the user checked in until the location's automatic length
- * has passed. ENCORE_ERR_CHECKIN_TIMES for an end before the start. `id`
- * (may be NULL) gets the check-in's id. */
-encore_status encore_checkin_add(encore_client *client, const char *qr_code, int64_t start, int64_t end, int64_t now, int64_t *id);
-
-/** Checks in as encore_checkin_add() does, keeping what `mode` says
- * (ENCORE_CHECKIN_MODE_DIARY, or _DEFAULT, which is DIARY here; or
- * _PRIVATE, for SwissCovid and NotifyMe QR codes only: only the day and
- * each hour's c1, c2, c3 and nonce, nothing of the venue; see
- * ENCORE_CHECKIN_MODE_*). ENCORE_ERR_INVALID_ARGUMENT for another mode or
- * a private CWA check-in (its warnings are found by its location id).
- * Thread-safe as the store is. `id` (may be NULL) gets the check-in's id. */
-encore_status encore_checkin_add_with_mode(encore_client *client, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t now, int64_t *id);
+/** Checks in at the place of a QR code (CWA, SwissCovid, NotifyMe; a CWA
+ * one read as encore_trace_location_parse() does) from `start` (unix
+ * seconds) at the client's time; `end` -1 leaves the user checked in
+ * until the place's automatic length has passed. `mode` says what is kept
+ * (see ENCORE_CHECKIN_MODE_*): DIARY; PRIVATE, for SwissCovid and
+ * NotifyMe QR codes only (only the day and each hour's c1, c2, c3 and
+ * nonce, nothing of the venue); or DEFAULT, the client's
+ * encore_client_options.checkin_mode, with which a client whose default is
+ * PRIVATE still keeps a CWA check-in as a diary one (it cannot be
+ * private). ENCORE_ERR_CHECKIN_TIMES for an end before the start;
+ * ENCORE_ERR_INVALID_ARGUMENT for another mode or asking PRIVATE for a
+ * CWA check-in (its warnings are found by its location id). Thread-safe
+ * as the client is. `id` (may be NULL) gets the check-in's id. */
+encore_status encore_checkin_add(encore_client *client, const char *qr_code, int64_t start, int64_t end, int32_t mode, int64_t *id);
 
 /** Checks out: the check-in ends at `end` (not before its start).
  * ENCORE_ERR_NOT_FOUND for an unknown id; ENCORE_ERR_CHECKIN_QR_REQUIRED
@@ -1866,9 +1859,10 @@ encore_status encore_checkin_edit_with_qr(encore_client *client, int64_t id, int
 encore_status encore_checkin_delete(encore_client *client, int64_t id, int32_t *existed);
 
 /** The check-ins, oldest first, after closing those whose automatic end
- * has come and deleting those that ended over 10 days before `now`. On
+ * has come and deleting those that ended over 10 days before the client's
+ * time. On
  * success *out is a list for encore_checkin_list_free(). */
-encore_status encore_checkin_list_open(encore_client *client, int64_t now, encore_checkin_list **out);
+encore_status encore_checkin_list_open(encore_client *client, encore_checkin_list **out);
 
 /** Writes the number of check-ins in a list to *count. */
 encore_status encore_checkin_list_count(encore_checkin_list *list, size_t *count);
@@ -1895,7 +1889,7 @@ void encore_checkin_list_free(encore_checkin_list *list);
  * record breaking the rules) are skipped and counted in summary->skipped.
  * ENCORE_ERR_WARNING_MALFORMED when export.bin cannot be walked at all.
  * `summary` may be NULL. */
-encore_status encore_checkin_match_package(encore_client *client, const uint8_t *package, size_t length, const encore_keyfile_options *options, int64_t now, encore_warning_match_summary *summary);
+encore_status encore_checkin_match_package(encore_client *client, const uint8_t *package, size_t length, const encore_keyfile_options *options, encore_warning_match_summary *summary);
 
 /** CWA's production presence-tracing parameters (TRL 1, 2 → 0, 3 → 0.6 …
  * 8 → 1.6; per check-in and per day (0, 10) LOW, [10, …) HIGH). */
@@ -1910,10 +1904,10 @@ encore_status encore_checkin_risk_config_new_json(const uint8_t *json, size_t le
 /** Releases parameters; NULL does nothing. */
 void encore_checkin_risk_config_free(encore_checkin_risk_config *config);
 
-/** The presence-tracing risk of the stored warnings at `now` (`config`
+/** The presence-tracing risk of the stored warnings at the client's time (`config`
  * NULL: CWA's production parameters); reads the store only. On success
  * *out is an assessment for encore_checkin_assessment_free(). */
-encore_status encore_checkin_assess(encore_client *client, encore_checkin_risk_config *config, int64_t now, encore_checkin_assessment **out);
+encore_status encore_checkin_assess(encore_client *client, encore_checkin_risk_config *config, encore_checkin_assessment **out);
 
 /** The check-ins' part of an exposure check (the same as
  * encore_checkin_assess() at the check's time). */
@@ -1937,13 +1931,13 @@ encore_status encore_checkin_assessment_get_json(encore_checkin_assessment *asse
 /** Releases an assessment; NULL does nothing. */
 void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
 
-/** The protected reports a submission at `now` would send for the stored
+/** The protected reports a submission at the client's time would send for the stored
  * check-ins (`options` as for encore_submit_run(), NULL: no information on
  * symptoms) as JSON: {"reports": [{checkin, locationIdHash,
  * startIntervalNumber, period, start, transmissionRiskLevel, iv,
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit_run() sends such reports itself. */
-encore_status encore_checkin_get_reports_json(encore_client *client, const encore_submit_options *options, int64_t now, encore_bytes *out);
+encore_status encore_checkin_get_reports_json(encore_client *client, const encore_submit_options *options, encore_bytes *out);
 
 /** Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
  * type 0 (set one), default_check_in_length_minutes -1 (the app's
@@ -2418,15 +2412,16 @@ encore_status encore_push_options_init(encore_push_options *options, size_t stru
 
 /** Records the state the rule decides on: whether the user has Exposure
  * Notifications on (`exposure_notifications`, stored as a tracing event)
- * and is in isolation; 0 or 1, or ENCORE_PUSH_KEEP to leave one as it is. */
-encore_status encore_push_set_state(encore_client *client, int32_t exposure_notifications, int32_t isolated, int64_t now);
+ * and is in isolation; 0 or 1, or ENCORE_PUSH_KEEP to leave one as it is.
+ * A change of Exposure Notifications is recorded at the client's time. */
+encore_status encore_push_set_state(encore_client *client, int32_t exposure_notifications, int32_t isolated);
 
-/** What to do on `event` (ENCORE_PUSH_EVENT_*) at `now`, by the rule of
+/** What to do on `event` (ENCORE_PUSH_EVENT_*) at the client's time, by the rule of
  * ../shared/spec/push.md on the store's state: decision->action is
  * ENCORE_PUSH_REGISTER, _DEREGISTER or _NONE. `reason` (may be NULL)
  * receives why, in words, for encore_bytes_free(). No request is made.
  * ENCORE_ERR_PUSH_EVENT for an unknown event. */
-encore_status encore_push_decide(encore_client *client, int32_t event, int64_t now, encore_push_decision *decision, encore_bytes *reason);
+encore_status encore_push_decide(encore_client *client, int32_t event, encore_push_decision *decision, encore_bytes *reason);
 
 /** Registers `push_token` (of ENCORE_PUSH_TYPE_* `type`) with the client's
  * push registry (encore_client_options.push_url and .push_api), with the
@@ -2634,10 +2629,10 @@ encore_status encore_tracing_set_adapter(encore_client *client, const char *name
  * ENCORE_ERR_NOT_FOUND when none was recorded. */
 encore_status encore_tracing_get_adapter(encore_client *client, encore_bytes *name);
 
-/** Writes the tracing status at `now` to *status: on or off and since
+/** Writes the tracing status at the client's time to *status: on or off and since
  * when, the last scan, the distinct RPIs heard in the last hour and 14
  * days, and the tracing time in the last 14 days. */
-encore_status encore_tracing_get_status(encore_client *client, int64_t now, encore_tracing_status *status);
+encore_status encore_tracing_get_status(encore_client *client, encore_tracing_status *status);
 
 /** @} */ /* section_tracing */
 

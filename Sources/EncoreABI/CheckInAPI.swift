@@ -173,36 +173,27 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
 
 // MARK: - Check-ins in the store
 
-/// Checks in at the location of a CWA QR code (read as
-/// encore_trace_location_parse() does) from `start` (unix seconds); `end`
-/// -1 leaves the user checked in until the location's automatic length
-/// has passed. ENCORE_ERR_CHECKIN_TIMES for an end before the start. `id`
-/// (may be NULL) gets the check-in's id.
-@c public func encore_checkin_add(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
+/// Checks in at the place of a QR code (CWA, SwissCovid, NotifyMe; a CWA
+/// one read as encore_trace_location_parse() does) from `start` (unix
+/// seconds) at the client's time; `end` -1 leaves the user checked in
+/// until the place's automatic length has passed. `mode` says what is kept
+/// (see ENCORE_CHECKIN_MODE_*): DIARY; PRIVATE, for SwissCovid and
+/// NotifyMe QR codes only (only the day and each hour's c1, c2, c3 and
+/// nonce, nothing of the venue); or DEFAULT, the client's
+/// encore_client_options.checkin_mode, with which a client whose default is
+/// PRIVATE still keeps a CWA check-in as a diary one (it cannot be
+/// private). ENCORE_ERR_CHECKIN_TIMES for an end before the start;
+/// ENCORE_ERR_INVALID_ARGUMENT for another mode or asking PRIVATE for a
+/// CWA check-in (its warnings are found by its location id). Thread-safe
+/// as the client is. `id` (may be NULL) gets the check-in's id.
+@c public func encore_checkin_add(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let c = try borrow(client, as: EncoreClient.self, "client")
         let text = try text(qr_code, "qr_code")
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
-        let c = try CheckInService(store: s).checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: now)
-        id?.pointee = c.id
-    }
-}
-
-/// Checks in as encore_checkin_add() does, keeping what `mode` says
-/// (ENCORE_CHECKIN_MODE_DIARY, or _DEFAULT, which is DIARY here; or
-/// _PRIVATE, for SwissCovid and NotifyMe QR codes only: only the day and
-/// each hour's c1, c2, c3 and nonce, nothing of the venue; see
-/// ENCORE_CHECKIN_MODE_*). ENCORE_ERR_INVALID_ARGUMENT for another mode or
-/// a private CWA check-in (its warnings are found by its location id).
-/// Thread-safe as the store is. `id` (may be NULL) gets the check-in's id.
-@c public func encore_checkin_add_with_mode(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ now: Int64, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
-    guarded {
-        let s = try clientStore(client)
-        let text = try text(qr_code, "qr_code")
-        let isPrivate = try checkInMode(mode) ?? false
-        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
-        let c = try CheckInService(store: s).checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: now, isPrivate: isPrivate)
-        id?.pointee = c.id
+        let isPrivate = try checkInMode(mode) ?? (c.privateCheckIns && CrowdNotifierQRCode.kind(of: text) != nil)
+        let made = try c.checkIns.checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: try c.now(), isPrivate: isPrivate)
+        id?.pointee = made.id
     }
 }
 
@@ -270,11 +261,12 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 }
 
 /// The check-ins, oldest first, after closing those whose automatic end
-/// has come and deleting those that ended over 10 days before `now`. On
+/// has come and deleting those that ended over 10 days before the client's
+/// time. On
 /// success *out is a list for encore_checkin_list_free().
-@c public func encore_checkin_list_open(_ client: encore_client_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_list_ptr?>?) -> encore_status {
+@c public func encore_checkin_list_open(_ client: encore_client_ptr?, _ out: UnsafeMutablePointer<encore_checkin_list_ptr?>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let (s, now) = try clientStoreNow(client)
         _ = try required(out, "out")
         let list = try CheckInService(store: s).list(now: now)
         try output(out, "out") { retainedHandle(CheckInListHandle(list)) }
@@ -336,9 +328,9 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// record breaking the rules) are skipped and counted in summary->skipped.
 /// ENCORE_ERR_WARNING_MALFORMED when export.bin cannot be walked at all.
 /// `summary` may be NULL.
-@c public func encore_checkin_match_package(_ client: encore_client_ptr?, _ package: UnsafePointer<UInt8>?, _ length: Int, _ options: UnsafePointer<encore_keyfile_options>?, _ now: Int64, _ summary: UnsafeMutablePointer<encore_warning_match_summary>?) -> encore_status {
+@c public func encore_checkin_match_package(_ client: encore_client_ptr?, _ package: UnsafePointer<UInt8>?, _ length: Int, _ options: UnsafePointer<encore_keyfile_options>?, _ summary: UnsafeMutablePointer<encore_warning_match_summary>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let (s, now) = try clientStoreNow(client)
         let bytes = Array(try buffer(package, length, "package"))
         let o = try keyFileOptions(options)
         guard o.verification == .require else {
@@ -390,12 +382,12 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
     release(config)
 }
 
-/// The presence-tracing risk of the stored warnings at `now` (`config`
+/// The presence-tracing risk of the stored warnings at the client's time (`config`
 /// NULL: CWA's production parameters); reads the store only. On success
 /// *out is an assessment for encore_checkin_assessment_free().
-@c public func encore_checkin_assess(_ client: encore_client_ptr?, _ config: encore_checkin_risk_config_ptr?, _ now: Int64, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
+@c public func encore_checkin_assess(_ client: encore_client_ptr?, _ config: encore_checkin_risk_config_ptr?, _ out: UnsafeMutablePointer<encore_checkin_assessment_ptr?>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let (s, now) = try clientStoreNow(client)
         let c = try config.map { try borrow($0, as: CheckInRiskConfigHandle.self, "config").value } ?? PresenceTracingRiskConfiguration.cwa
         guard let c else { throw EncoreError(.internalError, "the built-in parameters do not parse") }
         _ = try required(out, "out")
@@ -470,15 +462,15 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 
 // MARK: - Submission
 
-/// The protected reports a submission at `now` would send for the stored
+/// The protected reports a submission at the client's time would send for the stored
 /// check-ins (`options` as for encore_submit_run(), NULL: no information on
 /// symptoms) as JSON: {"reports": [{checkin, locationIdHash,
 /// startIntervalNumber, period, start, transmissionRiskLevel, iv,
 /// encryptedCheckInRecord, mac}]}, shuffled, in library memory for
 /// encore_bytes_free(). encore_submit_run() sends such reports itself.
-@c public func encore_checkin_get_reports_json(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ now: Int64, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_checkin_get_reports_json(_ client: encore_client_ptr?, _ options: UnsafePointer<encore_submit_options>?, _ out: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let (s, now) = try clientStoreNow(client)
         let o = try submissionOptions(options)
         _ = try required(out, "out")
         let reports = try CheckInSubmission.reports(s.checkIns(), now: now, symptoms: o.symptoms)

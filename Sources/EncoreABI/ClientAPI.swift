@@ -30,6 +30,13 @@ func clientStore(_ client: encore_client_ptr?) throws -> Store {
     try borrow(client, as: EncoreClient.self, "client").store
 }
 
+/// The store of a client and the time of its clock: what a feature function
+/// that works "now" runs on (the clock is the client's, never a parameter).
+func clientStoreNow(_ client: encore_client_ptr?) throws -> (store: Store, now: Int64) {
+    let c = try borrow(client, as: EncoreClient.self, "client")
+    return (c.store, try c.now())
+}
+
 /// The client's clock as the core keeps it: the host's function (with its
 /// context), or the system's.
 func clientClock(_ clock: encore_clock_fn?, _ context: UnsafeMutableRawPointer?) -> ClientClock {
@@ -93,25 +100,6 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
         let client = try EncoreClient(store: s, transport: transport, trust: trust, servers: try clientServers(o),
                                       clock: clientClock(o.clock, o.clock_context), privateCheckIns: privateCheckIns)
         try output(out, "out") { retainedHandle(client) }
-    }
-}
-
-/// Checks in at the place of a QR code (CWA, SwissCovid, NotifyMe) from
-/// `start` at the client's time, as encore_checkin_add_with_mode() does;
-/// `mode` ENCORE_CHECKIN_MODE_DEFAULT takes the client's
-/// encore_client_options.checkin_mode. A client whose default is PRIVATE
-/// still keeps a CWA check-in as a diary one (it cannot be private) when
-/// `mode` is DEFAULT; asking PRIVATE for one is ENCORE_ERR_INVALID_ARGUMENT.
-/// Thread-safe as the client is. `id` (may be NULL) gets the check-in's id.
-@c public func encore_client_checkin_add(_ client: encore_client_ptr?, _ qr_code: UnsafePointer<CChar>?, _ start: Int64, _ end: Int64, _ mode: Int32, _ id: UnsafeMutablePointer<Int64>?) -> encore_status {
-    guarded {
-        let c = try borrow(client, as: EncoreClient.self, "client")
-        let text = try text(qr_code, "qr_code")
-        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
-        let isPrivate = try checkInMode(mode) ?? (c.privateCheckIns && CrowdNotifierQRCode.kind(of: text) != nil)
-        let made = try CheckInService(store: c.store).checkIn(qrCode: text, start: start, end: end == -1 ? nil : end, now: try c.now(),
-                                                             isPrivate: isPrivate)
-        id?.pointee = made.id
     }
 }
 

@@ -44,9 +44,11 @@ func pushRetry(_ pointer: UnsafePointer<encore_push_options>?) throws -> PushRet
 /// Records the state the rule decides on: whether the user has Exposure
 /// Notifications on (`exposure_notifications`, stored as a tracing event)
 /// and is in isolation; 0 or 1, or ENCORE_PUSH_KEEP to leave one as it is.
-@c public func encore_push_set_state(_ client: encore_client_ptr?, _ exposure_notifications: Int32, _ isolated: Int32, _ now: Int64) -> encore_status {
+/// A change of Exposure Notifications is recorded at the client's time.
+@c public func encore_push_set_state(_ client: encore_client_ptr?, _ exposure_notifications: Int32, _ isolated: Int32) -> encore_status {
     guarded {
-        let service = PushService(store: try clientStore(client))
+        let (s, now) = try clientStoreNow(client)
+        let service = PushService(store: s)
         for (v, name) in [(exposure_notifications, "exposure_notifications"), (isolated, "isolated")] where !(-1 ... 1).contains(v) {
             throw EncoreError(.invalidArgument, "\(name) must be 0, 1 or ENCORE_PUSH_KEEP, not \(v)")
         }
@@ -55,14 +57,15 @@ func pushRetry(_ pointer: UnsafePointer<encore_push_options>?) throws -> PushRet
     }
 }
 
-/// What to do on `event` (ENCORE_PUSH_EVENT_*) at `now`, by the rule of
+/// What to do on `event` (ENCORE_PUSH_EVENT_*) at the client's time, by the rule of
 /// ../shared/spec/push.md on the store's state: decision->action is
 /// ENCORE_PUSH_REGISTER, _DEREGISTER or _NONE. `reason` (may be NULL)
 /// receives why, in words, for encore_bytes_free(). No request is made.
 /// ENCORE_ERR_PUSH_EVENT for an unknown event.
-@c public func encore_push_decide(_ client: encore_client_ptr?, _ event: Int32, _ now: Int64, _ decision: UnsafeMutablePointer<encore_push_decision>?, _ reason: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+@c public func encore_push_decide(_ client: encore_client_ptr?, _ event: Int32, _ decision: UnsafeMutablePointer<encore_push_decision>?, _ reason: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
     guarded {
-        let service = PushService(store: try clientStore(client))
+        let (s, now) = try clientStoreNow(client)
+        let service = PushService(store: s)
         let events: [Int32: PushRule.Event] = [ENCORE_PUSH_EVENT_APP_START: .appStart, ENCORE_PUSH_EVENT_CHECKOUT: .checkout, ENCORE_PUSH_EVENT_EN_ON: .enOn,
                                                ENCORE_PUSH_EVENT_EN_OFF: .enOff, ENCORE_PUSH_EVENT_TOKEN_CHANGED: .tokenChanged]
         guard let e = events[event] else { throw EncoreError(.pushEvent, "event must be ENCORE_PUSH_EVENT_*, not \(event)") }

@@ -23,16 +23,16 @@ import EncoreWire
 /// Keeps a CWA key file the host downloaded itself: `content`
 /// (`content_len` bytes, the zip file) of `region` (a country, or "EUR")
 /// under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
-/// with the server's `etag` (NULL when it sent none), at `now`. It is kept
+/// with the server's `etag` (NULL when it sent none), at the client's time. It is kept
 /// only after the verification the sync gives its own downloads: the zip,
 /// every field of export.bin, and a signature by a key of `trust` (the
 /// key file statuses otherwise, and nothing is stored). A day replaces the
 /// cached hours of that day; a key file with the same name is replaced.
 /// `keys` (may be NULL) receives the key file's number of keys. There is no
 /// other way to put a key file into the cache.
-@c public func encore_keyfile_cache_import(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ now: Int64, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
+@c public func encore_keyfile_cache_import(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let (s, now) = try clientStoreNow(client)
         let trust = try borrow(trust, as: TrustList.self, "trust")
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }

@@ -140,11 +140,11 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
     }
 }
 
-/// Where the registered test stands, from the store alone (registered is 0
-/// when there is none).
-@c public func encore_test_get_status(_ client: encore_client_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
+/// Where the registered test stands at the client's time, from the store
+/// alone (registered is 0 when there is none).
+@c public func encore_test_get_status(_ client: encore_client_ptr?, _ status: UnsafeMutablePointer<encore_test_status>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let (s, now) = try clientStoreNow(client)
         try writeOutput(encore_test_status(try TestResultService.status(of: s, now: now)), to: status, "status")
     }
 }

@@ -187,12 +187,12 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
     }
 }
 
-/// Writes the tracing status at `now` to *status: on or off and since
+/// Writes the tracing status at the client's time to *status: on or off and since
 /// when, the last scan, the distinct RPIs heard in the last hour and 14
 /// days, and the tracing time in the last 14 days.
-@c public func encore_tracing_get_status(_ client: encore_client_ptr?, _ now: Int64, _ status: UnsafeMutablePointer<encore_tracing_status>?) -> encore_status {
+@c public func encore_tracing_get_status(_ client: encore_client_ptr?, _ status: UnsafeMutablePointer<encore_tracing_status>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let (s, now) = try clientStoreNow(client)
         try checkOutput(status, "status")
         let st = try s.tracingStatus(now: now)
         try writeOutput(encore_tracing_status(struct_size: 0, active: st.active ? 1 : 0, has_since: st.since == nil ? 0 : 1,

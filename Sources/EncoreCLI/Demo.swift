@@ -75,7 +75,10 @@ struct Demo: ParsableCommand {
 
         var rawKey = [UInt8](repeating: 0, count: 32)
         for i in 0 ..< 32 { rawKey[i] = UInt8(truncatingIfNeeded: world.rng.next()) }
-        let store = try Store(path: dir + "/store.db", key: .raw(rawKey))
+        // The demo's own store, through the tool's one client, its clock fixed at `now`.
+        let client = try ToolClient.client(store: ToolClient.store(path: dir + "/store.db", key: .raw(rawKey), create: true),
+                                           clock: .fixed(now))
+        let store = client.store
         try store.addTracingEvent(time: now - 16 * UnixTime.day, active: true)
         let sightings = try world.sightings(of: people, strangersPerDay: strangersPerDay)
         try store.addSightings(sightings)
@@ -100,7 +103,7 @@ struct Demo: ParsableCommand {
 
         let bar = ProgressBar(label: "checking")
         let result = try ExposureCheck(store: store).run(files: paths.map { .path($0) }, keyFileOptions: KeyFileOptions(trust: trust),
-                                                         matching: MatchingOptions(), risk: risk, now: now,
+                                                         matching: MatchingOptions(), risk: risk, now: try client.now(),
                                                          progress: { done, total in bar.show(done, total); return true })
         bar.finish()
         let seconds = Clock.now() - started

@@ -56,7 +56,7 @@ struct StoreArguments: ParsableArguments {
     func openStore(create: Bool = false) throws -> Store {
         let key = try StoreKeyEnvironment.current.key()
         do {
-            return try Store(path: db, key: key.key, options: StoreOptions(create: create))
+            return try ToolClient.store(path: db, key: key.key, create: create)
         } catch {
             throw fail(error, keyVariable: key.variable)
         }

@@ -55,7 +55,7 @@ struct StoreRekey: ParsableCommand {
         } // the store is closed here
         let reopened: Store
         do {
-            reopened = try Store(path: store.db, key: newKey.key, options: StoreOptions(create: false))
+            reopened = try ToolClient.store(path: store.db, key: newKey.key)
             _ = try reopened.schemaVersion
         } catch {
             throw store.fail(error, keyVariable: newKey.variable)

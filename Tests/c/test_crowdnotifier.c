@@ -129,7 +129,7 @@ static void test_match(const char *dir) {
     if (qr_text == NULL) return;
     memcpy(qr_text, qr.data, qr.length);
     int64_t visit = 0;
-    CHECK(encore_checkin_add(store_client(store), qr_text, NOW - 3 * HOUR, NOW - HOUR, NOW, &visit) == ENCORE_OK && visit > 0);
+    CHECK(encore_checkin_add(store_client_at(store, NOW), qr_text, NOW - 3 * HOUR, NOW - HOUR, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_OK && visit > 0);
 
     /* Its trace keys for the hours of the visit, signed by the backend. */
     encore_bytes body = {0};

@@ -110,7 +110,7 @@ static void hear(encore_store *a, encore_store *b) {
     for (int i = 0; i < SCANS; i++) {
         uint8_t payload[20];
         int64_t t = T0 + (int64_t)i * SCAN_GAP;
-        CHECK(encore_advertisement_make(store_client(a), t, TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
+        CHECK(encore_advertisement_make(store_client_at(a, t), TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
         heard[i].struct_size = sizeof heard[i];
         heard[i].time = t;
         heard[i].prev_scan = t - SCAN_GAP;
@@ -127,7 +127,7 @@ static encore_key a_published_key(encore_store *a) {
     encore_key keys[2];
     size_t copied = 0;
     memset(keys, 0, sizeof keys);
-    CHECK(encore_own_key_copy_history(store_client(a), T0, 14, 0, keys, sizeof(encore_key), 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_own_key_copy_history(store_client_at(a, T0), 14, 0, keys, sizeof(encore_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(keys[0].rolling_start_interval_number == (int32_t)((T0 - T0 % DAY) / 600));
     return keys[0];
 }

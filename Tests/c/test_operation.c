@@ -180,7 +180,7 @@ static void test_result_poll_step_by_step(void) {
     /* Stored as it was fed, before the fakes. */
     encore_test_status stored;
     ENCORE_OUTPUT_INIT(stored);
-    CHECK(encore_test_get_status(store_client(store), NOW + 3600, &stored) == ENCORE_OK);
+    CHECK(encore_test_get_status(store_client_at(store, NOW + 3600), &stored) == ENCORE_OK);
     CHECK(stored.result == ENCORE_TEST_RESULT_POSITIVE && stored.sample_collected_at == 1795400000);
     CHECK(encore_operation_get_test_status(op, &st) == ENCORE_ERR_OPERATION_STATE);
 

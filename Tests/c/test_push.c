@@ -49,7 +49,7 @@ static int32_t decide(encore_store *store, int32_t event, int64_t now) {
     ENCORE_OUTPUT_INIT(d);
     d.action = -7;
     encore_bytes reason = {0};
-    CHECK(encore_push_decide(store_client(store), event, now, &d, &reason) == ENCORE_OK);
+    CHECK(encore_push_decide(store_client_at(store, now), event, &d, &reason) == ENCORE_OK);
     CHECK(reason.data != NULL && reason.length > 0);
     encore_bytes_free(&reason);
     return d.action;
@@ -71,9 +71,9 @@ static void test_rule_register_and_deregister(void) {
     /* No check-ins: nothing at app start; EN off then on. */
     CHECK(decide(store, ENCORE_PUSH_EVENT_APP_START, NOW) == ENCORE_PUSH_NONE);
     CHECK(decide(store, ENCORE_PUSH_EVENT_CHECKOUT, NOW) == ENCORE_PUSH_REGISTER);
-    CHECK(encore_push_set_state(store_client(store), 1, ENCORE_PUSH_KEEP, NOW) == ENCORE_OK);
+    CHECK(encore_push_set_state(store_client_at(store, NOW), 1, ENCORE_PUSH_KEEP) == ENCORE_OK);
     CHECK(decide(store, ENCORE_PUSH_EVENT_CHECKOUT, NOW) == ENCORE_PUSH_NONE);
-    CHECK(encore_push_set_state(store_client(store), 0, 1, NOW) == ENCORE_OK);
+    CHECK(encore_push_set_state(store_client_at(store, NOW), 0, 1) == ENCORE_OK);
     CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_NONE);
 
     /* SwissCovid's API (the default, options NULL). */
@@ -81,7 +81,7 @@ static void test_rule_register_and_deregister(void) {
     CHECK(strcmp(s.method, "POST") == 0 && strcmp(s.url, SERVER "/v3/register") == 0 && s.body_length > 64 + 64);
     CHECK(registered(store));
     CHECK(decide(store, ENCORE_PUSH_EVENT_TOKEN_CHANGED, NOW) == ENCORE_PUSH_REGISTER);
-    CHECK(encore_push_set_state(store_client(store), 1, ENCORE_PUSH_KEEP, NOW + 60) == ENCORE_OK);
+    CHECK(encore_push_set_state(store_client_at(store, NOW + 60), 1, ENCORE_PUSH_KEEP) == ENCORE_OK);
     CHECK(decide(store, ENCORE_PUSH_EVENT_APP_START, NOW + 60) == ENCORE_PUSH_DEREGISTER);
 
     /* The registry's API: PUT and DELETE with the bearer token. */
@@ -126,14 +126,14 @@ static void test_arguments(void) {
     encore_push_decision d;
     memset(&d, 0, sizeof d);
     ENCORE_OUTPUT_INIT(d);
-    CHECK(encore_push_decide(store_client(store), 99, NOW, &d, NULL) == ENCORE_ERR_PUSH_EVENT);
-    CHECK(encore_push_decide(store_client(store), ENCORE_PUSH_EVENT_APP_START, NOW, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_decide(NULL, ENCORE_PUSH_EVENT_APP_START, NOW, &d, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_decide(store_client_at(store, NOW), 99, &d, NULL) == ENCORE_ERR_PUSH_EVENT);
+    CHECK(encore_push_decide(store_client_at(store, NOW), ENCORE_PUSH_EVENT_APP_START, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_decide(NULL, ENCORE_PUSH_EVENT_APP_START, &d, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     d.struct_size = 2;
     encore_bytes reason = {0};
-    CHECK(encore_push_decide(store_client(store), ENCORE_PUSH_EVENT_APP_START, NOW, &d, &reason) == ENCORE_ERR_INVALID_ARGUMENT && reason.data == NULL);
-    CHECK(encore_push_set_state(store_client(store), 2, ENCORE_PUSH_KEEP, NOW) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_push_set_state(store_client(store), 1, ENCORE_PUSH_KEEP, -1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_decide(store_client_at(store, NOW), ENCORE_PUSH_EVENT_APP_START, &d, &reason) == ENCORE_ERR_INVALID_ARGUMENT && reason.data == NULL);
+    CHECK(encore_push_set_state(store_client_at(store, NOW), 2, ENCORE_PUSH_KEEP) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_push_set_state(store_client_at(store, -1), 1, ENCORE_PUSH_KEEP) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_client *client = push_client_at(store, t, SERVER, ENCORE_PUSH_API_SWISSCOVID, NOW);
     CHECK(encore_push_register_run(client, "abab", ENCORE_PUSH_TYPE_IOS, NULL) == ENCORE_ERR_PUSH_TOKEN);
     CHECK(encore_push_register_run(client, "has space", ENCORE_PUSH_TYPE_ANDROID, NULL) == ENCORE_ERR_PUSH_TOKEN);

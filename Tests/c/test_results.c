@@ -187,8 +187,8 @@ static void test_push_status(void) {
     CHECK(s.server.data != NULL && s.server.length == 0);
     encore_bytes_free(&s.server);
 
-    CHECK(encore_push_set_state(client, 1, 1, NOW) == ENCORE_OK);
-    CHECK(encore_checkin_add(client, REAL_QR, NOW - 3600, NOW - 600, NOW, NULL) == ENCORE_OK);
+    CHECK(encore_push_set_state(client, 1, 1) == ENCORE_OK);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 3600, NOW - 600, ENCORE_CHECKIN_MODE_DIARY, NULL) == ENCORE_OK);
     CHECK(encore_push_get_status(client, &s) == ENCORE_OK);
     CHECK(s.exposure_notifications == 1 && s.isolated == 1 && s.check_ins == 1 && s.registered == 0);
     encore_bytes_free(&s.server);
@@ -217,7 +217,7 @@ static void test_checkin_reports(void) {
     encore_client_options co = test_client_options(NULL, &now);
     encore_client *client = test_client(store, &co);
     int64_t id = 0;
-    CHECK(encore_checkin_add(client, REAL_QR, NOW - 2 * 3600, NOW - 3600, NOW, &id) == ENCORE_OK);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 2 * 3600, NOW - 3600, ENCORE_CHECKIN_MODE_DIARY, &id) == ENCORE_OK);
 
     encore_checkin_report_list *list = NULL;
     CHECK(encore_checkin_report_list_open(client, NULL, &list) == ENCORE_OK && list != NULL);

@@ -166,7 +166,7 @@ static void test_packages(encore_store *s) {
     CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
     CHECK(!has(s, "DE", "2020-06-01"));
 
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, 1591000000, &keys) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, &keys) == ENCORE_OK);
     CHECK(keys > 0);
     CHECK(has(s, "DE", "2020-06-01"));
     CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
@@ -186,7 +186,7 @@ static void test_packages(encore_store *s) {
     encore_bytes_free(&etag);
 
     /* Re-published with a new ETag: replaced. */
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, 1591100000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591100000), "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, NULL) == ENCORE_OK);
     CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
     CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
 
@@ -196,26 +196,26 @@ static void test_packages(encore_store *s) {
     if (damaged == NULL) return;
     memcpy(damaged, sample, sample_length);
     damaged[sample_length / 2] ^= 0x40;
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-05", NULL, damaged, sample_length, trust, 1591000000, NULL) != ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-05", NULL, damaged, sample_length, trust, NULL) != ENCORE_OK);
     free(damaged);
     encore_trust *nobody = NULL;
     CHECK(encore_trust_new(&nobody) == ENCORE_OK);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-05", NULL, sample, sample_length, nobody, 1591000000, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-05", NULL, sample, sample_length, nobody, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
     encore_trust_free(nobody);
     static const uint8_t abc[] = {'a', 'b', 'c'};
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-05", NULL, abc, sizeof abc, trust, 1591000000, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-05", NULL, abc, sizeof abc, trust, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
     CHECK(!has(s, "DE", "2020-06-05"));
 
     /* No ETag; an hour. A day replaces the cached hours of that day. */
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
     CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
     CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
     CHECK(info.has_etag == 0 && etag.data != NULL && etag.length == 0);
     encore_bytes_free(&etag);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-02", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-02", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
     CHECK(!has(s, "DE", "2020-06-02/hour/5") && has(s, "DE", "2020-06-01/hour/13"));
-    CHECK(encore_keyfile_cache_import(store_client(s), "EUR", "2020-06-03", NULL, sample, sample_length, trust, 1591000000, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "EUR", "2020-06-03", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
 
     /* Listing, and what is missing. */
     encore_string_list *list = NULL;
@@ -257,18 +257,18 @@ static void test_packages(encore_store *s) {
 
     /* Bad input: nothing is kept. */
     list = NULL;
-    CHECK(encore_keyfile_cache_import(store_client(s), "", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", NULL, NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "D\xff", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", NULL, NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "D\xff", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "UTF-8") != NULL);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "x", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DP3T", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, NULL, 3, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, sample, sample_length, trust, -1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client(s), "DE", "2020-06-09", NULL, sample, sample_length, NULL, 0, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "x", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DP3T", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, NULL, 3, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, -1), "DE", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, sample, sample_length, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(!has(s, "DE", "2020-06-09"));
     CHECK(encore_keyfile_cache_has(store_client(s), "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -462,9 +462,9 @@ static void test_settings(encore_store *s) {
     encore_bytes reason = {NULL, 0};
     encore_push_decision decision;
     ENCORE_OUTPUT_INIT(decision);
-    CHECK(encore_push_decide(store_client(s), ENCORE_PUSH_EVENT_APP_START, 1000, &decision, &reason) == ENCORE_OK); /* makes no setting */
+    CHECK(encore_push_decide(store_client_at(s, 1000), ENCORE_PUSH_EVENT_APP_START, &decision, &reason) == ENCORE_OK); /* makes no setting */
     encore_bytes_free(&reason);
-    CHECK(encore_push_set_state(store_client(s), ENCORE_PUSH_KEEP, 1, 1000) == ENCORE_OK);               /* stores push.isolated */
+    CHECK(encore_push_set_state(store_client_at(s, 1000), ENCORE_PUSH_KEEP, 1) == ENCORE_OK);               /* stores push.isolated */
     names = NULL;
     CHECK(encore_store_list_settings(s, &names) == ENCORE_OK && list_equals(names, expected, 4));
     encore_string_list_free(names);
@@ -527,7 +527,7 @@ static void *work(void *arg) {
         if (set_int(job->store, name, i) != ENCORE_OK) job->ok = 0;
         if (encore_tracing_event_add(store_client(job->store), 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
         snprintf(name, sizeof name, "2030-01-%02d", i + 1);
-        if (encore_keyfile_cache_import(store_client(job->store), region, name, NULL, sample, sample_length, trust, 3000000000, NULL) != ENCORE_OK) job->ok = 0;
+        if (encore_keyfile_cache_import(store_client(job->store), region, name, NULL, sample, sample_length, trust, NULL) != ENCORE_OK) job->ok = 0;
         encore_bytes b = {NULL, 0};
         if (encore_keyfile_cache_get(store_client(job->store), region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
         encore_bytes_free(&b);
@@ -539,7 +539,7 @@ static void *work(void *arg) {
 
 static void test_threads(encore_store *s) {
     enum { N = 4 };
-    (void)store_client(s); /* made here: store_client() is not for several threads */
+    (void)store_client_at(s, 3000000000); /* made and set here: store_client() is not for several threads */
     struct job jobs[N];
     pthread_t threads[N];
     for (int i = 0; i < N; i++) {

@@ -34,7 +34,7 @@ static void test_old_output(encore_store *s) {
     const size_t v1 = offsetof(encore_test_status, test_type);
     memset(&old, 0xAB, sizeof old);
     old.status.struct_size = (uint32_t)v1;
-    CHECK(encore_test_get_status(store_client(s), NOW, &old.status) == ENCORE_OK);
+    CHECK(encore_test_get_status(store_client_at(s, NOW), &old.status) == ENCORE_OK);
     CHECK(old.status.struct_size == v1 && old.status.registered == 0 && old.status.result == ENCORE_TEST_RESULT_NONE);
     /* Nothing past the caller's struct is written. */
     const uint8_t *bytes = (const uint8_t *)&old.status;
@@ -43,10 +43,10 @@ static void test_old_output(encore_store *s) {
     CHECK(untouched);
 
     old.status.struct_size = (uint32_t)v1 - 4;
-    CHECK(encore_test_get_status(store_client(s), NOW, &old.status) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_get_status(store_client_at(s, NOW), &old.status) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "struct_size") != NULL);
     old.status.struct_size = 0;
-    CHECK(encore_test_get_status(store_client(s), NOW, &old.status) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_get_status(store_client_at(s, NOW), &old.status) == ENCORE_ERR_INVALID_ARGUMENT);
 
     /* A struct without versions before this one: below its size is an error. */
     encore_purge_counts counts;
@@ -64,7 +64,7 @@ static void test_new_output(encore_store *s) {
     } big;
     memset(&big, 0xAB, sizeof big);
     big.key.struct_size = sizeof big;
-    CHECK(encore_own_key_get_current(store_client(s), NOW, &big.key) == ENCORE_OK);
+    CHECK(encore_own_key_get_current(store_client_at(s, NOW), &big.key) == ENCORE_OK);
     CHECK(big.key.struct_size == sizeof big && big.key.rolling_period == 144 && big.newer[0] == 0 && big.newer[1] == 0);
 }
 
@@ -175,12 +175,12 @@ static void test_lists(encore_store *s) {
     /* An in-memory list (a key file's keys is one; here the own key
      * history): element_size too small and paging, the same rules. */
     encore_key keys[15];
-    CHECK(encore_own_key_copy_history(store_client(s), NOW, 14, 0, keys, sizeof keys[0], 15, &copied) == ENCORE_OK && copied >= 1);
+    CHECK(encore_own_key_copy_history(store_client_at(s, NOW), 14, 0, keys, sizeof keys[0], 15, &copied) == ENCORE_OK && copied >= 1);
     size_t history = copied;
-    CHECK(encore_own_key_copy_history(store_client(s), NOW, 14, 0, keys, 4, 15, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_copy_history(store_client_at(s, NOW), 14, 0, keys, 4, 15, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "element_size is 4") != NULL);
-    CHECK(encore_own_key_copy_history(store_client(s), NOW, 14, history, keys, sizeof keys[0], 15, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_own_key_copy_history(store_client(s), NOW, 14, history + 1, keys, sizeof keys[0], 15, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_own_key_copy_history(store_client_at(s, NOW), 14, history, keys, sizeof keys[0], 15, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_own_key_copy_history(store_client_at(s, NOW), 14, history + 1, keys, sizeof keys[0], 15, &copied) == ENCORE_ERR_OUT_OF_RANGE);
 }
 
 int main(void) {

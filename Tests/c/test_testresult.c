@@ -162,12 +162,12 @@ static void test_guid_path(void) {
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW + 8000), &so, &sum) == ENCORE_OK);
     CHECK(sum.keys == 14 && sum.check_ins == 0 && TIME_NEAR(sum.submitted_at, NOW + 8000) && s.upload_size == 1000);
     CHECK(s.real_tans == 1 && s.real_uploads == 1);
-    CHECK(encore_test_get_status(store_client(store), NOW + 8000, &st) == ENCORE_OK && st.submitted == 1 && st.submitted_keys == 14 && st.has_tan == 0);
+    CHECK(encore_test_get_status(store_client_at(store, NOW + 8000), &st) == ENCORE_OK && st.submitted == 1 && st.submitted_keys == 14 && st.has_tan == 0);
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW + 9000), &so, &sum) == ENCORE_ERR_ALREADY_SUBMITTED);
 
     int32_t existed = -1;
     CHECK(encore_test_forget(store_client(store), &existed) == ENCORE_OK && existed == 1);
-    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
+    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
     CHECK(encore_test_forget(store_client(store), &existed) == ENCORE_OK && existed == 0);
     clients_free();
     finish(store, t);
@@ -191,7 +191,7 @@ static void test_teletan_and_every_result(void) {
         if (code % 5 == 4) {
             /* Redeemed at registration: discarded, as the app does. */
             CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_TEST_REDEEMED);
-            CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.registered == 0);
+            CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.registered == 0);
         } else {
             CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
             CHECK(st.result == code % 5 && st.rapid == (code >= 5) && st.notify == (code % 5 != 0));
@@ -263,7 +263,7 @@ static void test_errors(void) {
     s.huge_body = 1;
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_RESPONSE_TOO_LARGE);
     s.huge_body = 0;
-    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.registered == 0);
+    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.registered == 0);
 
     /* Keys that cannot be right: refused before any request. */
     const encore_test_key bad[] = {
@@ -284,10 +284,10 @@ static void test_errors(void) {
     CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
     s.submission_status = 503;
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_SERVER_UNAVAILABLE);
-    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.has_tan == 1);
+    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.has_tan == 1);
     s.submission_status = 403;
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_TAN_REFUSED);
-    CHECK(encore_test_get_status(store_client(store), NOW, &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
+    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
     clients_free();
     finish(store, t);
 }
@@ -311,7 +311,7 @@ static void test_arguments(void) {
     CHECK(s.requests == 0);
     encore_test_status small;
     memset(&small, 0, sizeof small);
-    CHECK(encore_test_get_status(store_client(store), NOW, &small) == ENCORE_ERR_INVALID_ARGUMENT);   /* struct_size 0 */
+    CHECK(encore_test_get_status(store_client_at(store, NOW), &small) == ENCORE_ERR_INVALID_ARGUMENT);   /* struct_size 0 */
     CHECK(encore_test_poll_run(client_at(store, t, VERIFY, SUBMIT, NOW), &st) == ENCORE_ERR_NOT_REGISTERED);
     CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_NOT_REGISTERED);
     encore_submit_options so;

@@ -106,7 +106,7 @@ static void test_scans_and_history(void) {
     encore_tracing_status st;
     memset(&st, 0, sizeof st);
     st.struct_size = sizeof st;
-    CHECK(encore_tracing_get_status(store_client(store), MIDNIGHT + 500, &st) == ENCORE_OK);
+    CHECK(encore_tracing_get_status(store_client_at(store, MIDNIGHT + 500), &st) == ENCORE_OK);
     CHECK(st.active == 0 && st.has_since == 1 && st.since == MIDNIGHT + 400 && st.has_last_scan == 1 && st.last_scan == MIDNIGHT + 304);
     CHECK(st.rpis_last_hour == 2 && st.rpis_last_14_days == 2 && st.active_seconds_last_14_days == 400);
     encore_tracing_calibration got;

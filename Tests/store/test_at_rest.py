@@ -189,7 +189,7 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
         storelib.check("trust", lib.encore_trust_new(ctypes.byref(trust)))
         storelib.check("trust key", lib.encore_trust_add_key(trust, b"310", b"v1", bytes_arg(pem), len(pem)))
         storelib.check("import package", lib.encore_keyfile_cache_import(client, b"DE", b"2020-06-01/hour/13", b"etag-marker-77",
-                                                                         bytes_arg(package), len(package), trust, T0, None))
+                                                                         bytes_arg(package), len(package), trust, None))
         # A risk result: what the exposure check stores (its JSON document).
         storelib.check("config", lib.encore_risk_config_new_cwa(ctypes.byref(config)))
         options = ffi.encore_match_options()

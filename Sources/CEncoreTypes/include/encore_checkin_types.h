@@ -91,8 +91,8 @@ typedef struct encore_checkin_report_info {
 #define ENCORE_CHECKIN_KIND_SWISSCOVID 1
 #define ENCORE_CHECKIN_KIND_NOTIFYME 2
 
-/* What a check-in keeps in the store (encore_checkin_add_with_mode(),
- * encore_client_checkin_add(), encore_checkin_info.mode). Every table is
+/* What a check-in keeps in the store (encore_checkin_add(),
+ * encore_checkin_info.mode). Every table is
  * encrypted (SQLCipher): whoever holds the store file and its key reads
  * what is kept.
  * DIARY: the venue readable, as the apps' diaries keep it. A CWA
@@ -113,7 +113,7 @@ typedef struct encore_checkin_report_info {
  * with the SDKs. Matching pairs each trace key with every stored hour of
  * its day, as the SDKs do (a diary check-in's payload lets encore pair a
  * key only with the hours it can open); the matches are the same.
- * DEFAULT: for encore_client_checkin_add(), the client's
+ * DEFAULT: for encore_checkin_add(), the client's
  * encore_client_options.checkin_mode (itself DIARY unless set). */
 #define ENCORE_CHECKIN_MODE_DEFAULT 0
 #define ENCORE_CHECKIN_MODE_DIARY 1

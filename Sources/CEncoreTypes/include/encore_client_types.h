@@ -21,7 +21,10 @@
 
 /* The host's clock: the current time in unix seconds (not negative). Called
  * on the thread of the encore call that needs the time, so from every
- * thread that uses the client. */
+ * thread that uses the client. It is the only "now" of the feature
+ * functions (none takes one): a host that wants a chosen time returns it
+ * here. Operations (encore_operation_next() ...) and the tracer take the
+ * times the host drives them at. */
 typedef int64_t (*encore_clock_fn)(void *context);
 
 /* Options of a client: start from
@@ -49,7 +52,7 @@ typedef struct encore_client_options {
     const char *submission_url;         /* CWA's submission server (with verification_url); NULL: no submission */
     const char *push_url;               /* the push registry; NULL: no push registration */
     /* Added with private check-ins (an older caller's smaller struct_size leaves it DIARY): */
-    int32_t checkin_mode;               /* ENCORE_CHECKIN_MODE_* of encore_client_checkin_add() with MODE_DEFAULT;
+    int32_t checkin_mode;               /* ENCORE_CHECKIN_MODE_* of encore_checkin_add() with MODE_DEFAULT;
                                          * DEFAULT (0) is DIARY */
     uint32_t reserved;                  /* 0 */
 } encore_client_options;

@@ -1656,8 +1656,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_own_key_copy': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_own_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (client, key)
     'encore_own_key_get_latest': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_own_key)]),
-    # (client, region, identifier, etag, content, content_len, trust, now, keys)
-    'encore_keyfile_cache_import': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64)]),
+    # (client, region, identifier, etag, content, content_len, trust, keys)
+    'encore_keyfile_cache_import': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_trust), ctypes.POINTER(ctypes.c_uint64)]),
     # (client, region, identifier, etag, has)
     'encore_keyfile_cache_has': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
     # (client, region, identifier, content)
@@ -1694,12 +1694,12 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_rpis_derive': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
     # (aemk, aemk_len, rpi, rpi_len, metadata, metadata_len, out, out_len)
     'encore_aem_crypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (client, now, key)
-    'encore_own_key_get_current': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(encore_own_key)]),
-    # (client, now, tx_power, calibration_confidence, out, out_len)
-    'encore_advertisement_make': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
-    # (client, now, days, first, out, element_size, capacity, copied)
-    'encore_own_key_copy_history': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    # (client, key)
+    'encore_own_key_get_current': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_own_key)]),
+    # (client, tx_power, calibration_confidence, out, out_len)
+    'encore_advertisement_make': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t]),
+    # (client, days, first, out, element_size, capacity, copied)
+    'encore_own_key_copy_history': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_uint64, ctypes.POINTER(encore_key), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (options, struct_size, now)
     'encore_match_options_init': (encore_status, [ctypes.POINTER(encore_match_options), ctypes.c_size_t, ctypes.c_int64]),
     # (client, sources, source_size, count, options, out)
@@ -1760,8 +1760,6 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_client_options_init': (encore_status, [ctypes.POINTER(encore_client_options), ctypes.c_size_t]),
     # (store, options, out)
     'encore_client_new': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(encore_client_options), ctypes.POINTER(ctypes.POINTER(encore_client))]),
-    # (client, qr_code, start, end, mode, id)
-    'encore_client_checkin_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)]),
     # (client)
     'encore_client_free': (None, [ctypes.POINTER(encore_client)]),
     # (client, now)
@@ -1792,8 +1790,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_test_poll_start': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.POINTER(encore_operation))]),
     # (operation, status)
     'encore_operation_get_test_status': (encore_status, [ctypes.POINTER(encore_operation), ctypes.POINTER(encore_test_status)]),
-    # (client, now, status)
-    'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(encore_test_status)]),
+    # (client, status)
+    'encore_test_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_test_status)]),
     # (client)
     'encore_test_noise_run': (encore_status, [ctypes.POINTER(encore_client)]),
     # (client, out)
@@ -1822,10 +1820,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_report_decrypt': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_checkin_report), ctypes.POINTER(encore_checkin_record)]),
     # (start, end, out_start, out_end, reported)
     'encore_checkin_derive_times': (encore_status, [ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32)]),
-    # (client, qr_code, start, end, now, id)
-    'encore_checkin_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
-    # (client, qr_code, start, end, mode, now, id)
-    'encore_checkin_add_with_mode': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]),
+    # (client, qr_code, start, end, mode, id)
+    'encore_checkin_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)]),
     # (client, id, end)
     'encore_checkin_end': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64]),
     # (client, id, end, qr_code)
@@ -1836,24 +1832,24 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_edit_with_qr': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
     # (client, id, existed)
     'encore_checkin_delete': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(ctypes.c_int32)]),
-    # (client, now, out)
-    'encore_checkin_list_open': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_list))]),
+    # (client, out)
+    'encore_checkin_list_open': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.POINTER(encore_checkin_list))]),
     # (list, count)
     'encore_checkin_list_count': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.POINTER(ctypes.c_size_t)]),
     # (list, first, out, element_size, capacity, copied)
     'encore_checkin_list_copy': (encore_status, [ctypes.POINTER(encore_checkin_list), ctypes.c_uint64, ctypes.POINTER(encore_checkin_info), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     # (list)
     'encore_checkin_list_free': (None, [ctypes.POINTER(encore_checkin_list)]),
-    # (client, package, length, options, now, summary)
-    'encore_checkin_match_package': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_keyfile_options), ctypes.c_int64, ctypes.POINTER(encore_warning_match_summary)]),
+    # (client, package, length, options, summary)
+    'encore_checkin_match_package': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(encore_keyfile_options), ctypes.POINTER(encore_warning_match_summary)]),
     # (out)
     'encore_checkin_risk_config_new_cwa': (encore_status, [ctypes.POINTER(ctypes.POINTER(encore_checkin_risk_config))]),
     # (json, length, out)
     'encore_checkin_risk_config_new_json': (encore_status, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.POINTER(ctypes.POINTER(encore_checkin_risk_config))]),
     # (config)
     'encore_checkin_risk_config_free': (None, [ctypes.POINTER(encore_checkin_risk_config)]),
-    # (client, config, now, out)
-    'encore_checkin_assess': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_checkin_risk_config), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
+    # (client, config, out)
+    'encore_checkin_assess': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_checkin_risk_config), ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
     # (result, out)
     'encore_check_result_get_checkin_assessment': (encore_status, [ctypes.POINTER(encore_check_result), ctypes.POINTER(ctypes.POINTER(encore_checkin_assessment))]),
     # (assessment, summary)
@@ -1866,8 +1862,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_assessment_get_json': (encore_status, [ctypes.POINTER(encore_checkin_assessment), ctypes.POINTER(encore_bytes)]),
     # (assessment)
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
-    # (client, options, now, out)
-    'encore_checkin_get_reports_json': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_submit_options), ctypes.c_int64, ctypes.POINTER(encore_bytes)]),
+    # (client, options, out)
+    'encore_checkin_get_reports_json': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_submit_options), ctypes.POINTER(encore_bytes)]),
     # (spec, struct_size)
     'encore_trace_location_spec_init': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.c_size_t]),
     # (spec, out)
@@ -1938,10 +1934,10 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_sync_result_get_warnings': (encore_status, [ctypes.POINTER(encore_sync_result), ctypes.POINTER(ctypes.POINTER(encore_string_list))]),
     # (options, struct_size)
     'encore_push_options_init': (encore_status, [ctypes.POINTER(encore_push_options), ctypes.c_size_t]),
-    # (client, exposure_notifications, isolated, now)
-    'encore_push_set_state': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_int32, ctypes.c_int64]),
-    # (client, event, now, decision, reason)
-    'encore_push_decide': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
+    # (client, exposure_notifications, isolated)
+    'encore_push_set_state': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.c_int32]),
+    # (client, event, decision, reason)
+    'encore_push_decide': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int32, ctypes.POINTER(encore_push_decision), ctypes.POINTER(encore_bytes)]),
     # (client, push_token, type, options)
     'encore_push_register_run': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(encore_push_options)]),
     # (client, push_token, type, options, out)
@@ -1980,8 +1976,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_tracing_set_adapter': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p]),
     # (client, name)
     'encore_tracing_get_adapter': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_bytes)]),
-    # (client, now, status)
-    'encore_tracing_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(encore_tracing_status)]),
+    # (client, status)
+    'encore_tracing_get_status': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_tracing_status)]),
 }
 
 # Functions returning encore_status: callers check their result.
@@ -2060,7 +2056,6 @@ FALLIBLE = frozenset({
     'encore_http_response_append_body',
     'encore_client_options_init',
     'encore_client_new',
-    'encore_client_checkin_add',
     'encore_client_get_time',
     'encore_operation_next',
     'encore_operation_feed_answer',
@@ -2089,7 +2084,6 @@ FALLIBLE = frozenset({
     'encore_checkin_report_decrypt',
     'encore_checkin_derive_times',
     'encore_checkin_add',
-    'encore_checkin_add_with_mode',
     'encore_checkin_end',
     'encore_checkin_end_with_qr',
     'encore_checkin_edit',
@@ -2243,7 +2237,7 @@ class Library(Protocol):
 
     def encore_own_key_get_latest(self, client: Pointer[encore_client], key: Pointer[encore_own_key], /) -> int: ...
 
-    def encore_keyfile_cache_import(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, etag: bytes | None, content: Pointer[ctypes.c_uint8], content_len: int, trust: Pointer[encore_trust], now: int, keys: Pointer[ctypes.c_uint64], /) -> int: ...
+    def encore_keyfile_cache_import(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, etag: bytes | None, content: Pointer[ctypes.c_uint8], content_len: int, trust: Pointer[encore_trust], keys: Pointer[ctypes.c_uint64], /) -> int: ...
 
     def encore_keyfile_cache_has(self, client: Pointer[encore_client], region: bytes | None, identifier: bytes | None, etag: bytes | None, has: Pointer[ctypes.c_int32], /) -> int: ...
 
@@ -2281,11 +2275,11 @@ class Library(Protocol):
 
     def encore_aem_crypt(self, aemk: Pointer[ctypes.c_uint8], aemk_len: int, rpi: Pointer[ctypes.c_uint8], rpi_len: int, metadata: Pointer[ctypes.c_uint8], metadata_len: int, out: Pointer[ctypes.c_uint8], out_len: int, /) -> int: ...
 
-    def encore_own_key_get_current(self, client: Pointer[encore_client], now: int, key: Pointer[encore_own_key], /) -> int: ...
+    def encore_own_key_get_current(self, client: Pointer[encore_client], key: Pointer[encore_own_key], /) -> int: ...
 
-    def encore_advertisement_make(self, client: Pointer[encore_client], now: int, tx_power: int, calibration_confidence: int, out: Pointer[ctypes.c_uint8], out_len: int, /) -> int: ...
+    def encore_advertisement_make(self, client: Pointer[encore_client], tx_power: int, calibration_confidence: int, out: Pointer[ctypes.c_uint8], out_len: int, /) -> int: ...
 
-    def encore_own_key_copy_history(self, client: Pointer[encore_client], now: int, days: int, first: int, out: Pointer[encore_key], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
+    def encore_own_key_copy_history(self, client: Pointer[encore_client], days: int, first: int, out: Pointer[encore_key], element_size: int, capacity: int, copied: Pointer[ctypes.c_size_t], /) -> int: ...
 
     def encore_match_options_init(self, options: Pointer[encore_match_options], struct_size: int, now: int, /) -> int: ...
 
@@ -2347,8 +2341,6 @@ class Library(Protocol):
 
     def encore_client_new(self, store: Pointer[encore_store], options: Pointer[encore_client_options], out: Pointer[_Pointer[encore_client]], /) -> int: ...
 
-    def encore_client_checkin_add(self, client: Pointer[encore_client], qr_code: bytes | None, start: int, end: int, mode: int, id: Pointer[ctypes.c_int64], /) -> int: ...
-
     def encore_client_free(self, client: Pointer[encore_client], /) -> None: ...
 
     def encore_client_get_time(self, client: Pointer[encore_client], now: Pointer[ctypes.c_int64], /) -> int: ...
@@ -2379,7 +2371,7 @@ class Library(Protocol):
 
     def encore_operation_get_test_status(self, operation: Pointer[encore_operation], status: Pointer[encore_test_status], /) -> int: ...
 
-    def encore_test_get_status(self, client: Pointer[encore_client], now: int, status: Pointer[encore_test_status], /) -> int: ...
+    def encore_test_get_status(self, client: Pointer[encore_client], status: Pointer[encore_test_status], /) -> int: ...
 
     def encore_test_noise_run(self, client: Pointer[encore_client], /) -> int: ...
 
@@ -2409,9 +2401,7 @@ class Library(Protocol):
 
     def encore_checkin_derive_times(self, start: int, end: int, out_start: Pointer[ctypes.c_int64], out_end: Pointer[ctypes.c_int64], reported: Pointer[ctypes.c_int32], /) -> int: ...
 
-    def encore_checkin_add(self, client: Pointer[encore_client], qr_code: bytes | None, start: int, end: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
-
-    def encore_checkin_add_with_mode(self, client: Pointer[encore_client], qr_code: bytes | None, start: int, end: int, mode: int, now: int, id: Pointer[ctypes.c_int64], /) -> int: ...
+    def encore_checkin_add(self, client: Pointer[encore_client], qr_code: bytes | None, start: int, end: int, mode: int, id: Pointer[ctypes.c_int64], /) -> int: ...
 
     def encore_checkin_end(self, client: Pointer[encore_client], id: int, end: int, /) -> int: ...
 
@@ -2423,7 +2413,7 @@ class Library(Protocol):
 
     def encore_checkin_delete(self, client: Pointer[encore_client], id: int, existed: Pointer[ctypes.c_int32], /) -> int: ...
 
-    def encore_checkin_list_open(self, client: Pointer[encore_client], now: int, out: Pointer[_Pointer[encore_checkin_list]], /) -> int: ...
+    def encore_checkin_list_open(self, client: Pointer[encore_client], out: Pointer[_Pointer[encore_checkin_list]], /) -> int: ...
 
     def encore_checkin_list_count(self, list: Pointer[encore_checkin_list], count: Pointer[ctypes.c_size_t], /) -> int: ...
 
@@ -2431,7 +2421,7 @@ class Library(Protocol):
 
     def encore_checkin_list_free(self, list: Pointer[encore_checkin_list], /) -> None: ...
 
-    def encore_checkin_match_package(self, client: Pointer[encore_client], package: Pointer[ctypes.c_uint8], length: int, options: Pointer[encore_keyfile_options], now: int, summary: Pointer[encore_warning_match_summary], /) -> int: ...
+    def encore_checkin_match_package(self, client: Pointer[encore_client], package: Pointer[ctypes.c_uint8], length: int, options: Pointer[encore_keyfile_options], summary: Pointer[encore_warning_match_summary], /) -> int: ...
 
     def encore_checkin_risk_config_new_cwa(self, out: Pointer[_Pointer[encore_checkin_risk_config]], /) -> int: ...
 
@@ -2439,7 +2429,7 @@ class Library(Protocol):
 
     def encore_checkin_risk_config_free(self, config: Pointer[encore_checkin_risk_config], /) -> None: ...
 
-    def encore_checkin_assess(self, client: Pointer[encore_client], config: Pointer[encore_checkin_risk_config], now: int, out: Pointer[_Pointer[encore_checkin_assessment]], /) -> int: ...
+    def encore_checkin_assess(self, client: Pointer[encore_client], config: Pointer[encore_checkin_risk_config], out: Pointer[_Pointer[encore_checkin_assessment]], /) -> int: ...
 
     def encore_check_result_get_checkin_assessment(self, result: Pointer[encore_check_result], out: Pointer[_Pointer[encore_checkin_assessment]], /) -> int: ...
 
@@ -2453,7 +2443,7 @@ class Library(Protocol):
 
     def encore_checkin_assessment_free(self, assessment: Pointer[encore_checkin_assessment], /) -> None: ...
 
-    def encore_checkin_get_reports_json(self, client: Pointer[encore_client], options: Pointer[encore_submit_options], now: int, out: Pointer[encore_bytes], /) -> int: ...
+    def encore_checkin_get_reports_json(self, client: Pointer[encore_client], options: Pointer[encore_submit_options], out: Pointer[encore_bytes], /) -> int: ...
 
     def encore_trace_location_spec_init(self, spec: Pointer[encore_trace_location_spec], struct_size: int, /) -> int: ...
 
@@ -2525,9 +2515,9 @@ class Library(Protocol):
 
     def encore_push_options_init(self, options: Pointer[encore_push_options], struct_size: int, /) -> int: ...
 
-    def encore_push_set_state(self, client: Pointer[encore_client], exposure_notifications: int, isolated: int, now: int, /) -> int: ...
+    def encore_push_set_state(self, client: Pointer[encore_client], exposure_notifications: int, isolated: int, /) -> int: ...
 
-    def encore_push_decide(self, client: Pointer[encore_client], event: int, now: int, decision: Pointer[encore_push_decision], reason: Pointer[encore_bytes], /) -> int: ...
+    def encore_push_decide(self, client: Pointer[encore_client], event: int, decision: Pointer[encore_push_decision], reason: Pointer[encore_bytes], /) -> int: ...
 
     def encore_push_register_run(self, client: Pointer[encore_client], push_token: bytes | None, type: int, options: Pointer[encore_push_options], /) -> int: ...
 
@@ -2567,7 +2557,7 @@ class Library(Protocol):
 
     def encore_tracing_get_adapter(self, client: Pointer[encore_client], name: Pointer[encore_bytes], /) -> int: ...
 
-    def encore_tracing_get_status(self, client: Pointer[encore_client], now: int, status: Pointer[encore_tracing_status], /) -> int: ...
+    def encore_tracing_get_status(self, client: Pointer[encore_client], status: Pointer[encore_tracing_status], /) -> int: ...
 
 
 def bind(lib: ctypes.CDLL) -> Library:

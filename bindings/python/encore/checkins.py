@@ -390,16 +390,6 @@ def _is_private(i: _ffi.encore_checkin_info) -> bool:
     return bool(i.mode == _ffi.ENCORE_CHECKIN_MODE_PRIVATE)
 
 
-def _is_crowdnotifier(qr_code: str | bytes) -> bool:
-    """Whether a QR code is a usable SwissCovid or NotifyMe venue's."""
-    from .crowdnotifier import venue_kind
-    try:
-        venue_kind(qr_code)
-    except errors.EncoreError:
-        return False
-    return True
-
-
 def _mode(private: bool) -> int:
     return _ffi.ENCORE_CHECKIN_MODE_PRIVATE if private else _ffi.ENCORE_CHECKIN_MODE_DIARY
 
@@ -447,12 +437,11 @@ class CheckIns:
         each hour's ciphertext, and nothing of the venue: list() shows a
         private visit, and end()/edit() need the QR code again."""
         qr = text(qr_code, "qr_code")
-        wanted = self.private if private is None else bool(private)
-        if private is None and wanted:
-            wanted = _is_crowdnotifier(qr_code)  # the default never applies to CWA codes, which cannot be private
+        # None: the client's default (checkin_private), which never applies to CWA codes: they cannot be private.
+        mode = _ffi.ENCORE_CHECKIN_MODE_DEFAULT if private is None else _mode(bool(private))
         out = ctypes.c_int64()
-        self._call("encore_checkin_add_with_mode", qr, checked_int(start, 64, "start"),
-                   -1 if end is None else checked_int(end, 64, "end"), _mode(wanted), self._c.now(), ctypes.byref(out))
+        self._call("encore_checkin_add", qr, checked_int(start, 64, "start"),
+                   -1 if end is None else checked_int(end, 64, "end"), mode, ctypes.byref(out))
         return out.value
 
     def end(self, check_in: int, end: int, qr_code: str | None = None) -> None:
@@ -486,7 +475,7 @@ class CheckIns:
         """The check-ins, oldest first, after closing those whose time is up
         and deleting those that ended over 10 days before the client's time."""
         out = ctypes.POINTER(_ffi.encore_checkin_list)()
-        self._call("encore_checkin_list_open", self._c.now(), ctypes.byref(out))
+        self._call("encore_checkin_list_open", ctypes.byref(out))
         try:
             return list(_cdata.copy_list(lambda *page: lib.encore_checkin_list_copy(out, *page), _ffi.encore_checkin_info,
                                          _take_check_in))
@@ -514,7 +503,7 @@ class CheckIns:
         with (trust._handle.borrow() if trust is not None else no_trust) as trust_pointer:
             options = keyfile_options(trust_pointer, True, None, None, None)
             self._call("encore_checkin_match_package", uint8_pointer(data), len(data), ctypes.byref(options),
-                       self._c.now(), ctypes.byref(summary))
+                       ctypes.byref(summary))
         return WarningMatchSummary(SIGNATURE_STATUSES.get(summary.signature_status, f"unknown ({summary.signature_status})"),
                                    summary.interval_number, summary.warnings, summary.reports, summary.matches,
                                    summary.added, summary.skipped)
@@ -526,7 +515,7 @@ class CheckIns:
             raise TypeError("config must be a CheckInRiskConfig or None")
         out = ctypes.POINTER(_ffi.encore_checkin_assessment)()
         with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
-            self._call("encore_checkin_assess", c, self._c.now(), ctypes.byref(out))
+            self._call("encore_checkin_assess", c, ctypes.byref(out))
         return take_assessment(out)
 
     def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None) -> builtins.list[CheckInReport]:

@@ -71,7 +71,7 @@ class Push:
         """Stores the state the rule decides on (None: left as it is)."""
         def value(v: bool | None) -> int:
             return _ffi.ENCORE_PUSH_KEEP if v is None else (1 if v else 0)
-        self._c.call("encore_push_set_state", value(exposure_notifications), value(isolated), self._c.now())
+        self._c.call("encore_push_set_state", value(exposure_notifications), value(isolated))
 
     def decide(self, event: Event) -> PushDecision:
         """What the rule of push.md says to do after `event`, on the stored state."""
@@ -79,7 +79,7 @@ class Push:
             raise ValueError(f"event is one of {sorted(EVENTS)}")
         d = _cdata.output(_ffi.encore_push_decision)
         reason = _ffi.encore_bytes()
-        self._c.call("encore_push_decide", EVENTS[event], self._c.now(), ctypes.byref(d), ctypes.byref(reason))
+        self._c.call("encore_push_decide", EVENTS[event], ctypes.byref(d), ctypes.byref(reason))
         return PushDecision(ACTIONS[d.action], _take_bytes(reason).decode())
 
     def register(self, push_token: Text, push_type: PushType = "ios") -> None:

@@ -92,14 +92,14 @@ class OwnKeys(_Table):
         """The device's TEK valid at the client's time, made from the
         CSPRNG and stored when the day has none yet."""
         key = sized(_ffi.encore_own_key)
-        self._c.call("encore_own_key_get_current", self._c.now(), ctypes.byref(key))
+        self._c.call("encore_own_key_get_current", ctypes.byref(key))
         return OwnKey.from_c(key)
 
     def history(self, days: int = 14) -> builtins.list[Key]:
         """The own keys of the last `days` UTC days up to the client's time (today's
         included), oldest first, as Key values ready for submission."""
         return list(self._copy("encore_own_key_copy_history", _ffi.encore_key, Key.from_c,
-                               self._c.now(), checked_int(days, 32, "days")))
+                               checked_int(days, 32, "days")))
 
     @staticmethod
     def _since(since: int | None) -> int:
@@ -109,7 +109,7 @@ class OwnKeys(_Table):
     def advertisement(self, tx_power: int = 0, calibration_confidence: int = 0) -> bytes:
         """The 20 bytes to broadcast at the client's time: RPI ‖ AEM."""
         out = (ctypes.c_uint8 * 20)()
-        self._c.call("encore_advertisement_make", self._c.now(), checked_int(tx_power, 32, "tx_power"),
+        self._c.call("encore_advertisement_make", checked_int(tx_power, 32, "tx_power"),
                      checked_int(calibration_confidence, 32, "calibration_confidence"), out, 20)
         return bytes(out)
 
@@ -124,11 +124,10 @@ class KeyFiles(_Table):
         replaces the cached hours of that day. Returns its number of keys.
         Nothing else puts a key file into the cache."""
         data = _blob(content, "content")
-        now = self._c.now()
         keys = ctypes.c_uint64()
         with trust._handle.borrow() as t:
             self._c.call("encore_keyfile_cache_import", text(region, "region"), text(identifier, "identifier"),
-                       None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), t, now, ctypes.byref(keys))
+                       None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), t, ctypes.byref(keys))
         return keys.value
 
     def has(self, region: str | bytes, identifier: str | bytes, etag: str | bytes | None = None) -> bool:

@@ -128,7 +128,7 @@ class TestResultClient:
     def status(self) -> TestStatus:
         """Where the test stands at the client's time, from the store alone."""
         status = _cdata.output(_ffi.encore_test_status)
-        self._c.call("encore_test_get_status", self._c.now(), ctypes.byref(status))
+        self._c.call("encore_test_get_status", ctypes.byref(status))
         return TestStatus._from(status)
 
     def forget(self) -> bool:

@@ -224,7 +224,7 @@ def adapter(client: Client) -> str | None:
 def status(client: Client) -> TracingStatus:
     """At the client's time: on or off and since when, the last scan, the RPIs heard in the last hour and 14 days."""
     st = sized(_ffi.encore_tracing_status)
-    client._c.call("encore_tracing_get_status", client._c.now(), ctypes.byref(st))
+    client._c.call("encore_tracing_get_status", ctypes.byref(st))
     return TracingStatus(active=bool(st.active), since=st.since if st.has_since else None,
                          last_scan=st.last_scan if st.has_last_scan else None, rpis_last_hour=st.rpis_last_hour,
                          rpis_last_14_days=st.rpis_last_14_days, active_seconds_last_14_days=st.active_seconds_last_14_days)

@@ -1,8 +1,13 @@
 """The tests' clients. The store's tables and every feature are a Client's
-(encore.Client); a test that works on a store's tables reaches them with
+(encore.Client), whose clock is the only time a feature call has (the
+library takes no `now` on them). Most tests make their Client with
+`clock=` a fixed time, or a TestClock they move between calls. Helpers:
 on(store): the one Client the tests keep for that store, its clock standing
-at `now` for the next call (None: the system clock), as the tests' calls at
-chosen times need. Flows with servers make their own Client (client())."""
+at `now` for the next call (None: the system clock), for the tests that
+work on a store's tables; feature(): a Client's feature whose calls take
+`now=` and set the clock before each call, kept for the operation and
+extremes tests, which step the time of many calls (an operation's own
+next/feed/run still take `now`)."""
 from __future__ import annotations
 
 import time
@@ -34,12 +39,6 @@ def on(store: encore.Store, now: int | None = None) -> encore.Client:
         _clients[id(store)] = held
     held[2].now = now
     return held[1]
-
-
-def client(store: encore.Store, now: int | None = None, **servers: Any) -> encore.Client:
-    """A new Client of `store` with `servers` (Client's keyword arguments),
-    its clock fixed at `now` (None: the system clock)."""
-    return encore.Client(store, clock=now, **servers)
 
 
 class AtTime:

@@ -17,7 +17,7 @@ import pytest
 from encore_testdata import REPO
 
 import encore
-from encore_clients import feature, on
+from encore_clients import on
 from encore import CheckInRecord, CheckInRiskConfig, CheckIns, ProtectedReport
 from encore import checkins
 
@@ -225,21 +225,21 @@ def test_bad_qr_codes_raise_their_own_errors():
 
 
 def test_a_hostile_qr_code_leaves_the_store_alone(store):
-    c = feature(store, "checkins")
+    c = encore.Client(store, clock=NOW).checkins
     for text in ("https://e.coronawarn.app?v=1#@@", qr(qr_payload(description="x" * 256))):
         with pytest.raises(encore.EncoreError) as e:
-            c.add(text, NOW - 3600, now=NOW)
+            c.add(text, NOW - 3600)
         assert e.value.status_name.startswith("ENCORE_ERR_QR_")
-    assert c.list(now=NOW) == []
+    assert c.list() == []
 
 
 # ---- check-ins in the store ---------------------------------------------------------
 
 def test_add_list_end_edit_delete(store):
-    c = feature(store, "checkins")
-    closed = c.add(REAL_QR, NOW - 3 * 3600, NOW - 2 * 3600, now=NOW)
-    opened = c.add(qr(qr_payload(length=90)), NOW - 1800, now=NOW)
-    listed = c.list(now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    closed = c.add(REAL_QR, NOW - 3 * 3600, NOW - 2 * 3600)
+    opened = c.add(qr(qr_payload(length=90)), NOW - 1800)
+    listed = c.list()
     assert [x.id for x in listed] == [closed, opened]
     a, b = listed
     assert (a.start, a.end, a.description, a.address) == (NOW - 3 * 3600, NOW - 2 * 3600, "Agway Inc.", "1594 Deffe Avenue")
@@ -249,42 +249,42 @@ def test_add_list_end_edit_delete(store):
     assert b.end is None and b.auto_end == NOW - 1800 + 90 * 60 and b.description == "Café Müller"
 
     c.end(opened, NOW - 600)
-    assert c.list(now=NOW)[1].end == NOW - 600
+    assert c.list()[1].end == NOW - 600
     c.edit(opened, NOW - 7200, NOW - 3600)
-    assert (c.list(now=NOW)[1].start, c.list(now=NOW)[1].end) == (NOW - 7200, NOW - 3600)
+    assert (c.list()[1].start, c.list()[1].end) == (NOW - 7200, NOW - 3600)
     c.edit(opened, NOW - 900)          # checked in again
-    assert c.list(now=NOW)[1].end is None
+    assert c.list()[1].end is None
 
     with pytest.raises(encore.CheckinTimesError):
         c.end(closed, NOW - 4 * 3600)  # before its start
     with pytest.raises(encore.CheckinTimesError, match="out of range"):
         c.edit(opened, 2 ** 63 - 1)    # its automatic end would be past Int64's (this trapped)
     with pytest.raises(encore.CheckinTimesError):
-        c.add(REAL_QR, NOW, NOW - 1, now=NOW)
+        c.add(REAL_QR, NOW, NOW - 1)
     with pytest.raises(encore.NotFoundError):
         c.end(999, NOW)
     assert c.delete(closed) is True and c.delete(closed) is False
-    assert [x.id for x in c.list(now=NOW)] == [opened]
+    assert [x.id for x in c.list()] == [opened]
     with pytest.raises(ValueError):
-        c.add(REAL_QR, 1 << 63, now=NOW)
+        c.add(REAL_QR, 1 << 63)
 
 
 def test_open_check_ins_close_and_old_ones_are_purged(store):
-    c = feature(store, "checkins")
-    open_id = c.add(REAL_QR, NOW - 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    open_id = c.add(REAL_QR, NOW - 3600)
     # 30 minutes (the code's default length, 28, rounded to 15-minute steps) later it is closed.
-    [x] = c.list(now=NOW)
+    [x] = c.list()
     assert x.end == NOW - 3600 + 30 * 60
-    old = c.add(REAL_QR, NOW - 12 * DAY, NOW - 12 * DAY + 3600, now=NOW)
+    old = c.add(REAL_QR, NOW - 12 * DAY, NOW - 12 * DAY + 3600)
     assert old != open_id
-    assert [x.id for x in c.list(now=NOW)] == [open_id]  # over 10 days: deleted
+    assert [x.id for x in c.list()] == [open_id]  # over 10 days: deleted
 
 
 def test_the_store_keeps_no_check_in_in_clear(tmp_path):
     path = tmp_path / "clear.db"
     with encore.Store.open(path, raw_key=b"\x09" * 32) as s:
-        feature(s, "checkins").add(REAL_QR, NOW - 3600, NOW, now=NOW)
-        assert feature(s, "checkins").list(now=NOW)[0].description == "Agway Inc."
+        encore.Client(s, clock=NOW).checkins.add(REAL_QR, NOW - 3600, NOW)
+        assert encore.Client(s, clock=NOW).checkins.list()[0].description == "Agway Inc."
     raw = path.read_bytes()
     assert b"Agway" not in raw and b"Deffe" not in raw and location_id(real_payload()) not in raw
 
@@ -293,18 +293,18 @@ def test_the_store_keeps_no_check_in_in_clear(tmp_path):
 
 def test_a_warning_package_matches_and_is_assessed(store, signer):
     s, trust = signer
-    c = feature(store, "checkins")
-    visit = c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)           # 12:00-14:00
-    elsewhere = c.add(qr(qr_payload()), NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    visit = c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600)           # 12:00-14:00
+    elsewhere = c.add(qr(qr_payload()), NOW - 8 * 3600, NOW - 6 * 3600)
     loc = location_id(real_payload())
     twp = package(s, [seal(loc, (NOW - 7 * 3600) // 600, 12, 7),               # 13:00-15:00, TRL 7
                       seal(os.urandom(32), (NOW - 7 * 3600) // 600, 12, 8)])   # another place
-    summary = c.match_package(twp, trust=trust, now=NOW)
+    summary = c.match_package(twp, trust=trust)
     assert (summary.signature_status, summary.reports, summary.matches, summary.added, summary.skipped) == ("verified", 2, 1, 1, 0)
     assert summary.interval_number == NOW // 3600
-    assert c.match_package(twp, trust=trust, now=NOW).added == 0    # once, however often
+    assert c.match_package(twp, trust=trust).added == 0    # once, however often
 
-    risk = c.assess(now=NOW)
+    risk = c.assess()
     [m] = risk.matches
     assert (m.check_in, m.overlap_seconds, m.overlap_minutes, m.transmission_risk_level) == (visit, 3600, 60, 7)
     assert m.date == MIDNIGHT and m.normalized_time == pytest.approx(84.0)
@@ -319,12 +319,12 @@ def test_a_warning_package_matches_and_is_assessed(store, signer):
     trv = [{"transmissionRiskLevel": t, "transmissionRiskValue": v} for t, v in zip(range(1, 9), (0, 0, .6, .8, 1, 1.2, 1.4, 1.6))]
     lenient = CheckInRiskConfig({"transmissionRiskValueMapping": trv, "normalizedTimePerCheckInToRiskLevelMapping": mapping,
                                  "normalizedTimePerDayToRiskLevelMapping": mapping})
-    assert c.assess(lenient, now=NOW).total_risk_level == "LOW"
+    assert c.assess(lenient).total_risk_level == "LOW"
     gap = [{"normalizedTimeRange": {"min": 100, "max": 999999}, "riskLevel": 2}]
     failing = CheckInRiskConfig(json.dumps({"transmissionRiskValueMapping": trv, "normalizedTimePerCheckInToRiskLevelMapping": gap,
                                             "normalizedTimePerDayToRiskLevelMapping": gap}))
-    assert c.assess(failing, now=NOW).total_risk_level == "FAILED"
-    assert c.assess(CheckInRiskConfig.cwa(), now=NOW) == risk
+    assert c.assess(failing).total_risk_level == "FAILED"
+    assert c.assess(CheckInRiskConfig.cwa()) == risk
     with pytest.raises(encore.InvalidArgumentError, match="transmissionRiskValue"):
         CheckInRiskConfig({"transmissionRiskValueMapping": [{"transmissionRiskLevel": 1, "transmissionRiskValue": -1}],
                            "normalizedTimePerCheckInToRiskLevelMapping": mapping, "normalizedTimePerDayToRiskLevelMapping": mapping})
@@ -333,31 +333,31 @@ def test_a_warning_package_matches_and_is_assessed(store, signer):
 
     # Deleting the check-in deletes its warnings.
     assert c.delete(visit)
-    assert c.assess(now=NOW).matches == () and c.assess(now=NOW).total_risk_level == "LOW"
+    assert c.assess().matches == () and c.assess().total_risk_level == "LOW"
 
 
 def test_plain_warnings_and_the_overlap_boundaries(store, signer):
     """The deprecated unencrypted warnings, and the overlap rule at its edges:
     a warning that ends when the visit starts does not match."""
     s, trust = signer
-    c = feature(store, "checkins")
+    c = encore.Client(store, clock=NOW).checkins
     start = MIDNIGHT + 12 * 3600
-    visit = c.add(REAL_QR, start, start + 3600, now=NOW)
+    visit = c.add(REAL_QR, start, start + 3600)
     h = hashlib.sha256(location_id(real_payload())).digest()
     w = [protos.TraceTimeIntervalWarning(locationIdHash=h, startIntervalNumber=start // 600 - 3, period=3, transmissionRiskLevel=8),  # ends at start
          protos.TraceTimeIntervalWarning(locationIdHash=h, startIntervalNumber=start // 600 + 6, period=2, transmissionRiskLevel=8),  # starts at the end
          protos.TraceTimeIntervalWarning(locationIdHash=h, startIntervalNumber=start // 600 + 5, period=1, transmissionRiskLevel=5)]  # the last 10 min
-    summary = c.match_package(package(s, warnings=w), trust=trust, now=NOW)
+    summary = c.match_package(package(s, warnings=w), trust=trust)
     assert (summary.warnings, summary.matches, summary.skipped) == (3, 3, 0)
-    risk = c.assess(now=NOW)
+    risk = c.assess()
     assert [(m.check_in, m.overlap_minutes, m.transmission_risk_level) for m in risk.matches] == [(visit, 10, 5)]
     assert risk.days[0].normalized_time == pytest.approx(10.0) and risk.total_risk_level == "HIGH"
 
 
 def test_hostile_reports_are_skipped_and_counted(store, signer):
     s, trust = signer
-    c = feature(store, "checkins")
-    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600)
     loc = location_id(real_payload())
     start = (NOW - 7 * 3600) // 600
     good = seal(loc, start, 12, 7)
@@ -373,9 +373,9 @@ def test_hostile_reports_are_skipped_and_counted(store, signer):
     zero_period = seal(loc, start, 0, 7)
     trl_nine = seal(loc, start, 12, 9)
     summary = c.match_package(package(s, [good, bad_mac, truncated, short_iv, short_hash, bad_padding, zero_period, trl_nine]),
-                              trust=trust, now=NOW)
+                              trust=trust)
     assert (summary.reports, summary.matches, summary.skipped) == (8, 1, 7)
-    assert len(c.assess(now=NOW).matches) == 1
+    assert len(c.assess().matches) == 1
 
 
 def test_reports_are_read_as_protobuf_reads_them(store, signer):
@@ -383,8 +383,8 @@ def test_reports_are_read_as_protobuf_reads_them(store, signer):
     skipped, a length may be a longer varint, a field given twice counts
     last, a wrong wire type makes the report unusable."""
     s, trust = signer
-    c = feature(store, "checkins")
-    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600)
     loc = location_id(real_payload())
     start = (NOW - 7 * 3600) // 600
 
@@ -409,7 +409,7 @@ def test_reports_are_read_as_protobuf_reads_them(store, signer):
     wrong_type = field(1, 7) + field(2, iv) + field(3, sealed) + field(4, mac)
     reports = [plain, unknown, long_length, last_wins, last_loses, wrong_type]
     raw = field(1, NOW // 3600) + field(2, "DE") + b"".join(field(4, r) for r in reports)
-    summary = c.match_package(package(s, raw=raw), trust=trust, now=NOW)
+    summary = c.match_package(package(s, raw=raw), trust=trust)
     assert (summary.reports, summary.matches, summary.skipped) == (6, 4, 1)
 
 
@@ -417,8 +417,8 @@ def test_many_reports_for_one_location(store, signer):
     """10 000 reports for the user's location, half of them forged: the good
     ones are matched, the forged ones counted, nothing fails."""
     s, trust = signer
-    c = feature(store, "checkins")
-    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600)
     loc = location_id(real_payload())
     reports = []
     for i in range(10_000):
@@ -426,59 +426,59 @@ def test_many_reports_for_one_location(store, signer):
         if i % 2:
             r.mac = hashlib.sha256(r.mac).digest()
         reports.append(r)
-    summary = c.match_package(package(s, reports), trust=trust, now=NOW)
+    summary = c.match_package(package(s, reports), trust=trust)
     assert (summary.reports, summary.matches, summary.skipped) == (10_000, 5_000, 5_000)
-    risk = c.assess(now=NOW)
+    risk = c.assess()
     assert len(risk.matches) == 5_000 and risk.total_risk_level == "HIGH"
 
 
 def test_packages_that_cannot_be_used_raise(store, signer):
     s, trust = signer
-    c = feature(store, "checkins")
-    c.add(REAL_QR, NOW - 3600, NOW, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    c.add(REAL_QR, NOW - 3600, NOW)
     stranger = keyfiles.SigningKey(key_id="999")
     with pytest.raises(encore.SignatureUntrustedError):
-        c.match_package(package(stranger), trust=trust, now=NOW)
+        c.match_package(package(stranger), trust=trust)
     impostor = keyfiles.SigningKey()  # the trusted key's name, another key
     with pytest.raises(encore.SignatureInvalidError):
-        c.match_package(package(impostor), trust=trust, now=NOW)
+        c.match_package(package(impostor), trust=trust)
     with pytest.raises(encore.SignatureMissingError):
-        c.match_package(keyfiles.signed_package(b"", [s], omit_sig=True), trust=trust, now=NOW)
+        c.match_package(keyfiles.signed_package(b"", [s], omit_sig=True), trust=trust)
     with pytest.raises(encore.WarningMalformedError):
-        c.match_package(package(s, raw=b"\xff\xff\xff"), trust=trust, now=NOW)
+        c.match_package(package(s, raw=b"\xff\xff\xff"), trust=trust)
     with pytest.raises(encore.EncoreError):
-        c.match_package(b"PK\x03\x04 not a zip", trust=trust, now=NOW)
+        c.match_package(b"PK\x03\x04 not a zip", trust=trust)
     # Never unverified (not even on request); the empty package (Content-Length 0) is no warning at all.
     with pytest.raises(TypeError):
-        c.match_package(package(stranger), verify=False, now=NOW)
-    empty = c.match_package(b"", trust=trust, now=NOW)
+        c.match_package(package(stranger), verify=False)
+    empty = c.match_package(b"", trust=trust)
     assert (empty.reports, empty.warnings, empty.matches) == (0, 0, 0)
     with pytest.raises(TypeError):
-        c.match_package(42, trust=trust, now=NOW)
+        c.match_package(42, trust=trust)
     with pytest.raises(TypeError):
-        c.match_package(b"", trust="not a trust list", now=NOW)
+        c.match_package(b"", trust="not a trust list")
 
 
 def test_a_package_from_a_path(store, signer, tmp_path):
     s, trust = signer
-    c = feature(store, "checkins")
-    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600)
     path = tmp_path / "twp.zip"
     path.write_bytes(package(s, [seal(location_id(real_payload()), (NOW - 7 * 3600) // 600, 12, 7)]))
-    assert c.match_package(path, trust=trust, now=NOW).matches == 1
-    assert c.match_package(str(path), trust=trust, now=NOW).added == 0
+    assert c.match_package(path, trust=trust).matches == 1
+    assert c.match_package(str(path), trust=trust).added == 0
 
 
 # ---- the exposure check combines the check-ins' risk ------------------------------
 
 def test_the_exposure_check_is_high_by_a_check_in_alone(store, signer):
     s, trust = signer
-    c = feature(store, "checkins")
-    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600)
     keys = keyfiles.key_file([keyfiles.make_key(day="2025-11-07")], s, end_timestamp=NOW - 3600)
     before = on(store, NOW).exposure_check([keys], trust=trust)
     assert before.status != "HIGH" and before.check_ins.total_risk_level == "LOW" and before.check_ins.matches == ()
-    c.match_package(package(s, [seal(location_id(real_payload()), (NOW - 7 * 3600) // 600, 12, 7)]), trust=trust, now=NOW)
+    c.match_package(package(s, [seal(location_id(real_payload()), (NOW - 7 * 3600) // 600, 12, 7)]), trust=trust)
     after = on(store, NOW).exposure_check([keys], trust=trust)
     assert after.window_count == 0 and after.assessment.total_risk_level == "LOW"
     assert after.status == "HIGH" and after.check_ins.total_risk_level == "HIGH"
@@ -488,12 +488,12 @@ def test_the_exposure_check_is_high_by_a_check_in_alone(store, signer):
 # ---- what a submission sends ---------------------------------------------------------
 
 def test_reports_for_submission_decrypt_to_the_derived_times(store):
-    c = feature(store, "checkins")
-    visit = c.add(REAL_QR, MIDNIGHT + 12 * 3600 + 180, MIDNIGHT + 13 * 3600 + 120, now=NOW)
-    short = c.add(qr(qr_payload()), MIDNIGHT + 15 * 3600, MIDNIGHT + 15 * 3600 + 300, now=NOW)  # 5 min: dropped
+    c = encore.Client(store, clock=NOW).checkins
+    visit = c.add(REAL_QR, MIDNIGHT + 12 * 3600 + 180, MIDNIGHT + 13 * 3600 + 120)
+    short = c.add(qr(qr_payload()), MIDNIGHT + 15 * 3600, MIDNIGHT + 15 * 3600 + 300)  # 5 min: dropped
     # Over midnight: two parts.
-    night = c.add(qr(qr_payload(description="Bar")), MIDNIGHT - 3600, MIDNIGHT + 3600, now=NOW)
-    reports = c.reports(now=NOW)
+    night = c.add(qr(qr_payload(description="Bar")), MIDNIGHT - 3600, MIDNIGHT + 3600)
+    reports = c.reports()
     by_checkin = {}
     for r in reports:
         by_checkin.setdefault(r.checkin, []).append(r)
@@ -516,5 +516,5 @@ def test_reports_for_submission_decrypt_to_the_derived_times(store):
         transmissionRiskLevel=record.transmission_risk_level)
 
     with pytest.raises(ValueError):
-        c.reports(symptoms="maybe", now=NOW)
-    assert c.reports(onset=MIDNIGHT - 2 * DAY, now=NOW)
+        c.reports(symptoms="maybe")
+    assert c.reports(onset=MIDNIGHT - 2 * DAY)

@@ -15,7 +15,6 @@ import pytest
 from encore_testdata import REPO
 
 import encore
-from encore_clients import feature
 from encore import CheckIns, checkins
 
 sys.path.insert(0, str(REPO / "Tests"))
@@ -101,13 +100,13 @@ def test_the_printable_code_decodes_back():
 def test_a_created_location_checks_in_and_matches(store, signer):
     s, trust = signer
     created = encore.create_location("Sommerfest", "Hof 3", start=NOW - 6 * 3600, end=NOW - 2 * 3600, location_type=9)
-    c = feature(store, "checkins")
-    visit = c.add(created.url, NOW - 5 * 3600, NOW - 4 * 3600, now=NOW)
+    c = encore.Client(store, clock=NOW).checkins
+    visit = c.add(created.url, NOW - 5 * 3600, NOW - 4 * 3600)
     loc = created.location.location_id
     assert hashlib.sha256(b"CWA-GUID" + checkins_payload(created.url)).digest() == loc
-    summary = c.match_package(package(s, [seal(loc, (NOW - 5 * 3600) // 600, 3, 8)]), trust=trust, now=NOW)
+    summary = c.match_package(package(s, [seal(loc, (NOW - 5 * 3600) // 600, 3, 8)]), trust=trust)
     assert (summary.matches, summary.added, summary.skipped) == (1, 1, 0)
-    [m] = c.assess(now=NOW).matches
+    [m] = c.assess().matches
     assert (m.check_in, m.overlap_minutes, m.transmission_risk_level) == (visit, 30, 8)
 
 
@@ -119,9 +118,9 @@ def checkins_payload(url):
 
 def test_a_start_of_minus_one_is_invalid_not_a_match(store, signer):
     s, trust = signer
-    c = feature(store, "checkins")
+    c = encore.Client(store, clock=NOW).checkins
     payload = qr_payload()
-    c.add(qr(payload), NOW - 3 * DAY, NOW, now=NOW)
+    c.add(qr(payload), NOW - 3 * DAY, NOW)
     loc = hashlib.sha256(b"CWA-GUID" + payload).digest()
     minus_one = seal(loc, 0, 0, 0, plain=protos.CheckInRecord(startIntervalNumber=0xFFFFFFFF, period=3,
                                                              transmissionRiskLevel=6).SerializeToString())
@@ -129,22 +128,22 @@ def test_a_start_of_minus_one_is_invalid_not_a_match(store, signer):
                                                              transmissionRiskLevel=6).SerializeToString())
     plain = protos.TraceTimeIntervalWarning(locationIdHash=hashlib.sha256(loc).digest(), startIntervalNumber=0xFFFFFFFF,
                                             period=2, transmissionRiskLevel=4)
-    summary = c.match_package(package(s, [minus_one, int32_min], [plain]), trust=trust, now=NOW)
+    summary = c.match_package(package(s, [minus_one, int32_min], [plain]), trust=trust)
     assert (summary.matches, summary.added, summary.skipped) == (0, 0, 3)
 
 
 def test_a_check_in_ending_at_the_cut_off_midnight_is_kept(store, signer):
     s, trust = signer
-    c = feature(store, "checkins")
+    c = encore.Client(store, clock=NOW).checkins
     cutoff = NOW - NOW % DAY - 10 * DAY
     payload = qr_payload()
-    kept = c.add(qr(payload), cutoff - 3600, cutoff, now=NOW)
-    dropped = c.add(qr(qr_payload(description="Elsewhere")), cutoff - 3601, cutoff - 1, now=NOW)
+    kept = c.add(qr(payload), cutoff - 3600, cutoff)
+    dropped = c.add(qr(qr_payload(description="Elsewhere")), cutoff - 3601, cutoff - 1)
     loc = hashlib.sha256(b"CWA-GUID" + payload).digest()
     other = hashlib.sha256(b"CWA-GUID" + qr_payload(description="Elsewhere")).digest()
     c.match_package(package(s, [seal(loc, (cutoff - 3600) // 600, 6, 8), seal(other, (cutoff - 3600) // 600, 6, 8)]),
-                    trust=trust, now=NOW)
-    assert [x.id for x in c.list(now=NOW)] == [kept]  # the other one is purged at the same cut-off
-    [m] = c.assess(now=NOW).matches
+                    trust=trust)
+    assert [x.id for x in c.list()] == [kept]  # the other one is purged at the same cut-off
+    [m] = c.assess().matches
     assert (m.check_in, m.date, m.overlap_minutes) == (kept, cutoff - DAY, 60)
     assert dropped != kept

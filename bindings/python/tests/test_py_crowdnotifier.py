@@ -11,7 +11,7 @@ from encore_testdata import REPO
 from test_py_checkins import REAL_QR as REAL_CWA_QR
 
 import encore
-from encore_clients import feature, on
+from encore_clients import on
 from encore import crowdnotifier as cn
 
 sys.path.insert(0, str(REPO / "Tests"))
@@ -46,8 +46,8 @@ def test_a_venue_a_visit_and_its_trace_keys(store, kind):
     assert cn.public_key(secret) == public and len(secret) == 32
     qr = cn.qr_code(public, "Zunfthaus", "Limmatquai 1", kind=kind)
     assert cn.venue_kind(qr) == kind
-    visits = feature(store, "checkins")
-    visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
+    visits = encore.Client(store, clock=NOW).checkins
+    visits.add(qr, NOW - 3 * HOUR, NOW - HOUR)
     body = cn.trace_keys(secret, qr, NOW - 2 * HOUR, NOW - 2 * HOUR + 600, "Bitte testen", layout=kind)
     assert cn.bundle_tag(on(store)) is None
     s = match(store, body, bundle_tag="1795499940000")
@@ -63,7 +63,7 @@ def test_a_venue_a_visit_and_its_trace_keys(store, kind):
 def test_progress_and_cancelling(store):
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
-    feature(store, "checkins").add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
+    encore.Client(store, clock=NOW).checkins.add(qr, NOW - 3 * HOUR, NOW - HOUR)
     body = cn.trace_keys(secret, qr, NOW - 3 * HOUR, NOW - HOUR, "Bitte testen")
     # Cancelled: neither the match nor the bundle tag is stored.
     with pytest.raises(encore.CancelledError):
@@ -113,10 +113,10 @@ def test_a_departure_far_in_the_future_is_refused_before_its_hours_are_made(stor
     # Its hours are counted, not listed: to 9999 a list took 560 MB, to Int64's end it never finished.
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
-    visits = feature(store, "checkins")
+    visits = encore.Client(store, clock=NOW).checkins
     with pytest.raises(encore.CheckinTimesError, match="at most 24 hours"):
-        visits.add(qr, NOW - HOUR, departure, now=NOW)
-    assert visits.list(now=NOW) == []
+        visits.add(qr, NOW - HOUR, departure)
+    assert visits.list() == []
     # The venue's side likewise: trace keys for at most 14 days.
     with pytest.raises(encore.InvalidArgumentError, match="at most 14 days"):
         cn.trace_keys(secret, qr, NOW, departure)
@@ -128,10 +128,10 @@ def test_a_private_visit_keeps_nothing_of_its_venue(store, kind):
     diary visit is, and ended or edited only with its QR code."""
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus", "Limmatquai 1", kind=kind)
-    visits = feature(store, "checkins")
-    diary = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW)
-    hidden = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, now=NOW, private=True)
-    listed = {c.id: c for c in visits.list(now=NOW)}
+    visits = encore.Client(store, clock=NOW).checkins
+    diary = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR)
+    hidden = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, private=True)
+    listed = {c.id: c for c in visits.list()}
     assert not listed[diary].private and listed[diary].description == "Zunfthaus"
     c = listed[hidden]
     assert c.private and c.kind == kind and (c.start, c.end) == (NOW - 3 * HOUR, NOW - HOUR)
@@ -147,13 +147,13 @@ def test_a_private_visit_keeps_nothing_of_its_venue(store, kind):
     other = cn.qr_code(cn.generate_keys()[1], "Elsewhere", kind="notifyme" if kind == "swisscovid" else "swisscovid")
     with pytest.raises(encore.errors.CLASSES["CheckinQrMismatchError"]):
         visits.end(hidden, NOW - 2 * HOUR, qr_code=other)
-    assert {c.id: c for c in visits.list(now=NOW)}[hidden] == c
+    assert {c.id: c for c in visits.list()}[hidden] == c
     visits.end(hidden, NOW - 2 * HOUR, qr_code=qr)
     visits.edit(hidden, NOW - 4 * HOUR, NOW - 2 * HOUR + 60, qr_code=qr)
-    assert {c.id: c for c in visits.list(now=NOW)}[hidden].end == NOW - 2 * HOUR + 60
+    assert {c.id: c for c in visits.list()}[hidden].end == NOW - 2 * HOUR + 60
     # A CWA code cannot be private.
     with pytest.raises(encore.errors.CLASSES["InvalidArgumentError"]):
-        visits.add(REAL_CWA_QR, NOW - HOUR, now=NOW, private=True)
+        visits.add(REAL_CWA_QR, NOW - HOUR, private=True)
 
 
 def test_the_client_wide_default(tmp_path):
@@ -170,7 +170,7 @@ def test_the_client_wide_default(tmp_path):
 
 
 def test_the_c_client_default_and_old_option_structs(store):
-    """encore_client_checkin_add with ENCORE_CHECKIN_MODE_DEFAULT takes the
+    """encore_checkin_add with ENCORE_CHECKIN_MODE_DEFAULT takes the
     client's checkin_mode; a struct_size of before checkin_mode is accepted
     (and its clients keep diary check-ins)."""
     import ctypes
@@ -188,11 +188,11 @@ def test_the_c_client_default_and_old_option_structs(store):
             lib.encore_client_new(s, ctypes.byref(o), ctypes.byref(client))
         try:
             out = ctypes.c_int64()
-            lib.encore_client_checkin_add(client, qr, NOW - HOUR, -1, _ffi.ENCORE_CHECKIN_MODE_DEFAULT, ctypes.byref(out))
+            lib.encore_checkin_add(client, qr, NOW - HOUR, -1, _ffi.ENCORE_CHECKIN_MODE_DEFAULT, ctypes.byref(out))
             ids[name] = out.value
         finally:
             lib.encore_client_free(client)
-    listed = {c.id: c.private for c in feature(store, "checkins").list(now=NOW)}
+    listed = {c.id: c.private for c in encore.Client(store, clock=NOW).checkins.list()}
     assert listed == {ids["private"]: True, ids["old struct"]: False}
     o.struct_size, o.checkin_mode = ctypes.sizeof(o), 7
     client = ctypes.POINTER(_ffi.encore_client)()

@@ -5,7 +5,6 @@ import json
 import pytest
 
 import encore
-from encore_clients import feature
 
 NOW = 1_795_500_000
 APNS = "ab" * 32
@@ -29,12 +28,12 @@ class Registry:
 def test_decide_register_deregister(store):
     registry = Registry()
     with encore.Transport.callback(registry) as t:
-        push = feature(store, "push", transport=t, push="https://push.example", push_api="registry", push_retry_delay_ms=0)
-        assert push.decide("checkout", now=NOW) == encore.PushDecision("register", push.decide("checkout", now=NOW).reason)
-        push.set_state(exposure_notifications=True, now=NOW)
-        assert push.decide("checkout", now=NOW).action == "none"
-        push.set_state(exposure_notifications=False, isolated=True, now=NOW)
-        push.register(APNS, "ios", now=NOW)
+        push = encore.Client(store, clock=NOW, transport=t, push="https://push.example", push_api="registry", push_retry_delay_ms=0).push
+        assert push.decide("checkout") == encore.PushDecision("register", push.decide("checkout").reason)
+        push.set_state(exposure_notifications=True)
+        assert push.decide("checkout").action == "none"
+        push.set_state(exposure_notifications=False, isolated=True)
+        push.register(APNS, "ios")
         method, url, headers, body = registry.requests[-1]
         assert (method, url) == ("PUT", "https://push.example/v1/registrations")
         assert json.loads(body) == {"pushToken": APNS, "pushType": "ios"}
@@ -42,7 +41,7 @@ def test_decide_register_deregister(store):
         assert status == encore.PushStatus(registered=True, registered_at=NOW, server="https://push.example", api="registry",
                                            push_type="ios", has_push_token=True, exposure_notifications=False, check_ins=False,
                                            isolated=True)
-        assert push.decide("token-changed", now=NOW).action == "register"
+        assert push.decide("token-changed").action == "register"
         push.deregister()
         assert registry.requests[-1][0] == "DELETE"
         assert registry.requests[-1][2]["Authorization"] == headers["Authorization"]
@@ -52,13 +51,13 @@ def test_decide_register_deregister(store):
 def test_errors(store):
     registry = Registry(status=400)
     with encore.Transport.callback(registry) as t:
-        push = feature(store, "push", transport=t, push="https://push.example")
+        push = encore.Client(store, clock=NOW, transport=t, push="https://push.example").push
         with pytest.raises(encore.PushTokenError):
             push.register("abc", "ios")
         with pytest.raises(encore.ServerRefusedError):
-            push.register(APNS, "ios", now=NOW)
+            push.register(APNS, "ios")
         assert not push.status.registered and len(registry.requests) == 1
         with pytest.raises(ValueError):
             push.decide("reboot")
         with pytest.raises(ValueError):
-            feature(store, "push", transport=t, push_api="apns")
+            encore.Client(store, transport=t, push_api="apns")

@@ -9,7 +9,7 @@ import encore
 from encore import _cdata, _ffi
 from encore._loader import lib
 from encore.store import _take_bytes
-from encore_clients import feature
+from encore_clients import TestClock
 from test_py_checkins import REAL_QR
 from test_py_sync import NOW, RAW_KEY, day, drive, setup  # noqa: F401  (setup: the stand-in distribution server with two days)
 from urllib_fetch import perform
@@ -35,8 +35,9 @@ def assert_agrees(report: encore.SyncReport) -> None:
 
 def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
     dist, trust, store = setup
-    s = feature(store, "sync", transport=encore.Transport.curl(), distribution=dist.url, trust=trust)
-    report = s.run(now=NOW, network="metered")
+    clock = TestClock(NOW)
+    s = encore.Client(store, clock=clock, transport=encore.Transport.curl(), distribution=dist.url, trust=trust).sync
+    report = s.run(network="metered")
     assert_agrees(report)
     days = {i.day: i for i in report.items if i.kind == "day"}
     assert set(days) == {day(1), day(2)} and days[day(1)].keys == days[day(2)].keys == 5
@@ -46,7 +47,8 @@ def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
     assert report.configuration == encore.SyncConfiguration("fetched", None, 0)
 
     # Again: the configuration is current (304), nothing new is fetched.
-    again = s.run(now=NOW + 60, network="metered")
+    clock.now = NOW + 60
+    again = s.run(network="metered")
     assert_agrees(again)
     [config] = [i for i in again.items if i.kind == "config"]
     assert (config.outcome, config.bytes, config.tag) == ("cached", 0, [i for i in report.items if i.kind == "config"][0].tag)
@@ -56,7 +58,7 @@ def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
 def test_a_failed_configuration_is_an_item_with_its_status(setup):
     dist, trust, store = setup
     config_lost = lambda r: None if "app_config" in r.url else perform(r)  # noqa: E731
-    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    op = encore.Client(store, clock=NOW, distribution=dist.url, trust=trust).sync.operation(network="metered")
     drive(op, answer=config_lost)
     report = op.result()
     assert_agrees(report)
@@ -69,12 +71,13 @@ def test_a_failed_configuration_is_an_item_with_its_status(setup):
 
 def test_the_push_status_says_what_its_json_says(tmp_path):
     with encore.Store.open(str(tmp_path / "p.db"), raw_key=RAW_KEY) as store:
-        push = feature(store, "push")
+        client = encore.Client(store, clock=NOW)
+        push = client.push
         for en, isolated in [(None, None), (True, False), (False, True)]:
-            push.set_state(exposure_notifications=en, isolated=isolated, now=NOW)
+            push.set_state(exposure_notifications=en, isolated=isolated)
             status = push.status
             b = _ffi.encore_bytes()
-            push.client._c.call("encore_push_get_status_json", ctypes.byref(b))
+            client._c.call("encore_push_get_status_json", ctypes.byref(b))
             j = json.loads(_take_bytes(b))
             assert (status.registered, status.registered_at, status.server, status.api, status.push_type,
                     status.exposure_notifications, status.check_ins, status.isolated) == \
@@ -85,16 +88,17 @@ def test_the_push_status_says_what_its_json_says(tmp_path):
 
 def test_the_checkin_reports_say_what_their_json_says(tmp_path):
     with encore.Store.open(str(tmp_path / "c.db"), raw_key=RAW_KEY) as store:
-        checkins = feature(store, "checkins")
+        client = encore.Client(store, clock=NOW)
+        checkins = client.checkins
         midnight = NOW - NOW % 86400
-        first = checkins.add(REAL_QR, midnight - 3600, midnight + 3600, now=NOW)  # over midnight: two reports
-        reports = checkins.reports(now=NOW)
+        first = checkins.add(REAL_QR, midnight - 3600, midnight + 3600)  # over midnight: two reports
+        reports = checkins.reports()
         assert len(reports) == 2 and {r.checkin for r in reports} == {first}
         # The library's JSON of the same list (reports are shuffled when made).
         o = _ffi.encore_submit_options()
         lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
         out = ctypes.POINTER(_ffi.encore_checkin_report_list)()
-        checkins.client._c.call("encore_checkin_report_list_open", ctypes.byref(o), ctypes.byref(out))
+        client._c.call("encore_checkin_report_list_open", ctypes.byref(o), ctypes.byref(out))
         try:
             structs = list(_cdata.copy_list(lambda *page: lib.encore_checkin_report_list_copy(out, *page),
                                             _ffi.encore_checkin_report_info, encore.checkins._report))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import encore
-from encore_clients import feature, on
+from encore_clients import TestClock, on
 from encore.exposure import exposure_check_cached
 from urllib_fetch import fetch, perform
 
@@ -20,6 +20,12 @@ from standins.cwa_distribution import CwaDistributionServer  # noqa: E402
 NOW = int(time.time())
 TODAY = dt.datetime.fromtimestamp(NOW, dt.timezone.utc).date()
 RAW_KEY = bytes(range(32))
+
+
+def sync_of(store, clock, **servers):
+    """The sync of a new Client of `store` with `servers`, its clock `clock`
+    (a time, a TestClock the test moves, or None: the system's)."""
+    return encore.Client(store, clock=clock, **servers).sync
 
 
 def day(back):
@@ -46,15 +52,18 @@ def callback_transport():
 def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     dist, trust, store = setup
     transport = encore.Transport.curl() if kind == "curl" else callback_transport()
-    s = feature(store, "sync", transport=transport, distribution=dist.url, trust=trust)
-    assert s.plan(now=NOW).steps == ("config", "days", "hours", "warnings")
-    report = s.run(now=NOW, network="metered")
+    clock = TestClock(NOW)
+    s = sync_of(store, clock, transport=transport, distribution=dist.url, trust=trust)
+    assert s.plan().steps == ("config", "days", "hours", "warnings")
+    report = s.run(network="metered")
     assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
     assert report.check is not None and report.document["check"]["status"] == report.check.status
     assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
-    plan = s.plan(trigger="periodic", now=NOW + 60)
+    clock.now = NOW + 60
+    plan = s.plan(trigger="periodic")
     assert plan.steps == () and plan.next_due_at == NOW + 3600
-    again = s.run(now=NOW, network="metered")
+    clock.now = NOW
+    again = s.run(network="metered")
     assert again.fetched == () and again.check is None
     # The check on the cache, again, from Python.
     assert on(store, NOW).check().status == report.check.status
@@ -62,43 +71,43 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
 
 def test_progress_cancels_and_nothing_is_half_kept(setup):
     dist, trust, store = setup
-    s = feature(store, "sync", transport=encore.Transport.curl(), distribution=dist.url, trust=trust)
+    s = sync_of(store, NOW, transport=encore.Transport.curl(), distribution=dist.url, trust=trust)
     calls = []
 
     def progress(done, total):
         calls.append(done)
         return done < 2  # config and the day index, then stop
     with pytest.raises(encore.CancelledError):
-        s.run(now=NOW, progress=progress)
+        s.run(progress=progress)
     assert calls == [0, 1, 2]
     assert on(store).keyfiles.list("EUR") == []
     # An exception in the callback cancels too and comes back as itself.
     with pytest.raises(ZeroDivisionError):
-        s.run(now=NOW, progress=lambda d, t: 1 / 0)
+        s.run(progress=lambda d, t: 1 / 0)
 
 
 def test_bad_arguments(setup):
     dist, trust, store = setup
     t = encore.Transport.curl()
     with pytest.raises(encore.InvalidArgumentError, match="nothing to sync"):
-        feature(store, "sync", transport=t).plan(now=NOW)
+        sync_of(store, NOW, transport=t).plan()
     with pytest.raises(encore.InvalidArgumentError, match="capital letters"):
-        feature(store, "sync", transport=t, distribution=dist.url, country="x").plan(now=NOW)
+        sync_of(store, NOW, transport=t, distribution=dist.url, country="x").plan()
     with pytest.raises(encore.InvalidArgumentError, match="public key"):
-        feature(store, "sync", transport=t, dp3t=dist.url).plan(now=NOW)
+        sync_of(store, NOW, transport=t, dp3t=dist.url).plan()
     with pytest.raises(encore.InvalidArgumentError, match="clock"):
-        feature(store, "sync", transport=t, distribution=dist.url).plan(now=-1)
+        sync_of(store, -1, transport=t, distribution=dist.url).plan()
     with pytest.raises(ValueError):
-        feature(store, "sync", transport=t, distribution=dist.url).plan(trigger="hourly")
+        sync_of(store, None, transport=t, distribution=dist.url).plan(trigger="hourly")
     # Clocks from 1970 to 9999: the last second plans, the next is refused, as is Int64's last.
     last = 253_402_300_799
-    assert feature(store, "sync", transport=t, distribution=dist.url).plan(now=last).next_due_at == last + 3600
+    assert sync_of(store, last, transport=t, distribution=dist.url).plan().next_due_at == last + 3600
     for now in (last + 1, 2 ** 63 - 1):
         with pytest.raises(encore.InvalidArgumentError, match="1970 and 9999"):
-            feature(store, "sync", transport=t, distribution=dist.url).plan(now=now)
+            sync_of(store, now, transport=t, distribution=dist.url).plan()
     # Without trust nothing verifies: the sync fails and keeps nothing.
     with pytest.raises(encore.EncoreError):
-        feature(store, "sync", transport=t, distribution=dist.url).run(now=NOW)
+        sync_of(store, NOW, transport=t, distribution=dist.url).run()
     assert on(store).keyfiles.list("EUR") == []
 
 
@@ -126,7 +135,7 @@ def drive(op, now=NOW, answer=perform, computed=None):
 
 def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     dist, trust, store = setup
-    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(network="metered")
     computed = [0]
     urls = drive(op, computed=computed)
     assert urls[0].endswith("/version/v2/app_config_android") and urls[1].endswith("/country/EUR/date")
@@ -138,11 +147,11 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
     # The same as the blocking form on a store in the same state.
     with encore.Store.open(str(tmp_path / "twin.db"), raw_key=RAW_KEY) as twin:
-        blocking = feature(twin, "sync", transport=encore.Transport.curl(), distribution=dist.url, trust=trust).run(now=NOW, network="metered")
+        blocking = sync_of(twin, NOW, transport=encore.Transport.curl(), distribution=dist.url, trust=trust).run(network="metered")
     assert [f.tag for f in blocking.fetched] == [f.tag for f in report.fetched]
     assert blocking.document["check"] == report.document["check"]
     # Nothing due any more: a periodic sync's operation is done at once.
-    idle = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW + 60, trigger="periodic")
+    idle = sync_of(store, NOW + 60, distribution=dist.url, trust=trust).operation(trigger="periodic")
     assert idle.next(NOW + 60) == ("done", None) and idle.result().fetched == ()
 
 
@@ -197,7 +206,7 @@ def test_next_and_feed_start_no_thread(setup, tmp_path):
 
 def test_driving_the_sync_out_of_turn_is_refused(setup):
     dist, trust, store = setup
-    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW)
+    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation()
     _, request = op.next(NOW)
     with pytest.raises(encore.OperationStateError):
         op.next(NOW)
@@ -213,7 +222,7 @@ def test_driving_the_sync_out_of_turn_is_refused(setup):
 def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fails(setup, tmp_path):
     dist, trust, store = setup
     config_lost = lambda r: None if "app_config" in r.url else perform(r)  # noqa: E731
-    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(network="metered")
     drive(op, answer=config_lost)
     report = op.result()
     assert report.configuration == encore.SyncConfiguration("built-in", report.configuration.reason, 1)
@@ -223,7 +232,7 @@ def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fa
     # status; the day verified before it is kept.
     with encore.Store.open(str(tmp_path / "fresh.db"), raw_key=RAW_KEY) as fresh:
         lost = lambda r: None if r.url.endswith("/date/" + day(1)) else perform(r)  # noqa: E731
-        op = feature(fresh, "sync", distribution=dist.url, trust=trust).operation(now=NOW, network="metered")
+        op = sync_of(fresh, NOW, distribution=dist.url, trust=trust).operation(network="metered")
         urls = drive(op, answer=lost)
         assert urls[-1].endswith("/date/" + day(1))
         with pytest.raises(encore.NetworkError):
@@ -233,7 +242,7 @@ def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fa
 
 def test_the_budget_counts_from_the_first_step(setup):
     dist, trust, store = setup
-    op = feature(store, "sync", distribution=dist.url, trust=trust).operation(now=NOW, budget=60)
+    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(budget=60)
     _, request = op.next(NOW)
     op.feed_answer(request.id, *perform(request), now=NOW + 61)
     # The host's clock says the budget is spent: the sync stops cleanly,
@@ -250,8 +259,10 @@ def test_a_request_the_transport_refuses_fails_the_sync_and_counts_for_the_backo
     dist, trust, store = setup
     # Plain http is for this machine only: the built-in transport refuses it
     # before sending, outside the sync's machine; the failure still counts.
-    s = feature(store, "sync", transport=encore.Transport.curl(), distribution="http://192.0.2.1", trust=trust)
+    clock = TestClock(NOW)
+    s = sync_of(store, clock, transport=encore.Transport.curl(), distribution="http://192.0.2.1", trust=trust)
     with pytest.raises(encore.InvalidArgumentError, match="plain http"):
-        s.run(now=NOW)
-    plan = s.plan(trigger="periodic", now=NOW + 60)
+        s.run()
+    clock.now = NOW + 60
+    plan = s.plan(trigger="periodic")
     assert plan.steps == () and NOW + 240 <= plan.next_due_at <= NOW + 360  # backing off: 5 min ± 20 %
