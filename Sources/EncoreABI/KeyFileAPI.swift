@@ -128,10 +128,7 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 /// Writes what the file says about itself to *info. The strings in it point
 /// into the handle and live as long as it does.
 @c public func encore_keyfile_get_info(_ file: encore_keyfile_ptr?, _ info: UnsafeMutablePointer<encore_keyfile_info>?) -> encore_status {
-    guarded {
-        let handle = try borrow(file, as: KeyFileHandle.self, "file")
-        try writeOutput(handle.info, to: info, "info")
-    }
+    writeHeld(file, as: KeyFileHandle.self, "file", info, "info") { $0.info }
 }
 
 /// Copies valid keys of a list (ENCORE_KEYS or ENCORE_REVISED_KEYS), from

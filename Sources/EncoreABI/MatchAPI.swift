@@ -181,18 +181,12 @@ func keySources(_ sources: UnsafePointer<encore_key_source>?, _ size: Int, _ cou
 
 /// Writes the sizes of the result's lists and what happened to the keys.
 @c public func encore_match_result_get_stats(_ result: encore_match_result_ptr?, _ stats: UnsafeMutablePointer<encore_match_stats>?) -> encore_status {
-    guarded {
-        let r = try borrow(result, as: MatchResultHandle.self, "result")
-        try writeOutput(r.stats, to: stats, "stats")
-    }
+    writeHeld(result, as: MatchResultHandle.self, "result", stats, "stats") { $0.stats }
 }
 
 /// Writes the ENF v1 exposure summary.
 @c public func encore_match_result_get_summary_v1(_ result: encore_match_result_ptr?, _ summary: UnsafeMutablePointer<encore_summary_v1>?) -> encore_status {
-    guarded {
-        let r = try borrow(result, as: MatchResultHandle.self, "result")
-        try writeOutput(r.summary, to: summary, "summary")
-    }
+    writeHeld(result, as: MatchResultHandle.self, "result", summary, "summary") { $0.summary }
 }
 
 /// Copies exposure windows first ..< first + capacity (sorted by time), as
