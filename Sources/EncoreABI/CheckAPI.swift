@@ -18,19 +18,15 @@ public typealias encore_check_result_ptr = OpaquePointer
 
 typealias CheckResultHandle = Held<CheckResult>
 
-let checkOptionsSize = MemoryLayout<encore_check_options>.size
-
 /// Writes the default check options to *options (pass sizeof *options):
 /// 24 h of tracing in 14 days, keys at most 48 h old, CWA's v1 risk model
 /// (risk_v1 NULL).
 @c public func encore_check_options_init(_ options: UnsafeMutablePointer<encore_check_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            let d = CheckOptions()
-            o.minimum_tracing_seconds = d.minimumTracingSeconds
-            o.tracing_days = d.tracingDays
-            o.maximum_key_age_seconds = d.maximumKeyAgeSeconds
-        }
+    initOptions(options, "options", struct_size) { o in
+        let d = CheckOptions()
+        o.minimum_tracing_seconds = d.minimumTracingSeconds
+        o.tracing_days = d.tracingDays
+        o.maximum_key_age_seconds = d.maximumKeyAgeSeconds
     }
 }
 
@@ -38,8 +34,7 @@ let checkOptionsSize = MemoryLayout<encore_check_options>.size
 /// the defaults).
 func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (CheckOptions, RiskV1Configuration, PresenceTracingRiskConfiguration?) {
     guard let pointer else { return (CheckOptions(), .cwa, nil) }
-    let o = pointer.pointee
-    try checkStructSize(pointer, Int(o.struct_size), known: checkOptionsSize, "encore_check_options_init")
+    let o = try checkedStruct(pointer, "encore_check_options_init")
     guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "check options: reserved must be 0") }
     var c = CheckOptions()
     c.minimumTracingSeconds = o.minimum_tracing_seconds
@@ -98,22 +93,7 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 
 /// Writes the check's outcome.
 @c public func encore_check_result_get_summary(_ result: encore_check_result_ptr?, _ summary: UnsafeMutablePointer<encore_check_summary>?) -> encore_status {
-    guarded {
-        let r = try borrow(result, as: CheckResultHandle.self, "result").value
-        var s = encore_check_summary()
-        s.status = r.status.rawValue
-        s.notification_due = r.notificationDue ? 1 : 0
-        s.calculated_at = r.calculatedAt
-        s.active_tracing_seconds = r.activeTracingSeconds
-        s.has_newest_keys = r.newestKeys == nil ? 0 : 1
-        s.newest_keys = r.newestKeys ?? 0
-        s.has_stored_result = r.storedResultID == nil ? 0 : 1
-        s.stored_result_id = r.storedResultID ?? 0
-        s.window_count = UInt64(r.windowCount)
-        s.v1_score = r.riskV1.score
-        s.v1_level = r.riskV1.level?.rawValue ?? ENCORE_RISK_NONE
-        try writeOutput(s, to: summary, "summary")
-    }
+    writeHeld(result, as: CheckResultHandle.self, "result", summary, "summary") { encore_check_summary($0.value) }
 }
 
 /// Writes a new handle to the check's v2 risk assessment (per-day risks);
@@ -122,5 +102,20 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
     guarded {
         let r = try borrow(result, as: CheckResultHandle.self, "result").value
         try required(out, "out").pointee = retainedHandle(RiskAssessmentHandle(r.assessment))
+    }
+}
+
+extension encore_check_summary {
+    init(_ r: CheckResult) {
+        self.init()
+        status = r.status.rawValue
+        notification_due = r.notificationDue ? 1 : 0
+        calculated_at = r.calculatedAt
+        active_tracing_seconds = r.activeTracingSeconds
+        setOptional(&newest_keys, &has_newest_keys, r.newestKeys)
+        setOptional(&stored_result_id, &has_stored_result, r.storedResultID)
+        window_count = UInt64(r.windowCount)
+        v1_score = r.riskV1.score
+        v1_level = r.riskV1.level?.rawValue ?? ENCORE_RISK_NONE
     }
 }

@@ -275,10 +275,7 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 
 /// Writes the number of check-ins in a list to *count.
 @c public func encore_checkin_list_count(_ list: encore_checkin_list_ptr?, _ count: UnsafeMutablePointer<Int>?) -> encore_status {
-    guarded {
-        let checkIns = try borrow(list, as: CheckInListHandle.self, "list").value
-        try output(count, "count") { checkIns.count }
-    }
+    heldCount(list, as: CheckInListHandle.self, count)
 }
 
 /// Copies check-ins first ..< first + capacity of a list (see "Lists"). The

@@ -12,16 +12,12 @@ import EncoreTestResults
 import EncoreTracing
 import EncoreWire
 
-let traceLocationSpecSize = MemoryLayout<encore_trace_location_spec>.size
-
 /// Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
 /// type 0 (set one), default_check_in_length_minutes -1 (the app's
 /// default for the type).
 @c public func encore_trace_location_spec_init(_ spec: UnsafeMutablePointer<encore_trace_location_spec>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(spec, "spec", struct_size) { o in
-            o.default_check_in_length_minutes = -1
-        }
+    initOptions(spec, "spec", struct_size) { o in
+        o.default_check_in_length_minutes = -1
     }
 }
 
@@ -38,8 +34,7 @@ let traceLocationSpecSize = MemoryLayout<encore_trace_location_spec>.size
 @c public func encore_trace_location_create(_ spec: UnsafePointer<encore_trace_location_spec>?, _ out: UnsafeMutablePointer<encore_trace_location_ptr?>?) -> encore_status {
     guarded {
         let p = try required(spec, "spec")
-        let s = p.pointee
-        try checkStructSize(p, Int(s.struct_size), known: traceLocationSpecSize, "encore_trace_location_spec_init")
+        let s = try checkedStruct(p, "encore_trace_location_spec_init")
         guard s.reserved == 0 else { throw EncoreError(.invalidArgument, "spec->reserved must be 0") }
         guard s.default_check_in_length_minutes >= -1 else {
             throw EncoreError(.invalidArgument, "spec->default_check_in_length_minutes is -1 (the default) or 0-1425, not \(s.default_check_in_length_minutes)")

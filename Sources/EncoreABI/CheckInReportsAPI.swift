@@ -52,10 +52,7 @@ func protectedReport(locationIdHash: [UInt8], iv: [UInt8], mac: [UInt8], ciphert
 
 /// Writes the number of reports in a list to *count.
 @c public func encore_checkin_report_list_count(_ list: encore_checkin_report_list_ptr?, _ count: UnsafeMutablePointer<Int>?) -> encore_status {
-    guarded {
-        let reports = try borrow(list, as: CheckInReportListHandle.self, "list").value
-        try output(count, "count") { reports.count }
-    }
+    heldCount(list, as: CheckInReportListHandle.self, count)
 }
 
 /// Copies reports first ..< first + capacity of a list (see "Lists").

@@ -71,9 +71,7 @@ func clientServers(_ o: encore_client_options) throws -> ClientServers {
 /// the system clock, SwissCovid's push API) for a struct of `struct_size`
 /// bytes.
 @c public func encore_client_options_init(_ options: UnsafeMutablePointer<encore_client_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in o.push_api = ENCORE_PUSH_API_SWISSCOVID }
-    }
+    initOptions(options, "options", struct_size) { o in o.push_api = ENCORE_PUSH_API_SWISSCOVID }
 }
 
 /// Makes a client of the open `store` and `options` (may be NULL: no

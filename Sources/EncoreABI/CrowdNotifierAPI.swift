@@ -37,7 +37,7 @@ private func venueKind(_ kind: Int32) throws -> CrowdNotifierVenue.Kind {
 /// Writes the default trace-key match options to *options (pass sizeof
 /// *options): one thread per core, no progress.
 @c public func encore_trace_key_match_options_init(_ options: UnsafeMutablePointer<encore_trace_key_match_options>?, _ struct_size: Int) -> encore_status {
-    guarded { try initOptions(options, "options", struct_size) { _ in } }
+    initOptions(options, "options", struct_size) { _ in }
 }
 
 /// Trace keys the host fetched itself (a body of GET /v3/traceKeys: a

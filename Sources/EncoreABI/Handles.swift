@@ -41,6 +41,21 @@ func release(_ handle: OpaquePointer?) {
     Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(handle)).release()
 }
 
+/// Writes how many items a list handle holds to *count (each `…_list_count`).
+func heldCount<Item>(_ list: OpaquePointer?, as type: Held<[Item]>.Type, _ count: UnsafeMutablePointer<Int>?) -> encore_status {
+    guarded {
+        let items = try borrow(list, as: type, "list").value
+        try output(count, "count") { items.count }
+    }
+}
+
+/// Writes an output struct that a handle holds to *out (a `…_get_…` that
+/// only reads the handle; see writeOutput).
+func writeHeld<H: AnyObject, T>(_ handle: OpaquePointer?, as type: H.Type, _ handleName: String,
+                                _ out: UnsafeMutablePointer<T>?, _ outName: String, _ field: (H) -> T) -> encore_status {
+    guarded { try writeOutput(field(try borrow(handle, as: type, handleName)), to: out, outName) }
+}
+
 /// NUL-terminated copies of strings that C reads through pointers which
 /// must stay valid for the life of a handle.
 final class CStrings: @unchecked Sendable {

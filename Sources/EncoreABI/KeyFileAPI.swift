@@ -53,14 +53,10 @@ func signatureStatusCode(_ s: SignatureOutcome.Status) -> Int32 {
     }
 }
 
-/// The size of the options struct this library knows (see OptionsStruct.swift).
-let optionsSize = MemoryLayout<encore_keyfile_options>.size
-
 /// The core's options from the C struct (NULL: the defaults).
 func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws -> KeyFileOptions {
     guard let pointer else { return KeyFileOptions() }
-    let o = pointer.pointee
-    try checkStructSize(pointer, Int(o.struct_size), known: optionsSize, "encore_keyfile_options_init")
+    let o = try checkedStruct(pointer, "encore_keyfile_options_init")
     let verification: Verification
     switch o.verify {
     case UInt32(ENCORE_VERIFY_SKIP): verification = .skip
@@ -85,14 +81,12 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 /// keys, members up to 512 MiB, 1 GiB in all, ratio limit 100, no progress.
 /// Fields of a newer header that this library does not know are zeroed.
 @c public func encore_keyfile_options_init(_ options: UnsafeMutablePointer<encore_keyfile_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            let d = ZipLimits.default
-            o.verify = UInt32(ENCORE_VERIFY_REQUIRE)
-            o.max_member_size = d.maxMemberSize
-            o.max_total_size = d.maxTotalSize
-            o.max_ratio = d.maxRatio
-        }
+    initOptions(options, "options", struct_size) { o in
+        let d = ZipLimits.default
+        o.verify = UInt32(ENCORE_VERIFY_REQUIRE)
+        o.max_member_size = d.maxMemberSize
+        o.max_total_size = d.maxTotalSize
+        o.max_ratio = d.maxRatio
     }
 }
 
@@ -128,10 +122,7 @@ func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws ->
 /// Writes what the file says about itself to *info. The strings in it point
 /// into the handle and live as long as it does.
 @c public func encore_keyfile_get_info(_ file: encore_keyfile_ptr?, _ info: UnsafeMutablePointer<encore_keyfile_info>?) -> encore_status {
-    guarded {
-        let handle = try borrow(file, as: KeyFileHandle.self, "file")
-        try writeOutput(handle.info, to: info, "info")
-    }
+    writeHeld(file, as: KeyFileHandle.self, "file", info, "info") { $0.info }
 }
 
 /// Copies valid keys of a list (ENCORE_KEYS or ENCORE_REVISED_KEYS), from

@@ -63,29 +63,25 @@ final class MatchResultHandle: @unchecked Sendable {
     }
 }
 
-let matchOptionsSize = MemoryLayout<encore_match_options>.size
-
 /// Writes the default matching options for `now` to *options (pass sizeof
 /// *options): drift 12 intervals, TX power -60...20 dBm, replay 1200 s,
 /// keys up to 14 days old, UNKNOWN report type as CONFIRMED_TEST, CWA's
 /// infectiousness map (dsos 1 STANDARD, 2 HIGH, else NONE), CWA's v1
 /// values, one thread per core, default key file options.
 @c public func encore_match_options_init(_ options: UnsafeMutablePointer<encore_match_options>?, _ struct_size: Int, _ now: Int64) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            let d = MatchingOptions()
-            o.now = now
-            o.drift_intervals = Int32(d.driftIntervals)
-            o.tx_power_min = Int32(d.txPowerMinimum)
-            o.tx_power_max = Int32(d.txPowerMaximum)
-            o.replay_seconds = Int32(d.replaySeconds)
-            o.max_key_age_days = Int32(d.maxKeyAgeDays)
-            o.report_type_when_missing = d.reportTypeWhenMissing.rawValue
-            o.infectiousness_when_dsos_missing = d.infectiousnessWhenDaysSinceOnsetMissing.rawValue
-            withUnsafeMutableBytes(of: &o.infectiousness_by_dsos) { bytes in
-                for (dsos, inf) in d.infectiousnessForDaysSinceOnset where (-14 ... 14).contains(dsos) {
-                    bytes[Int(dsos) + 14] = UInt8(inf.rawValue)
-                }
+    initOptions(options, "options", struct_size) { o in
+        let d = MatchingOptions()
+        o.now = now
+        o.drift_intervals = Int32(d.driftIntervals)
+        o.tx_power_min = Int32(d.txPowerMinimum)
+        o.tx_power_max = Int32(d.txPowerMaximum)
+        o.replay_seconds = Int32(d.replaySeconds)
+        o.max_key_age_days = Int32(d.maxKeyAgeDays)
+        o.report_type_when_missing = d.reportTypeWhenMissing.rawValue
+        o.infectiousness_when_dsos_missing = d.infectiousnessWhenDaysSinceOnsetMissing.rawValue
+        withUnsafeMutableBytes(of: &o.infectiousness_by_dsos) { bytes in
+            for (dsos, inf) in d.infectiousnessForDaysSinceOnset where (-14 ... 14).contains(dsos) {
+                bytes[Int(dsos) + 14] = UInt8(inf.rawValue)
             }
         }
     }
@@ -96,8 +92,7 @@ func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
     -> (MatchingOptions, now: Int64, KeyFileOptions, V1Configuration, threads: Int, ProgressHandler?)
 {
     let p = try required(pointer, "options")
-    let o = p.pointee
-    try checkStructSize(p, Int(o.struct_size), known: matchOptionsSize, "encore_match_options_init")
+    let o = try checkedStruct(p, "encore_match_options_init")
     guard o.reserved == 0, o.reserved2 == (0, 0, 0) else { throw EncoreError(.invalidArgument, "options: reserved fields must be 0") }
     guard let reportType = ReportType(rawValue: o.report_type_when_missing),
           let whenMissing = Infectiousness(rawValue: o.infectiousness_when_dsos_missing) else {
@@ -181,18 +176,12 @@ func keySources(_ sources: UnsafePointer<encore_key_source>?, _ size: Int, _ cou
 
 /// Writes the sizes of the result's lists and what happened to the keys.
 @c public func encore_match_result_get_stats(_ result: encore_match_result_ptr?, _ stats: UnsafeMutablePointer<encore_match_stats>?) -> encore_status {
-    guarded {
-        let r = try borrow(result, as: MatchResultHandle.self, "result")
-        try writeOutput(r.stats, to: stats, "stats")
-    }
+    writeHeld(result, as: MatchResultHandle.self, "result", stats, "stats") { $0.stats }
 }
 
 /// Writes the ENF v1 exposure summary.
 @c public func encore_match_result_get_summary_v1(_ result: encore_match_result_ptr?, _ summary: UnsafeMutablePointer<encore_summary_v1>?) -> encore_status {
-    guarded {
-        let r = try borrow(result, as: MatchResultHandle.self, "result")
-        try writeOutput(r.summary, to: summary, "summary")
-    }
+    writeHeld(result, as: MatchResultHandle.self, "result", summary, "summary") { $0.summary }
 }
 
 /// Copies exposure windows first ..< first + capacity (sorted by time), as

@@ -17,14 +17,19 @@ import EncoreWire
 /// Extensible option structs: the caller says how large its struct is. A
 /// caller built against a newer header may pass a larger one; the fields
 /// this library does not know must then be zero, since it cannot honour them.
-func checkStructSize(_ pointer: UnsafeRawPointer, _ size: Int, known: Int, _ initName: String) throws {
+/// Returns the struct as this library knows it.
+func checkedStruct<T>(_ pointer: UnsafePointer<T>, _ initName: String) throws -> T {
+    // struct_size is every such struct's first field, a uint32_t.
+    let size = Int(UnsafeRawPointer(pointer).load(as: UInt32.self))
+    let known = MemoryLayout<T>.size
     guard size >= known else {
         throw EncoreError(.invalidArgument, "options.struct_size is \(size), expected at least \(known): initialise options with \(initName)(&options, sizeof options)")
     }
-    let unknown = UnsafeRawBufferPointer(start: pointer + known, count: size - known)
+    let unknown = UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer) + known, count: size - known)
     guard unknown.allSatisfy({ $0 == 0 }) else {
         throw EncoreError(.invalidArgument, "options set fields that this version of libencore does not know")
     }
+    return pointer.pointee
 }
 
 /// Zeroes a caller's struct of `size` bytes before its known part is written.
@@ -38,11 +43,13 @@ func initStruct<T>(_ out: UnsafeMutablePointer<T>, _ size: Int, known: Int) thro
 /// The body of every *_init(options, struct_size): the pointer and the size
 /// checked, the caller's struct of that size zeroed, its struct_size (the
 /// first field, a uint32_t) set, then the library's defaults written.
-func initOptions<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: String, _ size: Int, _ defaults: (inout T) -> Void) throws {
-    let out = try required(pointer, name)
-    try initStruct(out, size, known: MemoryLayout<T>.size)
-    UnsafeMutableRawPointer(out).storeBytes(of: UInt32(size), as: UInt32.self)
-    defaults(&out.pointee)
+func initOptions<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: String, _ size: Int, _ defaults: (inout T) -> Void) -> encore_status {
+    guarded {
+        let out = try required(pointer, name)
+        try initStruct(out, size, known: MemoryLayout<T>.size)
+        UnsafeMutableRawPointer(out).storeBytes(of: UInt32(size), as: UInt32.self)
+        defaults(&out.pointee)
+    }
 }
 
 /// Structs whose first version was smaller than they are now: the smallest
@@ -117,6 +124,13 @@ func checkOutput<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: String) throws 
         throw EncoreError(.invalidArgument, "\(name)->struct_size is \(size), expected at least \(minimum): set it to sizeof the struct (ENCORE_OUTPUT_INIT) before the call")
     }
     return size
+}
+
+/// Writes an optional value as C reads it: the field and its has_ flag
+/// (both 0 for nil).
+func setOptional<T: Numeric>(_ field: inout T, _ has: inout Int32, _ value: T?) {
+    has = value == nil ? 0 : 1
+    field = value ?? 0
 }
 
 /// Writes an output struct that may grow (its first field is a uint32_t

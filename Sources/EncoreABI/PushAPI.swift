@@ -15,16 +15,12 @@ import EncoreTestResults
 import EncoreTracing
 import EncoreWire
 
-let pushOptionsSize = MemoryLayout<encore_push_options>.size
-
 /// Fills *options with the defaults (3 attempts, 1 s before the first
 /// retry) for a struct of `struct_size` bytes.
 @c public func encore_push_options_init(_ options: UnsafeMutablePointer<encore_push_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            o.attempts = 3
-            o.retry_delay_ms = 1000
-        }
+    initOptions(options, "options", struct_size) { o in
+        o.attempts = 3
+        o.retry_delay_ms = 1000
     }
 }
 
@@ -36,8 +32,7 @@ func pushAPI(_ api: Int32, _ name: String) throws -> PushProtocol.API {
 
 func pushRetry(_ pointer: UnsafePointer<encore_push_options>?) throws -> PushRetry {
     guard let pointer else { return PushRetry() }
-    let o = pointer.pointee
-    try checkStructSize(pointer, Int(o.struct_size), known: pushOptionsSize, "encore_push_options_init")
+    let o = try checkedStruct(pointer, "encore_push_options_init")
     return PushRetry(attempts: Int(o.attempts), delayMilliseconds: Int(o.retry_delay_ms))
 }
 

@@ -34,8 +34,7 @@ private let pushTypes: [PushType: Int32] = [.ios: ENCORE_PUSH_TYPE_IOS, .android
         var out = encore_push_status()
         out.struct_size = structSize(encore_push_status.self)
         out.registered = s.state.registered ? 1 : 0
-        out.has_registered_at = s.state.registeredAt == nil ? 0 : 1
-        out.registered_at = s.state.registeredAt ?? 0
+        setOptional(&out.registered_at, &out.has_registered_at, s.state.registeredAt)
         out.api = s.api.flatMap { pushAPIs[$0] } ?? -1
         out.push_type = s.pushType.flatMap { pushTypes[$0] } ?? -1
         out.has_push_token = s.hasPushToken ? 1 : 0

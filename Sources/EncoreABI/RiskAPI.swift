@@ -79,22 +79,7 @@ typealias RiskAssessmentHandle = Held<RiskAssessment>
 
 /// Writes an assessment's aggregate.
 @c public func encore_risk_assessment_get_summary(_ assessment: encore_risk_assessment_ptr?, _ summary: UnsafeMutablePointer<encore_risk_summary>?) -> encore_status {
-    guarded {
-        let a = try borrow(assessment, as: RiskAssessmentHandle.self, "assessment").value
-        var s = encore_risk_summary()
-        s.total_risk_level = a.totalRiskLevel.rawValue
-        s.has_most_recent_date_with_low_risk = a.mostRecentDateWithLowRisk == nil ? 0 : 1
-        s.most_recent_date_with_low_risk = a.mostRecentDateWithLowRisk ?? 0
-        s.has_most_recent_date_with_high_risk = a.mostRecentDateWithHighRisk == nil ? 0 : 1
-        s.most_recent_date_with_high_risk = a.mostRecentDateWithHighRisk ?? 0
-        s.number_of_days_with_low_risk = Int32(clamping: a.numberOfDaysWithLowRisk)
-        s.number_of_days_with_high_risk = Int32(clamping: a.numberOfDaysWithHighRisk)
-        s.total_minimum_distinct_encounters_with_low_risk = Int32(clamping: a.totalMinimumDistinctEncountersWithLowRisk)
-        s.total_minimum_distinct_encounters_with_high_risk = Int32(clamping: a.totalMinimumDistinctEncountersWithHighRisk)
-        s.calculated_at = a.calculatedAt
-        s.day_count = UInt64(a.days.count)
-        try writeOutput(s, to: summary, "summary")
-    }
+    writeHeld(assessment, as: RiskAssessmentHandle.self, "assessment", summary, "summary") { encore_risk_summary($0.value) }
 }
 
 /// Copies per-day risks first ..< first + capacity (newest first).
@@ -129,4 +114,19 @@ func exposureWindows(_ windows: [encore_exposure_window], _ instances: [encore_s
                                       calibrationConfidence: Int(w.calibration_confidence), scanInstances: scans, "windows[\(i)]"))
     }
     return out
+}
+
+extension encore_risk_summary {
+    init(_ a: RiskAssessment) {
+        self.init()
+        total_risk_level = a.totalRiskLevel.rawValue
+        setOptional(&most_recent_date_with_low_risk, &has_most_recent_date_with_low_risk, a.mostRecentDateWithLowRisk)
+        setOptional(&most_recent_date_with_high_risk, &has_most_recent_date_with_high_risk, a.mostRecentDateWithHighRisk)
+        number_of_days_with_low_risk = Int32(clamping: a.numberOfDaysWithLowRisk)
+        number_of_days_with_high_risk = Int32(clamping: a.numberOfDaysWithHighRisk)
+        total_minimum_distinct_encounters_with_low_risk = Int32(clamping: a.totalMinimumDistinctEncountersWithLowRisk)
+        total_minimum_distinct_encounters_with_high_risk = Int32(clamping: a.totalMinimumDistinctEncountersWithHighRisk)
+        calculated_at = a.calculatedAt
+        day_count = UInt64(a.days.count)
+    }
 }

@@ -17,8 +17,6 @@ import EncoreWire
 
 public typealias encore_store_ptr = OpaquePointer
 
-let storeOptionsSize = MemoryLayout<encore_store_options>.size
-
 func storeKey(_ pointer: UnsafePointer<encore_store_key>?, _ name: String) throws -> StoreKey {
     let k: encore_store_key = try readInput(UnsafeRawPointer(try required(pointer, name)), name)
     let bytes = Array(try buffer(k.data, k.length, "\(name).data"))
@@ -31,8 +29,7 @@ func storeKey(_ pointer: UnsafePointer<encore_store_key>?, _ name: String) throw
 
 func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> StoreOptions {
     guard let pointer else { return StoreOptions() }
-    let o = pointer.pointee
-    try checkStructSize(pointer, Int(o.struct_size), known: storeOptionsSize, "encore_store_options_init")
+    let o = try checkedStruct(pointer, "encore_store_options_init")
     guard o.create <= 1, o.reserved == 0, o.busy_timeout_ms >= 0 else {
         throw EncoreError(.invalidArgument, "store options: create must be 0 or 1, reserved 0, busy_timeout_ms not negative")
     }
@@ -42,11 +39,9 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 /// Writes the default store options to *options (pass sizeof *options):
 /// create a missing file, wait up to 5000 ms for another process's lock.
 @c public func encore_store_options_init(_ options: UnsafeMutablePointer<encore_store_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            o.create = 1
-            o.busy_timeout_ms = StoreOptions().busyTimeoutMilliseconds
-        }
+    initOptions(options, "options", struct_size) { o in
+        o.create = 1
+        o.busy_timeout_ms = StoreOptions().busyTimeoutMilliseconds
     }
 }
 

@@ -19,20 +19,16 @@ public typealias encore_sync_result_ptr = OpaquePointer
 
 typealias SyncResultHandle = Held<SyncReport>
 
-let syncOptionsSize = MemoryLayout<encore_sync_options>.size
-
 /// Fills *options with the defaults (a user-triggered sync on an unmetered
 /// network, country EUR, the check after new data, a 480 s budget) for a
 /// struct of `struct_size` bytes.
 @c public func encore_sync_options_init(_ options: UnsafeMutablePointer<encore_sync_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            o.trigger = ENCORE_SYNC_USER
-            o.network = ENCORE_NETWORK_UNMETERED
-            o.run_check = 1
-            o.budget_seconds = SyncPlanner.budgetSeconds
-            o.trace_warnings = 1
-        }
+    initOptions(options, "options", struct_size) { o in
+        o.trigger = ENCORE_SYNC_USER
+        o.network = ENCORE_NETWORK_UNMETERED
+        o.run_check = 1
+        o.budget_seconds = SyncPlanner.budgetSeconds
+        o.trace_warnings = 1
     }
 }
 
@@ -40,8 +36,7 @@ let syncOptionsSize = MemoryLayout<encore_sync_options>.size
 /// defaults); its servers and trust list are the client's.
 func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncOptions {
     guard let p = pointer else { return SyncOptions() }
-    let o = p.pointee
-    try checkStructSize(p, Int(o.struct_size), known: syncOptionsSize, "encore_sync_options_init")
+    let o = try checkedStruct(p, "encore_sync_options_init")
     var s = SyncOptions()
     let triggers: [Int32: SyncTrigger] = [ENCORE_SYNC_PERIODIC: .periodic, ENCORE_SYNC_PUSH: .push, ENCORE_SYNC_APP_START: .appStart, ENCORE_SYNC_USER: .user]
     let networks: [Int32: NetworkKind] = [ENCORE_NETWORK_UNMETERED: .unmetered, ENCORE_NETWORK_METERED: .metered, ENCORE_NETWORK_NONE: .none]
@@ -80,8 +75,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
             case .traceKeys: out.steps |= UInt32(ENCORE_SYNC_STEP_TRACE_KEYS)
             }
         }
-        out.has_next_due = plan.nextDueAt == nil ? 0 : 1
-        out.next_due_at = plan.nextDueAt ?? 0
+        setOptional(&out.next_due_at, &out.has_next_due, plan.nextDueAt)
         try writeOutput(out, to: info, "info")
     }
 }
@@ -161,10 +155,8 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
         out.revoked = UInt32(clamping: r.revoked)
         out.stopped_early = r.stoppedEarly ? 1 : 0
         out.has_check = r.check == nil ? 0 : 1
-        out.has_next_due = r.nextDueAt == nil ? 0 : 1
-        out.next_due_at = r.nextDueAt ?? 0
-        out.has_clock_offset = r.clockOffset == nil ? 0 : 1
-        out.clock_offset = r.clockOffset ?? 0
+        setOptional(&out.next_due_at, &out.has_next_due, r.nextDueAt)
+        setOptional(&out.clock_offset, &out.has_clock_offset, r.clockOffset)
         out.configuration = configurationUsed(r.configuration?.source)
         out.config_failures = UInt32(clamping: r.configuration?.failures ?? 0)
         out.item_count = UInt32(clamping: r.items.count)

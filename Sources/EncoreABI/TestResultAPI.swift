@@ -181,23 +181,18 @@ func testKeyArgument(_ key: UnsafePointer<encore_test_key>?) throws -> (TestKey,
     }
 }
 
-let submitOptionsSize = MemoryLayout<encore_submit_options>.size
-
 /// Writes the default submission options to *options (pass sizeof
 /// *options): no information on symptoms, no visited countries, no consent
 /// to federation.
 @c public func encore_submit_options_init(_ options: UnsafeMutablePointer<encore_submit_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            o.symptoms = ENCORE_SYMPTOMS_NO_INFORMATION
-        }
+    initOptions(options, "options", struct_size) { o in
+        o.symptoms = ENCORE_SYMPTOMS_NO_INFORMATION
     }
 }
 
 func submissionOptions(_ pointer: UnsafePointer<encore_submit_options>?) throws -> SubmissionOptions {
     guard let pointer else { return SubmissionOptions() }
-    let o = pointer.pointee
-    try checkStructSize(pointer, Int(o.struct_size), known: submitOptionsSize, "encore_submit_options_init")
+    let o = try checkedStruct(pointer, "encore_submit_options_init")
     guard o.reserved == 0, o.consent_to_federation <= 1 else {
         throw EncoreError(.invalidArgument, "submit options: reserved must be 0 and consent_to_federation 0 or 1")
     }

@@ -22,19 +22,15 @@ import EncoreWire
 
 public typealias encore_tracer_ptr = OpaquePointer
 
-let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
-
 /// Writes the default tracer options to *options (pass sizeof *options):
 /// 4-second scans every 300 s, payloads of 600 to 1200 s, rotation times
 /// from the system's CSPRNG.
 @c public func encore_tracer_options_init(_ options: UnsafeMutablePointer<encore_tracer_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            o.scan_window_seconds = ScanSchedule.enf.windowSeconds
-            o.scan_period_seconds = ScanSchedule.enf.periodSeconds
-            o.rotation_min_seconds = RotationSchedule.enf.minimumSeconds
-            o.rotation_max_seconds = RotationSchedule.enf.maximumSeconds
-        }
+    initOptions(options, "options", struct_size) { o in
+        o.scan_window_seconds = ScanSchedule.enf.windowSeconds
+        o.scan_period_seconds = ScanSchedule.enf.periodSeconds
+        o.rotation_min_seconds = RotationSchedule.enf.minimumSeconds
+        o.rotation_max_seconds = RotationSchedule.enf.maximumSeconds
     }
 }
 
@@ -49,8 +45,7 @@ let tracerOptionsSize = MemoryLayout<encore_tracer_options>.size
         var scan = ScanSchedule.enf, rotation = RotationSchedule.enf
         var random = systemRandomSeconds
         if let options {
-            let o = options.pointee
-            try checkStructSize(options, Int(o.struct_size), known: tracerOptionsSize, "encore_tracer_options_init")
+            let o = try checkedStruct(options, "encore_tracer_options_init")
             guard o.has_random_seed <= 1 else { throw EncoreError(.invalidArgument, "options.has_random_seed must be 0 or 1") }
             scan = ScanSchedule(windowSeconds: o.scan_window_seconds, periodSeconds: o.scan_period_seconds)
             rotation = RotationSchedule(minimumSeconds: o.rotation_min_seconds, maximumSeconds: o.rotation_max_seconds)
@@ -246,12 +241,9 @@ extension Calibration {
 extension encore_tracing_calibration {
     init(_ c: Calibration) {
         self.init()
-        has_tx_power = c.txPower == nil ? 0 : 1
-        tx_power = Int32(c.txPower ?? 0)
-        has_rssi_correction = c.rssiCorrection == nil ? 0 : 1
-        rssi_correction = Int32(c.rssiCorrection ?? 0)
-        has_confidence = c.confidence == nil ? 0 : 1
-        confidence = Int32(c.confidence ?? 0)
+        setOptional(&tx_power, &has_tx_power, c.txPower.map { Int32($0) })
+        setOptional(&rssi_correction, &has_rssi_correction, c.rssiCorrection.map { Int32($0) })
+        setOptional(&confidence, &has_confidence, c.confidence.map { Int32($0) })
         effective_tx_power = Int32(c.effectiveTxPower)
         effective_rssi_correction = Int32(c.effectiveRSSICorrection)
         effective_confidence = Int32(c.effectiveConfidence)

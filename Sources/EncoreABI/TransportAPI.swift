@@ -23,13 +23,10 @@ public typealias encore_http_response_ptr = OpaquePointer
 /// A transport as C holds it.
 typealias TransportHandle = Held<any HTTPTransport>
 
-let transportOptionsSize = MemoryLayout<encore_transport_options>.size
-
 func transportOptions(_ pointer: UnsafePointer<encore_transport_options>?) throws -> TransportOptions {
     var t = TransportOptions()
     guard let pointer else { return t }
-    let o = pointer.pointee
-    try checkStructSize(pointer, Int(o.struct_size), known: transportOptionsSize, "encore_transport_options_init")
+    let o = try checkedStruct(pointer, "encore_transport_options_init")
     guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "transport options: reserved must be 0") }
     t.connectTimeoutMilliseconds = o.connect_timeout_ms
     t.timeoutMilliseconds = o.timeout_ms
@@ -44,13 +41,11 @@ func transportOptions(_ pointer: UnsafePointer<encore_transport_options>?) throw
 /// connect within 10 s, a request within 60 s, answers up to 16 MiB, the
 /// system's trusted CAs.
 @c public func encore_transport_options_init(_ options: UnsafeMutablePointer<encore_transport_options>?, _ struct_size: Int) -> encore_status {
-    guarded {
-        try initOptions(options, "options", struct_size) { o in
-            let d = TransportOptions()
-            o.connect_timeout_ms = d.connectTimeoutMilliseconds
-            o.timeout_ms = d.timeoutMilliseconds
-            o.max_response_bytes = d.maxResponseBytes
-        }
+    initOptions(options, "options", struct_size) { o in
+        let d = TransportOptions()
+        o.connect_timeout_ms = d.connectTimeoutMilliseconds
+        o.timeout_ms = d.timeoutMilliseconds
+        o.max_response_bytes = d.maxResponseBytes
     }
 }
 

@@ -80,6 +80,16 @@ struct SecretsFlag: ParsableArguments {
     func registration(_ store: Store) throws -> TestRegistration? { show ? try store.testRegistration() : nil }
 }
 
+/// How `register`, `result` and `status` show the test: --show-secrets and --json.
+struct TestReportArguments: ParsableArguments {
+    @OptionGroup var secrets: SecretsFlag
+    @OptionGroup var output: JSONFlag
+
+    func write(_ status: TestStatus, _ store: Store) throws {
+        TestReport.write(status, json: output.json, secrets: try secrets.registration(store))
+    }
+}
+
 struct TestRegister: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
@@ -118,9 +128,7 @@ struct TestRegister: ParsableCommand {
     var rapid = false
 
     @OptionGroup var clock: NowArgument
-    @OptionGroup var secrets: SecretsFlag
-
-    @OptionGroup var output: JSONFlag
+    @OptionGroup var report: TestReportArguments
 
     func validate() throws {
         guard [qr, guid, teletan].compactMap({ $0 }).count == 1 else { throw ValidationError("give exactly one of --qr, --guid and --teletan") }
@@ -144,7 +152,7 @@ struct TestRegister: ParsableCommand {
         let status = try talking(servers.verification) {
             try client.testResults().register(key(), dateOfBirth: dob, rapid: rapid, now: client.now())
         }
-        TestReport.write(status, json: output.json, secrets: try secrets.registration(client.store))
+        try report.write(status, client.store)
     }
 }
 
@@ -170,14 +178,12 @@ struct TestResultPoll: ParsableCommand {
     @OptionGroup var store: StoreArguments
     @OptionGroup var servers: CWAServerArguments
     @OptionGroup var clock: NowArgument
-    @OptionGroup var secrets: SecretsFlag
-
-    @OptionGroup var output: JSONFlag
+    @OptionGroup var report: TestReportArguments
 
     func run() throws {
         let client = try servers.client(store, now: clock)
         let status = try talking(servers.verification) { try client.testResults().poll(now: client.now()) }
-        TestReport.write(status, json: output.json, secrets: try secrets.registration(client.store))
+        try report.write(status, client.store)
     }
 }
 
@@ -190,14 +196,12 @@ struct TestStatusCommand: ParsableCommand {
 
     @OptionGroup var store: StoreArguments
     @OptionGroup var clock: NowArgument
-    @OptionGroup var secrets: SecretsFlag
-
-    @OptionGroup var output: JSONFlag
+    @OptionGroup var report: TestReportArguments
 
     func run() throws {
         let client = try store.client(now: clock)
         let status = try talking(store.db) { try TestResultService.status(of: client.store, now: client.now()) }
-        TestReport.write(status, json: output.json, secrets: try secrets.registration(client.store))
+        try report.write(status, client.store)
     }
 }
 

@@ -53,40 +53,28 @@ public enum CrowdNotifierAuthority {
         // SwissCovid's venue type 0): the bytes encore has always written.
         let b = try ProtoBuilder()
         let location = try b.message(cnv3__trace_location__init)
-        location.pointee.version = 4
-        location.pointee.has_version = 1
+        ProtoBuilder.set(&location.pointee.version, &location.pointee.has_version, 4)
         location.pointee.description = try b.string(description)
         location.pointee.address = try b.string(address)
-        location.pointee.starttimestamp = UInt64(start)
-        location.pointee.has_starttimestamp = 1
-        location.pointee.endtimestamp = UInt64(end)
-        location.pointee.has_endtimestamp = 1
+        ProtoBuilder.set(&location.pointee.starttimestamp, &location.pointee.has_starttimestamp, UInt64(start))
+        ProtoBuilder.set(&location.pointee.endtimestamp, &location.pointee.has_endtimestamp, UInt64(end))
         let cn = try b.message(cnv3__crowd_notifier_data__init)
-        cn.pointee.version = 4
-        cn.pointee.has_version = 1
-        cn.pointee.publickey = try b.bytes(publicKey)
-        cn.pointee.has_publickey = 1
-        cn.pointee.cryptographicseed = try b.bytes(try random(32))
-        cn.pointee.has_cryptographicseed = 1
-        cn.pointee.type = 1
-        cn.pointee.has_type = 1
+        ProtoBuilder.set(&cn.pointee.version, &cn.pointee.has_version, 4)
+        ProtoBuilder.set(&cn.pointee.publickey, &cn.pointee.has_publickey, try b.bytes(publicKey))
+        ProtoBuilder.set(&cn.pointee.cryptographicseed, &cn.pointee.has_cryptographicseed, try b.bytes(try random(32)))
+        ProtoBuilder.set(&cn.pointee.type, &cn.pointee.has_type, 1)
         let p = try b.message(cnv3__qrcode_payload__init)
-        p.pointee.version = 4
-        p.pointee.has_version = 1
+        ProtoBuilder.set(&p.pointee.version, &p.pointee.has_version, 4)
         p.pointee.locationdata = location
         p.pointee.crowdnotifierdata = cn
         if kind == .swissCovid {
             let country = try b.message(cnv3__swiss_covid_location_data__init)
-            country.pointee.version = 4
-            country.pointee.has_version = 1
-            country.pointee.type = 0
-            country.pointee.has_type = 1
+            ProtoBuilder.set(&country.pointee.version, &country.pointee.has_version, 4)
+            ProtoBuilder.set(&country.pointee.type, &country.pointee.has_type, 0)
             if automaticCheckOutSeconds > 0 {
-                country.pointee.automaticcheckoutdelaylms = Int64(bitPattern: UInt64(automaticCheckOutSeconds) &* 1000)
-                country.pointee.has_automaticcheckoutdelaylms = 1
+                ProtoBuilder.set(&country.pointee.automaticcheckoutdelaylms, &country.pointee.has_automaticcheckoutdelaylms, Int64(bitPattern: UInt64(automaticCheckOutSeconds) &* 1000))
             }
-            p.pointee.countrydata = try b.bytes(ProtoBuilder.pack(country))
-            p.pointee.has_countrydata = 1
+            ProtoBuilder.set(&p.pointee.countrydata, &p.pointee.has_countrydata, try b.bytes(ProtoBuilder.pack(country)))
         }
         return ProtoBuilder.pack(p)
     }

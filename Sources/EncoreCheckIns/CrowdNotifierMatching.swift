@@ -66,10 +66,8 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
     public static func swissCovidCountryData(criticality: UInt32) throws -> [UInt8] {
         let b = try ProtoBuilder()
         let m = try b.message(cnv3__swiss_covid_associated_data__init)
-        m.pointee.version = 1
-        m.pointee.has_version = 1
-        m.pointee.criticality = criticality
-        m.pointee.has_criticality = 1
+        ProtoBuilder.set(&m.pointee.version, &m.pointee.has_version, 1)
+        ProtoBuilder.set(&m.pointee.criticality, &m.pointee.has_criticality, criticality)
         return ProtoBuilder.pack(m)
     }
 
@@ -79,16 +77,12 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
         get throws {
             let b = try ProtoBuilder()
             let m = try b.message(cnv3__associated_data__init)
-            m.pointee.version = version
-            m.pointee.has_version = 1
+            ProtoBuilder.set(&m.pointee.version, &m.pointee.has_version, version)
             m.pointee.message = try b.string(message)
-            m.pointee.starttimestamp = start
-            m.pointee.has_starttimestamp = 1
-            m.pointee.endtimestamp = end
-            m.pointee.has_endtimestamp = 1
+            ProtoBuilder.set(&m.pointee.starttimestamp, &m.pointee.has_starttimestamp, start)
+            ProtoBuilder.set(&m.pointee.endtimestamp, &m.pointee.has_endtimestamp, end)
             if !countryData.isEmpty {
-                m.pointee.countrydata = try b.bytes(countryData)
-                m.pointee.has_countrydata = 1
+                ProtoBuilder.set(&m.pointee.countrydata, &m.pointee.has_countrydata, try b.bytes(countryData))
             }
             return ProtoBuilder.pack(m)
         }

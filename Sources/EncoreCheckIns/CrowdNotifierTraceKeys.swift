@@ -1,4 +1,5 @@
 import CEncoreProto
+import CProtobufC
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
@@ -145,41 +146,19 @@ public enum CrowdNotifierTraceKeys {
     public static func encode(_ keys: [CrowdNotifierTraceKey]) throws -> [UInt8] {
         let b = try ProtoBuilder(capacity: 256 + min(keys.count, 4096) * 320)
         let w = try b.message(cnv3__problematic_event_wrapper__init)
-        w.pointee.version = 3
-        w.pointee.has_version = 1
+        ProtoBuilder.set(&w.pointee.version, &w.pointee.has_version, 3)
         let events = try keys.map { k -> UnsafeMutablePointer<Cnv3__ProblematicEvent> in
             switch k.layout {
             case .swissCovid:
                 let e = try b.message(cnv3__problematic_event__init)
-                e.pointee.version = Int32(truncatingIfNeeded: k.version)
-                e.pointee.identity = try b.bytes(k.identity)
-                e.pointee.secretkeyforidentity = try b.bytes(k.secretKey)
-                e.pointee.day = k.day
-                e.pointee.encryptedassociateddata = try b.bytes(k.encryptedAssociatedData)
-                e.pointee.ciphertextnonce = try b.bytes(k.nonce)
-                e.pointee.has_version = 1
-                e.pointee.has_identity = 1
-                e.pointee.has_secretkeyforidentity = 1
-                e.pointee.has_day = 1
-                e.pointee.has_encryptedassociateddata = 1
-                e.pointee.has_ciphertextnonce = 1
+                try setShared(e, k, b)
+                ProtoBuilder.set(&e.pointee.day, &e.pointee.has_day, k.day)
                 return e
             case .notifyMe:
                 let e = try b.message(cnv3__notify_me_problematic_event__init)
-                e.pointee.version = Int32(truncatingIfNeeded: k.version)
-                e.pointee.identity = try b.bytes(k.identity)
-                e.pointee.secretkeyforidentity = try b.bytes(k.secretKey)
-                e.pointee.starttime = (k.start ?? k.day).multipliedReportingOverflow(by: 1000).partialValue
-                e.pointee.endtime = (k.end ?? k.day).multipliedReportingOverflow(by: 1000).partialValue
-                e.pointee.encryptedassociateddata = try b.bytes(k.encryptedAssociatedData)
-                e.pointee.ciphertextnonce = try b.bytes(k.nonce)
-                e.pointee.has_version = 1
-                e.pointee.has_identity = 1
-                e.pointee.has_secretkeyforidentity = 1
-                e.pointee.has_starttime = 1
-                e.pointee.has_endtime = 1
-                e.pointee.has_encryptedassociateddata = 1
-                e.pointee.has_ciphertextnonce = 1
+                try setShared(e, k, b)
+                ProtoBuilder.set(&e.pointee.starttime, &e.pointee.has_starttime, (k.start ?? k.day).multipliedReportingOverflow(by: 1000).partialValue)
+                ProtoBuilder.set(&e.pointee.endtime, &e.pointee.has_endtime, (k.end ?? k.day).multipliedReportingOverflow(by: 1000).partialValue)
                 // protobuf-c packs each listed message by its own
                 // descriptor: NotifyMe's layout stands in the list as is.
                 return UnsafeMutablePointer(OpaquePointer(e))
@@ -189,4 +168,31 @@ public enum CrowdNotifierTraceKeys {
         w.pointee.events = try b.list(events)
         return ProtoBuilder.pack(w)
     }
+
+    /// Sets the fields both layouts carry under the same numbers.
+    private static func setShared<M: ProblematicEventFields>(_ e: UnsafeMutablePointer<M>, _ k: CrowdNotifierTraceKey, _ b: ProtoBuilder) throws {
+        ProtoBuilder.set(&e.pointee.version, &e.pointee.has_version, Int32(truncatingIfNeeded: k.version))
+        ProtoBuilder.set(&e.pointee.identity, &e.pointee.has_identity, try b.bytes(k.identity))
+        ProtoBuilder.set(&e.pointee.secretkeyforidentity, &e.pointee.has_secretkeyforidentity, try b.bytes(k.secretKey))
+        ProtoBuilder.set(&e.pointee.encryptedassociateddata, &e.pointee.has_encryptedassociateddata, try b.bytes(k.encryptedAssociatedData))
+        ProtoBuilder.set(&e.pointee.ciphertextnonce, &e.pointee.has_ciphertextnonce, try b.bytes(k.nonce))
+    }
 }
+
+/// The fields protobuf-c generates alike for both layouts of a problematic
+/// event, so that one function sets them in either.
+private protocol ProblematicEventFields {
+    var version: Int32 { get set }
+    var identity: ProtobufCBinaryData { get set }
+    var secretkeyforidentity: ProtobufCBinaryData { get set }
+    var encryptedassociateddata: ProtobufCBinaryData { get set }
+    var ciphertextnonce: ProtobufCBinaryData { get set }
+    var has_version: protobuf_c_boolean { get set }
+    var has_identity: protobuf_c_boolean { get set }
+    var has_secretkeyforidentity: protobuf_c_boolean { get set }
+    var has_encryptedassociateddata: protobuf_c_boolean { get set }
+    var has_ciphertextnonce: protobuf_c_boolean { get set }
+}
+
+extension Cnv3__ProblematicEvent: ProblematicEventFields {}
+extension Cnv3__NotifyMeProblematicEvent: ProblematicEventFields {}

@@ -20,15 +20,6 @@ public struct TraceWarning: Sendable, Equatable, Hashable {
     /// A CheckInProtectedReport (else the deprecated plain warning).
     public var encrypted: Bool
 
-    public init(item: Int, entry: Int, startInterval: UInt32, period: UInt32, transmissionRiskLevel: UInt32, encrypted: Bool) {
-        self.item = item
-        self.entry = entry
-        self.startInterval = startInterval
-        self.period = period
-        self.transmissionRiskLevel = transmissionRiskLevel
-        self.encrypted = encrypted
-    }
-
     /// The rule every warning must satisfy, plain or decrypted: start ≥ 0
     /// and period > 0 read as CWA's apps read them, as signed 32-bit
     /// numbers (protobuf keeps a uint32's low 32 bits; Java writes −1 as

@@ -18,23 +18,11 @@ public enum ExportWriter {
             // One block for up to a million keys (the arena mallocs each allocation past it).
             let b = try ProtoBuilder(capacity: 512 + min(keys.count + revisedKeys.count, 1 << 20) * 128)
             let m = try b.message(ekexport__temporary_exposure_key_export__init)
-            if let v = metadata.startTimestamp {
-                m.pointee.start_timestamp = v
-                m.pointee.has_start_timestamp = 1
-            }
-            if let v = metadata.endTimestamp {
-                m.pointee.end_timestamp = v
-                m.pointee.has_end_timestamp = 1
-            }
+            ProtoBuilder.set(&m.pointee.start_timestamp, &m.pointee.has_start_timestamp, metadata.startTimestamp)
+            ProtoBuilder.set(&m.pointee.end_timestamp, &m.pointee.has_end_timestamp, metadata.endTimestamp)
             m.pointee.region = try metadata.region.map(b.string)
-            if let v = metadata.batchNum {
-                m.pointee.batch_num = v
-                m.pointee.has_batch_num = 1
-            }
-            if let v = metadata.batchSize {
-                m.pointee.batch_size = v
-                m.pointee.has_batch_size = 1
-            }
+            ProtoBuilder.set(&m.pointee.batch_num, &m.pointee.has_batch_num, metadata.batchNum)
+            ProtoBuilder.set(&m.pointee.batch_size, &m.pointee.has_batch_size, metadata.batchSize)
             let infos = try metadata.signatureInfos.map { try signatureInfo($0, b) }
             m.pointee.n_signature_infos = infos.count
             m.pointee.signature_infos = try b.list(infos)
@@ -50,20 +38,12 @@ public enum ExportWriter {
     /// One TemporaryExposureKey message.
     private static func key(_ k: ExposureKey, _ b: ProtoBuilder) throws -> UnsafeMutablePointer<Ekexport__TemporaryExposureKey> {
         let e = try b.message(ekexport__temporary_exposure_key__init)
-        e.pointee.key_data = try b.bytes(k.keyData.bytes)
-        e.pointee.has_key_data = 1
-        e.pointee.transmission_risk_level = k.transmissionRiskLevel
-        e.pointee.has_transmission_risk_level = 1
-        e.pointee.rolling_start_interval_number = k.rollingStartIntervalNumber
-        e.pointee.has_rolling_start_interval_number = 1
-        e.pointee.rolling_period = k.rollingPeriod
-        e.pointee.has_rolling_period = 1
-        e.pointee.report_type = k.reportType.rawValue
-        e.pointee.has_report_type = 1
-        if let d = k.daysSinceOnsetOfSymptoms {
-            e.pointee.days_since_onset_of_symptoms = d
-            e.pointee.has_days_since_onset_of_symptoms = 1
-        }
+        ProtoBuilder.set(&e.pointee.key_data, &e.pointee.has_key_data, try b.bytes(k.keyData.bytes))
+        ProtoBuilder.set(&e.pointee.transmission_risk_level, &e.pointee.has_transmission_risk_level, k.transmissionRiskLevel)
+        ProtoBuilder.set(&e.pointee.rolling_start_interval_number, &e.pointee.has_rolling_start_interval_number, k.rollingStartIntervalNumber)
+        ProtoBuilder.set(&e.pointee.rolling_period, &e.pointee.has_rolling_period, k.rollingPeriod)
+        ProtoBuilder.set(&e.pointee.report_type, &e.pointee.has_report_type, k.reportType.rawValue)
+        ProtoBuilder.set(&e.pointee.days_since_onset_of_symptoms, &e.pointee.has_days_since_onset_of_symptoms, k.daysSinceOnsetOfSymptoms)
         return e
     }
 
@@ -85,12 +65,9 @@ public enum ExportWriter {
             let items = try signatures.map { s in
                 let e = try b.message(ekexport__teksignature__init)
                 e.pointee.signature_info = try signatureInfo(s.info, b)
-                e.pointee.batch_num = s.batchNum
-                e.pointee.has_batch_num = 1
-                e.pointee.batch_size = s.batchSize
-                e.pointee.has_batch_size = 1
-                e.pointee.signature = try b.bytes(s.der)
-                e.pointee.has_signature = 1
+                ProtoBuilder.set(&e.pointee.batch_num, &e.pointee.has_batch_num, s.batchNum)
+                ProtoBuilder.set(&e.pointee.batch_size, &e.pointee.has_batch_size, s.batchSize)
+                ProtoBuilder.set(&e.pointee.signature, &e.pointee.has_signature, try b.bytes(s.der))
                 return e
             }
             list.pointee.n_signatures = items.count

@@ -9,10 +9,6 @@ public final class TrustList: Sendable {
     public struct KeyName: Hashable, Sendable {
         public var id: String
         public var version: String
-        public init(id: String, version: String) {
-            self.id = id
-            self.version = version
-        }
     }
 
     private let keys = Locked<[KeyName: PublicKey]>([:])

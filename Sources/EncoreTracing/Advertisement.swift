@@ -16,13 +16,6 @@ public struct Advertisement: Equatable, Sendable {
     /// Unix seconds from which the payload is stale: the host rotates the
     /// payload and the Bluetooth address together at this time.
     public var validUntil: Int64
-
-    public init(payload: [UInt8], interval: UInt32, since: Int64, validUntil: Int64) {
-        self.payload = payload
-        self.interval = interval
-        self.since = since
-        self.validUntil = validUntil
-    }
 }
 
 /// A source of uniform random integers in a closed range; injectable so

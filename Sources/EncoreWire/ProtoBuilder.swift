@@ -42,6 +42,14 @@ package final class ProtoBuilder {
         return m
     }
 
+    /// Sets an optional scalar field and its presence flag when `value` is
+    /// there; nil leaves the field absent.
+    package static func set<T>(_ field: inout T, _ has: inout protobuf_c_boolean, _ value: T?) {
+        guard let value else { return }
+        field = value
+        has = 1
+    }
+
     /// A copy of `b` as a bytes field (empty: no data pointer).
     package func bytes<C: Collection>(_ b: C) throws -> ProtobufCBinaryData where C.Element == UInt8 {
         guard !b.isEmpty else { return ProtobufCBinaryData(len: 0, data: nil) }

@@ -44,11 +44,9 @@ package enum CheckInSamples {
             let location = try b.message(cnv3__trace_location__init)
             location.pointee.description = try b.string(description)
             let cn = try b.message(cnv3__crowd_notifier_data__init)
-            cn.pointee.publickey = try b.bytes(publicKey)
-            cn.pointee.has_publickey = 1
+            ProtoBuilder.set(&cn.pointee.publickey, &cn.pointee.has_publickey, try b.bytes(publicKey))
             let p = try b.message(cnv3__qrcode_payload__init)
-            p.pointee.version = 4
-            p.pointee.has_version = 1
+            ProtoBuilder.set(&p.pointee.version, &p.pointee.has_version, 4)
             p.pointee.locationdata = location
             p.pointee.crowdnotifierdata = cn
             return ProtoBuilder.pack(p)

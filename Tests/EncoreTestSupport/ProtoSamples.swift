@@ -26,8 +26,7 @@ package enum ProtoSamples {
             for field in fields {
                 switch field {
                 case .keyData(let d):
-                    k.pointee.key_data = try b.bytes(d)
-                    k.pointee.has_key_data = 1
+                    ProtoBuilder.set(&k.pointee.key_data, &k.pointee.has_key_data, try b.bytes(d))
                 case .transmissionRiskLevel(let v): (k.pointee.transmission_risk_level, k.pointee.has_transmission_risk_level) = (v, 1)
                 case .rollingStart(let v): (k.pointee.rolling_start_interval_number, k.pointee.has_rolling_start_interval_number) = (v, 1)
                 case .rollingPeriod(let v): (k.pointee.rolling_period, k.pointee.has_rolling_period) = (v, 1)
