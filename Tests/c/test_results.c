@@ -173,11 +173,22 @@ static void test_sync_items(void) {
     encore_transport_free(t);
 }
 
-static void test_push_status(void) {
-    encore_store *store = scratch_store_open(dir);
-    int64_t now = NOW;
+/* A fresh store, and a client on it whose clock stands at NOW. */
+static encore_client *client_at_now(encore_store **store) {
+    static int64_t now = NOW;
+    *store = scratch_store_open(dir);
     encore_client_options co = test_client_options(NULL, &now);
-    encore_client *client = test_client(store, &co);
+    return test_client(*store, &co);
+}
+
+static void finish(encore_client *client, encore_store *store) {
+    encore_client_free(client);
+    encore_store_close(store);
+}
+
+static void test_push_status(void) {
+    encore_store *store = NULL;
+    encore_client *client = client_at_now(&store);
     encore_push_status s;
     memset(&s, 0x55, sizeof s);
     ENCORE_OUTPUT_INIT(s);
@@ -207,15 +218,12 @@ static void test_push_status(void) {
     CHECK(encore_push_get_status(client, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     ENCORE_OUTPUT_INIT(s);
     CHECK(encore_push_get_status(NULL, &s) == ENCORE_ERR_INVALID_ARGUMENT);
-    encore_client_free(client);
-    encore_store_close(store);
+    finish(client, store);
 }
 
 static void test_checkin_reports(void) {
-    encore_store *store = scratch_store_open(dir);
-    int64_t now = NOW;
-    encore_client_options co = test_client_options(NULL, &now);
-    encore_client *client = test_client(store, &co);
+    encore_store *store = NULL;
+    encore_client *client = client_at_now(&store);
     int64_t id = 0;
     CHECK(encore_checkin_add(client, REAL_QR, NOW - 2 * 3600, NOW - 3600, ENCORE_CHECKIN_MODE_DIARY, &id) == ENCORE_OK);
 
@@ -265,8 +273,7 @@ static void test_checkin_reports(void) {
     CHECK(encore_checkin_report_list_open(NULL, NULL, &list) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_list_open(client, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_report_list_count(NULL, &count) == ENCORE_ERR_INVALID_ARGUMENT);
-    encore_client_free(client);
-    encore_store_close(store);
+    finish(client, store);
 }
 
 int main(void) {
