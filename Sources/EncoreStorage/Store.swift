@@ -223,24 +223,22 @@ public final class Store: Sendable {
 
     /// The version of each feature's tables, by feature.
     public func tableVersions() throws -> [String: Int] {
-        try withConnection { c in
-            var out: [String: Int] = [:]
-            let s = try c.prepare("SELECT feature, version FROM store_tables")
-            while try s.step() { out[s.text(0) ?? ""] = Int(clamping: s.int64(1)) }
-            return out
-        }
+        try withConnection(EngineSchema.featureVersions)
     }
 
-    /// Whether `name` is a setting a feature keeps for itself (its prefix
-    /// is one of a feature's settingPrefixes, or "encore.").
+    /// The prefixes of the setting names the library keeps for itself:
+    /// the engine's "encore." and every feature's settingPrefixes.
+    public var librarySettingPrefixes: [String] { ["encore."] + tables.flatMap(\.settingPrefixes) }
+
+    /// Whether `name` is a setting the library keeps for itself.
     public func isLibrarySetting(_ name: String) -> Bool {
-        name.hasPrefix("encore.") || tables.contains { $0.settingPrefixes.contains { name.hasPrefix($0) } }
+        librarySettingPrefixes.contains { name.hasPrefix($0) }
     }
 
-    /// Throws for a setting name a feature keeps for itself.
+    /// Throws for a setting name the library keeps for itself.
     public func checkHostSettingName(_ name: String) throws {
         guard !isLibrarySetting(name) else {
-            let prefixes = ["encore."] + tables.flatMap(\.settingPrefixes)
+            let prefixes = librarySettingPrefixes
             throw EncoreError(.invalidArgument, "the setting '\(name)' is the library's own (names starting \(prefixes.map { "'\($0)'" }.joined(separator: ", ")) are): choose another name")
         }
     }

@@ -64,7 +64,6 @@ enum EngineSchema {
     /// feature. 1 to 6 are the store-wide versions before, which opening
     /// turns into per-feature ones (StoreTables.Migration.storeVersion).
     static let version = 7
-    static let lastStoreWideVersion = 6
 
     static let tables = """
         CREATE TABLE IF NOT EXISTS settings (
@@ -76,6 +75,14 @@ enum EngineSchema {
             version INTEGER NOT NULL CHECK (version >= 0)
         );
         """
+
+    /// The version of each feature's tables, by feature.
+    static func featureVersions(_ c: Connection) throws -> [String: Int] {
+        var out: [String: Int] = [:]
+        let s = try c.prepare("SELECT feature, version FROM store_tables")
+        while try s.step() { out[s.text(0) ?? ""] = Int(clamping: s.int64(1)) }
+        return out
+    }
 
     /// Brings the store at `version` (its user_version) to the engine's
     /// format and every feature's tables to their latest, a transaction a
@@ -95,9 +102,7 @@ enum EngineSchema {
                 try c.exec("PRAGMA user_version = \(Self.version)")
             }
         }
-        var versions: [String: Int] = [:]
-        let read = try c.prepare("SELECT feature, version FROM store_tables")
-        while try read.step() { versions[read.text(0) ?? ""] = Int(clamping: read.int64(1)) }
+        let versions = try featureVersions(c)
         for f in features where (versions[f.feature] ?? 0) > f.version {
             throw EncoreError(.storeTooNew, "the \(kind) at \(path) has \(f.feature) tables of version \(versions[f.feature] ?? 0); this encore knows up to \(f.version)")
         }

@@ -55,7 +55,7 @@ public enum DP3TProtocol {
             guard let tag = r.header("x-key-bundle-tag") else { throw EncoreError(.protocolError, "DP-3T: the answer has no x-key-bundle-tag") }
             try checkTag(tag)
             guard let token = r.header("Signature") else { throw EncoreError(.signatureMissing, "DP-3T: the answer is not signed (no Signature header)") }
-            guard try signedContentHash(token, key: key) == sha256(r.body) else {
+            guard try JWS.signedContentHash(token, key: key) == sha256(r.body) else {
                 throw EncoreError(.signatureInvalid, "DP-3T: the JWT's content-hash is not the body's SHA-256")
             }
             return .keys(body: r.body, tag: tag)
@@ -70,10 +70,6 @@ public enum DP3TProtocol {
         }
     }
 
-    /// The content hash an answer's `Signature` JWT claims (JWS.signedContentHash).
-    public static func signedContentHash(_ token: String, key: PublicKey) throws -> [UInt8] {
-        try JWS.signedContentHash(token, key: key)
-    }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
