@@ -74,7 +74,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case 2:
         let r = response(rest)
         expecting { _ = try DP3TProtocol.answer(r, key: serverKey) }
-        expecting { _ = try DP3TProtocol.signedContentHash(text, key: serverKey) }
+        expecting { _ = try JWS.signedContentHash(text, key: serverKey) }
     case 3:
         let r = response(rest)
         expecting { _ = try VerificationProtocol.registrationToken(from: r) }
