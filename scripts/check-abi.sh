@@ -6,6 +6,9 @@
 # library carries its SONAME without depending on the Swift toolchain. The
 # other generated text is checked here too: docs/architecture.md's module
 # graph against Package.swift, and Sources/CEncoreProto against proto/.
+# The header is then held to the ABI the SONAME shipped (scripts/abi.sh:
+# libabigail's abidiff against support/abi/libencore<MAJOR>.abi), and each
+# exported function to the symbol version its line of the symbols file gives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=${1:?usage: check-abi.sh path/to/libencore.so.X.Y.Z}
@@ -28,9 +31,18 @@ for cxx in g++ clang++; do
     echo "header: $cxx -std=c++11 -Wall -Wextra -Wpedantic -Werror: ok"
 done
 
+# The header against the ABI this SONAME shipped: additions pass, breaks
+# fail; and the check of that check (a changed signature must fail).
+baseline=support/abi/libencore$major.abi
+[ -f "$baseline" ] || { echo "check-abi: $baseline is missing: a new SONAME records its ABI with scripts/abi.sh dump include/encore.h $baseline" >&2; exit 1; }
+scripts/abi.sh diff "$baseline" include/encore.h
+echo "abi: include/encore.h keeps every function, struct layout and constant of $baseline (abidiff): ok"
+scripts/abi.sh selftest "$baseline" include/encore.h
+
 # Global definitions only: the version node (type A) and LOCAL entries that
-# the toolchain leaves in .dynsym are not linkable.
-nm -D --defined-only --extern-only "$lib" | awk '$2 != "A" {print $3}' | sed 's/@.*//' | sort > "$tmp/exported"
+# the toolchain leaves in .dynsym are not linkable. NAME@VERSION a line.
+nm -D --defined-only --extern-only "$lib" | awk '$2 != "A" {print $3}' | sed 's/@@*/@/' | sort > "$tmp/exported_versions"
+sed 's/@.*//' "$tmp/exported_versions" > "$tmp/exported"
 scripts/gen-header.py --list | sort > "$tmp/declared"
 if ! diff -u "$tmp/declared" "$tmp/exported"; then
     echo "check-abi: functions declared in include/encore.h (-) differ from those $lib exports (+)" >&2
@@ -50,12 +62,23 @@ if [ -n "$gone" ]; then
     echo "check-abi: $symbols records functions the library no longer exports; removing one breaks libencore.so.$major's ABI:" >&2
     echo "$gone" >&2; exit 1
 fi
+version=$(sed -n 's/^#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' include/encore.h)
+node=LIBENCORE_${version%.*}
 if [ -n "$new" ]; then
-    echo "check-abi: the library exports functions $symbols does not record; add each with the version it first ships in:" >&2
-    node=$(sed -n 's/^ \(LIBENCORE_[0-9]*\)@.*/\1/p' "$symbols")
-    echo "$new" | sed "s/.*/ &@$node VERSION/" >&2; exit 1
+    echo "check-abi: the library exports functions $symbols does not record. A new function gets its own symbol" >&2
+    echo "version, that of the release it first ships in: add it to support/libencore.map's $node node and to $symbols:" >&2
+    echo "$new" | sed "s/.*/ &@$node $version/" >&2; exit 1
 fi
 echo "exports: the same $(wc -l < "$tmp/recorded") functions as $symbols records (none removed, each new one recorded): ok"
+# Each function carries the symbol version its line records (support/libencore.map
+# puts it there): a program linked against 1.1 then asks for LIBENCORE_1.1, and an
+# older library says so by name instead of failing on a missing symbol later.
+sed -n 's/^ \([^@ ]*@[^ ]*\) .*/\1/p' "$symbols" | grep -v '^LIBENCORE_' | sort > "$tmp/recorded_versions"
+if ! diff -u "$tmp/recorded_versions" "$tmp/exported_versions"; then
+    echo "check-abi: the symbol versions of $lib (+) differ from those $symbols records (-); support/libencore.map sets them" >&2
+    exit 1
+fi
+echo "exports: each function has the symbol version $symbols records: ok"
 
 # (grep without -q below: it reads to the end, so under pipefail the command
 # before it cannot die of SIGPIPE and turn a match into a failure.)

@@ -3,13 +3,14 @@
 # dpkg-dev: dpkg-shlibdeps for make deb; man-db: the man page tests;
 # doxygen: the C reference manual (make docs); libjs-jquery: the jQuery
 # libencore-dev's manual links to (its Depends, met when make test-deb installs it).
+# abigail-tools: abidw and abidiff, the ABI baseline of make check-abi.
 # libsystemd-dev: sd-bus for encore-tracingd; dbus-daemon and systemd (busctl):
 # the private bus and the look at BlueZ's objects of the tracing tests.
 # Optional: lintian, the package checks of make test-deb, which skips them
 # (and says so) where it cannot be installed.
 # Safe to run repeatedly: it does nothing when everything is there.
 set -euo pipefail
-required=(libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0
+required=(abigail-tools libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0
           libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql
           valgrind strace gcc g++ dpkg-dev man-db doxygen libjs-jquery libsystemd-dev dbus-daemon systemd)
 optional=(lintian)
