@@ -71,8 +71,8 @@ private func scan(_ payload: UnsafeRawBufferPointer) {
     expecting { checkScan(try TraceWarningScanner.scan(payload: payload, index: index)) }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// The CheckIn target's input (Main.swift calls it for FUZZ_TARGET=checkin).
+func fuzzCheckIn(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let input = FuzzInput(data, size) else { return 0 }
     let rest = input.rest
     expecting {
