@@ -105,8 +105,8 @@ let package = Package(
         // above, and nothing of it is resolved here.
         .target(name: "EncoreSupport"),
         .target(name: "EncoreWire", dependencies: ["EncoreSupport", "CZlib", "CProtobufC", "CEncoreShim"]),
-        .target(name: "EncoreCrypto", dependencies: ["EncoreSupport", "CCrypto", "CEncoreShim"]),
-        .target(name: "EncoreStorage", dependencies: ["EncoreSupport", "CEncoreSQL", "CCrypto"]),
+        .target(name: "EncoreCrypto", dependencies: ["EncoreSupport", "CCrypto"]),
+        .target(name: "EncoreStorage", dependencies: ["EncoreSupport", "CEncoreSQL"]),
         .target(name: "EncoreHTTP", dependencies: ["EncoreSupport", "CEncoreHTTP"]),
         // The features, one module each: its types, codecs and logic, its
         // tables, errors, JSON and operations. Each declares its own error
@@ -128,7 +128,7 @@ let package = Package(
                                                       "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
         // The exposure check: matching, risk and check-in risk combined,
         // its results.
-        .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
+        .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
                                                    "EncoreCheckIns"]),
         // Test results (lab and rapid) and the submission of keys and check-ins.
         .target(name: "EncoreTestResults", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
@@ -150,13 +150,13 @@ let package = Package(
         // (their tables, the facts one feature asks of another); the C
         // handle, the CLI and (through C) Python reach every feature
         // through it.
-        .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
+        .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
                                                     "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
         .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCheckIns", "EncorePush", "EncoreTestResults",
-                                                      "CCrypto", "CZlib", "CEncoreProto", "CProtobufC"]),
+                                                      "CCrypto", "CZlib", "CEncoreProto"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",
@@ -208,9 +208,9 @@ let package = Package(
         .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreExposure", "EncoreSupport", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL", "EncoreKeyFiles", "EncoreExposure", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults"]),
         .testTarget(name: "EncoreHTTPTests", dependencies: ["EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
-        .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
-        .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles"]),
         .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreClient", "EncoreCheckIns", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreCheckTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreClient", "EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto", "EncoreExposure", "EncoreKeyFiles", "EncoreCheck", "EncoreFixtures", "EncoreTestSupport"]),
