@@ -55,6 +55,11 @@ class Daemon:
             self.process = subprocess.Popen([*self.command_prefix, str(TRACINGD), "--db", str(self.db), *self.args], stdout=log, stderr=log,
                                             env=env)
 
+    @property
+    def pid(self) -> int:
+        assert self.process is not None, f"{self.name} is not running"
+        return self.process.pid
+
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
 
