@@ -1,14 +1,21 @@
 """What encore-tracingd believes on the bus, and from whom: another peer
 (any local user on a system bus) that forges the bus driver's
 NameOwnerChanged, BlueZ's signals or BlueZ's Release() changes nothing;
-and the device's own RPIs, replayed hours later, are never sightings."""
+the package's bus policy lets only BlueZ call the daemon; and the device's
+own RPIs, replayed hours later, are never sightings."""
 from __future__ import annotations
 
+import os
+import pwd
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from bluez_world import Daemon, World, wait_for
+from conftest import ADAPTER_A, ADAPTER_B
 from bus_peer import Advertiser, Peer, device_properties, error_name
 from daemon_store import encore_cli, history, sightings
 from encore import crypto
@@ -146,3 +153,85 @@ def test_own_rpis_replayed_hours_later_are_not_sightings(world: World) -> None:
     assert " 0 sightings written" in heard and re.search(r", [1-9]\d* own$", heard), heard
     assert sightings(a) == []
     assert a.stop() == 0
+
+
+POLICY = Path(__file__).resolve().parents[2] / "support/deb/encore-tracingd.dbus.conf"
+SYSTEM_CONF = Path("/usr/share/dbus-1/system.conf")
+
+
+def system_bus_config(root: Path, daemon_user: str) -> Path:
+    """A system bus with Debian's policies: system.conf's default one (no
+    method call unless a policy allows it), BlueZ's for root, a permissive
+    one as some desktops install (anyone may send LEAdvertisement1 and
+    Properties calls anywhere), and the package's for the daemon's user."""
+    default = re.search(r'<policy context="default">.*?</policy>', SYSTEM_CONF.read_text(), re.S)
+    ours = re.search(r"<policy .*?</policy>", POLICY.read_text(), re.S)
+    assert default and ours
+    config = root / "system-bus.conf"
+    config.write_text(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={root}/system-bus</listen>
+  <auth>EXTERNAL</auth>
+  {default.group(0)}
+  <policy user="root">
+    <allow own="org.bluez"/>
+    <allow send_destination="org.bluez"/>
+    <allow send_interface="org.bluez.LEAdvertisement1"/>
+    <allow send_interface="org.freedesktop.DBus.ObjectManager"/>
+    <allow send_interface="org.freedesktop.DBus.Properties"/>
+  </policy>
+  <policy context="default">
+    <allow send_interface="org.bluez.LEAdvertisement1"/>
+    <allow send_interface="org.freedesktop.DBus.Properties"/>
+  </policy>
+  {ours.group(0).replace('user="encore-tracingd"', f'user="{daemon_user}"')}
+</busconfig>
+""")
+    return config
+
+
+@pytest.fixture
+def system_world() -> Iterator[World]:
+    """A world on a bus with the system policies, in a directory the
+    daemon's user (nobody) may use: BlueZoo runs as root, as BlueZ does."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or not SYSTEM_CONF.exists():
+        pytest.skip("needs root, setpriv and dbus's system.conf: the daemon runs as another user")
+    root = Path(tempfile.mkdtemp(prefix="tracingd-policy-"))
+    os.chown(root, pwd.getpwnam("nobody").pw_uid, -1)
+    root.chmod(0o755)
+    w = World(root=root, adapters=[ADAPTER_A, ADAPTER_B])
+    try:
+        w.start_bus(system_bus_config(root, "nobody"))
+        (root / "system-bus").chmod(0o777)
+        w.start_bluez()
+        yield w
+    finally:
+        w.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_bus_policy_lets_only_bluez_call_the_daemon(system_world: World) -> None:
+    """The package's policy on a bus with Debian's: BlueZ registers and reads
+    the advertisement, its signals come through; another connection's calls
+    (root's, not BlueZ's) are refused by the bus itself, never reaching the
+    daemon (which would refuse them too, with its own message)."""
+    world = system_world
+    a = world.daemon("a", "--adapter", "hci0", command_prefix=["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+    a.wait_log("scan:")
+    wait_for("A's advertisement", lambda: world.active_instances("hci0") == 1)
+    peer = Peer(world.address)
+    try:
+        reply = peer.call(peer.unique_name_of(a.pid), ADV_PATH, "org.bluez.LEAdvertisement1", "Release")
+    finally:
+        peer.close()
+    assert error_name(reply) == ACCESS_DENIED and "Rejected receive message" in reply.body[0], reply.body
+    # BlueZ's signals and calls still pass: the adapter off, then on (the advertisement registered again).
+    world.set_powered("hci0", False)
+    a.wait_log("tracing off: adapter hci0 was powered off")
+    world.set_powered("hci0", True)
+    a.wait_log("tracing on", count=2)
+    wait_for("A's advertisement back", lambda: world.active_instances("hci0") == 1)
+    assert a.stop() == 0
+    assert history(a) == [True, False, True, False]
