@@ -41,15 +41,15 @@ case "$target" in
         dict=fuzz/keyfile.dict corpus="$out/corpus" artifacts="$out/artifacts/" ;;
     checkin)
         harness=fuzz/CheckInFuzzer.swift
-        layers=(EncoreSupport EncoreWire EncoreCrypto EncoreStorage EncoreKeyFiles EncoreExposure EncoreRisk EncoreCheckIns)
+        layers=(EncoreSupport EncoreWire EncoreCrypto EncoreStorage EncoreKeyFiles EncoreExposure EncoreRisk EncoreCrowdNotifier EncoreCheckIns)
         dict=fuzz/checkin.dict corpus="$out/corpus-checkin" artifacts="$out/artifacts/checkin-" ;;
     crowdnotifier)
         harness=fuzz/CrowdNotifierFuzzer.swift
-        layers=(EncoreSupport EncoreWire EncoreCrypto EncoreStorage EncoreKeyFiles EncoreExposure EncoreRisk EncoreCheckIns)
+        layers=(EncoreSupport EncoreWire EncoreCrypto EncoreCrowdNotifier)
         dict=fuzz/checkin.dict corpus="$out/corpus-crowdnotifier" artifacts="$out/artifacts/crowdnotifier-" ;;
     protocols)
         harness=fuzz/ProtocolsFuzzer.swift
-        layers=(EncoreSupport EncoreWire EncoreCrypto EncoreStorage EncoreHTTP EncoreKeyFiles EncoreExposure EncoreRisk EncoreCheckIns EncoreCheck EncoreTestResults EncorePush EncoreSync)
+        layers=(EncoreSupport EncoreWire EncoreCrypto EncoreStorage EncoreHTTP EncoreKeyFiles EncoreExposure EncoreRisk EncoreCrowdNotifier EncoreCheckIns EncoreCheck EncoreTestResults EncorePush EncoreSync)
         dict=fuzz/protocols.dict corpus="$out/corpus-protocols" artifacts="$out/artifacts/protocols-" ;;
     *) echo "fuzz: FUZZ_TARGET must be keyfile, checkin, crowdnotifier or protocols, not '$target'" >&2; exit 2 ;;
 esac

@@ -6,6 +6,7 @@ import Glibc
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
@@ -120,7 +121,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
         guard ivBytes.count == CheckInCrypto.ivBytes else { throw EncoreError(.invalidArgument, "iv is 16 bytes, not \(ivBytes.count)") }
         let plain = CheckInRecordCodec.encode(startInterval: r.start_interval_number, period: r.period, transmissionRiskLevel: r.transmission_risk_level)
         let sealed = try CheckInCrypto.encrypt(record: plain, keys: CheckInCrypto.Keys(locationId: id), iv: ivBytes)
-        try writeOutput(protectedReport(locationIdHash: CheckInCrypto.locationIdHash(id), iv: ivBytes, mac: sealed.mac, ciphertext: sealed.ciphertext),
+        try writeOutput(protectedReport(locationIdHash: TraceLocation.locationIdHash(id), iv: ivBytes, mac: sealed.mac, ciphertext: sealed.ciphertext),
                         to: out, "out")
     }
 }

@@ -4,6 +4,7 @@ import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP

@@ -1,10 +1,7 @@
 import CCrypto
 import CSodium
 import EncoreCrypto
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CrowdNotifier v3's derivations (../shared/spec/checkins.md, part 2): the
 /// nonces of a QR payload, the per-hour identities, and libsodium's
@@ -53,18 +50,18 @@ public enum CrowdNotifierCrypto {
 
     /// SHA-256("CN-PREID" ‖ payload ‖ noncePreId).
     public static func preId(payload: [UInt8], nonces: Nonces) -> [UInt8] {
-        CheckInCrypto.sha256(Array("CN-PREID".utf8), payload, nonces.preId)
+        Digest.sha256(Array("CN-PREID".utf8), payload, nonces.preId)
     }
 
     /// SHA-256("CN-TIMEKEY" ‖ BE32(3600) ‖ BE64(intervalStart) ‖ nonceTimekey).
     public static func timeKey(intervalStart: Int64, nonces: Nonces) -> [UInt8] {
-        CheckInCrypto.sha256(Array("CN-TIMEKEY".utf8), bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), nonces.timeKey)
+        Digest.sha256(Array("CN-TIMEKEY".utf8), bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), nonces.timeKey)
     }
 
     /// SHA-256("CN-ID" ‖ preid ‖ BE32(3600) ‖ BE64(intervalStart) ‖ timekey),
     /// the deployed derivation (the SDKs' current test vectors).
     public static func identity(preId: [UInt8], intervalStart: Int64, timeKey: [UInt8]) -> [UInt8] {
-        CheckInCrypto.sha256(Array("CN-ID".utf8), preId, bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), timeKey)
+        Digest.sha256(Array("CN-ID".utf8), preId, bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), timeKey)
     }
 
     /// The identity of the hour starting at `intervalStart` for a payload.

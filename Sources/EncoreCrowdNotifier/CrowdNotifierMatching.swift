@@ -1,12 +1,7 @@
+import CEncoreProto
 import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
 import EncoreWire
-import CEncorePairing
-import CEncoreProto
-import CProtobufC
 
 /// The visit record m encrypted in each hour's c3 (its encoding is the
 /// client's own): version 1, BE64 arrival, BE64 departure, the
@@ -267,7 +262,7 @@ public enum CrowdNotifierMatcher {
     /// not computable from the venue's QR code (unlike the identity), so
     /// a private visit's match is kept once per key without naming the venue.
     public static func traceKeyTag(_ key: CrowdNotifierTraceKey) -> [UInt8] {
-        CheckInCrypto.sha256(Array("encore-CN-trace-key".utf8) + key.nonce + key.encryptedAssociatedData)
+        Digest.sha256(Array("encore-CN-trace-key".utf8) + key.nonce + key.encryptedAssociatedData)
     }
 
     /// The hourly ciphertexts of a visit at a venue: for each hour it
