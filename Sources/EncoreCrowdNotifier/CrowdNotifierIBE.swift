@@ -20,7 +20,7 @@ public enum CrowdNotifierIBE {
     }
 
     /// What can stop a decryption, each a non-match.
-    public enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         /// c1 or c2 of the wrong size, c1 not a point of G2.
         case ciphertext
         /// The box does not open with the derived x: another identity's key.

@@ -32,9 +32,9 @@ public struct CrowdNotifierVenue: Sendable, Equatable {
     public var location: TraceLocation
     /// The master public key, 96 bytes as in the QR code.
     public var publicKey: [UInt8]
-    public var cryptographicSeed: [UInt8]
-    public var crowdNotifierType: UInt32
-    public var countryData: [UInt8]
+    var cryptographicSeed: [UInt8]
+    var crowdNotifierType: UInt32
+    var countryData: [UInt8]
 
     public var payload: [UInt8] { location.payload }
 
@@ -51,10 +51,10 @@ public struct CrowdNotifierVenue: Sendable, Equatable {
 /// QRCodePayload). Pure: text in, a venue or a distinct error out.
 public enum CrowdNotifierQRCode {
     /// The payload versions of CrowdNotifier v3's codes.
-    public static let payloadVersions: ClosedRange<UInt32> = 3 ... 4
+    static let payloadVersions: ClosedRange<UInt32> = 3 ... 4
     /// encore's limit for a venue's description and address, in UTF-16
     /// units (CWA's own codes allow 255: CheckInLocationRules).
-    public static let maxTextLength = 100
+    static let maxTextLength = 100
 
     /// The kind of CrowdNotifier code `text` claims to be (by its scheme
     /// and host, case-insensitive), nil for any other text.
