@@ -6,11 +6,12 @@ import EncoreStorage
 import EncoreSupport
 import EncoreWire
 
-/// CWA presence tracing's crypto (../shared/spec/checkins.md, part 1):
-/// location ids from the QR payload, and the report of a check-in
-/// encrypted under keys only someone who scanned the location's QR code
-/// can derive (AES-256-CBC with PKCS#7, authenticated by HMAC-SHA256 over
-/// iv ‖ ciphertext, the MAC checked in constant time before decryption).
+/// CWA presence tracing's crypto (../shared/spec/checkins.md, part 1): the
+/// report of a check-in encrypted under keys derived from its location id
+/// (TraceLocation.locationId), which only someone who scanned the
+/// location's QR code can derive (AES-256-CBC with PKCS#7, authenticated by
+/// HMAC-SHA256 over iv ‖ ciphertext, the MAC checked in constant time
+/// before decryption).
 public enum CheckInCrypto {
     public static let ivBytes = 16
     public static let macBytes = 32
