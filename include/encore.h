@@ -1836,24 +1836,10 @@ encore_status encore_checkin_add(encore_client *client, const char *qr_code, int
  * encore_checkin_end_with_qr()), which is left unchanged. */
 encore_status encore_checkin_end(encore_client *client, int64_t id, int64_t end);
 
-/** Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
- * private check-in's hours are made again for its venue, which only the
- * QR code gives (the SDKs ask the app for it too). `qr_code` must be of the
- * check-in's app, and for a diary check-in its very venue
- * (ENCORE_ERR_CHECKIN_QR_MISMATCH; a private check-in kept nothing to
- * compare with: another venue's code of the same app replaces its venue).
- * A failed call changes nothing. Statuses as encore_checkin_end(), and
- * those of a QR code that does not parse. */
-encore_status encore_checkin_end_with_qr(encore_client *client, int64_t id, int64_t end, const char *qr_code);
-
 /** Sets a check-in's times (`end` -1: checked in again).
  * ENCORE_ERR_CHECKIN_QR_REQUIRED for a private check-in: use
  * encore_checkin_edit_with_qr(); it is left unchanged. */
 encore_status encore_checkin_edit(encore_client *client, int64_t id, int64_t start, int64_t end);
-
-/** Sets a check-in's times with its venue's QR code (as for
- * encore_checkin_end_with_qr()): what editing a private check-in needs. */
-encore_status encore_checkin_edit_with_qr(encore_client *client, int64_t id, int64_t start, int64_t end, const char *qr_code);
 
 /** Deletes a check-in and its warnings; `existed` (may be NULL) tells whether there was one. */
 encore_status encore_checkin_delete(encore_client *client, int64_t id, int32_t *existed);
@@ -1938,6 +1924,20 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit_run() sends such reports itself. */
 encore_status encore_checkin_get_reports_json(encore_client *client, const encore_submit_options *options, encore_bytes *out);
+
+/** Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
+ * private check-in's hours are made again for its venue, which only the
+ * QR code gives (the SDKs ask the app for it too). `qr_code` must be of the
+ * check-in's app, and for a diary check-in its very venue
+ * (ENCORE_ERR_CHECKIN_QR_MISMATCH; a private check-in kept nothing to
+ * compare with: another venue's code of the same app replaces its venue).
+ * A failed call changes nothing. Statuses as encore_checkin_end(), and
+ * those of a QR code that does not parse. */
+encore_status encore_checkin_end_with_qr(encore_client *client, int64_t id, int64_t end, const char *qr_code);
+
+/** Sets a check-in's times with its venue's QR code (as for
+ * encore_checkin_end_with_qr()): what editing a private check-in needs. */
+encore_status encore_checkin_edit_with_qr(encore_client *client, int64_t id, int64_t start, int64_t end, const char *qr_code);
 
 /** Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
  * type 0 (set one), default_check_in_length_minutes -1 (the app's

@@ -1,3 +1,4 @@
+// encore.h section: check
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

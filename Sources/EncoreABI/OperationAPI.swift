@@ -1,3 +1,4 @@
+// encore.h section: operation
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns
