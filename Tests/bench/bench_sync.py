@@ -5,10 +5,13 @@ time to transfer the same bytes (urllib from the same server), measured in
 the same run; and a re-sync with nothing new (target: under 50 ms, the CLI's
 start included); and the longest stall of an asyncio loop while
 bindings/python/examples/async_sync.py syncs the same 14 days for a dense
-user (100 000 sightings) and runs the check (the operation's compute step
-goes to the loop's executor; target: at most 20 ms). Prints the figures and
-the ratios; exit status 1 when a target is missed (sync + check ≤ 1.5 ×
-(check + transfer); re-sync < 50 ms; stall ≤ 20 ms)."""
+user (100 000 sightings) and runs the check (the operation's compute steps,
+each key file's verification and write and the check, go to the loop's
+executor; target: at most 10 ms), with the most processor time one next()
+or feed took on the loop's thread (no target: the part of the stall that
+a loaded machine does not inflate). Prints the figures and the ratios;
+exit status 1 when a target is missed (sync + check ≤ 1.5 ×
+(check + transfer); re-sync < 50 ms; stall ≤ 10 ms)."""
 import argparse
 import asyncio
 import importlib.util
@@ -51,14 +54,31 @@ def loop_stall(db, url, trust, now):
                          capture_output=True, text=True, env=env, timeout=600)
     if out.returncode != 0:
         sys.exit(f"bench: the stall measurement failed: {out.stderr.strip()}")
-    worst, took = map(float, out.stdout.split())
-    return worst, took
+    worst, took, busiest = map(float, out.stdout.split())
+    return worst, took, busiest
 
 
 def stall_child(db, url, trust, now):
     """Runs the async example's sync on a fresh loop beside a task that
     sleeps 1 ms at a time; prints the longest time the loop did not come
-    back to that task beyond its sleep, and the whole sync's time (s)."""
+    back to that task beyond its sleep, the whole sync's time, and the most
+    processor time one next() or feed took on the loop's thread (s: what
+    the stall is made of on a quiet machine, and what a loaded one adds
+    nothing to)."""
+    import encore
+    busiest = 0.0
+
+    def timed_call(method):
+        def call(*args, **kwargs):
+            nonlocal busiest
+            t = time.thread_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                busiest = max(busiest, time.thread_time() - t)
+        return call
+    for name in ("next", "feed_answer", "feed_failure"):
+        setattr(encore.Operation, name, timed_call(getattr(encore.Operation, name)))
     spec = importlib.util.spec_from_file_location("async_sync", REPO / "bindings" / "python" / "examples" / "async_sync.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
@@ -91,7 +111,7 @@ def stall_child(db, url, trust, now):
             sys.exit("bench: the async example did not sync the 14 days and run the check")
         return worst, took
 
-    print(*asyncio.run(both()))
+    print(*asyncio.run(both()), busiest)
 
 
 def timed(fn, runs):
@@ -170,7 +190,8 @@ def main():
         resync = timed(lambda: run("sync", "--db", work / "sync.db", "--distribution", dist.url, "--trust", trust,
                                    "--now", now, "--network", "metered"), max(a.runs, 5))
         stalls = [loop_stall(store("async.db", dense), dist.url, trust, now) for _ in range(a.runs)]
-        stall, async_took = max(s for s, _ in stalls), statistics.median(t for _, t in stalls)
+        stall, async_took = max(s for s, _, _ in stalls), statistics.median(t for _, t, _ in stalls)
+        busiest = max(b for _, _, b in stalls)
     baseline = check + move
     ratio = synced / baseline
     print(f"bench-sync: {a.keys} keys in 14 day packages, {total / 1e6:.1f} MB")
@@ -179,8 +200,9 @@ def main():
     print(f"  sync (verify, store) + check   {synced * 1000:8.0f} ms   = {ratio:.2f} x (check + transfer)   target <= 1.5 x")
     print(f"  re-sync, nothing new           {resync * 1000:8.1f} ms   (the CLI's start included)          target < 50 ms")
     print(f"  asyncio loop stall, async example, dense user (100 000 sightings): longest {stall * 1000:.1f} ms of a "
-          f"{async_took * 1000:.0f} ms sync + check (worst of {a.runs})   target <= 20 ms")
-    missed = ratio > 1.5 or resync >= 0.050 or stall > 0.020
+          f"{async_took * 1000:.0f} ms sync + check (worst of {a.runs})   target <= 10 ms")
+    print(f"    the most processor time of one next() or feed on the loop's thread: {busiest * 1000:.1f} ms")
+    missed = ratio > 1.5 or resync >= 0.050 or stall > 0.010
     sys.exit(1 if missed else 0)
 
 
