@@ -55,15 +55,15 @@ import Testing
         /// A file of some contacts' keys among random ones (of their days
         /// and others), with revised keys at times (revoked, or another
         /// report type), cached in both stores under `name`.
-        func putFile(_ name: String) throws {
+        func putFile(_ name: String, everyContact: Bool = false) throws {
             var keys: [ExposureKey] = [], revised: [ExposureKey] = []
-            for c in contacts where random(3) == 0 { keys.append(c.key) }
+            for c in contacts where everyContact || random(3) == 0 { keys.append(c.key) }
             for _ in 0 ..< 5 + random(20) {
                 keys.append(ExposureKey(keyData: SimulatedKeyFiles.randomKey(&rng), transmissionRiskLevel: Int32(1 + random(8)),
                                         rollingStartIntervalNumber: Int32((KeptMatchesTests.today - Int64(random(14))) * 144),
                                         reportType: .confirmedTest, daysSinceOnsetOfSymptoms: 1))
             }
-            for c in contacts where random(8) == 0 {
+            for c in contacts where !everyContact && random(8) == 0 {
                 var k = c.key
                 k.reportType = random(2) == 0 ? .revoked : .recursive
                 revised.append(k)
@@ -170,5 +170,117 @@ import Testing
         // The sequence went through every path: checks from kept matches
         // alone, new files beside kept ones, keys matched again, windows.
         #expect(windows > 0 && keptOnly > 0 && fileMatches > 0 && rematched > 0, "windows \(windows), kept only \(keptOnly), with kept \(fileMatches), rematched \(rematched)")
+    }
+
+    // Each invalidation on its own, on the twin stores: the kept store's
+    // check does only the work it names, and gives the full check's result.
+
+    /// Twin stores with every contact's key in one day file and an
+    /// encounter with each contact, checked once (all matches kept).
+    static func matched() throws -> Twin {
+        let t = try Twin(seed: 99)
+        for c in t.contacts {
+            let day = Int64(c.start) * 600
+            try t.both { try $0.addSightings(c.sightings(from: min(day + 10 * 3600, t.now - 3600), scans: 8, spacing: 120, rssi: -60)) }
+        }
+        try t.putFile("day-a", everyContact: true)
+        try t.putFile("day-b")
+        let r = try t.check()
+        #expect(Self.same(r) && r.kept.windowCount > 0 && r.kept.work.files == 2)
+        return t
+    }
+
+    @Test func nothingNewMatchesNothing() throws {
+        let t = try Self.matched()
+        let r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 0 && r.kept.work.keysRematched == 0 && r.kept.work.keptFiles == 2)
+        #expect(r.kept.windowCount == r.full.windowCount && r.kept.windowCount > 0)
+    }
+
+    @Test func aRevokedOrReplacedFileTakesItsMatches() throws {
+        let t = try Self.matched()
+        let before = try t.kept.keptMatchCounts()
+        try t.both { _ = try $0.removeCachedKeyFile(region: "EUR", identifier: "day-a") }
+        #expect(try t.kept.keptMatchCounts().files == 1) // with the cached file (the foreign key)
+        var r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 0)
+        try t.putFile("day-b") // the same name, other bytes
+        r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 1 && r.kept.work.keptFiles == 0)
+        #expect(before.files == 2)
+    }
+
+    @Test func retentionTakesFilesAndMatchesTogether() throws {
+        let t = try Self.matched()
+        t.now += 15 * 86_400
+        try t.both { _ = try $0.purge(now: t.now) }
+        #expect(try t.kept.keptMatchCounts() == (0, 0))
+        let r = try t.check()
+        #expect(Self.same(r) && r.kept.windowCount == 0)
+    }
+
+    @Test func riskParametersApplyToKeptMatchesWithoutMatching() throws {
+        let t = try Self.matched()
+        let before = try t.check()
+        t.risk.minutesAtAttenuationWeights[0].weight = 0
+        t.matching.windowSeconds = 600
+        t.v1.minimumRiskScore = 200
+        let r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 0 && r.kept.work.keysRematched == 0)
+        #expect(Self.outcome(r.kept) != Self.outcome(before.kept)) // the new parameters did apply
+    }
+
+    @Test func matchingParametersMatchEverythingAgain() throws {
+        let t = try Self.matched()
+        t.matching.txPowerMinimum = -5
+        var r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 2 && r.kept.work.keptFiles == 0)
+        t.matching.txPowerMinimum = -60
+        r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 2 && r.kept.windowCount > 0)
+    }
+
+    @Test func lateSightingsMatchTheirKeysAgain() throws {
+        let t = try Self.matched()
+        // Sightings of the oldest contact's day, imported now.
+        let c = t.contacts.min { $0.start < $1.start }!
+        try t.both { try $0.addSightings(c.sightings(from: Int64(c.start) * 600 + 16 * 3600, scans: 6, spacing: 60, rssi: -55)) }
+        let r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 0 && r.kept.work.newSightings == 6 && r.kept.work.keysRematched >= 1)
+        #expect(r.kept.work.filesRescanned == 2)
+    }
+
+    @Test func purgedSightingsMatchTheirKeysAgain() throws {
+        let t = try Self.matched()
+        t.now += 2 * 86_400 + 6 * 3600
+        // A purge shorter than the check's 14 days: sightings of keys the check still uses go.
+        try t.both { _ = try $0.purge(now: t.now, maxAge: 10 * 86_400) }
+        let r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 0 && r.kept.work.keysRematched >= 1)
+    }
+
+    @Test func aFullCheckMatchesEverythingAndKeepsItAnew() throws {
+        let t = try Self.matched()
+        var options = CheckOptions()
+        options.full = true
+        let r = try CachedCheck(store: t.kept).run(risk: t.risk, matching: t.matching, v1: t.v1, options: options, now: t.now)
+        #expect(r.work.kind == .full && r.work.files == 2 && r.work.keptFiles == 0 && r.work.keys > 0)
+        let after = try t.check()
+        #expect(Self.same(after) && after.kept.work.files == 0)
+        // The stored document says which kind ran and what it matched.
+        let stored = try #require(try t.kept.riskResults().dropLast().last)
+        #expect(stored.document.contains(#""check":{"kind":"full","files":2"#))
+    }
+
+    @Test func keptMatchesAreInTheStoreAndSurviveRekey() throws {
+        let t = try Self.matched()
+        let counts = try t.kept.keptMatchCounts()
+        try t.kept.rekey(to: .raw([UInt8](repeating: 2, count: 32)))
+        t.kept.close()
+        t.kept = try Store(path: t.dir.file("kept.db"), key: .raw([UInt8](repeating: 2, count: 32)))
+        #expect(try t.kept.keptMatchCounts() == counts && counts.matches > 0)
+        let r = try t.check()
+        #expect(Self.same(r) && r.kept.work.files == 0)
+        #expect(throws: EncoreError.self) { try Store(path: t.dir.file("kept.db"), key: .raw([UInt8](repeating: 1, count: 32))) }
     }
 }
