@@ -125,11 +125,8 @@ struct KeptMatching {
 
     private static func name(_ region: String, _ identifier: String) -> String { region + "\u{0}" + identifier }
 
-    /// The oldest sighting a key taking part in a match at now can match
-    /// (as ExposureDetection reads them).
-    private var sightingsFrom: Int64 {
-        UnixTime.utcMidnight(now) - (options.maxKeyAgeDays + 1) * UnixTime.day - options.driftIntervals * ENInterval.seconds
-    }
+    /// The oldest sighting a key taking part in a match at now can match.
+    private var sightingsFrom: Int64 { ExposureDetection.oldestSighting(options, now: now) }
 
     /// The files opened (once: their export.bin is what matching reads)
     /// and the times their keys can be heard at, validity ± drift.
