@@ -13,32 +13,15 @@ the same files in the same run:
 Prints the figures and the ratios; exit status 1 when a target is missed."""
 import argparse
 import datetime as dt
-import os
-import random
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "Tests"))
-from standins import keyfiles  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import Setting, run  # noqa: E402
 from standins.cwa_distribution import CwaDistributionServer  # noqa: E402
-
-CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
-RAW_KEY = "ab" * 32
-
-
-def run(*args):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENCORE_DB_KEY")}
-    env["ENCORE_DB_KEY_HEX"] = RAW_KEY
-    r = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        sys.exit(f"bench: encore {' '.join(map(str, args[:2]))} failed: {r.stderr.strip()}")
-    return r
 
 
 def timed(*args):
@@ -60,28 +43,16 @@ def main():
     p.add_argument("--sightings", type=int, default=100_000)
     p.add_argument("--runs", type=int, default=3)
     a = p.parse_args()
-    now = int(time.time())
-    today = dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
+    b = Setting("bench-check", a.keys, int(time.time()))
+    now, today, days, per_day, work, trust = b.now, b.today, b.days, b.per_day, b.work, b.trust
     hour = dt.datetime.fromtimestamp(now, dt.timezone.utc).hour
-    days = [(today - dt.timedelta(days=b)).isoformat() for b in range(14, 0, -1)]
-    per_day = a.keys // len(days)
-    work = Path(tempfile.mkdtemp(prefix="encore-bench-check-"))
-    signer = keyfiles.SigningKey()
-    pem = work / "cwa.pem"
-    signer.write_public_pem(pem)
-    trust = signer.trust_arg(pem)
-    rng = random.Random(7)
     print(f"bench-check: 14 signed day packages of {per_day} keys, {a.sightings} sightings ...", flush=True)
     # Sightings over the last 14 days that match nothing: every key with a
     # sighting in its validity is derived, and no match is kept.
-    dense = work / "dense.csv"
-    dense.write_text("time,rpi,aem,rssi,prev_scan\n" + "".join(
-        f"{now - rng.randrange(14 * 86400)},{rng.randbytes(16).hex()},00000000,-70,\n" for _ in range(a.sightings)))
+    dense = b.noise("dense.csv", a.sightings, 14)
+    keys = b.keys
 
-    def keys(day, n):
-        return [keyfiles.make_key(rng.randbytes(16), day=day, trl=5, report_type=1, dsos=1) for _ in range(n)]
-
-    with CwaDistributionServer(signer) as dist:
+    with CwaDistributionServer(b.signer) as dist:
         for d in days:
             dist.add_day("EUR", d, keys(d, per_day))
         base = work / "base.db"
