@@ -1077,6 +1077,10 @@ typedef struct encore_check_options {
     const encore_risk_v1_config *risk_v1; /**< CWA's v1 model for the v1 score; NULL: CWA's values */
     /* The check-ins' risk parameters (encore_checkin_risk_config_new_*); NULL: CWA's production values. */
     const encore_checkin_risk_config *checkin_risk;
+    /* Added in 1.0 (issue 49): 1 makes encore_exposure_check_cached() match every cached file again;
+     * 0 (the default) matches only what is new and reads the rest from the kept matches. */
+    int32_t full;
+    uint32_t reserved2;                   /**< must be 0 */
 } encore_check_options;
 
 /** What an exposure check found (encore_check_result_get_summary()): its
@@ -2321,7 +2325,16 @@ encore_status encore_sync_result_get_check(encore_sync_result *result, encore_ch
  * encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
  * risk parameters of the synced app configuration, or CWA's built-in
  * ones. match_options->keyfile_options is not used: cached packages were
- * verified when they were downloaded. */
+ * verified when they were downloaded. Kept matches: what each cached
+ * file matched is kept in the store (encrypted with the rest), so the
+ * check matches only what is new: files it has not matched (or whose
+ * bytes changed), and for the others the sightings added since, whatever
+ * their time; a revoked, replaced or purged file takes its matches with
+ * it, other matching parameters match everything again, and the risk,
+ * window and v1 parameters apply to the kept matches as to new ones. The
+ * result is the one a full check gives; check_options->full = 1 matches
+ * every file again. The stored document's "check" member says which kind
+ * ran and how many files and keys it matched. */
 encore_status encore_exposure_check_cached(encore_client *client, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
 /** Copies items first ..< first + capacity of what a sync asked for, in

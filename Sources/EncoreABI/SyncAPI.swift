@@ -192,7 +192,16 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
 /// risk parameters of the synced app configuration, or CWA's built-in
 /// ones. match_options->keyfile_options is not used: cached packages were
-/// verified when they were downloaded.
+/// verified when they were downloaded. Kept matches: what each cached
+/// file matched is kept in the store (encrypted with the rest), so the
+/// check matches only what is new: files it has not matched (or whose
+/// bytes changed), and for the others the sightings added since, whatever
+/// their time; a revoked, replaced or purged file takes its matches with
+/// it, other matching parameters match everything again, and the risk,
+/// window and v1 parameters apply to the kept matches as to new ones. The
+/// result is the one a full check gives; check_options->full = 1 matches
+/// every file again. The stored document's "check" member says which kind
+/// ran and how many files and keys it matched.
 @c public func encore_exposure_check_cached(_ client: encore_client_ptr?, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
         let s = try borrow(client, as: EncoreClient.self, "client").store

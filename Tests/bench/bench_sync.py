@@ -15,13 +15,10 @@ exit status 1 when a target is missed (sync + check ≤ 1.5 ×
 import argparse
 import asyncio
 import importlib.util
-import datetime as dt
 import os
-import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -29,20 +26,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "Tests"))
 sys.path.insert(0, str(REPO / "bindings" / "python"))
-from standins import keyfiles  # noqa: E402
 from standins.cwa_distribution import CwaDistributionServer, day_path  # noqa: E402
 
-CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
-RAW_KEY = "ab" * 32
-
-
-def run(*args):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENCORE_DB_KEY")}
-    env["ENCORE_DB_KEY_HEX"] = RAW_KEY
-    r = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        sys.exit(f"bench: encore {' '.join(map(str, args[:2]))} failed: {r.stderr.strip()}")
-    return r
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import RAW_KEY, Setting, run  # noqa: E402
 
 
 def loop_stall(db, url, trust, now):
@@ -131,29 +118,16 @@ def main():
     p.add_argument("--keys", type=int, default=1_000_000)
     p.add_argument("--runs", type=int, default=3)
     a = p.parse_args()
-    now = int(time.time())
-    today = dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
-    days = [(today - dt.timedelta(days=b)).isoformat() for b in range(14, 0, -1)]
-    per_day = a.keys // len(days)
-    work = Path(tempfile.mkdtemp(prefix="encore-bench-sync-"))
-    signer = keyfiles.SigningKey()
-    pem = work / "cwa.pem"
-    signer.write_public_pem(pem)
-    trust = signer.trust_arg(pem)
-    rng = random.Random(7)
+    b = Setting("bench-sync", a.keys, int(time.time()))
+    now, days, per_day, work, trust = b.now, b.days, b.per_day, b.work, b.trust
     print(f"bench-sync: making 14 signed day packages of {per_day} keys ...", flush=True)
     # Sightings that match nothing: the check does all its work on every key.
-    csv = work / "heard.csv"
-    csv.write_text("time,rpi,aem,rssi,prev_scan\n" + "".join(
-        f"{now - rng.randrange(13 * 86400)},{rng.randbytes(16).hex()},00000000,-70,\n" for _ in range(2000)))
-    dense = work / "dense.csv"
-    dense.write_text("time,rpi,aem,rssi,prev_scan\n" + "".join(
-        f"{now - rng.randrange(13 * 86400)},{rng.randbytes(16).hex()},00000000,-70,\n" for _ in range(100_000)))
-    with CwaDistributionServer(signer) as dist:
+    csv = b.noise("heard.csv", 2000, 13)
+    dense = b.noise("dense.csv", 100_000, 13)
+    with CwaDistributionServer(b.signer) as dist:
         files = []
         for d in days:
-            keys = [keyfiles.make_key(rng.randbytes(16), day=d, trl=5, report_type=1, dsos=1) for _ in range(per_day)]
-            dist.add_day("EUR", d, keys)
+            dist.add_day("EUR", d, b.keys(d, per_day))
             f = work / f"{d}.zip"
             f.write_bytes(dist.package(day_path("EUR", d)))
             files.append(f)

@@ -752,6 +752,8 @@ class encore_check_options(ctypes.Structure):
         ('maximum_key_age_seconds', ctypes.c_int64),
         ('risk_v1', ctypes.POINTER(encore_risk_v1_config)),
         ('checkin_risk', ctypes.POINTER(encore_checkin_risk_config)),
+        ('full', ctypes.c_int32),
+        ('reserved2', ctypes.c_uint32),
     ]
     struct_size: int
     reserved: int
@@ -760,6 +762,8 @@ class encore_check_options(ctypes.Structure):
     maximum_key_age_seconds: int
     risk_v1: _Pointer[encore_risk_v1_config]
     checkin_risk: _Pointer[encore_checkin_risk_config]
+    full: int
+    reserved2: int
 
 
 class encore_check_summary(ctypes.Structure):

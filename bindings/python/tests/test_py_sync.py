@@ -2,6 +2,7 @@
 transports (libcurl and a Python callback), the planner, the check on the
 cache, cancellation through progress, and argument errors."""
 import datetime as dt
+import json
 import sys
 import time
 from pathlib import Path
@@ -65,8 +66,15 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     clock.now = NOW
     again = s.run(network="metered")
     assert again.fetched == () and again.check is None
-    # The check on the cache, again, from Python.
-    assert on(store, NOW).check().status == report.check.status
+    # The check on the cache, again, from Python: what is new only (nothing:
+    # every file's matches are kept), or every file matched again.
+    client = on(store, NOW)
+    assert client.check().status == report.check.status
+    assert json.loads(client.risk_results.last().document)["check"]["kind"] == "incremental"
+    assert json.loads(client.risk_results.last().document)["check"]["files"] == 0
+    assert client.check(full=True).status == report.check.status
+    ran = json.loads(client.risk_results.last().document)["check"]
+    assert (ran["kind"], ran["files"], ran["keptFiles"]) == ("full", 2, 0) and ran["keys"] > 0
 
 
 def test_progress_cancels_and_nothing_is_half_kept(setup):
