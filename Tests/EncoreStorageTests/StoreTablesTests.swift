@@ -175,7 +175,7 @@ import Testing
         let s = try store(dir)
         try s.putCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "x", content: [1, 2, 3], downloaded: 5)
         try s.withConnection { try $0.exec("UPDATE key_files SET content = x'010204'") }
-        #expect(kind { try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01") } == .storeNotDatabase)
+        #expect(kind { try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01") } == .storeCorrupt)
         do {
             _ = try s.withCachedKeyFileContent(region: "DE", identifier: "2020-06-01") { _ in 0 }
             Issue.record("damaged content was handed out")
