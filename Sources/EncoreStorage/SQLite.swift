@@ -139,7 +139,7 @@ public final class Statement {
 
     private func bound(_ rc: Int32, _ i: Int32) {
         if rc != ENC_SQL_OK, bindFailure == nil {
-            bindFailure = connection.error(rc, String(cString: enc_sql_sql(handle)))
+            bindFailure = connection.error(rc, operation: SQLOperation.describe(String(cString: enc_sql_sql(handle))) + " (value \(i))")
         }
     }
 

@@ -180,7 +180,7 @@ import Testing
             _ = try s.withCachedKeyFileContent(region: "DE", identifier: "2020-06-01") { _ in 0 }
             Issue.record("damaged content was handed out")
         } catch let e as EncoreError {
-            #expect(e.kind == .storeNotDatabase && e.message.contains("SHA-256"))
+            #expect(e.kind == .storeCorrupt && e.message.contains("SHA-256"))
         }
         // The metadata is still readable, and a fresh download repairs it.
         #expect(try s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01"))

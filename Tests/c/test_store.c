@@ -367,7 +367,11 @@ static void test_damage(void) {
     CHECK(n == 0);
     free(bytes);
 
-    const char *db = path_in_dir("damaged.db");
+    /* Copies: path_in_dir() reuses two buffers. */
+    char db[8192], rescued[8192], never[8192];
+    snprintf(db, sizeof db, "%s", path_in_dir("damaged.db"));
+    snprintf(rescued, sizeof rescued, "%s", path_in_dir("rescued.db"));
+    snprintf(never, sizeof never, "%s", path_in_dir("never-salvaged.db"));
     encore_store *good = open_ok(db, k);
     static encore_sighting in[DAMAGE_ROWS];
     for (uint32_t i = 0; i < DAMAGE_ROWS; i++) in[i] = obs(T0 + i, i);
@@ -390,7 +394,6 @@ static void test_damage(void) {
           == ENCORE_ERR_STORE_CORRUPT);
     encore_store_close(s);
 
-    const char *rescued = path_in_dir("rescued.db");
     encore_store_key new_key = raw(raw_a, 32);
     encore_bytes report = {NULL, 0};
     CHECK(encore_store_salvage(db, &k, rescued, &new_key, &report) == ENCORE_OK);
@@ -404,8 +407,8 @@ static void test_damage(void) {
     encore_store_close(s);
     /* The target must not exist; nothing of it is touched or left. */
     CHECK(encore_store_salvage(db, &k, rescued, &new_key, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_store_salvage(db, &new_key, path_in_dir("never-salvaged.db"), &k, NULL) == ENCORE_ERR_STORE_WRONG_KEY);
-    CHECK(!exists(path_in_dir("never-salvaged.db")));
+    CHECK(encore_store_salvage(db, &new_key, never, &k, NULL) == ENCORE_ERR_STORE_WRONG_KEY);
+    CHECK(!exists(never));
     CHECK(strcmp(encore_status_name(ENCORE_ERR_STORE_CORRUPT), "ENCORE_ERR_STORE_CORRUPT") == 0);
 }
 
