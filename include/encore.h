@@ -600,8 +600,9 @@ encore_status encore_store_rekey(encore_store *store, const encore_store_key *ne
  * own, kept in the store; `encore store info` lists them). */
 encore_status encore_store_get_schema_version(encore_store *store, uint32_t *version);
 
-/** Checks the store for damage: every table read row by row (each page's
- * MAC checked as it is decrypted), then SQLite's integrity check.
+/** Checks the store for damage: every table read row by row and every index
+ * walked (each page's MAC checked as it is decrypted), then SQLite's
+ * integrity check.
  * ENCORE_OK when the store is sound; else ENCORE_ERR_STORE_CORRUPT with
  * what is damaged, in words (which table where known), in the error
  * message, one finding after another separated by "; ". Writes nothing.

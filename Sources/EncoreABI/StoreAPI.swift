@@ -91,8 +91,9 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
     }
 }
 
-/// Checks the store for damage: every table read row by row (each page's
-/// MAC checked as it is decrypted), then SQLite's integrity check.
+/// Checks the store for damage: every table read row by row and every index
+/// walked (each page's MAC checked as it is decrypted), then SQLite's
+/// integrity check.
 /// ENCORE_OK when the store is sound; else ENCORE_ERR_STORE_CORRUPT with
 /// what is damaged, in words (which table where known), in the error
 /// message, one finding after another separated by "; ". Writes nothing.

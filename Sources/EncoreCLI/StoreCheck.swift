@@ -22,9 +22,10 @@ struct StoreCheck: ParsableCommand {
         commandName: "check",
         abstract: "Check the store for damage.",
         discussion: """
-            Reads every table of the store at PATH row by row (SQLCipher checks each page as it \
-            decrypts it) and runs SQLite's integrity check. Nothing is written. A damaged store \
-            can give back what is still readable with `encore store salvage`.
+            Reads every table of the store at PATH row by row and walks every index (SQLCipher \
+            checks each page as it decrypts it), then runs SQLite's integrity check. Nothing is \
+            written. A damaged store can give back what is still readable with \
+            `encore store salvage`.
 
             Exit status: 0 when the store is sound (one line on stdout); 1 when it is damaged \
             (what is damaged, in words, on stderr) or cannot be opened; 2 when the command line \
