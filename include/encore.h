@@ -103,12 +103,13 @@ typedef int32_t encore_status;
 /** @name Encrypted store
  * @{ */
 #define ENCORE_ERR_STORE_WRONG_KEY 40     /**< the key does not open the store; the file is untouched */
-#define ENCORE_ERR_STORE_NOT_DATABASE 41  /**< the file is not an encore store, or is damaged */
+#define ENCORE_ERR_STORE_NOT_DATABASE 41  /**< the file is not an encore store (not a SQLCipher database of any key) */
 #define ENCORE_ERR_STORE_TOO_NEW 42       /**< written by a newer encore (schema version); untouched */
 #define ENCORE_ERR_STORE_FAILED 43        /**< SQLite failed: disk full, I/O error, ... */
 #define ENCORE_ERR_STORE_BUSY 44          /**< another process held the store past the busy timeout */
-#define ENCORE_ERR_STORE_MISSING 45       /**< no store at the path, and creating one was not allowed */
+#define ENCORE_ERR_STORE_MISSING 45       /**< no store at the path (no file, or an empty one), and creating one was not allowed; an empty file is never made a store */
 #define ENCORE_ERR_STORE_CLOSED 46        /**< the store was closed (encore_store_close()): a client made on it can do nothing more */
+#define ENCORE_ERR_STORE_CORRUPT 47       /**< the store is damaged: the key opens its first page, but a page or the file's length is broken (encore store salvage) */
 /** @} */
 
 /** @name Servers and the network
@@ -574,9 +575,13 @@ encore_status encore_store_options_init(encore_store_options *options, size_t st
 
 /** Opens the encrypted store at `path` (created when missing unless the
  * options forbid it; `options` may be NULL). A wrong key gives
- * ENCORE_ERR_STORE_WRONG_KEY, a file that is not a store
- * ENCORE_ERR_STORE_NOT_DATABASE, a store of a newer encore
- * ENCORE_ERR_STORE_TOO_NEW; in all three cases the file is not modified.
+ * ENCORE_ERR_STORE_WRONG_KEY (only when the key does not open the first
+ * page), a file that is not a store ENCORE_ERR_STORE_NOT_DATABASE, a
+ * damaged store (its first page opens, a later one or its length is
+ * broken) ENCORE_ERR_STORE_CORRUPT, a store of a newer encore
+ * ENCORE_ERR_STORE_TOO_NEW, an empty file ENCORE_ERR_STORE_MISSING even
+ * with create (an empty file is never made a store: it may be a store
+ * lost on disk); in all these cases the file is not modified.
  * Release the handle with encore_store_close(). */
 encore_status encore_store_open(const char *path, const encore_store_key *key, const encore_store_options *options, encore_store **out);
 
@@ -595,9 +600,30 @@ encore_status encore_store_rekey(encore_store *store, const encore_store_key *ne
  * own, kept in the store; `encore store info` lists them). */
 encore_status encore_store_get_schema_version(encore_store *store, uint32_t *version);
 
-/** Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
- * ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message. */
+/** Checks the store for damage: every table read row by row and every index
+ * walked (each page's MAC checked as it is decrypted), then SQLite's
+ * integrity check.
+ * ENCORE_OK when the store is sound; else ENCORE_ERR_STORE_CORRUPT with
+ * what is damaged, in words (which table where known), in the error
+ * message, one finding after another separated by "; ". Writes nothing.
+ * A store too damaged to open fails encore_store_open() with
+ * ENCORE_ERR_STORE_CORRUPT already; encore_store_salvage() copies what is left. */
 encore_status encore_store_check_integrity(encore_store *store);
+
+/** Copies every row that can still be read of the (damaged) store at
+ * `path` (opened with `key`, read-only: it is never written) into a new
+ * store at `new_path`, encrypted with `new_key` (the same key or
+ * another), with every feature's tables at this encore's version; table
+ * by table, in rowid order, stepping over the stretches that cannot be
+ * read. `new_path` must not exist (ENCORE_ERR_INVALID_ARGUMENT); on any
+ * failure nothing is left there. A wrong key is ENCORE_ERR_STORE_WRONG_KEY,
+ * a damaged list of tables ENCORE_ERR_STORE_CORRUPT (nothing to copy).
+ * `report` (may be NULL) receives, in library memory for
+ * encore_bytes_free(), what was copied and lost as JSON (what `encore
+ * store salvage --json` prints): {"complete", "rowsCopied", "tables":
+ * [{"name", "complete", "copied", "refused", "unreadable": [{"from", "to"}],
+ * "lostAtMost", "note"}]}; "lostAtMost" is null when nothing bounds the loss. */
+encore_status encore_store_salvage(const char *path, const encore_store_key *key, const char *new_path, const encore_store_key *new_key, encore_bytes *report);
 
 /** Deletes what is older than now - max_age_seconds (14 days:
  * 1209600) from every table, keeping the newest risk result and the

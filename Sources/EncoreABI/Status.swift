@@ -48,6 +48,7 @@ func statusCode(_ kind: EncoreError.Kind) -> encore_status {
     case .storeBusy: return ENCORE_ERR_STORE_BUSY
     case .storeMissing: return ENCORE_ERR_STORE_MISSING
     case .storeClosed: return ENCORE_ERR_STORE_CLOSED
+    case .storeCorrupt: return ENCORE_ERR_STORE_CORRUPT
     case .network: return ENCORE_ERR_NETWORK
     case .timeout: return ENCORE_ERR_TIMEOUT
     case .tls: return ENCORE_ERR_TLS

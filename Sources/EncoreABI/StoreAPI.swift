@@ -48,9 +48,13 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
 
 /// Opens the encrypted store at `path` (created when missing unless the
 /// options forbid it; `options` may be NULL). A wrong key gives
-/// ENCORE_ERR_STORE_WRONG_KEY, a file that is not a store
-/// ENCORE_ERR_STORE_NOT_DATABASE, a store of a newer encore
-/// ENCORE_ERR_STORE_TOO_NEW; in all three cases the file is not modified.
+/// ENCORE_ERR_STORE_WRONG_KEY (only when the key does not open the first
+/// page), a file that is not a store ENCORE_ERR_STORE_NOT_DATABASE, a
+/// damaged store (its first page opens, a later one or its length is
+/// broken) ENCORE_ERR_STORE_CORRUPT, a store of a newer encore
+/// ENCORE_ERR_STORE_TOO_NEW, an empty file ENCORE_ERR_STORE_MISSING even
+/// with create (an empty file is never made a store: it may be a store
+/// lost on disk); in all these cases the file is not modified.
 /// Release the handle with encore_store_close().
 @c public func encore_store_open(_ path: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_store_key>?, _ options: UnsafePointer<encore_store_options>?, _ out: UnsafeMutablePointer<encore_store_ptr?>?) -> encore_status {
     guarded {
@@ -88,13 +92,44 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
     }
 }
 
-/// Runs SQLite's integrity check: ENCORE_OK when the store is sound, else
-/// ENCORE_ERR_STORE_NOT_DATABASE with the findings in the error message.
+/// Checks the store for damage: every table read row by row and every index
+/// walked (each page's MAC checked as it is decrypted), then SQLite's
+/// integrity check.
+/// ENCORE_OK when the store is sound; else ENCORE_ERR_STORE_CORRUPT with
+/// what is damaged, in words (which table where known), in the error
+/// message, one finding after another separated by "; ". Writes nothing.
+/// A store too damaged to open fails encore_store_open() with
+/// ENCORE_ERR_STORE_CORRUPT already; encore_store_salvage() copies what is left.
 @c public func encore_store_check_integrity(_ store: encore_store_ptr?) -> encore_status {
     guarded {
-        if let problems = try borrow(store, as: Store.self, "store").integrityProblems() {
-            throw EncoreError(.storeNotDatabase, "store integrity check failed: " + problems.prefix(5).joined(separator: "; "))
+        let found = try borrow(store, as: Store.self, "store").damage()
+        guard found.isEmpty else {
+            throw EncoreError(.storeCorrupt, "the store is damaged: " + found.joined(separator: "; "))
         }
+    }
+}
+
+/// Copies every row that can still be read of the (damaged) store at
+/// `path` (opened with `key`, read-only: it is never written) into a new
+/// store at `new_path`, encrypted with `new_key` (the same key or
+/// another), with every feature's tables at this encore's version; table
+/// by table, in rowid order, stepping over the stretches that cannot be
+/// read. `new_path` must not exist (ENCORE_ERR_INVALID_ARGUMENT); on any
+/// failure nothing is left there. A wrong key is ENCORE_ERR_STORE_WRONG_KEY,
+/// a damaged list of tables ENCORE_ERR_STORE_CORRUPT (nothing to copy).
+/// `report` (may be NULL) receives, in library memory for
+/// encore_bytes_free(), what was copied and lost as JSON (what `encore
+/// store salvage --json` prints): {"complete", "rowsCopied", "tables":
+/// [{"name", "complete", "copied", "refused", "unreadable": [{"from", "to"}],
+/// "lostAtMost", "note"}]}; "lostAtMost" is null when nothing bounds the loss.
+@c public func encore_store_salvage(_ path: UnsafePointer<CChar>?, _ key: UnsafePointer<encore_store_key>?, _ new_path: UnsafePointer<CChar>?, _ new_key: UnsafePointer<encore_store_key>?, _ report: UnsafeMutablePointer<encore_bytes>?) -> encore_status {
+    guarded {
+        let path = try text(path, "path")
+        let key = try storeKey(key, "key")
+        let newPath = try text(new_path, "new_path")
+        let newKey = try storeKey(new_key, "new_key")
+        let result = try StoreSalvage.salvage(from: path, key: key, to: newPath, newKey: newKey)
+        if let report { report.pointee = try LibraryBytes.make(result.json.rendered) }
     }
 }
 

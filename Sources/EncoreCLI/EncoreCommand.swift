@@ -30,7 +30,7 @@ struct EncoreCommand: CommandGroup {
             encore does what the core of a contact-tracing app does (Corona-Warn-App, SwissCovid, \
             NotifyMe), on files and an encrypted store:
               keyfile inspect check and read diagnosis key files
-              store           create, describe, re-key and purge the store
+              store           create, describe, check, salvage, re-key and purge the store
               sightings       add and list the Bluetooth sightings a scanner heard
               keys            the device's own keys: what to broadcast, their history
               tracing         the tracing's state (encore-tracingd): on/off, RPIs heard
@@ -82,17 +82,20 @@ extension EncoreCommand {
     /// Parses the command line, runs the chosen command and exits. Parse and
     /// validation errors exit 2 with ArgumentParser's message and usage on
     /// stderr; help goes to stdout and exits 0; a command that fails has
-    /// already written its one-line reason and throws `ExitCode`.
+    /// already written its one-line reason and throws `ExitCode`. Stdout is
+    /// written only on success (Output), whole.
     static func runMain(_ arguments: [String]? = nil) -> Never {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
+            Output.flush()
             Glibc.exit(EncoreExit.success)
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
                 if !message.isEmpty { Output.write(message + "\n") }
+                Output.flush()
                 Glibc.exit(EncoreExit.success)
             }
             if !message.isEmpty { Output.error(message) }

@@ -16,10 +16,69 @@ import Glibc
 #endif
 
 /// Where the tool writes: results to stdout, reasons to stderr.
+///
+/// A command's stdout is all or nothing: write() keeps the text back and
+/// runMain hands it to stdout (flush()) only when the command succeeded, so
+/// a command that fails half-way (a damaged page in the middle of a list)
+/// leaves no half-written JSON or text behind, only its reason on stderr.
+/// Held text past `spillBytes` moves to an unlinked temporary file, so a
+/// long list costs disk, not memory.
 enum Output {
-    /// Writes text to stdout as it is.
+    /// Writes text to stdout when the command succeeds.
     static func write(_ text: String) {
-        writeAll(STDOUT_FILENO, text)
+        held.withLock { $0.append(text) }
+    }
+
+    /// Hands what the command wrote to stdout: called once, on success.
+    static func flush() {
+        held.withLock { $0.drain { writeAll(STDOUT_FILENO, $0) } }
+    }
+
+    /// Stdout held back until the command's outcome is known.
+    private static let held = Locked(HeldOutput())
+    static let spillBytes = 4 << 20
+
+    private struct HeldOutput {
+        var pending = ""
+        /// The unlinked temporary file the text beyond spillBytes went to; -1 before.
+        var spill: Int32 = -1
+
+        mutating func append(_ text: String) {
+            pending += text
+            guard pending.utf8.count >= Output.spillBytes else { return }
+            if spill < 0 {
+                let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+                var template = Array((directory + "/encore-output-XXXXXX").utf8CString)
+                let fd = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
+                // Without a temporary file the text stays in memory.
+                guard fd >= 0 else { return }
+                template.withUnsafeBufferPointer { if let p = $0.baseAddress { _ = unlink(p) } }
+                spill = fd
+            }
+            guard Output.writeAll(spill, pending) else {
+                Output.error("encore: cannot hold the output back in a temporary file")
+                Glibc.exit(EncoreExit.failure)
+            }
+            pending = ""
+        }
+
+        mutating func drain(_ write: (String) -> Void) {
+            if spill >= 0 {
+                var buffer = [UInt8](repeating: 0, count: 1 << 16)
+                var offset: off_t = 0
+                while true {
+                    let n = pread(spill, &buffer, buffer.count, offset)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    write(String(decoding: buffer[0..<n], as: UTF8.self))
+                    offset += off_t(n)
+                }
+                close(spill)
+                spill = -1
+            }
+            write(pending)
+            pending = ""
+        }
     }
 
     /// Writes a (possibly multi-line) message to stderr, ending it with a newline.
@@ -32,19 +91,21 @@ enum Output {
         writeAll(STDERR_FILENO, text)
     }
 
-    /// write(2) until done; gives up quietly when the reader has gone away.
-    private static func writeAll(_ fd: Int32, _ text: String) {
+    /// write(2) until done; gives up quietly (false) when the reader has gone away.
+    @discardableResult
+    fileprivate static func writeAll(_ fd: Int32, _ text: String) -> Bool {
         var text = text
-        text.withUTF8 { bytes in
+        return text.withUTF8 { bytes in
             var done = 0
             while done < bytes.count {
                 let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return
+                    return false
                 }
                 done += n
             }
+            return true
         }
     }
 

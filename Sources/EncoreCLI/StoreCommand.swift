@@ -24,9 +24,9 @@ import Glibc
 struct StoreCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Create, describe, re-key and purge the encrypted store.",
+        abstract: "Create, describe, check, salvage, re-key and purge the encrypted store.",
         discussion: StoreArguments.keyHelp,
-        subcommands: [StoreInit.self, StoreInfo.self, StoreRekey.self, StorePurge.self]
+        subcommands: [StoreInit.self, StoreInfo.self, StoreCheck.self, StoreSalvageCommand.self, StoreRekey.self, StorePurge.self]
     )
 }
 
@@ -77,7 +77,7 @@ enum StoreFailure {
     static func reason(_ error: Error, path: String, keyVariable: String?) -> String {
         guard let e = error as? EncoreError else { return String(describing: error) }
         switch e.kind {
-        case .storeMissing:
+        case .storeMissing where !StoreFileSize.exists(path):
             return "no such store (create one with `encore store init --db PATH`)"
         case .storeWrongKey:
             return withoutPath(e.message, path) + (keyVariable.map { "; the key was taken from \($0)" } ?? "")

@@ -70,7 +70,10 @@ struct Submit: ParsableCommand {
         servers.verification = verification
         servers.submission = submission
         let client = try store.client(servers: servers, transport: transport.transport(), now: clock)
-        let outcome = try talking(submission) { try client.testResults().submit(options(), now: client.now()) }
+        // Named by the command, not by a server: the TAN comes from the
+        // verification server, the upload goes to the submission server,
+        // and the failure's message names the request (and so the server) that failed.
+        let outcome = try talking("submit") { try client.testResults().submit(options(), now: client.now()) }
         if output.json {
             Output.write(outcome.json.rendered(pretty: true) + "\n")
         } else {

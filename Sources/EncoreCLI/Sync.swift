@@ -106,7 +106,7 @@ struct SyncArguments: ParsableArguments {
 
     /// The command's client: the store with these servers, trust list and --now.
     func client(_ store: StoreArguments, transport: (any HTTPTransport)? = nil) throws -> EncoreClient {
-        try store.client(create: true, servers: servers(), trust: TrustArgument.trustList(trust), transport: transport, now: clock)
+        try store.client(servers: servers(), trust: TrustArgument.trustList(trust), transport: transport, now: clock)
     }
 }
 

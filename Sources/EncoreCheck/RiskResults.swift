@@ -88,7 +88,7 @@ extension Store {
 
     private static func riskResult(_ s: Statement) throws -> RiskResult {
         guard let level = Int32(exactly: s.int64(2)) else {
-            throw EncoreError(.storeNotDatabase, "store: a risk result row has a level outside 32 bits")
+            throw EncoreError(.storeCorrupt, "the store is damaged: a risk result row has a level outside 32 bits")
         }
         return RiskResult(id: s.int64(0), time: s.int64(1), level: level, document: s.text(3) ?? "")
     }

@@ -23,3 +23,11 @@ extension Store {
         try self.init(path: path, key: key, options: options, features: StoreTables.all)
     }
 }
+
+extension StoreSalvage {
+    /// Salvages the store at `path` into a new store at `newPath` with
+    /// every feature's tables (StoreSalvage.salvage).
+    public static func salvage(from path: String, key: StoreKey, to newPath: String, newKey: StoreKey) throws -> SalvageReport {
+        try salvage(from: path, key: key, to: newPath, newKey: newKey, features: StoreTables.all)
+    }
+}

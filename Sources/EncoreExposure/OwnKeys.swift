@@ -99,7 +99,7 @@ extension Store {
     private static func ownKey(_ s: Statement) throws -> OwnKey {
         guard let key = s.keyData(0),
               let start = Int32(exactly: s.int64(1)), let period = Int32(exactly: s.int64(2)) else {
-            throw EncoreError(.storeNotDatabase, "store: an own key row is malformed")
+            throw EncoreError(.storeCorrupt, "the store is damaged: an own key row is malformed")
         }
         return OwnKey(keyData: key, rollingStartIntervalNumber: start, rollingPeriod: period, created: s.int64(3))
     }

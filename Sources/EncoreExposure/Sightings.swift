@@ -16,7 +16,7 @@ extension Store {
                                                           order: "time, rowid") { s in
         let aem = s.blob(2)
         guard let rpi = s.keyData(1), aem.count == 4 else {
-            throw EncoreError(.storeNotDatabase, "store: an sighting row has a malformed RPI or AEM")
+            throw EncoreError(.storeCorrupt, "the store is damaged: an sighting row has a malformed RPI or AEM")
         }
         return Sighting(time: s.int64(0), rpi: rpi, aem: aem.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) },
                            rssi: Int8(clamping: s.int64(3)), previousScan: s.optionalInt64(4))

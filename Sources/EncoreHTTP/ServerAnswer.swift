@@ -2,8 +2,10 @@ import EncoreSupport
 
 /// What an answer with an error status means, for every server.
 public enum ServerAnswer {
-    public static func error(_ r: HTTPResponse, _ what: String) -> EncoreError {
-        let detail = "\(what): the server answered \(r.status)\(reason(r.status))"
+    /// `server` names the server that answered ("the verification server"),
+    /// for flows that talk to more than one.
+    public static func error(_ r: HTTPResponse, _ what: String, server: String = "the server") -> EncoreError {
+        let detail = "\(what): \(server) answered \(r.status)\(reason(r.status))"
         switch r.status {
         case 429, 500 ... 599: return EncoreError(.serverUnavailable, detail + "; try again later")
         case 300 ... 399: return EncoreError(.protocolError, detail + " (redirects are not followed)")

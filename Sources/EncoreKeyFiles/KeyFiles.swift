@@ -71,7 +71,7 @@ extension Store {
         try cachedKeyFileRow("etag, sha256, length(content), downloaded", region, identifier) { s in
             let digest = s.blob(1)
             guard digest.count == 32 else {
-                throw EncoreError(.storeNotDatabase, "store: key file \(region) \(identifier) has a malformed SHA-256")
+                throw EncoreError(.storeCorrupt, "the store is damaged: key file \(region) \(identifier) has a malformed SHA-256")
             }
             return CachedKeyFileInfo(region: region, identifier: identifier, etag: s.text(0), sha256: digest,
                                   size: Int(clamping: s.int64(2)), downloaded: s.int64(3))
@@ -79,7 +79,7 @@ extension Store {
     }
 
     /// Calls `body` with the content of a cached package after checking it
-    /// against its stored SHA-256 (a mismatch is `.storeNotDatabase`); a
+    /// against its stored SHA-256 (a mismatch is `.storeCorrupt`); a
     /// package that is not cached is `.notFound`. The bytes are valid only
     /// inside `body`; the store is locked meanwhile.
     public func withCachedKeyFileContent<R>(region: String, identifier: String, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
@@ -106,7 +106,7 @@ extension Store {
             while try s.step() {
                 let id = s.text(0) ?? ""
                 guard !id.utf8.contains(0) else {
-                    throw EncoreError(.storeNotDatabase, "store: a key file identifier of region \(region) is malformed")
+                    throw EncoreError(.storeCorrupt, "the store is damaged: a key file identifier of region \(region) is malformed")
                 }
                 out.append(id)
             }
@@ -163,7 +163,7 @@ extension Store {
             let stored = s.blob(0)
             let content = try s.columnBytes(1)
             guard try PackageDigest.sha256(content) == stored else {
-                throw EncoreError(.storeNotDatabase, "store: key file \(identifier) of region \(region) does not match its stored SHA-256: the store is damaged")
+                throw EncoreError(.storeCorrupt, "the store is damaged: key file \(identifier) of region \(region) does not match its stored SHA-256")
             }
             return try body(content)
         }

@@ -9,15 +9,18 @@ public final class Connection {
     public let db: OpaquePointer
     private var statements: [String: Statement] = [:]
 
-    public init(path: String, create: Bool, readOnly: Bool = false) throws {
+    /// `immutable`: read-only, and SQLite is told the file cannot change
+    /// (no locks, no -wal or -shm made beside it): for looking into a file
+    /// that is refused or damaged without leaving anything next to it.
+    public init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws {
         // SQLCipher is loaded privately, once (CEncoreSQL explains why).
         guard enc_sql_load() == 0 else {
             throw EncoreError(.storeFailed, enc_sql_load_error().map { String(cString: $0) } ?? "cannot load SQLCipher")
         }
         var handle: OpaquePointer?
-        let access = readOnly ? ENC_SQL_OPEN_READONLY : ENC_SQL_OPEN_READWRITE | (create ? ENC_SQL_OPEN_CREATE : 0)
-        let flags = access | ENC_SQL_OPEN_NOMUTEX
-        let rc = enc_sql_open(path, flags, &handle)
+        let access = readOnly || immutable ? ENC_SQL_OPEN_READONLY : ENC_SQL_OPEN_READWRITE | (create ? ENC_SQL_OPEN_CREATE : 0)
+        let flags = access | ENC_SQL_OPEN_NOMUTEX | (immutable ? ENC_SQL_OPEN_URI : 0)
+        let rc = enc_sql_open(immutable ? Self.immutableURI(path) : path, flags, &handle)
         guard rc == ENC_SQL_OK, let handle else {
             let message = handle.map { String(cString: enc_sql_errmsg($0)) } ?? "error \(rc)"
             enc_sql_close(handle)
@@ -25,6 +28,22 @@ public final class Connection {
         }
         db = handle
         enc_sql_extended_result_codes(db, 1)
+    }
+
+    /// file:PATH?immutable=1, the path percent-encoded but for unreserved
+    /// characters and "/" (SQLite's URI filenames).
+    static func immutableURI(_ path: String) -> String {
+        var uri = "file:"
+        for b in path.utf8 {
+            let c = Character(Unicode.Scalar(b))
+            if b < 0x80 && (c.isLetter || c.isNumber || "-._~/".contains(c)) {
+                uri.append(c)
+            } else {
+                let digits = Array("0123456789ABCDEF")
+                uri += "%" + String(digits[Int(b >> 4)]) + String(digits[Int(b & 0x0f)])
+            }
+        }
+        return uri + "?immutable=1"
     }
 
     deinit {
@@ -71,16 +90,27 @@ public final class Connection {
 
     public var changes: Int { Int(enc_sql_changes(db)) }
 
-    /// The error for a SQLite result code, with SQLite's message.
-    public func error(_ rc: Int32, _ context: String) -> EncoreError {
-        let message = String(cString: enc_sql_errmsg(db))
-        let what = "store: \(message) (\(context.prefix(60)))"
+    /// The error for a SQLite result code on `sql` (or an operation named
+    /// in words): the message says what failed in words (SQLOperation), and
+    /// SQLite's own text and code follow in brackets, for a bug report.
+    public func error(_ rc: Int32, _ sql: String) -> EncoreError {
+        error(rc, operation: SQLOperation.describe(sql))
+    }
+
+    /// The error for a SQLite result code while doing `operation` ("re-encrypting the store").
+    public func error(_ rc: Int32, operation: String) -> EncoreError {
+        let detail = "(SQLite \(rc & 0xff): \(String(cString: enc_sql_errmsg(db))))"
         switch rc & 0xff {
-        case ENC_SQL_BUSY, ENC_SQL_LOCKED: return EncoreError(.storeBusy, what)
-        case ENC_SQL_NOTADB, ENC_SQL_CORRUPT: return EncoreError(.storeNotDatabase, what)
-        case ENC_SQL_NOMEM: return EncoreError(.outOfMemory, what)
-        case ENC_SQL_CONSTRAINT, ENC_SQL_MISMATCH, ENC_SQL_RANGE, ENC_SQL_TOOBIG: return EncoreError(.invalidArgument, what)
-        default: return EncoreError(.storeFailed, what)
+        case ENC_SQL_BUSY, ENC_SQL_LOCKED:
+            return EncoreError(.storeBusy, "the store is busy: another process held it while \(operation) \(detail)")
+        case ENC_SQL_NOTADB, ENC_SQL_CORRUPT:
+            // Only after the key proved right on the first page (prove()
+            // turns a first page that fails into a wrong key).
+            return EncoreError(.storeCorrupt, "the store is damaged: \(operation) failed \(detail)")
+        case ENC_SQL_NOMEM: return EncoreError(.outOfMemory, "out of memory while \(operation) \(detail)")
+        case ENC_SQL_CONSTRAINT, ENC_SQL_MISMATCH, ENC_SQL_RANGE, ENC_SQL_TOOBIG:
+            return EncoreError(.invalidArgument, "the store refused a value while \(operation) \(detail)")
+        default: return EncoreError(.storeFailed, "the store failed while \(operation) \(detail)")
         }
     }
 }
@@ -109,7 +139,7 @@ public final class Statement {
 
     private func bound(_ rc: Int32, _ i: Int32) {
         if rc != ENC_SQL_OK, bindFailure == nil {
-            bindFailure = connection.error(rc, "parameter \(i) of " + String(cString: enc_sql_sql(handle)))
+            bindFailure = connection.error(rc, operation: SQLOperation.describe(String(cString: enc_sql_sql(handle))) + " (value \(i))")
         }
     }
 

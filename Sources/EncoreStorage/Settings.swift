@@ -147,7 +147,7 @@ extension Store {
             s.bind(1, text: name)
             return try s.one { s in
                 guard let type = SettingType(rawValue: enc_sql_column_type(s.handle, 1)) else {
-                    throw EncoreError(.storeNotDatabase, "store: setting '\(name)' holds a value of no known type")
+                    throw EncoreError(.storeCorrupt, "the store is damaged: setting '\(name)' holds a value of no known type")
                 }
                 return try body(type, s)
             }

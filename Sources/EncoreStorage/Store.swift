@@ -60,13 +60,28 @@ public final class EncryptedDatabase: @unchecked Sendable {
         if !existing.exists && !options.create {
             throw EncoreError(.storeMissing, "no \(kind) at \(path) (creating one was not allowed)")
         }
+        // An empty file is no store, whatever the options say: a store lost
+        // on disk must not come back as a store with nothing in it. (With
+        // a WAL beside it the store is being created by another connection.)
+        if existing.exists && existing.size == 0 && !StoreFile.hasWAL(path) {
+            throw EncoreError(.storeMissing, "\(path) is an empty file, not an encore \(kind): a \(kind) lost on disk, or a file made by another program; it was left as it is (remove it to create a new \(kind) there)")
+        }
         if existing.isPlaintextSQLite {
             throw EncoreError(.storeNotDatabase, "\(path) is an unencrypted SQLite database, not an encore \(kind)")
         }
-        // SQLCipher writes whole pages: a file cut anywhere else is damaged,
-        // even when the pages the key proof reads are intact.
+        // SQLCipher writes whole pages: a file cut anywhere else is damaged
+        // when the key opens its first page, and is not a store otherwise.
         if existing.size % Int64(StoreFile.legacyPageSize) != 0 {
-            throw EncoreError(.storeNotDatabase, "\(path) is damaged or not an encore \(kind) (its size is not a whole number of pages)")
+            let cut = "its length is not a whole number of pages: it was cut short or written to by something else"
+            do {
+                _ = try Self.open(path: path, create: false, readOnly: true, key: keyBytes, pageSizes: [StoreFile.pageSize, StoreFile.legacyPageSize],
+                                  latest: Int.max, kind: kind)
+            } catch let e as EncoreError where e.kind == .storeWrongKey {
+                throw EncoreError(.storeNotDatabase, "\(path) is not an encore \(kind), or its first page is damaged (\(cut))")
+            } catch let e as EncoreError where e.kind == .storeCorrupt {
+                throw EncoreError(.storeCorrupt, "the \(kind) at \(path) is damaged: \(cut)")
+            }
+            throw EncoreError(.storeCorrupt, "the \(kind) at \(path) is damaged: \(cut)")
         }
         // New files get StoreFile.pageSize; a file written before has
         // either size, which only the key proof tells apart.
@@ -122,19 +137,15 @@ public final class EncryptedDatabase: @unchecked Sendable {
             try c.exec("PRAGMA journal_mode = DELETE")
             let rc = keyBytes.withUnsafeBytes { enc_sql_rekey(c.db, $0.baseAddress, Int32($0.count)) }
             let restored = enc_sql_exec(c.db, "PRAGMA journal_mode = WAL")
-            guard rc == ENC_SQL_OK else { throw c.error(rc, "rekey") }
+            guard rc == ENC_SQL_OK else { throw c.error(rc, operation: "re-encrypting the \(kind)") }
             guard restored == ENC_SQL_OK else { throw c.error(restored, "PRAGMA journal_mode = WAL") }
         }
     }
 
-    /// SQLite's integrity check: nil when the database is sound, else its findings.
+    /// The integrity check (damage()): nil when the database is sound, else its findings.
     public func integrityProblems() throws -> [String]? {
-        try withConnection { c in
-            let s = try c.prepare("PRAGMA integrity_check")
-            var lines: [String] = []
-            while try s.step() { lines.append(s.text(0) ?? "") }
-            return lines == ["ok"] ? nil : lines
-        }
+        let found = try damage()
+        return found.isEmpty ? nil : found
     }
 
     /// Moves everything in the WAL into the database file and empties the WAL.
@@ -162,12 +173,18 @@ public final class EncryptedDatabase: @unchecked Sendable {
 
     /// A connection keyed with the first of `pageSizes` the file opens
     /// with, and the schema version. A wrong key fails with every size.
-    private static func open(path: String, create: Bool, readOnly: Bool, key: [UInt8], pageSizes: [Int32], latest: Int,
-                             kind: String) throws -> (Connection, version: Int64, pageSize: Int32) {
+    /// `salvaging`: the connection is for reading what is left of a
+    /// damaged file (StoreSalvage): SQLite is told to read a file shorter
+    /// than its first page says (writable_schema, on a read-only connection).
+    static func open(path: String, create: Bool, readOnly: Bool, key: [UInt8], pageSizes: [Int32], latest: Int,
+                     kind: String, salvaging: Bool = false) throws -> (Connection, version: Int64, pageSize: Int32) {
+        // A read-only look at a file without a WAL leaves none behind
+        // (SQLite makes an empty -wal for a WAL-mode file otherwise).
+        let immutable = readOnly && !StoreFile.hasWAL(path)
         for (i, size) in pageSizes.enumerated() {
-            let c = try Connection(path: path, create: create, readOnly: readOnly)
+            let c = try Connection(path: path, create: create, readOnly: readOnly, immutable: immutable)
             do {
-                return (c, try prove(key, pageSize: size, on: c, path: path, latest: latest, kind: kind), size)
+                return (c, try prove(key, pageSize: size, on: c, path: path, latest: latest, kind: kind, salvaging: salvaging), size)
             } catch let e as EncoreError where e.kind == .storeWrongKey && i + 1 < pageSizes.count {
                 continue
             }
@@ -178,16 +195,36 @@ public final class EncryptedDatabase: @unchecked Sendable {
     /// Keys a connection and reads the schema version: the first read
     /// proves the key (and the page size) before anything is written.
     /// Returns the version.
-    private static func prove(_ key: [UInt8], pageSize: Int32, on c: Connection, path: String, latest: Int, kind: String) throws -> Int64 {
+    ///
+    /// Only the first page tells a wrong key: SQLCipher checks each page's
+    /// MAC when it reads it, and PRAGMA user_version reads the first page
+    /// alone. Once that page opened, the key is right, and a page read
+    /// after it that fails its check (the list of tables, on a store cut
+    /// short or overwritten) is damage, not a wrong key. A damaged first
+    /// page cannot be told from a wrong key (its MAC fails either way).
+    private static func prove(_ key: [UInt8], pageSize: Int32, on c: Connection, path: String, latest: Int, kind: String,
+                              salvaging: Bool) throws -> Int64 {
         let rc = key.withUnsafeBytes { enc_sql_key(c.db, $0.baseAddress, Int32($0.count)) }
-        guard rc == ENC_SQL_OK else { throw c.error(rc, "sqlite3_key") }
+        guard rc == ENC_SQL_OK else { throw c.error(rc, operation: "setting the key of the \(kind)") }
         try c.exec("PRAGMA cipher_page_size = \(pageSize)")
-        let version: Int64
+        if salvaging { try c.exec("PRAGMA writable_schema = ON") }
+        // SQLITE_NOTADB: the first page fails its MAC (a wrong key or page
+        // size). SQLITE_CORRUPT: it opened, but what it says is broken (the
+        // file is shorter than the page count it records: a store cut short).
+        let first = enc_sql_exec(c.db, "PRAGMA user_version")
+        switch first & 0xff {
+        case ENC_SQL_OK: break
+        case ENC_SQL_NOTADB:
+            throw EncoreError(.storeWrongKey, "wrong key for the \(kind) at \(path) (or the file is not an encore \(kind), or its first page is damaged)")
+        case ENC_SQL_CORRUPT:
+            throw EncoreError(.storeCorrupt, "the \(kind) at \(path) is damaged: the key opens its first page, but the file is shorter than that page says (cut short?)")
+        default: throw c.error(first, "PRAGMA user_version")
+        }
+        let version = try c.scalar("PRAGMA user_version") ?? 0
         do {
-            version = try c.scalar("PRAGMA user_version") ?? 0
             _ = try c.scalar("SELECT count(*) FROM sqlite_master")
-        } catch let e as EncoreError where e.kind == .storeNotDatabase {
-            throw EncoreError(.storeWrongKey, "wrong key for the \(kind) at \(path) (or the file is not an encore \(kind))")
+        } catch let e as EncoreError where e.kind == .storeCorrupt {
+            throw EncoreError(.storeCorrupt, "the \(kind) at \(path) is damaged: the key opens its first page, but its list of tables cannot be read")
         }
         guard version <= Int64(latest) else {
             throw EncoreError(.storeTooNew, "the \(kind) at \(path) has schema version \(version); this encore knows up to \(latest)")
@@ -257,7 +294,7 @@ public final class Store: Sendable {
     /// any holder, fail with `.storeClosed`.
     public func close() { database.close() }
 
-    /// SQLite's integrity check: nil when the store is sound, else its findings.
+    /// The integrity check (damage()): nil when the store is sound, else its findings.
     public func integrityProblems() throws -> [String]? { try database.integrityProblems() }
 
     /// Moves everything in the WAL into the database file and empties the WAL.

@@ -54,7 +54,7 @@ extension SyncOperation {
     static func degradable(_ kind: EncoreError.Kind) -> Bool {
         switch kind {
         case .cancelled, .outOfMemory, .internalError, .invalidArgument,
-             .storeWrongKey, .storeNotDatabase, .storeTooNew, .storeFailed, .storeBusy, .storeMissing, .storeClosed: return false
+             .storeWrongKey, .storeNotDatabase, .storeTooNew, .storeFailed, .storeBusy, .storeMissing, .storeClosed, .storeCorrupt: return false
         default: return true
         }
     }

@@ -32,8 +32,8 @@ public enum SubmissionProtocol {
     public static func check(_ r: HTTPResponse) throws {
         switch r.status {
         case 200: return
-        case 403: throw EncoreError(.tanRefused, "submission: the server answered 403: the TAN was refused (unknown, used or expired)")
-        default: throw ServerAnswer.error(r, "submission")
+        case 403: throw EncoreError(.tanRefused, "submission: the submission server answered 403: the TAN was refused (unknown, used or expired)")
+        default: throw ServerAnswer.error(r, "submission", server: "the submission server")
         }
     }
 }

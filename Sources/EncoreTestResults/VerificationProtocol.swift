@@ -42,7 +42,7 @@ public enum VerificationProtocol {
     /// malformed key and for a key (or date-of-birth key) registered already.
     public static func registrationToken(from response: HTTPResponse) throws -> String {
         if response.status == 400 {
-            throw EncoreError(.serverRefused, "registration: the server answered 400 (bad request): the key is registered already (a test code registers once) or malformed")
+            throw EncoreError(.serverRefused, "registration: the verification server answered 400 (bad request): the key is registered already (a test code registers once) or malformed")
         }
         try expect(response, 201, "registration")
         return try uuid(member(response, "registrationToken"), "registrationToken")
@@ -56,9 +56,9 @@ public enum VerificationProtocol {
     public static func testResult(from response: HTTPResponse, rapidAntigen: Bool = false) throws -> (result: TestResult, sampleCollectedAt: Int64?) {
         switch response.status {
         case 400:
-            throw EncoreError(.serverRefused, "test result: the server answered 400 (bad request): it does not know the registration token (registrations are deleted after 21 days)")
+            throw EncoreError(.serverRefused, "test result: the verification server answered 400 (bad request): it does not know the registration token (registrations are deleted after 21 days)")
         case 403:
-            throw EncoreError(.dateOfBirthMismatch, "test result: the server answered 403 (forbidden): the result under the date of birth differs from the test's (a wrong date of birth?)")
+            throw EncoreError(.dateOfBirthMismatch, "test result: the verification server answered 403 (forbidden): the result under the date of birth differs from the test's (a wrong date of birth?)")
         default:
             try expect(response, 200, "test result")
         }
@@ -107,7 +107,7 @@ public enum VerificationProtocol {
 
     static func expect(_ r: HTTPResponse, _ status: Int, _ what: String) throws {
         guard r.status != status else { return }
-        throw ServerAnswer.error(r, what)
+        throw ServerAnswer.error(r, what, server: "the verification server")
     }
 
     static func object(_ r: HTTPResponse) throws -> JSONReader {

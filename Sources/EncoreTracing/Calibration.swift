@@ -77,13 +77,13 @@ extension Store {
         func int8(_ name: String) throws -> Int8? {
             guard let v = try setting(name) else { return nil }
             guard case .integer(let i) = v, let x = Int8(exactly: i) else {
-                throw EncoreError(.storeNotDatabase, "store: setting '\(name)' is not an int8 integer")
+                throw EncoreError(.storeCorrupt, "the store is damaged: setting '\(name)' is not an int8 integer")
             }
             return x
         }
         let confidence = try int8(TracingSettingNames.confidence)
         guard confidence.map({ (0 ... 3).contains($0) }) ?? true else {
-            throw EncoreError(.storeNotDatabase, "store: the calibration confidence is out of range")
+            throw EncoreError(.storeCorrupt, "the store is damaged: the calibration confidence is out of range")
         }
         return try Calibration(txPower: int8(TracingSettingNames.txPower), rssiCorrection: int8(TracingSettingNames.rssiCorrection),
                                confidence: confidence.map { UInt8($0) })
@@ -117,7 +117,7 @@ extension Store {
     /// The adapter name the host recorded, nil when none.
     public func tracingAdapter() throws -> String? {
         guard let v = try setting(TracingSettingNames.adapter) else { return nil }
-        guard case .text(let s) = v else { throw EncoreError(.storeNotDatabase, "store: the tracing adapter is not text") }
+        guard case .text(let s) = v else { throw EncoreError(.storeCorrupt, "the store is damaged: the tracing adapter is not text") }
         return s
     }
 }

@@ -210,7 +210,7 @@ extension Store {
     /// The end of the last scan ingested (unix seconds), nil when none.
     public func tracingLastScan() throws -> Int64? {
         guard let v = try setting(TracingSettingNames.lastScan) else { return nil }
-        guard case .integer(let t) = v else { throw EncoreError(.storeNotDatabase, "store: the last scan time is not an integer") }
+        guard case .integer(let t) = v else { throw EncoreError(.storeCorrupt, "the store is damaged: the last scan time is not an integer") }
         return t
     }
 }

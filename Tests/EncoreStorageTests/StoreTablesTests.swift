@@ -175,12 +175,12 @@ import Testing
         let s = try store(dir)
         try s.putCachedKeyFile(region: "DE", identifier: "2020-06-01", etag: "x", content: [1, 2, 3], downloaded: 5)
         try s.withConnection { try $0.exec("UPDATE key_files SET content = x'010204'") }
-        #expect(kind { try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01") } == .storeNotDatabase)
+        #expect(kind { try s.cachedKeyFileContent(region: "DE", identifier: "2020-06-01") } == .storeCorrupt)
         do {
             _ = try s.withCachedKeyFileContent(region: "DE", identifier: "2020-06-01") { _ in 0 }
             Issue.record("damaged content was handed out")
         } catch let e as EncoreError {
-            #expect(e.kind == .storeNotDatabase && e.message.contains("SHA-256"))
+            #expect(e.kind == .storeCorrupt && e.message.contains("SHA-256"))
         }
         // The metadata is still readable, and a fresh download repairs it.
         #expect(try s.hasCachedKeyFile(region: "DE", identifier: "2020-06-01"))

@@ -64,7 +64,7 @@ import Testing
             #expect(throws: EncoreError.self) { try VerificationProtocol.tan(from: answer(status, "")) }
             #expect(ServerAnswer.error(answer(status, ""), "x").kind == kind)
         }
-        #expect(throws: EncoreError(.tanRefused, "submission: the server answered 403: the TAN was refused (unknown, used or expired)")) {
+        #expect(throws: EncoreError(.tanRefused, "submission: the submission server answered 403: the TAN was refused (unknown, used or expired)")) {
             try SubmissionProtocol.check(answer(403, ""))
         }
     }

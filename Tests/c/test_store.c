@@ -336,7 +336,10 @@ static void test_not_a_database(void) {
     if (bytes != NULL && n >= 2048) spit(cut, bytes, n - 100);
     free(bytes);
     take_snapshot(cut, &before);
-    CHECK(encore_store_open(cut, &k, NULL, &s) == ENCORE_ERR_STORE_NOT_DATABASE && s == NULL);
+    /* The key opens its first page: damaged, not "not a store". */
+    CHECK(encore_store_open(cut, &k, NULL, &s) == ENCORE_ERR_STORE_CORRUPT && s == NULL);
+    encore_store_key other = raw(raw_a, 32);
+    CHECK(encore_store_open(cut, &other, NULL, &s) == ENCORE_ERR_STORE_NOT_DATABASE && s == NULL);
     CHECK(same_as(cut, &before));
     free_snapshot(&before);
 
@@ -344,6 +347,69 @@ static void test_not_a_database(void) {
     const char *sub = path_in_dir("a-directory");
     CHECK(mkdir(sub, 0700) == 0);
     CHECK(encore_store_open(sub, &k, NULL, &s) != ENCORE_OK && s == NULL);
+}
+
+/* Issue 48: an empty file is no store (with create or without) and is
+ * left empty; a store with a zeroed page is damaged, its check names the
+ * table, and a salvage copies the rest into a new store. */
+#define DAMAGE_ROWS 4000
+static void test_damage(void) {
+    encore_store_key k = raw(raw_b, 32);
+    encore_store *s = NULL;
+    const char *empty = path_in_dir("empty.db");
+    spit(empty, "", 0);
+    encore_store_options with_create = options(1, 5000);
+    CHECK(encore_store_open(empty, &k, &with_create, &s) == ENCORE_ERR_STORE_MISSING && s == NULL);
+    CHECK(strstr(encore_last_error_message(), "empty") != NULL);
+    CHECK(encore_store_open(empty, &k, NULL, &s) == ENCORE_ERR_STORE_MISSING && s == NULL);
+    size_t n = 1;
+    unsigned char *bytes = slurp(empty, &n);
+    CHECK(n == 0);
+    free(bytes);
+
+    /* Copies: path_in_dir() reuses two buffers. */
+    char db[8192], rescued[8192], never[8192];
+    snprintf(db, sizeof db, "%s", path_in_dir("damaged.db"));
+    snprintf(rescued, sizeof rescued, "%s", path_in_dir("rescued.db"));
+    snprintf(never, sizeof never, "%s", path_in_dir("never-salvaged.db"));
+    encore_store *good = open_ok(db, k);
+    static encore_sighting in[DAMAGE_ROWS];
+    for (uint32_t i = 0; i < DAMAGE_ROWS; i++) in[i] = obs(T0 + i, i);
+    CHECK(encore_sighting_add(store_client(good), in, sizeof(encore_sighting), DAMAGE_ROWS, NULL) == ENCORE_OK);
+    encore_store_close(good);
+    bytes = slurp(db, &n);
+    CHECK(bytes != NULL && n % 4096 == 0 && n >= 40 * 4096);
+    if (bytes == NULL || n < 40 * 4096) return;
+    memset(bytes + n / 4096 / 2 * 4096, 0, 4096);
+    spit(db, bytes, n);
+    free(bytes);
+
+    s = open_ok(db, k);
+    CHECK(encore_store_check_integrity(s) == ENCORE_ERR_STORE_CORRUPT);
+    CHECK(strstr(encore_last_error_message(), "sightings") != NULL);
+    CHECK(strstr(encore_last_error_message(), "SELECT") == NULL);
+    static encore_sighting out[DAMAGE_ROWS];
+    size_t copied = 0;
+    CHECK(encore_sighting_copy(store_client(s), INT64_MIN, INT64_MAX, 0, out, sizeof(encore_sighting), DAMAGE_ROWS, &copied)
+          == ENCORE_ERR_STORE_CORRUPT);
+    encore_store_close(s);
+
+    encore_store_key new_key = raw(raw_a, 32);
+    encore_bytes report = {NULL, 0};
+    CHECK(encore_store_salvage(db, &k, rescued, &new_key, &report) == ENCORE_OK);
+    CHECK(report.data != NULL && report.length > 0);
+    if (report.data != NULL) CHECK(strstr((const char *)report.data, "\"complete\":false") != NULL);
+    encore_bytes_free(&report);
+    s = open_ok(rescued, new_key);
+    CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    uint64_t kept = count_all(s);
+    CHECK(kept > DAMAGE_ROWS - 200 && kept < DAMAGE_ROWS);
+    encore_store_close(s);
+    /* The target must not exist; nothing of it is touched or left. */
+    CHECK(encore_store_salvage(db, &k, rescued, &new_key, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_store_salvage(db, &new_key, never, &k, NULL) == ENCORE_ERR_STORE_WRONG_KEY);
+    CHECK(!exists(never));
+    CHECK(strcmp(encore_status_name(ENCORE_ERR_STORE_CORRUPT), "ENCORE_ERR_STORE_CORRUPT") == 0);
 }
 
 static void test_create_forbidden(void) {
@@ -736,6 +802,7 @@ int main(void) {
     test_create_and_reopen();
     test_wrong_key_leaves_files_alone();
     test_not_a_database();
+    test_damage();
     test_create_forbidden();
     test_bulk_count_copy();
     test_duplicates();

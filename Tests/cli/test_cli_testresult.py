@@ -171,3 +171,20 @@ def test_killed_between_tan_and_upload_resumes_with_the_same_tan(servers, db):
     assert r.returncode == 0, r.stderr
     real_tans = [q for q in v.requests if q.path == "/version/v1/tan" and fake(q) == "0"]
     assert len(real_tans) == 1 and len(s.submissions) == 1
+
+
+def test_a_failed_tan_request_names_the_verification_server(servers, db):
+    """The TAN comes from the verification server: when its request fails,
+    the one line names that server's request, not the submission server
+    (issue 48: the line used to start with the submission server's URL)."""
+    state, v, s = servers
+    state.set_result_for_guid(GUID, 2, sc=NOW)
+    assert run("test", "register", "--db", db, *urls(v, s), "--guid", GUID, "--now", NOW).returncode == 0
+    assert run("test", "result", "--db", db, *urls(v, s), "--now", NOW + 60).returncode == 0
+    v.inject("/version/v1/tan", status=500)
+    r = run("submit", "--db", db, *urls(v, s), "--now", NOW + 120)
+    assert r.returncode == 1 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert s.url not in r.stderr, r.stderr
+    assert r.stderr.startswith("encore: submit: ") and "500" in r.stderr, r.stderr
+    assert "the verification server answered 500" in r.stderr, r.stderr
+    assert [q.path for q in s.requests if fake(q) == "0"] == []

@@ -45,6 +45,7 @@ typedef struct enc_sql_stmt enc_sql_stmt;
 #define ENC_SQL_OPEN_READONLY 0x00000001
 #define ENC_SQL_OPEN_READWRITE 0x00000002
 #define ENC_SQL_OPEN_CREATE 0x00000004
+#define ENC_SQL_OPEN_URI 0x00000040
 #define ENC_SQL_OPEN_NOMUTEX 0x00008000
 
 /* Column types. */

@@ -59,12 +59,13 @@ typedef int32_t encore_status;
 
 /* Encrypted store */
 #define ENCORE_ERR_STORE_WRONG_KEY 40     /* the key does not open the store; the file is untouched */
-#define ENCORE_ERR_STORE_NOT_DATABASE 41  /* the file is not an encore store, or is damaged */
+#define ENCORE_ERR_STORE_NOT_DATABASE 41  /* the file is not an encore store (not a SQLCipher database of any key) */
 #define ENCORE_ERR_STORE_TOO_NEW 42       /* written by a newer encore (schema version); untouched */
 #define ENCORE_ERR_STORE_FAILED 43        /* SQLite failed: disk full, I/O error, ... */
 #define ENCORE_ERR_STORE_BUSY 44          /* another process held the store past the busy timeout */
-#define ENCORE_ERR_STORE_MISSING 45       /* no store at the path, and creating one was not allowed */
+#define ENCORE_ERR_STORE_MISSING 45       /* no store at the path (no file, or an empty one), and creating one was not allowed; an empty file is never made a store */
 #define ENCORE_ERR_STORE_CLOSED 46        /* the store was closed (encore_store_close()): a client made on it can do nothing more */
+#define ENCORE_ERR_STORE_CORRUPT 47       /* the store is damaged: the key opens its first page, but a page or the file's length is broken (encore store salvage) */
 
 /* Servers and the network */
 #define ENCORE_ERR_NETWORK 50             /* no answer: no connection, or a dropped or broken transfer */

@@ -53,6 +53,7 @@ ENCORE_ERR_STORE_FAILED = 43
 ENCORE_ERR_STORE_BUSY = 44
 ENCORE_ERR_STORE_MISSING = 45
 ENCORE_ERR_STORE_CLOSED = 46
+ENCORE_ERR_STORE_CORRUPT = 47
 ENCORE_ERR_NETWORK = 50
 ENCORE_ERR_TIMEOUT = 51
 ENCORE_ERR_TLS = 52
@@ -1636,6 +1637,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_store_get_schema_version': (encore_status, [ctypes.POINTER(encore_store), ctypes.POINTER(ctypes.c_uint32)]),
     # (store)
     'encore_store_check_integrity': (encore_status, [ctypes.POINTER(encore_store)]),
+    # (path, key, new_path, new_key, report)
+    'encore_store_salvage': (encore_status, [ctypes.c_char_p, ctypes.POINTER(encore_store_key), ctypes.c_char_p, ctypes.POINTER(encore_store_key), ctypes.POINTER(encore_bytes)]),
     # (store, now, max_age_seconds, counts)
     'encore_store_purge': (encore_status, [ctypes.POINTER(encore_store), ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(encore_purge_counts)]),
     # (client, sightings, element_size, count, added)
@@ -2001,6 +2004,7 @@ FALLIBLE = frozenset({
     'encore_store_rekey',
     'encore_store_get_schema_version',
     'encore_store_check_integrity',
+    'encore_store_salvage',
     'encore_store_purge',
     'encore_sighting_add',
     'encore_sighting_count',
@@ -2216,6 +2220,8 @@ class Library(Protocol):
     def encore_store_get_schema_version(self, store: Pointer[encore_store], version: Pointer[ctypes.c_uint32], /) -> int: ...
 
     def encore_store_check_integrity(self, store: Pointer[encore_store], /) -> int: ...
+
+    def encore_store_salvage(self, path: bytes | None, key: Pointer[encore_store_key], new_path: bytes | None, new_key: Pointer[encore_store_key], report: Pointer[encore_bytes], /) -> int: ...
 
     def encore_store_purge(self, store: Pointer[encore_store], now: int, max_age_seconds: int, counts: Pointer[encore_purge_counts], /) -> int: ...
 

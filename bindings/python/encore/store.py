@@ -5,6 +5,7 @@ and the host's settings; its tables are features of an encore.Client
 from __future__ import annotations
 
 import ctypes
+import json
 import math
 import os
 import time as _time
@@ -105,8 +106,9 @@ class Store(Closeable):
         """Opens (or, with create, creates) the store at `path` with a
         passphrase (str or bytes; the key is derived, slowly on purpose) or
         a 32-byte raw_key. A wrong key raises StoreWrongKeyError, a file that
-        is not a store StoreNotDatabaseError, a missing file with
-        create=False StoreMissingError; the file is not modified then."""
+        is not a store StoreNotDatabaseError, a damaged store
+        StoreCorruptError, a missing file with create=False and an empty file
+        (always) StoreMissingError; the file is not modified then."""
         key, _keep = _store_key(passphrase, raw_key, "Store.open")
         options = _ffi.encore_store_options()
         lib.encore_store_options_init(ctypes.byref(options), ctypes.sizeof(options))
@@ -142,9 +144,30 @@ class Store(Closeable):
         return version.value
 
     def check_integrity(self) -> None:
-        """Runs SQLite's integrity check: returns when the store is sound,
-        raises StoreNotDatabaseError with the findings otherwise."""
+        """Checks the store for damage (every table read row by row, then
+        SQLite's integrity check): returns when the store is sound, raises
+        StoreCorruptError with what is damaged, in words, otherwise."""
         self._call("encore_store_check_integrity")
+
+    @staticmethod
+    def salvage(path: Path, to: Path, passphrase: str | bytes | None = None, *, raw_key: bytes | None = None,
+                new_passphrase: str | bytes | None = None, new_raw_key: bytes | None = None) -> dict[str, Any]:
+        """Copies every row that can still be read of the (damaged) store at
+        `path` into a new store at `to` (which must not exist), under the
+        new key when one is given, else the same key; `path` is only read.
+        Returns the report: {"complete", "rowsCopied", "tables": [{"name",
+        "complete", "copied", "refused", "unreadable": [{"from", "to"}],
+        "lostAtMost", "note"}]} (encore_store_salvage)."""
+        key, _keep = _store_key(passphrase, raw_key, "Store.salvage")
+        if new_passphrase is None and new_raw_key is None:
+            new_key, _keep_new = key, _keep
+        else:
+            new_key, _keep_new = _store_key(new_passphrase, new_raw_key, "Store.salvage (new key)")
+        report = _ffi.encore_bytes()
+        lib.encore_store_salvage(text(os.fsencode(path), "path"), ctypes.byref(key), text(os.fsencode(to), "to"),
+                                 ctypes.byref(new_key), ctypes.byref(report))
+        result: dict[str, Any] = json.loads(_take_bytes(report))
+        return result
 
     def purge(self, now: int | None = None, max_age: int = DEFAULT_RETENTION) -> PurgeCounts:
         """Deletes what is older than now - max_age (default 14 days) from

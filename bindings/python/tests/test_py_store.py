@@ -192,3 +192,49 @@ def test_string_lists_are_copied_whole(store, tmp_path):
         store.set_setting(f"host.{i}", i)
     assert store.settings() == ["host.0", "host.1", "host.2"]
     assert on(store).keyfiles.missing("DE", ["a", "b", "a"]) == ["a", "b"]
+
+
+def _flip_middle_pages(path):
+    """Bytes flipped in the four pages in the middle of the file: at least
+    one of them holds sightings (the others may be an index's)."""
+    middle = path.stat().st_size // 4096 // 2 * 4096
+    with open(path, "r+b") as f:
+        for page in range(-2, 2):
+            f.seek(middle + page * 4096 + 500)
+            data = f.read(32)
+            f.seek(middle + page * 4096 + 500)
+            f.write(bytes(b ^ 0xFF for b in data))
+
+
+def test_damage_check_and_salvage(tmp_path):
+    """A damaged page is StoreCorruptError (it was StoreNotDatabaseError
+    with SQLite's findings); Store.salvage copies what
+    can be read into a new store under a new key and says what was lost."""
+    path = tmp_path / "damaged.db"
+    with encore.Store.open(path, raw_key=RAW) as s:
+        on(s).sightings.add([obs(i, time=1_600_000_000 + i) for i in range(5000)])
+    _flip_middle_pages(path)
+    with encore.Store.open(path, raw_key=RAW) as s:
+        with pytest.raises(encore.StoreCorruptError) as e:
+            s.check_integrity()
+        # (Which part is named depends on the page hit: Tests/c and Tests/cli check the table's name.)
+        assert e.value.message.startswith("the store is damaged: ") and "SELECT" not in e.value.message
+    other = bytes(range(1, 33))
+    report = encore.Store.salvage(path, tmp_path / "new.db", raw_key=RAW, new_raw_key=other)
+    sightings = next(t for t in report["tables"] if t["name"] == "sightings")
+    assert not report["complete"] and 4000 <= sightings["copied"] < 5000
+    with encore.Store.open(tmp_path / "new.db", raw_key=other, create=False) as s:
+        s.check_integrity()
+        assert on(s).sightings.count() == sightings["copied"]
+    with pytest.raises(encore.InvalidArgumentError):
+        encore.Store.salvage(path, tmp_path / "new.db", raw_key=RAW)
+
+
+def test_an_empty_file_is_not_made_a_store(tmp_path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    for create in (True, False):
+        with pytest.raises(encore.StoreMissingError) as e:
+            encore.Store.open(path, raw_key=RAW, create=create)
+        assert "empty" in e.value.message
+    assert path.read_bytes() == b""
