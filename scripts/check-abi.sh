@@ -55,7 +55,7 @@ echo "exports: $(wc -l < "$tmp/exported") functions, exactly those of the header
 # removed while the SONAME stays.
 symbols=support/deb/libencore$major.symbols
 [ -f "$symbols" ] || { echo "check-abi: $symbols is missing: a new SONAME starts its own record (see support/deb/)" >&2; exit 1; }
-sed -n 's/^ \([^@ ]*\)@[^ ]* .*/\1/p' "$symbols" | grep -vx 'LIBENCORE_[0-9]*' | sort > "$tmp/recorded"
+sed -n 's/^ \([^@ ]*\)@[^ ]* .*/\1/p' "$symbols" | grep -vx 'LIBENCORE_[0-9.]*' | sort > "$tmp/recorded"
 gone=$(comm -23 "$tmp/recorded" "$tmp/exported")
 new=$(comm -13 "$tmp/recorded" "$tmp/exported")
 if [ -n "$gone" ]; then
@@ -79,6 +79,15 @@ if ! diff -u "$tmp/recorded_versions" "$tmp/exported_versions"; then
     exit 1
 fi
 echo "exports: each function has the symbol version $symbols records: ok"
+# And that version is the release the function first shipped in: LIBENCORE_<major>.<minor>
+# of its line's version (the functions of 1.0.0 are LIBENCORE_0's).
+misplaced=$(sed -n 's/^ \(encore_[^@ ]*\)@\([^ ]*\) \([0-9]*\.[0-9]*\)\..*/\1 \2 \3/p' "$symbols" |
+    awk '{ want = ($3 == "1.0") ? "LIBENCORE_0" : "LIBENCORE_" $3; if ($2 != want) print "  " $1 ": " $2 ", first shipped in " $3 ": " want }')
+if [ -n "$misplaced" ]; then
+    echo "check-abi: functions of $symbols whose symbol version is not that of the release they first shipped in:" >&2
+    echo "$misplaced" >&2; exit 1
+fi
+echo "exports: each function's symbol version is that of the release it first shipped in: ok"
 
 # (grep without -q below: it reads to the end, so under pipefail the command
 # before it cannot die of SIGPIPE and turn a match into a failure.)

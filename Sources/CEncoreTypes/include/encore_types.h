@@ -16,9 +16,9 @@
 /* Version of the library this header belongs to. encore_version() and
  * encore_version_number() return the same values at run time. */
 #define ENCORE_VERSION_MAJOR 1
-#define ENCORE_VERSION_MINOR 0
+#define ENCORE_VERSION_MINOR 1
 #define ENCORE_VERSION_PATCH 0
-#define ENCORE_VERSION_STRING "1.0.0"
+#define ENCORE_VERSION_STRING "1.1.0"
 #define ENCORE_VERSION_NUMBER ((ENCORE_VERSION_MAJOR * 10000) + (ENCORE_VERSION_MINOR * 100) + ENCORE_VERSION_PATCH)
 
 /* Result of every fallible function. A fixed-size integer, not an enum, so its
