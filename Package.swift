@@ -50,6 +50,7 @@ let package = Package(
         .executable(name: "encore-cli", targets: ["EncoreCLI"]),
         .executable(name: "encore-bench", targets: ["EncoreBench"]),
         .executable(name: "encore-tracingd", targets: ["EncoreTracingd"]),
+        .executable(name: "encored", targets: ["Encored"]),
         // What the push registry service (server/, a package of its own)
         // builds on; static so that nothing of it is a second libencore.
         .library(name: "EncoreSupport", type: .static, targets: ["EncoreSupport"]),
@@ -178,8 +179,10 @@ let package = Package(
             // leaves them out.
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
-        // What the tool and encore-tracingd share: the store key from the environment.
-        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // What the tool and the daemons share: the store key from the
+        // environment or a credential, --trust, a daemon's clock, log and --config file.
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim", "CProtobufC", "CZlib",
+                                                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // encore-tracingd's link to BlueZ over sd-bus, in C: sd-bus's vtable
         // macros do not import into Swift.
         .target(name: "CTracingBus", dependencies: ["CSystemd"], cSettings: fortified),
@@ -188,6 +191,22 @@ let package = Package(
         .executableTarget(
             name: "EncoreTracingd",
             dependencies: ["EncoreTracing", "EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreCrypto", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
+        ),
+        // encored's object on the system bus (org.encore.Exposure1), its
+        // polkit questions and the bus driver's signals, in C over sd-bus.
+        .target(name: "CExposureBus", dependencies: ["CSystemd"], cSettings: fortified),
+        // The device service's logic without I/O: its properties read from
+        // the store, what is due when, the polkit action of each call, the
+        // errors on the bus (docs/device.md).
+        .target(name: "EncoreDevice", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreClient", "EncoreCheck", "EncoreSync", "EncoreTestResults"]),
+        // encored: the device service (docs/device.md). Its runtime linked
+        // statically, as the tool's; libsystemd is linked into it alone.
+        .executableTarget(
+            name: "Encored",
+            dependencies: ["EncoreDevice", "EncoreClient", "EncoreCommandSupport", "CExposureBus", "CEncoreTypes", "EncoreHTTP", "EncoreStorage",
+                           "EncoreSupport", "EncoreSync", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreKeyFiles",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),

@@ -88,10 +88,10 @@ struct SyncArguments: ParsableArguments {
         s.distribution = distribution
         s.country = country
         s.dp3t = dp3t
-        s.dp3tKey = try dp3tKey.map { try Self.publicKey($0, "--dp3t-key") }
+        s.dp3tKey = try dp3tKey.map { try publicKeyFile($0, "--dp3t-key") }
         s.warningRegion = warningRegion
         s.crowdNotifier = crowdnotifier
-        s.crowdNotifierKey = try crowdnotifierKey.map { try Self.publicKey($0, "--crowdnotifier-key") }
+        s.crowdNotifierKey = try crowdnotifierKey.map { try publicKeyFile($0, "--crowdnotifier-key") }
         return s
     }
 
@@ -107,18 +107,6 @@ struct SyncArguments: ParsableArguments {
     /// The command's client: the store with these servers, trust list and --now.
     func client(_ store: StoreArguments, transport: (any HTTPTransport)? = nil) throws -> EncoreClient {
         try store.client(create: true, servers: servers(), trust: TrustArgument.trustList(trust), transport: transport, now: clock)
-    }
-}
-
-extension SyncArguments {
-    /// A backend's JWT key from a PEM file.
-    static func publicKey(_ path: String, _ option: String) throws -> PublicKey {
-        do {
-            let pem = try FileReader.read(path: path, maxSize: TrustArgument.maxFileSize).withUnsafeBytes { Array($0) }
-            return try PublicKey(material: pem)
-        } catch let e as EncoreError {
-            throw ValidationError("\(option) \(path): \(e.message)")
-        }
     }
 }
 
