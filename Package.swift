@@ -72,8 +72,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The modules of an organizer's printable check-in QR code (Debian: libqrencode-dev).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        // sd-bus, the D-Bus client of encore-tracingd (Debian: libsystemd-dev).
-        // Linked into that daemon only, never into libencore.so.
+        // sd-bus (Debian: libsystemd-dev): the D-Bus side of encore-tracingd,
+        // encored and `encore device`. Linked into those programs only,
+        // never into libencore.so.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
@@ -172,7 +173,7 @@ let package = Package(
         // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport",
+            dependencies: ["EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport", "CDeviceClient",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreModules,
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
@@ -194,6 +195,9 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
+        // The tool's client of encored's D-Bus API (`encore device`), in C
+        // over sd-bus: libsystemd is linked into the tool, never into libencore.so.
+        .target(name: "CDeviceClient", dependencies: ["CSystemd"], cSettings: fortified),
         // encored's object on the system bus (org.encore.Exposure1), its
         // polkit questions and the bus driver's signals, in C over sd-bus.
         .target(name: "CExposureBus", dependencies: ["CSystemd"], cSettings: fortified),
