@@ -9,6 +9,7 @@ LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
 TRACINGD := $(BUILD)/bin/encore-tracingd
 ENCORED := $(BUILD)/bin/encored
+NOTIFY := $(BUILD)/bin/encore-notify
 SHARE := $(BUILD)/share
 # The push service's build: release, shared by test-pushd, bench-pushd and
 # the package (make test-pushd PUSHD_CONFIG=debug for a debug one).
@@ -38,7 +39,7 @@ help:
 	@echo "make test-all  every test: make test, make test-server, make test-packages (what .ci/run runs)"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make tracingd  build $(TRACINGD), the tracing daemon over BlueZ (docs/tracingd.md)"
-	@echo "make encored   build $(ENCORED), the device service (docs/device.md)"
+	@echo "make encored   build $(ENCORED), the device service, and $(NOTIFY), its session agent (docs/device.md)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make bench-tracing  a crowded day of tracing scans into the store, against its insert rate"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
@@ -89,11 +90,14 @@ tracingd: deps
 	@cp .build/release/encore-tracingd $(TRACINGD)
 
 # The device service (docs/device.md): the store's one host, its D-Bus API
-# over sd-bus (libsystemd linked into it alone), its runtime linked in.
+# over sd-bus (libsystemd linked into it, never into the library), its
+# runtime linked in; and its session agent, encore-notify.
 encored: deps
 	@scripts/build.sh encored
 	@mkdir -p $(BUILD)/bin
 	@cp .build/release/encored $(ENCORED)
+	@scripts/build.sh encore-notify
+	@cp .build/release/encore-notify $(NOTIFY)
 
 # Shell completions and man pages, generated from the CLI's own definitions
 # (swift-argument-parser's completion scripts and dump of its help), laid out

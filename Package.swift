@@ -51,6 +51,7 @@ let package = Package(
         .executable(name: "encore-bench", targets: ["EncoreBench"]),
         .executable(name: "encore-tracingd", targets: ["EncoreTracingd"]),
         .executable(name: "encored", targets: ["Encored"]),
+        .executable(name: "encore-notify", targets: ["EncoreNotify"]),
         // What the push registry service (server/, a package of its own)
         // builds on; static so that nothing of it is a second libencore.
         .library(name: "EncoreSupport", type: .static, targets: ["EncoreSupport"]),
@@ -212,6 +213,15 @@ let package = Package(
             dependencies: ["EncoreDevice", "EncoreClient", "EncoreCommandSupport", "CExposureBus", "CEncoreTypes", "EncoreHTTP", "EncoreStorage",
                            "EncoreSupport", "EncoreSync", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreKeyFiles",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
+        ),
+        // encore-notify's two buses (the service on the system bus, the
+        // desktop's notifications on the session bus), in C over sd-bus.
+        .target(name: "CNotifyBus", dependencies: ["CSystemd"], cSettings: fortified),
+        // encore-notify: the device service's session agent (docs/device.md).
+        .executableTarget(
+            name: "EncoreNotify",
+            dependencies: ["EncoreDevice", "EncoreCommandSupport", "CNotifyBus", "CEncoreTypes"],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.

@@ -15,8 +15,9 @@ from device_world import ACTIONS, ENCORED, Device  # noqa: E402
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not ENCORED.exists():
-        pytest.exit(f"{ENCORED} is missing: make encored", returncode=1)
+    for program in (ENCORED, ENCORED.parent / "encore-notify"):
+        if not program.exists():
+            pytest.exit(f"{program} is missing: make encored", returncode=1)
     for tool in ("dbus-daemon", "busctl", "gdbus", "/usr/bin/python3"):
         if shutil.which(tool) is None:
             pytest.exit(f"{tool} is missing: scripts/deps.sh installs it", returncode=1)
