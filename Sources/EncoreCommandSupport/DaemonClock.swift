@@ -34,3 +34,12 @@ public struct DaemonClock: Sendable {
         return offset
     }
 }
+
+/// CLOCK_MONOTONIC in seconds: a daemon's waits, immune to the wall clock's jumps.
+public enum Monotonic {
+    public static func seconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}

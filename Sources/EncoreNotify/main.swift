@@ -1,3 +1,4 @@
+import ArgumentParser
 import CEncoreTypes
 import CNotifyBus
 import EncoreCommandSupport
@@ -147,40 +148,35 @@ struct AgentError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-enum Monotonic {
-    static func seconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+/// The command line: no options (the buses come from the environment).
+struct NotifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encore-notify",
+        abstract: "The session agent of the Exposure Notification device service: desktop notifications of what encored finds.",
+        discussion: """
+            It follows org.encore.Exposure (encored) on the system bus and posts desktop notifications \
+            (org.freedesktop.Notifications on the session bus): when the risk rises to high (once per rise, critical \
+            urgency, one notification replaced rather than stacked, nothing that names a place or a person), when a \
+            test result is available (without saying which), and when tracing is off because Bluetooth is off, no \
+            adapter is there or it cannot advertise (once per change; closed when tracing is back). It needs no \
+            privilege beyond reading the service's properties (polkit: org.encore.Exposure.read, allowed to active \
+            local users) and survives the service restarting and either bus going away. The systemd user unit \
+            encore-notify.service or the XDG autostart entry starts it with the desktop session.
+
+            Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot run.
+            """,
+        version: ENCORE_VERSION_STRING)
+
+    func run() throws {
+        let code: Int32
+        do {
+            code = try NotifyAgent().run()
+        } catch {
+            Log.error("\(error)")
+            throw ExitCode.failure
+        }
+        if code != 0 { throw ExitCode(code) }
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.contains("--help") || arguments.contains("-h") {
-    print("""
-        USAGE: encore-notify
-
-        The session agent of the Exposure Notification device service (encored): it follows \
-        org.encore.Exposure on the system bus and posts desktop notifications (org.freedesktop.Notifications on \
-        the session bus) when the risk rises to high (once per rise, critical urgency, one notification replaced \
-        rather than stacked), when a test result is available (without saying which) and when tracing is off \
-        because Bluetooth is off, no adapter is there or it cannot advertise (closed when tracing is back). It \
-        takes no options, needs no privilege and survives the service restarting and either bus going away. \
-        Started by the systemd user unit encore-notify.service or the XDG autostart entry.
-        """)
-    exit(0)
-}
-if arguments.contains("--version") {
-    print(ENCORE_VERSION_STRING)
-    exit(0)
-}
-if let unknown = arguments.first {
-    Log.plain("encore-notify: unknown argument '\(unknown)' (it takes none; see --help)")
-    exit(2)
-}
-do {
-    exit(try NotifyAgent().run())
-} catch {
-    Log.error("\(error)")
-    exit(1)
-}
+DaemonMain.run(NotifyCommand.self, arguments: Array(CommandLine.arguments.dropFirst()))

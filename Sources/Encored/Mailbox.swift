@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EncoreCommandSupport
 import EncoreSupport
 
 /// What worker threads hand to the loop: closures run on the loop's
@@ -35,11 +36,3 @@ struct Handoff<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
-/// CLOCK_MONOTONIC in seconds: the loop's waits, immune to the wall clock's jumps.
-enum Monotonic {
-    static func seconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-}

@@ -155,19 +155,10 @@ struct EncoredCommand: ParsableCommand {
     }
 }
 
-// Exit statuses as the encore tool's: 0, 1 (a failure), 2 (a usage error).
+// --config's file first, then the command line (which wins).
 do {
-    let arguments = try ConfigFile.expand(Array(CommandLine.arguments.dropFirst()))
-    var command = try EncoredCommand.parseAsRoot(arguments)
-    try command.run()
-    exit(0)
+    DaemonMain.run(EncoredCommand.self, arguments: try ConfigFile.expand(Array(CommandLine.arguments.dropFirst())))
 } catch {
-    let code = EncoredCommand.exitCode(for: error)
-    let message = EncoredCommand.fullMessage(for: error)
-    if code == .success {
-        if !message.isEmpty { print(message) }
-        exit(0)
-    }
-    if !message.isEmpty { Log.plain(message) }
-    exit(code == .validationFailure ? 2 : code.rawValue)
+    Log.plain("encored: \(EncoredCommand.message(for: error))")
+    exit(2)
 }
