@@ -182,8 +182,9 @@ let package = Package(
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // What the tool and the daemons share: the store key from the
-        // environment or a credential, --trust, a daemon's clock, log and --config file.
-        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim", "CProtobufC", "CZlib",
+        // environment or a credential, --trust and the sync's servers, a
+        // daemon's clock, log, exit statuses and --config file.
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
                                                             .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // encore-tracingd's link to BlueZ over sd-bus, in C: sd-bus's vtable
         // macros do not import into Swift.

@@ -46,6 +46,14 @@ public struct DeviceAgenda: Sendable, Equatable {
         return a
     }
 
+    /// What the store says now: the properties the bus shows and the agenda.
+    public static func snapshot(_ client: EncoreClient, syncOptions: SyncOptions) throws -> (DeviceProperties, DeviceAgenda) {
+        let now = try client.now()
+        let agenda = try read(client, now: now, syncOptions: syncOptions)
+        let settings = try DeviceSettings.read(client.store)
+        return (try DeviceProperties.read(client, now: now, settings: settings, plan: agenda.plan), agenda)
+    }
+
     /// The earliest of the due times.
     public var next: Int64? { [syncAt, checkAt, pollAt].compactMap { $0 }.min() }
 

@@ -1,7 +1,7 @@
 /// What the session agent (encore-notify) tells the user, decided from the
 /// service's properties as they change (docs/device.md): the risk rising
 /// to high (once per rise: not again while it stays high, again after it
-/// went down and rose), a test result being available (without saying
+/// went low and rose), a test result being available (without saying
 /// which), tracing being off because of the radio (once per change, and
 /// withdrawn when tracing is back). Nothing names a place or a person.
 public struct DeviceNotices: Sendable, Equatable {
@@ -53,7 +53,8 @@ public struct DeviceNotices: Sendable, Equatable {
     public static let finalResults: Set<String> = ["positive", "negative", "invalid"]
 
     /// What was last seen (nil: nothing yet, since the agent started). Kept
-    /// while the service is away, so that a restart posts nothing twice.
+    /// while the service is away, so that a restart posts nothing twice;
+    /// the risk is the last low or high one.
     public private(set) var risk: String?
     public private(set) var test: String?
     public private(set) var state: String?
@@ -66,14 +67,17 @@ public struct DeviceNotices: Sendable, Equatable {
     /// told when it came, and the status shows it).
     public mutating func observe(risk newRisk: String, test newTest: String, state newState: String) -> [Notice] {
         var out: [Notice] = []
+        // A rise is from low (or from nothing seen yet): unknown or outdated
+        // between two highs (a check not possible for a while, a service
+        // restarting) is not one.
         if newRisk == "high", risk != "high" { out.append(.riskHigh) }
+        if newRisk == "high" || newRisk == "low" || risk == nil { risk = newRisk }
         if let test, test != newTest, Self.finalResults.contains(newTest) { out.append(.testResult) }
         if Self.radioOff.contains(newState), newState != state {
             out.append(.tracingOff(state: newState))
         } else if !Self.radioOff.contains(newState), let state, Self.radioOff.contains(state) {
             out.append(.tracingBack)
         }
-        risk = newRisk
         test = newTest
         state = newState
         return out

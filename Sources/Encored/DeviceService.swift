@@ -89,8 +89,11 @@ final class DeviceService {
     /// --no-warnings: CWA's trace warning packages are not fetched.
     private let traceWarnings: Bool
 
-    init(link: ExposureLink, client: EncoreClient, properties: DeviceProperties, clockFile: String?,
+    /// `properties` and `agenda`: what the store said before the name was
+    /// taken (a client's first read must not see defaults).
+    init(link: ExposureLink, client: EncoreClient, properties: DeviceProperties, agenda: DeviceAgenda, clockFile: String?,
          makeClient: @escaping @Sendable () throws -> EncoreClient, traceWarnings: Bool) {
+        self.agenda = agenda
         self.link = link
         self.traceWarnings = traceWarnings
         self.client = client
@@ -239,7 +242,9 @@ final class DeviceService {
 
     // MARK: jobs
 
-    private func syncOptions(_ trigger: SyncTrigger) -> SyncOptions {
+    private func syncOptions(_ trigger: SyncTrigger) -> SyncOptions { Self.syncOptions(trigger, traceWarnings: traceWarnings) }
+
+    static func syncOptions(_ trigger: SyncTrigger, traceWarnings: Bool) -> SyncOptions {
         var options = SyncOptions()
         options.trigger = trigger
         options.traceWarnings = traceWarnings
@@ -420,10 +425,7 @@ final class DeviceService {
         storeQueue.async {
             let outcome: Result<(DeviceProperties, DeviceAgenda), EncoreError>
             do {
-                let now = try client.value.now()
-                let agenda = try DeviceAgenda.read(client.value, now: now, syncOptions: options.value)
-                let settings = try DeviceSettings.read(client.value.store)
-                outcome = .success((try DeviceProperties.read(client.value, now: now, settings: settings, plan: agenda.plan), agenda))
+                outcome = .success(try DeviceAgenda.snapshot(client.value, syncOptions: options.value))
             } catch {
                 outcome = .failure(EncoreError.wrapping(error, "the properties"))
             }

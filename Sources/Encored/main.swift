@@ -45,34 +45,7 @@ struct EncoredCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A file of options, one `option value` a line.", valueName: "file"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("CWA's distribution server (https, or http to this machine).", valueName: "url"))
-    var distribution: String?
-
-    @Option(name: .long, help: ArgumentHelp("The packages' country (default EUR, the federated packages).", valueName: "cc"))
-    var country = "EUR"
-
-    @Option(name: .long, parsing: .singleValue,
-            help: ArgumentHelp("Trust a public key for the packages' signatures. May be repeated.", valueName: TrustArgument.valueName),
-            transform: TrustArgument.parse)
-    var trust: [TrustArgument] = []
-
-    @Flag(name: .customLong("no-warnings"), help: "With --distribution, do not fetch CWA's trace warning packages (check-in warnings).")
-    var noWarnings = false
-
-    @Option(name: .customLong("warning-region"), help: ArgumentHelp("The region of the trace warning packages (default DE).", valueName: "cc"))
-    var warningRegion = "DE"
-
-    @Option(name: .long, help: ArgumentHelp("A DP-3T backend (SwissCovid): its exposed keys by bundle tag.", valueName: "url"))
-    var dp3t: String?
-
-    @Option(name: .customLong("dp3t-key"), help: ArgumentHelp("The public key (PEM) the DP-3T backend signs its answers' JWTs with.", valueName: "pem-file"))
-    var dp3tKey: String?
-
-    @Option(name: .long, help: ArgumentHelp("A CrowdNotifier backend (SwissCovid, NotifyMe): its trace keys by bundle tag.", valueName: "url"))
-    var crowdnotifier: String?
-
-    @Option(name: .customLong("crowdnotifier-key"), help: ArgumentHelp("The public key (PEM) the CrowdNotifier backend signs its answers' JWTs with.", valueName: "pem-file"))
-    var crowdnotifierKey: String?
+    @OptionGroup var sync: SyncServerOptions
 
     @Option(name: .long, help: ArgumentHelp("The verification server's base URL (test registration, results, TANs).", valueName: "url"))
     var verification: String?
@@ -88,24 +61,13 @@ struct EncoredCommand: ParsableCommand {
     var testClockFile: String?
 
     func validate() throws {
-        guard (dp3t == nil) == (dp3tKey == nil) else { throw ValidationError("--dp3t and --dp3t-key go together") }
-        guard (crowdnotifier == nil) == (crowdnotifierKey == nil) else { throw ValidationError("--crowdnotifier and --crowdnotifier-key go together") }
         do {
-            try DistributionProtocol.checkCountry(country)
-            try DistributionProtocol.checkCountry(warningRegion)
-            for url in [distribution, dp3t, crowdnotifier, verification, submission].compactMap({ $0 }) { try URLPolicy.check(url) }
+            for url in [sync.distribution, sync.dp3t, sync.crowdnotifier, verification, submission].compactMap({ $0 }) { try URLPolicy.check(url) }
         } catch let e as EncoreError { throw ValidationError(e.message) }
     }
 
     func servers() throws -> ClientServers {
-        var s = ClientServers()
-        s.distribution = distribution
-        s.country = country
-        s.warningRegion = warningRegion
-        s.dp3t = dp3t
-        s.dp3tKey = try dp3tKey.map { try publicKeyFile($0, "--dp3t-key") }
-        s.crowdNotifier = crowdnotifier
-        s.crowdNotifierKey = try crowdnotifierKey.map { try publicKeyFile($0, "--crowdnotifier-key") }
+        var s = try sync.servers()
         s.verification = verification
         s.submission = submission
         do { try s.validate() } catch let e as EncoreError { throw ValidationError(e.message) }
@@ -124,11 +86,11 @@ struct EncoredCommand: ParsableCommand {
     func run() throws {
         let key = try StoreKeySource.key()
         let servers = try servers()
-        let trust = try TrustArgument.trustList(self.trust)
+        let trust = try sync.trustList()
         let clock = try clock()
         var transportOptions = TransportOptions()
         transportOptions.caFile = caFile
-        if noWarnings { Log.info("trace warnings off (--no-warnings)") }
+        if sync.noWarnings { Log.info("trace warnings off (--no-warnings)") }
         if testClockFile != nil { Log.warning("running on a test clock (--test-clock-file): not for use outside tests") }
         let db = self.db
         let code: Int32
@@ -138,14 +100,11 @@ struct EncoredCommand: ParsableCommand {
                 try EncoreClient(store: Store(path: db, key: key.key), transport: transport, trust: trust, servers: servers, clock: clock)
             }
             let client = try makeClient()
-            let settings = try DeviceSettings.read(client.store)
-            var initial = DeviceProperties()
-            initial.enabled = settings.enabled
-            initial.state = settings.enabled ? "active" : "disabled"
-            let link = try ExposureLink(properties: initial)
+            let (properties, agenda) = try DeviceAgenda.snapshot(client, syncOptions: DeviceService.syncOptions(.periodic, traceWarnings: !sync.noWarnings))
+            let link = try ExposureLink(properties: properties)
             Log.info("serving org.encore.Exposure (store \(db), key from \(key.source))")
-            code = DeviceService(link: link, client: client, properties: initial, clockFile: testClockFile, makeClient: makeClient,
-                                 traceWarnings: !noWarnings).run()
+            code = DeviceService(link: link, client: client, properties: properties, agenda: agenda, clockFile: testClockFile, makeClient: makeClient,
+                                 traceWarnings: !sync.noWarnings).run()
         } catch {
             Log.error("\(error)")
             throw ExitCode.failure
