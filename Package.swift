@@ -202,7 +202,9 @@ let package = Package(
         .target(name: "CDeviceClient", dependencies: ["CSystemd"], cSettings: fortified),
         // encored's object on the system bus (org.encore.Exposure1), its
         // polkit questions and the bus driver's signals, in C over sd-bus.
-        .target(name: "CExposureBus", dependencies: ["CSystemd"], cSettings: fortified),
+        .target(name: "CExposureBus", dependencies: ["CSystemd", "CBusQueue"], cSettings: fortified),
+        // The events queue of the sd-bus layers of encored and encore-notify.
+        .target(name: "CBusQueue", cSettings: fortified),
         // The device service's logic without I/O: its properties read from
         // the store, what is due when, the polkit action of each call, the
         // errors on the bus (docs/device.md).
@@ -218,7 +220,7 @@ let package = Package(
         ),
         // encore-notify's two buses (the service on the system bus, the
         // desktop's notifications on the session bus), in C over sd-bus.
-        .target(name: "CNotifyBus", dependencies: ["CSystemd"], cSettings: fortified),
+        .target(name: "CNotifyBus", dependencies: ["CSystemd", "CBusQueue"], cSettings: fortified),
         // encore-notify: the device service's session agent (docs/device.md).
         .executableTarget(
             name: "EncoreNotify",

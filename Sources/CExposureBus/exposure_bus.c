@@ -6,6 +6,7 @@
 // events, and the Swift service answers them by id.
 #define _GNU_SOURCE
 #include "exposure_bus.h"
+#include "bus_queue.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -28,11 +29,6 @@
 #define PROPS_IFACE "org.freedesktop.DBus.Properties"
 #define DRIVER "org.freedesktop.DBus"
 #define POLKIT "org.freedesktop.PolicyKit1"
-
-typedef struct event_node {
-    eb_event ev;
-    struct event_node *next;
-} event_node;
 
 typedef struct {
     uint64_t id;
@@ -62,7 +58,7 @@ struct eb_bus {
     sd_bus_slot *vtable_slot, *filter_slot, *name_lost_slot;
     int signal_fd, wake_fd;
     held_properties props;
-    event_node *head, *tail;
+    bq_queue events;
     pending_call *pending;
     size_t pending_count, pending_capacity;
     uint64_t next_id;
@@ -71,23 +67,12 @@ struct eb_bus {
 // MARK: events and pending calls
 
 static eb_event *push_event(eb_bus *b, int kind) {
-    event_node *n = calloc(1, sizeof *n);
-    if (!n) return NULL;
-    n->ev.kind = kind;
-    if (b->tail) b->tail->next = n; else b->head = n;
-    b->tail = n;
-    return &n->ev;
+    eb_event *ev = bq_push(&b->events);
+    if (ev) ev->kind = kind;
+    return ev;
 }
 
-int eb_next_event(eb_bus *b, eb_event *ev) {
-    event_node *n = b->head;
-    if (!n) return 0;
-    b->head = n->next;
-    if (!b->head) b->tail = NULL;
-    *ev = n->ev;
-    free(n);
-    return 1;
-}
+int eb_next_event(eb_bus *b, eb_event *ev) { return bq_pop(&b->events, ev); }
 
 static void copy_text(char *dst, size_t size, const char *src) {
     snprintf(dst, size, "%s", src ? src : "");
@@ -421,6 +406,7 @@ int eb_open(const eb_properties *initial, eb_bus **out) {
     eb_bus *b = calloc(1, sizeof *b);
     if (!b) return -ENOMEM;
     b->signal_fd = b->wake_fd = -1;
+    b->events.size = sizeof(eb_event);
     hold_properties(&b->props, initial);
     int r;
     if ((r = block_signals()) < 0) goto fail;
@@ -445,8 +431,7 @@ void eb_close(eb_bus *b) {
     if (!b) return;
     for (size_t i = 0; i < b->pending_count; i++) sd_bus_message_unref(b->pending[i].call);
     free(b->pending);
-    eb_event ev;
-    while (eb_next_event(b, &ev)) {}
+    bq_clear(&b->events);
     sd_bus_slot_unref(b->vtable_slot);
     sd_bus_slot_unref(b->filter_slot);
     sd_bus_slot_unref(b->name_lost_slot);
@@ -483,7 +468,7 @@ int eb_wait(eb_bus *b, uint64_t timeout_usec) {
     int r = process_all(b);
     if (r < 0) return r;
     if (take_signal(b)) return 1;
-    if (b->head) timeout_usec = 0;   // events are waiting: no sleep
+    if (!bq_empty(&b->events)) timeout_usec = 0;   // events are waiting: no sleep
     uint64_t until = UINT64_MAX, now = monotonic_usec();
     if (sd_bus_get_timeout(b->bus, &until) >= 0 && until != UINT64_MAX) {
         uint64_t bus_wait = until > now ? until - now : 0;

@@ -1,6 +1,7 @@
 // See notify_bus.h.
 #define _GNU_SOURCE
 #include "notify_bus.h"
+#include "bus_queue.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -22,36 +23,20 @@
 #define DRIVER "org.freedesktop.DBus"
 #define NOTIFICATIONS "org.freedesktop.Notifications"
 
-typedef struct event_node {
-    nb_event ev;
-    struct event_node *next;
-} event_node;
-
 struct nb_agent {
     sd_bus *system, *session;
     int signal_fd;
     char owner[256];   // the unique name owning org.encore.Exposure now, "" for none
-    event_node *head, *tail;
+    bq_queue events;
 };
 
 static nb_event *push(nb_agent *a, int kind) {
-    event_node *n = calloc(1, sizeof *n);
-    if (!n) return NULL;
-    n->ev.kind = kind;
-    if (a->tail) a->tail->next = n; else a->head = n;
-    a->tail = n;
-    return &n->ev;
+    nb_event *ev = bq_push(&a->events);
+    if (ev) ev->kind = kind;
+    return ev;
 }
 
-int nb_next_event(nb_agent *a, nb_event *ev) {
-    event_node *n = a->head;
-    if (!n) return 0;
-    a->head = n->next;
-    if (!a->head) a->tail = NULL;
-    *ev = n->ev;
-    free(n);
-    return 1;
-}
+int nb_next_event(nb_agent *a, nb_event *ev) { return bq_pop(&a->events, ev); }
 
 static void set_owner(nb_agent *a, const char *owner) {
     bool had = a->owner[0] != 0;
@@ -210,6 +195,7 @@ int nb_session_connected(const nb_agent *a) { return a->session != NULL; }
 int nb_open(nb_agent **out) {
     nb_agent *a = calloc(1, sizeof *a);
     if (!a) return -ENOMEM;
+    a->events.size = sizeof(nb_event);
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGTERM);
@@ -227,8 +213,7 @@ void nb_close(nb_agent *a) {
     if (!a) return;
     sd_bus_flush_close_unref(a->system);
     sd_bus_flush_close_unref(a->session);
-    nb_event ev;
-    while (nb_next_event(a, &ev)) {}
+    bq_clear(&a->events);
     close(a->signal_fd);
     free(a);
 }
@@ -255,7 +240,7 @@ int nb_wait(nb_agent *a, uint64_t timeout_usec) {
     process(a, &a->system, NB_EV_SYSTEM_LOST);
     process(a, &a->session, NB_EV_SESSION_LOST);
     if (take_signal(a)) return 1;
-    if (a->head) timeout_usec = 0;
+    if (!bq_empty(&a->events)) timeout_usec = 0;
     struct pollfd fds[3] = {{.fd = a->signal_fd, .events = POLLIN}, {.fd = -1}, {.fd = -1}};
     sd_bus *buses[2] = {a->system, a->session};
     for (int i = 0; i < 2; i++) {
