@@ -77,27 +77,25 @@ final class DeviceService {
     private var queue: [Job] = []
     private var current: Job?
 
-    /// What the store said at the last refresh, and whether one is under way.
-    private var properties: DeviceProperties
+    /// When the background work is due (the last refresh's), and whether a refresh is under way.
     private var agenda = DeviceAgenda()
     private var refreshing = false
     private var refreshAgain = false
     /// Background work that could not even start is not tried again before this.
     private var backgroundRetryAt: Int64 = .min
     static let backgroundRetrySeconds: Int64 = 60
-    private var stopping = false
     /// --no-warnings: CWA's trace warning packages are not fetched.
     private let traceWarnings: Bool
 
-    /// `properties` and `agenda`: what the store said before the name was
-    /// taken (a client's first read must not see defaults).
-    init(link: ExposureLink, client: EncoreClient, properties: DeviceProperties, agenda: DeviceAgenda, clockFile: String?,
+    /// `agenda`: what the store said before the name was taken (the link
+    /// holds the properties of that moment: a client's first read must not
+    /// see defaults).
+    init(link: ExposureLink, client: EncoreClient, agenda: DeviceAgenda, clockFile: String?,
          makeClient: @escaping @Sendable () throws -> EncoreClient, traceWarnings: Bool) {
         self.agenda = agenda
         self.link = link
         self.traceWarnings = traceWarnings
         self.client = client
-        self.properties = properties
         self.clockFile = clockFile
         self.makeClient = makeClient
         mailbox = Mailbox(waker: link.waker)
@@ -266,7 +264,7 @@ final class DeviceService {
     /// planner gives a due time, not a count), the test's poll, the check
     /// before the risk would turn outdated.
     private func schedule() {
-        guard current == nil, queue.isEmpty, !refreshing, !stopping else { return }
+        guard current == nil, queue.isEmpty, !refreshing else { return }
         let now = now()
         guard now >= backgroundRetryAt else { return }
         if let t = agenda.syncAt, t <= now {
@@ -437,7 +435,6 @@ final class DeviceService {
         refreshing = false
         switch outcome {
         case .success(let (p, a)):
-            properties = p
             agenda = a
             link.setProperties(p)
         case .failure(let e):

@@ -103,7 +103,7 @@ struct EncoredCommand: ParsableCommand {
             let (properties, agenda) = try DeviceAgenda.snapshot(client, syncOptions: DeviceService.syncOptions(.periodic, traceWarnings: !sync.noWarnings))
             let link = try ExposureLink(properties: properties)
             Log.info("serving org.encore.Exposure (store \(db), key from \(key.source))")
-            code = DeviceService(link: link, client: client, properties: properties, agenda: agenda, clockFile: testClockFile, makeClient: makeClient,
+            code = DeviceService(link: link, client: client, agenda: agenda, clockFile: testClockFile, makeClient: makeClient,
                                  traceWarnings: !sync.noWarnings).run()
         } catch {
             Log.error("\(error)")
