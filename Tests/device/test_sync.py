@@ -84,3 +84,15 @@ def test_sync_failures_back_off(device: Device, trust_arg: str) -> None:
     assert device.log_count("sync (periodic): started") == 1
     device.advance_clock(400)
     device.wait_log("sync (periodic): failed", count=2)
+
+
+def test_the_check_runs_before_the_risk_would_turn_outdated(syncing: Device, dist) -> None:  # type: ignore[no-untyped-def]
+    first_check = syncing.get("LastCheck")
+    assert syncing.get("RiskLevel") == "unknown"
+    # Two days and an hour on, the newest keys are over 48 hours old and no sync brings newer ones:
+    # the service checks by itself, and the risk says so.
+    syncing.advance_clock(49 * 3600)
+    syncing.wait_log("exposure check: done")
+    wait_for("an outdated risk", lambda: syncing.get("RiskLevel") == "outdated")
+    assert syncing.get("LastCheck") >= first_check + 49 * 3600
+    assert syncing.log_count("exposure check: started") == 1
