@@ -5,6 +5,8 @@ errors carry the library's status names, and the service answers from
 its own loop while a sync waits on the network."""
 from __future__ import annotations
 
+import json
+import subprocess
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -196,3 +198,18 @@ def test_reads_answer_quickly_while_a_sync_waits_on_the_network(device: Device, 
         assert "ENCORE_ERR_" in result["error"].message  # type: ignore[union-attr]
     finally:
         slow.close()
+
+
+def test_a_name_lost_signal_from_a_peer_is_not_the_bus_drivers(device: Device) -> None:
+    device.start()
+    owner = device.busctl("--json=short", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "s",
+                          NAME)
+    unique = json.loads(owner)["data"][0]
+    # Any peer can send a signal that looks like the bus driver's, addressed to the service.
+    r = subprocess.run(["gdbus", "emit", "--address", device.address, "--dest", unique, "--object-path", "/org/freedesktop/DBus",
+                        "--signal", "org.freedesktop.DBus.NameLost", f"'{NAME}'"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    time.sleep(1)
+    assert device.service is not None and device.service.poll() is None
+    assert "took org.encore.Exposure away" not in device.log_text()
+    assert device.get("Enabled") is True
