@@ -28,8 +28,8 @@ private let fixture: (venue: CrowdNotifierVenue, hours: [CrowdNotifierVisitHour]
         return (venue, hours, keys)
     }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// The CrowdNotifier target's input (Main.swift calls it for FUZZ_TARGET=crowdnotifier).
+func fuzzCrowdNotifier(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let input = FuzzInput(data, size) else { return 0 }
     let rest = Array(input.rest)
     expecting {

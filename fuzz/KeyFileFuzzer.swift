@@ -113,8 +113,8 @@ private func checkPrefilter(_ file: KeyFile) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// The KeyFile target's input (Main.swift calls it for FUZZ_TARGET=keyfile).
+func fuzzKeyFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     // The default limits, as callers get them: libFuzzer's malloc limit
     // (= -rss_limit_mb) turns any allocation beyond what they allow into a

@@ -56,8 +56,8 @@ private let serverKey: PublicKey = harnessFixture("its fixed public key") {
     return try PublicKey(material: Array(pem.utf8))
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// The Protocols target's input (Main.swift calls it for FUZZ_TARGET=protocols).
+func fuzzProtocols(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let input = FuzzInput(data, size) else { return 0 }
     let rest = Array(input.rest)
     let text = String(decoding: rest, as: UTF8.self)

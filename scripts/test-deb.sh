@@ -92,13 +92,16 @@ use_installed() {
     fi
     grep -E -- '--rssi-correction' <<<"$out" > /dev/null && grep -E 'LoadCredential' <<<"$out" > /dev/null \
         || { echo "test-deb: man 8 encore-tracingd shows no --rssi-correction or credentials: $out" >&2; exit 1; }
-    # The bus policy: well-formed, and it lets the daemon's user (alone) call BlueZ.
+    # The bus policy: well-formed; it lets the daemon's user (alone) call BlueZ,
+    # and BlueZ (alone) call the daemon.
     python3 - "$root/usr/share/dbus-1/system.d/encore-tracingd.conf" <<'PY' || { echo "test-deb: encore-tracingd's D-Bus policy is wrong" >&2; exit 1; }
 import sys
 import xml.etree.ElementTree as ET
 policies = ET.parse(sys.argv[1]).getroot().findall("policy")
 assert [p.get("user") for p in policies] == ["encore-tracingd"]
-assert [a.attrib for a in policies[0]] == [{"send_destination": "org.bluez"}]
+assert [(a.tag, a.attrib) for a in policies[0]] == [("allow", {"send_destination": "org.bluez"}),
+                                                    ("deny", {"receive_type": "method_call"}),
+                                                    ("allow", {"receive_type": "method_call", "receive_sender": "org.bluez"})]
 PY
     echo "deb: encore-tracingd --help, --version, man 8 encore-tracingd, its D-Bus policy: ok"
 }

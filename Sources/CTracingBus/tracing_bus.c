@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #define BLUEZ "org.bluez"
+#define BUS_DRIVER "org.freedesktop.DBus"
 #define ADAPTER_IFACE "org.bluez.Adapter1"
 #define DEVICE_IFACE "org.bluez.Device1"
 #define ADV_MANAGER_IFACE "org.bluez.LEAdvertisingManager1"
@@ -169,11 +170,21 @@ static int read_object(tb_bus *b, sd_bus_message *m, const char *path) {
     return sd_bus_message_exit_container(m);
 }
 
-// Signals are taken from org.bluez's current owner only.
-static int from_bluez(tb_bus *b, sd_bus_message *m) {
+// Whether m comes from `expected` (a unique name, or the bus driver's
+// name): the one check every message the daemon acts on passes. The bus
+// daemon stamps each message with its sender's unique name (its own as
+// "org.freedesktop.DBus"), so no peer can claim another's. Match rules do
+// not do this: on a bus without kdbus, sd-bus lets a sender='well.known'
+// match take any sender, and a unicast signal sent straight to the daemon
+// needs no match at all.
+static int sent_by(sd_bus_message *m, const char *expected) {
     const char *sender = sd_bus_message_get_sender(m);
-    return b->bluez_owner && sender && strcmp(sender, b->bluez_owner) == 0;
+    return expected && sender && strcmp(sender, expected) == 0;
 }
+
+// BlueZ's signals and calls: from org.bluez's current owner only (asked
+// once at start, then followed through the bus driver's NameOwnerChanged).
+static int from_bluez(tb_bus *b, sd_bus_message *m) { return sent_by(m, b->bluez_owner); }
 
 static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     (void)error;
@@ -230,7 +241,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
     (void)error;
     tb_bus *b = userdata;
     const char *name, *old_owner, *new_owner;
-    if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || strcmp(name, BLUEZ) != 0) return 0;
+    if (!sent_by(m, BUS_DRIVER) || sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || strcmp(name, BLUEZ) != 0) return 0;
     tb_event ev = {0};
     if (*old_owner) {
         ev.kind = TB_EV_BLUEZ_GONE;
@@ -244,7 +255,22 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
     return 0;
 }
 
-// The advertisement object: its properties and Release().
+// Every method call to the daemon (Release(), the advertisement's
+// properties, introspection, Peer, on any path) from anyone but BlueZ's
+// owner is refused here, before sd-bus dispatches it: a filter sees each
+// incoming message first.
+static int only_bluez_calls(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)error;
+    tb_bus *b = userdata;
+    if (sd_bus_message_is_method_call(m, NULL, NULL) <= 0 || from_bluez(b, m)) return 0;
+    // Handled whether or not the error reply could be sent (a caller that
+    // wants no reply gets none): a refused call never reaches the objects.
+    (void)sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED, "only BlueZ (" BLUEZ ") may call encore-tracingd");
+    return 1;
+}
+
+// The advertisement object: its properties and Release() (only_bluez_calls
+// lets BlueZ's calls alone through).
 static int adv_release(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     (void)error;
     tb_bus *b = userdata;
@@ -456,9 +482,10 @@ int tb_open(const char *adv_path, tb_bus **out) {
     if ((r = block_signals()) < 0) goto fail;
     b->signal_fd = r;
     if ((r = sd_bus_open_system(&b->bus)) < 0) goto fail;
+    if ((r = sd_bus_add_filter(b->bus, NULL, only_bluez_calls, b)) < 0) goto fail;
     if ((r = sd_bus_add_object_vtable(b->bus, &b->vtable_slot, adv_path, ADV_IFACE, adv_vtable, b)) < 0) goto fail;
-    // No sender in the matches: the bus would match a well-known name, but
-    // sd-bus's own filter compares it with the unique one; from_bluez checks.
+    // The matches only ask the bus for the signals; each handler checks the
+    // sender itself (sent_by), since a match's sender= filters nothing here.
     if ((r = sd_bus_add_match(b->bus, NULL,
                               "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                               "member='NameOwnerChanged',arg0='" BLUEZ "'",

@@ -114,6 +114,18 @@ extension Store {
         }
     }
 
+    /// Every cached package's region, identifier and SHA-256, by region
+    /// then identifier (byte order), without reading any content.
+    public func cachedKeyFileDigests() throws -> [(region: String, identifier: String, sha256: [UInt8])] {
+        try withConnection { c in
+            let s = try c.prepare("SELECT region, identifier, sha256 FROM key_files ORDER BY region, identifier")
+            defer { s.reset() }
+            var out: [(region: String, identifier: String, sha256: [UInt8])] = []
+            while try s.step() { out.append((s.text(0) ?? "", s.text(1) ?? "", s.blob(2))) }
+            return out
+        }
+    }
+
     /// The regions that have cached packages, in byte order.
     public func cachedKeyFileRegions() throws -> [String] {
         try withConnection { c in

@@ -3,28 +3,36 @@ import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 
-enum OwnRPIs {
-    /// The RPIs this device broadcast in the intervals from `from` to `to`
-    /// (unix seconds), one interval of slack either side (a payload made
-    /// late in an interval is still sent in the next): derived from the
-    /// own keys, so a report of the device's own advertisement, which a
-    /// second adapter of the same host hears, is never a sighting.
-    static func broadcast(store: Store, from: Int64, to: Int64) throws -> Set<KeyData> {
-        guard from <= to, let first = ENInterval.number(unixSeconds: max(0, from.saturatingSubtracting(ENInterval.seconds))),
-              let last = ENInterval.number(unixSeconds: to.saturatingAdding(ENInterval.seconds)) else { return [] }
-        // At most one day's keys and the day before: a scan is seconds long.
-        guard last - first <= 2 * ENInterval.rollingPeriod else {
-            throw EncoreError(.invalidArgument, "a scan must not span more than a day (from \(from) to \(to))")
+/// Every RPI this device broadcast within the store's retention window
+/// (14 days), so that a report of one is never a sighting, whenever it is
+/// heard: a second adapter of the same host hearing the current one, or
+/// someone replaying one hours or days later.
+///
+/// The RPIs come from the own keys (all intervals of each key, 144 AES
+/// blocks a day) and are derived once per key, then kept: a scan only asks
+/// the store which keys the window holds (a handful of rows), derives those
+/// it has not seen (today's, after midnight) and drops with their RPIs the
+/// ones that left the window. So a scan costs a lookup per report, not a
+/// derivation per report or per scan.
+struct OwnRPIs {
+    private var byKey: [OwnKey: [KeyData]] = [:]
+    private(set) var all: Set<KeyData> = []
+
+    /// Brings the set up to the own keys valid at some point from
+    /// `since - retention` on (unix seconds).
+    mutating func update(store: Store, since: Int64, retention: Int64 = Store.defaultRetentionSeconds) throws {
+        let cutoff = ENInterval.number(unixSeconds: max(0, since.saturatingSubtracting(retention))) ?? 0
+        let firstDay = Int64(ENInterval.dayStart(cutoff)) - Int64(ENInterval.rollingPeriod)
+        let keys = try store.ownKeys(since: Int32(clamping: firstDay)).filter {
+            Int64($0.rollingStartIntervalNumber) + Int64($0.rollingPeriod) > Int64(cutoff)
         }
-        let since = Int32(clamping: Int64(ENInterval.dayStart(first)) - Int64(ENInterval.rollingPeriod))
-        var out: Set<KeyData> = []
-        for key in try store.ownKeys(since: since) {
-            let start = Int64(key.rollingStartIntervalNumber), end = start + Int64(key.rollingPeriod)
-            let lo = max(start, Int64(first)), hi = min(end, Int64(last) + 1)
-            guard lo < hi, let s = UInt32(exactly: lo) else { continue }
-            let rpik = try ENCrypto.rpik(tek: key.keyData)
-            out.formUnion(try ENCrypto.rpis(rpik: rpik, start: s, count: Int(hi - lo)))
+        let current = Set(keys)
+        guard current != Set(byKey.keys) else { return }
+        byKey = byKey.filter { current.contains($0.key) }
+        for key in keys where byKey[key] == nil {
+            guard let start = UInt32(exactly: key.rollingStartIntervalNumber) else { continue }
+            byKey[key] = try ENCrypto.rpis(rpik: ENCrypto.rpik(tek: key.keyData), start: start, count: Int(key.rollingPeriod))
         }
-        return out
+        all = Set(byKey.values.joined())
     }
 }

@@ -45,6 +45,8 @@ public final class Tracer: Sendable {
         /// after a host's retry, gets the same and so adds nothing).
         var lastScanStart: Int64?
         var lastScanPrevious: Int64?
+        /// The device's own RPIs of the retention window, kept between scans.
+        var ownRPIs = OwnRPIs()
     }
 
     /// A tracer over `store`, with the calibration the store holds.
@@ -161,8 +163,9 @@ public final class Tracer: Sendable {
 
     /// Stores what one scan in `window` heard: one sighting per RPI (first
     /// heard, the maximal corrected RSSI, the previous scan's start as
-    /// prev_scan), in one transaction; the device's own RPIs, repeats and
-    /// reports without an RSSI dropped. Call it before stop(). A report's
+    /// prev_scan), in one transaction; the device's own RPIs (any it
+    /// broadcast in the store's retention window), repeats and reports
+    /// without an RSSI dropped. Call it before stop(). A report's
     /// time must not be negative.
     public func ingestScan(window: ScanWindow, reports: [ScanReport]) throws -> ScanIngestResult {
         try state.withLock { s in
@@ -173,10 +176,9 @@ public final class Tracer: Sendable {
             for (i, r) in reports.enumerated() where r.time < 0 {
                 throw EncoreError(.invalidArgument, "report \(i): the time must not be negative")
             }
-            let from = reports.reduce(window.start) { min($0, $1.time) }, to = reports.reduce(window.end) { max($0, $1.time) }
-            let own = try OwnRPIs.broadcast(store: store, from: from, to: to)
-                .union(s.advertisement.flatMap { KeyData(Array($0.payload[0 ..< 16])) }.map { [$0] } ?? [])
-            let folded = ScanAggregation.aggregate(reports, ownRPIs: own, calibration: s.calibration)
+            // Own RPIs of the retention window before the earliest report.
+            try s.ownRPIs.update(store: store, since: reports.reduce(window.start) { min($0, $1.time) })
+            let folded = ScanAggregation.aggregate(reports, ownRPIs: s.ownRPIs.all, calibration: s.calibration)
             let repeated = window.start == s.lastScanStart
             // A scan before the last one (the clock was set back) has no
             // known previous scan, as the first one after a start.

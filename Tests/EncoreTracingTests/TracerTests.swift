@@ -141,6 +141,25 @@ import Testing
         #expect(try s.countSightings() == 2)
     }
 
+    @Test func ownRPIsOfTheRetentionWindowAreDroppedWheneverHeard() throws {
+        let dir = TempDir()
+        let t0 = midnight + 20_000
+        let (s, t) = try tracer(dir, random: Self.middle, start: t0)
+        let first = try t.advertisement(now: t0)
+        _ = try t.ingestScan(window: try t.nextScan(now: t0), reports: [])
+        // Ten days on (a key a day since): the first RPI replayed, today's
+        // current one heard by a second adapter, and another device.
+        let later = t0 + 10 * 86_400
+        let today = try t.advertisement(now: later)
+        let w = try t.nextScan(now: later)
+        let r = try t.ingestScan(window: w, reports: [ScanReport(serviceData: first.payload, rssi: -30, time: later)!,
+                                                      ScanReport(serviceData: today.payload, rssi: -30, time: later + 1)!,
+                                                      ScanReport(rpi: rpi(3), aem: 1, rssi: -50, time: later + 2)])
+        #expect(r.ownReports == 2 && r.sightingsAdded == 1)
+        #expect(try s.sightings().map(\.rpi) == [rpi(3)])
+        #expect(try s.ownKeys().count == 2)
+    }
+
     @Test func aFailedScanWritesNothing() throws {
         let dir = TempDir()
         let (s, t) = try tracer(dir, start: midnight)

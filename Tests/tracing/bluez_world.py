@@ -55,6 +55,11 @@ class Daemon:
             self.process = subprocess.Popen([*self.command_prefix, str(TRACINGD), "--db", str(self.db), *self.args], stdout=log, stderr=log,
                                             env=env)
 
+    @property
+    def pid(self) -> int:
+        assert self.process is not None, f"{self.name} is not running"
+        return self.process.pid
+
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
 
@@ -97,8 +102,10 @@ class World:
     def env(self) -> dict[str, str]:
         return {**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": self.address}
 
-    def start_bus(self) -> None:
-        out = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
+    def start_bus(self, config: Path | None = None) -> None:
+        """The bus: a session bus (no policy), or one as `config` says."""
+        which = [f"--config-file={config}"] if config else ["--session"]
+        out = subprocess.run(["dbus-daemon", *which, "--fork", "--print-address=1", "--print-pid=1"],
                              capture_output=True, text=True, check=True, timeout=30).stdout.split()
         self.address, self.bus_pid = out[0], int(out[1])
 

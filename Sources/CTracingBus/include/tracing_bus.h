@@ -64,7 +64,10 @@ typedef struct {
 /// Connects to the system bus (sd_bus_open_system: DBUS_SYSTEM_BUS_ADDRESS
 /// is honoured), blocks SIGTERM and SIGINT into a signalfd, exports the
 /// advertisement at adv_path (org.bluez.LEAdvertisement1) and watches
-/// org.bluez. Returns 0 or a negative errno.
+/// org.bluez. It believes a message for its sender alone: owner changes
+/// from the bus driver, BlueZ's signals from org.bluez's current owner, and
+/// method calls on its objects from that owner (others: AccessDenied).
+/// Returns 0 or a negative errno.
 int tb_open(const char *adv_path, tb_bus **out);
 /// Closes the connection (NULL: no-op).
 void tb_close(tb_bus *bus);
@@ -79,7 +82,8 @@ int tb_next_event(tb_bus *bus, tb_event *ev);
 int tb_pending_calls(const tb_bus *bus);
 
 /// Whether org.bluez has an owner now (asked of the bus): 1, 0 or -errno.
-/// Also notes the owner, whose signals alone are then taken.
+/// Also notes the owner, whose signals and calls alone are then taken (the
+/// bus driver's NameOwnerChanged follows it from then on). Call it once.
 int tb_bluez_present(tb_bus *bus);
 
 /// The 20 bytes the advertisement's ServiceData carries for fd6f from now on.
