@@ -8,6 +8,8 @@ BUILD := build
 LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
 TRACINGD := $(BUILD)/bin/encore-tracingd
+ENCORED := $(BUILD)/bin/encored
+NOTIFY := $(BUILD)/bin/encore-notify
 SHARE := $(BUILD)/share
 # The push service's build: release, shared by test-pushd, bench-pushd and
 # the package (make test-pushd PUSHD_CONFIG=debug for a debug one).
@@ -17,14 +19,14 @@ PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The library package's: they build and resolve nothing of the push service's
 # package (server/), whose stack alone takes longer to compile than all of
 # them take to run; `make test-server` tests it, `make test-all` runs both.
-TEST_SUITES := swift tsan check-abi c python typecheck cli store standins pairing crowdnotifier tracing fuzz install wheel docs
+TEST_SUITES := swift tsan check-abi c python typecheck cli store standins pairing crowdnotifier tracing device fuzz install wheel docs
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # pytest-xdist workers of the Python suites: one per core for the ones that
 # compute; more for the push service's, whose tests mostly wait on clocks.
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli tracingd all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-typecheck test-cli test-store test-standins test-pairing test-crowdnotifier test-tracing test-fuzz test-pushd test-pushd-tsan test-install test-wheel test-docs docs check-abi header share wheel bench bench-tracing bench-sync bench-check bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli tracingd encored all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-typecheck test-cli test-store test-standins test-pairing test-crowdnotifier test-tracing test-device test-fuzz test-pushd test-pushd-tsan test-install test-wheel test-docs docs check-abi header share wheel bench bench-tracing bench-sync bench-check bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -37,13 +39,14 @@ help:
 	@echo "make test-all  every test: make test, make test-server, make test-packages (what .ci/run runs)"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
 	@echo "make tracingd  build $(TRACINGD), the tracing daemon over BlueZ (docs/tracingd.md)"
+	@echo "make encored   build $(ENCORED), the device service, and $(NOTIFY), its session agent (docs/device.md)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make bench-tracing  a crowded day of tracing scans into the store, against its insert rate"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
 	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
 	@echo "make share     shell completions (bash, zsh, fish) and man pages in $(SHARE)"
 	@echo "make docs      the C reference manual (Doxygen over include/encore.h) in $(BUILD)/docs/html"
-	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd, encore-tracingd ($(VERSION))"
+	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd, encore-tracingd, encored ($(VERSION))"
 	@echo "make pushd     the push registry service, $(PUSHD)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -51,13 +54,14 @@ help:
 # everything once): the build targets below do nothing, and each suite uses
 # what is already built instead of asking SwiftPM again.
 ifeq ($(ENCORE_SKIP_BUILD),1)
-deps venv lib cli tracingd share wheel pushd deb:
+deps venv lib cli tracingd encored share wheel pushd deb:
 	@:
 else
 deps:
 	@scripts/deps.sh
 
-# The test-only Python packages (Tests/requirements.txt) in build/venv.
+# The test-only Python packages (Tests/requirements.txt, and
+# Tests/requirements-nodeps.txt without their dependencies) in build/venv.
 venv:
 	@scripts/venv.sh >/dev/null
 
@@ -85,6 +89,16 @@ tracingd: deps
 	@mkdir -p $(BUILD)/bin
 	@cp .build/release/encore-tracingd $(TRACINGD)
 
+# The device service (docs/device.md): the store's one host, its D-Bus API
+# over sd-bus (libsystemd linked into it, never into the library), its
+# runtime linked in; and its session agent, encore-notify.
+encored: deps
+	@scripts/build.sh encored
+	@mkdir -p $(BUILD)/bin
+	@cp .build/release/encored $(ENCORED)
+	@scripts/build.sh encore-notify
+	@cp .build/release/encore-notify $(NOTIFY)
+
 # Shell completions and man pages, generated from the CLI's own definitions
 # (swift-argument-parser's completion scripts and dump of its help), laid out
 # as under PREFIX/share.
@@ -110,7 +124,7 @@ pushd: deps
 
 # The Debian packages in dist/ (scripts/build-deb.sh): the library, its
 # development files, the tools and the push service, a release build of each.
-deb: lib cli tracingd share docs
+deb: lib cli tracingd encored share docs
 	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
 	@scripts/build-deb.sh
 endif
@@ -136,7 +150,7 @@ demo: cli
 
 # Quiet: one line per suite, the end of a failing suite's log, a summary table.
 test: deps
-	@scripts/test-all.sh "lib cli tracingd share venv wheel" $(TEST_SUITES)
+	@scripts/test-all.sh "lib cli tracingd encored share venv wheel" $(TEST_SUITES)
 
 # The push service's package (server/), the same way: its build, then its suite.
 test-server: deps
@@ -201,6 +215,11 @@ test-crowdnotifier: lib cli venv
 # dbus-daemon: two daemons trace each other; resilience; end to end.
 test-tracing: lib cli tracingd venv
 	@ENCORE_TRACINGD="$$PWD/$(TRACINGD)" scripts/pytest-suite.sh "tracing tests (encore-tracingd over BlueZoo)" Tests/tracing -- -n $(PYTEST_WAIT_JOBS)
+
+# encored over its D-Bus API on a private system bus, with polkit's stand-in
+# (python-dbusmock) and the CWA servers' (Tests/standins).
+test-device: lib cli encored venv
+	@ENCORE_ENCORED="$$PWD/$(ENCORED)" scripts/pytest-suite.sh "device service tests (encored over D-Bus)" Tests/device -- -n $(PYTEST_WAIT_JOBS)
 
 # encore-pushd against an HTTP/2 APNs stand-in and a PostgreSQL cluster of
 # the tests' own (Debian's postgresql, on loopback): the real backend's

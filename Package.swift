@@ -50,6 +50,8 @@ let package = Package(
         .executable(name: "encore-cli", targets: ["EncoreCLI"]),
         .executable(name: "encore-bench", targets: ["EncoreBench"]),
         .executable(name: "encore-tracingd", targets: ["EncoreTracingd"]),
+        .executable(name: "encored", targets: ["Encored"]),
+        .executable(name: "encore-notify", targets: ["EncoreNotify"]),
         // What the push registry service (server/, a package of its own)
         // builds on; static so that nothing of it is a second libencore.
         .library(name: "EncoreSupport", type: .static, targets: ["EncoreSupport"]),
@@ -71,8 +73,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The modules of an organizer's printable check-in QR code (Debian: libqrencode-dev).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        // sd-bus, the D-Bus client of encore-tracingd (Debian: libsystemd-dev).
-        // Linked into that daemon only, never into libencore.so.
+        // sd-bus (Debian: libsystemd-dev): the D-Bus side of encore-tracingd,
+        // encored and `encore device`. Linked into those programs only,
+        // never into libencore.so.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // protobuf-c code generated from proto/export.proto (scripts/gen-proto.sh).
@@ -177,15 +180,18 @@ let package = Package(
         // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport",
+            dependencies: ["EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport", "CDeviceClient",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreModules,
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
             // leaves them out.
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
-        // What the tool and encore-tracingd share: the store key from the environment.
-        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // What the tool and the daemons share: the store key from the
+        // environment or a credential, --trust and the sync's servers, a
+        // daemon's clock, log, exit statuses and --config file.
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
+                                                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // encore-tracingd's link to BlueZ over sd-bus, in C: sd-bus's vtable
         // macros do not import into Swift.
         .target(name: "CTracingBus", dependencies: ["CSystemd"], cSettings: fortified),
@@ -195,6 +201,36 @@ let package = Package(
             name: "EncoreTracingd",
             dependencies: ["EncoreTracing", "EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreCrypto", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
+        ),
+        // The tool's client of encored's D-Bus API (`encore device`), in C
+        // over sd-bus: libsystemd is linked into the tool, never into libencore.so.
+        .target(name: "CDeviceClient", dependencies: ["CSystemd"], cSettings: fortified),
+        // encored's object on the system bus (org.encore.Exposure1), its
+        // polkit questions and the bus driver's signals, in C over sd-bus.
+        .target(name: "CExposureBus", dependencies: ["CSystemd", "CBusQueue"], cSettings: fortified),
+        // The events queue of the sd-bus layers of encored and encore-notify.
+        .target(name: "CBusQueue", cSettings: fortified),
+        // The device service's logic without I/O: its properties read from
+        // the store, what is due when, the polkit action of each call, the
+        // errors on the bus (docs/device.md).
+        .target(name: "EncoreDevice", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreClient", "EncoreCheck", "EncoreSync", "EncoreTestResults"]),
+        // encored: the device service (docs/device.md). Its runtime linked
+        // statically, as the tool's; libsystemd is linked into it alone.
+        .executableTarget(
+            name: "Encored",
+            dependencies: ["EncoreDevice", "EncoreClient", "EncoreCommandSupport", "CExposureBus", "CEncoreTypes", "EncoreHTTP", "EncoreStorage",
+                           "EncoreSupport", "EncoreSync", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreKeyFiles",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
+        ),
+        // encore-notify's two buses (the service on the system bus, the
+        // desktop's notifications on the session bus), in C over sd-bus.
+        .target(name: "CNotifyBus", dependencies: ["CSystemd", "CBusQueue"], cSettings: fortified),
+        // encore-notify: the device service's session agent (docs/device.md).
+        .executableTarget(
+            name: "EncoreNotify",
+            dependencies: ["EncoreDevice", "EncoreCommandSupport", "CNotifyBus", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.

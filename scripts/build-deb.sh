@@ -10,6 +10,10 @@
 #                     a default configuration (a conffile), a system user
 #   encore-tracingd   the tracing daemon over BlueZ, its systemd unit (not
 #                     enabled), its D-Bus policy, options (a conffile), a system user
+#   encored           the device service and its session agent encore-notify:
+#                     the service's unit (not enabled), its D-Bus policy, polkit
+#                     actions and interface XML, options (a conffile), a system
+#                     user (sysusers.d); the agent's user unit and autostart entry
 # Each package is a staged tree under build/deb/<package> made into a .deb
 # by dpkg-deb --build (owner root through --root-owner-group; no debhelper).
 # Versions come from ENCORE_VERSION_* in encore_types.h, and the Debian
@@ -42,8 +46,10 @@ share=build/share
 pushd_bin=server/.build/release/encore-pushd
 docs_html=build/docs/html
 tracingd_bin=build/bin/encore-tracingd
-for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" "$tracingd_bin" include/encore.h "$docs_html/index.html"; do
-    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli tracingd share docs, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
+encored_bin=build/bin/encored
+notify_bin=build/bin/encore-notify
+for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" "$tracingd_bin" "$encored_bin" "$notify_bin" include/encore.h "$docs_html/index.html"; do
+    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli tracingd encored share docs, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
 done
 command -v dpkg-shlibdeps >/dev/null || { echo "build-deb: dpkg-shlibdeps is missing (apt-get install dpkg-dev; scripts/deps.sh installs it)" >&2; exit 1; }
 
@@ -276,4 +282,36 @@ control encore-tracingd "Package: encore-tracingd" "Section: net" "Priority: opt
     " /etc/encore-tracingd/encore-tracingd.conf."
 daemon_scripts encore-tracingd
 build encore-tracingd
+
+# --- encored: the device service and its session agent, their units, the
+# bus's policy, polkit's actions, the interface, the options, the user.
+root=$stage/encored
+daemon encored "$encored_bin" device.md
+install -m 0644 support/deb/encored.service "$root/lib/systemd/system/encored.service"
+mkdir -p "$root/usr/share/dbus-1/system.d" "$root/usr/share/dbus-1/interfaces" "$root/usr/share/polkit-1/actions" \
+    "$root/usr/lib/sysusers.d" "$root/usr/lib/systemd/user" "$root/etc/xdg/autostart" "$root/usr/share/man/man1"
+install -m 0644 support/deb/encored.dbus.conf "$root/usr/share/dbus-1/system.d/org.encore.Exposure.conf"
+install -m 0644 docs/org.encore.Exposure1.xml "$root/usr/share/dbus-1/interfaces/org.encore.Exposure1.xml"
+install -m 0644 support/deb/org.encore.Exposure.policy "$root/usr/share/polkit-1/actions/org.encore.Exposure.policy"
+install -m 0644 support/deb/encored.sysusers "$root/usr/lib/sysusers.d/encored.conf"
+strip_binary executable "$notify_bin" "$root/usr/bin/encore-notify"
+chmod 0755 "$root/usr/bin/encore-notify"
+install -m 0644 support/deb/encore-notify.service "$root/usr/lib/systemd/user/encore-notify.service"
+install -m 0644 support/deb/encore-notify.desktop "$root/etc/xdg/autostart/encore-notify.desktop"
+scripts/gen-manpages.py --one-page --section 1 "$notify_bin" "$stage/man1" > /dev/null
+gzip -9nc "$stage/man1/encore-notify.1" > "$root/usr/share/man/man1/encore-notify.1.gz"
+depends=$(shlibdeps "-e$repo/$root/usr/bin/encored" "-e$repo/$root/usr/bin/encore-notify")
+control encored "Package: encored" "Section: net" "Priority: optional" \
+    "Depends: $depends, libsqlcipher0, adduser, dbus, polkitd | policykit-1" \
+    "Description: Exposure Notification device service (encore)" \
+    " encored owns the device's encore store: it syncs the published keys in" \
+    " the background, runs the exposure check, polls a registered test, and" \
+    " serves the D-Bus API org.encore.Exposure1 on the system bus, polkit" \
+    " deciding every call. encore-notify, its session agent, posts desktop" \
+    " notifications. Installing it starts nothing: see" \
+    " /etc/encored/encored.conf."
+daemon_scripts encored
+# The autostart entry is a configuration file too.
+echo /etc/xdg/autostart/encore-notify.desktop >> "$stage/encored/DEBIAN/conffiles"
+build encored
 rm -rf "$scratch"

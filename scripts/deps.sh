@@ -6,13 +6,16 @@
 # abigail-tools: abidw and abidiff, the ABI baseline of make check-abi.
 # libsystemd-dev: sd-bus for encore-tracingd; dbus-daemon and systemd (busctl):
 # the private bus and the look at BlueZ's objects of the tracing tests.
+# python3-dbus, python3-gi: what python-dbusmock (the polkit and notification
+# stand-ins of the device tests) runs on, in the system's Python;
+# libglib2.0-bin: gdbus, whose calls name the D-Bus error they get.
 # Optional: lintian, the package checks of make test-deb, which skips them
 # (and says so) where it cannot be installed.
 # Safe to run repeatedly: it does nothing when everything is there.
 set -euo pipefail
 required=(abigail-tools libsqlcipher-dev sqlcipher libsqlite3-dev libcurl4-openssl-dev libsodium-dev libqrencode-dev libzbar0
           libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libssl-dev pkg-config python3 python3-venv postgresql
-          valgrind strace gcc g++ dpkg-dev man-db doxygen libjs-jquery libsystemd-dev dbus-daemon systemd)
+          valgrind strace gcc g++ dpkg-dev man-db doxygen libjs-jquery libsystemd-dev dbus-daemon systemd python3-dbus python3-gi libglib2.0-bin)
 optional=(lintian)
 # The ones of "$@" not installed.
 # (grep without -q below: it reads to the end, so under pipefail the command

@@ -66,7 +66,7 @@ struct CheckInMatchCommand: ParsableCommand {
 
     /// Matches the trace keys of `file` once their --signature verified with the --crowdnotifier-key.
     private func matchSignedTraceKeys(_ file: String, _ service: CheckInService, now: Int64) throws -> TraceKeyMatchOutcome {
-        let key = try SyncArguments.publicKey(crowdnotifierKey ?? "", "--crowdnotifier-key")
+        let key = try publicKeyFile(crowdnotifierKey ?? "", "--crowdnotifier-key")
         let body = Array(try FileReader.read(path: file, maxSize: UInt64(CrowdNotifierTraceKeys.maxBodyBytes)).bytes)
         let text = try FileReader.read(path: signature ?? "", maxSize: 16 << 10).withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let token = text.split(whereSeparator: { $0.isWhitespace }).first.map(String.init) ?? ""

@@ -54,7 +54,7 @@ struct EncoreCommand: CommandGroup {
         version: ENCORE_VERSION_STRING,
         subcommands: [KeyFileCommand.self, StoreCommand.self, SightingsCommand.self, MatchCommand.self, Risk.self, Check.self, KeysCommand.self,
                       TestCommand.self, Submit.self, CheckInCommand.self, CrowdNotifierCommand.self, SyncCommand.self, PackagesCommand.self, PushCommand.self,
-                      TracingCommand.self, Demo.self]
+                      TracingCommand.self, DeviceCommand.self, Demo.self]
     )
 }
 

@@ -33,34 +33,7 @@ struct SyncCommand: ParsableCommand {
 
 /// What a sync talks to and how: shared by `sync` and `sync plan`.
 struct SyncArguments: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("CWA's distribution server (https, or http to this machine).", valueName: "url"))
-    var distribution: String?
-
-    @Option(name: .long, help: ArgumentHelp("The packages' country (default EUR, the federated packages).", valueName: "cc"))
-    var country = "EUR"
-
-    @Option(name: .long, help: ArgumentHelp("A DP-3T backend (SwissCovid): its exposed keys by bundle tag.", valueName: "url"))
-    var dp3t: String?
-
-    @Option(name: .customLong("dp3t-key"), help: ArgumentHelp("The public key (PEM) the DP-3T backend signs its answers' JWTs with.", valueName: "pem-file"))
-    var dp3tKey: String?
-
-    @Flag(name: .customLong("no-warnings"), help: "With --distribution, do not fetch CWA's trace warning packages (check-in warnings).")
-    var noWarnings = false
-
-    @Option(name: .customLong("warning-region"), help: ArgumentHelp("The region of the trace warning packages (default DE).", valueName: "cc"))
-    var warningRegion = "DE"
-
-    @Option(name: .long, help: ArgumentHelp("A CrowdNotifier backend (SwissCovid, NotifyMe): its trace keys by bundle tag.", valueName: "url"))
-    var crowdnotifier: String?
-
-    @Option(name: .customLong("crowdnotifier-key"), help: ArgumentHelp("The public key (PEM) the CrowdNotifier backend signs its answers' JWTs with.", valueName: "pem-file"))
-    var crowdnotifierKey: String?
-
-    @Option(name: .long, parsing: .singleValue,
-            help: ArgumentHelp("Trust a public key for the packages' signatures. May be repeated.", valueName: TrustArgument.valueName),
-            transform: TrustArgument.parse)
-    var trust: [TrustArgument] = []
+    @OptionGroup var servers: SyncServerOptions
 
     @Option(name: .long, help: ArgumentHelp("What woke the sync: periodic, push, app-start or user (default user: at once).", valueName: "trigger"))
     var trigger = SyncTrigger.user.rawValue
@@ -71,34 +44,15 @@ struct SyncArguments: ParsableArguments {
     @OptionGroup var clock: NowArgument
 
     func validate() throws {
-        guard distribution != nil || dp3t != nil || crowdnotifier != nil else { throw ValidationError("give --distribution, --dp3t, --crowdnotifier or several") }
+        guard servers.any else { throw ValidationError("give --distribution, --dp3t, --crowdnotifier or several") }
         guard SyncTrigger(rawValue: trigger) != nil else { throw ValidationError("--trigger is periodic, push, app-start or user") }
         guard NetworkKind(rawValue: network) != nil else { throw ValidationError("--network is unmetered, metered or none") }
-        guard (dp3t == nil) == (dp3tKey == nil) else { throw ValidationError("--dp3t and --dp3t-key go together") }
-        guard (crowdnotifier == nil) == (crowdnotifierKey == nil) else { throw ValidationError("--crowdnotifier and --crowdnotifier-key go together") }
-        do {
-            try DistributionProtocol.checkCountry(country)
-            try DistributionProtocol.checkCountry(warningRegion)
-        } catch let e as EncoreError { throw ValidationError(e.message) }
-    }
-
-    /// The client's servers these options name (its trust list: trustList()).
-    func servers() throws -> ClientServers {
-        var s = ClientServers()
-        s.distribution = distribution
-        s.country = country
-        s.dp3t = dp3t
-        s.dp3tKey = try dp3tKey.map { try Self.publicKey($0, "--dp3t-key") }
-        s.warningRegion = warningRegion
-        s.crowdNotifier = crowdnotifier
-        s.crowdNotifierKey = try crowdnotifierKey.map { try Self.publicKey($0, "--crowdnotifier-key") }
-        return s
     }
 
     /// How this one sync runs.
     func options() -> SyncOptions {
         var o = SyncOptions()
-        o.traceWarnings = !noWarnings
+        o.traceWarnings = !servers.noWarnings
         o.trigger = SyncTrigger(rawValue: trigger) ?? .user
         o.network = NetworkKind(rawValue: network) ?? .unmetered
         return o
@@ -106,19 +60,7 @@ struct SyncArguments: ParsableArguments {
 
     /// The command's client: the store with these servers, trust list and --now.
     func client(_ store: StoreArguments, transport: (any HTTPTransport)? = nil) throws -> EncoreClient {
-        try store.client(servers: servers(), trust: TrustArgument.trustList(trust), transport: transport, now: clock)
-    }
-}
-
-extension SyncArguments {
-    /// A backend's JWT key from a PEM file.
-    static func publicKey(_ path: String, _ option: String) throws -> PublicKey {
-        do {
-            let pem = try FileReader.read(path: path, maxSize: TrustArgument.maxFileSize).withUnsafeBytes { Array($0) }
-            return try PublicKey(material: pem)
-        } catch let e as EncoreError {
-            throw ValidationError("\(option) \(path): \(e.message)")
-        }
+        try store.client(servers: servers.servers(), trust: servers.trustList(), transport: transport, now: clock)
     }
 }
 
@@ -162,7 +104,7 @@ struct SyncRun: ParsableCommand {
         options.runCheck = !noCheck
         options.budgetSeconds = budget
         let client = try sync.client(store, transport: transport.transport())
-        let report = try talking(sync.distribution ?? sync.dp3t ?? sync.crowdnotifier ?? "sync") { try client.sync(options) }
+        let report = try talking(sync.servers.distribution ?? sync.servers.dp3t ?? sync.servers.crowdnotifier ?? "sync") { try client.sync(options) }
         if output.json {
             Output.write(report.json.rendered(pretty: true) + "\n")
             return

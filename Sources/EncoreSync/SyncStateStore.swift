@@ -63,6 +63,9 @@ extension Store {
         return s
     }
 
+    /// When the last CWA sync completed (nil: never): a host's "last sync".
+    public func lastSyncSuccess() throws -> Int64? { try optionalInteger(SyncSettings.lastSuccess) }
+
     private func optionalInteger(_ name: String) throws -> Int64? {
         if case .integer(let v)? = try setting(name) { return v }
         return nil

@@ -1,9 +1,4 @@
-import EncoreCrypto
-import EncoreExposure
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreTracing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,39 +7,39 @@ import Glibc
 /// with the test-only `--test-clock-file`, the system's plus the number of
 /// seconds the file holds, read again at every look, so that a test can
 /// move the daemon a rotation or a scan period ahead without waiting.
-struct DaemonClock {
-    let offsetFile: String?
+public struct DaemonClock: Sendable {
+    public let offsetFile: String?
     private var offset: Int64 = 0
 
     /// Reads the file once, so a wrong one fails the start, not later.
-    init(offsetFile: String?) throws {
+    public init(offsetFile: String?) throws {
         self.offsetFile = offsetFile
         if let offsetFile { offset = try Self.readOffset(offsetFile) }
     }
 
     /// Now. A file that cannot be read any more keeps the last offset.
-    mutating func now() -> Int64 {
+    public mutating func now() -> Int64 {
         if let offsetFile, let o = try? Self.readOffset(offsetFile) { offset = o }
         return Int64(time(nil)).saturatingAdding(offset)
     }
 
     /// Whether the time can jump (a test clock): the loop then looks often.
-    var canJump: Bool { offsetFile != nil }
+    public var canJump: Bool { offsetFile != nil }
 
-    static func readOffset(_ path: String) throws -> Int64 {
+    public static func readOffset(_ path: String) throws -> Int64 {
         let text = String(decoding: try FileReader.read(path: path, maxSize: 64).bytes, as: UTF8.self)
-        guard let offset = Int64(text.trimmingASCIIBlanks) else {
+        guard let offset = Int64(text.trimmingASCIIWhitespace) else {
             throw EncoreError(.invalidArgument, "\(path) must hold a whole number of seconds (the test clock's offset)")
         }
         return offset
     }
 }
 
-extension String {
-    var trimmingASCIIBlanks: String {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\n" || c == "\t" || c == "\r" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\n" || c == "\t" || c == "\r" { s = s.dropLast() }
-        return String(s)
+/// CLOCK_MONOTONIC in seconds: a daemon's waits, immune to the wall clock's jumps.
+public enum Monotonic {
+    public static func seconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 }

@@ -1,12 +1,6 @@
 import ArgumentParser
-import EncoreClient
-import EncoreCommandSupport
-import EncoreCrypto
-import EncoreExposure
-import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreTracing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,11 +10,11 @@ import Glibc
 /// (LoadCredential=): the file `encore-db-key` (a passphrase; one trailing
 /// newline is not part of it) or `encore-db-key-hex` (64 hex digits) in
 /// $CREDENTIALS_DIRECTORY. Never the command line.
-enum StoreKeySource {
-    static let passphraseCredential = "encore-db-key"
-    static let hexCredential = "encore-db-key-hex"
+public enum StoreKeySource {
+    public static let passphraseCredential = "encore-db-key"
+    public static let hexCredential = "encore-db-key-hex"
 
-    static func key() throws -> (key: StoreKey, source: String) {
+    public static func key() throws -> (key: StoreKey, source: String) {
         let environment = StoreKeyEnvironment.current
         if environment.isSet {
             let (key, variable) = try environment.key()

@@ -1,42 +1,30 @@
 import ArgumentParser
-import EncoreCheck
-import EncoreCheckIns
-import EncoreCommandSupport
 import EncoreCrypto
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 
 /// One `--trust KEY_ID:VERSION:PEM_FILE`: a public key the user trusts,
 /// named as signatures name their key. The text is split at its first two
 /// colons (so the path may contain colons; KEY_ID and VERSION may not). The
 /// file is read and the key checked while the command line is parsed, so a
 /// wrong --trust is a usage error.
-struct TrustArgument {
-    static let valueName = "key-id:version:pem-file"
+public struct TrustArgument: Sendable {
+    public static let valueName = "key-id:version:pem-file"
     /// Public key files are small; anything larger is not one.
-    static let maxFileSize: UInt64 = 1 << 20
+    public static let maxFileSize: UInt64 = 1 << 20
 
-    let keyID: String
-    let keyVersion: String
-    let path: String
+    public let keyID: String
+    public let keyVersion: String
+    public let path: String
     /// The file's bytes: PEM, base64 of the DER, or DER.
-    let material: [UInt8]
+    public let material: [UInt8]
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// ArgumentParser's transform for --trust.
-    static func parse(_ text: String) throws -> TrustArgument {
+    public static func parse(_ text: String) throws -> TrustArgument {
         guard let first = text.firstIndex(of: ":"),
               let second = text[text.index(after: first)...].firstIndex(of: ":")
         else {
@@ -66,7 +54,7 @@ struct TrustArgument {
 
     /// A trust list of the given keys (a later key with the same id and
     /// version replaces an earlier one).
-    static func trustList(_ arguments: [TrustArgument]) throws -> TrustList {
+    public static func trustList(_ arguments: [TrustArgument]) throws -> TrustList {
         let list = TrustList()
         for a in arguments {
             do {
@@ -76,5 +64,15 @@ struct TrustArgument {
             }
         }
         return list
+    }
+}
+
+/// A backend's JWT key (DP-3T, CrowdNotifier) from a PEM file named by `option`.
+public func publicKeyFile(_ path: String, _ option: String) throws -> PublicKey {
+    do {
+        let pem = try FileReader.read(path: path, maxSize: TrustArgument.maxFileSize).withUnsafeBytes { Array($0) }
+        return try PublicKey(material: pem)
+    } catch let e as EncoreError {
+        throw ValidationError("\(option) \(path): \(e.message)")
     }
 }

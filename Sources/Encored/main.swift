@@ -1,0 +1,123 @@
+import ArgumentParser
+import CEncoreTypes
+import EncoreClient
+import EncoreCommandSupport
+import EncoreDevice
+import EncoreHTTP
+import EncoreKeyFiles
+import EncoreStorage
+import EncoreSupport
+import EncoreSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// encored: the device service (man 8 encored, docs/device.md).
+struct EncoredCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encored",
+        abstract: "The Exposure Notification device service: one store, background sync and checks, the org.encore.Exposure1 D-Bus API.",
+        discussion: """
+            encored owns the device's store and is the library's host: it syncs in the background on the \
+            library's planner (due times and backoff; after a suspend or a clock jump, one sync), runs the \
+            exposure check after new data and before the risk would turn outdated, polls a registered test's \
+            result, and serves org.encore.Exposure1 at /org/encore/Exposure under the name org.encore.Exposure \
+            on the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured). polkit decides every call and every read of \
+            the properties (org.encore.Exposure.read, .manage, .submit-keys, .delete-data).
+
+            The store key: ENCORE_DB_KEY (a passphrase) or ENCORE_DB_KEY_HEX (64 hex digits) in the environment, \
+            or a systemd credential encore-db-key or encore-db-key-hex in $CREDENTIALS_DIRECTORY. A missing store \
+            is created.
+
+            --config FILE: the same options as a file (one `option value` a line, without the dashes; # comments); \
+            the command line's come after it and win.
+
+            The --test-clock-file option is for tests only: the clock is the system's plus the seconds the file holds.
+
+            Exit status: 0 after SIGTERM or SIGINT; 1 the bus, the name or the store failed; 2 a wrong command line \
+            or no store key.
+            """,
+        version: ENCORE_VERSION_STRING)
+
+    @Option(help: "The store (an encore store, created when missing).")
+    var db: String
+
+    @Option(help: ArgumentHelp("A file of options, one `option value` a line.", valueName: "file"))
+    var config: String?
+
+    @OptionGroup var sync: SyncServerOptions
+
+    @Option(name: .long, help: ArgumentHelp("The verification server's base URL (test registration, results, TANs).", valueName: "url"))
+    var verification: String?
+
+    @Option(name: .long, help: ArgumentHelp("The submission server's base URL (the keys of a positive test).", valueName: "url"))
+    var submission: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Also trust the CA certificates in this PEM file.", valueName: "pem-file"))
+    var caFile: String?
+
+    @Option(name: .customLong("test-clock-file"),
+            help: ArgumentHelp("Test only: the clock is the system's plus the seconds this file holds, read again at every look.", valueName: "path"))
+    var testClockFile: String?
+
+    func validate() throws {
+        do {
+            for url in [sync.distribution, sync.dp3t, sync.crowdnotifier, verification, submission].compactMap({ $0 }) { try URLPolicy.check(url) }
+        } catch let e as EncoreError { throw ValidationError(e.message) }
+    }
+
+    func servers() throws -> ClientServers {
+        var s = try sync.servers()
+        s.verification = verification
+        s.submission = submission
+        do { try s.validate() } catch let e as EncoreError { throw ValidationError(e.message) }
+        return s
+    }
+
+    /// The client's clock: the system's, or on a test clock the system's
+    /// plus the file's seconds, read at every look (a file that cannot be
+    /// read counts as no offset).
+    func clock() throws -> ClientClock {
+        guard let file = testClockFile else { return .system }
+        _ = try DaemonClock(offsetFile: file)
+        return .host { Int64(time(nil)).saturatingAdding((try? DaemonClock.readOffset(file)) ?? 0) }
+    }
+
+    func run() throws {
+        let key = try StoreKeySource.key()
+        let servers = try servers()
+        let trust = try sync.trustList()
+        let clock = try clock()
+        var transportOptions = TransportOptions()
+        transportOptions.caFile = caFile
+        if sync.noWarnings { Log.info("trace warnings off (--no-warnings)") }
+        if testClockFile != nil { Log.warning("running on a test clock (--test-clock-file): not for use outside tests") }
+        let db = self.db
+        let code: Int32
+        do {
+            let transport = try CurlTransport(options: transportOptions)
+            let makeClient: @Sendable () throws -> EncoreClient = {
+                try EncoreClient(store: Store(path: db, key: key.key), transport: transport, trust: trust, servers: servers, clock: clock)
+            }
+            let client = try makeClient()
+            let (properties, agenda) = try DeviceAgenda.snapshot(client, syncOptions: DeviceService.syncOptions(.periodic, traceWarnings: !sync.noWarnings))
+            let link = try ExposureLink(properties: properties)
+            Log.info("serving org.encore.Exposure (store \(db), key from \(key.source))")
+            code = DeviceService(link: link, client: client, agenda: agenda, clockFile: testClockFile, makeClient: makeClient,
+                                 traceWarnings: !sync.noWarnings).run()
+        } catch {
+            Log.error("\(error)")
+            throw ExitCode.failure
+        }
+        if code != 0 { throw ExitCode(code) }
+        Log.info("stopped")
+    }
+}
+
+// --config's file first, then the command line (which wins).
+do {
+    DaemonMain.run(EncoredCommand.self, arguments: try ConfigFile.expand(Array(CommandLine.arguments.dropFirst())))
+} catch {
+    Log.plain("encored: \(EncoredCommand.message(for: error))")
+    exit(2)
+}
