@@ -22,6 +22,15 @@ extension Store {
                            rssi: Int8(clamping: s.int64(3)), previousScan: s.optionalInt64(4))
     }
 
+    /// How many different RPIs were heard with from <= time <= through.
+    public func distinctRPIs(from: Int64, through: Int64) throws -> Int {
+        try withConnection { c in
+            let s = try c.prepare("SELECT count(DISTINCT rpi) FROM sightings WHERE time >= ? AND time <= ?")
+            s.bind(1, from).bind(2, through)
+            return try s.one { Int($0.int64(0)) } ?? 0
+        }
+    }
+
     /// How many sightings have `from ≤ time < to`.
     public func countSightings(from: Int64 = .min, to: Int64 = .max) throws -> Int {
         try count(Self.sightingRows, from: from, to: to)
