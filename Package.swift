@@ -40,8 +40,8 @@ let sharedLibraryFlags: [String] = bindNow + [
 /// ones it uses; an incremental build recompiles a module when a module it
 /// depends on changes.
 let coreModules: [Target.Dependency] = ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage",
-                                        "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns",
-                                        "EncoreCheck", "EncoreTestResults", "EncoreSync", "EncorePush", "EncoreTracing", "EncoreClient"]
+                                        "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCrowdNotifier",
+                                        "EncoreCheckIns", "EncoreCheck", "EncoreTestResults", "EncoreSync", "EncorePush", "EncoreTracing", "EncoreClient"]
 
 let package = Package(
     name: "encore",
@@ -118,14 +118,20 @@ let package = Package(
         .target(name: "EncoreExposure", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim", "CCrypto"]),
         // CWA's risk models (v2 on windows, v1) and their configurations.
         .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreExposure"]),
+        // CrowdNotifier (SwissCovid, NotifyMe), pure: its BLS12-381 in
+        // CEncorePairing, the IBE, venues and their QR codes (the
+        // TraceLocation CWA's event codes share), trace keys, the matching
+        // of trace keys against a visit's hours, the authority's side. No
+        // store: the visits and their matches are the check-ins' tables.
+        .target(name: "EncoreCrowdNotifier", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto",
+                                                           "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
         // Check-ins: CWA event registration (QR codes and the app's rules,
-        // warnings, presence tracing risk, the organizer side) and
-        // CrowdNotifier (SwissCovid, NotifyMe: its BLS12-381 in
-        // CEncorePairing, IBE, venues, trace keys and their matching). One
-        // module: CWA's QR codes carry CrowdNotifier venues, and both
-        // kinds of visit are one list in one table.
+        // warnings, presence tracing risk, the organizer side) and the one
+        // list of visits, CWA's and CrowdNotifier's, in one table: a
+        // CrowdNotifier venue's hours and matches stored, trace keys
+        // matched into the store.
         .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk",
-                                                      "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium", "CQRencode"]),
+                                                      "EncoreCrowdNotifier", "CEncoreProto", "CProtobufC", "CCrypto", "CQRencode"]),
         // The exposure check: matching, risk and check-in risk combined,
         // its results.
         .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
@@ -155,7 +161,7 @@ let package = Package(
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
-        .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCheckIns", "EncorePush", "EncoreTestResults",
+        .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncorePush", "EncoreTestResults",
                                                       "CCrypto", "CZlib", "CEncoreProto"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
@@ -199,7 +205,7 @@ let package = Package(
         // EncoreTestSupport is what several of them share (fixtures, check-in
         // samples, the test data's place, a temporary directory); it ships in
         // no product.
-        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
+        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
                 path: "Tests/EncoreTestSupport"),
         // A test target a module, named after it: the modules it tests and what it needs.
         .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreExposure", "EncoreKeyFiles"]),
@@ -211,8 +217,9 @@ let package = Package(
         .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
         .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles"]),
-        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreClient", "EncoreCheckIns", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreCheckTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreFixtures", "EncoreTestSupport", "EncoreTracing"]),
+        .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreSupport", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreClient", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreCheckTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreFixtures", "EncoreTestSupport", "EncoreTracing"]),
         .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreClient", "EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto", "EncoreExposure", "EncoreKeyFiles", "EncoreCheck", "EncoreFixtures", "EncoreTestSupport"]),
     ]
 )

@@ -25,7 +25,7 @@ private let realPayloadBase64URL =
 /// bytes (the seeds' second location).
 private let index: LocationIndex = harnessFixture("the location index") {
     guard let payload = Base64.decodeURL(realPayloadBase64URL) else { fatalError("fuzz harness: the real payload does not decode") }
-    let real = CheckInCrypto.locationId(payload: payload)
+    let real = TraceLocation.locationId(payload: payload)
     return try LocationIndex(checkIns: [(id: 1, locationId: real), (id: 2, locationId: real), (id: 3, locationId: [UInt8](repeating: 0, count: 32))])
 }
 
@@ -38,14 +38,14 @@ private func checkLocation(_ l: TraceLocation) {
     }
     guard l.endTimestamp == 0 || l.endTimestamp >= l.startTimestamp else { fatalError("a location that ends before it starts was accepted") }
     guard l.startTimestamp == 0 || l.endTimestamp != 0 else { fatalError("a location with a start and no end was accepted") }
-    guard l.locationId == CheckInCrypto.locationId(payload: l.payload), l.locationIdHash == CheckInCrypto.locationIdHash(l.locationId) else {
+    guard l.locationId == TraceLocation.locationId(payload: l.payload), l.locationIdHash == TraceLocation.locationIdHash(l.locationId) else {
         fatalError("the location's ids are not those of its payload")
     }
     let length = l.defaultCheckInMinutes
     guard (15 ... 1425).contains(length), length % 15 == 0 else { fatalError("default check-in length \(length) out of its bounds") }
     // The payload's text form reads back to the same location (when it fits
     // a QR code: a payload near the byte limit is longer as text).
-    guard CheckInQRCode.text(payload: l.payload).utf8.count <= CheckInQRCode.maxTextBytes else { return }
+    guard CheckInQRCode.text(payload: l.payload).utf8.count <= QRCodeLimits.maxTextBytes else { return }
     do {
         let again = try CheckInQRCode.parse(CheckInQRCode.text(payload: l.payload))
         guard again == l else { fatalError("the QR code of a parsed payload reads as another location") }

@@ -1085,6 +1085,10 @@ typedef struct encore_check_options {
     const encore_risk_v1_config *risk_v1; /**< CWA's v1 model for the v1 score; NULL: CWA's values */
     /* The check-ins' risk parameters (encore_checkin_risk_config_new_*); NULL: CWA's production values. */
     const encore_checkin_risk_config *checkin_risk;
+    /* Added in 1.0 (issue 49): 1 makes encore_exposure_check_cached() match every cached file again;
+     * 0 (the default) matches only what is new and reads the rest from the kept matches. */
+    int32_t full;
+    uint32_t reserved2;                   /**< must be 0 */
 } encore_check_options;
 
 /** What an exposure check found (encore_check_result_get_summary()): its
@@ -1367,7 +1371,11 @@ encore_status encore_operation_next(encore_operation *operation, int64_t now, en
 
 /** Feeds the answer to request `request_id`, whatever its HTTP status
  * (100...599): headers and body are copied. What the answer brings is
- * stored now, in one transaction. A refusal or an answer that cannot be
+ * stored now, in one transaction; or, when verifying it is heavy work (a
+ * key file), kept as it came, and the ENCORE_STEP_COMPUTE that
+ * encore_operation_next() announces next verifies and stores it (nothing
+ * is stored unverified; an answer that fails there ends the operation as
+ * here). A refusal or an answer that cannot be
  * read is not an error of this call: it ends the operation (or schedules a
  * retry), and encore_operation_get_status() tells. ENCORE_ERR_OPERATION_STATE
  * for an id the operation is not waiting for. */
@@ -1844,24 +1852,10 @@ encore_status encore_checkin_add(encore_client *client, const char *qr_code, int
  * encore_checkin_end_with_qr()), which is left unchanged. */
 encore_status encore_checkin_end(encore_client *client, int64_t id, int64_t end);
 
-/** Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
- * private check-in's hours are made again for its venue, which only the
- * QR code gives (the SDKs ask the app for it too). `qr_code` must be of the
- * check-in's app, and for a diary check-in its very venue
- * (ENCORE_ERR_CHECKIN_QR_MISMATCH; a private check-in kept nothing to
- * compare with: another venue's code of the same app replaces its venue).
- * A failed call changes nothing. Statuses as encore_checkin_end(), and
- * those of a QR code that does not parse. */
-encore_status encore_checkin_end_with_qr(encore_client *client, int64_t id, int64_t end, const char *qr_code);
-
 /** Sets a check-in's times (`end` -1: checked in again).
  * ENCORE_ERR_CHECKIN_QR_REQUIRED for a private check-in: use
  * encore_checkin_edit_with_qr(); it is left unchanged. */
 encore_status encore_checkin_edit(encore_client *client, int64_t id, int64_t start, int64_t end);
-
-/** Sets a check-in's times with its venue's QR code (as for
- * encore_checkin_end_with_qr()): what editing a private check-in needs. */
-encore_status encore_checkin_edit_with_qr(encore_client *client, int64_t id, int64_t start, int64_t end, const char *qr_code);
 
 /** Deletes a check-in and its warnings; `existed` (may be NULL) tells whether there was one. */
 encore_status encore_checkin_delete(encore_client *client, int64_t id, int32_t *existed);
@@ -1946,6 +1940,20 @@ void encore_checkin_assessment_free(encore_checkin_assessment *assessment);
  * encryptedCheckInRecord, mac}]}, shuffled, in library memory for
  * encore_bytes_free(). encore_submit_run() sends such reports itself. */
 encore_status encore_checkin_get_reports_json(encore_client *client, const encore_submit_options *options, encore_bytes *out);
+
+/** Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
+ * private check-in's hours are made again for its venue, which only the
+ * QR code gives (the SDKs ask the app for it too). `qr_code` must be of the
+ * check-in's app, and for a diary check-in its very venue
+ * (ENCORE_ERR_CHECKIN_QR_MISMATCH; a private check-in kept nothing to
+ * compare with: another venue's code of the same app replaces its venue).
+ * A failed call changes nothing. Statuses as encore_checkin_end(), and
+ * those of a QR code that does not parse. */
+encore_status encore_checkin_end_with_qr(encore_client *client, int64_t id, int64_t end, const char *qr_code);
+
+/** Sets a check-in's times with its venue's QR code (as for
+ * encore_checkin_end_with_qr()): what editing a private check-in needs. */
+encore_status encore_checkin_edit_with_qr(encore_client *client, int64_t id, int64_t start, int64_t end, const char *qr_code);
 
 /** Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
  * type 0 (set one), default_check_in_length_minutes -1 (the app's
@@ -2287,10 +2295,13 @@ encore_status encore_sync_run(encore_client *client, const encore_sync_options *
 /** The sync as an operation for a host that does its own I/O
  * (encore_operation_next(), _feed_answer(), ..., or encore_operation_run()):
  * the same work as encore_sync_run(), planned now at the client's time (a sync with
- * nothing due is finished at once). Each answer is verified and stored
- * when it is fed, on the calling thread; CrowdNotifier matching and the
- * exposure check come as ENCORE_STEP_COMPUTE (encore_operation_compute(),
- * on any thread). options->budget_seconds
+ * nothing due is finished at once). Indexes, the configuration and trace
+ * warning packages are verified and stored when they are fed, on the
+ * calling thread; a key file's answer is kept as it came, and the
+ * ENCORE_STEP_COMPUTE that follows it verifies and stores it (about 10 ms
+ * for a day of 1.3 MB; the next request comes after it); CrowdNotifier
+ * matching and the exposure check are compute steps too
+ * (encore_operation_compute(), on any thread). options->budget_seconds
  * counts from the first encore_operation_next()'s `now`;
  * options->progress, when set, is called before each request and may
  * cancel. The options and the client's servers are copied and its trust
@@ -2322,7 +2333,16 @@ encore_status encore_sync_result_get_check(encore_sync_result *result, encore_ch
  * encore_sync_run() keeps) at the client's time, as encore_exposure_check() does on files. `config` NULL: the
  * risk parameters of the synced app configuration, or CWA's built-in
  * ones. match_options->keyfile_options is not used: cached packages were
- * verified when they were downloaded. */
+ * verified when they were downloaded. Kept matches: what each cached
+ * file matched is kept in the store (encrypted with the rest), so the
+ * check matches only what is new: files it has not matched (or whose
+ * bytes changed), and for the others the sightings added since, whatever
+ * their time; a revoked, replaced or purged file takes its matches with
+ * it, other matching parameters match everything again, and the risk,
+ * window and v1 parameters apply to the kept matches as to new ones. The
+ * result is the one a full check gives; check_options->full = 1 matches
+ * every file again. The stored document's "check" member says which kind
+ * ran and how many files and keys it matched. */
 encore_status encore_exposure_check_cached(encore_client *client, encore_risk_config *config, const encore_match_options *match_options, const encore_check_options *check_options, encore_check_result **out);
 
 /** Copies items first ..< first + capacity of what a sync asked for, in

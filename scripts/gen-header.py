@@ -5,7 +5,9 @@ status names the library returns from the same source.
 The header has one section per topic (SECTIONS below): the topic's public C
 types (a header of Sources/CEncoreTypes/include, copied as it is), then one
 prototype per `@c public func` of the topic's Sources/EncoreABI files, with
-its `///` doc comment. Every ABI file belongs to exactly one section. Swift
+its `///` doc comment. The ABI files are found, not listed: each one with @c
+functions names its section on a line `// encore.h section: <key>` (see
+SECTION_RE), and the files without are the C layer's helpers. Swift
 types map to C types by the table below; handle aliases `<name>_ptr =
 OpaquePointer` map to `<name> *`. Anything the table does not know stops the
 generator, so a new type cannot slip into the header wrongly.
@@ -28,43 +30,34 @@ TYPES_DIR = ROOT / "Sources/CEncoreTypes/include"
 ABI_DIR = ROOT / "Sources/EncoreABI"
 OUTPUT = ROOT / "include/encore.h"
 STATUS_NAMES = ABI_DIR / "StatusNames.swift"
-# The header's sections, in order: (title, types header or None, ABI files
-# whose functions follow, in this order). Each types header may use the
-# earlier ones.
+# The header's sections, in order: (key, title, types header or None). Each
+# types header may use the earlier ones. The key names the section in its ABI
+# files and is its group in the reference (section_<key>), stable across
+# edits of the title. A new feature adds its section here; a new ABI file of
+# a section needs no edit here.
 SECTIONS = [
-    ("Version, status codes and memory the library hands out", "encore_types.h",
-     ["VersionAPI.swift", "ReturnedMemoryAPI.swift"]),
-    ("Key files: trusted keys, opening, checking and reading diagnosis keys", "encore_keyfile_types.h",
-     ["TrustAPI.swift", "KeyFileAPI.swift"]),
-    ("The encrypted store and its tables: the store's maintenance and settings; sightings, tracing history, own keys, cached key files, risk results through the client",
-     "encore_store_types.h",
-     ["StoreAPI.swift", "StoreTracingAPI.swift", "StoreOwnKeysAPI.swift", "StoreKeyFilesAPI.swift",
-      "StoreResultsAPI.swift", "StoreSettingsAPI.swift"]),
-    ("Exposure Notification crypto and the device's own keys", None, ["CryptoAPI.swift", "BroadcastAPI.swift"]),
-    ("Matching: sightings against published keys", "encore_match_types.h", ["MatchAPI.swift"]),
-    ("Risk: CWA's risk calculation", "encore_risk_types.h", ["RiskAPI.swift"]),
-    ("The exposure check", "encore_check_types.h", ["CheckAPI.swift"]),
-    ("HTTP transport: the built-in one (libcurl) or the host's", "encore_net_types.h", ["TransportAPI.swift"]),
-    ("The client: an app instance's store with its servers, trust list, clock and transport", "encore_client_types.h",
-     ["ClientAPI.swift"]),
-    ("Network operations: every flow as a state machine the host can drive with its own I/O", "encore_operation_types.h",
-     ["OperationAPI.swift"]),
-    ("Test results and key submission (CWA's verification and submission servers)", "encore_test_types.h",
-     ["TestResultAPI.swift"]),
-    ("Check-ins: CWA event registration and CrowdNotifier", "encore_checkin_types.h", ["CheckInAPI.swift", "CheckInCreateAPI.swift", "CheckInReportsAPI.swift"]),
-    ("CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side", "encore_crowdnotifier_types.h",
-     ["CrowdNotifierAPI.swift"]),
-    ("Background sync: the cache of key files, the app configuration, DP-3T, the planner", "encore_sync_types.h",
-     ["SyncAPI.swift", "SyncResultAPI.swift"]),
-    ("Silent pushes: the registration rule, the app-instance token, registering", "encore_push_types.h",
-     ["PushAPI.swift", "PushStatusAPI.swift"]),
-    ("Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ)", "encore_tracing_types.h",
-     ["TracingAPI.swift"]),
+    ("general", "Version, status codes and memory the library hands out", "encore_types.h"),
+    ("keyfile", "Key files: trusted keys, opening, checking and reading diagnosis keys", "encore_keyfile_types.h"),
+    ("store", "The encrypted store and its tables: the store's maintenance and settings; sightings, tracing history, own keys, cached key files, risk results through the client",
+     "encore_store_types.h"),
+    ("crypto", "Exposure Notification crypto and the device's own keys", None),
+    ("match", "Matching: sightings against published keys", "encore_match_types.h"),
+    ("risk", "Risk: CWA's risk calculation", "encore_risk_types.h"),
+    ("check", "The exposure check", "encore_check_types.h"),
+    ("net", "HTTP transport: the built-in one (libcurl) or the host's", "encore_net_types.h"),
+    ("client", "The client: an app instance's store with its servers, trust list, clock and transport", "encore_client_types.h"),
+    ("operation", "Network operations: every flow as a state machine the host can drive with its own I/O", "encore_operation_types.h"),
+    ("test", "Test results and key submission (CWA's verification and submission servers)", "encore_test_types.h"),
+    ("checkin", "Check-ins: CWA event registration and CrowdNotifier", "encore_checkin_types.h"),
+    ("crowdnotifier", "CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side", "encore_crowdnotifier_types.h"),
+    ("sync", "Background sync: the cache of key files, the app configuration, DP-3T, the planner", "encore_sync_types.h"),
+    ("push", "Silent pushes: the registration rule, the app-instance token, registering", "encore_push_types.h"),
+    ("tracing", "Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ)", "encore_tracing_types.h"),
 ]
-# ABI files without @c functions (helpers of the C layer).
-HELPER_FILES = {"CopyOut.swift", "Handles.swift", "OptionsStruct.swift", "Status.swift", "StatusNames.swift",
-                "StructVersions.swift"}
-TYPES_HEADERS = [TYPES_DIR / t for _, t, _ in SECTIONS if t]
+# The line by which an ABI file names its section; `, part <n>` orders the
+# files of a section (without it: 1; equal parts by file name).
+SECTION_RE = re.compile(r"^// encore\.h section: (\w+)(?:, part (\d+))?$", re.M)
+TYPES_HEADERS = [TYPES_DIR / t for _, _, t in SECTIONS if t]
 
 SCALARS = {
     "Int8": "int8_t", "UInt8": "uint8_t", "Int16": "int16_t", "UInt16": "uint16_t",
@@ -153,25 +146,34 @@ def parse_file(f, handles):
 def sections():
     """[(title, types header path or None, [declarations], group id)] in header order."""
     files = sorted(ABI_DIR.glob("*.swift"))
-    listed = [f for _, _, fs in SECTIONS for f in fs]
-    for f in files:
-        if f.name not in listed and f.name not in HELPER_FILES:
-            fail(f"Sources/EncoreABI/{f.name} is in no section of scripts/gen-header.py (SECTIONS)")
+    keys = [key for key, _, _ in SECTIONS]
+    members = {key: [] for key in keys}
     handles = set()
     for f in files:
         handles.update(ALIAS_RE.findall(f.read_text()))
-    out = []
-    for title, types, names in SECTIONS:
-        decls = []
-        for n in names:
-            path = ABI_DIR / n
-            if not path.exists():
-                fail(f"scripts/gen-header.py names {n}, which does not exist")
-            decls += parse_file(path, handles)
-        out.append((title, TYPES_DIR / types if types else None, decls, header_markup.group_id(types, names)))
     for f in files:
-        if f.name in HELPER_FILES and FUNC_RE.search(f.read_text()):
-            fail(f"{f.name} declares @c functions but is listed as a helper file")
+        src = f.read_text()
+        marks = SECTION_RE.findall(src)
+        if not FUNC_RE.search(src):
+            # A helper of the C layer (handles, status mapping, copying out).
+            if marks:
+                fail(f"Sources/EncoreABI/{f.name} names a header section but declares no @c function")
+            continue
+        if len(marks) != 1:
+            fail(f"Sources/EncoreABI/{f.name} declares @c functions: it needs one line "
+                 f"'// encore.h section: <key>' (keys: {', '.join(keys)})")
+        key, part = marks[0]
+        if key not in members:
+            fail(f"Sources/EncoreABI/{f.name}: no header section '{key}' in scripts/gen-header.py (SECTIONS)")
+        members[key].append((int(part or 1), f.name, f))
+    out = []
+    for key, title, types in SECTIONS:
+        if not members[key]:
+            fail(f"header section '{key}' has no ABI file (none names it with '// encore.h section: {key}')")
+        decls = []
+        for _, _, f in sorted(members[key]):
+            decls += parse_file(f, handles)
+        out.append((title, TYPES_DIR / types if types else None, decls, f"section_{key}"))
     return out
 
 

@@ -15,20 +15,9 @@ support/docs/Doxyfile) builds the reference from it:
 Indented comments on their own line inside a struct stay plain comments.
 """
 import re
-from typing import Iterable, Optional
+from typing import Iterable
 
 TITLE_MAX = 90
-
-
-def group_id(types_header: Optional[str], abi_files: list[str]) -> str:
-    """A section's group name, stable across edits of its title and unlike
-    any C name (Doxygen's references would take one for the other):
-    encore_keyfile_types.h -> section_keyfile; encore_types.h -> section_general;
-    no types header: its first ABI file (CryptoAPI.swift -> section_crypto)."""
-    if types_header:
-        stem = re.sub(r"^encore_|_?types$", "", types_header.removesuffix(".h"))
-        return f"section_{stem or 'general'}"
-    return "section_" + re.sub(r"API$", "", abi_files[0].removesuffix(".swift")).lower()
 
 
 def group_open(gid: str, number: int, title: str, intro: list[str]) -> list[str]:

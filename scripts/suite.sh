@@ -4,7 +4,7 @@
 # The command's whole output goes to build/logs/NAME.log; one line is printed:
 # the name, ok or FAILED, what passed (read from the log: pytest's, Swift Testing's
 # and mypy's own summaries, else the number of checks the script reported as
-# "== ..." or "...: ok" lines) and the seconds it took. A failing step also
+# "== ..." or "...: ok" lines), the seconds it took and the processor seconds it used. A failing step also
 # prints the last 40 lines of its log (and appends its last 25 to the file
 # $ENCORE_FAILURES names, if set). The line is appended to
 # build/logs/summary.tsv for the table at the end. Exits with the command's status.
@@ -18,6 +18,13 @@ start=$(date +%s.%N)
 "$@" > "$log" 2>&1 < /dev/null
 status=$?
 seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f", e - s }')
+# The processor time the step used (user + system, of every process it
+# waited for): against its seconds, how much of the machine it kept busy,
+# which says what running steps side by side could gain.
+# (`times` in this shell, not in a $(...) subshell, whose children are not the step.)
+times > "$log.times"
+cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f", t }' "$log.times")
+rm -f "$log.times"
 
 # What ran, in the words of the tool that ran it.
 counts() {
@@ -61,8 +68,8 @@ counts() {
 }
 what=$(counts)
 if ((status == 0)); then verdict=ok; else verdict=FAILED; fi
-printf '%-15s %-7s %-44s %5s s\n' "$name" "$verdict" "$what" "$seconds"
-printf '%s\t%s\t%s\t%s\n' "$name" "$verdict" "$what" "$seconds" >> build/logs/summary.tsv
+printf '%-15s %-7s %-44s %5s s %5s s\n' "$name" "$verdict" "$what" "$seconds" "$cpu"
+printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$verdict" "$what" "$seconds" "$cpu" >> build/logs/summary.tsv
 if ((status != 0)); then
     # The toolchain's own warning about mktemp in static Foundation is not ours.
     tail_of_log=$(grep -v "the use of \`mktemp' is dangerous" "$log" | tail -n 40 | sed 's/^/    | /')

@@ -14,7 +14,7 @@ shift
 mkdir -p build/logs
 rm -f build/logs/summary.tsv
 start=$SECONDS
-printf '%-15s %-7s %-44s %7s\n' step result "what passed" time
+printf '%-15s %-7s %-44s %7s %7s\n' step result "what passed" time cpu
 failed=0
 # shellcheck disable=SC2086 # the targets are words
 if ! scripts/suite.sh build make --no-print-directory $build_targets; then
@@ -30,7 +30,8 @@ done
 # The table: every step again, aligned, with the failures first to the eye.
 echo
 echo "summary ($(wc -l < build/logs/summary.tsv) steps, $((SECONDS - start)) s; logs in build/logs/):"
-awk -F'\t' '{ printf "  %-15s %-7s %-44s %5s s\n", $1, $2, $3, $4 }' build/logs/summary.tsv
+awk -F'\t' '{ printf "  %-15s %-7s %-44s %5s s %5s s\n", $1, $2, $3, $4, $5; wall += $4; cpu += $5 }
+    END { printf "  %-15s %-7s %-44s %5s s %5s s\n", "all", "", "", wall, cpu }' build/logs/summary.tsv
 if ((failed)); then
     echo "test: $failed of $# suites FAILED"
     exit 1

@@ -1,3 +1,4 @@
+// encore.h section: crypto, part 2
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

@@ -1,3 +1,4 @@
+// encore.h section: check
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns
@@ -33,13 +34,14 @@ typealias CheckResultHandle = Held<CheckResult>
 /// The core's check options and v1 risk model from the C options (NULL:
 /// the defaults).
 func checkOptions(_ pointer: UnsafePointer<encore_check_options>?) throws -> (CheckOptions, RiskV1Configuration, PresenceTracingRiskConfiguration?) {
-    guard let pointer else { return (CheckOptions(), .cwa, nil) }
-    let o = try checkedStruct(pointer, "encore_check_options_init")
-    guard o.reserved == 0 else { throw EncoreError(.invalidArgument, "check options: reserved must be 0") }
+    guard let o = try readInput(pointer, "check_options") else { return (CheckOptions(), .cwa, nil) }
+    guard o.reserved == 0, o.reserved2 == 0 else { throw EncoreError(.invalidArgument, "check options: reserved fields must be 0") }
+    guard o.full == 0 || o.full == 1 else { throw EncoreError(.invalidArgument, "check options: full must be 0 or 1, not \(o.full)") }
     var c = CheckOptions()
     c.minimumTracingSeconds = o.minimum_tracing_seconds
     c.tracingDays = o.tracing_days
     c.maximumKeyAgeSeconds = o.maximum_key_age_seconds
+    c.full = o.full == 1
     return (c, try readInput(o.risk_v1, "options->risk_v1").map(riskV1Configuration) ?? .cwa,
             try o.checkin_risk.map { try borrow($0, as: CheckInRiskConfigHandle.self, "options.checkin_risk").value })
 }

@@ -1,4 +1,7 @@
-// The C functions of check-ins: CWA event registration (issue 16).
+// encore.h section: checkin, part 1
+// The C functions of check-ins: CWA event registration (issue 16), and the
+// list of visits, CWA's and CrowdNotifier's (a private CrowdNotifier
+// check-in's QR-code calls: PrivateCheckInAPI.swift).
 import CEncoreTypes
 #if canImport(Glibc)
 import Glibc
@@ -6,18 +9,10 @@ import Glibc
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
+import EncoreCrowdNotifier
 import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
 import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 public typealias encore_trace_location_ptr = OpaquePointer
 public typealias encore_checkin_list_ptr = OpaquePointer
@@ -120,7 +115,7 @@ func bytesOf<T>(_ value: T, count: Int) -> [UInt8] {
         guard ivBytes.count == CheckInCrypto.ivBytes else { throw EncoreError(.invalidArgument, "iv is 16 bytes, not \(ivBytes.count)") }
         let plain = CheckInRecordCodec.encode(startInterval: r.start_interval_number, period: r.period, transmissionRiskLevel: r.transmission_risk_level)
         let sealed = try CheckInCrypto.encrypt(record: plain, keys: CheckInCrypto.Keys(locationId: id), iv: ivBytes)
-        try writeOutput(protectedReport(locationIdHash: CheckInCrypto.locationIdHash(id), iv: ivBytes, mac: sealed.mac, ciphertext: sealed.ciphertext),
+        try writeOutput(protectedReport(locationIdHash: TraceLocation.locationIdHash(id), iv: ivBytes, mac: sealed.mac, ciphertext: sealed.ciphertext),
                         to: out, "out")
     }
 }
@@ -216,21 +211,6 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
     guarded { try CheckInService(store: clientStore(client)).checkOut(id: id, end: end) }
 }
 
-/// Checks out with the venue's QR code, as the CrowdNotifier SDKs do: a
-/// private check-in's hours are made again for its venue, which only the
-/// QR code gives (the SDKs ask the app for it too). `qr_code` must be of the
-/// check-in's app, and for a diary check-in its very venue
-/// (ENCORE_ERR_CHECKIN_QR_MISMATCH; a private check-in kept nothing to
-/// compare with: another venue's code of the same app replaces its venue).
-/// A failed call changes nothing. Statuses as encore_checkin_end(), and
-/// those of a QR code that does not parse.
-@c public func encore_checkin_end_with_qr(_ client: encore_client_ptr?, _ id: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
-    guarded {
-        let s = try clientStore(client)
-        try CheckInService(store: s).checkOut(id: id, end: end, qrCode: try text(qr_code, "qr_code"))
-    }
-}
-
 /// Sets a check-in's times (`end` -1: checked in again).
 /// ENCORE_ERR_CHECKIN_QR_REQUIRED for a private check-in: use
 /// encore_checkin_edit_with_qr(); it is left unchanged.
@@ -238,17 +218,6 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
     guarded {
         guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
         try CheckInService(store: clientStore(client)).edit(id: id, start: start, end: end == -1 ? nil : end)
-    }
-}
-
-/// Sets a check-in's times with its venue's QR code (as for
-/// encore_checkin_end_with_qr()): what editing a private check-in needs.
-@c public func encore_checkin_edit_with_qr(_ client: encore_client_ptr?, _ id: Int64, _ start: Int64, _ end: Int64, _ qr_code: UnsafePointer<CChar>?) -> encore_status {
-    guarded {
-        let s = try clientStore(client)
-        let text = try text(qr_code, "qr_code")
-        guard end >= -1 else { throw EncoreError(.checkInTimes, "end must be a time or -1 (checked in), not \(end)") }
-        try CheckInService(store: s).edit(id: id, start: start, end: end == -1 ? nil : end, qrCode: text)
     }
 }
 

@@ -1,16 +1,9 @@
+// encore.h section: checkin, part 3
 // The C functions of the organizer side: creating a CWA event or place and
 // its QR code (issue 25).
 import CEncoreTypes
-import EncoreCheck
 import EncoreCheckIns
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,
 /// type 0 (set one), default_check_in_length_minutes -1 (the app's

@@ -1,21 +1,11 @@
-import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
-import EncoreClient
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
-
+// encore.h section: checkin, part 4
 // The protected reports a submission would send, as structs, made from the
 // same CheckInSubmission.Report values as their JSON.
+import CEncoreTypes
+import EncoreCheckIns
+import EncoreClient
+import EncoreSupport
+import EncoreTestResults
 
 public typealias encore_checkin_report_list_ptr = OpaquePointer
 

@@ -1,3 +1,4 @@
+// encore.h section: client
 import CEncoreTypes
 #if canImport(Glibc)
 import Glibc

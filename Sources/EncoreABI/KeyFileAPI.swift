@@ -1,3 +1,4 @@
+// encore.h section: keyfile, part 2
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

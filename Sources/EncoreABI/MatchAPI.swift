@@ -1,3 +1,4 @@
+// encore.h section: match
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

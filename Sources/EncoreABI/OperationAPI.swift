@@ -1,3 +1,4 @@
+// encore.h section: operation
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns
@@ -114,7 +115,11 @@ func finishedOperation<Result>(_ handle: encore_operation_ptr?, as type: Result.
 
 /// Feeds the answer to request `request_id`, whatever its HTTP status
 /// (100...599): headers and body are copied. What the answer brings is
-/// stored now, in one transaction. A refusal or an answer that cannot be
+/// stored now, in one transaction; or, when verifying it is heavy work (a
+/// key file), kept as it came, and the ENCORE_STEP_COMPUTE that
+/// encore_operation_next() announces next verifies and stores it (nothing
+/// is stored unverified; an answer that fails there ends the operation as
+/// here). A refusal or an answer that cannot be
 /// read is not an error of this call: it ends the operation (or schedules a
 /// retry), and encore_operation_get_status() tells. ENCORE_ERR_OPERATION_STATE
 /// for an id the operation is not waiting for.

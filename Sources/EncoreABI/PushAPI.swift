@@ -1,3 +1,4 @@
+// encore.h section: push, part 1
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

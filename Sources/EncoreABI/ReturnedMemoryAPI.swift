@@ -1,3 +1,4 @@
+// encore.h section: general, part 2
 import CEncoreTypes
 #if canImport(Glibc)
 import Glibc

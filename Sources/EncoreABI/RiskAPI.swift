@@ -1,3 +1,4 @@
+// encore.h section: risk
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

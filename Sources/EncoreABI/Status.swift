@@ -2,6 +2,7 @@ import CEncoreShim
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP

@@ -1,3 +1,4 @@
+// encore.h section: store, part 4
 import CEncoreTypes
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+// encore.h section: store, part 6
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

@@ -37,3 +37,8 @@ extension encore_checkin_info: GrownStruct {
 extension encore_client_options: GrownStruct {
     static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.checkin_mode) ?? MemoryLayout<Self>.size }
 }
+
+/// Before kept matches (full, reserved2): such a caller's cached checks match only what is new.
+extension encore_check_options: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.full) ?? MemoryLayout<Self>.size }
+}

@@ -1,3 +1,4 @@
+// encore.h section: sync, part 2
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

@@ -1,3 +1,4 @@
+// encore.h section: test
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

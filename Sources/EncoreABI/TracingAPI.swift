@@ -1,3 +1,4 @@
+// encore.h section: tracing
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

@@ -1,3 +1,4 @@
+// encore.h section: net
 import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns

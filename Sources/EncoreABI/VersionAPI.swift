@@ -1,3 +1,4 @@
+// encore.h section: general, part 1
 import EncoreCheck
 import EncoreCheckIns
 import EncoreExposure

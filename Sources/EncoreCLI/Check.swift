@@ -35,12 +35,16 @@ struct Check: ParsableCommand {
             stores the result and says whether a notification is due (and, for UNKNOWN and OUTDATED, why). \
             --json prints the document stored with the result. Without FILE the check runs on the \
             packages `encore sync` keeps in the store (verified when downloaded), with the synced app \
-            configuration's risk parameters unless --config is given. Exit status: 0 when the check ran, \
+            configuration's risk parameters unless --config is given. What each cached file matched is \
+            kept in the store, so that such a check matches only what is new: files it has not matched, \
+            and for the others the sightings added since (the result is the one matching everything again \
+            gives); --full matches every cached file again. Exit status: 0 when the check ran, \
             1 when a file or the store cannot be used, 2 on usage errors.
 
             Examples:
               encore check --db client.db --trust 310:v1:public.pem 2026-11-2*.zip
-              encore check --db client.db          # the synced packages
+              encore check --db client.db          # the synced packages, what is new
+              encore check --db client.db --full   # the synced packages, all matched again
 
             """ + "\n" + StoreArguments.keyHelp
     )
@@ -53,7 +57,16 @@ struct Check: ParsableCommand {
 
     @OptionGroup var keyFiles: KeyFileArguments
 
+    @Flag(name: .long, help: "Without FILE: match every cached key file again, not only what is new since the last check (its kept matches are made anew).")
+    var full = false
+
     @OptionGroup var output: JSONFlag
+
+    func validate() throws {
+        if full && !keyFiles.files.isEmpty {
+            throw ValidationError("--full applies to the cached key files (no FILE): a check on FILEs always matches them all")
+        }
+    }
 
     func run() throws {
         let risk = try config.map(Risk.loadConfiguration)
@@ -63,7 +76,9 @@ struct Check: ParsableCommand {
         let result: CheckResult
         do {
             if keyFiles.files.isEmpty {
-                result = try CachedCheck(store: s).run(risk: risk, now: try client.now())
+                var checkOptions = CheckOptions()
+                checkOptions.full = full
+                result = try CachedCheck(store: s).run(risk: risk, options: checkOptions, now: try client.now())
             } else {
                 result = try ExposureCheck(store: s).run(files: keyFiles.sources, keyFileOptions: options, matching: MatchingOptions(),
                                                        risk: risk ?? Risk.loadConfiguration("cwa"), now: try client.now())

@@ -2,6 +2,7 @@ import ArgumentParser
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures

@@ -3,6 +3,7 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreCommandSupport
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures

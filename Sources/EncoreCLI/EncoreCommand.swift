@@ -2,6 +2,7 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreCommandSupport
+import EncoreCrowdNotifier
 import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP

@@ -37,6 +37,10 @@ public struct CheckOptions: Sendable {
     /// Keys older than this (newest package download, or newest file end)
     /// make a LOW or UNKNOWN result OUTDATED.
     public var maximumKeyAgeSeconds: Int64 = 48 * 3600
+    /// A check on the key file cache matches every file again instead of
+    /// only what is new (ExposureCheck.run(cached:)); checks on given
+    /// files always match them all.
+    public var full = false
     public init() {}
 
     package func validate() throws {
@@ -69,6 +73,9 @@ public struct CheckResult: Sendable {
     /// Why the result is UNKNOWN, OUTDATED or FAILED (the tracing time
     /// found, the age of the newest keys, the clock); nil for LOW and HIGH.
     public var reason: String?
+    /// What this check matched: which kind of check ran, how many files
+    /// and keys it matched (the rest came from its kept matches).
+    public var work = CheckWork(kind: .full)
     /// The presence-tracing risk of the stored check-in warnings.
     public var checkIns: PresenceTracingAssessment = .empty
     /// Per date, the exposure windows' and the check-ins' risk combined.
@@ -96,6 +103,35 @@ public struct ExposureCheck: Sendable {
                     risk: RiskConfiguration, v1: V1Configuration = .cwa, riskV1: RiskV1Configuration = .cwa,
                     options: CheckOptions = CheckOptions(), checkInRisk: PresenceTracingRiskConfiguration? = nil,
                     now: Int64, threads: Int = 0, progress: ProgressHandler? = nil) throws -> CheckResult {
+        try check(matching: matching, risk: risk, riskV1: riskV1, options: options, checkInRisk: checkInRisk, now: now, threads: threads) {
+            let match = try ExposureDetection(store: store).match(validated: files, keyFileOptions: keyFileOptions, options: matching, now: now,
+                                                                  v1: v1, threads: threads, progress: progress)
+            var work = CheckWork(kind: .full)
+            work.files = match.statistics.files
+            work.keys = match.statistics.keys
+            return (match, work)
+        }
+    }
+
+    /// The check on cached key files, matching each once (KeptMatching):
+    /// only new files and what new sightings can change are matched, the
+    /// rest is read from the kept matches; options.full matches every file
+    /// again (and keeps what they match anew). The result is the one a full check
+    /// gives on the same data.
+    public func run(cached files: [CheckedKeyFile], matching: MatchingOptions,
+                    risk: RiskConfiguration, v1: V1Configuration = .cwa, riskV1: RiskV1Configuration = .cwa,
+                    options: CheckOptions = CheckOptions(), checkInRisk: PresenceTracingRiskConfiguration? = nil,
+                    now: Int64, threads: Int = 0, progress: ProgressHandler? = nil) throws -> CheckResult {
+        try check(matching: matching, risk: risk, riskV1: riskV1, options: options, checkInRisk: checkInRisk, now: now, threads: threads) {
+            try KeptMatching(store: store, options: matching, now: now, threads: threads).match(files, full: options.full, v1: v1, progress: progress)
+        }
+    }
+
+    /// The check around a match: the parameters checked, the clock's
+    /// plausibility, then the risk, the rules and the stored result.
+    private func check(matching: MatchingOptions, risk: RiskConfiguration, riskV1: RiskV1Configuration, options: CheckOptions,
+                       checkInRisk: PresenceTracingRiskConfiguration?, now: Int64, threads: Int,
+                       match run: () throws -> (MatchResult, CheckWork)) throws -> CheckResult {
         try Matcher.validate(matching, now: now, threads: threads)
         try options.validate()
         try riskV1.validate()
@@ -106,8 +142,7 @@ public struct ExposureCheck: Sendable {
                                newestKeys: nil, notificationDue: false, storedResultID: nil, statistics: MatchStatistics(), calculatedAt: now,
                                reason: "the clock (\(CheckReason.time(now))) is before the last stored result (\(CheckReason.time(last.time))): nothing was stored")
         }
-        let match = try ExposureDetection(store: store).match(validated: files, keyFileOptions: keyFileOptions, options: matching, now: now,
-                                                              v1: v1, threads: threads, progress: progress)
+        let (match, work) = try run()
         let assessment = try RiskCalculation.calculate(match.windows, configuration: risk, now: now)
         let tracing = try store.activeTracingSeconds(from: now - options.tracingDays * UnixTime.day, to: now)
         let newest = [try store.newestKeyFileDownload(), match.statistics.newestFileEnd].compactMap { $0 }.max()
@@ -138,7 +173,7 @@ public struct ExposureCheck: Sendable {
         var result = CheckResult(status: status, assessment: assessment, summaryV1: match.summaryV1, riskV1: RiskV1.score(match.summaryV1, riskV1),
                                  windows: match.windows, activeTracingSeconds: tracing, newestKeys: newest,
                                  notificationDue: false, storedResultID: nil, statistics: match.statistics, calculatedAt: now,
-                                 reason: reason, checkIns: checkIns, combined: CombinedRisk.days(assessment, checkIns))
+                                 reason: reason, work: work, checkIns: checkIns, combined: CombinedRisk.days(assessment, checkIns))
         let previous = try store.lastRiskLevel(among: Self.definitiveLevels)
         if status == .low || status == .high {
             result.notificationDue = previous.map { $0 != status.rawValue } ?? (status == .high)
@@ -185,6 +220,7 @@ public enum CheckDocument {
             ("v1", .object([("summary", r.summaryV1.json), ("score", .number(r.riskV1.score)),
                             ("level", .string(r.riskV1.level?.name))])),
             ("statistics", r.statistics.json),
+            ("check", r.work.json),
             ("checkIns", r.checkIns.json()),
             ("combined", CombinedRisk.json(r.combined)),
         ])

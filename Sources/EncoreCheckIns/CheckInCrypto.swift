@@ -6,30 +6,16 @@ import EncoreStorage
 import EncoreSupport
 import EncoreWire
 
-/// CWA presence tracing's crypto (../shared/spec/checkins.md, part 1):
-/// location ids from the QR payload, and the report of a check-in
-/// encrypted under keys only someone who scanned the location's QR code
-/// can derive (AES-256-CBC with PKCS#7, authenticated by HMAC-SHA256 over
-/// iv ‖ ciphertext, the MAC checked in constant time before decryption).
+/// CWA presence tracing's crypto (../shared/spec/checkins.md, part 1): the
+/// report of a check-in encrypted under keys derived from its location id
+/// (TraceLocation.locationId), which only someone who scanned the
+/// location's QR code can derive (AES-256-CBC with PKCS#7, authenticated by
+/// HMAC-SHA256 over iv ‖ ciphertext, the MAC checked in constant time
+/// before decryption).
 public enum CheckInCrypto {
     public static let ivBytes = 16
     public static let macBytes = 32
     public static let hashBytes = 32
-
-    /// SHA-256 of the parts concatenated (the inputs here are small).
-    public static func sha256(_ parts: [UInt8]...) -> [UInt8] {
-        let input = parts.flatMap { $0 }
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        // EVP_Digest fails only when libcrypto cannot allocate: nothing a caller could do.
-        _ = input.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, &out, &length, EVP_sha256(), nil) }
-        return out
-    }
-
-    /// SHA-256("CWA-GUID" ‖ the QRCodePayload bytes as scanned).
-    public static func locationId(payload: [UInt8]) -> [UInt8] { sha256(Array("CWA-GUID".utf8), payload) }
-
-    public static func locationIdHash(_ locationId: [UInt8]) -> [UInt8] { sha256(locationId) }
 
     /// The two keys of a location's reports.
     public struct Keys: Sendable {
@@ -37,8 +23,8 @@ public enum CheckInCrypto {
         public let mac: [UInt8]
 
         public init(locationId: [UInt8]) {
-            encryption = CheckInCrypto.sha256(Array("CWA-ENCRYPTION-KEY".utf8), locationId)
-            mac = CheckInCrypto.sha256(Array("CWA-MAC-KEY".utf8), locationId)
+            encryption = Digest.sha256(Array("CWA-ENCRYPTION-KEY".utf8), locationId)
+            mac = Digest.sha256(Array("CWA-MAC-KEY".utf8), locationId)
         }
     }
 

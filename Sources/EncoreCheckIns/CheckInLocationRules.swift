@@ -1,3 +1,4 @@
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
@@ -64,4 +65,15 @@ public enum CheckInLocationRules {
         let quarters = seconds / 900 + (seconds % 900 >= 450 ? 1 : 0)
         return min(max(quarters * 15, minimumDefaultMinutes), maximumDefaultMinutes)
     }
+}
+
+extension TraceLocation {
+    /// What a CWA check-in at this location lasts when the user does not
+    /// check out, in minutes: CWA's rule (CheckInLocationRules), 15 … 1425.
+    public var defaultCheckInMinutes: Int64 {
+        CheckInLocationRules.defaultCheckInMinutes(defaultLength: defaultCheckInLengthMinutes, start: startTimestamp, end: endTimestamp)
+    }
+
+    /// The same in seconds.
+    public var defaultCheckInSeconds: Int64 { defaultCheckInMinutes * 60 }
 }

@@ -1,5 +1,6 @@
 import CEncoreProto
 import CProtobufC
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
@@ -12,16 +13,12 @@ import EncoreWire
 /// allows; padding too). Pure: text in, a TraceLocation or a distinct error
 /// out, nothing stored.
 public enum CheckInQRCode {
-    /// A version 40 QR code holds at most 4296 characters; nothing longer is one.
-    public static let maxTextBytes = 4296
-    /// The base64 of the longest text holds at most this many bytes.
-    public static let maxPayloadBytes = 3222
     static let hosts = ["https://e.coronawarn.app?", "https://e.coronawarn.app/?"]
 
     /// The location a QR code's text describes.
     public static func parse(_ text: String) throws -> TraceLocation {
-        guard text.utf8.count <= maxTextBytes else {
-            throw EncoreError(.qrTooLarge, "the QR code has \(text.utf8.count) bytes; a QR code holds at most \(maxTextBytes)")
+        guard text.utf8.count <= QRCodeLimits.maxTextBytes else {
+            throw EncoreError(.qrTooLarge, "the QR code has \(text.utf8.count) bytes; a QR code holds at most \(QRCodeLimits.maxTextBytes)")
         }
         // Scheme and host are case-insensitive (QR codes in alphanumeric mode
         // are upper case); the base64 payload is not.
@@ -50,8 +47,8 @@ public enum CheckInQRCode {
 
     /// The location of a QRCodePayload's bytes.
     public static func location(payload: [UInt8]) throws -> TraceLocation {
-        guard payload.count <= maxPayloadBytes else {
-            throw EncoreError(.qrTooLarge, "the QR code's payload has \(payload.count) bytes; a QR code holds at most \(maxPayloadBytes)")
+        guard payload.count <= QRCodeLimits.maxPayloadBytes else {
+            throw EncoreError(.qrTooLarge, "the QR code's payload has \(payload.count) bytes; a QR code holds at most \(QRCodeLimits.maxPayloadBytes)")
         }
         guard let m = payload.withUnsafeBufferPointer({ cwapt__qrcode_payload__unpack(nil, $0.count, $0.baseAddress) }) else {
             throw EncoreError(.qrMalformed, "the QR code's payload is not a QRCodePayload protobuf")
@@ -80,10 +77,9 @@ public enum CheckInQRCode {
             length = v.pointee.defaultcheckinlengthinminutes
             cwapt__cwalocation_data__free_unpacked(v, nil)
         }
-        let id = CheckInCrypto.locationId(payload: payload)
         return TraceLocation(payload: payload, version: p.version, description: description, address: address,
                              startTimestamp: l.starttimestamp, endTimestamp: l.endtimestamp, locationType: type,
-                             defaultCheckInLengthMinutes: length, locationId: id, locationIdHash: CheckInCrypto.locationIdHash(id))
+                             defaultCheckInLengthMinutes: length)
     }
 
     /// The QR code text of a payload (base64url without padding, as CWA writes it).

@@ -1,3 +1,4 @@
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
@@ -116,7 +117,7 @@ public struct CheckInService: Sendable {
         let index = try LocationIndex(checkIns: candidates.map { (id: $0.id, locationId: $0.locationId) })
         guard !payload.isEmpty else { return WarningPackageOutcome(scan: WarningScan(), added: 0, signature: .skipped) }
         let scan = try payload.withUnsafeBytes { try TraceWarningScanner.scan(payload: $0, index: index) }
-        let digest = CheckInCrypto.sha256(payload)
+        let digest = Digest.sha256(payload)
         var rows: [CheckInWarning] = []
         for m in scan.matches {
             for id in index.entries[m.entry].checkIns {

@@ -1,3 +1,4 @@
+import EncoreCrowdNotifier
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport

@@ -1,3 +1,4 @@
+import EncoreCrowdNotifier
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage

@@ -1,4 +1,5 @@
 import CEncoreSQL
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk

@@ -1,3 +1,5 @@
+import EncoreCrowdNotifier
+import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
@@ -109,7 +111,7 @@ extension CheckInService {
         guard threads >= 0, threads <= Parallel.maxThreads else {   // the key files' limit
             throw EncoreError(.invalidArgument, "threads is \(threads): 0 (one per core) to \(Parallel.maxThreads)")
         }
-        if let contentHash, contentHash != CheckInCrypto.sha256(body) {
+        if let contentHash, contentHash != Digest.sha256(body) {
             throw EncoreError(.traceKeysContentHash, "the trace keys' SHA-256 is not the content hash of their signature")
         }
         let batch = try CrowdNotifierTraceKeys.parse(body)

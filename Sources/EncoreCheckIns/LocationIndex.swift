@@ -1,3 +1,4 @@
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
@@ -37,7 +38,7 @@ public struct LocationIndex: Sendable {
         slots = [Int32](repeating: 0, count: capacity)
         for c in checkIns {
             guard c.locationId.count == 32 else { throw EncoreError(.invalidArgument, "a location id is 32 bytes, not \(c.locationId.count)") }
-            let hash = CheckInCrypto.locationIdHash(c.locationId)
+            let hash = TraceLocation.locationIdHash(c.locationId)
             if let e = hash.withUnsafeBytes({ lookup($0.baseAddress.map { UnsafeRawPointer($0) }) }) {
                 entries[e].checkIns.append(c.id)
                 continue

@@ -2,6 +2,7 @@ import CQRencode
 #if canImport(Glibc)
 import Glibc
 #endif
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk

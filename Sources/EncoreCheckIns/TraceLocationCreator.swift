@@ -1,5 +1,6 @@
 import CEncoreProto
 import CProtobufC
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk

@@ -31,7 +31,12 @@ public struct ExposureDetection: Sendable {
     }
 
     private func sightingSet(validated options: MatchingOptions, now: Int64) throws -> SightingSet {
-        let from = UnixTime.utcMidnight(now) - (options.maxKeyAgeDays + 1) * UnixTime.day - options.driftIntervals * ENInterval.seconds
-        return try SightingSet(store.sightings(from: from))
+        try SightingSet(store.sightings(from: Self.oldestSighting(options, now: now)))
+    }
+
+    /// The oldest sighting a key taking part in a match at `now` can match
+    /// (options validated).
+    package static func oldestSighting(_ options: MatchingOptions, now: Int64) -> Int64 {
+        UnixTime.utcMidnight(now) - (options.maxKeyAgeDays + 1) * UnixTime.day - options.driftIntervals * ENInterval.seconds
     }
 }

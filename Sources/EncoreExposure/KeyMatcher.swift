@@ -3,11 +3,33 @@ import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 
-/// What one diagnosis key matched: its windows and v1 exposures, plus the
-/// start time of each window for a stable order.
+/// What one diagnosis key matched: the key and its scan instances. Its
+/// windows and v1 exposures are made from them when matches are merged
+/// (Matcher.merge), so that a match kept from an earlier check (the check's
+/// kept matches) gives what a new one gives at any later time and with any
+/// window and v1 parameters.
 package struct KeyMatch {
-    package var windows: [(start: Int64, window: ExposureWindow)]
-    package var exposuresV1: [ExposureV1]
+    package var key: ExposureKey
+    package var infectiousness: Infectiousness
+    /// In time order; empty when the key was only heard (KeyMatcher's
+    /// `reportHeard`), no sighting of it passing the TX-power and replay rules.
+    package var instances: [(TimedScanInstance, calibration: Int)]
+
+    package init(key: ExposureKey, infectiousness: Infectiousness, instances: [(TimedScanInstance, calibration: Int)]) {
+        self.key = key
+        self.infectiousness = infectiousness
+        self.instances = instances
+    }
+
+    /// The windows, each with the time of its first scan instance.
+    package func windows(_ options: MatchingOptions) -> [(start: Int64, window: ExposureWindow)] {
+        let reportType = key.reportType == .unknown ? options.reportTypeWhenMissing : key.reportType
+        return WindowBuilder.windows(instances, reportType: reportType, infectiousness: infectiousness, windowSeconds: options.windowSeconds)
+    }
+
+    package func exposuresV1(now: Int64, v1: V1Configuration) -> [ExposureV1] {
+        V1Scoring.exposures(instances.map(\.0), transmissionRiskLevel: key.transmissionRiskLevel, now: now, config: v1)
+    }
 }
 
 /// A key that passed the cheap filters, and the intervals of its validity
@@ -25,20 +47,21 @@ package final class KeyMatcher {
     private let set: SightingSet
     private let days: DayFilters
     private let options: MatchingOptions
-    private let now: Int64
-    private let v1: V1Configuration
+    /// Keys of which a sighting was heard within the drift give a match
+    /// even when none passes the TX-power and replay rules (with no scan
+    /// instances): which keys new sightings concern.
+    private let reportHeard: Bool
     private var jobs: [enc_match_job] = []
     private var hits = [enc_rpi_hit](repeating: enc_rpi_hit(), count: 1024)
 
     /// `days`: the set's day filters for `options`' drift (shared by the threads).
-    package init(set: SightingSet, days: DayFilters, options: MatchingOptions, now: Int64, v1: V1Configuration) throws {
+    package init(set: SightingSet, days: DayFilters, options: MatchingOptions, reportHeard: Bool = false) throws {
         guard let c = enc_rpi_ctx_new() else { throw EncoreError(.outOfMemory, "cannot allocate matching crypto state") }
         ctx = c
         self.set = set
         self.days = days
         self.options = options
-        self.now = now
-        self.v1 = v1
+        self.reportHeard = reportHeard
     }
 
     deinit { enc_rpi_ctx_free(ctx) }
@@ -97,6 +120,7 @@ package final class KeyMatcher {
             }
         }
         guard !candidates.isEmpty else { return nil }
+        if reportHeard { return KeyMatch(key: c.key, infectiousness: c.infectiousness, instances: []) }
 
         // Decrypt the metadata; keep plausible TX power; guard against replay.
         let key = c.key
@@ -114,12 +138,7 @@ package final class KeyMatcher {
                                              calibrationConfidence: Int((metadata[0] >> 2) & 0x3)))
         }
         guard !sightings.isEmpty else { return nil }
-
-        let instances = WindowBuilder.scanInstances(sightings, gap: options.scanInstanceGapSeconds)
-        let reportType = key.reportType == .unknown ? options.reportTypeWhenMissing : key.reportType
-        return KeyMatch(windows: WindowBuilder.windows(instances, reportType: reportType, infectiousness: c.infectiousness,
-                                                       windowSeconds: options.windowSeconds),
-                        exposuresV1: V1Scoring.exposures(instances.map(\.0), transmissionRiskLevel: key.transmissionRiskLevel,
-                                                         now: now, config: v1))
+        return KeyMatch(key: key, infectiousness: c.infectiousness,
+                        instances: WindowBuilder.scanInstances(sightings, gap: options.scanInstanceGapSeconds))
     }
 }

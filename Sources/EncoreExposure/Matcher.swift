@@ -91,9 +91,20 @@ public enum Matcher {
     package static func run(sightings set: SightingSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
                             options: MatchingOptions, now: Int64, v1: V1Configuration, threads: Int,
                             progress: ProgressHandler?) throws -> MatchResult {
+        merge(try outcomes(sightings: set, files: files, keyFileOptions: keyFileOptions, options: options, now: now,
+                           threads: threads, progress: progress), options: options, now: now, v1: v1)
+    }
+
+    /// What each file contributed (its matches in file order, its revised
+    /// keys, its counts), before merge(). `reportHeard`: keys of which a
+    /// sighting was heard count as matched even when none passes the
+    /// TX-power and replay rules (KeyMatcher).
+    package static func outcomes(sightings set: SightingSet, files: [KeyFileSource], keyFileOptions: KeyFileOptions,
+                                 options: MatchingOptions, now: Int64, threads: Int, reportHeard: Bool = false,
+                                 progress: ProgressHandler?) throws -> [FileOutcome] {
         let threadCount = threads > 0 ? threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let days = set.dayFilters(drift: options.driftIntervals)
-        let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, days: days, options: options, now: now, v1: v1) }
+        let matchers = try (0 ..< threadCount).map { _ in try KeyMatcher(set: set, days: days, options: options, reportHeard: reportHeard) }
         // Progress counts the files' bytes as given (compressed), known
         // before anything is read: it only grows, and ends at the total.
         let weights = files.map(progressWeight)
@@ -132,7 +143,7 @@ public enum Matcher {
             }
             outcomes = out
         }
-        return merge(results.attach(to: outcomes), now: now)
+        return results.attach(to: outcomes)
     }
 
     /// A file's weight in the progress: its size as given (a file that
@@ -155,6 +166,7 @@ public enum Matcher {
         package var revisedMatches: [(KeyData, KeyMatch)] = []
         package var mainMatches: [(KeyData, KeyMatch)] = []
         package var stats = MatchStatistics()
+        package init() {}
     }
 
     /// Reads a file's keys and hands its candidates to `sink` in batches,
@@ -219,27 +231,35 @@ public enum Matcher {
 
     /// Revisions replace earlier entries of the same key (REVOKED ones take
     /// the key out); main entries of a key revised earlier are ignored.
-    package static func merge(_ outcomes: [FileOutcome], now: Int64) -> MatchResult {
+    /// Windows and v1 exposures are made here, from each key's scan
+    /// instances, with `options`' window parameters and `now`; matches of
+    /// keys whose validity ended more than options.maxKeyAgeDays before
+    /// `now` take no part (a match kept from an earlier check may be one).
+    package static func merge(_ outcomes: [FileOutcome], options: MatchingOptions, now: Int64, v1: V1Configuration) -> MatchResult {
         var stats = MatchStatistics()
         var matches: [KeyData: KeyMatch] = [:]
         var revised: Set<KeyData> = []
+        let oldest = now - options.maxKeyAgeDays * UnixTime.day
+        func current(_ m: KeyMatch) -> Bool {
+            (Int64(m.key.rollingStartIntervalNumber) + Int64(m.key.rollingPeriod)) * ENInterval.seconds >= oldest
+        }
         for o in outcomes {
             for k in o.revised {
                 revised.insert(k)
                 matches[k] = nil
             }
-            for (k, m) in o.revisedMatches { matches[k] = m }
-            for (k, m) in o.mainMatches where !revised.contains(k) { matches[k] = m }
+            for (k, m) in o.revisedMatches where current(m) { matches[k] = m }
+            for (k, m) in o.mainMatches where !revised.contains(k) && current(m) { matches[k] = m }
             stats.add(o.stats)
         }
         // Entries that sort alike (same start and size, same date and score)
         // in the order of their keys' bytes, not the dictionary's, which
         // differs from run to run and with the number of threads.
         let byKey = matches.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }.map(\.value)
-        let windows = byKey.flatMap(\.windows).enumerated().sorted { a, b in
+        let windows = byKey.flatMap { $0.windows(options) }.enumerated().sorted { a, b in
             (a.element.start, a.element.window.scanInstances.count, a.offset) < (b.element.start, b.element.window.scanInstances.count, b.offset)
         }.map(\.element.window)
-        let exposures = byKey.flatMap(\.exposuresV1).enumerated().sorted { a, b in
+        let exposures = byKey.flatMap { $0.exposuresV1(now: now, v1: v1) }.enumerated().sorted { a, b in
             (a.element.date, a.element.totalRiskScore, a.offset) < (b.element.date, b.element.totalRiskScore, b.offset)
         }.map(\.element)
         stats.matchedKeys = matches.count

@@ -42,11 +42,40 @@ extension Store {
         try rows(Self.sightingRows, from: from, to: to, offset: offset, limit: limit)
     }
 
+    /// The newest sighting's rowid (0 with none): a sighting added later
+    /// has a larger one as long as rowids are not reused, which the check's
+    /// purge sees to (its kept matches' watermarks; see KeptMatches).
+    public func sightingWatermark() throws -> Int64 {
+        try withConnection { try $0.scalar("SELECT ifnull(max(rowid), 0) FROM sightings") ?? 0 }
+    }
+
+    /// The sightings added after the one with rowid `watermark`, with
+    /// `from ≤ time`, in time order.
+    public func sightings(after watermark: Int64, from: Int64 = .min) throws -> [Sighting] {
+        try withConnection { c in
+            let s = try c.prepare("SELECT \(Self.sightingRows.columns) FROM sightings WHERE rowid > ? AND time >= ? ORDER BY \(Self.sightingRows.order)")
+            s.bind(1, watermark).bind(2, from)
+            defer { s.reset() }
+            var out: [Sighting] = []
+            while try s.step() { out.append(try Self.sightingRows.decode(s)) }
+            return out
+        }
+    }
+
     /// Calls `body` with sightings in time order (the connection is held
     /// meanwhile: do not call the store from `body`).
     public func forEachSighting(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
                                    _ body: (Sighting) throws -> Void) throws {
         try forEach(Self.sightingRows, from: from, to: to, offset: offset, limit: limit, body)
+    }
+}
+
+extension Connection {
+    /// The rowid of the newest sighting (0 when there is none): what a
+    /// feature that remembers how far it read the sightings compares with
+    /// (the check's kept matches, in its purge).
+    public func newestSightingRowID() throws -> Int64 {
+        try scalar("SELECT ifnull(max(rowid), 0) FROM sightings") ?? 0
     }
 }
 

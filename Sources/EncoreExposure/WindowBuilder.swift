@@ -14,6 +14,11 @@ package struct MatchedSighting {
 package struct TimedScanInstance {
     package var start: Int64
     package var instance: ScanInstance
+
+    package init(start: Int64, instance: ScanInstance) {
+        self.start = start
+        self.instance = instance
+    }
 }
 
 package enum WindowBuilder {

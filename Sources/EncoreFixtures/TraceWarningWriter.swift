@@ -1,5 +1,6 @@
 import CEncoreProto
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
@@ -33,7 +34,7 @@ public enum TraceWarningWriter {
         let iv = try iv ?? SecureRandom.bytes(16)
         let record = CheckInRecordCodec.encode(startInterval: startInterval, period: period, transmissionRiskLevel: transmissionRiskLevel)
         let sealed = try CheckInCrypto.encrypt(record: record, keys: CheckInCrypto.Keys(locationId: locationId), iv: iv)
-        return SubmissionPayload.ProtectedReport(locationIdHash: CheckInCrypto.locationIdHash(locationId), iv: iv,
+        return SubmissionPayload.ProtectedReport(locationIdHash: TraceLocation.locationIdHash(locationId), iv: iv,
                                                  encryptedCheckInRecord: sealed.ciphertext, mac: sealed.mac)
     }
 

@@ -7,8 +7,8 @@ public enum OperationStep: Sendable, Equatable {
     /// Nothing to send before `milliseconds` have passed (a retry's delay):
     /// ask again then.
     case wait(milliseconds: Int64)
-    /// Heavy local work is due (matching many key files, CrowdNotifier
-    /// matching, the exposure check): call `compute` where the host likes
+    /// Heavy local work is due (verifying and storing a key file that was
+    /// fed, CrowdNotifier matching, the exposure check): call `compute` where the host likes
     /// (a worker thread, an executor), then ask again. `next` and `receive`
     /// never do such work themselves, so a host's event loop never waits
     /// on more than one answer's worth of work.
@@ -24,7 +24,9 @@ public enum OperationStep: Sendable, Equatable {
 /// use every core).
 /// The host drives it: `next` for what to do, `receive` for what came back,
 /// `outcome` once done. Whatever the flow stores happens inside `receive`
-/// of the answer that brings it, in one transaction. The requests, their
+/// of the answer that brings it, in one transaction, or, when verifying it
+/// is heavy work, in the `compute` step that follows that answer (the
+/// answer waits as it came, never stored before it was verified). The requests, their
 /// sizes and their order are the flow's own (fake requests included), so
 /// how a host performs them does not change what the wire shows.
 ///

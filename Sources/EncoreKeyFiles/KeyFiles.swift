@@ -114,6 +114,18 @@ extension Store {
         }
     }
 
+    /// Every cached package's region, identifier and SHA-256, by region
+    /// then identifier (byte order), without reading any content.
+    public func cachedKeyFileDigests() throws -> [(region: String, identifier: String, sha256: [UInt8])] {
+        try withConnection { c in
+            let s = try c.prepare("SELECT region, identifier, sha256 FROM key_files ORDER BY region, identifier")
+            defer { s.reset() }
+            var out: [(region: String, identifier: String, sha256: [UInt8])] = []
+            while try s.step() { out.append((s.text(0) ?? "", s.text(1) ?? "", s.blob(2))) }
+            return out
+        }
+    }
+
     /// The regions that have cached packages, in byte order.
     public func cachedKeyFileRegions() throws -> [String] {
         try withConnection { c in
@@ -204,6 +216,14 @@ extension StoreWriter {
 
     public func putCachedKeyFile(region: String, identifier: String, etag: String?, content: [UInt8], downloaded: Int64) throws {
         try content.withUnsafeBytes { try putCachedKeyFile(region: region, identifier: identifier, etag: etag, content: $0, downloaded: downloaded) }
+    }
+
+    /// Whether the cache holds exactly these bytes (by their SHA-256)
+    /// under the name, inside the write's transaction.
+    public func holdsCachedKeyFile(region: String, identifier: String, sha256: [UInt8]) throws -> Bool {
+        let s = try connection.prepare("SELECT 1 FROM key_files WHERE region = ? AND identifier = ? AND sha256 = ?")
+        s.bind(1, text: region).bind(2, text: identifier).bind(3, blob: sha256)
+        return try s.one { _ in true } ?? false
     }
 
     /// Removes a cached package; false when it was not cached.

@@ -29,19 +29,16 @@ public struct CachedCheck {
         self.fresh = fresh
     }
 
-    /// The cached key files, every region, as the check's sources.
-    public func sources() throws -> [KeyFileSource] {
-        var out: [KeyFileSource] = []
-        for region in try store.cachedKeyFileRegions() where !region.hasPrefix(CachedKeyFileName.warningPrefix) {
-            for id in try store.cachedKeyFileIdentifiers(region: region) {
-                if let bytes = fresh[region]?[id] {
-                    out.append(.buffer(bytes))
-                } else {
-                    out.append(.bytes(try store.withCachedKeyFileContent(region: region, identifier: id) { Array($0) }))
-                }
+    /// The cached key files, every region, as the check's files: each
+    /// read (and decrypted) only when the check must match it.
+    public func files() throws -> [CheckedKeyFile] {
+        try store.cachedKeyFileDigests().filter { !$0.region.hasPrefix(CachedKeyFileName.warningPrefix) }.map { f in
+            let (store, fresh) = (store, fresh[f.region]?[f.identifier])
+            return CheckedKeyFile(region: f.region, identifier: f.identifier, sha256: f.sha256) {
+                if let fresh { return .buffer(fresh) }
+                return .bytes(try store.withCachedKeyFileContent(region: f.region, identifier: f.identifier) { Array($0) })
             }
         }
-        return out
     }
 
     /// The synced configuration, nil before the first sync brought one.
@@ -52,6 +49,8 @@ public struct CachedCheck {
 
     /// Runs the check; `risk` and `checkInRisk` (nil) come from the synced
     /// configuration or the built-in values.
+    /// options.full: every file matched again, not only what is new (see
+    /// ExposureCheck.run(cached:)).
     public func run(risk: RiskConfiguration? = nil, matching: MatchingOptions = MatchingOptions(), v1: V1Configuration = .cwa, options: CheckOptions = CheckOptions(),
                     riskV1: RiskV1Configuration = .cwa, checkInRisk: PresenceTracingRiskConfiguration? = nil, now: Int64,
                     threads: Int = 0, progress: ProgressHandler? = nil) throws -> CheckResult {
@@ -60,7 +59,7 @@ public struct CachedCheck {
             throw EncoreError(.internalError, "the built-in risk parameters do not parse")
         }
         let synced = try config?.presenceTracingRisk.map { try PresenceTracingRiskConfiguration(JSONReader($0, path: "presenceTracingRisk")) }
-        return try ExposureCheck(store: store).run(files: sources(), keyFileOptions: KeyFileOptions(verification: .skip), matching: matching,
+        return try ExposureCheck(store: store).run(cached: files(), matching: matching,
                                                    risk: risk, v1: v1, riskV1: riskV1, options: options, checkInRisk: checkInRisk ?? synced,
                                                    now: now, threads: threads, progress: progress)
     }

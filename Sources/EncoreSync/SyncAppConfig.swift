@@ -115,7 +115,7 @@ extension SyncOperation {
             let bytes = try store.withCachedKeyFileContent(region: region, identifier: id) { Array($0) }
             if bytes.isEmpty { return (id, nil) }
             let payload = try SignedPackage(bytes: bytes, trust: nil, verify: false, limits: options.limits).payload
-            return (id, CheckInCrypto.sha256(payload))
+            return (id, Digest.sha256(payload))
         }
     }
 

@@ -22,16 +22,20 @@ extension SyncOperation {
         let synced = try dp3tSyncTimes()
         return [sinceBundleTag(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag), .dp3t, key: key, storeTag: SyncSettings.storeDP3TTag,
                                synced: (SyncSettings.dp3tSyncs, .text(synced)), backend: "DP-3T") { op, body, next in
-            // The JWT authenticated the body; the zip is still checked as a key file.
-            let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: op.options.limits), keys: .countFields)
-            try op.store.write { w in
-                try w.putCachedKeyFile(region: CachedKeyFileName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: op.now)
-                try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
-                try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
-            }
-            op.kept[CachedKeyFileName.dp3tRegion, default: [:]][next] = file.exportBinBuffer
-            op.report.items.append(SyncItem(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount), bytes: body.count))
-            op.changed = true
+            // The JWT authenticated the body; the zip is still checked as a
+            // key file, and written, in a compute step as CWA's key files.
+            op.follow(with: [.compute { op, _ in
+                let file = try KeyFile(bytes: body, options: KeyFileOptions(verification: .skip, limits: op.options.limits), keys: .countFields)
+                try op.store.write { w in
+                    try w.putCachedKeyFile(region: CachedKeyFileName.dp3tRegion, identifier: next, etag: nil, content: body, downloaded: op.now)
+                    try w.setSetting(SyncSettings.dp3tTag, to: .text(next))
+                    try w.setSetting(SyncSettings.dp3tSyncs, to: .text(synced))
+                }
+                op.kept[CachedKeyFileName.dp3tRegion, default: [:]][next] = file.exportBinBuffer
+                op.report.items.append(SyncItem(kind: .dp3t, day: nil, hour: nil, etag: next, keys: Int(clamping: file.metadata.keyCount),
+                                                bytes: body.count))
+                op.changed = true
+            }])
         }]
     }
 

@@ -12,10 +12,12 @@ import EncoreWire
 /// steps become work, requests whose answers are verified and applied in
 /// one transaction with the state that names them, so that a sync stopped
 /// at any point keeps only verified packages and the next one resumes
-/// where this one stopped. After new data the exposure check runs on the
-/// cache, as a `.compute` step, like CrowdNotifier matching: `next` and
-/// `receive` do one answer's work on the calling thread and start no
-/// thread. The blocking `SyncService.run` is `OperationRunner` over this.
+/// where this one stopped. Heavy work is a `.compute` step: verifying and
+/// writing a key file (its answer is fed as bytes and kept until then),
+/// CrowdNotifier matching, and after new data the exposure check on the
+/// cache. `next` and `receive` do light work on the calling thread (an
+/// index, the configuration, a trace warning package) and start no thread.
+/// The blocking `SyncService.run` is `OperationRunner` over this.
 ///
 /// The time budget counts from the first `next`'s `now`: once it is spent
 /// the sync stops cleanly before its next request. Stored timestamps are
@@ -49,13 +51,13 @@ public final class SyncOperation: NetworkOperation {
     /// The blocking run's form (SyncService.run, which owns its thread): a
     /// verified key file is written while the next one is verified (two
     /// processors share the work), and before anything ends the sync. A
-    /// host-driven operation writes each package when its answer is fed.
+    /// host-driven operation's compute step verifies and writes its package.
     let pipelined: Bool
     var unwritten: (CheckedPackage, PackageTarget)?
     /// The store's WAL checkpoints wait while a host-driven sync writes key
-    /// files (each feed then writes its package once and syncs only the
-    /// WAL); the copy into the database file is done in the compute step,
-    /// or at the end.
+    /// files (each compute step then writes its package once and syncs only
+    /// the WAL); the copy into the database file is done in the last
+    /// compute step, or at the end.
     private var checkpointsPaused = false
     public private(set) var failure: EncoreError?
     public private(set) var value: SyncReport?
@@ -354,7 +356,8 @@ struct SyncWork {
         SyncWork(action: .local(run), recover: recover, onBudget: nil)
     }
 
-    static func compute(_ run: @escaping (SyncOperation, ProgressHandler?) throws -> Void) -> SyncWork {
-        SyncWork(action: .compute(run), recover: nil, onBudget: nil)
+    static func compute(recover: ((SyncOperation, EncoreError) throws -> Bool)? = nil,
+                        _ run: @escaping (SyncOperation, ProgressHandler?) throws -> Void) -> SyncWork {
+        SyncWork(action: .compute(run), recover: recover, onBudget: nil)
     }
 }

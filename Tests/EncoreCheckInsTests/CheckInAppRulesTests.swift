@@ -1,4 +1,5 @@
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreRisk
@@ -144,7 +145,7 @@ import Testing
                 ?? ProtoSamples.raw(.varint(1, start), .varint(2, period), .varint(3, 6))
             let iv = [UInt8](repeating: 9, count: 16)
             let sealed = try CheckInCrypto.encrypt(record: record, keys: keys, iv: iv)
-            return SubmissionPayload.ProtectedReport(locationIdHash: CheckInCrypto.locationIdHash(location), iv: iv,
+            return SubmissionPayload.ProtectedReport(locationIdHash: TraceLocation.locationIdHash(location), iv: iv,
                                                      encryptedCheckInRecord: sealed.ciphertext, mac: sealed.mac)
         }
         let reports = [try report(start: 0xFFFF_FFFF),           // −1 as Java writes a uint32
@@ -153,7 +154,7 @@ import Testing
                        try report(start: 0x7FFF_FFFF),           // Int32.max: valid
                        try report(start: 0),                     // 0: valid
                        try report(start: 100, period: 0xFFFF_FFFF)] // period −1: invalid
-        let plain = TraceWarningWriter.PlainWarning(locationIdHash: CheckInCrypto.locationIdHash(location), startInterval: 0xFFFF_FFFF,
+        let plain = TraceWarningWriter.PlainWarning(locationIdHash: TraceLocation.locationIdHash(location), startInterval: 0xFFFF_FFFF,
                                                     period: 2, transmissionRiskLevel: 4)
         let s = try CheckInWarningTests.scan(TraceWarningWriter.package(warnings: [plain], reports: reports))
         #expect(s.matches.map(\.startInterval) == [0x7FFF_FFFF, 0])

@@ -1,4 +1,5 @@
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
@@ -35,8 +36,8 @@ import Testing
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(description: ""))) } == .qrInvalid)
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(start: 2000, end: 1000))) } == .qrInvalid)
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(seed: [1, 2, 3]))) } == .qrInvalid)
-        #expect(Self.kind { _ = try CheckInQRCode.parse(good + String(repeating: "A", count: CheckInQRCode.maxTextBytes)) } == .qrTooLarge)
-        #expect(Self.kind { _ = try CheckInQRCode.location(payload: [UInt8](repeating: 0, count: CheckInQRCode.maxPayloadBytes + 1)) } == .qrTooLarge)
+        #expect(Self.kind { _ = try CheckInQRCode.parse(good + String(repeating: "A", count: QRCodeLimits.maxTextBytes)) } == .qrTooLarge)
+        #expect(Self.kind { _ = try CheckInQRCode.location(payload: [UInt8](repeating: 0, count: QRCodeLimits.maxPayloadBytes + 1)) } == .qrTooLarge)
     }
 
     @Test func theAutomaticLength() throws {

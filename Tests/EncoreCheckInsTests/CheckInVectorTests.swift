@@ -1,4 +1,5 @@
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreRisk
@@ -24,13 +25,13 @@ import Testing
         for c in cases {
             let payload = try Self.b64(c, "qrCodePayloadBase64")
             let expected = try Self.b64(c, "expLocationIdBase64")
-            #expect(CheckInCrypto.locationId(payload: payload) == expected)
+            #expect(TraceLocation.locationId(payload: payload) == expected)
             // The vectors' seed is 4 bytes ("1234"): the location id is defined
             // on any payload, but a scanned code must carry a 16- or 32-byte seed.
             #expect(throws: EncoreError.self) { try CheckInQRCode.parse(CheckInQRCode.text(payload: payload)) }
         }
         for c in try vectors.array("locationIdHash") {
-            #expect(CheckInCrypto.locationIdHash(try Self.hex(c, "locationIdHex")) == (try Self.hex(c, "expLocationIdHashHex")))
+            #expect(TraceLocation.locationIdHash(try Self.hex(c, "locationIdHex")) == (try Self.hex(c, "expLocationIdHashHex")))
         }
     }
 
@@ -113,14 +114,14 @@ import Testing
         let encoded = CheckInSamples.realQR.split(separator: "#")[1]
         let padded = CheckInSamples.realQR + String(repeating: "=", count: (4 - encoded.count % 4) % 4)
         #expect(try CheckInQRCode.parse(padded).locationId == l.locationId)
-        #expect(try CheckInQRCode.parse(padded).locationIdHash == CheckInCrypto.locationIdHash(l.locationId))
+        #expect(try CheckInQRCode.parse(padded).locationIdHash == TraceLocation.locationIdHash(l.locationId))
         #expect(try CheckInQRCode.parse(CheckInQRCode.text(payload: l.payload)).locationId == l.locationId)
         #expect(l.description == "Agway Inc.")
         #expect(l.address == "1594 Deffe Avenue")
         #expect(l.startTimestamp == 0 && l.endTimestamp == 0)
         #expect(l.locationType == 4 && l.defaultCheckInLengthMinutes == 28)
         #expect(l.defaultCheckInMinutes == 30) // 28 rounded to the nearest 15
-        #expect(l.locationId == CheckInCrypto.locationId(payload: l.payload))
+        #expect(l.locationId == TraceLocation.locationId(payload: l.payload))
         // Upper-case scheme and host, a slash before "?": still CWA's.
         let upper = "HTTPS://E.CORONAWARN.APP/?v=1#" + CheckInSamples.realQR.split(separator: "#")[1]
         #expect(try CheckInQRCode.parse(upper).locationId == l.locationId)

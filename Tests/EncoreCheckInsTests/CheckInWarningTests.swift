@@ -1,4 +1,5 @@
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreRisk
@@ -12,8 +13,8 @@ import Testing
 /// Trace warning packages: matching through the index, and hostile
 /// packages that give statuses and counts, never crashes.
 @Suite struct CheckInWarningTests {
-    static let location = CheckInCrypto.locationId(payload: CheckInSamples.payload())
-    static let other = CheckInCrypto.locationId(payload: CheckInSamples.payload(description: "Elsewhere"))
+    static let location = TraceLocation.locationId(payload: CheckInSamples.payload())
+    static let other = TraceLocation.locationId(payload: CheckInSamples.payload(description: "Elsewhere"))
 
     static func index() throws -> LocationIndex { try LocationIndex(checkIns: [(id: 7, locationId: location), (id: 8, locationId: location)]) }
 
@@ -28,7 +29,7 @@ import Testing
 
     @Test func matchesOnlyTheUsersLocations() throws {
         let package = TraceWarningWriter.package(
-            intervalNumber: 472_224, warnings: [.init(locationIdHash: CheckInCrypto.locationIdHash(Self.location), startInterval: CheckInSamples.interval, period: 2, transmissionRiskLevel: 4)],
+            intervalNumber: 472_224, warnings: [.init(locationIdHash: TraceLocation.locationIdHash(Self.location), startInterval: CheckInSamples.interval, period: 2, transmissionRiskLevel: 4)],
             reports: [try Self.report(), try Self.report(Self.other), try Self.report(trl: 8)])
         let s = try Self.scan(package)
         #expect(s.intervalNumber == 472_224 && s.region == "DE")

@@ -1,5 +1,6 @@
 import EncoreCheckIns
 import EncoreClient
+import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreRisk

@@ -1,4 +1,5 @@
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreRisk

@@ -1,6 +1,7 @@
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
+import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
@@ -159,7 +160,7 @@ import Testing
         let signer = try PrivateKey()
         let info = Fixtures.info(id: "262")
         let trust = try Fixtures.trust(signer, id: "262")
-        let zip = try TraceWarningWriter.signedPackage(TraceWarningWriter.package(reports: [try TraceWarningWriter.report(locationId: CheckInCrypto.locationId(payload: CheckInSamples.payload()), startInterval: CheckInSamples.interval,
+        let zip = try TraceWarningWriter.signedPackage(TraceWarningWriter.package(reports: [try TraceWarningWriter.report(locationId: TraceLocation.locationId(payload: CheckInSamples.payload()), startInterval: CheckInSamples.interval,
                                                                                                           period: 3, transmissionRiskLevel: 6)]), signer: signer, info: info)
         let now = start + 7200
         let first = try service.matchWarningPackage(zip, trust: trust, now: now)
@@ -194,7 +195,7 @@ import Testing
         #expect(Set(reports.map(\.checkIn)) == [long.id])
         try store.markCheckInsSubmitted(shared.map(\.id))
         // A warning over both visits matches neither; submitted ones are not shared again.
-        let warning = try TraceWarningWriter.report(locationId: CheckInCrypto.locationId(payload: CheckInSamples.payload()),
+        let warning = try TraceWarningWriter.report(locationId: TraceLocation.locationId(payload: CheckInSamples.payload()),
                                                    startInterval: UInt32((now - 5 * 3600) / 600), period: 30, transmissionRiskLevel: 8)
         let outcome = try service.matchWarnings(payload: TraceWarningWriter.package(reports: [warning]), now: now)
         #expect(outcome.added == 0)

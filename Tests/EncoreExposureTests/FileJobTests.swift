@@ -113,7 +113,7 @@ import Testing
         let fileOptions = KeyFileOptions(trust: try Fixtures.trust(signer))
         for (threads, window) in [(2, 1), (2, 4), (3, 2), (8, 3), (8, 16)] {
             let matchers = try (0 ..< threads).map { _ in
-                try KeyMatcher(set: set, days: set.dayFilters(drift: options.driftIntervals), options: options, now: MatchingTests.now, v1: .cwa)
+                try KeyMatcher(set: set, days: set.dayFilters(drift: options.driftIntervals), options: options)
             }
             let live = LiveCount()
             let counter = ProgressCounter(nil, total: 1)

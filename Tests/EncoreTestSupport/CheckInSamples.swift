@@ -1,5 +1,6 @@
 import CEncoreProto
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles

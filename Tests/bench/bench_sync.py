@@ -5,20 +5,20 @@ time to transfer the same bytes (urllib from the same server), measured in
 the same run; and a re-sync with nothing new (target: under 50 ms, the CLI's
 start included); and the longest stall of an asyncio loop while
 bindings/python/examples/async_sync.py syncs the same 14 days for a dense
-user (100 000 sightings) and runs the check (the operation's compute step
-goes to the loop's executor; target: at most 20 ms). Prints the figures and
-the ratios; exit status 1 when a target is missed (sync + check ≤ 1.5 ×
-(check + transfer); re-sync < 50 ms; stall ≤ 20 ms)."""
+user (100 000 sightings) and runs the check (the operation's compute steps,
+each key file's verification and write and the check, go to the loop's
+executor; target: at most 10 ms), with the most processor time one next()
+or feed took on the loop's thread (no target: the part of the stall that
+a loaded machine does not inflate). Prints the figures and the ratios;
+exit status 1 when a target is missed (sync + check ≤ 1.5 ×
+(check + transfer); re-sync < 50 ms; stall ≤ 10 ms)."""
 import argparse
 import asyncio
 import importlib.util
-import datetime as dt
 import os
-import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -26,20 +26,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "Tests"))
 sys.path.insert(0, str(REPO / "bindings" / "python"))
-from standins import keyfiles  # noqa: E402
 from standins.cwa_distribution import CwaDistributionServer, day_path  # noqa: E402
 
-CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
-RAW_KEY = "ab" * 32
-
-
-def run(*args):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENCORE_DB_KEY")}
-    env["ENCORE_DB_KEY_HEX"] = RAW_KEY
-    r = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        sys.exit(f"bench: encore {' '.join(map(str, args[:2]))} failed: {r.stderr.strip()}")
-    return r
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import RAW_KEY, Setting, run  # noqa: E402
 
 
 def loop_stall(db, url, trust, now):
@@ -51,14 +41,31 @@ def loop_stall(db, url, trust, now):
                          capture_output=True, text=True, env=env, timeout=600)
     if out.returncode != 0:
         sys.exit(f"bench: the stall measurement failed: {out.stderr.strip()}")
-    worst, took = map(float, out.stdout.split())
-    return worst, took
+    worst, took, busiest = map(float, out.stdout.split())
+    return worst, took, busiest
 
 
 def stall_child(db, url, trust, now):
     """Runs the async example's sync on a fresh loop beside a task that
     sleeps 1 ms at a time; prints the longest time the loop did not come
-    back to that task beyond its sleep, and the whole sync's time (s)."""
+    back to that task beyond its sleep, the whole sync's time, and the most
+    processor time one next() or feed took on the loop's thread (s: what
+    the stall is made of on a quiet machine, and what a loaded one adds
+    nothing to)."""
+    import encore
+    busiest = 0.0
+
+    def timed_call(method):
+        def call(*args, **kwargs):
+            nonlocal busiest
+            t = time.thread_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                busiest = max(busiest, time.thread_time() - t)
+        return call
+    for name in ("next", "feed_answer", "feed_failure"):
+        setattr(encore.Operation, name, timed_call(getattr(encore.Operation, name)))
     spec = importlib.util.spec_from_file_location("async_sync", REPO / "bindings" / "python" / "examples" / "async_sync.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
@@ -91,7 +98,7 @@ def stall_child(db, url, trust, now):
             sys.exit("bench: the async example did not sync the 14 days and run the check")
         return worst, took
 
-    print(*asyncio.run(both()))
+    print(*asyncio.run(both()), busiest)
 
 
 def timed(fn, runs):
@@ -111,29 +118,16 @@ def main():
     p.add_argument("--keys", type=int, default=1_000_000)
     p.add_argument("--runs", type=int, default=3)
     a = p.parse_args()
-    now = int(time.time())
-    today = dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
-    days = [(today - dt.timedelta(days=b)).isoformat() for b in range(14, 0, -1)]
-    per_day = a.keys // len(days)
-    work = Path(tempfile.mkdtemp(prefix="encore-bench-sync-"))
-    signer = keyfiles.SigningKey()
-    pem = work / "cwa.pem"
-    signer.write_public_pem(pem)
-    trust = signer.trust_arg(pem)
-    rng = random.Random(7)
+    b = Setting("bench-sync", a.keys, int(time.time()))
+    now, days, per_day, work, trust = b.now, b.days, b.per_day, b.work, b.trust
     print(f"bench-sync: making 14 signed day packages of {per_day} keys ...", flush=True)
     # Sightings that match nothing: the check does all its work on every key.
-    csv = work / "heard.csv"
-    csv.write_text("time,rpi,aem,rssi,prev_scan\n" + "".join(
-        f"{now - rng.randrange(13 * 86400)},{rng.randbytes(16).hex()},00000000,-70,\n" for _ in range(2000)))
-    dense = work / "dense.csv"
-    dense.write_text("time,rpi,aem,rssi,prev_scan\n" + "".join(
-        f"{now - rng.randrange(13 * 86400)},{rng.randbytes(16).hex()},00000000,-70,\n" for _ in range(100_000)))
-    with CwaDistributionServer(signer) as dist:
+    csv = b.noise("heard.csv", 2000, 13)
+    dense = b.noise("dense.csv", 100_000, 13)
+    with CwaDistributionServer(b.signer) as dist:
         files = []
         for d in days:
-            keys = [keyfiles.make_key(rng.randbytes(16), day=d, trl=5, report_type=1, dsos=1) for _ in range(per_day)]
-            dist.add_day("EUR", d, keys)
+            dist.add_day("EUR", d, b.keys(d, per_day))
             f = work / f"{d}.zip"
             f.write_bytes(dist.package(day_path("EUR", d)))
             files.append(f)
@@ -170,7 +164,8 @@ def main():
         resync = timed(lambda: run("sync", "--db", work / "sync.db", "--distribution", dist.url, "--trust", trust,
                                    "--now", now, "--network", "metered"), max(a.runs, 5))
         stalls = [loop_stall(store("async.db", dense), dist.url, trust, now) for _ in range(a.runs)]
-        stall, async_took = max(s for s, _ in stalls), statistics.median(t for _, t in stalls)
+        stall, async_took = max(s for s, _, _ in stalls), statistics.median(t for _, t, _ in stalls)
+        busiest = max(b for _, _, b in stalls)
     baseline = check + move
     ratio = synced / baseline
     print(f"bench-sync: {a.keys} keys in 14 day packages, {total / 1e6:.1f} MB")
@@ -179,8 +174,9 @@ def main():
     print(f"  sync (verify, store) + check   {synced * 1000:8.0f} ms   = {ratio:.2f} x (check + transfer)   target <= 1.5 x")
     print(f"  re-sync, nothing new           {resync * 1000:8.1f} ms   (the CLI's start included)          target < 50 ms")
     print(f"  asyncio loop stall, async example, dense user (100 000 sightings): longest {stall * 1000:.1f} ms of a "
-          f"{async_took * 1000:.0f} ms sync + check (worst of {a.runs})   target <= 20 ms")
-    missed = ratio > 1.5 or resync >= 0.050 or stall > 0.020
+          f"{async_took * 1000:.0f} ms sync + check (worst of {a.runs})   target <= 10 ms")
+    print(f"    the most processor time of one next() or feed on the loop's thread: {busiest * 1000:.1f} ms")
+    missed = ratio > 1.5 or resync >= 0.050 or stall > 0.010
     sys.exit(1 if missed else 0)
 
 

@@ -2,7 +2,7 @@
  * with its own I/O would (no transport at all): the steps of a push
  * registration, a test result poll and a sync, answers and failures fed back,
  * retries as WAIT steps, the store written only when the answer that brings
- * it is fed, and every misuse (out of turn, wrong id, bad status, small
+ * it is fed (a key file: in the compute step after it), and every misuse (out of turn, wrong id, bad status, small
  * struct) refused with its status. Built with -Werror, run under valgrind. */
 #include "check.h"
 #include "store_client.h"
@@ -276,12 +276,61 @@ static void test_sync_step_by_step(void) {
     encore_store_close(store);
 }
 
+/* A key file's answer is kept as it came when it is fed: the feed reads its
+ * status and ETag only, verifies nothing and stores nothing (feeding stays
+ * light for the host's loop); the ENCORE_STEP_COMPUTE that follows verifies
+ * it, and one that fails verification is never stored and ends the sync. */
+static int day_cached(encore_store *store, const char *day) {
+    int32_t has = -1;
+    CHECK(encore_keyfile_cache_has(store_client(store), "EUR", day, NULL, &has) == ENCORE_OK);
+    return has;
+}
+
+static void test_sync_verifies_a_key_file_in_its_compute_step(void) {
+    encore_store *store = fresh_store();
+    encore_trust *trust = NULL;
+    CHECK(encore_trust_new(&trust) == ENCORE_OK);
+    encore_client_options co = test_client_options(NULL, NULL);
+    co.trust = trust;
+    co.distribution_url = "https://distribution.example";
+    encore_operation *op = NULL;
+    CHECK(encore_sync_start(client_from(store, co, NOW), NULL, &op) == ENCORE_OK);
+    clients_free();
+    encore_trust_free(trust);
+
+    encore_operation_step s = next(op, NOW);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/version/v2/app_config_android"));
+    CHECK(encore_operation_feed_failure(op, s.request_id, ENCORE_ERR_NETWORK, NOW) == ENCORE_OK);
+    s = next(op, NOW);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/country/EUR/date"));
+    const char *index = "[\"2026-11-23\"]";
+    CHECK(encore_operation_feed_answer(op, s.request_id, 200, NULL, 0, (const uint8_t *)index, strlen(index), NOW) == ENCORE_OK);
+    s = next(op, NOW);
+    CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/country/EUR/date/2026-11-23"));
+    /* Not a key file at all: the feed takes it, the operation goes on. */
+    const char *junk = "PK\003\004 not a zip, not signed";
+    encore_http_header etag = {"ETag", "\"day-1\""};
+    CHECK(encore_operation_feed_answer(op, s.request_id, 200, &etag, 1, (const uint8_t *)junk, strlen(junk), NOW) == ENCORE_OK);
+    CHECK(encore_operation_get_status(op) == ENCORE_ERR_OPERATION_STATE);
+    CHECK(day_cached(store, "2026-11-23") == 0);
+    CHECK(next(op, NOW).kind == ENCORE_STEP_COMPUTE);
+    CHECK(encore_operation_compute(op, NOW, NULL, NULL) == ENCORE_OK);
+    encore_status failed = encore_operation_get_status(op);
+    CHECK(failed != ENCORE_OK && failed != ENCORE_ERR_OPERATION_STATE);
+    CHECK(next(op, NOW).kind == ENCORE_STEP_DONE);
+    CHECK(day_cached(store, "2026-11-23") == 0);
+    encore_operation_free(op);
+    clients_free();
+    encore_store_close(store);
+}
+
 int main(void) {
     if (scratch_dir_make(dir, sizeof dir, "operation") != 0) return 1;
     test_push_registration_step_by_step();
     test_push_registration_without_answers();
     test_result_poll_step_by_step();
     test_sync_step_by_step();
+    test_sync_verifies_a_key_file_in_its_compute_step();
     scratch_dir_remove(dir);
     return check_report();
 }

@@ -13,6 +13,8 @@
 #include "fresh_store.h"
 
 #include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -232,6 +234,36 @@ static void test_dp3t_nothing_new_and_cancel(void) {
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status == ENCORE_CHECK_OUTDATED);
     encore_check_result_free(check);
+
+    /* check_options->full: the stored document says which kind of check ran;
+     * a caller built before the field (its smaller struct_size) gets the
+     * incremental check; full is 0 or 1. */
+    encore_check_options checko;
+    CHECK(encore_check_options_init(&checko, sizeof checko) == ENCORE_OK && checko.full == 0);
+    const char *kinds[] = {"\"kind\":\"incremental\"", "\"kind\":\"full\""};
+    for (int full = 0; full <= 1; full++) {
+        checko.full = full;
+        check = NULL;
+        CHECK(encore_exposure_check_cached(client, NULL, &m, &checko, &check) == ENCORE_OK && check != NULL);
+        encore_check_result_free(check);
+        encore_risk_result last;
+        memset(&last, 0, sizeof last);
+        ENCORE_OUTPUT_INIT(last);
+        encore_bytes doc = {0};
+        CHECK(encore_risk_result_get_last(client, &last, &doc) == ENCORE_OK && doc.data != NULL);
+        char *text = calloc(doc.length + 1, 1);
+        CHECK(text != NULL);
+        memcpy(text, doc.data, doc.length);
+        CHECK(strstr(text, kinds[full]) != NULL);
+        free(text);
+        encore_bytes_free(&doc);
+    }
+    checko.struct_size = (uint32_t)offsetof(encore_check_options, full);
+    CHECK(encore_exposure_check_cached(client, NULL, &m, &checko, &check) == ENCORE_OK);
+    encore_check_result_free(check);
+    checko.struct_size = sizeof checko;
+    checko.full = 2;
+    CHECK(encore_exposure_check_cached(client, NULL, &m, &checko, &check) == ENCORE_ERR_INVALID_ARGUMENT);
     finish(client, t, store);
 }
 

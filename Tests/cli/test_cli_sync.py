@@ -145,7 +145,15 @@ def test_sync_then_check_is_the_check_on_the_same_files(tmp_path, db, dist, trus
     a, b = json.loads(on_cache.stdout), json.loads(on_files.stdout)
     assert a["status"] == b["status"] == "HIGH"
     assert a["assessment"] == b["assessment"] and a["windowCount"] == b["windowCount"] == 1
-    assert a["statistics"]["keys"] == b["statistics"]["keys"]
+    # The sync's check kept every file's matches: this one matched nothing
+    # again; --full matches every file again, as the check on the files does.
+    assert a["check"]["kind"] == "incremental" and a["check"]["files"] == a["statistics"]["keys"] == 0
+    full = run("check", "--db", db, "--full", "--now", NOW, "--json")
+    assert full.returncode == 0, full.stderr
+    f = json.loads(full.stdout)
+    assert f["assessment"] == b["assessment"] and f["check"]["kind"] == "full"
+    assert f["statistics"]["keys"] == b["statistics"]["keys"] == f["check"]["keys"]
+    assert f["check"]["files"] == len(files) == b["statistics"]["files"]
 
     # A second sync fetches nothing: the configuration answers 304, no package is downloaded.
     dist.clear_requests()

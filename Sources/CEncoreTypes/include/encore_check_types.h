@@ -58,6 +58,10 @@ typedef struct encore_check_options {
     const encore_risk_v1_config *risk_v1; /* CWA's v1 model for the v1 score; NULL: CWA's values */
     /* The check-ins' risk parameters (encore_checkin_risk_config_new_*); NULL: CWA's production values. */
     const encore_checkin_risk_config *checkin_risk;
+    /* Added in 1.0 (issue 49): 1 makes encore_exposure_check_cached() match every cached file again;
+     * 0 (the default) matches only what is new and reads the rest from the kept matches. */
+    int32_t full;
+    uint32_t reserved2;                   /* must be 0 */
 } encore_check_options;
 
 /* What an exposure check found (encore_check_result_get_summary()): its

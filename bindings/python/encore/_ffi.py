@@ -752,6 +752,8 @@ class encore_check_options(ctypes.Structure):
         ('maximum_key_age_seconds', ctypes.c_int64),
         ('risk_v1', ctypes.POINTER(encore_risk_v1_config)),
         ('checkin_risk', ctypes.POINTER(encore_checkin_risk_config)),
+        ('full', ctypes.c_int32),
+        ('reserved2', ctypes.c_uint32),
     ]
     struct_size: int
     reserved: int
@@ -760,6 +762,8 @@ class encore_check_options(ctypes.Structure):
     maximum_key_age_seconds: int
     risk_v1: _Pointer[encore_risk_v1_config]
     checkin_risk: _Pointer[encore_checkin_risk_config]
+    full: int
+    reserved2: int
 
 
 class encore_check_summary(ctypes.Structure):
@@ -1824,12 +1828,8 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_add': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)]),
     # (client, id, end)
     'encore_checkin_end': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64]),
-    # (client, id, end, qr_code)
-    'encore_checkin_end_with_qr': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
     # (client, id, start, end)
     'encore_checkin_edit': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
-    # (client, id, start, end, qr_code)
-    'encore_checkin_edit_with_qr': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
     # (client, id, existed)
     'encore_checkin_delete': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.POINTER(ctypes.c_int32)]),
     # (client, out)
@@ -1864,6 +1864,10 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     'encore_checkin_assessment_free': (None, [ctypes.POINTER(encore_checkin_assessment)]),
     # (client, options, out)
     'encore_checkin_get_reports_json': (encore_status, [ctypes.POINTER(encore_client), ctypes.POINTER(encore_submit_options), ctypes.POINTER(encore_bytes)]),
+    # (client, id, end, qr_code)
+    'encore_checkin_end_with_qr': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
+    # (client, id, start, end, qr_code)
+    'encore_checkin_edit_with_qr': (encore_status, [ctypes.POINTER(encore_client), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]),
     # (spec, struct_size)
     'encore_trace_location_spec_init': (encore_status, [ctypes.POINTER(encore_trace_location_spec), ctypes.c_size_t]),
     # (spec, out)
@@ -2085,9 +2089,7 @@ FALLIBLE = frozenset({
     'encore_checkin_derive_times',
     'encore_checkin_add',
     'encore_checkin_end',
-    'encore_checkin_end_with_qr',
     'encore_checkin_edit',
-    'encore_checkin_edit_with_qr',
     'encore_checkin_delete',
     'encore_checkin_list_open',
     'encore_checkin_list_count',
@@ -2102,6 +2104,8 @@ FALLIBLE = frozenset({
     'encore_checkin_assessment_copy_days',
     'encore_checkin_assessment_get_json',
     'encore_checkin_get_reports_json',
+    'encore_checkin_end_with_qr',
+    'encore_checkin_edit_with_qr',
     'encore_trace_location_spec_init',
     'encore_trace_location_create',
     'encore_trace_location_get_url',
@@ -2405,11 +2409,7 @@ class Library(Protocol):
 
     def encore_checkin_end(self, client: Pointer[encore_client], id: int, end: int, /) -> int: ...
 
-    def encore_checkin_end_with_qr(self, client: Pointer[encore_client], id: int, end: int, qr_code: bytes | None, /) -> int: ...
-
     def encore_checkin_edit(self, client: Pointer[encore_client], id: int, start: int, end: int, /) -> int: ...
-
-    def encore_checkin_edit_with_qr(self, client: Pointer[encore_client], id: int, start: int, end: int, qr_code: bytes | None, /) -> int: ...
 
     def encore_checkin_delete(self, client: Pointer[encore_client], id: int, existed: Pointer[ctypes.c_int32], /) -> int: ...
 
@@ -2444,6 +2444,10 @@ class Library(Protocol):
     def encore_checkin_assessment_free(self, assessment: Pointer[encore_checkin_assessment], /) -> None: ...
 
     def encore_checkin_get_reports_json(self, client: Pointer[encore_client], options: Pointer[encore_submit_options], out: Pointer[encore_bytes], /) -> int: ...
+
+    def encore_checkin_end_with_qr(self, client: Pointer[encore_client], id: int, end: int, qr_code: bytes | None, /) -> int: ...
+
+    def encore_checkin_edit_with_qr(self, client: Pointer[encore_client], id: int, start: int, end: int, qr_code: bytes | None, /) -> int: ...
 
     def encore_trace_location_spec_init(self, spec: Pointer[encore_trace_location_spec], struct_size: int, /) -> int: ...
 

@@ -1,6 +1,8 @@
 """CWA event check-ins (presence tracing): QR codes, the check-ins kept in
 a client, matching trace warning packages, their risk, and the protected
-reports a submission sends.
+reports a submission sends. The list of check-ins (CheckIns) also holds the
+visits at SwissCovid and NotifyMe venues; the rest of CrowdNotifier (trace
+keys, the authority's side) is encore.crowdnotifier.
 
     checkins = CheckIns(store)
     visit = checkins.add("https://e.coronawarn.app?v=1#CAES...", start=t0, end=t1)

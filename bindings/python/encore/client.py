@@ -116,9 +116,11 @@ class Client:
         """The client's time (its clock's, or the system's)."""
         return self._c.now()
 
-    def check(self, config: RiskConfig | None = None, threads: int = 0, progress: ProgressFn | None = None) -> CheckResult:
-        """The exposure check on the synced key file cache (what sync keeps)."""
-        return exposure_check_cached(self, config=config, threads=threads, progress=progress)
+    def check(self, config: RiskConfig | None = None, threads: int = 0, progress: ProgressFn | None = None,
+              full: bool = False) -> CheckResult:
+        """The exposure check on the synced key file cache (what sync keeps):
+        only what is new is matched, unless `full`."""
+        return exposure_check_cached(self, config=config, threads=threads, progress=progress, full=full)
 
     def match(self, sources: Sequence[KeySource], **options: Any) -> MatchResult:
         """Matches the sightings against key files; see encore.exposure.match."""

@@ -179,18 +179,23 @@ def exposure_check(client: Client, sources: Sequence[KeySource], config: RiskCon
 
 
 def exposure_check_cached(client: Client, config: RiskConfig | None = None, threads: int = 0,
-                          progress: ProgressFn | None = None) -> CheckResult:
+                          progress: ProgressFn | None = None, full: bool = False) -> CheckResult:
     """The exposure check at the client's time on its key file cache (what encore.sync
     keeps): `config` None uses the synced app configuration's risk
-    parameters, or CWA's built-in ones. `progress(done, total)` may return
-    False, or raise, to cancel."""
+    parameters, or CWA's built-in ones. What each cached file matched is
+    kept, so the check matches only what is new (files it has not matched,
+    and the sightings added since); `full=True` matches every file again.
+    `progress(done, total)` may return False, or raise, to cancel."""
     if config is not None and not isinstance(config, RiskConfig):
         raise TypeError("config must be an encore.risk.RiskConfig or None")
     options, keep, watcher = _options(None, True, threads, progress)
+    check_options = _ffi.encore_check_options()
+    lib.encore_check_options_init(ctypes.byref(check_options), ctypes.sizeof(check_options))
+    check_options.full = 1 if full else 0
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
         with _progress.reraising(watcher), (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
-            client._c.call("encore_exposure_check_cached", c, ctypes.byref(options), None, ctypes.byref(out))
+            client._c.call("encore_exposure_check_cached", c, ctypes.byref(options), ctypes.byref(check_options), ctypes.byref(out))
     finally:
         _release(keep)
     return _take_check_result(out)

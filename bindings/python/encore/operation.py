@@ -3,8 +3,8 @@ as a state machine the host drives with its own I/O. The library makes the
 requests and applies the answers; the host sends them however it likes:
 blocking through a Transport (run), or on an asyncio loop with an async HTTP
 client (run_async). next() and the feeds do one answer's work at most and
-start no thread; heavy work (matching, the exposure check) is a separate
-("compute", None) step, which run_async runs in the loop's executor so that
+start no thread; heavy work (verifying and storing a sync's key file,
+matching, the exposure check) is a separate ("compute", None) step, which run_async runs in the loop's executor so that
 the loop never waits on it.
 
     op = push.register_operation(token, "ios")

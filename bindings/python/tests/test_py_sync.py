@@ -2,6 +2,7 @@
 transports (libcurl and a Python callback), the planner, the check on the
 cache, cancellation through progress, and argument errors."""
 import datetime as dt
+import json
 import sys
 import time
 from pathlib import Path
@@ -65,8 +66,15 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
     clock.now = NOW
     again = s.run(network="metered")
     assert again.fetched == () and again.check is None
-    # The check on the cache, again, from Python.
-    assert on(store, NOW).check().status == report.check.status
+    # The check on the cache, again, from Python: what is new only (nothing:
+    # every file's matches are kept), or every file matched again.
+    client = on(store, NOW)
+    assert client.check().status == report.check.status
+    assert json.loads(client.risk_results.last().document)["check"]["kind"] == "incremental"
+    assert json.loads(client.risk_results.last().document)["check"]["files"] == 0
+    assert client.check(full=True).status == report.check.status
+    ran = json.loads(client.risk_results.last().document)["check"]
+    assert (ran["kind"], ran["files"], ran["keptFiles"]) == ("full", 2, 0) and ran["keys"] > 0
 
 
 def test_progress_cancels_and_nothing_is_half_kept(setup):
@@ -139,8 +147,9 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     computed = [0]
     urls = drive(op, computed=computed)
     assert urls[0].endswith("/version/v2/app_config_android") and urls[1].endswith("/country/EUR/date")
-    # The check on the new packages is the one compute step.
-    assert computed == [1]
+    # Each day package is verified and stored in a compute step of its own,
+    # then the check on the new packages is the last one.
+    assert computed == [3]
     report = op.result()
     assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
     assert report.configuration is not None and report.configuration.used == "fetched" and report.check is not None
@@ -156,9 +165,10 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
 
 
 # Drives a sync by hand in a process of its own (the stand-in server's
-# threads are in the test's), counting the process's threads around every
-# next() and feed: none may start one. The compute step may (it is the
-# host's to place); the count stops there. Prints "threads before after computes".
+# threads are in the test's), counting the process's threads before and
+# after every next() and feed: none may start one. A compute step may (it is
+# the host's to place): the threads it leaves are in both counts of the
+# calls after it. Prints "calls that started a thread, calls, computes".
 _THREAD_PROBE = """
 import os, sys
 import encore
@@ -170,22 +180,26 @@ trust = encore.TrustList()
 trust.add_key(key_id, version, open(pem, "rb").read())
 store = encore.Store.open(db, raw_key=bytes(range(32)))
 op = encore.Client(store, distribution=url, trust=trust, clock=int(now)).sync.operation(network="metered")
-before, most, computes = threads(), 0, 0
+started, calls, computes = 0, 0, 0
+def counted(call, *args, **kwargs):
+    global started, calls
+    before = threads()
+    out = call(*args, **kwargs)
+    started += threads() > before
+    calls += 1
+    return out
 while True:
-    kind, value = op.next(int(now))
-    if computes == 0:
-        most = max(most, threads())
+    kind, value = counted(op.next, int(now))
     if kind == "done":
         break
     if kind == "compute":
         computes += 1
         op.compute(int(now))
         continue
-    op.feed_answer(value.id, *perform(value), now=int(now))
-    if computes == 0:
-        most = max(most, threads())
+    answer = perform(value)
+    counted(op.feed_answer, value.id, *answer, now=int(now))
 op.result()
-print(before, most, computes)
+print(started, calls, computes)
 """
 
 
@@ -200,8 +214,48 @@ def test_next_and_feed_start_no_thread(setup, tmp_path):
     out = subprocess.run([sys.executable, "-c", _THREAD_PROBE, str(tmp_path / "probe.db"), dist.url, signer.key_id,
                           signer.key_version, str(pem), str(NOW)], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
-    before, most, computes = map(int, out.stdout.split())
-    assert computes == 1 and most == before
+    started, calls, computes = map(int, out.stdout.split())
+    assert computes == 3 and calls > 10 and started == 0
+
+
+def test_a_fed_key_file_is_stored_only_after_its_compute_step_verified_it(setup):
+    """Feeding a key file's answer verifies and stores nothing (it is kept
+    as it came, the feed stays light for the host's loop); the compute step
+    that next() announces verifies it and stores it, or, when it does not
+    verify, ends the sync without storing it."""
+    dist, trust, store = setup
+    # day(1) signed by a key with the trusted key's id that is not the trusted key.
+    impostor = keyfiles.SigningKey(dist.signer.key_id, dist.signer.key_version)
+    start = int(dt.datetime.fromisoformat(day(1)).replace(tzinfo=dt.timezone.utc).timestamp())
+    dist.add_day("EUR", day(1), package=keyfiles.key_file([keyfiles.make_key(day=day(1))], impostor, start_timestamp=start,
+                                                         end_timestamp=start + 86400, region="EUR"))
+    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(network="metered")
+    seen = []
+    while True:
+        kind, value = op.next(NOW)
+        if kind == "done":
+            break
+        if kind == "compute":
+            op.compute(NOW)
+            continue
+        op.feed_answer(value.id, *perform(value), now=NOW)
+        fed = next((d for d in (day(2), day(1)) if value.url.endswith("/date/" + d)), None)
+        if fed is None:
+            continue
+        seen.append(fed)
+        # Fed, not yet verified: nothing stored, the sync not failed, and
+        # the compute step comes before any other request.
+        assert fed not in on(store).keyfiles.list("EUR")
+        with pytest.raises(encore.OperationStateError):
+            op.result()
+        assert op.next(NOW) == ("compute", None)
+        op.compute(NOW)
+        if fed == day(2):
+            assert on(store).keyfiles.list("EUR") == [day(2)]
+    assert seen == [day(2), day(1)]
+    with pytest.raises(encore.SignatureInvalidError):
+        op.result()
+    assert on(store).keyfiles.list("EUR") == [day(2)]
 
 
 def test_driving_the_sync_out_of_turn_is_refused(setup):

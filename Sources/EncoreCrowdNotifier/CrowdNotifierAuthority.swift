@@ -1,9 +1,6 @@
 import CEncorePairing
 import CEncoreProto
 import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

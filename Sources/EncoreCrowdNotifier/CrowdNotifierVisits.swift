@@ -1,9 +1,4 @@
-import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// One hour of a visit, encrypted to that hour's identity under the
 /// venue's public key: what the client keeps (with the day), never the
@@ -30,6 +25,12 @@ public struct CrowdNotifierVisitHour: Sendable, Equatable {
     public var checkIn: Int64
     public var day: Int64
     public var ciphertext: CrowdNotifierCiphertext
+
+    public init(checkIn: Int64, day: Int64, ciphertext: CrowdNotifierCiphertext) {
+        self.checkIn = checkIn
+        self.day = day
+        self.ciphertext = ciphertext
+    }
 }
 
 /// A trace key that opened one of the user's visits and overlaps it.
@@ -45,6 +46,19 @@ public struct CrowdNotifierExposure: Sendable, Equatable {
     public var end: Int64
     public var message: String
     public var criticality: UInt32?
+
+    public init(checkIn: Int64, identity: [UInt8], day: Int64, arrival: Int64, departure: Int64, start: Int64, end: Int64,
+                message: String, criticality: UInt32?) {
+        self.checkIn = checkIn
+        self.identity = identity
+        self.day = day
+        self.arrival = arrival
+        self.departure = departure
+        self.start = start
+        self.end = end
+        self.message = message
+        self.criticality = criticality
+    }
 
     public var json: JSONValue {
         .object([

@@ -1,10 +1,7 @@
 import CCrypto
 import CSodium
 import EncoreCrypto
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CrowdNotifier v3's derivations (../shared/spec/checkins.md, part 2): the
 /// nonces of a QR payload, the per-hour identities, and libsodium's
@@ -13,18 +10,18 @@ import EncoreWire
 public enum CrowdNotifierCrypto {
     /// Identities are per hour (the interval length in the id's input).
     public static let intervalSeconds: Int64 = 3600
-    public static let nonceBytes = 24
-    public static let keyBytes = 32
+    static let nonceBytes = 24
+    static let keyBytes = 32
 
     /// noncePreId ‖ nonceTimekey ‖ notificationKey.
-    public struct Nonces: Sendable, Equatable {
-        public var preId: [UInt8]
-        public var timeKey: [UInt8]
-        public var notificationKey: [UInt8]
+    package struct Nonces: Sendable, Equatable {
+        package var preId: [UInt8]
+        package var timeKey: [UInt8]
+        package var notificationKey: [UInt8]
     }
 
     /// HKDF-SHA256(IKM = payload, salt = empty, info = "CrowdNotifier_v3", L = 96).
-    public static func nonces(payload: [UInt8]) -> Nonces {
+    package static func nonces(payload: [UInt8]) -> Nonces {
         let okm = hkdfSHA256(ikm: payload, info: Array("CrowdNotifier_v3".utf8), length: 96)
         return Nonces(preId: Array(okm[0 ..< 32]), timeKey: Array(okm[32 ..< 64]), notificationKey: Array(okm[64 ..< 96]))
     }
@@ -52,19 +49,19 @@ public enum CrowdNotifierCrypto {
     }
 
     /// SHA-256("CN-PREID" ‖ payload ‖ noncePreId).
-    public static func preId(payload: [UInt8], nonces: Nonces) -> [UInt8] {
-        CheckInCrypto.sha256(Array("CN-PREID".utf8), payload, nonces.preId)
+    package static func preId(payload: [UInt8], nonces: Nonces) -> [UInt8] {
+        Digest.sha256(Array("CN-PREID".utf8), payload, nonces.preId)
     }
 
     /// SHA-256("CN-TIMEKEY" ‖ BE32(3600) ‖ BE64(intervalStart) ‖ nonceTimekey).
-    public static func timeKey(intervalStart: Int64, nonces: Nonces) -> [UInt8] {
-        CheckInCrypto.sha256(Array("CN-TIMEKEY".utf8), bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), nonces.timeKey)
+    static func timeKey(intervalStart: Int64, nonces: Nonces) -> [UInt8] {
+        Digest.sha256(Array("CN-TIMEKEY".utf8), bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), nonces.timeKey)
     }
 
     /// SHA-256("CN-ID" ‖ preid ‖ BE32(3600) ‖ BE64(intervalStart) ‖ timekey),
     /// the deployed derivation (the SDKs' current test vectors).
-    public static func identity(preId: [UInt8], intervalStart: Int64, timeKey: [UInt8]) -> [UInt8] {
-        CheckInCrypto.sha256(Array("CN-ID".utf8), preId, bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), timeKey)
+    package static func identity(preId: [UInt8], intervalStart: Int64, timeKey: [UInt8]) -> [UInt8] {
+        Digest.sha256(Array("CN-ID".utf8), preId, bigEndian(UInt32(intervalSeconds)), bigEndian(UInt64(bitPattern: intervalStart)), timeKey)
     }
 
     /// The identity of the hour starting at `intervalStart` for a payload.
@@ -87,7 +84,7 @@ public enum CrowdNotifierCrypto {
     /// range (before 1970, or ending before it starts). Counted, not made:
     /// a host's far-future departure must be refused before any list of
     /// its hours exists (one to 9999 would take 560 MB).
-    public static func hourCount(arrival: Int64, departure: Int64) -> Int64 {
+    package static func hourCount(arrival: Int64, departure: Int64) -> Int64 {
         guard arrival >= 0, departure >= arrival else { return 0 }
         return departure / intervalSeconds - arrival / intervalSeconds + 1
     }
@@ -98,7 +95,7 @@ public enum CrowdNotifierCrypto {
     // MARK: - crypto_secretbox
 
     /// crypto_secretbox_easy: MAC (16 bytes) ‖ ciphertext.
-    public static func seal(_ message: [UInt8], nonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    static func seal(_ message: [UInt8], nonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
         guard nonce.count == nonceBytes, key.count == keyBytes else {
             throw EncoreError(.invalidArgument, "secretbox needs a 24-byte nonce and a 32-byte key")
         }
@@ -110,7 +107,7 @@ public enum CrowdNotifierCrypto {
 
     /// crypto_secretbox_open_easy; nil when the box does not open (wrong
     /// key, altered bytes, too short, wrong nonce or key lengths).
-    public static func open(_ box: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8]? {
+    package static func open(_ box: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8]? {
         let mac = Int(crypto_secretbox_MACBYTES)
         guard box.count >= mac, nonce.count == nonceBytes, key.count == keyBytes else { return nil }
         var out = [UInt8](repeating: 0, count: box.count - mac)

@@ -1,13 +1,12 @@
 import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
-/// A place or event as its CWA QR code describes it (QRCodePayload,
-/// ../shared/spec/checkins.md part 1), with the ids derived from the
-/// payload's bytes exactly as scanned.
+/// A place or event as its QR code describes it: the TraceLocation of a
+/// QRCodePayload, the shape CWA's event codes took from CrowdNotifier's
+/// (../shared/spec/checkins.md parts 1 and 2), with the ids derived from
+/// the payload's bytes exactly as scanned. Both kinds of visit are kept by
+/// this id in one check-in list (EncoreCheckIns), and CWA's rules for a
+/// location are there too (defaultCheckInMinutes).
 public struct TraceLocation: Sendable, Equatable {
     /// The QRCodePayload bytes as scanned: the location id is their hash,
     /// so they are kept as they are, never re-encoded.
@@ -24,20 +23,31 @@ public struct TraceLocation: Sendable, Equatable {
     public var locationId: [UInt8]
     public var locationIdHash: [UInt8]
 
-    /// What a CWA check-in at this location lasts when the user does not
-    /// check out, in minutes: CWA's rule (CheckInLocationRules), 15 … 1425.
-    public var defaultCheckInMinutes: Int64 {
-        CheckInLocationRules.defaultCheckInMinutes(defaultLength: defaultCheckInLengthMinutes, start: startTimestamp, end: endTimestamp)
+    /// The ids are derived from `payload`.
+    public init(payload: [UInt8], version: UInt32, description: String, address: String, startTimestamp: UInt64, endTimestamp: UInt64,
+                locationType: UInt32, defaultCheckInLengthMinutes: UInt32) {
+        self.payload = payload
+        self.version = version
+        self.description = description
+        self.address = address
+        self.startTimestamp = startTimestamp
+        self.endTimestamp = endTimestamp
+        self.locationType = locationType
+        self.defaultCheckInLengthMinutes = defaultCheckInLengthMinutes
+        locationId = Self.locationId(payload: payload)
+        locationIdHash = Self.locationIdHash(locationId)
     }
 
-    /// The same in seconds.
-    public var defaultCheckInSeconds: Int64 { defaultCheckInMinutes * 60 }
+    /// SHA-256("CWA-GUID" ‖ the QRCodePayload bytes as scanned).
+    public static func locationId(payload: [UInt8]) -> [UInt8] { Digest.sha256(Array("CWA-GUID".utf8), payload) }
+
+    public static func locationIdHash(_ locationId: [UInt8]) -> [UInt8] { Digest.sha256(locationId) }
 
     /// What a check-in at a CrowdNotifier venue (SwissCovid, NotifyMe)
     /// lasts without a check-out: the venue's automatic check-out delay;
     /// else until the validity's end when it lies ahead; else two hours.
     /// Never more than a day, never less than a minute. (CWA's locations
-    /// follow CWA's rule instead: defaultCheckInMinutes.)
+    /// follow CWA's rule instead: defaultCheckInMinutes, in EncoreCheckIns.)
     public func crowdNotifierAutomaticLength(checkInAt start: Int64) -> Int64 {
         let length: Int64
         if defaultCheckInLengthMinutes > 0 {
@@ -62,4 +72,12 @@ public struct TraceLocation: Sendable, Equatable {
             ("locationIdHash", .string(Hex.encode(locationIdHash))),
         ])
     }
+}
+
+/// What a QR code can hold, for the parsers of both kinds of code.
+public enum QRCodeLimits {
+    /// A version 40 QR code holds at most 4296 characters; nothing longer is one.
+    public static let maxTextBytes = 4296
+    /// The base64 of the longest text holds at most this many bytes.
+    public static let maxPayloadBytes = 3222
 }

@@ -1,9 +1,5 @@
 import CEncorePairing
-import EncoreCrypto
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// BLS12-381 as CrowdNotifier uses it, over CEncorePairing (our own C,
 /// bit-compatible with mcl): points parsed with full validation, the hash

@@ -1,9 +1,5 @@
 import CEncoreProto
 import CProtobufC
-import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
 import EncoreWire
 
@@ -65,7 +61,7 @@ public struct CrowdNotifierTraceKeyBatch: Sendable, Equatable {
 public enum CrowdNotifierTraceKeys {
     /// Limits against hostile bodies (SwissCovid publishes a handful a day).
     public static let maxBodyBytes = 64 << 20
-    public static let maxEvents = 100_000
+    static let maxEvents = 100_000
 
     public static func parse(_ body: [UInt8]) throws -> CrowdNotifierTraceKeyBatch {
         try body.withUnsafeBytes { try parse(body: $0) }

@@ -1,20 +1,13 @@
-import EncoreCheckIns
-import EncoreClient
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
+import EncoreCrowdNotifier
 import EncoreSupport
-import EncoreTestResults
 import EncoreTestSupport
-import EncoreWire
-import Foundation
 import Synchronization
 import Testing
 
 /// CrowdNotifier v3 (SwissCovid, NotifyMe): the SDKs' known answers, QR
 /// codes, the IBE, trace keys (both layouts, hostile ones) and the matcher
-/// (the check-in list's matching by day: CrowdNotifierCheckInTests).
+/// (the check-in list's matching by day: EncoreCheckInsTests'
+/// CrowdNotifierCheckInTests).
 @Suite struct CrowdNotifierTests {
     static let evening = CheckInSamples.evening
     static func vectors() throws -> JSONReader { try JSONReader(JSONParser.parse(TestData.bytes("crowdnotifier/sdk-test-vectors.json"))) }

@@ -1,9 +1,6 @@
 import CEncorePairing
 import EncoreCrypto
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CrowdNotifier's identity-based encryption (Boneh–Franklin FullIdent
 /// over BLS12-381 with mcl's hashes and serialisations).
@@ -16,14 +13,14 @@ public enum CrowdNotifierIBE {
         guard x.count == 32, nonce.count == CrowdNotifierCrypto.nonceBytes else { throw EncoreError(.internalError, "the random source gave too few bytes") }
         let r = BLS.hashToFr(x + identity + message)
         let c1 = BLS.serialize(BLS.g2Generator(times: r))
-        let mask = CheckInCrypto.sha256(BLS.pairing(BLS.hashToG1(identity), mpk, power: r))
+        let mask = Digest.sha256(BLS.pairing(BLS.hashToG1(identity), mpk, power: r))
         let c2 = zip(x, mask).map { $0 ^ $1 }
-        let c3 = try CrowdNotifierCrypto.seal(message, nonce: nonce, key: CheckInCrypto.sha256(x))
+        let c3 = try CrowdNotifierCrypto.seal(message, nonce: nonce, key: Digest.sha256(x))
         return CrowdNotifierCiphertext(c1: c1, c2: c2, c3: c3, nonce: nonce)
     }
 
     /// What can stop a decryption, each a non-match.
-    public enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         /// c1 or c2 of the wrong size, c1 not a point of G2.
         case ciphertext
         /// The box does not open with the derived x: another identity's key.
@@ -56,9 +53,9 @@ public enum CrowdNotifierIBE {
 
     /// The rest of a decryption, given e(sk, c1) serialised.
     private static func open(identity: [UInt8], _ c: CrowdNotifierCiphertext, pairing: [UInt8]) -> Result<[UInt8], Failure> {
-        let mask = CheckInCrypto.sha256(pairing)
+        let mask = Digest.sha256(pairing)
         let x = zip(c.c2, mask).map { $0 ^ $1 }
-        guard let m = CrowdNotifierCrypto.open(c.c3, nonce: c.nonce, key: CheckInCrypto.sha256(x)) else { return .failure(.box) }
+        guard let m = CrowdNotifierCrypto.open(c.c3, nonce: c.nonce, key: Digest.sha256(x)) else { return .failure(.box) }
         let r = BLS.hashToFr(x + identity + m)
         guard BLS.serialize(BLS.g2Generator(times: r)) == c.c1 else { return .failure(.c1Check) }
         return .success(m)

@@ -1,12 +1,6 @@
-import CEncorePairing
 import CEncoreProto
 import CProtobufC
-import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A CrowdNotifier venue as its QR code describes it: the location (the
 /// same fields as a CWA one, so that one check-in list holds both), the
@@ -38,9 +32,9 @@ public struct CrowdNotifierVenue: Sendable, Equatable {
     public var location: TraceLocation
     /// The master public key, 96 bytes as in the QR code.
     public var publicKey: [UInt8]
-    public var cryptographicSeed: [UInt8]
-    public var crowdNotifierType: UInt32
-    public var countryData: [UInt8]
+    var cryptographicSeed: [UInt8]
+    var crowdNotifierType: UInt32
+    var countryData: [UInt8]
 
     public var payload: [UInt8] { location.payload }
 
@@ -57,10 +51,10 @@ public struct CrowdNotifierVenue: Sendable, Equatable {
 /// QRCodePayload). Pure: text in, a venue or a distinct error out.
 public enum CrowdNotifierQRCode {
     /// The payload versions of CrowdNotifier v3's codes.
-    public static let payloadVersions: ClosedRange<UInt32> = 3 ... 4
+    static let payloadVersions: ClosedRange<UInt32> = 3 ... 4
     /// encore's limit for a venue's description and address, in UTF-16
     /// units (CWA's own codes allow 255: CheckInLocationRules).
-    public static let maxTextLength = 100
+    static let maxTextLength = 100
 
     /// The kind of CrowdNotifier code `text` claims to be (by its scheme
     /// and host, case-insensitive), nil for any other text.
@@ -72,8 +66,8 @@ public enum CrowdNotifierQRCode {
     }
 
     public static func parse(_ text: String) throws -> CrowdNotifierVenue {
-        guard text.utf8.count <= CheckInQRCode.maxTextBytes else {
-            throw EncoreError(.qrTooLarge, "the QR code has \(text.utf8.count) bytes; a QR code holds at most \(CheckInQRCode.maxTextBytes)")
+        guard text.utf8.count <= QRCodeLimits.maxTextBytes else {
+            throw EncoreError(.qrTooLarge, "the QR code has \(text.utf8.count) bytes; a QR code holds at most \(QRCodeLimits.maxTextBytes)")
         }
         guard let kind = kind(of: text) else {
             throw EncoreError(.qrNotCWA, "not a SwissCovid or NotifyMe QR code: it does not start with https://qr.swisscovid.ch?v= or https://qr.notify-me.ch?v=")
@@ -94,8 +88,8 @@ public enum CrowdNotifierQRCode {
 
     /// The venue of a CrowdNotifier QRCodePayload's bytes.
     public static func venue(payload: [UInt8], kind: CrowdNotifierVenue.Kind) throws -> CrowdNotifierVenue {
-        guard payload.count <= CheckInQRCode.maxPayloadBytes else {
-            throw EncoreError(.qrTooLarge, "the QR code's payload has \(payload.count) bytes; a QR code holds at most \(CheckInQRCode.maxPayloadBytes)")
+        guard payload.count <= QRCodeLimits.maxPayloadBytes else {
+            throw EncoreError(.qrTooLarge, "the QR code's payload has \(payload.count) bytes; a QR code holds at most \(QRCodeLimits.maxPayloadBytes)")
         }
         guard let m = payload.withUnsafeBufferPointer({ cnv3__qrcode_payload__unpack(nil, $0.count, $0.baseAddress) }) else {
             throw EncoreError(.qrMalformed, "the QR code's payload is not a CrowdNotifier QRCodePayload protobuf")
@@ -134,10 +128,9 @@ public enum CrowdNotifierQRCode {
             if ms > 0 { lengthMinutes = UInt32(min(ms / 60_000, 24 * 60)) }
             cnv3__swiss_covid_location_data__free_unpacked(s, nil)
         }
-        let id = CheckInCrypto.locationId(payload: payload)
         let location = TraceLocation(payload: payload, version: p.version, description: description, address: address,
                                      startTimestamp: l.starttimestamp, endTimestamp: l.endtimestamp, locationType: type,
-                                     defaultCheckInLengthMinutes: lengthMinutes, locationId: id, locationIdHash: CheckInCrypto.locationIdHash(id))
+                                     defaultCheckInLengthMinutes: lengthMinutes)
         return CrowdNotifierVenue(kind: kind, location: location, publicKey: key, cryptographicSeed: bytes(cn.cryptographicseed),
                                   crowdNotifierType: cn.type, countryData: country)
     }

@@ -1,34 +1,29 @@
+import CEncoreProto
 import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
 import EncoreWire
-import CEncorePairing
-import CEncoreProto
-import CProtobufC
 
 /// The visit record m encrypted in each hour's c3 (its encoding is the
 /// client's own): version 1, BE64 arrival, BE64 departure, the
 /// notification key (32 bytes).
-public struct CrowdNotifierVisitRecord: Sendable, Equatable {
-    public var arrival: Int64
-    public var departure: Int64
-    public var notificationKey: [UInt8]
+package struct CrowdNotifierVisitRecord: Sendable, Equatable {
+    package var arrival: Int64
+    package var departure: Int64
+    package var notificationKey: [UInt8]
 
-    public init(arrival: Int64, departure: Int64, notificationKey: [UInt8]) {
+    package init(arrival: Int64, departure: Int64, notificationKey: [UInt8]) {
         self.arrival = arrival
         self.departure = departure
         self.notificationKey = notificationKey
     }
 
-    public static let encodedBytes = 49
+    static let encodedBytes = 49
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         [1] + CrowdNotifierCrypto.bigEndian(UInt64(bitPattern: arrival)) + CrowdNotifierCrypto.bigEndian(UInt64(bitPattern: departure)) + notificationKey
     }
 
-    public init?(decoding b: [UInt8]) {
+    package init?(decoding b: [UInt8]) {
         guard b.count == Self.encodedBytes, b[0] == 1 else { return nil }
         func be64(_ at: Int) -> Int64 { Int64(bitPattern: b[at ..< at + 8].reduce(0) { $0 << 8 | UInt64($1) }) }
         arrival = be64(1)
@@ -39,14 +34,14 @@ public struct CrowdNotifierVisitRecord: Sendable, Equatable {
 }
 
 /// The associated data of a trace key, opened with a visit's notification key.
-public struct CrowdNotifierAssociatedData: Sendable, Equatable {
-    public var version: Int32
-    public var message: String
-    public var start: Int64
-    public var end: Int64
-    public var countryData: [UInt8]
+package struct CrowdNotifierAssociatedData: Sendable, Equatable {
+    package var version: Int32
+    package var message: String
+    package var start: Int64
+    package var end: Int64
+    package var countryData: [UInt8]
 
-    public init(version: Int32 = 1, message: String, start: Int64, end: Int64, countryData: [UInt8] = []) {
+    package init(version: Int32 = 1, message: String, start: Int64, end: Int64, countryData: [UInt8] = []) {
         self.version = version
         self.message = message
         self.start = start
@@ -55,7 +50,7 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
     }
 
     /// SwissCovid's criticality (0 LOW, 1 HIGH) when the country data has one.
-    public var criticality: UInt32? {
+    package var criticality: UInt32? {
         guard !countryData.isEmpty,
               let s = countryData.withUnsafeBufferPointer({ cnv3__swiss_covid_associated_data__unpack(nil, $0.count, $0.baseAddress) }) else { return nil }
         defer { cnv3__swiss_covid_associated_data__free_unpacked(s, nil) }
@@ -63,7 +58,7 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
     }
 
     /// SwissCovid's country data, the criticality written even when LOW (0).
-    public static func swissCovidCountryData(criticality: UInt32) throws -> [UInt8] {
+    package static func swissCovidCountryData(criticality: UInt32) throws -> [UInt8] {
         let b = try ProtoBuilder()
         let m = try b.message(cnv3__swiss_covid_associated_data__init)
         ProtoBuilder.set(&m.pointee.version, &m.pointee.has_version, 1)
@@ -73,7 +68,7 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
 
     /// Every field but an empty country data written, zeros and an empty
     /// message included. Throws when the message holds a NUL.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         get throws {
             let b = try ProtoBuilder()
             let m = try b.message(cnv3__associated_data__init)
@@ -88,7 +83,7 @@ public struct CrowdNotifierAssociatedData: Sendable, Equatable {
         }
     }
 
-    public init?(decoding b: [UInt8]) {
+    package init?(decoding b: [UInt8]) {
         guard let m = b.withUnsafeBufferPointer({ cnv3__associated_data__unpack(nil, $0.count, $0.baseAddress) }) else { return nil }
         defer { cnv3__associated_data__free_unpacked(m, nil) }
         guard let text = CrowdNotifierQRCode.text(m.pointee.message) else { return nil }
@@ -266,8 +261,8 @@ public enum CrowdNotifierMatcher {
     /// sealed associated data). The same for the same published key, and
     /// not computable from the venue's QR code (unlike the identity), so
     /// a private visit's match is kept once per key without naming the venue.
-    public static func traceKeyTag(_ key: CrowdNotifierTraceKey) -> [UInt8] {
-        CheckInCrypto.sha256(Array("encore-CN-trace-key".utf8) + key.nonce + key.encryptedAssociatedData)
+    package static func traceKeyTag(_ key: CrowdNotifierTraceKey) -> [UInt8] {
+        Digest.sha256(Array("encore-CN-trace-key".utf8) + key.nonce + key.encryptedAssociatedData)
     }
 
     /// The hourly ciphertexts of a visit at a venue: for each hour it
@@ -293,5 +288,5 @@ public enum CrowdNotifierMatcher {
 
     /// A visit touches at most this many hours (a day, and the hour it
     /// began in): longer stays are refused rather than stored partly.
-    public static let maxHours = 25
+    static let maxHours = 25
 }
