@@ -138,14 +138,14 @@ let package = Package(
         // The exposure check: matching, risk and check-in risk combined,
         // its results.
         .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
-                                                   "EncoreCheckIns"]),
+                                                   "EncoreCheckIns", "EncoreTracing"]),
         // Test results (lab and rapid) and the submission of keys and check-ins.
         .target(name: "EncoreTestResults", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
                                                          "EncoreExposure", "EncoreCheckIns", "CEncoreProto", "CProtobufC", "CCrypto"]),
         // Background sync: CWA's distribution and DP-3T, the planner, the
         // app configuration, the sync state and the sync operation.
         .target(name: "EncoreSync", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
-                                                  "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncorePush",
+                                                  "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCheck",
                                                   "CEncoreProto", "CProtobufC", "CCrypto"]),
         // Silent push: the rule, the registration and its wire formats
         // (the registry service uses them).
@@ -199,7 +199,7 @@ let package = Package(
         // module (docs/tracingd.md). Its runtime linked statically, as the tool's.
         .executableTarget(
             name: "EncoreTracingd",
-            dependencies: ["EncoreTracing", "EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreCrypto", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
+            dependencies: ["EncoreTracing", "EncoreClient", "EncoreHTTP", "EncoreStorage", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreCrypto", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
@@ -248,14 +248,14 @@ let package = Package(
         .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreFixtures", "EncoreTestSupport", "CEncoreProto", "CEncoreShim", "CZlib"]),
         .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreClient", "EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "CEncoreShim"]),
         .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreExposure", "EncoreSupport", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL", "EncoreKeyFiles", "EncoreExposure", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults"]),
+        .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL", "EncoreKeyFiles", "EncoreExposure", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreTracing"]),
         .testTarget(name: "EncoreHTTPTests", dependencies: ["EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
         .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles"]),
         .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreClient", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreCheckTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreCheckTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreFixtures", "EncoreTestSupport", "EncoreTracing"]),
         .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreClient", "EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto", "EncoreExposure", "EncoreKeyFiles", "EncoreCheck", "EncoreFixtures", "EncoreTestSupport"]),
     ]
 )

@@ -333,7 +333,9 @@ typedef struct encore_keyfile encore_keyfile;
 typedef struct encore_keyfile_options {
     uint32_t struct_size;         /**< sizeof(encore_keyfile_options), set by _init */
     uint32_t verify;              /**< ENCORE_VERIFY_REQUIRE (default), _REPORT or _SKIP */
-    const encore_trust *trust;    /**< trusted keys; NULL trusts none */
+    const encore_trust *trust;    /**< trusted keys; NULL: the client's trust list where a client is
+                                     given (encore_match_run, encore_exposure_check,
+                                     encore_checkin_match_package), else none */
     uint64_t max_member_size;     /**< largest uncompressed zip member, bytes (default 512 MiB) */
     uint64_t max_total_size;      /**< largest sum of uncompressed members, bytes (default 1 GiB) */
     uint32_t max_ratio;           /**< largest uncompressed/compressed ratio of a member bigger
@@ -687,8 +689,9 @@ encore_status encore_own_key_get_latest(encore_client *client, encore_own_key *k
  * under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
  * with the server's `etag` (NULL when it sent none), at the client's time. It is kept
  * only after the verification the sync gives its own downloads: the zip,
- * every field of export.bin, and a signature by a key of `trust` (the
- * key file statuses otherwise, and nothing is stored). A day replaces the
+ * every field of export.bin, and a signature by a key of `trust` (NULL:
+ * the client's trust list; ENCORE_ERR_INVALID_ARGUMENT when it has none)
+ * (the key file statuses otherwise, and nothing is stored). A day replaces the
  * cached hours of that day; a key file with the same name is replaced.
  * `keys` (may be NULL) receives the key file's number of keys. There is no
  * other way to put a key file into the cache. */
@@ -842,13 +845,15 @@ typedef struct encore_v1_config {
     int32_t attenuation_duration_thresholds[2];   /**< X < Y, dB */
 } encore_v1_config;
 
-/** Options of encore_match_run(): start from
- * encore_match_options_init(&options, sizeof options, now), which writes
- * the Apple/Google constants and CWA's choices. */
+/** Options of encore_match_run(), encore_exposure_check() and
+ * encore_exposure_check_cached(): start from
+ * encore_match_options_init(&options, sizeof options, 0), which writes
+ * the Apple/Google constants and CWA's choices. They carry no time: the
+ * time of a match or check is the client's clock (encore_client_options.clock). */
 typedef struct encore_match_options {
     uint32_t struct_size;                     /**< set by _init */
     uint32_t threads;                         /**< 0 (default): one per core; at most 256 */
-    int64_t now;                              /**< unix seconds, not negative */
+    int64_t reserved_now;                     /**< ignored since 1.1 (was `now`): the client's clock is the time */
     int32_t drift_intervals;                  /**< tolerated clock drift, 10-minute intervals (12) */
     int32_t tx_power_min;                     /**< plausible TX power, dBm (-60) */
     int32_t tx_power_max;                     /**< (20) */
@@ -859,7 +864,8 @@ typedef struct encore_match_options {
     int32_t reserved;                         /**< must be 0 */
     int8_t infectiousness_by_dsos[29];        /**< index days_since_onset + 14; CWA: +1 STANDARD, +2 HIGH, else NONE */
     uint8_t reserved2[3];                     /**< must be 0 */
-    const encore_keyfile_options *keyfile_options; /**< verification and limits of the files; NULL: defaults */
+    const encore_keyfile_options *keyfile_options; /**< verification and limits of the files; NULL: defaults
+                                                      (either way, a NULL trust is the client's trust list) */
     const encore_v1_config *v1;               /**< NULL: CWA's values */
     encore_progress_fn progress;              /**< bytes of the files (as given) done of their total */
     void *progress_context;
@@ -929,17 +935,19 @@ typedef struct encore_match_stats {
     uint64_t matched_keys;
 } encore_match_stats;
 
-/** Writes the default matching options for `now` to *options (pass sizeof
+/** Writes the default matching options to *options (pass sizeof
  * *options): drift 12 intervals, TX power -60...20 dBm, replay 1200 s,
  * keys up to 14 days old, UNKNOWN report type as CONFIRMED_TEST, CWA's
  * infectiousness map (dsos 1 STANDARD, 2 HIGH, else NONE), CWA's v1
- * values, one thread per core, default key file options. */
+ * values, one thread per core, default key file options. `now` is
+ * ignored since 1.1 (pass 0): a match or check runs at the client's time. */
 encore_status encore_match_options_init(encore_match_options *options, size_t struct_size, int64_t now);
 
 /** Matches the store's sightings against the keys of `count` key files
  * (paths or bytes; `source_size` is sizeof(encore_key_source), the
- * array's stride), each checked as options->keyfile_options says (by
- * default a trusted signature is required); any file that fails fails the
+ * array's stride) at the client's time, each checked as
+ * options->keyfile_options says (by default a signature by a key of the
+ * client's trust list is required); any file that fails fails the
  * call with its status. Files are streamed, not gathered: every core is
  * used, each thread holding at most two files at a time, so memory does
  * not grow with the number of files or keys. Up to 24 MB of freed file
@@ -1133,9 +1141,9 @@ typedef struct encore_check_summary {
 encore_status encore_check_options_init(encore_check_options *options, size_t struct_size);
 
 /** The exposure check, the library's main job: matches the store's
- * sightings against the key files (as encore_match_run() does, with the same
- * `sources`, `source_size` and `count`, and
- * `match_options`, which also carry now, key file options and progress),
+ * sightings against the key files at the client's time (as encore_match_run() does,
+ * with the same `sources`, `source_size` and `count`, and
+ * `match_options`, which also carry key file options and progress),
  * calculates the risk with `config`, applies the tracing-time and
  * freshness rules (`check_options`, NULL for the defaults), combines the
  * risk with the check-ins' (ENCORE_CHECK_FAILED when theirs failed), stores the
@@ -1901,7 +1909,7 @@ void encore_checkin_list_free(encore_checkin_list *list);
 /** The seam of the sync of warnings: a trace warning package as downloaded
  * (a zip of export.bin + export.sig whose export.bin is a bare
  * TraceWarningPackage; 0 bytes is the empty package) is verified as key
- * files are (`options`: trust and limits; NULL: no trusted key; its
+ * files are (`options`: trust and limits; NULL, or a NULL trust: the client's trust list; its
  * verification must be ENCORE_VERIFY_REQUIRE, the default: nothing
  * unverified is stored), and its warnings for the stored
  * check-ins (not those the user submitted) are stored, once however often
@@ -2348,7 +2356,7 @@ encore_status encore_sync_result_get_json(encore_sync_result *result, encore_byt
 encore_status encore_sync_result_get_check(encore_sync_result *result, encore_check_result **out);
 
 /** The exposure check on the client's key file cache (what
- * encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
+ * encore_sync_run() keeps) at the client's time, as encore_exposure_check() does on files. `config` NULL: the
  * risk parameters of the synced app configuration, or CWA's built-in
  * ones. match_options->keyfile_options is not used: cached packages were
  * verified when they were downloaded. Kept matches: what each cached

@@ -5,7 +5,8 @@
 # those support/deb/libencore<MAJOR>.symbols records (none removed), and the
 # library carries its SONAME without depending on the Swift toolchain. The
 # other generated text is checked here too: docs/architecture.md's module
-# graph against Package.swift, and Sources/CEncoreProto against proto/.
+# graph against Package.swift, and Sources/CEncoreProto against proto/; and
+# each feature's SQL against the tables it owns (scripts/check-tables.py).
 # The header is then held to the ABI the SONAME shipped (scripts/abi.sh:
 # libabigail's abidiff against support/abi/libencore<MAJOR>.abi), and each
 # exported function to the symbol version its line of the symbols file gives.
@@ -17,6 +18,7 @@ major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' Sources/CEncoreTypes/includ
 scripts/gen-header.py --check
 python3 bindings/python/gen_ffi.py --check
 scripts/gen-architecture.py --check
+scripts/check-tables.py
 scripts/gen-proto.sh --check
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -63,9 +63,9 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 }
 
 /// The exposure check, the library's main job: matches the store's
-/// sightings against the key files (as encore_match_run() does, with the same
-/// `sources`, `source_size` and `count`, and
-/// `match_options`, which also carry now, key file options and progress),
+/// sightings against the key files at the client's time (as encore_match_run() does,
+/// with the same `sources`, `source_size` and `count`, and
+/// `match_options`, which also carry key file options and progress),
 /// calculates the risk with `config`, applies the tracing-time and
 /// freshness rules (`check_options`, NULL for the defaults), combines the
 /// risk with the check-ins' (ENCORE_CHECK_FAILED when theirs failed), stores the
@@ -75,11 +75,13 @@ func riskV1Configuration(_ c: encore_risk_v1_config) throws -> RiskV1Configurati
 /// encore_risk_result_get_last() without computing anything.
 @c public func encore_exposure_check(_ client: encore_client_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let client = try borrow(client, as: EncoreClient.self, "client")
+        let s = client.store
         let c = try borrow(config, as: RiskConfigHandle.self, "config").value
         let out = try required(out, "out")
         let files = try keySources(sources, source_size, count)
-        let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(match_options)
+        let (matching, keyFiles, v1, threads, progress) = try matchingParameters(match_options, client: client)
+        let now = try client.now()
         let (options, riskV1, checkInRisk) = try checkOptions(check_options)
         let result = try ExposureCheck(store: s).run(files: files, keyFileOptions: keyFiles, matching: matching, risk: c,
                                                      v1: v1, riskV1: riskV1, options: options, checkInRisk: checkInRisk, now: now,

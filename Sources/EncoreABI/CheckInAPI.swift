@@ -286,7 +286,7 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// The seam of the sync of warnings: a trace warning package as downloaded
 /// (a zip of export.bin + export.sig whose export.bin is a bare
 /// TraceWarningPackage; 0 bytes is the empty package) is verified as key
-/// files are (`options`: trust and limits; NULL: no trusted key; its
+/// files are (`options`: trust and limits; NULL, or a NULL trust: the client's trust list; its
 /// verification must be ENCORE_VERIFY_REQUIRE, the default: nothing
 /// unverified is stored), and its warnings for the stored
 /// check-ins (not those the user submitted) are stored, once however often
@@ -296,9 +296,10 @@ func checkInMode(_ mode: Int32) throws -> Bool? {
 /// `summary` may be NULL.
 @c public func encore_checkin_match_package(_ client: encore_client_ptr?, _ package: UnsafePointer<UInt8>?, _ length: Int, _ options: UnsafePointer<encore_keyfile_options>?, _ summary: UnsafeMutablePointer<encore_warning_match_summary>?) -> encore_status {
     guarded {
-        let (s, now) = try clientStoreNow(client)
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let (s, now) = (c.store, try c.now())
         let bytes = Array(try buffer(package, length, "package"))
-        let o = try keyFileOptions(options)
+        let o = try keyFileOptions(options, client: c)
         guard o.verification == .require else {
             throw EncoreError(.invalidArgument, "options->verification must be ENCORE_VERIFY_REQUIRE: warnings are stored only from verified packages")
         }

@@ -54,7 +54,16 @@ func signatureStatusCode(_ s: SignatureOutcome.Status) -> Int32 {
     }
 }
 
-/// The core's options from the C struct (NULL: the defaults).
+/// The core's options from the C struct (NULL: the defaults), for calls
+/// that take a client: a NULL trust is the client's trust list.
+func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?, client: EncoreClient) throws -> KeyFileOptions {
+    var options = try keyFileOptions(pointer)
+    if options.trust == nil { options.trust = client.trust }
+    return options
+}
+
+/// The core's options from the C struct (NULL: the defaults; a NULL trust
+/// trusts no key).
 func keyFileOptions(_ pointer: UnsafePointer<encore_keyfile_options>?) throws -> KeyFileOptions {
     guard let pointer else { return KeyFileOptions() }
     let o = try checkedStruct(pointer, "encore_keyfile_options_init")

@@ -64,15 +64,15 @@ final class MatchResultHandle: @unchecked Sendable {
     }
 }
 
-/// Writes the default matching options for `now` to *options (pass sizeof
+/// Writes the default matching options to *options (pass sizeof
 /// *options): drift 12 intervals, TX power -60...20 dBm, replay 1200 s,
 /// keys up to 14 days old, UNKNOWN report type as CONFIRMED_TEST, CWA's
 /// infectiousness map (dsos 1 STANDARD, 2 HIGH, else NONE), CWA's v1
-/// values, one thread per core, default key file options.
+/// values, one thread per core, default key file options. `now` is
+/// ignored since 1.1 (pass 0): a match or check runs at the client's time.
 @c public func encore_match_options_init(_ options: UnsafeMutablePointer<encore_match_options>?, _ struct_size: Int, _ now: Int64) -> encore_status {
     initOptions(options, "options", struct_size) { o in
         let d = MatchingOptions()
-        o.now = now
         o.drift_intervals = Int32(d.driftIntervals)
         o.tx_power_min = Int32(d.txPowerMinimum)
         o.tx_power_max = Int32(d.txPowerMaximum)
@@ -88,9 +88,11 @@ final class MatchResultHandle: @unchecked Sendable {
     }
 }
 
-/// The core's matching parameters from the C options.
-func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
-    -> (MatchingOptions, now: Int64, KeyFileOptions, V1Configuration, threads: Int, ProgressHandler?)
+/// The core's matching parameters from the C options, for `client`: the
+/// key files' trust is the client's unless the options name one.
+/// (reserved_now, once the time, is ignored: the client's clock is.)
+func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?, client: EncoreClient) throws
+    -> (MatchingOptions, KeyFileOptions, V1Configuration, threads: Int, ProgressHandler?)
 {
     let p = try required(pointer, "options")
     let o = try checkedStruct(p, "encore_match_options_init")
@@ -117,7 +119,7 @@ func matchingParameters(_ pointer: UnsafePointer<encore_match_options>?) throws
         }
     }
     let v1 = try readInput(o.v1, "options->v1").map(v1Configuration) ?? .cwa
-    return (m, o.now, try keyFileOptions(o.keyfile_options), v1, Int(o.threads), progressHandler(o.progress, o.progress_context))
+    return (m, try keyFileOptions(o.keyfile_options, client: client), v1, Int(o.threads), progressHandler(o.progress, o.progress_context))
 }
 
 func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
@@ -133,8 +135,9 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
 
 /// Matches the store's sightings against the keys of `count` key files
 /// (paths or bytes; `source_size` is sizeof(encore_key_source), the
-/// array's stride), each checked as options->keyfile_options says (by
-/// default a trusted signature is required); any file that fails fails the
+/// array's stride) at the client's time, each checked as
+/// options->keyfile_options says (by default a signature by a key of the
+/// client's trust list is required); any file that fails fails the
 /// call with its status. Files are streamed, not gathered: every core is
 /// used, each thread holding at most two files at a time, so memory does
 /// not grow with the number of files or keys. Up to 24 MB of freed file
@@ -143,10 +146,12 @@ func v1Configuration(_ c: encore_v1_config) throws -> V1Configuration {
 /// encore_match_result_free().
 @c public func encore_match_run(_ client: encore_client_ptr?, _ sources: UnsafePointer<encore_key_source>?, _ source_size: Int, _ count: Int, _ options: UnsafePointer<encore_match_options>?, _ out: UnsafeMutablePointer<encore_match_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try clientStore(client)
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let s = c.store
         let out = try required(out, "out")
         let files = try keySources(sources, source_size, count)
-        let (matching, now, keyFiles, v1, threads, progress) = try matchingParameters(options)
+        let (matching, keyFiles, v1, threads, progress) = try matchingParameters(options, client: c)
+        let now = try c.now()
         let result = try ExposureDetection(store: s).match(files: files, keyFileOptions: keyFiles, options: matching, now: now,
                                                            v1: v1, threads: threads, progress: progress)
         out.pointee = retainedHandle(MatchResultHandle(result))

@@ -26,15 +26,19 @@ import EncoreWire
 /// under `identifier` ("2020-06-01", or "2020-06-01/hour/13" for an hour),
 /// with the server's `etag` (NULL when it sent none), at the client's time. It is kept
 /// only after the verification the sync gives its own downloads: the zip,
-/// every field of export.bin, and a signature by a key of `trust` (the
-/// key file statuses otherwise, and nothing is stored). A day replaces the
+/// every field of export.bin, and a signature by a key of `trust` (NULL:
+/// the client's trust list; ENCORE_ERR_INVALID_ARGUMENT when it has none)
+/// (the key file statuses otherwise, and nothing is stored). A day replaces the
 /// cached hours of that day; a key file with the same name is replaced.
 /// `keys` (may be NULL) receives the key file's number of keys. There is no
 /// other way to put a key file into the cache.
 @c public func encore_keyfile_cache_import(_ client: encore_client_ptr?, _ region: UnsafePointer<CChar>?, _ identifier: UnsafePointer<CChar>?, _ etag: UnsafePointer<CChar>?, _ content: UnsafePointer<UInt8>?, _ content_len: Int, _ trust: encore_trust_ptr?, _ keys: UnsafeMutablePointer<UInt64>?) -> encore_status {
     guarded {
-        let (s, now) = try clientStoreNow(client)
-        let trust = try borrow(trust, as: TrustList.self, "trust")
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let (s, now) = (c.store, try c.now())
+        guard let trust = try trust.map({ try borrow($0, as: TrustList.self, "trust") }) ?? c.trust else {
+            throw EncoreError(.invalidArgument, "trust is NULL and the client has no trust list (encore_client_options.trust): nothing could verify the key file")
+        }
         let region = try text(region, "region"), identifier = try text(identifier, "identifier")
         let etag = try etag.map { try text($0, "etag") }
         let bytes = Array(try buffer(content, content_len, "content"))

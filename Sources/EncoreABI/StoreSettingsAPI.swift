@@ -20,7 +20,7 @@ import EncoreWire
 // UTF-8, 1 to 1024 bytes). Setting a value replaces any value of any type
 // under the name. Reading with the wrong type is ENCORE_ERR_INVALID_ARGUMENT
 // (the message names the stored type); reading a missing name is
-// ENCORE_ERR_NOT_FOUND. Names starting "sync.", "push.", "tracing." or "encore." (each feature's StoreTables.settingPrefixes) are the
+// ENCORE_ERR_NOT_FOUND. Names starting "sync.", "push.", "tracing.", "checkins." or "encore." (each feature's StoreTables.settingPrefixes) are the
 // library's own: every function here refuses them
 // (ENCORE_ERR_INVALID_ARGUMENT) and the list leaves them out.
 

@@ -189,7 +189,7 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 }
 
 /// The exposure check on the client's key file cache (what
-/// encore_sync_run() keeps), as encore_exposure_check() does on files. `config` NULL: the
+/// encore_sync_run() keeps) at the client's time, as encore_exposure_check() does on files. `config` NULL: the
 /// risk parameters of the synced app configuration, or CWA's built-in
 /// ones. match_options->keyfile_options is not used: cached packages were
 /// verified when they were downloaded. Kept matches: what each cached
@@ -204,10 +204,12 @@ func syncOptions(_ pointer: UnsafePointer<encore_sync_options>?) throws -> SyncO
 /// ran and how many files and keys it matched.
 @c public func encore_exposure_check_cached(_ client: encore_client_ptr?, _ config: encore_risk_config_ptr?, _ match_options: UnsafePointer<encore_match_options>?, _ check_options: UnsafePointer<encore_check_options>?, _ out: UnsafeMutablePointer<encore_check_result_ptr?>?) -> encore_status {
     guarded {
-        let s = try borrow(client, as: EncoreClient.self, "client").store
+        let c = try borrow(client, as: EncoreClient.self, "client")
+        let s = c.store
         let risk = try config.map { try borrow($0, as: RiskConfigHandle.self, "config").value }
         let out = try required(out, "out")
-        let (matching, now, _, v1, threads, progress) = try matchingParameters(match_options)
+        let (matching, _, v1, threads, progress) = try matchingParameters(match_options, client: c)
+        let now = try c.now()
         let (options, riskV1, checkInRisk) = try checkOptions(check_options)
         let result = try CachedCheck(store: s).run(risk: risk, matching: matching, v1: v1, options: options, riskV1: riskV1,
                                                    checkInRisk: checkInRisk, now: now, threads: threads, progress: progress)

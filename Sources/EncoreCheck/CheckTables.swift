@@ -59,7 +59,7 @@ extension StoreTables {
             let results = try c.purgeRows(
                 "DELETE FROM risk_results WHERE time < ? AND id <> (SELECT id FROM risk_results ORDER BY time DESC, id DESC LIMIT 1)", cutoff: cutoff)
             _ = try c.purgeRows("UPDATE kept_matches SET stale = 1 WHERE range_start < ?", cutoff: cutoff)
-            try c.exec("UPDATE kept_files SET matched_through = min(matched_through, (SELECT ifnull(max(rowid), 0) FROM sightings))")
+            try c.prepare("UPDATE kept_files SET matched_through = min(matched_through, ?)").bind(1, try c.newestSightingRowID()).run()
             return [("riskResults", results)]
         })
 }

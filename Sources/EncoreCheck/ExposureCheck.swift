@@ -4,6 +4,7 @@ import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
+import EncoreTracing
 
 /// What the exposure check tells the user.
 public enum CheckStatus: Int32, Sendable {

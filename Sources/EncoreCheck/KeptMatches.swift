@@ -116,9 +116,11 @@ extension StoreWriter {
     func keep(_ file: KeptFile, drift: Int64) throws {
         try connection.prepare("DELETE FROM kept_files WHERE region = ? AND identifier = ?")
             .bind(1, text: file.region).bind(2, text: file.identifier).run()
+        // The key file cache is the key files' to ask (one transaction: the answer holds).
+        guard try holdsCachedKeyFile(region: file.region, identifier: file.identifier, sha256: file.sha256) else { return }
         let s = try connection.prepare("""
             INSERT INTO kept_files (region, identifier, sha256, fingerprint, matched_through, newest_end, keys, revised)
-            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM key_files WHERE region = ?1 AND identifier = ?2 AND sha256 = ?3)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
         s.bind(1, text: file.region).bind(2, text: file.identifier).bind(3, blob: file.sha256).bind(4, text: file.fingerprint)
             .bind(5, file.matchedThrough).bind(6, file.newestEnd).bind(7, Int64(file.keys)).bind(8, blob: file.revised.flatMap(\.bytes))

@@ -5,7 +5,8 @@ import EncoreSupport
 import EncoreWire
 
 /// Check-ins: CWA's and CrowdNotifier's visits in one list, the published
-/// warnings that matched CWA locations, CrowdNotifier's hours and matches.
+/// warnings that matched CWA locations, CrowdNotifier's hours and matches;
+/// settings under "checkins." (the trace keys' bundle tag).
 extension StoreTables {
     public static let checkIns = StoreTables(
         feature: "checkins",
@@ -81,5 +82,10 @@ extension StoreTables {
                 CHECK (private = 0 OR (private = 1 AND kind != 0 AND location_id = zeroblob(32) AND location_id_hash = zeroblob(32)
                                        AND length(payload) = 0 AND description = '' AND address = ''));
             """, storeVersion: 6),
-        ])
+            // Each feature writes only under its own prefixes (issue 47):
+            // the trace keys' bundle tag, which check-ins store with their
+            // matches, leaves the sync's names.
+            .renamingSetting("sync.crowdnotifier.bundleTag", to: CheckInService.traceKeyBundleTagSetting),
+        ],
+        settingPrefixes: ["checkins."])
 }

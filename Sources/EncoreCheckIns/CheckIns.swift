@@ -193,3 +193,21 @@ extension Store {
                        created: s.int64(10), kind: kind)
     }
 }
+
+/// Check-ins' writes that land with another feature's in one transaction
+/// (`Store.write`).
+extension StoreWriter {
+    /// Deletes the check-in warnings that came from one trace warning
+    /// package (by the SHA-256 of its export.bin); returns how many.
+    @discardableResult
+    public func removeCheckInWarnings(package: [UInt8]) throws -> Int {
+        try changes("DELETE FROM check_in_warnings WHERE package = ?") { $0.bind(1, blob: package) }
+    }
+
+    /// Keeps the CrowdNotifier trace keys' bundle tag (nil: forgets it, so
+    /// that the next fetch takes everything).
+    public func setTraceKeyBundleTag(_ tag: String?) throws {
+        let name = CheckInService.traceKeyBundleTagSetting
+        if let tag { try setSetting(name, to: .text(tag)) } else { try deleteSetting(name) }
+    }
+}

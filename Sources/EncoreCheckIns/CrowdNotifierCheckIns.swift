@@ -26,8 +26,9 @@ public struct TraceKeyMatchOutcome: Sendable, Equatable {
 /// the visit encrypted to the hour's identity under the venue's key), new
 /// times re-encrypted, trace keys matched by day and identity into the store.
 extension CheckInService {
-    /// The setting under which the trace keys' bundle tag is kept.
-    public static let traceKeyBundleTagSetting = "sync.crowdnotifier.bundleTag"
+    /// The setting under which the trace keys' bundle tag is kept (was
+    /// "sync.crowdnotifier.bundleTag": a step of the tables renames it).
+    public static let traceKeyBundleTagSetting = "checkins.crowdnotifier.bundleTag"
 
     static func kind(_ k: CrowdNotifierVenue.Kind) -> CheckInKind { k == .swissCovid ? .swissCovid : .notifyMe }
 

@@ -102,17 +102,17 @@ public final class EncoreClient: Sendable {
 
     /// What a sync would do now.
     public func syncPlan(_ options: SyncOptions = SyncOptions()) throws -> SyncPlan {
-        try SyncService.plan(store: store, servers: syncServers, options, now: try now())
+        try SyncService.plan(store: store, servers: syncServers, facts: StoreSyncFacts(store: store), options, now: try now())
     }
 
     /// The blocking sync through the client's transport.
     public func sync(_ options: SyncOptions = SyncOptions()) throws -> SyncReport {
-        try SyncService(store: store, transport: transport).run(servers: syncServers, options, now: try now())
+        try SyncService(store: store, transport: transport).run(servers: syncServers, facts: StoreSyncFacts(store: store), options, now: try now())
     }
 
     /// A sync as an operation the host drives.
     public func syncOperation(_ options: SyncOptions = SyncOptions()) throws -> SyncOperation {
-        try SyncOperation(store: store, servers: syncServers, options: options, now: try now())
+        try SyncOperation(store: store, servers: syncServers, facts: StoreSyncFacts(store: store), options: options, now: try now())
     }
 
     // MARK: - the features' services
@@ -141,6 +141,10 @@ public final class EncoreClient: Sendable {
         guard let url else { throw EncoreError(.invalidArgument, "the client has no \(what) (encore_client_options.\(option))") }
         return url
     }
+
+    /// A tracer of the store (the radio host's state machine, which takes
+    /// the time as a value: the host reads it from `now()`).
+    public func tracer() throws -> Tracer { try Tracer(store: store) }
 
     public var push: PushService { PushService(store: store) }
     public var checkIns: CheckInService { CheckInService(store: store) }

@@ -2,8 +2,10 @@ import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 
-/// Exposure notification's tables: sightings, own keys, the tracing
-/// history. Steps 1 of each feature were the store-wide migration 1.
+/// Exposure notification's tables: sightings and own keys. Steps 1 of each
+/// feature were the store-wide migration 1; its first step also made the
+/// tracing history's table, which tracing's tables took over (issue 47:
+/// shipped steps are never edited).
 extension StoreTables {
     public static let exposure = StoreTables(
         feature: "exposure",
@@ -49,18 +51,6 @@ extension StoreTables {
             let sightings = try c.purgeRows("DELETE FROM sightings WHERE time < ?", cutoff: cutoff)
             // A key's validity ends at (start + period) intervals of 600 s.
             let ownKeys = try c.purgeRows("DELETE FROM own_keys WHERE (rolling_start + rolling_period) * 600 <= ?", cutoff: cutoff)
-            // The tracing state at the cut-off is kept: an "on" event from
-            // before it moves to the cut-off, so that active time after the
-            // cut-off is still known.
-            let last = try c.prepare("SELECT active FROM tracing_events WHERE time < ? ORDER BY time DESC, rowid DESC LIMIT 1")
-            _ = last.bind(1, cutoff)
-            let wasActive = try last.one { $0.int64(0) == 1 } ?? false
-            let events = try c.purgeRows("DELETE FROM tracing_events WHERE time < ?", cutoff: cutoff)
-            if wasActive {
-                let s = try c.prepare("INSERT INTO tracing_events (time, active) SELECT ?, 1 WHERE NOT EXISTS (SELECT 1 FROM tracing_events WHERE time = ?)")
-                _ = s.bind(1, cutoff).bind(2, cutoff)
-                try s.run()
-            }
-            return [("sightings", sightings), ("ownKeys", ownKeys), ("tracingEvents", events)]
+            return [("sightings", sightings), ("ownKeys", ownKeys)]
         })
 }

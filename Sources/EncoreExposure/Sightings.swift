@@ -22,6 +22,15 @@ extension Store {
                            rssi: Int8(clamping: s.int64(3)), previousScan: s.optionalInt64(4))
     }
 
+    /// How many different RPIs were heard with from <= time <= through.
+    public func distinctRPIs(from: Int64, through: Int64) throws -> Int {
+        try withConnection { c in
+            let s = try c.prepare("SELECT count(DISTINCT rpi) FROM sightings WHERE time >= ? AND time <= ?")
+            s.bind(1, from).bind(2, through)
+            return try s.one { Int($0.int64(0)) } ?? 0
+        }
+    }
+
     /// How many sightings have `from ≤ time < to`.
     public func countSightings(from: Int64 = .min, to: Int64 = .max) throws -> Int {
         try count(Self.sightingRows, from: from, to: to)
@@ -58,6 +67,15 @@ extension Store {
     public func forEachSighting(from: Int64 = .min, to: Int64 = .max, offset: Int = 0, limit: Int = .max,
                                    _ body: (Sighting) throws -> Void) throws {
         try forEach(Self.sightingRows, from: from, to: to, offset: offset, limit: limit, body)
+    }
+}
+
+extension Connection {
+    /// The rowid of the newest sighting (0 when there is none): what a
+    /// feature that remembers how far it read the sightings compares with
+    /// (the check's kept matches, in its purge).
+    public func newestSightingRowID() throws -> Int64 {
+        try scalar("SELECT ifnull(max(rowid), 0) FROM sightings") ?? 0
     }
 }
 

@@ -218,6 +218,14 @@ extension StoreWriter {
         try content.withUnsafeBytes { try putCachedKeyFile(region: region, identifier: identifier, etag: etag, content: $0, downloaded: downloaded) }
     }
 
+    /// Whether the cache holds exactly these bytes (by their SHA-256)
+    /// under the name, inside the write's transaction.
+    public func holdsCachedKeyFile(region: String, identifier: String, sha256: [UInt8]) throws -> Bool {
+        let s = try connection.prepare("SELECT 1 FROM key_files WHERE region = ? AND identifier = ? AND sha256 = ?")
+        s.bind(1, text: region).bind(2, text: identifier).bind(3, blob: sha256)
+        return try s.one { _ in true } ?? false
+    }
+
     /// Removes a cached package; false when it was not cached.
     @discardableResult
     public func removeCachedKeyFile(region: String, identifier: String) throws -> Bool {

@@ -91,9 +91,12 @@ public struct PushService: Sendable {
     public func state() throws -> PushRule.State {
         PushRule.State(enActive: try facts.exposureNotificationsActive(),
                        hasCheckIns: try facts.hasCheckIns(),
-                       isolated: (try integer(PushSettings.isolated) ?? 0) != 0,
+                       isolated: try isolated(),
                        registeredAt: try integer(PushSettings.registeredAt))
     }
+
+    /// Whether the user said they are in isolation (setIsolated).
+    public func isolated() throws -> Bool { (try integer(PushSettings.isolated) ?? 0) != 0 }
 
     public func setIsolated(_ isolated: Bool) throws {
         try store.setSetting(PushSettings.isolated, to: .integer(isolated ? 1 : 0))

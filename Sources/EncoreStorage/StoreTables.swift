@@ -19,6 +19,14 @@ public struct StoreTables: Sendable {
             self.sql = sql
             self.storeVersion = storeVersion
         }
+
+        /// A step that renames a setting the library keeps (a feature
+        /// taking over a name it kept under another feature's prefix): the
+        /// settings table is the engine's, so its SQL is written here.
+        public static func renamingSetting(_ old: String, to new: String) -> Migration {
+            func quoted(_ s: String) -> String { "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
+            return Migration("UPDATE OR REPLACE settings SET name = \(quoted(new)) WHERE name = \(quoted(old))")
+        }
     }
 
     /// What a purge did to one kind of row: its name (as the C struct and

@@ -37,13 +37,6 @@ public struct StoreWriter {
         return try changes("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)") { $0.bind(1, text: name).bind(2, text: text) } > 0
     }
 
-    /// Deletes the check-in warnings that came from one trace warning
-    /// package (by the SHA-256 of its export.bin); returns how many.
-    @discardableResult
-    public func removeCheckInWarnings(package: [UInt8]) throws -> Int {
-        try changes("DELETE FROM check_in_warnings WHERE package = ?") { $0.bind(1, blob: package) }
-    }
-
     /// Deletes a setting; false when there was none.
     @discardableResult
     public func deleteSetting(_ name: String) throws -> Bool {

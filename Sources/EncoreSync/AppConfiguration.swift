@@ -5,7 +5,6 @@ import EncoreCheckIns
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport

@@ -4,7 +4,6 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
@@ -21,7 +20,7 @@ extension SyncOperation {
         guard let base = servers.dp3t, let key = servers.dp3tKey else { return [] }
         let tag: String? = if case .text(let t)? = try store.setting(SyncSettings.dp3tTag) { t } else { nil }
         let synced = try dp3tSyncTimes()
-        return [sinceBundleTag(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag), .dp3t, key: key, tagSetting: SyncSettings.dp3tTag,
+        return [sinceBundleTag(try DP3TProtocol.exposed(base: base, lastKeyBundleTag: tag), .dp3t, key: key, storeTag: SyncSettings.storeDP3TTag,
                                synced: (SyncSettings.dp3tSyncs, .text(synced)), backend: "DP-3T") { op, body, next in
             // The JWT authenticated the body; the zip is still checked as a
             // key file, and written, in a compute step as CWA's key files.
@@ -57,7 +56,7 @@ extension SyncOperation {
         guard let base = servers.crowdNotifier, let key = servers.crowdNotifierKey else { return [] }
         let service = CheckInService(store: store)
         return [sinceBundleTag(try DP3TProtocol.traceKeys(base: base, lastKeyBundleTag: try service.traceKeyBundleTag()), .traceKeys, key: key,
-                               tagSetting: CheckInService.traceKeyBundleTagSetting, synced: (SyncSettings.traceKeysLast, .integer(now)),
+                               storeTag: { w, tag in try w.setTraceKeyBundleTag(tag) }, synced: (SyncSettings.traceKeysLast, .integer(now)),
                                backend: "CrowdNotifier") { op, body, next in
             // The JWT's content hash was checked against the body.
             op.follow(with: [.compute { op, progress in
@@ -75,7 +74,10 @@ extension SyncOperation {
     /// (which stores the new tag with what it keeps); with nothing new only
     /// the tag and the sync time move; a refused tag (unaligned 400, in the
     /// future 404) is dropped, so the next sync fetches everything.
-    private func sinceBundleTag(_ request: HTTPRequest, _ kind: SyncItem.Kind, key: PublicKey, tagSetting: String, synced: (name: String, value: SettingValue),
+    /// `storeTag` writes the backend's tag (nil: forgets it) where the
+    /// feature that owns it keeps it.
+    private func sinceBundleTag(_ request: HTTPRequest, _ kind: SyncItem.Kind, key: PublicKey,
+                                storeTag: @escaping (StoreWriter, String?) throws -> Void, synced: (name: String, value: SettingValue),
                                 backend: String, keep: @escaping (SyncOperation, [UInt8], String) throws -> Void) -> SyncWork {
         .fetch(request) { op, r in
             switch try DP3TProtocol.answer(r, key: key) {
@@ -83,12 +85,12 @@ extension SyncOperation {
                 try keep(op, body, next)
             case .nothingNew(let next):
                 try op.store.write { w in
-                    if let next { try w.setSetting(tagSetting, to: .text(next)) }
+                    if let next { try storeTag(w, next) }
                     try w.setSetting(synced.name, to: synced.value)
                 }
                 op.report.items.append(SyncItem(kind: kind, day: nil, hour: nil, etag: next ?? "", keys: 0, outcome: .cached))
             case .tagRefused(let status):
-                try op.store.deleteSetting(tagSetting)
+                try op.store.write { try storeTag($0, nil) }
                 op.report.warnings.append("the \(backend) backend refused the stored bundle tag (\(status)); the next sync fetches everything")
             }
         }

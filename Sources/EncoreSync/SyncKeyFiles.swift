@@ -4,7 +4,6 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport

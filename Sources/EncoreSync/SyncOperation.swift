@@ -3,7 +3,6 @@ import EncoreCheckIns
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
@@ -27,6 +26,8 @@ public final class SyncOperation: NetworkOperation {
     public let name = "sync"
     let store: Store
     let servers: SyncServers
+    /// What the sync asks of other features (the next due time's plan).
+    let facts: any SyncFacts
     let options: SyncOptions
     /// The sync's start: what it stores as its time.
     let now: Int64
@@ -62,14 +63,15 @@ public final class SyncOperation: NetworkOperation {
     public private(set) var value: SyncReport?
 
     /// Plans the sync at `now`; a sync with nothing due is done at once.
-    public convenience init(store: Store, servers: SyncServers, options: SyncOptions, now: Int64) throws {
-        try self.init(store: store, servers: servers, options: options, now: now, pipelined: false)
+    public convenience init(store: Store, servers: SyncServers, facts: any SyncFacts, options: SyncOptions, now: Int64) throws {
+        try self.init(store: store, servers: servers, facts: facts, options: options, now: now, pipelined: false)
     }
 
-    init(store: Store, servers: SyncServers, options: SyncOptions, now: Int64, pipelined: Bool) throws {
-        let plan = try SyncService.plan(store: store, servers: servers, options, now: now)
+    init(store: Store, servers: SyncServers, facts: any SyncFacts, options: SyncOptions, now: Int64, pipelined: Bool) throws {
+        let plan = try SyncService.plan(store: store, servers: servers, facts: facts, options, now: now)
         self.store = store
         self.servers = servers
+        self.facts = facts
         self.options = options
         self.now = now
         self.pipelined = pipelined
@@ -270,7 +272,7 @@ public final class SyncOperation: NetworkOperation {
             report.deleted += try SyncService.purge(store, servers, now: now)
             var periodic = options
             periodic.trigger = .periodic
-            report.nextDueAt = try SyncService.plan(store: store, servers: servers, periodic, now: now).nextDueAt
+            report.nextDueAt = try SyncService.plan(store: store, servers: servers, facts: facts, periodic, now: now).nextDueAt
             // What was written waits in the WAL: its checkpoint, like the
             // check, is heavy work for the compute step.
             guard changed && (options.runCheck || checkpointsPaused) else {

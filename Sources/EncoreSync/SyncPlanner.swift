@@ -3,7 +3,6 @@ import EncoreCheckIns
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport

@@ -3,11 +3,19 @@ import EncoreCheckIns
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreWire
+
+/// What the sync asks of other features, as push asks its PushFacts: the
+/// client answers (EncoreClient's StoreSyncFacts), so that the sync
+/// depends on no feature for a fact.
+public protocol SyncFacts: Sendable {
+    /// Whether the user is in isolation (push's state): periodic syncs
+    /// then wait.
+    func isolated() throws -> Bool
+}
 
 /// Where a sync fetches from and what it checks the answers with: the
 /// client's servers and trust list (EncoreClient supplies them; a sync's
@@ -136,17 +144,19 @@ public struct SyncService {
     }
 
     /// What a sync would do now, from the store's state alone.
-    public static func plan(store: Store, servers: SyncServers, _ options: SyncOptions, now: Int64) throws -> SyncPlan {
+    public static func plan(store: Store, servers: SyncServers, facts: any SyncFacts, _ options: SyncOptions, now: Int64) throws -> SyncPlan {
         try validate(servers, options, now: now)
-        return SyncPlanner.plan(try store.syncState(country: servers.country), now: now, trigger: options.trigger,
+        var state = try store.syncState(country: servers.country)
+        state.isolated = try facts.isolated()
+        return SyncPlanner.plan(state, now: now, trigger: options.trigger,
                                 network: options.network, sources: options.sources(servers))
     }
 
     /// The blocking sync: the operation driven through the transport on the
     /// calling thread (`options.progress` may cancel it), pipelined: it owns
     /// the thread, so a package is written while the next is verified.
-    public func run(servers: SyncServers, _ options: SyncOptions, now: Int64) throws -> SyncReport {
-        let operation = try SyncOperation(store: store, servers: servers, options: options, now: now, pipelined: true)
+    public func run(servers: SyncServers, facts: any SyncFacts, _ options: SyncOptions, now: Int64) throws -> SyncReport {
+        let operation = try SyncOperation(store: store, servers: servers, facts: facts, options: options, now: now, pipelined: true)
         do {
             _ = try OperationRunner.run(operation, transport: transport, now: now)
         } catch let e as EncoreError {

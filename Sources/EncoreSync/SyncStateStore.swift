@@ -4,7 +4,6 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
@@ -31,9 +30,14 @@ enum SyncSettings {
     static let configFailures = "sync.config.failures"
     static let configLastAttempt = "sync.config.last-attempt"
     static let configLastError = "sync.config.last-error"
-    /// The last trace-key sync that completed (the tag itself is
-    /// CheckInService.traceKeyBundleTagSetting, stored with the matches).
+    /// The last trace-key sync that completed (the tag itself is the
+    /// check-ins', stored with the matches: CheckInService.traceKeyBundleTagSetting).
     static let traceKeysLast = "sync.crowdnotifier.last"
+
+    /// Writes the DP-3T bundle tag (nil: forgets it).
+    static func storeDP3TTag(_ w: StoreWriter, _ tag: String?) throws {
+        if let tag { try w.setSetting(dp3tTag, to: .text(tag)) } else { try w.deleteSetting(dp3tTag) }
+    }
 }
 
 extension Store {
@@ -59,7 +63,6 @@ extension Store {
         s.newestCachedDay = try cachedKeyFileIdentifiers(region: country).filter { !$0.contains("/") }.max()
         s.lastTraceKeySync = try optionalInteger(SyncSettings.traceKeysLast)
         s.crowdNotifierVisits = try checkIns().contains { $0.kind != .cwa }
-        s.isolated = (try optionalInteger(PushSettings.isolated) ?? 0) != 0
         return s
     }
 

@@ -1,6 +1,5 @@
 import EncoreExposure
 import EncoreKeyFiles
-import EncorePush
 import EncoreStorage
 
 /// The sync keeps its state and the verified configuration in settings

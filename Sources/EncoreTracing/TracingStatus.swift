@@ -31,13 +31,4 @@ extension Store {
                              activeSecondsLast14Days: try activeTracingSeconds(from: fortnight, to: max(fortnight, now)),
                              adapter: try tracingAdapter(), calibration: try tracingCalibration())
     }
-
-    /// How many different RPIs were heard with from <= time <= through.
-    public func distinctRPIs(from: Int64, through: Int64) throws -> Int {
-        try withConnection { c in
-            let s = try c.prepare("SELECT count(DISTINCT rpi) FROM sightings WHERE time >= ? AND time <= ?")
-            s.bind(1, from).bind(2, through)
-            return try s.one { Int($0.int64(0)) } ?? 0
-        }
-    }
 }

@@ -15,8 +15,10 @@ import EncoreTracing
 /// drive it.
 final class TracingDaemon {
     private let bus: BlueZLink
+    private let client: EncoreClient
     private let tracer: Tracer
-    private var clock: DaemonClock
+    /// Whether the client's clock can jump (a test clock): the loop then looks often.
+    private let clockCanJump: Bool
     /// The adapter asked for ("hci1"), nil for the first one BlueZ has.
     private let wantedAdapter: String?
 
@@ -58,12 +60,18 @@ final class TracingDaemon {
     /// Seconds before a failed registration or discovery is tried again.
     static let retrySeconds: Int64 = 5
 
-    init(bus: BlueZLink, tracer: Tracer, clock: DaemonClock, adapter: String?) {
+    init(bus: BlueZLink, client: EncoreClient, tracer: Tracer, clockCanJump: Bool, adapter: String?) {
         self.bus = bus
+        self.client = client
         self.tracer = tracer
-        self.clock = clock
+        self.clockCanJump = clockCanJump
         self.wantedAdapter = adapter
     }
+
+    /// The time: the client's clock. One before 1970, which the client
+    /// refuses, stands at 1970 here (the loop must go on; the tracer's
+    /// state machine takes the time as a value).
+    private func now() -> Int64 { (try? client.now()) ?? 0 }
 
     /// Runs until SIGTERM or SIGINT (then 0) or a broken bus (then 1).
     func run() -> Int32 {
@@ -71,7 +79,7 @@ final class TracingDaemon {
             // A run that ended without its "off" (a crash, a power cut) is
             // closed now, at its last scan: the time until BlueZ and the
             // adapter are usable must not count as tracing.
-            try tracer.stop(now: clock.now())
+            try tracer.stop(now: now())
             if try bus.bluezPresent() {
                 bluezUp = true
                 try bus.getObjects()
@@ -162,7 +170,7 @@ final class TracingDaemon {
             } else if let error {
                 Log.warning("RegisterAdvertisement failed (\(error)); trying again in \(Self.retrySeconds) s")
                 advertising = .none
-                advertisingRetryAt = clock.now().saturatingAdding(Self.retrySeconds)
+                advertisingRetryAt = now().saturatingAdding(Self.retrySeconds)
             } else {
                 advertising = .registered
             }
@@ -194,9 +202,9 @@ final class TracingDaemon {
     private func scanFailed(_ call: String, _ error: String) {
         Log.warning("\(call) failed (\(error)); scanning again in \(Self.retrySeconds) s")
         // What was heard before the failure is still a scan.
-        finishWindow(now: clock.now())
+        finishWindow(now: now())
         scan = .idle
-        scanRetryAt = clock.now().saturatingAdding(Self.retrySeconds)
+        scanRetryAt = now().saturatingAdding(Self.retrySeconds)
     }
 
     /// A Device1 report under our adapter while we scan: paired with the
@@ -211,7 +219,7 @@ final class TracingDaemon {
         guard entry.serviceData != nil || heard[path] != nil else { return }   // not an EN advertiser
         heard[path] = entry
         guard let data = entry.serviceData, let rssi = entry.rssi else { return }
-        guard let report = ScanReport(serviceData: data, rssi: rssi, time: clock.now()) else {
+        guard let report = ScanReport(serviceData: data, rssi: rssi, time: now()) else {
             invalidReports += 1
             return
         }
@@ -223,7 +231,7 @@ final class TracingDaemon {
     /// Does what the time and the state call for: starts or stops tracing,
     /// (re)registers the advertisement, opens and closes scan windows.
     private func step() {
-        let now = clock.now()
+        let now = now()
         guard let adapter, bluezUp, adapters[adapter] == true else {
             stopTracing(bluezReachable: bluezUp && adapter != nil)
             return
@@ -319,7 +327,7 @@ final class TracingDaemon {
     /// window written, discovery stopped and the advertisement withdrawn
     /// when BlueZ is still there to hear it, and "off" in the history.
     private func stopTracing(bluezReachable: Bool) {
-        let now = clock.now()
+        let now = now()
         if bluezReachable, let adapter {
             if scan == .starting || scan == .scanning { send { try bus.stopDiscovery(adapter: adapter) } }
             if advertising == .registering || advertising == .registered { send { try bus.unregisterAdvertisement(adapter: adapter) } }
@@ -356,9 +364,9 @@ final class TracingDaemon {
     /// Seconds until the next thing due (a window's start or end, a
     /// rotation, a retry); the bus's traffic wakes the loop earlier.
     private func waitSeconds() -> Double {
-        let cap = clock.canJump ? 0.2 : 30
+        let cap = clockCanJump ? 0.2 : 30
         guard tracer.isActive else { return cap }
-        let now = clock.now()
+        let now = now()
         var due: [Int64] = [advertisingRetryAt, scanRetryAt]
         if let window { due.append(window.end) }
         if scan == .idle, let next = try? tracer.nextScan(now: now) { due.append(next.start) }

@@ -3,6 +3,7 @@ import CEncoreTypes
 import EncoreClient
 import EncoreCommandSupport
 import EncoreExposure
+import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
@@ -83,8 +84,10 @@ struct TracingdCommand: ParsableCommand {
         let clock = try DaemonClock(offsetFile: testClockFile)
         let code: Int32
         do {
-            let store = try Store(path: db, key: key.key)
-            let tracer = try Tracer(store: store)
+            // The client, as every host's: its store and its clock (the
+            // daemon needs no server, trust list or transport of its own).
+            let client = try EncoreClient(store: Store(path: db, key: key.key), transport: CurlTransport(), clock: clock.clientClock)
+            let tracer = try client.tracer()
             if txPower != nil || rssiCorrection != nil || calibrationConfidence != nil {
                 let stored = tracer.calibration
                 try tracer.setCalibration(Calibration(txPower: txPower ?? stored.txPower, rssiCorrection: rssiCorrection ?? stored.rssiCorrection,
@@ -93,7 +96,7 @@ struct TracingdCommand: ParsableCommand {
             if testClockFile != nil { Log.warning("running on a test clock (--test-clock-file): not for use outside tests") }
             let bus = try BlueZLink(advertisementPath: "/org/encore/tracingd/advertisement")
             Log.info("started (store \(db), key from \(key.source))")
-            code = TracingDaemon(bus: bus, tracer: tracer, clock: clock, adapter: adapter).run()
+            code = TracingDaemon(bus: bus, client: client, tracer: tracer, clockCanJump: clock.canJump, adapter: adapter).run()
         } catch {
             Log.error("\(error)")
             throw ExitCode.failure

@@ -10,6 +10,7 @@ import EncoreSupport
 import EncoreSync
 import EncoreTestResults
 import EncoreTestSupport
+import EncoreTracing
 import Foundation
 import Testing
 

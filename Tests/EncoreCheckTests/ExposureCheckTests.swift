@@ -11,6 +11,7 @@ import EncoreSupport
 import EncoreSync
 import EncoreTestResults
 import EncoreTestSupport
+import EncoreTracing
 import Testing
 
 @Suite struct ExposureCheckTests {

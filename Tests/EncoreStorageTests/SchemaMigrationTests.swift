@@ -8,6 +8,7 @@ import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
 import EncoreTestSupport
+import EncoreTracing
 import Testing
 
 /// A store made by an earlier encore opens in this one: its schema is
@@ -67,6 +68,44 @@ import Testing
         }
         #expect(new == 3 && gone == 0)
         #expect(try store.integrityProblems() == nil)
+    }
+
+    /// Tracing took over the tracing history (issue 47): an old store's
+    /// events, in the table exposure's first step made, stay and are
+    /// tracing's (its purge, its version); the check-ins' bundle tag, kept
+    /// under the sync's prefix before, moves to check-ins' own.
+    @Test(arguments: [1, 6]) func tracingTakesOverItsHistoryAndCheckInsTheirTag(_ legacy: Int) throws {
+        let dir = TempDir()
+        let path = dir.file("old.db")
+        do {
+            let old = try EncryptedDatabase(path: path, key: Self.key, options: StoreOptions(), migrations: Array(LegacySchema.migrations.prefix(legacy)), kind: "store")
+            try old.withConnection { c in
+                try c.exec("INSERT INTO tracing_events (time, active) VALUES (100, 1), (200, 0)")
+                try c.exec("INSERT INTO settings (name, value) VALUES ('sync.crowdnotifier.bundleTag', '1795633200000')")
+            }
+        }
+        let store = try Store(path: path, key: Self.key)
+        #expect(try store.tableVersions()["tracing"] == StoreTables.tracing.version && StoreTables.tracing.version >= 1)
+        #expect(try store.tracingEvents() == [TracingEvent(time: 100, active: true), TracingEvent(time: 200, active: false)])
+        #expect(try CheckInService(store: store).traceKeyBundleTag() == "1795633200000")
+        #expect(try store.setting("sync.crowdnotifier.bundleTag") == nil)
+        #expect(store.isLibrarySetting(CheckInService.traceKeyBundleTagSetting))
+        // Tracing's purge keeps the state at the cut-off, as exposure's did.
+        let purged = try store.purge(now: 300 + Store.defaultRetentionSeconds, maxAge: Store.defaultRetentionSeconds)
+        #expect(purged["tracingEvents"] == 2)
+        #expect(try store.integrityProblems() == nil)
+    }
+
+    /// A new store, and one with tracing's tables alone, have the tracing
+    /// history: made by exposure's first step, or by tracing's.
+    @Test func aNewStoreHasTheTracingHistory() throws {
+        let dir = TempDir()
+        for features in [StoreTables.all, [.tracing]] {
+            let store = try Store(path: dir.file("s\(features.count).db"), key: Self.key, features: features)
+            try store.addTracingEvent(time: 100, active: true)
+            #expect(try store.lastTracingEvent() == TracingEvent(time: 100, active: true))
+            #expect(try store.tableVersions()["tracing"] == StoreTables.tracing.version)
+        }
     }
 
     /// A feature's tables from a newer encore are refused, and the file is

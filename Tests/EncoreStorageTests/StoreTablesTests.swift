@@ -7,6 +7,7 @@ import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
 import EncoreTestSupport
+import EncoreTracing
 import Foundation
 import Testing
 

@@ -681,9 +681,9 @@ static void test_store_match_and_check(void) {
     encore_risk_config *config = NULL;
     CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK);
     encore_match_options mo;
-    CHECK(encore_match_options_init(&mo, sizeof mo, NOW) == ENCORE_OK);
+    CHECK(encore_match_options_init(&mo, sizeof mo, 0) == ENCORE_OK);
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(store_client(store), NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(store_client_at(store, NOW), NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);

@@ -132,11 +132,14 @@ static encore_key a_published_key(encore_store *a) {
     return keys[0];
 }
 
-static encore_match_options unverified_options(int64_t now, encore_keyfile_options *keyfile) {
+/* Options that skip verification; the match's time is `store`'s client's
+ * clock, set here to stand at `now` (the options carry no time). */
+static encore_match_options unverified_options(encore_store *store, int64_t now, encore_keyfile_options *keyfile) {
     encore_match_options o;
+    store_client_at(store, now);
     CHECK(encore_keyfile_options_init(keyfile, sizeof *keyfile) == ENCORE_OK);
     keyfile->verify = ENCORE_VERIFY_SKIP;
-    CHECK(encore_match_options_init(&o, sizeof o, now) == ENCORE_OK);
+    CHECK(encore_match_options_init(&o, sizeof o, 0) == ENCORE_OK);
     o.keyfile_options = keyfile;
     return o;
 }
@@ -180,7 +183,7 @@ static void check_result(encore_match_result *r) {
 
 static void test_match(encore_store *b, const buffer *file) {
     encore_keyfile_options kf;
-    encore_match_options o = unverified_options(T0 + DAY, &kf);
+    encore_match_options o = unverified_options(b, T0 + DAY, &kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
     encore_match_result *r = NULL;
     CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
@@ -221,8 +224,10 @@ static void test_match(encore_store *b, const buffer *file) {
         unlink(path);
     }
 
-    /* Keys older than 14 days take no part. */
-    o.now = T0 + 20 * DAY;
+    /* Keys older than 14 days take no part (the client's time decides;
+     * reserved_now, the time before 1.1, is ignored). */
+    store_client_at(b, T0 + 20 * DAY);
+    o.reserved_now = T0 + DAY;
     r = NULL;
     CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
@@ -234,7 +239,8 @@ static void test_match(encore_store *b, const buffer *file) {
     encore_match_result_free(r);
 
     /* No files: an empty result. */
-    o.now = T0 + DAY;
+    store_client_at(b, T0 + DAY);
+    o.reserved_now = 0;
     r = NULL;
     CHECK(encore_match_run(store_client(b), NULL, sizeof(encore_key_source), 0, &o, &r) == ENCORE_OK && r != NULL);
     if (r != NULL) {
@@ -249,7 +255,7 @@ static void test_match_errors(encore_store *b, const buffer *file) {
     encore_match_result *const sentinel = (encore_match_result *)&dir;
     encore_match_result *r = sentinel;
     encore_keyfile_options kf;
-    encore_match_options o = unverified_options(T0 + DAY, &kf);
+    encore_match_options o = unverified_options(b, T0 + DAY, &kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
     CHECK(encore_match_run(NULL, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
@@ -276,13 +282,15 @@ static void test_match_errors(encore_store *b, const buffer *file) {
     bad = o;
     bad.infectiousness_by_dsos[3] = 7;
     CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    /* Times and counts at the ends of their types are refused, not trapped on. */
-    const int64_t bad_nows[] = {INT64_MIN, INT64_MIN + 300000, -1};
+    /* Times and counts at the ends of their types are refused, not trapped
+     * on: a client clock before 1970 (INT64_MIN is store_client's "system
+     * time"). */
+    const int64_t bad_nows[] = {INT64_MIN + 1, INT64_MIN + 300000, -1};
     for (size_t i = 0; i < sizeof bad_nows / sizeof bad_nows[0]; i++) {
-        bad = o;
-        bad.now = bad_nows[i];
-        CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+        store_client_at(b, bad_nows[i]);
+        CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     }
+    store_client_at(b, T0 + DAY);
     bad = o;
     bad.max_key_age_days = INT32_MIN;
     CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
@@ -299,7 +307,7 @@ static void test_match_errors(encore_store *b, const buffer *file) {
 
     /* By default a file must carry a trusted signature. */
     encore_match_options defaults;
-    CHECK(encore_match_options_init(&defaults, sizeof defaults, T0 + DAY) == ENCORE_OK);
+    CHECK(encore_match_options_init(&defaults, sizeof defaults, 0) == ENCORE_OK);
     CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
 
     /* Broken files: each has its own status. */
@@ -338,7 +346,7 @@ static int32_t on_progress(void *context, uint64_t done, uint64_t total) {
 
 static void test_progress_and_cancel(encore_store *b, const buffer *file) {
     encore_keyfile_options kf;
-    encore_match_options o = unverified_options(T0 + DAY, &kf);
+    encore_match_options o = unverified_options(b, T0 + DAY, &kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
     progress_log log = {0, 0, 0, 0};
     o.progress = on_progress;
@@ -360,20 +368,21 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_risk_config *config = NULL;
     CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK && config != NULL);
     encore_keyfile_options kf;
-    encore_match_options o = unverified_options(T0 + DAY + 3600, &kf);
+    int64_t now = T0 + DAY + 3600;
+    encore_match_options o = unverified_options(b, now, &kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
     encore_match_result *r = NULL;
     CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK);
     encore_risk_assessment *assessment = NULL;
-    CHECK(encore_risk_calculate_match(config, r, o.now, &assessment) == ENCORE_OK);
+    CHECK(encore_risk_calculate_match(config, r, now, &assessment) == ENCORE_OK);
     encore_risk_summary rs;
     ENCORE_OUTPUT_INIT(rs);
     CHECK(encore_risk_assessment_get_summary(assessment, &rs) == ENCORE_OK);
     /* 25 minutes at 60 dB, HIGH infectiousness, confirmed test: CWA's HIGH. */
     CHECK(rs.total_risk_level == ENCORE_RISK_HIGH && rs.number_of_days_with_high_risk == 1);
     CHECK(rs.has_most_recent_date_with_high_risk == 1 && rs.most_recent_date_with_high_risk == T0 - T0 % DAY);
-    CHECK(rs.calculated_at == o.now && rs.day_count == 1);
+    CHECK(rs.calculated_at == now && rs.day_count == 1);
     encore_day_risk day;
     ENCORE_OUTPUT_INIT(day);
     size_t copied = 0;
@@ -389,13 +398,13 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(encore_match_result_copy_windows(r, 0, &w, sizeof(encore_exposure_window), 1, &copied) == ENCORE_OK && copied == 1);
     CHECK(encore_match_result_copy_scan_instances(r, 0, si, sizeof(encore_scan_instance), SCANS, &copied) == ENCORE_OK && copied == SCANS);
     assessment = NULL;
-    CHECK(encore_risk_calculate(config, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS, o.now, &assessment) == ENCORE_OK);
+    CHECK(encore_risk_calculate(config, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS, now, &assessment) == ENCORE_OK);
     CHECK(encore_risk_assessment_get_summary(assessment, &rs) == ENCORE_OK && rs.total_risk_level == ENCORE_RISK_HIGH);
     encore_risk_assessment_free(assessment);
     encore_risk_assessment *const sentinel = (encore_risk_assessment *)&dir;
     assessment = sentinel;
-    CHECK(encore_risk_calculate(config, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS - 1, o.now, &assessment) != ENCORE_OK && assessment == sentinel);
-    CHECK(encore_risk_calculate(NULL, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS, o.now, &assessment) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_risk_calculate(config, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS - 1, now, &assessment) != ENCORE_OK && assessment == sentinel);
+    CHECK(encore_risk_calculate(NULL, &w, sizeof(encore_exposure_window), 1, si, sizeof(encore_scan_instance), SCANS, now, &assessment) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_risk_calculate(config, NULL, sizeof(encore_exposure_window), 0, NULL, sizeof(encore_scan_instance), 0, INT64_MIN, &assessment) == ENCORE_ERR_INVALID_ARGUMENT && assessment == sentinel);
     CHECK(encore_risk_calculate_match(config, r, -1, &assessment) == ENCORE_ERR_INVALID_ARGUMENT && assessment == sentinel);
     static const char bad_json[] = "{\"minutesAtAttenuationFilters\": 3}";
@@ -429,7 +438,7 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.status == ENCORE_CHECK_HIGH && cs.notification_due == 1 && cs.window_count == 1);
-    CHECK(cs.has_newest_keys == 1 && cs.newest_keys == T0 + DAY && cs.calculated_at == o.now);
+    CHECK(cs.has_newest_keys == 1 && cs.newest_keys == T0 + DAY && cs.calculated_at == now);
     CHECK(cs.has_stored_result == 1);
     encore_risk_assessment *from_check = NULL;
     CHECK(encore_check_result_get_assessment(check, &from_check) == ENCORE_OK);
@@ -438,11 +447,12 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_risk_result last;
     ENCORE_OUTPUT_INIT(last);
     CHECK(encore_risk_result_get_last(store_client(b), &last, NULL) == ENCORE_OK);
-    CHECK(last.id == cs.stored_result_id && last.level == ENCORE_CHECK_HIGH && last.time == o.now);
+    CHECK(last.id == cs.stored_result_id && last.level == ENCORE_CHECK_HIGH && last.time == now);
     encore_check_result_free(check);
 
     /* An hour later: still HIGH, so no new notification. */
-    o.now += 3600;
+    now += 3600;
+    store_client_at(b, now);
     check = NULL;
     CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
@@ -494,9 +504,9 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     v1.classes = NULL;
     CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
 
-    encore_match_options before_time = o;
-    before_time.now = INT64_MIN;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &before_time, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    store_client_at(b, -1);
+    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    store_client_at(b, now);
     CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     encore_check_result_free(NULL);
     encore_risk_config_free(config);
@@ -524,7 +534,8 @@ static void test_signed_sample(encore_store *b) {
     CHECK(encore_keyfile_options_init(&kf, sizeof kf) == ENCORE_OK);
     kf.trust = trust;
     encore_match_options o;
-    CHECK(encore_match_options_init(&o, sizeof o, T0) == ENCORE_OK);
+    CHECK(encore_match_options_init(&o, sizeof o, 0) == ENCORE_OK);
+    store_client_at(b, T0);
     o.keyfile_options = &kf;
     encore_key_source src = {sizeof(encore_key_source), 0, zip_path, NULL, 0};
     encore_match_result *r = NULL;
@@ -538,6 +549,27 @@ static void test_signed_sample(encore_store *b) {
     CHECK(s.skipped_old + s.skipped_revoked + s.skipped_not_infectious + s.skipped_no_sightings + s.derived == 140);
     CHECK(s.derived == 0); /* B's sightings are years away from 2020's keys */
     encore_match_result_free(r);
+
+    /* A NULL trust is the client's trust list: none for store_client's
+     * client, the key's for a client made with it; so are NULL key file
+     * options. */
+    kf.trust = NULL;
+    r = NULL;
+    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
+    encore_client_options co;
+    CHECK(encore_client_options_init(&co, sizeof co) == ENCORE_OK);
+    co.trust = trust;
+    encore_client *trusting = NULL;
+    CHECK(encore_client_new(b, &co, &trusting) == ENCORE_OK);
+    CHECK(encore_match_run(trusting, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    ENCORE_OUTPUT_INIT(s);
+    CHECK(r != NULL && encore_match_result_get_stats(r, &s) == ENCORE_OK && s.keys == 140);
+    encore_match_result_free(r);
+    o.keyfile_options = NULL;
+    r = NULL;
+    CHECK(encore_match_run(trusting, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    encore_match_result_free(r);
+    encore_client_free(trusting);
     encore_trust_free(trust);
 }
 
@@ -556,7 +588,7 @@ static void *match_in_thread(void *arg) {
     encore_keyfile_options_init(&kf, sizeof kf);
     kf.verify = ENCORE_VERIFY_SKIP;
     encore_match_options o;
-    encore_match_options_init(&o, sizeof o, T0 + DAY);
+    encore_match_options_init(&o, sizeof o, 0);  /* the time: the client's, set before the threads start */
     o.keyfile_options = &kf;
     o.threads = 2;
     encore_key_source src[2] = {{sizeof(encore_key_source), 0, NULL, job->file->bytes, job->file->length},
@@ -578,6 +610,7 @@ static void test_threads(encore_store *b, const buffer *file) {
     enum { THREADS = 4 };
     pthread_t threads[THREADS];
     thread_job jobs[THREADS];
+    store_client_at(b, T0 + DAY);
     for (int i = 0; i < THREADS; i++) {
         jobs[i] = (thread_job){b, file, 0};
         CHECK(pthread_create(&threads[i], NULL, match_in_thread, &jobs[i]) == 0);

@@ -153,6 +153,12 @@ static int has(encore_store *s, const char *region, const char *identifier) {
     return yes;
 }
 
+/* A host clock in June 2020, when the sample key file was current. */
+static int64_t june_2020(void *context) {
+    (void)context;
+    return 1591000000;
+}
+
 static void test_packages(encore_store *s) {
     int32_t yes = 99, removed = 99;
     uint64_t keys = 0;
@@ -269,7 +275,19 @@ static void test_packages(encore_store *s) {
     CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_cache_import(store_client_at(s, -1), "DE", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, sample, sample_length, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(encore_last_error_message(), "trust list") != NULL);
     CHECK(!has(s, "DE", "2020-06-09"));
+    /* A NULL trust is the client's trust list. */
+    encore_client_options trusting_options;
+    CHECK(encore_client_options_init(&trusting_options, sizeof trusting_options) == ENCORE_OK);
+    trusting_options.trust = trust;
+    trusting_options.clock = june_2020;
+    encore_client *trusting = NULL;
+    CHECK(encore_client_new(s, &trusting_options, &trusting) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(trusting, "DE", "2020-06-09", NULL, sample, sample_length, NULL, NULL) == ENCORE_OK);
+    CHECK(has(s, "DE", "2020-06-09"));
+    CHECK(encore_keyfile_cache_remove(trusting, "DE", "2020-06-09", NULL) == ENCORE_OK);
+    encore_client_free(trusting);
     CHECK(encore_keyfile_cache_has(store_client(s), "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -321,9 +339,9 @@ static int64_t check_at(encore_store *s, int64_t now) {
     encore_risk_config *config = NULL;
     CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK);
     encore_match_options mo;
-    CHECK(encore_match_options_init(&mo, sizeof mo, now) == ENCORE_OK);
+    CHECK(encore_match_options_init(&mo, sizeof mo, 0) == ENCORE_OK);
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(store_client(s), NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(store_client_at(s, now), NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK);
     encore_check_summary summary;
     ENCORE_OUTPUT_INIT(summary);
     summary.stored_result_id = -1;

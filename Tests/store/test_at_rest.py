@@ -193,7 +193,7 @@ def test_no_plaintext_in_the_other_tables(tmp_path):
         # A risk result: what the exposure check stores (its JSON document).
         storelib.check("config", lib.encore_risk_config_new_cwa(ctypes.byref(config)))
         options = ffi.encore_match_options()
-        storelib.check("options", lib.encore_match_options_init(ctypes.byref(options), ctypes.sizeof(options), T0))
+        storelib.check("options", lib.encore_match_options_init(ctypes.byref(options), ctypes.sizeof(options), 0))
         result = ctypes.POINTER(ffi.encore_check_result)()
         storelib.check("check", lib.encore_exposure_check(client, None, ctypes.sizeof(ffi.encore_key_source), 0, config, ctypes.byref(options), None, ctypes.byref(result)))
         lib.encore_check_result_free(result)

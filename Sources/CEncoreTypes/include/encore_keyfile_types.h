@@ -34,7 +34,9 @@ typedef struct encore_keyfile encore_keyfile;
 typedef struct encore_keyfile_options {
     uint32_t struct_size;         /* sizeof(encore_keyfile_options), set by _init */
     uint32_t verify;              /* ENCORE_VERIFY_REQUIRE (default), _REPORT or _SKIP */
-    const encore_trust *trust;    /* trusted keys; NULL trusts none */
+    const encore_trust *trust;    /* trusted keys; NULL: the client's trust list where a client is
+                                     given (encore_match_run, encore_exposure_check,
+                                     encore_checkin_match_package), else none */
     uint64_t max_member_size;     /* largest uncompressed zip member, bytes (default 512 MiB) */
     uint64_t max_total_size;      /* largest sum of uncompressed members, bytes (default 1 GiB) */
     uint32_t max_ratio;           /* largest uncompressed/compressed ratio of a member bigger

@@ -38,13 +38,15 @@ typedef struct encore_v1_config {
     int32_t attenuation_duration_thresholds[2];   /* X < Y, dB */
 } encore_v1_config;
 
-/* Options of encore_match_run(): start from
- * encore_match_options_init(&options, sizeof options, now), which writes
- * the Apple/Google constants and CWA's choices. */
+/* Options of encore_match_run(), encore_exposure_check() and
+ * encore_exposure_check_cached(): start from
+ * encore_match_options_init(&options, sizeof options, 0), which writes
+ * the Apple/Google constants and CWA's choices. They carry no time: the
+ * time of a match or check is the client's clock (encore_client_options.clock). */
 typedef struct encore_match_options {
     uint32_t struct_size;                     /* set by _init */
     uint32_t threads;                         /* 0 (default): one per core; at most 256 */
-    int64_t now;                              /* unix seconds, not negative */
+    int64_t reserved_now;                     /* ignored since 1.1 (was `now`): the client's clock is the time */
     int32_t drift_intervals;                  /* tolerated clock drift, 10-minute intervals (12) */
     int32_t tx_power_min;                     /* plausible TX power, dBm (-60) */
     int32_t tx_power_max;                     /* (20) */
@@ -55,7 +57,8 @@ typedef struct encore_match_options {
     int32_t reserved;                         /* must be 0 */
     int8_t infectiousness_by_dsos[29];        /* index days_since_onset + 14; CWA: +1 STANDARD, +2 HIGH, else NONE */
     uint8_t reserved2[3];                     /* must be 0 */
-    const encore_keyfile_options *keyfile_options; /* verification and limits of the files; NULL: defaults */
+    const encore_keyfile_options *keyfile_options; /* verification and limits of the files; NULL: defaults
+                                                      (either way, a NULL trust is the client's trust list) */
     const encore_v1_config *v1;               /* NULL: CWA's values */
     encore_progress_fn progress;              /* bytes of the files (as given) done of their total */
     void *progress_context;

@@ -510,7 +510,7 @@ class encore_match_options(ctypes.Structure):
     _fields_ = [
         ('struct_size', ctypes.c_uint32),
         ('threads', ctypes.c_uint32),
-        ('now', ctypes.c_int64),
+        ('reserved_now', ctypes.c_int64),
         ('drift_intervals', ctypes.c_int32),
         ('tx_power_min', ctypes.c_int32),
         ('tx_power_max', ctypes.c_int32),
@@ -528,7 +528,7 @@ class encore_match_options(ctypes.Structure):
     ]
     struct_size: int
     threads: int
-    now: int
+    reserved_now: int
     drift_intervals: int
     tx_power_min: int
     tx_power_max: int

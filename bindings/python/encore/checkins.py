@@ -488,7 +488,7 @@ class CheckIns:
                       trust: TrustList | None = None) -> WarningMatchSummary:
         """Matches a trace warning package (bytes, or a path: a zip of
         export.bin + export.sig; empty is the empty package), verified with
-        `trust` (a TrustList: nothing unverified is stored), against the check-ins;
+        `trust` (a TrustList; None: the client's; nothing unverified is stored), against the check-ins;
         its warnings for them are stored (once, however often a package is
         matched). Returns a WarningMatchSummary."""
         from .keyfile import _options as keyfile_options

@@ -74,7 +74,7 @@ def _sources(sources: Sequence[KeySource]) -> tuple[ctypes.Array[_ffi.encore_key
     return array, keep
 
 
-def _options(now: int, trust: TrustList | None, verify: Verify, threads: int,
+def _options(trust: TrustList | None, verify: Verify, threads: int,
              progress: ProgressFn | None) -> tuple[_ffi.encore_match_options, list[Any], _progress.Progress | None]:
     """The match options, what must stay alive for the call, and the
     progress watcher (None without `progress`)."""
@@ -82,7 +82,8 @@ def _options(now: int, trust: TrustList | None, verify: Verify, threads: int,
     if trust is not None and not isinstance(trust, TrustList):
         raise TypeError("trust must be a TrustList or None")
     o = _ffi.encore_match_options()
-    lib.encore_match_options_init(ctypes.byref(o), ctypes.sizeof(o), checked_int(now, 64, "now"))
+    # No time: the C client's clock is the match's (the init's now is ignored).
+    lib.encore_match_options_init(ctypes.byref(o), ctypes.sizeof(o), 0)
     o.threads = checked_int(threads, 32, "threads") if threads else 0
     keep: list[Any] = []
     if trust is not None:
@@ -134,11 +135,11 @@ def _fields(struct: ctypes.Structure) -> dict[str, Any]:
 def match(client: Client, sources: Sequence[KeySource], trust: TrustList | None = None,
           verify: Verify = True, threads: int = 0, progress: ProgressFn | None = None) -> MatchResult:
     """Matches the client's sightings against key files (paths or bytes) at
-    the client's time, verified with `trust` unless verify=False.
+    the client's time, verified with `trust` (None: the client's) unless
+    verify=False.
     `progress(done, total)` may return False, or raise, to cancel."""
-    now = client._c.now()
     array, keep_sources = _sources(sources)
-    options, keep, watcher = _options(now, trust, verify, threads, progress)
+    options, keep, watcher = _options(trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_match_result)()
     try:
         with _progress.reraising(watcher):
@@ -160,14 +161,14 @@ def exposure_check(client: Client, sources: Sequence[KeySource], config: RiskCon
                    progress: ProgressFn | None = None) -> CheckResult:
     """The exposure check: match, calculate the risk with `config` (a
     RiskConfig; default: CWA's built-in parameters), apply the tracing-time
-    and freshness rules, store the result. `progress(done, total)` may
-    return False, or raise, to cancel."""
+    and freshness rules, store the result, at the client's time, the files
+    verified with `trust` (None: the client's) unless verify=False.
+    `progress(done, total)` may return False, or raise, to cancel."""
     config = RiskConfig.cwa() if config is None else config
     if not isinstance(config, RiskConfig):
         raise TypeError("config must be an encore.risk.RiskConfig")
-    now = client._c.now()
     array, keep_sources = _sources(sources)
-    options, keep, watcher = _options(now, trust, verify, threads, progress)
+    options, keep, watcher = _options(trust, verify, threads, progress)
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
         with _progress.reraising(watcher), config._handle.borrow() as c:
@@ -187,7 +188,7 @@ def exposure_check_cached(client: Client, config: RiskConfig | None = None, thre
     `progress(done, total)` may return False, or raise, to cancel."""
     if config is not None and not isinstance(config, RiskConfig):
         raise TypeError("config must be an encore.risk.RiskConfig or None")
-    options, keep, watcher = _options(client._c.now(), None, True, threads, progress)
+    options, keep, watcher = _options(None, True, threads, progress)
     check_options = _ffi.encore_check_options()
     lib.encore_check_options_init(ctypes.byref(check_options), ctypes.sizeof(check_options))
     check_options.full = 1 if full else 0

@@ -5,6 +5,7 @@ needs come from the client's clock."""
 from __future__ import annotations
 
 import builtins
+import contextlib
 import ctypes
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
@@ -117,15 +118,18 @@ class OwnKeys(_Table):
 class KeyFiles(_Table):
     """The cache of verified key files (encore_keyfile_cache_*)."""
 
-    def add(self, region: str | bytes, identifier: str | bytes, content: bytes, trust: TrustList,
+    def add(self, region: str | bytes, identifier: str | bytes, content: bytes, trust: TrustList | None = None,
                        etag: str | bytes | None = None) -> int:
         """Keeps a key file (bytes of the zip) the host downloaded itself,
-        after the sync's verification against `trust` (a TrustList); a day
-        replaces the cached hours of that day. Returns its number of keys.
-        Nothing else puts a key file into the cache."""
+        after the sync's verification against `trust` (a TrustList; None:
+        the client's); a day replaces the cached hours of that day. Returns
+        its number of keys. Nothing else puts a key file into the cache."""
+        from .trust import TrustList
+        if trust is not None and not isinstance(trust, TrustList):
+            raise TypeError("trust must be a TrustList or None")
         data = _blob(content, "content")
         keys = ctypes.c_uint64()
-        with trust._handle.borrow() as t:
+        with (trust._handle.borrow() if trust is not None else contextlib.nullcontext(None)) as t:
             self._c.call("encore_keyfile_cache_import", text(region, "region"), text(identifier, "identifier"),
                        None if etag is None else text(etag, "etag"), uint8_pointer(data), len(data), t, ctypes.byref(keys))
         return keys.value

@@ -22,3 +22,11 @@ extension PushService {
     /// The push service of a store, its facts from the store's features.
     public init(store: Store) { self.init(store: store, facts: StorePushFacts(store: store)) }
 }
+
+/// The sync's facts from the store's other features: isolation is push's
+/// state.
+public struct StoreSyncFacts: SyncFacts {
+    public let store: Store
+    public init(store: Store) { self.store = store }
+    public func isolated() throws -> Bool { try PushService(store: store).isolated() }
+}

@@ -1,4 +1,3 @@
-import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 
