@@ -65,7 +65,13 @@ struct ExportInspect: ParsableCommand {
             if !json && i > 0 { Output.write("\n") }
             failed = !inspect(file, trust: trustList) || failed
         }
-        if failed { throw ExitCode(EncoreExit.failure) }
+        if failed {
+            // Each description written is whole (a file that cannot be read
+            // writes none), and an untrusted file's description says why:
+            // the one command whose output stands when it exits 1.
+            Output.flush()
+            throw ExitCode(EncoreExit.failure)
+        }
     }
 
     /// Describes one file; false (after its one line on stderr) when it is

@@ -29,7 +29,8 @@ enum Output {
         held.withLock { $0.append(text) }
     }
 
-    /// Hands what the command wrote to stdout: called once, on success.
+    /// Hands what the command wrote to stdout: on success (and by `keyfile
+    /// inspect`, whose whole descriptions stand when a file is untrusted).
     static func flush() {
         held.withLock { $0.drain { writeAll(STDOUT_FILENO, $0) } }
     }

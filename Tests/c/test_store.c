@@ -380,7 +380,11 @@ static void test_damage(void) {
     bytes = slurp(db, &n);
     CHECK(bytes != NULL && n % 4096 == 0 && n >= 40 * 4096);
     if (bytes == NULL || n < 40 * 4096) return;
-    memset(bytes + n / 4096 / 2 * 4096, 0, 4096);
+    /* Four pages in the middle zeroed: which page holds what moves as the
+     * features' tables grow (a single middle page once turned out to be one
+     * no table reads), and four always hit the sightings' rows (about 110 a
+     * page) without taking more than a few hundred of them. */
+    memset(bytes + (n / 4096 / 2 - 2) * 4096, 0, 4 * 4096);
     spit(db, bytes, n);
     free(bytes);
 
@@ -403,7 +407,7 @@ static void test_damage(void) {
     s = open_ok(rescued, new_key);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
     uint64_t kept = count_all(s);
-    CHECK(kept > DAMAGE_ROWS - 200 && kept < DAMAGE_ROWS);
+    CHECK(kept > DAMAGE_ROWS - 4 * 125 && kept < DAMAGE_ROWS);
     encore_store_close(s);
     /* The target must not exist; nothing of it is touched or left. */
     CHECK(encore_store_salvage(db, &k, rescued, &new_key, NULL) == ENCORE_ERR_INVALID_ARGUMENT);

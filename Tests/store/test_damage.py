@@ -100,15 +100,24 @@ def salvage(path, to, k=None, new_key=None):
         lib.encore_bytes_free(ctypes.byref(out))
 
 
+# How many pages around the middle are damaged: which page holds what moves
+# as the features' tables grow (a single middle page once turned out to be
+# one no table reads), and four always hit the sightings' rows (about 110 a
+# page) without taking more than a few hundred of them.
+DAMAGED_PAGES = 4
+
+
 def damage_middle(path, how):
-    middle = pages(path) // 2 * PAGE
-    if how == "flipped":
-        with open(path, "rb") as f:
-            f.seek(middle + 200)
-            data = f.read(64)
-        overwrite(path, middle + 200, bytes(b ^ 0xFF for b in data))
-    else:
-        overwrite(path, middle, bytes(PAGE))
+    first = pages(path) // 2 - DAMAGED_PAGES // 2
+    for page in range(first, first + DAMAGED_PAGES):
+        at = page * PAGE
+        if how == "flipped":
+            with open(path, "rb") as f:
+                f.seek(at + 200)
+                data = f.read(64)
+            overwrite(path, at + 200, bytes(b ^ 0xFF for b in data))
+        else:
+            overwrite(path, at, bytes(PAGE))
 
 
 @pytest.mark.parametrize("how", ["flipped", "zeroed"])
@@ -190,7 +199,7 @@ def test_salvage_copies_every_readable_row_and_says_what_was_lost(store_path, tm
     assert not report["complete"] and not sightings["complete"]
     assert sightings["unreadable"] and sightings["lostAtMost"] is not None
     # One page of ~100 sightings is lost; everything else came across.
-    assert ROWS - 200 <= sightings["copied"] < ROWS
+    assert ROWS - DAMAGED_PAGES * 125 <= sightings["copied"] < ROWS
     assert sightings["copied"] + sightings["lostAtMost"] >= ROWS
     assert all(t["complete"] for name, t in tables.items() if name != "sightings")
     # The new store opens with its own key, is sound, and holds those rows.
