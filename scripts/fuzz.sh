@@ -44,7 +44,7 @@ case "$target" in
 esac
 # The layers the harnesses stand on (each with those below it), in order.
 layers=(EncoreSupport EncoreWire EncoreCrypto EncoreStorage EncoreHTTP EncoreKeyFiles EncoreExposure EncoreRisk
-        EncoreCrowdNotifier EncoreCheckIns EncoreCheck EncoreTestResults EncorePush EncoreSync)
+        EncoreCrowdNotifier EncoreCheckIns EncoreTracing EncoreCheck EncoreTestResults EncorePush EncoreSync)
 binary="$out/encore-fuzzer"
 obj="$out/obj"
 maps="$out/modulemaps"
