@@ -17,7 +17,6 @@ header lacks stops the generator.
     python3 bindings/python/gen_records.py --check    fail if encore/_records.py is stale
 """
 import dataclasses
-import difflib
 import pathlib
 import re
 import sys
@@ -432,22 +431,7 @@ def generate(text):
 
 
 def main(argv):
-    if argv not in ([], ["--check"]):
-        sys.exit(__doc__)
-    try:
-        fresh = generate(gen_ffi.HEADER.read_text())
-    except (gen_ffi.HeaderError, RecordError) as e:
-        sys.exit(f"gen_records: {gen_ffi.HEADER}: {e}")
-    if not argv:
-        OUTPUT.write_text(fresh)
-        return
-    current = OUTPUT.read_text() if OUTPUT.exists() else ""
-    if current != fresh:
-        diff = difflib.unified_diff(current.splitlines(), fresh.splitlines(), str(OUTPUT), "fresh generation", lineterm="")
-        print("\n".join(list(diff)[:60]), file=sys.stderr)
-        sys.exit(f"gen_records: {OUTPUT.relative_to(HERE.parent.parent)} is out of date with include/encore.h; "
-                 "run python3 bindings/python/gen_records.py")
-    print("gen_records: encore/_records.py matches include/encore.h")
+    gen_ffi.write_or_check(argv, "gen_records", OUTPUT, generate, (gen_ffi.HeaderError, RecordError))
 
 
 if __name__ == "__main__":

@@ -47,15 +47,6 @@ def uint8_pointer(data: bytes) -> ctypes._Pointer[ctypes.c_uint8]:
     return ctypes.cast(data, ctypes.POINTER(ctypes.c_uint8))  # type: ignore[arg-type]
 
 
-def unsigned(value: int, ctype: type[ctypes._SimpleCData[int]], what: str) -> int:
-    """`value` checked to fit the unsigned ctypes type `ctype` (ctypes would
-    wrap negatives and truncate large numbers without a word)."""
-    limit = 1 << (8 * ctypes.sizeof(ctype))
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < limit:
-        raise ValueError(f"{what} must be an int from 0 to {limit - 1}, not {value!r}")
-    return value
-
-
 def checked_int(value: int, bits: int, what: str) -> int:
     """`value` checked to be an int that fits a signed C integer of `bits`
     bits (ctypes would wrap it without a word); bool is refused."""
