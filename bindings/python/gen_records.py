@@ -370,6 +370,24 @@ class Generator:
         lines.append("        return c")
         return lines
 
+    def python_note(self, f):
+        """What the Python view makes of the C field, after the header's words about it."""
+        if isinstance(f.view, Enum):
+            other = {id(TEXT): ", else 'unknown (N)'", id(RAISE): "", id(None): ", else None"}.get(
+                id(f.view.other), f", else {f.view.other!r}")
+            return "in Python: " + ", ".join(repr(n) for n in self.names(f.view).values()) + other
+        if isinstance(f.view, Equals):
+            return f"in Python: True for {f.view.constant}"
+        notes = {BOOL: "in Python: a bool", NEGATIVE_NONE: "in Python: None for -1", EMPTY_NONE: "in Python: None when empty",
+                 ISO_DATE: "in Python: \"YYYY-MM-DD\", None for -1"}
+        if f.view in notes:
+            return notes[f.view]
+        if f.flag:
+            return f"in Python: None unless {f.flag}"
+        if f.ctype == "encore_bytes":
+            return "in Python: a copy (the library's is freed)"
+        return ""
+
     def record(self, struct, record):
         fields = self.fields(struct, record)
         doc, _ = self.docs.get(struct, ("", {}))
@@ -380,9 +398,7 @@ class Generator:
         for f in fields:
             default = f" = {record.defaults[f.name]}" if f.name in record.defaults else ""
             out.append(f"    {f.name}: {f.python}{default}")
-            doc = f.doc
-            if isinstance(f.view, Enum):  # the codes are names in Python
-                doc = "; ".join(filter(None, [doc, "as " + ", ".join(repr(n) for n in self.names(f.view).values())]))
+            doc = "; ".join(filter(None, [f.doc, self.python_note(f)]))
             if doc:
                 out.append(f'    """{doc}"""'.replace('\\', '\\\\'))
         extras = [f for f in fields if f.extra]

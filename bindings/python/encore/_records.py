@@ -47,9 +47,9 @@ class KeyFileInfo:
     invalid_key_count: int
     """keys skipped as invalid, both lists"""
     signature_status: str
-    """ENCORE_SIGNATURE_*; as 'verified', 'unsigned', 'untrusted', 'invalid', 'skipped'"""
+    """ENCORE_SIGNATURE_*; in Python: 'verified', 'unsigned', 'untrusted', 'invalid', 'skipped', else 'unknown (N)'"""
     is_zip: bool
-    """1 when read from a zip, 0 for a bare export.bin"""
+    """1 when read from a zip, 0 for a bare export.bin; in Python: a bool"""
     signature_key_id: str | None
     """key that verified it, else the first signature's"""
     signature_key_version: str | None
@@ -83,7 +83,7 @@ class Key:
     report_type: int
     """ENCORE_REPORT_*"""
     days_since_onset_of_symptoms: int | None
-    """meaningful when has_days_since_onset_of_symptoms"""
+    """meaningful when has_days_since_onset_of_symptoms; in Python: None unless has_days_since_onset_of_symptoms"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_key) -> Self:
@@ -106,7 +106,7 @@ class Sighting:
     rssi: int
     """dBm"""
     prev_scan: int | None = None
-    """unix seconds of the previous scan; meaningful when has_prev_scan"""
+    """unix seconds of the previous scan; meaningful when has_prev_scan; in Python: None unless has_prev_scan"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_sighting) -> Self:
@@ -167,7 +167,7 @@ class CachedKeyFileInfo:
     identifier: str
     """the identifier asked for"""
     etag: str | None
-    """the ETag it was stored with"""
+    """the ETag it was stored with; in Python: None unless has_etag"""
     sha256: bytes
     """SHA-256 of the content, computed by the library"""
     size: int
@@ -192,7 +192,7 @@ class TracingEvent:
     time: int
     """unix seconds"""
     active: bool
-    """1: switched on; 0: switched off"""
+    """1: switched on; 0: switched off; in Python: a bool"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_tracing_event) -> Self:
@@ -370,22 +370,22 @@ class CheckIn:
     start: int
     """unix seconds"""
     end: int | None
-    """-1 while checked in"""
+    """-1 while checked in; in Python: None for -1"""
     auto_end: int
     """when an open check-in closes by itself"""
     description: str
-    """UTF-8, the caller's: release with encore_bytes_free()"""
+    """UTF-8, the caller's: release with encore_bytes_free(); in Python: a copy (the library's is freed)"""
     address: str
-    """the same"""
+    """the same; in Python: a copy (the library's is freed)"""
     location_id_hash: bytes
     submitted: bool
-    """1: sent with a positive test (its warnings are ignored)"""
+    """1: sent with a positive test (its warnings are ignored); in Python: a bool"""
     kind: str = 'cwa'
-    """ENCORE_CHECKIN_KIND_*; as 'cwa', 'swisscovid', 'notifyme'"""
+    """ENCORE_CHECKIN_KIND_*; in Python: 'cwa', 'swisscovid', 'notifyme', else 'unknown (N)'"""
     created: int = 0
     """unix seconds the check-in was stored"""
     private: bool = False
-    """ENCORE_CHECKIN_MODE_DIARY, or _PRIVATE: then description and address are empty and location_id_hash zeros (nothing kept)"""
+    """ENCORE_CHECKIN_MODE_DIARY, or _PRIVATE: then description and address are empty and location_id_hash zeros (nothing kept); in Python: True for ENCORE_CHECKIN_MODE_PRIVATE"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_checkin_info) -> Self:
@@ -407,7 +407,7 @@ class CheckIn:
 class WarningMatchSummary:
     """What matching one trace warning package found. (encore_warning_match_summary)"""
     signature_status: str
-    """ENCORE_SIGNATURE_*; as 'verified', 'unsigned', 'untrusted', 'invalid', 'skipped'"""
+    """ENCORE_SIGNATURE_*; in Python: 'verified', 'unsigned', 'untrusted', 'invalid', 'skipped', else 'unknown (N)'"""
     interval_number: int
     """the package's hour (hours since the epoch)"""
     warnings: int
@@ -467,7 +467,7 @@ class CheckInDay:
     """unix seconds of the UTC midnight"""
     normalized_time: float
     risk_level: str
-    """ENCORE_CHECKIN_RISK_*; as 'LOW', 'HIGH', 'FAILED'"""
+    """ENCORE_CHECKIN_RISK_*; in Python: 'LOW', 'HIGH', 'FAILED', else 'unknown (N)'"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_checkin_day) -> Self:
@@ -481,7 +481,7 @@ class CheckInDay:
 class CheckInAssessment:
     """The aggregate of a check-in risk assessment (encore_checkin_assessment_get_summary()): the total level and the sizes of its lists of matches and days. (encore_checkin_risk_summary)"""
     total_risk_level: str
-    """ENCORE_CHECKIN_RISK_*; as 'LOW', 'HIGH', 'FAILED'"""
+    """ENCORE_CHECKIN_RISK_*; in Python: 'LOW', 'HIGH', 'FAILED', else 'unknown (N)'"""
     matches: tuple[CheckInMatch, ...]
     """each warning overlapping a check-in on a UTC day"""
     days: tuple[CheckInDay, ...]
@@ -598,11 +598,11 @@ class ScanResult:
 class TracingStatus:
     """What the tracing did, for a settings page. (encore_tracing_status)"""
     active: bool
-    """1: tracing is on"""
+    """1: tracing is on; in Python: a bool"""
     since: int | None
-    """unix seconds of the last on/off change"""
+    """unix seconds of the last on/off change; in Python: None unless has_since"""
     last_scan: int | None
-    """unix seconds the last scan ended"""
+    """unix seconds the last scan ended; in Python: None unless has_last_scan"""
     rpis_last_hour: int
     """distinct RPIs heard in the hour up to now"""
     rpis_last_14_days: int
@@ -625,17 +625,17 @@ class TracingStatus:
 class SyncItem:
     """One thing a sync asked for, and what became of it (encore_sync_result_copy_items()). (encore_sync_item)"""
     kind: Literal['config', 'day', 'dp3t', 'hour', 'traceKeys', 'warnings']
-    """ENCORE_SYNC_ITEM_*; as 'day', 'hour', 'config', 'dp3t', 'warnings', 'traceKeys'"""
+    """ENCORE_SYNC_ITEM_*; in Python: 'day', 'hour', 'config', 'dp3t', 'warnings', 'traceKeys'"""
     outcome: Literal['cached', 'failed', 'fetched']
-    """ENCORE_SYNC_OUTCOME_*; as 'fetched', 'cached', 'failed'"""
+    """ENCORE_SYNC_OUTCOME_*; in Python: 'fetched', 'cached', 'failed'"""
     status: int
     """ENCORE_OK, or why a FAILED item failed"""
     day: str | None
-    """a day or hour key file's day: unix seconds of its UTC midnight; -1 otherwise"""
+    """a day or hour key file's day: unix seconds of its UTC midnight; -1 otherwise; in Python: "YYYY-MM-DD", None for -1"""
     hour: int | None
-    """an hour key file's hour, 0..23; -1 otherwise"""
+    """an hour key file's hour, 0..23; -1 otherwise; in Python: None for -1"""
     interval: int | None
-    """a trace warning package's hour (hours since the epoch); -1 otherwise"""
+    """a trace warning package's hour (hours since the epoch); -1 otherwise; in Python: None for -1"""
     keys: int
     """keys of a key file; reports and warnings of a warning package; events of trace keys"""
     matches: int
@@ -643,7 +643,7 @@ class SyncItem:
     bytes: int
     """the body's size as it came; 0 when none came"""
     tag: str
-    """the ETag or bundle tag (empty when none is known), the caller's: release with encore_bytes_free()"""
+    """the ETag or bundle tag (empty when none is known), the caller's: release with encore_bytes_free(); in Python: a copy (the library's is freed)"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_sync_item) -> Self:
@@ -664,9 +664,9 @@ class SyncItem:
 class SyncConfiguration:
     """The app configuration a CWA sync went on with and why (encore_sync_result_get_configuration()). (encore_sync_configuration)"""
     used: Literal['built-in', 'fetched', 'last-verified', 'unchanged']
-    """ENCORE_SYNC_CONFIG_*; as 'fetched', 'unchanged', 'last-verified', 'built-in'"""
+    """ENCORE_SYNC_CONFIG_*; in Python: 'fetched', 'unchanged', 'last-verified', 'built-in'"""
     reason: str | None
-    """why it was not fetched (UTF-8; empty when it was), the caller's: release with encore_bytes_free()"""
+    """why it was not fetched (UTF-8; empty when it was), the caller's: release with encore_bytes_free(); in Python: None when empty"""
     failures: int
     """failed fetches of the configuration in a row (its own backoff)"""
 
@@ -682,15 +682,15 @@ class SyncConfiguration:
 class CheckResult:
     """What an exposure check found (encore_check_result_get_summary()): its status, the v1 level and score, whether to notify the user, and what it stored. (encore_check_summary)"""
     status: Literal['FAILED', 'HIGH', 'LOW', 'OUTDATED', 'UNKNOWN']
-    """ENCORE_CHECK_*; as 'LOW', 'HIGH', 'UNKNOWN', 'OUTDATED', 'FAILED'"""
+    """ENCORE_CHECK_*; in Python: 'LOW', 'HIGH', 'UNKNOWN', 'OUTDATED', 'FAILED'"""
     notification_due: bool
-    """1: the level changed since the last LOW/HIGH result (or first HIGH)"""
+    """1: the level changed since the last LOW/HIGH result (or first HIGH); in Python: a bool"""
     calculated_at: int
     active_tracing_seconds: int
     newest_keys: int | None
-    """newest package download or key file end, unix seconds"""
+    """newest package download or key file end, unix seconds; in Python: None unless has_newest_keys"""
     stored_result_id: int | None
-    """the risk result stored by this check"""
+    """the risk result stored by this check; in Python: None unless has_stored_result"""
     window_count: int
     v1_score: float
     """CWA v1 score from the v1 summary"""
@@ -718,7 +718,7 @@ class CheckResult:
 class PushDecision:
     """What the rule decided (encore_push_decide()). (encore_push_decision)"""
     action: Literal['deregister', 'none', 'register']
-    """ENCORE_PUSH_NONE, _REGISTER or _DEREGISTER; as 'none', 'register', 'deregister'"""
+    """ENCORE_PUSH_NONE, _REGISTER or _DEREGISTER; in Python: 'none', 'register', 'deregister'"""
     reason: str
     """why, in words"""
 
@@ -733,23 +733,23 @@ class PushDecision:
 class PushStatus:
     """What push registration knows (encore_push_get_status()); the tokens are not in it. (encore_push_status)"""
     registered: bool
-    """1: a registration is stored (the server said yes)"""
+    """1: a registration is stored (the server said yes); in Python: a bool"""
     registered_at: int | None
-    """unix seconds of the last registration"""
+    """unix seconds of the last registration; in Python: None unless has_registered_at"""
     server: str | None
-    """the registry registered with (UTF-8; empty: none), the caller's: release with encore_bytes_free()"""
+    """the registry registered with (UTF-8; empty: none), the caller's: release with encore_bytes_free(); in Python: None when empty"""
     api: Literal['registry', 'swisscovid'] | None
-    """ENCORE_PUSH_API_* of the stored registration; -1: none; as 'swisscovid', 'registry'"""
+    """ENCORE_PUSH_API_* of the stored registration; -1: none; in Python: 'swisscovid', 'registry', else None"""
     push_type: Literal['android', 'ios', 'ios-sandbox'] | None
-    """ENCORE_PUSH_TYPE_* of the stored push token; -1: none; as 'ios', 'android', 'ios-sandbox'"""
+    """ENCORE_PUSH_TYPE_* of the stored push token; -1: none; in Python: 'ios', 'android', 'ios-sandbox', else None"""
     has_push_token: bool
-    """1: a push token is stored"""
+    """1: a push token is stored; in Python: a bool"""
     exposure_notifications: bool
-    """1: Exposure Notifications are on (the last tracing event)"""
+    """1: Exposure Notifications are on (the last tracing event); in Python: a bool"""
     check_ins: bool
-    """1: the user has check-ins"""
+    """1: the user has check-ins; in Python: a bool"""
     isolated: bool
-    """1: the user is in isolation"""
+    """1: the user is in isolation; in Python: a bool"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_push_status) -> Self:
@@ -770,32 +770,34 @@ class TestStatus:
     """Where a registered test stands. Times are unix seconds, -1 when there is none. An output struct that may grow: set struct_size (ENCORE_OUTPUT_INIT). (encore_test_status)"""
     __test__ = False  # not a pytest test class
     registered: bool
-    """1 when a test is registered"""
+    """1 when a test is registered; in Python: a bool"""
     key_type: Literal['GUID', 'TELETAN']
-    """ENCORE_TEST_KEY_GUID or _TELETAN; as 'GUID', 'TELETAN'"""
+    """ENCORE_TEST_KEY_GUID or _TELETAN; in Python: 'GUID', 'TELETAN', else 'GUID'"""
     rapid: bool
-    """1: a rapid antigen test"""
+    """1: a rapid antigen test; in Python: a bool"""
     result: Literal['INVALID', 'NEGATIVE', 'PENDING', 'POSITIVE', 'REDEEMED'] | None
-    """ENCORE_TEST_RESULT_*; as 'PENDING', 'NEGATIVE', 'POSITIVE', 'INVALID', 'REDEEMED'"""
+    """ENCORE_TEST_RESULT_*; in Python: 'PENDING', 'NEGATIVE', 'POSITIVE', 'INVALID', 'REDEEMED', else None"""
     notify: bool
-    """1, once: this call brought a new final result to tell the user"""
+    """1, once: this call brought a new final result to tell the user; in Python: a bool"""
     has_tan: bool
-    """1: a TAN is kept for a submission that has not succeeded yet"""
+    """1: a TAN is kept for a submission that has not succeeded yet; in Python: a bool"""
     submitted: bool
-    """1: the keys of this test were submitted"""
+    """1: the keys of this test were submitted; in Python: a bool"""
     result_at: int | None
-    """the last poll that got an answer"""
+    """the last poll that got an answer; in Python: None for -1"""
     sample_collected_at: int | None
+    """in Python: None for -1"""
     next_poll_at: int | None
-    """when to poll next; -1 once the result is final"""
+    """when to poll next; -1 once the result is final; in Python: None for -1"""
     submitted_at: int | None
+    """in Python: None for -1"""
     submitted_keys: int
     test_type: Literal['pcr', 'rapid-antigen', 'rapid-pcr'] | None = None
-    """ENCORE_TEST_TYPE_*; as 'pcr', 'rapid-antigen', 'rapid-pcr'"""
+    """ENCORE_TEST_TYPE_*; in Python: 'pcr', 'rapid-antigen', 'rapid-pcr', else None"""
     outdated: bool = False
-    """1: a negative rapid antigen test taken more than 48 hours ago"""
+    """1: a negative rapid antigen test taken more than 48 hours ago; in Python: a bool"""
     tested_at: int | None = None
-    """when the test was taken: the sample time, for a rapid antigen test until the server reports one the consent time of its QR code; -1"""
+    """when the test was taken: the sample time, for a rapid antigen test until the server reports one the consent time of its QR code; -1; in Python: None for -1"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_test_status) -> Self:
@@ -869,7 +871,7 @@ class DayRisk:
     """The risk of one UTC day that had windows (newest first). (encore_day_risk)"""
     date: int
     risk_level: Literal['HIGH', 'LOW'] | None
-    """ENCORE_RISK_NONE, _LOW or _HIGH; as None, 'LOW', 'HIGH'"""
+    """ENCORE_RISK_NONE, _LOW or _HIGH; in Python: None, 'LOW', 'HIGH'"""
     normalized_time: float
     """rounded to one decimal"""
     minimum_distinct_encounters_with_low_risk: int
@@ -889,9 +891,11 @@ class DayRisk:
 class RiskAssessment:
     """The aggregate of an assessment. Dates are unix seconds of UTC midnights. (encore_risk_summary)"""
     total_risk_level: Literal['HIGH', 'LOW'] | None
-    """ENCORE_RISK_LOW or _HIGH; as None, 'LOW', 'HIGH'"""
+    """ENCORE_RISK_LOW or _HIGH; in Python: None, 'LOW', 'HIGH'"""
     most_recent_date_with_low_risk: int | None
+    """in Python: None unless has_most_recent_date_with_low_risk"""
     most_recent_date_with_high_risk: int | None
+    """in Python: None unless has_most_recent_date_with_high_risk"""
     number_of_days_with_low_risk: int
     number_of_days_with_high_risk: int
     total_minimum_distinct_encounters_with_low_risk: int
