@@ -25,8 +25,7 @@ import ctypes
 import dataclasses
 import json
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import checked_int, checked_uint, fixed_bytes, take_bytes as _take_bytes, text, uint8_pointer
@@ -42,10 +41,6 @@ if TYPE_CHECKING:
     from ._client import CClient
 from .testresult import SYMPTOMS, Symptoms
 from .trust import TrustList
-
-_S = TypeVar("_S", bound=ctypes.Structure)
-_R = TypeVar("_R")
-
 
 
 # ---- QR codes ---------------------------------------------------------------
@@ -200,17 +195,14 @@ class CheckInRiskConfig(ParsedConfig):
     _c_free = lib.encore_checkin_risk_config_free
 
 
-def _copy_all(copy: Callable[..., int], pointer: object, ctype: type[_S], convert: Callable[[_S], _R]) -> tuple[_R, ...]:
-    """All rows of a list's copy function of the library (list, first, out, element_size, capacity, copied), converted."""
-    return tuple(_cdata.copy_list(lambda *page: copy(pointer, *page), ctype, convert))
-
-
 def _assessment(pointer: ctypes._Pointer[_ffi.encore_checkin_assessment]) -> CheckInAssessment:
     """A CheckInAssessment of a library assessment handle (not freed here)."""
     s = _cdata.output(_ffi.encore_checkin_risk_summary)
     lib.encore_checkin_assessment_get_summary(pointer, ctypes.byref(s))
-    matches = _copy_all(lib.encore_checkin_assessment_copy_matches, pointer, _ffi.encore_checkin_match, CheckInMatch.from_c)
-    days = _copy_all(lib.encore_checkin_assessment_copy_days, pointer, _ffi.encore_checkin_day, CheckInDay.from_c)
+    matches = tuple(_cdata.copy_list(lambda *page: lib.encore_checkin_assessment_copy_matches(pointer, *page),
+                                     _ffi.encore_checkin_match, CheckInMatch.from_c))
+    days = tuple(_cdata.copy_list(lambda *page: lib.encore_checkin_assessment_copy_days(pointer, *page),
+                                  _ffi.encore_checkin_day, CheckInDay.from_c))
     b = _ffi.encore_bytes()
     lib.encore_checkin_assessment_get_json(pointer, ctypes.byref(b))
     return CheckInAssessment.from_c(s, matches=matches, days=days, json=json.loads(_take_bytes(b)))

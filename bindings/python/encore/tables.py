@@ -8,7 +8,7 @@ import builtins
 import contextlib
 import ctypes
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from . import _ffi, errors
 from ._cdata import array_of, checked_int, copy_list, sized, take_text, text, uint8_pointer
@@ -21,9 +21,6 @@ if TYPE_CHECKING:
     from ._client import CClient
     from .trust import TrustList
 
-_S = TypeVar("_S", bound=ctypes.Structure)
-_R = TypeVar("_R")
-
 
 class _Table:
     """A feature over the client's store: the copy and count idioms."""
@@ -31,14 +28,12 @@ class _Table:
     def __init__(self, client: CClient) -> None:
         self._c = client
 
-    def _copy(self, copy: Callable[..., int], ctype: type[_S], convert: Callable[[_S], _R], *args: int) -> Iterator[_R]:
-        """Yields rows of a copy function of the library (client, ..., first, out, element_size, capacity, copied)."""
-        return copy_list(lambda *page: self._c.call(copy, *args, *page), ctype, convert)
-
-    def _count(self, count_function: Callable[..., int], *args: int) -> int:
-        count = ctypes.c_uint64()
-        self._c.call(count_function, *args, ctypes.byref(count))
-        return count.value
+    def _count(self, count: Callable[[Any], int]) -> int:
+        """The number count(out) writes: a count function of the library, called with its
+        other arguments by the caller's lambda (so that a type checker sees them)."""
+        n = ctypes.c_uint64()
+        count(ctypes.byref(n))
+        return n.value
 
 
 class Sightings(_Table):
@@ -55,12 +50,13 @@ class Sightings(_Table):
 
     def count(self, start: int | None = None, end: int | None = None) -> int:
         """How many sightings [start, end) holds."""
-        return self._count(lib.encore_sighting_count, *_range(start, end))
+        return self._count(lambda n: self._c.call(lib.encore_sighting_count, *_range(start, end), n))
 
     def list(self, start: int | None = None, end: int | None = None) -> Iterator[Sighting]:
         """Yields the Sighting values of [start, end) in time order."""
-        return self._copy(lib.encore_sighting_copy, _ffi.encore_sighting, Sighting.from_c,
-                          *_range(start, end))
+        first, last = _range(start, end)  # checked now, not at the first row
+        return copy_list(lambda *page: self._c.call(lib.encore_sighting_copy, first, last, *page),
+                         _ffi.encore_sighting, Sighting.from_c)
 
 
 class OwnKeys(_Table):
@@ -75,12 +71,13 @@ class OwnKeys(_Table):
 
     def count(self, since: int | None = None) -> int:
         """How many own keys start at interval `since` or later (None: all)."""
-        return self._count(lib.encore_own_key_count, self._since(since))
+        return self._count(lambda n: self._c.call(lib.encore_own_key_count, self._since(since), n))
 
     def list(self, since: int | None = None) -> builtins.list[OwnKey]:
         """The own keys starting at interval `since` or later, ordered by
         rolling start, as a list of OwnKey."""
-        return list(self._copy(lib.encore_own_key_copy, _ffi.encore_own_key, OwnKey.from_c, self._since(since)))
+        return list(copy_list(lambda *page: self._c.call(lib.encore_own_key_copy, self._since(since), *page),
+                         _ffi.encore_own_key, OwnKey.from_c))
 
     def latest(self) -> OwnKey | None:
         """The own key with the latest rolling start, or None."""
@@ -101,8 +98,8 @@ class OwnKeys(_Table):
     def history(self, days: int = 14) -> builtins.list[Key]:
         """The own keys of the last `days` UTC days up to the client's time (today's
         included), oldest first, as Key values ready for submission."""
-        return list(self._copy(lib.encore_own_key_copy_history, _ffi.encore_key, Key.from_c,
-                               checked_int(days, 32, "days")))
+        return list(copy_list(lambda *page: self._c.call(lib.encore_own_key_copy_history, checked_int(days, 32, "days"), *page),
+                         _ffi.encore_key, Key.from_c))
 
     @staticmethod
     def _since(since: int | None) -> int:
@@ -197,12 +194,12 @@ class TracingHistory(_Table):
 
     def count(self, start: int | None = None, end: int | None = None) -> int:
         """How many tracing events [start, end) holds."""
-        return self._count(lib.encore_tracing_event_count, *_range(start, end))
+        return self._count(lambda n: self._c.call(lib.encore_tracing_event_count, *_range(start, end), n))
 
     def list(self, start: int | None = None, end: int | None = None) -> builtins.list[TracingEvent]:
         """The TracingEvent values of [start, end) in time order, as a list."""
-        return list(self._copy(lib.encore_tracing_event_copy, _ffi.encore_tracing_event, TracingEvent.from_c,
-                               *_range(start, end)))
+        return list(copy_list(lambda *page: self._c.call(lib.encore_tracing_event_copy, *_range(start, end), *page),
+                         _ffi.encore_tracing_event, TracingEvent.from_c))
 
     def active_seconds(self, start: int, end: int) -> int:
         """Seconds tracing was on within [start, end): the last event before
@@ -217,32 +214,33 @@ class TracingHistory(_Table):
 class RiskResults(_Table):
     """The stored results of exposure checks (encore_risk_result_*)."""
 
-    def _result(self, get: Callable[..., int], *args: int) -> RiskResult:
+    def _result(self, get: Callable[[Any, Any], int]) -> RiskResult:
+        """The result get(out, document) writes (a lambda calling a get function of the library)."""
         r = sized(_ffi.encore_risk_result)
         doc = _ffi.encore_bytes()
-        self._c.call(get, *args, ctypes.byref(r), ctypes.byref(doc))
+        get(ctypes.byref(r), ctypes.byref(doc))
         return RiskResult.from_c(r, document=take_text(doc))
 
     def last(self) -> RiskResult | None:
         """The newest RiskResult, or None when there is none."""
         try:
-            return self._result(lib.encore_risk_result_get_last)
+            return self._result(lambda r, doc: self._c.call(lib.encore_risk_result_get_last, r, doc))
         except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
             return None
 
     def get(self, result_id: int) -> RiskResult:
         """The RiskResult with `result_id`; NotFoundError when there is none."""
-        return self._result(lib.encore_risk_result_get, checked_int(result_id, 64, "result_id"))
+        return self._result(lambda r, doc: self._c.call(lib.encore_risk_result_get, checked_int(result_id, 64, "result_id"), r, doc))
 
     def count(self, start: int | None = None, end: int | None = None) -> int:
         """How many risk results [start, end) holds."""
-        return self._count(lib.encore_risk_result_count, *_range(start, end))
+        return self._count(lambda n: self._c.call(lib.encore_risk_result_count, *_range(start, end), n))
 
     def list(self, start: int | None = None, end: int | None = None) -> builtins.list[RiskResult]:
         """The RiskResult values of [start, end), oldest first, as a list
         (results purged meanwhile by another thread are left out)."""
-        heads = list(self._copy(lib.encore_risk_result_copy, _ffi.encore_risk_result, lambda r: r.id,
-                                *_range(start, end)))
+        heads = list(copy_list(lambda *page: self._c.call(lib.encore_risk_result_copy, *_range(start, end), *page),
+                         _ffi.encore_risk_result, lambda r: r.id))
         out: builtins.list[RiskResult] = []
         for result_id in heads:
             try:
@@ -250,7 +248,6 @@ class RiskResults(_Table):
             except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
                 pass
         return out
-
 
 
 __all__ = ["Sightings", "OwnKeys", "KeyFiles", "TracingHistory", "RiskResults"]

@@ -57,12 +57,12 @@ class TestResultClient:
         """The registration as an Operation the caller drives (no transport
         needed); its result is the TestStatus."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
-        return self._start(lib.encore_test_register_start, _test_status, ctypes.byref(key), keep=keep)
+        return self._start(lambda out: self._c.call(lib.encore_test_register_start, ctypes.byref(key), out), _test_status, keep=keep)
 
-    def _start(self, start: Callable[..., int], result: Callable[[Operation[_T]], _T], *args: Any,
-               keep: object = None) -> Operation[_T]:
+    def _start(self, start: Callable[[Any], int], result: Callable[[Operation[_T]], _T], keep: object = None) -> Operation[_T]:
+        """The operation start(out) makes (a lambda calling a start function of the library)."""
         out = ctypes.POINTER(_ffi.encore_operation)()
-        self._c.call(start, *args, ctypes.byref(out))
+        start(ctypes.byref(out))
         return Operation(out, result, keep=(self._c, keep))
 
     def poll(self) -> TestStatus:
@@ -74,7 +74,7 @@ class TestResultClient:
     def poll_operation(self) -> Operation[TestStatus]:
         """The poll as an Operation the caller drives (no transport needed);
         its result is the TestStatus."""
-        return self._start(lib.encore_test_poll_start, _test_status)
+        return self._start(lambda out: self._c.call(lib.encore_test_poll_start, out), _test_status)
 
     def status(self) -> TestStatus:
         """Where the test stands at the client's time, from the store alone."""
@@ -106,14 +106,14 @@ class TestResultClient:
     def noise_operation(self) -> Operation[dict[str, Any]]:
         """The noise session as an Operation the caller drives; its result is
         the operation's JSON."""
-        return self._start(lib.encore_test_noise_start, Operation.json)
+        return self._start(lambda out: self._c.call(lib.encore_test_noise_start, out), Operation.json)
 
     def submit_operation(self, *, symptoms: Symptoms = "no-info", onset: int | None = None,
                          visited: Iterable[Text] = (), federation: bool = False) -> Operation[SubmitSummary]:
         """The submission as an Operation the caller drives (no transport
         needed); its result is the SubmitSummary."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
-        return self._start(lib.encore_submit_start, _submit_summary, ctypes.byref(o), keep=keep)
+        return self._start(lambda out: self._c.call(lib.encore_submit_start, ctypes.byref(o), out), _submit_summary, keep=keep)
 
 
 def _test_key(qr: Text | None, guid: Text | None, teletan: Text | None, dob: Text | None,
