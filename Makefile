@@ -19,7 +19,12 @@ PUSHD := server/.build/$(PUSHD_CONFIG)/encore-pushd
 # The library package's: they build and resolve nothing of the push service's
 # package (server/), whose stack alone takes longer to compile than all of
 # them take to run; `make test-server` tests it, `make test-all` runs both.
-TEST_SUITES := swift tsan check-abi c python typecheck cli store standins pairing crowdnotifier tracing device fuzz install wheel docs
+# The suites of `make test`. The binding tests run once, in the wheel suite,
+# against the installed wheel (`make test-python` runs them on the checkout).
+# TEST_BESIDE_SUITES mostly wait (buses, servers, clocks) and run in a second
+# lane beside the others (scripts/test-all.sh).
+TEST_SUITES := swift tsan check-abi c typecheck cli store pairing crowdnotifier fuzz install wheel docs
+TEST_BESIDE_SUITES := standins tracing device
 CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 # pytest-xdist workers of the Python suites: one per core for the ones that
 # compute; more for the push service's, whose tests mostly wait on clocks.
@@ -32,6 +37,7 @@ help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
 	@echo "make test      the library package's suites, one line each (logs in build/logs/), then a summary table:"
 	@echo "               $(TEST_SUITES)"
+	@echo "               beside them: $(TEST_BESIDE_SUITES)"
 	@echo "make test-NAME one suite, its whole output on the terminal (e.g. make test-cli, make check-abi)"
 	@echo "make test-server    the push service's package (server/): encore-pushd built, then its suite (make test-pushd)"
 	@echo "make test-pushd-tsan the push service's suite against encore-pushd built with ThreadSanitizer (5 min build; not in test-all)"
@@ -150,7 +156,7 @@ demo: cli
 
 # Quiet: one line per suite, the end of a failing suite's log, a summary table.
 test: deps
-	@scripts/test-all.sh "lib cli tracingd encored share venv wheel" $(TEST_SUITES)
+	@scripts/test-all.sh "lib cli tracingd encored share venv wheel" $(TEST_SUITES) --beside $(TEST_BESIDE_SUITES)
 
 # The push service's package (server/), the same way: its build, then its suite.
 test-server: deps
