@@ -92,7 +92,11 @@ let package = Package(
         // verified, no redirects, caps). libcurl is loaded with dlopen on the
         // first request, never linked: the thirty libraries it brings cost
         // every start of the tool and of a host that sends nothing.
-        .target(name: "CEncoreHTTP", cSettings: fortified),
+        .target(name: "CEncoreHTTP", dependencies: ["CLibraryLoader"], cSettings: fortified),
+        // A library loaded with dlopen on first use instead of linked
+        // (libcurl, libsystemd): its functions resolved, a clear error when
+        // it is missing.
+        .target(name: "CLibraryLoader", cSettings: fortified),
         // BLS12-381 and its pairing, bit-compatible with mcl (CrowdNotifier);
         // SHA-256/512 from libcrypto. Tested on its own by Tests/pairing.
         .target(name: "CEncorePairing", dependencies: ["CCrypto"], cSettings: fortified),
@@ -210,7 +214,7 @@ let package = Package(
         // over sd-bus (headers from libsystemd-dev): libsystemd is loaded
         // with dlopen by its first call, never linked, so that the tool's
         // other commands do not map it; never in libencore.so.
-        .target(name: "CDeviceClient", cSettings: fortified),
+        .target(name: "CDeviceClient", dependencies: ["CLibraryLoader"], cSettings: fortified),
         // encored's object on the system bus (org.encore.Exposure1), its
         // polkit questions and the bus driver's signals, in C over sd-bus.
         .target(name: "CExposureBus", dependencies: ["CSystemd", "CBusQueue"], cSettings: fortified),

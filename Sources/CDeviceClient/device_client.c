@@ -2,7 +2,6 @@
 // answers of the interface docs/org.encore.Exposure1.xml describes.
 #include "device_client.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -12,12 +11,13 @@
 
 #include <systemd/sd-bus.h>
 
+#include "library_loader.h"
+
 // libsystemd is loaded by the first dc_open, not linked: it brings its own
 // libraries (gcrypt, lzma, zstd, lz4, cap), whose mapping and relocation
 // would cost every start of the tool, which needs the bus for `encore
-// device` alone (as systemd loads its optional libraries). Missing or
-// unusable, it is dc_open's error, never a crash; the package depends on it
-// by name, since dpkg-shlibdeps cannot see a dlopen.
+// device` alone (CLibraryLoader). Missing or unusable, it is dc_open's
+// error.
 #define DC_SONAME "libsystemd.so.0"
 
 // Every sd-bus function called. Their types come from sd-bus.h through
@@ -36,35 +36,19 @@ static struct {
 #undef DC_FIELD
 } lib;
 
+#define DC_NAME(name) #name,
+static const char *const lib_names[] = {DC_FUNCTIONS(DC_NAME)};
+#undef DC_NAME
+_Static_assert(sizeof lib == sizeof lib_names / sizeof lib_names[0] * sizeof(void *), "one function pointer a name");
+
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded = 0;
 static char load_error[512] = "libsystemd was not loaded";
 
+// The handle stays open for the life of the process.
 static void load(void) {
-    void *handle = dlopen(DC_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load libsystemd (%s), which the bus needs: %s; install Debian's libsystemd0",
-                 DC_SONAME, why ? why : "unknown error");
-        return;
-    }
-// dlsym gives an object pointer; memcpy turns it into the function pointer
-// it is (POSIX guarantees they are alike; ISO C has no cast).
-#define DC_RESOLVE(name)                                                                                  \
-    {                                                                                                     \
-        void *raw = dlsym(handle, #name);                                                                 \
-        if (raw == NULL) {                                                                                \
-            snprintf(load_error, sizeof load_error, "%s has no %s: install Debian's libsystemd0", DC_SONAME, #name); \
-            memset(&lib, 0, sizeof lib);                                                                  \
-            dlclose(handle);                                                                              \
-            return;                                                                                       \
-        }                                                                                                 \
-        memcpy(&lib.name, &raw, sizeof raw);                                                              \
-    }
-    DC_FUNCTIONS(DC_RESOLVE)
-#undef DC_RESOLVE
-    // The handle stays open for the life of the process.
-    loaded = 1;
+    loaded = enc_library_load(DC_SONAME, "libsystemd", "libsystemd0", lib_names, sizeof lib_names / sizeof lib_names[0], &lib,
+                              load_error, sizeof load_error) != NULL;
 }
 
 #define NAME "org.encore.Exposure"

@@ -3,23 +3,21 @@
  * functions below (lib.curl_easy_setopt(...)) and break them. */
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "include/encore_http.h"
+#include "library_loader.h"
 
 #define MAX_HEADER_BYTES (64 * 1024)
 
 /* libcurl is loaded on the first request, not linked: it brings some thirty
  * libraries (TLS, HTTP/2, Kerberos, LDAP, SSH, ...), whose mapping and
  * relocation cost every start of the tool (and of a host with its own
- * transport) whether it makes a request or not (as systemd loads its
- * optional libraries). Missing or unusable, it is a request's error
- * (ENC_HTTP_ERR_UNAVAILABLE), never a crash: the packages depend on it
- * by name, since dpkg-shlibdeps cannot see a dlopen. */
+ * transport) whether it makes a request or not (CLibraryLoader). Missing or
+ * unusable, it is a request's error (ENC_HTTP_ERR_UNAVAILABLE). */
 #define ENC_HTTP_SONAME "libcurl.so.4"
 
 /* Every libcurl function called. Their types come from curl.h through
@@ -35,39 +33,24 @@ static struct {
 #undef ENC_HTTP_FIELD
 } lib;
 
+#define ENC_HTTP_NAME(name) #name,
+static const char *const lib_names[] = {ENC_HTTP_FUNCTIONS(ENC_HTTP_NAME)};
+#undef ENC_HTTP_NAME
+_Static_assert(sizeof lib == sizeof lib_names / sizeof lib_names[0] * sizeof(void *), "one function pointer a name");
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_status = ENC_HTTP_ERR_INTERNAL;
 static char init_error[512] = "libcurl was not loaded";
 
 /* Loads libcurl and starts it, once per process (curl_global_init is not
- * thread-safe in older libcurl). */
+ * thread-safe in older libcurl). The handle stays open for the life of
+ * the process. */
 static void init(void) {
-    const char *soname = ENC_HTTP_SONAME;
-    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *why = dlerror();
-        snprintf(init_error, sizeof init_error, "cannot load libcurl (%s): %s; install Debian's libcurl4", soname,
-                 why ? why : "unknown error");
+    if (enc_library_load(ENC_HTTP_SONAME, "libcurl", "libcurl4", lib_names, sizeof lib_names / sizeof lib_names[0], &lib,
+                         init_error, sizeof init_error) == NULL) {
         init_status = ENC_HTTP_ERR_UNAVAILABLE;
         return;
     }
-/* dlsym gives an object pointer; memcpy turns it into the function pointer
- * it is (POSIX guarantees they are alike; ISO C has no cast). */
-#define ENC_HTTP_RESOLVE(name)                                                                             \
-    {                                                                                                      \
-        void *raw = dlsym(handle, #name);                                                                  \
-        if (raw == NULL) {                                                                                 \
-            snprintf(init_error, sizeof init_error, "%s has no %s: install Debian's libcurl4", soname, #name); \
-            memset(&lib, 0, sizeof lib);                                                                 \
-            dlclose(handle);                                                                               \
-            init_status = ENC_HTTP_ERR_UNAVAILABLE;                                                        \
-            return;                                                                                        \
-        }                                                                                                  \
-        memcpy(&lib.name, &raw, sizeof raw);                                                              \
-    }
-    ENC_HTTP_FUNCTIONS(ENC_HTTP_RESOLVE)
-#undef ENC_HTTP_RESOLVE
-    /* The handle stays open for the life of the process. */
     CURLcode rc = lib.curl_global_init(CURL_GLOBAL_DEFAULT);
     if (rc != CURLE_OK) {
         snprintf(init_error, sizeof init_error, "libcurl could not start: %s", lib.curl_easy_strerror(rc));
