@@ -87,9 +87,16 @@ let package = Package(
         // loaded privately with dlopen and never linked, so that a host's own
         // SQLite cannot take its calls (see include/encore_sql.h).
         .target(name: "CEncoreSQL", cSettings: fortified),
-        // One HTTP(S) request through libcurl (Debian: libcurl4-openssl-dev):
-        // the built-in transport's policy (TLS verified, no redirects, caps).
-        .target(name: "CEncoreHTTP", cSettings: fortified, linkerSettings: [.linkedLibrary("curl")]),
+        // One HTTP(S) request through libcurl (Debian: libcurl4, headers from
+        // libcurl4-openssl-dev): the built-in transport's policy (TLS
+        // verified, no redirects, caps). libcurl is loaded with dlopen on the
+        // first request, never linked: the thirty libraries it brings cost
+        // every start of the tool and of a host that sends nothing.
+        .target(name: "CEncoreHTTP", dependencies: ["CLibraryLoader"], cSettings: fortified),
+        // A library loaded with dlopen on first use instead of linked
+        // (libcurl, libsystemd): its functions resolved, a clear error when
+        // it is missing.
+        .target(name: "CLibraryLoader", cSettings: fortified),
         // BLS12-381 and its pairing, bit-compatible with mcl (CrowdNotifier);
         // SHA-256/512 from libcrypto. Tested on its own by Tests/pairing.
         .target(name: "CEncorePairing", dependencies: ["CCrypto"], cSettings: fortified),
@@ -204,8 +211,10 @@ let package = Package(
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // The tool's client of encored's D-Bus API (`encore device`), in C
-        // over sd-bus: libsystemd is linked into the tool, never into libencore.so.
-        .target(name: "CDeviceClient", dependencies: ["CSystemd"], cSettings: fortified),
+        // over sd-bus (headers from libsystemd-dev): libsystemd is loaded
+        // with dlopen by its first call, never linked, so that the tool's
+        // other commands do not map it; never in libencore.so.
+        .target(name: "CDeviceClient", dependencies: ["CLibraryLoader"], cSettings: fortified),
         // encored's object on the system bus (org.encore.Exposure1), its
         // polkit questions and the bus driver's signals, in C over sd-bus.
         .target(name: "CExposureBus", dependencies: ["CSystemd", "CBusQueue"], cSettings: fortified),

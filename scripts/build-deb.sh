@@ -19,13 +19,17 @@
 # Versions come from ENCORE_VERSION_* in encore_types.h, and the Debian
 # revision, the maintainer and each package's changelog.Debian from
 # support/deb/changelog, whose newest entry must be this version's; Depends
-# from dpkg-shlibdeps on the binaries, plus what they dlopen (libsqlcipher0).
+# from dpkg-shlibdeps on the binaries, plus what they dlopen ($dlopened:
+# SQLCipher and libcurl; libsystemd for the tool's `encore device`).
 # Binaries are stripped as dh_strip strips them. lintian has nothing to say
 # about the packages but the overrides under support/deb/ (scripts/test-deb.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 header=Sources/CEncoreTypes/include/encore_types.h
+# What every binary loads with dlopen, which dpkg-shlibdeps cannot see:
+# SQLCipher (CEncoreSQL) and libcurl (CEncoreHTTP, on the first request).
+dlopened="libsqlcipher0, libcurl4"
 version=$(sed -n 's/^#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' "$header")
 major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' "$header")
 [[ -n $version && -n $major ]] || { echo "build-deb: no ENCORE_VERSION_* in $header" >&2; exit 1; }
@@ -155,7 +159,7 @@ overrides "$root" "$libpkg"
 echo "libencore $major $libpkg (>= $version)" > "$stage/shlibs.local"
 depends=$(shlibdeps "-e$repo/$root/usr/lib/$multiarch/libencore.so.$version")
 control "$libpkg" "Package: $libpkg" "Section: libs" "Priority: optional" "Multi-Arch: same" \
-    "Depends: $depends, libsqlcipher0" \
+    "Depends: $depends, $dlopened" \
     "Description: Exposure Notification core (shared library)" \
     " libencore does what the core of a contact-tracing app does for any host" \
     " that links C: key files, encrypted storage (SQLCipher, loaded when the" \
@@ -215,7 +219,7 @@ docs "$root" encore-tools
 overrides "$root" encore-tools
 depends=$(shlibdeps "-L$repo/$stage/shlibs.local" "-l$repo/$stage/$libpkg/usr/lib/$multiarch" "-e$repo/$root/usr/bin/encore")
 control encore-tools "Package: encore-tools" "Section: utils" "Priority: optional" \
-    "Depends: $depends, libsqlcipher0" \
+    "Depends: $depends, $dlopened, libsystemd0" \
     "Description: Exposure Notification core (command-line tool)" \
     " The encore tool: key files, stores, the exposure check, sync, test" \
     " results, check-ins and a demo (encore demo), with bash, zsh and fish" \
@@ -257,7 +261,7 @@ for unit in encore-pushd.service encore-pushd-send.service; do
 done
 depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-pushd")
 control encore-pushd "Package: encore-pushd" "Section: net" "Priority: optional" \
-    "Depends: $depends, libsqlcipher0, adduser" \
+    "Depends: $depends, $dlopened, adduser" \
     "Description: push registry service of the encore Exposure Notification core" \
     " encore-pushd keeps the push tokens of apps that want silent pushes and" \
     " sends those pushes to APNs, on SQLCipher or PostgreSQL. Installing it" \
@@ -274,7 +278,7 @@ mkdir -p "$root/usr/share/dbus-1/system.d"
 install -m 0644 support/deb/encore-tracingd.dbus.conf "$root/usr/share/dbus-1/system.d/encore-tracingd.conf"
 depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-tracingd")
 control encore-tracingd "Package: encore-tracingd" "Section: net" "Priority: optional" \
-    "Depends: $depends, libsqlcipher0, adduser, dbus" "Recommends: bluez" \
+    "Depends: $depends, $dlopened, adduser, dbus" "Recommends: bluez" \
     "Description: Exposure Notification tracing over BlueZ (encore)" \
     " encore-tracingd broadcasts this device's rolling proximity identifiers" \
     " over Bluetooth LE and records the ones it hears, through BlueZ's D-Bus" \
@@ -302,7 +306,7 @@ scripts/gen-manpages.py --one-page --section 1 "$notify_bin" "$stage/man1" > /de
 gzip -9nc "$stage/man1/encore-notify.1" > "$root/usr/share/man/man1/encore-notify.1.gz"
 depends=$(shlibdeps "-e$repo/$root/usr/bin/encored" "-e$repo/$root/usr/bin/encore-notify")
 control encored "Package: encored" "Section: net" "Priority: optional" \
-    "Depends: $depends, libsqlcipher0, adduser, dbus, polkitd | policykit-1" \
+    "Depends: $depends, $dlopened, adduser, dbus, polkitd | policykit-1" \
     "Description: Exposure Notification device service (encore)" \
     " encored owns the device's encore store: it syncs the published keys in" \
     " the background, runs the exposure check, polls a registered test, and" \

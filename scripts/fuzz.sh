@@ -90,7 +90,8 @@ else
     done
 
     # Libraries that C source targets link through Package.swift's
-    # linkerSettings (.linkedLibrary), e.g. curl for CEncoreHTTP: only on the
+    # linkerSettings (.linkedLibrary; none at present: libcurl, once linked
+    # for CEncoreHTTP, is loaded with dlopen on the first request): only on the
     # lines of C targets (the library product's static Foundation parts are
     # not for this dynamically linked fuzzer).
     while IFS= read -r lib; do link_flags+=("-l$lib"); done \

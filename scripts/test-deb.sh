@@ -258,6 +258,10 @@ holds libencore-dev usr/include/encore.h "$lib/libencore.so" "$lib/pkgconfig/enc
     usr/share/doc-base/libencore-reference
 field encore-tools Depends 'libc6'
 field encore-tools Depends 'libsqlcipher0'
+# Loaded with dlopen (libcurl on the first request, libsystemd by `encore
+# device`): named by build-deb.sh, since dpkg-shlibdeps cannot see them.
+field encore-tools Depends 'libcurl4'
+field encore-tools Depends 'libsystemd0'
 holds encore-tools usr/bin/encore usr/share/bash-completion/completions/encore usr/share/zsh/vendor-completions/_encore \
     usr/share/fish/vendor_completions.d/encore.fish usr/share/man/man1/encore.1.gz usr/share/man/man1/encore-sync.1.gz
 field encore-pushd Depends 'libc6'

@@ -1,4 +1,7 @@
 /* One HTTP(S) request through libcurl: see include/encore_http.h. */
+/* curl.h's type-checking macros would wrap the calls through the loaded
+ * functions below (lib.curl_easy_setopt(...)) and break them. */
+#define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -6,14 +9,55 @@
 #include <string.h>
 
 #include "include/encore_http.h"
+#include "library_loader.h"
 
 #define MAX_HEADER_BYTES (64 * 1024)
 
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static CURLcode init_status = CURLE_FAILED_INIT;
+/* libcurl is loaded on the first request, not linked: it brings some thirty
+ * libraries (TLS, HTTP/2, Kerberos, LDAP, SSH, ...), whose mapping and
+ * relocation cost every start of the tool (and of a host with its own
+ * transport) whether it makes a request or not (CLibraryLoader). Missing or
+ * unusable, it is a request's error (ENC_HTTP_ERR_UNAVAILABLE). */
+#define ENC_HTTP_SONAME "libcurl.so.4"
 
-/* curl_global_init is not thread-safe in older libcurl: once per process. */
-static void init(void) { init_status = curl_global_init(CURL_GLOBAL_DEFAULT); }
+/* Every libcurl function called. Their types come from curl.h through
+ * __typeof__, which takes no address: no curl_* symbol is referenced. */
+#define ENC_HTTP_FUNCTIONS(X)                                                                       \
+    X(curl_global_init) X(curl_easy_strerror) X(curl_easy_init) X(curl_easy_setopt)                 \
+    X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_cleanup) X(curl_slist_append)             \
+    X(curl_slist_free_all) X(curl_version_info)
+
+static struct {
+#define ENC_HTTP_FIELD(name) __typeof__(name) *name;
+    ENC_HTTP_FUNCTIONS(ENC_HTTP_FIELD)
+#undef ENC_HTTP_FIELD
+} lib;
+
+#define ENC_HTTP_NAME(name) #name,
+static const char *const lib_names[] = {ENC_HTTP_FUNCTIONS(ENC_HTTP_NAME)};
+#undef ENC_HTTP_NAME
+_Static_assert(sizeof lib == sizeof lib_names / sizeof lib_names[0] * sizeof(void *), "one function pointer a name");
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_status = ENC_HTTP_ERR_INTERNAL;
+static char init_error[512] = "libcurl was not loaded";
+
+/* Loads libcurl and starts it, once per process (curl_global_init is not
+ * thread-safe in older libcurl). The handle stays open for the life of
+ * the process. */
+static void init(void) {
+    if (enc_library_load(ENC_HTTP_SONAME, "libcurl", "libcurl4", lib_names, sizeof lib_names / sizeof lib_names[0], &lib,
+                         init_error, sizeof init_error) == NULL) {
+        init_status = ENC_HTTP_ERR_UNAVAILABLE;
+        return;
+    }
+    CURLcode rc = lib.curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (rc != CURLE_OK) {
+        snprintf(init_error, sizeof init_error, "libcurl could not start: %s", lib.curl_easy_strerror(rc));
+        return;
+    }
+    init_status = ENC_HTTP_OK;
+}
 
 typedef struct buffer {
     uint8_t *data;
@@ -95,11 +139,11 @@ static int outcome(CURLcode rc, const buffer *body, const buffer *headers, const
 int enc_http_perform(const enc_http_request *r, enc_http_response *response, char *error, size_t error_size) {
     char curl_error[CURL_ERROR_SIZE] = "";
     pthread_once(&init_once, init);
-    if (init_status != CURLE_OK) {
-        snprintf(error, error_size, "libcurl could not start: %s", curl_easy_strerror(init_status));
-        return ENC_HTTP_ERR_INTERNAL;
+    if (init_status != ENC_HTTP_OK) {
+        snprintf(error, error_size, "%s", init_error);
+        return init_status;
     }
-    CURL *curl = curl_easy_init();
+    CURL *curl = lib.curl_easy_init();
     if (curl == NULL) {
         snprintf(error, error_size, "libcurl could not make a handle");
         return ENC_HTTP_ERR_INTERNAL;
@@ -110,47 +154,47 @@ int enc_http_perform(const enc_http_request *r, enc_http_response *response, cha
     struct curl_slist *list = NULL;
     /* No Accept or Expect headers of curl's own: what goes on the wire is
      * what the caller asked for (padding makes request sizes equal). */
-    list = curl_slist_append(list, "Accept:");
-    list = curl_slist_append(list, "Expect:");
-    for (size_t i = 0; i < r->header_count && list != NULL; i++) list = curl_slist_append(list, r->headers[i]);
+    list = lib.curl_slist_append(list, "Accept:");
+    list = lib.curl_slist_append(list, "Expect:");
+    for (size_t i = 0; i < r->header_count && list != NULL; i++) list = lib.curl_slist_append(list, r->headers[i]);
 
     int failed = list == NULL;
-    failed |= curl_easy_setopt(curl, CURLOPT_URL, r->url) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, r->method) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)r->connect_timeout_ms) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)r->timeout_ms) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_HEADERDATA, &headers) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &p) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L) != CURLE_OK;
-    failed |= curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_URL, r->url) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, r->method) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)r->connect_timeout_ms) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)r->timeout_ms) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_HEADERDATA, &headers) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &p) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L) != CURLE_OK;
+    failed |= lib.curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error) != CURLE_OK;
     /* A body, also an empty one for POST/PUT (a Content-Length: 0). */
     if (r->body != NULL || strcmp(r->method, "POST") == 0 || strcmp(r->method, "PUT") == 0) {
-        failed |= curl_easy_setopt(curl, CURLOPT_POSTFIELDS, r->body != NULL ? (const char *)r->body : "") != CURLE_OK;
-        failed |= curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_length) != CURLE_OK;
+        failed |= lib.curl_easy_setopt(curl, CURLOPT_POSTFIELDS, r->body != NULL ? (const char *)r->body : "") != CURLE_OK;
+        failed |= lib.curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_length) != CURLE_OK;
     }
-    if (r->ca_file != NULL) failed |= curl_easy_setopt(curl, CURLOPT_CAINFO, r->ca_file) != CURLE_OK;
-    if (r->ca_dir != NULL) failed |= curl_easy_setopt(curl, CURLOPT_CAPATH, r->ca_dir) != CURLE_OK;
+    if (r->ca_file != NULL) failed |= lib.curl_easy_setopt(curl, CURLOPT_CAINFO, r->ca_file) != CURLE_OK;
+    if (r->ca_dir != NULL) failed |= lib.curl_easy_setopt(curl, CURLOPT_CAPATH, r->ca_dir) != CURLE_OK;
 
     int status;
     if (failed) {
         snprintf(error, error_size, "libcurl refused the request's options (URL %s)", r->url);
         status = ENC_HTTP_ERR_ARGUMENT;
     } else {
-        CURLcode rc = curl_easy_perform(curl);
+        CURLcode rc = lib.curl_easy_perform(curl);
         status = rc == CURLE_OK && !body.over && !headers.over ? ENC_HTTP_OK : outcome(rc, &body, &headers, &p);
         if (status == ENC_HTTP_OK) {
             long code = 0;
-            curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+            lib.curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
             response->status = code;
             response->headers = (char *)headers.data;
             response->headers_length = headers.length;
@@ -163,13 +207,13 @@ int enc_http_perform(const enc_http_request *r, enc_http_response *response, cha
         } else if (status == ENC_HTTP_ERR_CANCELLED) {
             snprintf(error, error_size, "cancelled");
         } else {
-            snprintf(error, error_size, "%s", curl_error[0] ? curl_error : curl_easy_strerror(rc));
+            snprintf(error, error_size, "%s", curl_error[0] ? curl_error : lib.curl_easy_strerror(rc));
         }
     }
     free(body.data);
     free(headers.data);
-    curl_slist_free_all(list);
-    curl_easy_cleanup(curl);
+    lib.curl_slist_free_all(list);
+    lib.curl_easy_cleanup(curl);
     return status;
 }
 
@@ -181,6 +225,8 @@ void enc_http_response_free(enc_http_response *response) {
 }
 
 const char *enc_http_version(void) {
-    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    pthread_once(&init_once, init);
+    if (init_status != ENC_HTTP_OK) return "unavailable";
+    const curl_version_info_data *v = lib.curl_version_info(CURLVERSION_NOW);
     return v != NULL ? v->version : "unknown";
 }

@@ -6,7 +6,8 @@ import Glibc
 
 /// The built-in transport: HTTPS through libcurl (Debian's libcurl4,
 /// OpenSSL), with TLS verification always on, redirects refused, answers
-/// capped and timeouts (CEncoreHTTP holds that policy). Thread-safe.
+/// capped and timeouts (CEncoreHTTP holds that policy; it loads libcurl on
+/// the first request). Thread-safe.
 public final class CurlTransport: HTTPTransport {
     public let options: TransportOptions
 
@@ -15,7 +16,7 @@ public final class CurlTransport: HTTPTransport {
         self.options = options
     }
 
-    /// libcurl's version ("7.88.1").
+    /// libcurl's version ("7.88.1"; "unavailable" without libcurl).
     public static var version: String { String(cString: enc_http_version()) }
 
     public func perform(_ request: HTTPRequest, cancel: (@Sendable () -> Bool)?) throws -> HTTPResponse {
@@ -75,6 +76,9 @@ public final class CurlTransport: HTTPTransport {
         case ENC_HTTP_ERR_CANCELLED: throw EncoreError(.cancelled, "\(what): cancelled")
         case ENC_HTTP_ERR_ARGUMENT: throw EncoreError(.invalidArgument, "\(what): \(reason)")
         case ENC_HTTP_ERR_INTERNAL: throw EncoreError(.internalError, "\(what): \(reason)")
+        // libcurl is loaded on the first request: without it nothing can be
+        // sent, as without a network (the message names the package).
+        case ENC_HTTP_ERR_UNAVAILABLE: throw EncoreError(.network, "\(what): \(reason)")
         default: throw EncoreError(.network, "\(what): \(reason)")
         }
     }

@@ -1,7 +1,8 @@
 // The encore tool's side of encored's D-Bus API (org.encore.Exposure1 at
 // /org/encore/Exposure, name org.encore.Exposure, system bus), through
 // sd-bus: one blocking call per function, the service's error name and
-// message handed back. Linked into the tool, never into libencore.so.
+// message handed back. In the tool, never in libencore.so; libsystemd is
+// loaded by the first dc_open (device_client.c says why).
 #ifndef ENCORE_DEVICE_CLIENT_H
 #define ENCORE_DEVICE_CLIENT_H
 
@@ -27,7 +28,8 @@ typedef struct {
 
 /// Connects to the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured); calls
 /// may take `timeout_sec` (SyncNow waits for the sync) and polkit may ask
-/// the user to authenticate. 0 or -errno (err filled).
+/// the user to authenticate. 0 or -errno (err filled); -ELIBACC when
+/// libsystemd cannot be loaded.
 int dc_open(uint64_t timeout_sec, dc_client **out, dc_error *err);
 void dc_close(dc_client *client);
 

@@ -4,7 +4,8 @@
  * TLS verification on (peer and host name), redirects refused (a 3xx is
  * returned as it is), only http and https, answers capped (headers and
  * body), connect and total timeouts, no signals (safe from any thread), and
- * a cancel callback polled during the transfer.
+ * a cancel callback polled during the transfer. libcurl is loaded with
+ * dlopen on the first request (encore_http.c says why), not linked.
  */
 #ifndef ENCORE_HTTP_H
 #define ENCORE_HTTP_H
@@ -47,6 +48,7 @@ typedef struct enc_http_response {
 #define ENC_HTTP_ERR_PROTOCOL 6      /* a broken answer: truncated, dropped, malformed */
 #define ENC_HTTP_ERR_ARGUMENT 7      /* a URL or option curl refused */
 #define ENC_HTTP_ERR_INTERNAL 8      /* out of memory, curl could not start */
+#define ENC_HTTP_ERR_UNAVAILABLE 9   /* libcurl (loaded on the first request) is missing or unusable */
 
 /* Performs the request; on ENC_HTTP_OK *response holds the answer (any
  * status). Otherwise `error` (size error_size) says why. Thread-safe. */
@@ -54,7 +56,7 @@ int enc_http_perform(const enc_http_request *request, enc_http_response *respons
 
 void enc_http_response_free(enc_http_response *response);
 
-/* libcurl's version text ("7.88.1") and its TLS library. */
+/* libcurl's version text ("7.88.1"); "unavailable" when it cannot be loaded. */
 const char *enc_http_version(void);
 
 #endif /* ENCORE_HTTP_H */
