@@ -246,32 +246,41 @@ let package = Package(
         .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim", "CEncoreProto"] + coreModules),
 
         // The Swift tests, one target a module (or two small ones): each
-        // declares the modules it tests and what it needs.
-        // EncoreTestSupport is what several of them share (fixtures, check-in
-        // samples, the test data's place, a temporary directory); it ships in
-        // no product.
-        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
-                path: "Tests/EncoreTestSupport"),
+        // declares the modules it tests and what it needs. What several of
+        // them share ships in no product: EncoreTestSupport, on the shared
+        // layers only (the test data's place, a temporary directory, the
+        // kind of a thrown error), and EncoreFeatureTestSupport, the
+        // features' fixtures (key files and their keys, signers, protobuf
+        // and check-in samples) for the tests of the features they are of.
+        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport"], path: "Tests/EncoreTestSupport"),
+        .target(name: "EncoreFeatureTestSupport", dependencies: ["EncoreTestSupport", "EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure",
+                                                                "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
+                path: "Tests/EncoreFeatureTestSupport"),
         // A test target a module, named after it: the modules it tests and what it needs.
-        .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreExposure", "EncoreKeyFiles"]),
-        .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreFixtures", "EncoreTestSupport", "CEncoreProto", "CEncoreShim", "CZlib"]),
-        .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreClient", "EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "CEncoreShim"]),
+        .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport"]),
+        .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport", "CEncoreProto", "CEncoreShim", "CZlib"]),
+        .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport", "CEncoreShim"]),
         .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreExposure", "EncoreSupport", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL", "EncoreKeyFiles", "EncoreExposure", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreTracing"]),
+        .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL"]),
         .testTarget(name: "EncoreHTTPTests", dependencies: ["EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
         .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles"]),
-        .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreSupport", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreClient", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreCheckTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreFixtures", "EncoreTestSupport", "EncoreTracing"]),
-        .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreClient", "EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto", "EncoreExposure", "EncoreKeyFiles", "EncoreCheck", "EncoreFixtures", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreSupport", "EncoreTestSupport", "EncoreFeatureTestSupport"]),
+        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreCheckIns", "EncoreCrowdNotifier", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport"]),
+        // The client's: what tests several features together, on a store
+        // with every feature's tables (the exposure check across features,
+        // the store as the client opens it, its migrations, its tables).
+        .testTarget(name: "EncoreClientTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage",
+                                                             "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreFixtures",
+                                                             "EncoreTestSupport", "EncoreFeatureTestSupport", "EncoreTracing", "CEncoreSQL"]),
+        .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto", "EncoreExposure", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport"]),
     ]
 )
 
 // The tests are built in release mode on the modules `make lib cli` compiled
 // (scripts/swift-test.sh), but their own code unoptimized and file by file:
 // optimizing the test code took minutes and tests nothing more.
-for target in package.targets where target.type == .test || target.name == "EncoreTestSupport" {
+for target in package.targets where target.type == .test || ["EncoreTestSupport", "EncoreFeatureTestSupport"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]
 }

@@ -5,6 +5,7 @@ import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing

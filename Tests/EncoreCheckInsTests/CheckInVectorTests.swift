@@ -6,6 +6,7 @@ import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing

@@ -1,5 +1,4 @@
 import EncoreCheckIns
-import EncoreClient
 import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
@@ -7,6 +6,7 @@ import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing
@@ -18,7 +18,7 @@ import Testing
 
     @Test func checkInMatchOnceAndByDay() throws {
         let dir = TempDir()
-        let store = try Store(path: dir.file("s.db"), key: .raw([UInt8](repeating: 5, count: 32)))
+        let store = try Store(path: dir.file("s.db"), key: .raw([UInt8](repeating: 5, count: 32)), features: [.checkIns])
         let service = CheckInService(store: store)
         let (qr, keys) = try CheckInSamples.venue()
         let venue = try CrowdNotifierQRCode.parse(qr)

@@ -1,5 +1,4 @@
 import EncoreCheckIns
-import EncoreClient
 import EncoreCrowdNotifier
 import EncoreFixtures
 import EncoreKeyFiles
@@ -7,6 +6,7 @@ import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing
@@ -17,7 +17,7 @@ import Testing
     static let evening = CheckInSamples.evening
 
     static func store(_ dir: TempDir, _ name: String) throws -> Store {
-        try Store(path: dir.file(name), key: .raw([UInt8](repeating: 7, count: 32)))
+        try Store(path: dir.file(name), key: .raw([UInt8](repeating: 7, count: 32)), features: [.checkIns])
     }
 
     @Test func keepsNothingOfTheVenueAndNeedsItsQRCode() throws {

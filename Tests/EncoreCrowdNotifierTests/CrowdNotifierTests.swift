@@ -1,5 +1,6 @@
 import EncoreCrowdNotifier
 import EncoreSupport
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import Synchronization
 import Testing

@@ -1,10 +1,10 @@
-import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import CEncoreShim

@@ -1,4 +1,3 @@
-import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures

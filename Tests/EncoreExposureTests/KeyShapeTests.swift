@@ -4,6 +4,7 @@ import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import CEncoreShim

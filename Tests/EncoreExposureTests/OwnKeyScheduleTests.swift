@@ -1,10 +1,10 @@
-import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing
@@ -13,7 +13,7 @@ import Testing
     let day: Int64 = 86_400
     let t0: Int64 = 19_000 * 86_400 + 3_600      // 01:00 UTC on a day
 
-    func store(_ dir: TempDir) throws -> Store { try Store(path: dir.file("k.db"), key: .raw([UInt8](repeating: 3, count: 32))) }
+    func store(_ dir: TempDir) throws -> Store { try Store(path: dir.file("k.db"), key: .raw([UInt8](repeating: 3, count: 32)), features: [.exposure]) }
 
     @Test func oneKeyPerUTCDayStartingAtMidnight() throws {
         let dir = TempDir()

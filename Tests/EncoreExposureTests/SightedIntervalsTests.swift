@@ -1,4 +1,3 @@
-import EncoreClient
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles

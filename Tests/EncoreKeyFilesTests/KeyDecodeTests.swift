@@ -2,6 +2,7 @@ import EncoreCrypto
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreSupport
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import CEncoreProto

@@ -1,6 +1,7 @@
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreSupport
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import Testing
 

@@ -1,5 +1,3 @@
-import EncoreExposure
-import EncoreKeyFiles
 import EncoreSupport
 import Testing
 
@@ -46,18 +44,5 @@ import Testing
         for day: Int64 in [0, 1, 59, 365, 10_000, 2_932_896] {
             #expect(UTCTime.day(seconds: day * 86_400).flatMap(UTCTime.midnight(ofDay:)) == day * 86_400)
         }
-    }
-
-    @Test func windowsRoundTripThroughTheirJSONForm() throws {
-        let windows = [ExposureWindow(date: 19_000 * 86_400, reportType: .confirmedTest, infectiousness: .high, calibrationConfidence: 2,
-                                      scanInstances: [ScanInstance(typicalAttenuation: 55, minAttenuation: 50, secondsSinceLastScan: 240)])]
-        let json = WindowsJSON.json(windows)
-        #expect(json.rendered.contains(#""date":"2022-01-08""#))
-        #expect(try WindowsJSON.windows(JSONReader(JSONParser.parse(json.rendered)), now: 19_010 * 86_400) == windows)
-        // The unix seconds of a midnight still read; a day that is not one fails.
-        let old = #"[{"date": 1641600000, "reportType": 1, "infectiousness": 2, "calibrationConfidence": 2, "scanInstances": []}]"#
-        #expect(try WindowsJSON.windows(json: Array(old.utf8), now: 0)[0].date == 1_641_600_000)
-        let bad = #"[{"date": "2022-02-30", "reportType": 1, "infectiousness": 2, "calibrationConfidence": 2, "scanInstances": []}]"#
-        #expect(throws: EncoreError.self) { try WindowsJSON.windows(json: Array(bad.utf8), now: 0) }
     }
 }

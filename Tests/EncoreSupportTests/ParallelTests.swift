@@ -1,5 +1,3 @@
-import EncoreExposure
-import EncoreKeyFiles
 import EncoreSupport
 import Glibc
 import Synchronization

@@ -1,6 +1,3 @@
-import EncoreCheckIns
-import EncoreFixtures
-import EncoreKeyFiles
 import EncoreSupport
 
 /// The kind of error a throwing expression raised, or nil when it did not throw.

@@ -1,9 +1,3 @@
-import EncoreCheckIns
-import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreSupport
-import EncoreWire
 import Foundation
 
 /// A fresh store path in a temporary directory, removed with the directory.

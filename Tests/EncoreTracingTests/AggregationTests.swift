@@ -1,4 +1,3 @@
-import EncoreCheck
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles

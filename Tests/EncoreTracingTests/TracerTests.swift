@@ -1,5 +1,3 @@
-import EncoreCheck
-import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
@@ -12,7 +10,7 @@ import Testing
 
 @Suite struct TracerTests {
     let midnight: Int64 = 19_000 * 86_400
-    func store(_ dir: TempDir) throws -> Store { try Store(path: dir.file("t.db"), key: .raw([UInt8](repeating: 4, count: 32))) }
+    func store(_ dir: TempDir) throws -> Store { try Store(path: dir.file("t.db"), key: .raw([UInt8](repeating: 4, count: 32)), features: [.exposure, .tracing]) }
     func rpi(_ b: UInt8) -> KeyData { KeyData([UInt8](repeating: b, count: 16))! }
 
     /// A tracer on a new store in `dir`, drawing `random`; started at `start` when given.

@@ -1,11 +1,10 @@
-import EncoreCheck
-import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreTracing
 import Testing
@@ -19,8 +18,8 @@ import Testing
 
     @Test func bHearsAAndMatchesItsKeys() throws {
         let dir = TempDir()
-        let a = try Store(path: dir.file("a.db"), key: .raw([UInt8](repeating: 1, count: 32)))
-        let b = try Store(path: dir.file("b.db"), key: .raw([UInt8](repeating: 2, count: 32)))
+        let a = try Store(path: dir.file("a.db"), key: .raw([UInt8](repeating: 1, count: 32)), features: [.exposure, .tracing])
+        let b = try Store(path: dir.file("b.db"), key: .raw([UInt8](repeating: 2, count: 32)), features: [.exposure, .tracing])
         let ta = try Tracer(store: a, random: { ($0.lowerBound + $0.upperBound) / 2 })
         let tb = try Tracer(store: b)
         try ta.setCalibration(Calibration(txPower: -15))                 // LOW confidence: one value measured

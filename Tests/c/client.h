@@ -1,6 +1,6 @@
 /* The C tests' clients: a client of a store whose clock is a variable the
- * test moves (encore_client_options.clock), so flows run at the times the
- * test names. Included by the test programs that run flows. */
+ * test moves (encore_client_options.clock), so that every call runs at the
+ * time the test names, as on a host whose clock moves. */
 #ifndef ENCORE_TEST_CLIENT_H
 #define ENCORE_TEST_CLIENT_H
 
@@ -27,49 +27,41 @@ static inline encore_client *test_client(encore_store *store, const encore_clien
     return client;
 }
 
-/* Clients made by client_at(), each with its own clock, until clients_free(). */
-static struct {
-    encore_client *client;
-    int64_t now;
-} test_clients[64];
-static size_t test_client_count;
+/* Where a test's clock starts when the test names no time of its own
+ * (2023-11-14 22:13:20 UTC): a fixed time, so that no test reads the
+ * system's. */
+#define TEST_CLOCK_START INT64_C(1700000000)
 
-/* A client of `store` with `options`, its clock standing at `now`, kept
- * until clients_free(): one line per call of a flow at a given time. NULL
- * for a NULL store (the flows then refuse the client). */
-static inline encore_client *client_from(encore_store *store, encore_client_options options, int64_t now) {
-    if (store == NULL || test_client_count == sizeof test_clients / sizeof test_clients[0]) {
-        CHECK(store == NULL);
-        return NULL;
-    }
-    size_t i = test_client_count++;
-    test_clients[i].now = now;
-    options.clock = test_clock_read;
-    options.clock_context = &test_clients[i].now;
-    test_clients[i].client = test_client(store, &options);
-    return test_clients[i].client;
+/* A client of `store` with the default options on the test's clock *now,
+ * which the test moves as its scenario goes on (as a host's clock moves);
+ * NULL for a NULL store, so that the functions' NULL checks are tested
+ * through it. The caller frees it (encore_client_free). */
+static inline encore_client *clocked_client(encore_store *store, int64_t *now) {
+    if (store == NULL) return NULL;
+    encore_client_options o = test_client_options(NULL, now);
+    return test_client(store, &o);
 }
 
-/* A client with CWA's verification and submission servers. */
-static inline encore_client *client_at(encore_store *store, encore_transport *transport, const char *verification_url,
-                                const char *submission_url, int64_t now) {
-    encore_client_options o = test_client_options(transport, NULL);
+/* A client with CWA's verification and submission servers on the clock
+ * *now; NULL for a NULL store (the flows then refuse the client). */
+static inline encore_client *tests_client(encore_store *store, encore_transport *transport, const char *verification_url,
+                                          const char *submission_url, int64_t *now) {
+    if (store == NULL) return NULL;
+    encore_client_options o = test_client_options(transport, now);
     o.verification_url = verification_url;
     o.submission_url = submission_url;
-    return client_from(store, o, now);
+    return test_client(store, &o);
 }
 
-/* A client with a push registry speaking `api`. */
-static inline encore_client *push_client_at(encore_store *store, encore_transport *transport, const char *push_url, int32_t api,
-                                     int64_t now) {
-    encore_client_options o = test_client_options(transport, NULL);
+/* A client with a push registry at `push_url` (NULL: none) speaking `api`,
+ * on the clock *now. */
+static inline encore_client *push_client(encore_store *store, encore_transport *transport, const char *push_url, int32_t api,
+                                         int64_t *now) {
+    if (store == NULL) return NULL;
+    encore_client_options o = test_client_options(transport, now);
     o.push_url = push_url;
     o.push_api = api;
-    return client_from(store, o, now);
-}
-
-static inline void clients_free(void) {
-    while (test_client_count > 0) encore_client_free(test_clients[--test_client_count].client);
+    return test_client(store, &o);
 }
 
 #endif /* ENCORE_TEST_CLIENT_H */

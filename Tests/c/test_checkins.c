@@ -9,7 +9,7 @@
  * Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
 #include "fresh_store.h"
-#include "store_client.h"
+#include "client.h"
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -463,33 +463,35 @@ static const char *FAILING_CONFIG =
 static void test_store_match_and_check(void) {
     encore_store *store = fresh_store();
     if (store == NULL) return;
+    int64_t clock_now = NOW;  /* the test's clock */
+    encore_client *client = clocked_client(store, &clock_now);
 
     int64_t visit = -1, other = -1, open_id = -1;
     CHECK(encore_checkin_add(NULL, REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), NULL, NOW - 8 * 3600, NOW - 6 * 3600, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), "https://e.coronawarn.app?v=1#AAAA", NOW - 3600, -1, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_QR_MALFORMED);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), REAL_QR, NOW - 3600, NOW - 7200, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_CHECKIN_TIMES);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), REAL_QR, NOW - 3600, -2, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_CHECKIN_TIMES);
+    CHECK(encore_checkin_add(client, NULL, NOW - 8 * 3600, NOW - 6 * 3600, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_add(client, "https://e.coronawarn.app?v=1#AAAA", NOW - 3600, -1, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_QR_MALFORMED);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 3600, NOW - 7200, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_CHECKIN_TIMES);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 3600, -2, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_ERR_CHECKIN_TIMES);
     CHECK(visit == -1);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_OK && visit > 0);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), REAL_QR, NOW - 30 * 60, -1, ENCORE_CHECKIN_MODE_DIARY, &open_id) == ENCORE_OK && open_id > visit);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), REAL_QR, NOW - 5 * 3600, NOW - 4 * 3600, ENCORE_CHECKIN_MODE_DIARY, NULL) == ENCORE_OK);
-    CHECK(encore_checkin_add(store_client_at(store, NOW), REAL_QR, NOW - 5 * 3600, NOW - 4 * 3600, ENCORE_CHECKIN_MODE_DIARY, &other) == ENCORE_OK);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_OK && visit > 0);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 30 * 60, -1, ENCORE_CHECKIN_MODE_DIARY, &open_id) == ENCORE_OK && open_id > visit);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 5 * 3600, NOW - 4 * 3600, ENCORE_CHECKIN_MODE_DIARY, NULL) == ENCORE_OK);
+    CHECK(encore_checkin_add(client, REAL_QR, NOW - 5 * 3600, NOW - 4 * 3600, ENCORE_CHECKIN_MODE_DIARY, &other) == ENCORE_OK);
 
     /* Edit, check out, delete. */
-    CHECK(encore_checkin_end(store_client(store), 9999, NOW) == ENCORE_ERR_NOT_FOUND);
-    CHECK(encore_checkin_end(store_client(store), open_id, NOW - 3600) == ENCORE_ERR_CHECKIN_TIMES);
-    CHECK(encore_checkin_end(store_client(store), open_id, NOW - 10 * 60) == ENCORE_OK);
-    CHECK(encore_checkin_edit(store_client(store), other, NOW - 5 * 3600, -3) == ENCORE_ERR_CHECKIN_TIMES);
-    CHECK(encore_checkin_edit(store_client(store), other, NOW - 4 * 3600, -1) == ENCORE_OK);
+    CHECK(encore_checkin_end(client, 9999, NOW) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_checkin_end(client, open_id, NOW - 3600) == ENCORE_ERR_CHECKIN_TIMES);
+    CHECK(encore_checkin_end(client, open_id, NOW - 10 * 60) == ENCORE_OK);
+    CHECK(encore_checkin_edit(client, other, NOW - 5 * 3600, -3) == ENCORE_ERR_CHECKIN_TIMES);
+    CHECK(encore_checkin_edit(client, other, NOW - 4 * 3600, -1) == ENCORE_OK);
     int32_t existed = -1;
-    CHECK(encore_checkin_delete(store_client(store), other, &existed) == ENCORE_OK && existed == 1);
-    CHECK(encore_checkin_delete(store_client(store), other, &existed) == ENCORE_OK && existed == 0);
+    CHECK(encore_checkin_delete(client, other, &existed) == ENCORE_OK && existed == 1);
+    CHECK(encore_checkin_delete(client, other, &existed) == ENCORE_OK && existed == 0);
     CHECK(encore_checkin_delete(NULL, other, &existed) == ENCORE_ERR_INVALID_ARGUMENT);
 
     encore_checkin_list *list = NULL;
-    CHECK(encore_checkin_list_open(store_client_at(store, NOW), NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_list_open(store_client_at(store, NOW), &list) == ENCORE_OK && list != NULL);
+    CHECK(encore_checkin_list_open(client, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_list_open(client, &list) == ENCORE_OK && list != NULL);
     size_t n = 0, copied = 99;
     CHECK(encore_checkin_list_count(list, &n) == ENCORE_OK && n == 3);
     CHECK(encore_checkin_list_count(list, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -588,53 +590,53 @@ static void test_store_match_and_check(void) {
     encore_warning_match_summary summary;
     ENCORE_OUTPUT_INIT(summary);
     /* Verification on with no trusted key: unsigned is refused. */
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, NULL, &summary) == ENCORE_ERR_SIGNATURE_MISSING);
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, &summary) == ENCORE_ERR_SIGNATURE_MISSING);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, NULL, &summary) == ENCORE_ERR_SIGNATURE_MISSING);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, &summary) == ENCORE_ERR_SIGNATURE_MISSING);
     /* Nothing unverified is stored, not even on request. */
     options.verify = ENCORE_VERIFY_SKIP;
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "ENCORE_VERIFY_REQUIRE") != NULL);
     options.verify = ENCORE_VERIFY_REPORT;
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
     /* Signed by a key the trust list holds. */
     signer signer = signer_new();
     free(zip.data);
     zip = signed_zip_of(&bin, &signer);
     options.verify = ENCORE_VERIFY_REQUIRE;
     options.trust = signer.trust;
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), NULL, 10, &options, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_match_package(client, NULL, 10, &options, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_match_package(NULL, zip.data, zip.length, &options, &summary) == ENCORE_ERR_INVALID_ARGUMENT);
     /* A summary too small for the library is refused before anything is stored. */
     encore_warning_match_summary tiny_summary;
     tiny_summary.struct_size = 8;
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, &tiny_summary) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, &summary) == ENCORE_OK);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, &tiny_summary) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, &summary) == ENCORE_OK);
     CHECK(summary.signature_status == ENCORE_SIGNATURE_VERIFIED && summary.interval_number == (uint32_t)(NOW / 3600));
     /* One report for the place is stored for each of its three check-ins
      * (the risk then finds that only the 12:00-14:00 visit overlaps: the
      * 15:00-16:00 one starts when the warning ends). */
     CHECK(summary.warnings == 1 && summary.reports == 3 && summary.matches == 1 && summary.added == 3 && summary.skipped == 1);
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, NULL) == ENCORE_OK);
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, &summary) == ENCORE_OK && summary.added == 0);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, NULL) == ENCORE_OK);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, &summary) == ENCORE_OK && summary.added == 0);
     /* The empty package, and an export.bin that is no TraceWarningPackage. */
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), NULL, 0, &options, &summary) == ENCORE_OK && summary.reports == 0);
+    CHECK(encore_checkin_match_package(client, NULL, 0, &options, &summary) == ENCORE_OK && summary.reports == 0);
     buf junk = {0};
     put(&junk, "\x0a\xff\xff\xff\x0f", 5);
     buf junk_zip = signed_zip_of(&junk, &signer);
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), junk_zip.data, junk_zip.length, &options, &summary) == ENCORE_ERR_WARNING_MALFORMED);
+    CHECK(encore_checkin_match_package(client, junk_zip.data, junk_zip.length, &options, &summary) == ENCORE_ERR_WARNING_MALFORMED);
     free(junk.data);
     free(junk_zip.data);
     zip.data[zip.length / 2] ^= 0xFF; /* a damaged zip */
-    CHECK(encore_checkin_match_package(store_client_at(store, NOW), zip.data, zip.length, &options, &summary) != ENCORE_OK);
+    CHECK(encore_checkin_match_package(client, zip.data, zip.length, &options, &summary) != ENCORE_OK);
     free(zip.data);
     free(bin.data);
     signer_free(&signer);
 
     /* The risk. */
     encore_checkin_assessment *a = NULL;
-    CHECK(encore_checkin_assess(store_client_at(store, NOW), NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_assess(client, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_checkin_assess(NULL, NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT && a == NULL);
-    CHECK(encore_checkin_assess(store_client_at(store, NOW), NULL, &a) == ENCORE_OK && a != NULL);
+    CHECK(encore_checkin_assess(client, NULL, &a) == ENCORE_OK && a != NULL);
     encore_checkin_risk_summary risk;
     ENCORE_OUTPUT_INIT(risk);
     CHECK(encore_checkin_assessment_get_summary(a, &risk) == ENCORE_OK);
@@ -672,7 +674,7 @@ static void test_store_match_and_check(void) {
     encore_checkin_risk_config *failing = NULL;
     CHECK(encore_checkin_risk_config_new_json(u8(FAILING_CONFIG), strlen(FAILING_CONFIG), &failing) == ENCORE_OK);
     a = NULL;
-    CHECK(encore_checkin_assess(store_client_at(store, NOW), failing, &a) == ENCORE_OK);
+    CHECK(encore_checkin_assess(client, failing, &a) == ENCORE_OK);
     CHECK(encore_checkin_assessment_get_summary(a, &risk) == ENCORE_OK && risk.total_risk_level == ENCORE_CHECKIN_RISK_FAILED);
     encore_checkin_assessment_free(a);
 
@@ -683,7 +685,7 @@ static void test_store_match_and_check(void) {
     encore_match_options mo;
     CHECK(encore_match_options_init(&mo, sizeof mo, 0) == ENCORE_OK);
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(store_client_at(store, NOW), NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(client, NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
@@ -702,14 +704,14 @@ static void test_store_match_and_check(void) {
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.checkin_risk = failing;
     check = NULL;
-    CHECK(encore_exposure_check(store_client(store), NULL, sizeof(encore_key_source), 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(client, NULL, sizeof(encore_key_source), 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status == ENCORE_CHECK_FAILED);
     encore_check_result_free(check);
 
     /* Deleting the check-in deletes its warnings: LOW again. */
-    CHECK(encore_checkin_delete(store_client(store), visit, &existed) == ENCORE_OK && existed == 1);
+    CHECK(encore_checkin_delete(client, visit, &existed) == ENCORE_OK && existed == 1);
     check = NULL;
-    CHECK(encore_exposure_check(store_client(store), NULL, sizeof(encore_key_source), 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_exposure_check(client, NULL, sizeof(encore_key_source), 0, config, &mo, &co, &check) == ENCORE_OK && check != NULL);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK && cs.status != ENCORE_CHECK_HIGH && cs.status != ENCORE_CHECK_FAILED);
     encore_check_result_free(check);
 
@@ -718,12 +720,13 @@ static void test_store_match_and_check(void) {
 
     /* What a submission would send: JSON with the remaining check-in's report. */
     encore_bytes reports = {NULL, 0};
-    CHECK(encore_checkin_get_reports_json(store_client_at(store, NOW), NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_checkin_get_reports_json(store_client_at(store, NOW), NULL, &reports) == ENCORE_OK && reports.data != NULL);
+    CHECK(encore_checkin_get_reports_json(client, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_checkin_get_reports_json(client, NULL, &reports) == ENCORE_OK && reports.data != NULL);
     if (reports.data != NULL) {
         CHECK(reports.length > 12 && memcmp(reports.data, "{\"reports\":[", 12) == 0);
         encore_bytes_free(&reports);
     }
+    encore_client_free(client);
     encore_store_close(store);
 }
 

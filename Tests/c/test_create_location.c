@@ -6,7 +6,7 @@
  * Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
 #include "fresh_store.h"
-#include "store_client.h"
+#include "client.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -150,14 +150,16 @@ static void test_event_checks_in(void) {
     CHECK(encore_trace_location_get_url(event, &url) == ENCORE_OK);
 
     encore_store *store = fresh_store();
+    int64_t clock_now = NOW;  /* the test's clock */
+    encore_client *client = clocked_client(store, &clock_now);
     int64_t visit = -1;
-    CHECK(encore_checkin_add(store_client_at(store, NOW), (const char *)url.data, NOW - 4 * 3600, NOW - 3 * 3600, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_OK && visit > 0);
+    CHECK(encore_checkin_add(client, (const char *)url.data, NOW - 4 * 3600, NOW - 3 * 3600, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_OK && visit > 0);
 
     /* The stored check-in is at the created location (its hash is what
      * warnings are matched by: Tests/cli and the Python tests match one). */
     encore_checkin_list *list = NULL;
     size_t n = 0, copied = 0;
-    CHECK(encore_checkin_list_open(store_client_at(store, NOW), &list) == ENCORE_OK && encore_checkin_list_count(list, &n) == ENCORE_OK && n == 1);
+    CHECK(encore_checkin_list_open(client, &list) == ENCORE_OK && encore_checkin_list_count(list, &n) == ENCORE_OK && n == 1);
     encore_checkin_info ci;
     CHECK(encore_checkin_list_copy(list, 0, &ci, sizeof ci, 1, &copied) == ENCORE_OK && copied == 1 && ci.id == visit);
     CHECK(memcmp(ci.location_id_hash, info.location_id_hash, 32) == 0 && strcmp((const char *)ci.description.data, "Birthday party") == 0);
@@ -167,6 +169,7 @@ static void test_event_checks_in(void) {
     encore_store_close(store);
     encore_bytes_free(&url);
     encore_trace_location_free(event);
+    encore_client_free(client);
 }
 
 int main(void) {

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "client.h"
-#include "store_client.h"
 #include "scratch.h"
 
 static const int64_t NOW = 1795500000;
@@ -118,7 +117,7 @@ static void test_match(const char *dir) {
     CHECK(encore_store_open(path, &key, NULL, &store) == ENCORE_OK);
     if (store == NULL) return;
 
-    /* The venue, its QR code and a visit from 3 to 1 hours ago. */
+    /* The venue and its QR code. */
     uint8_t secret[ENCORE_CROWDNOTIFIER_SECRET_BYTES], venue_key[ENCORE_CROWDNOTIFIER_PUBLIC_KEY_BYTES];
     CHECK(encore_crowdnotifier_keys_generate(secret, sizeof secret, venue_key, sizeof venue_key) == ENCORE_OK);
     encore_bytes qr = {0};
@@ -128,9 +127,6 @@ static void test_match(const char *dir) {
     CHECK(qr_text != NULL);
     if (qr_text == NULL) return;
     memcpy(qr_text, qr.data, qr.length);
-    int64_t visit = 0;
-    CHECK(encore_checkin_add(store_client_at(store, NOW), qr_text, NOW - 3 * HOUR, NOW - HOUR, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_OK && visit > 0);
-
     /* Its trace keys for the hours of the visit, signed by the backend. */
     encore_bytes body = {0};
     CHECK(encore_crowdnotifier_make_trace_keys(secret, sizeof secret, qr_text, NOW - 3 * HOUR, NOW - HOUR, "Bitte testen",
@@ -143,10 +139,14 @@ static void test_match(const char *dir) {
     char *pem = public_pem(backend);
     CHECK(signature != NULL && wrong_hash != NULL && wrong_key != NULL && pem != NULL);
 
-    encore_client_options co = test_client_options(NULL, NULL);
+    /* The app's client, with the backend's key, its clock at NOW; the visit from 3 to 1 hours ago. */
+    int64_t clock_now = NOW;
+    encore_client_options co = test_client_options(NULL, &clock_now);
     co.crowdnotifier_public_key = (const uint8_t *)pem;
     co.crowdnotifier_public_key_length = pem == NULL ? 0 : strlen(pem);
-    encore_client *client = client_from(store, co, NOW);
+    encore_client *client = test_client(store, &co);
+    int64_t visit = 0;
+    CHECK(encore_checkin_add(client, qr_text, NOW - 3 * HOUR, NOW - HOUR, ENCORE_CHECKIN_MODE_DIARY, &visit) == ENCORE_OK && visit > 0);
 
     encore_trace_key_match_options o;
     CHECK(encore_trace_key_match_options_init(&o, sizeof o) == ENCORE_OK);
@@ -172,7 +172,7 @@ static void test_match(const char *dir) {
           ENCORE_ERR_CANCELLED);
     CHECK(log.calls >= 1 && memcmp(&s, &untouched, sizeof s) == 0);
     encore_bytes tag = {0};
-    CHECK(encore_crowdnotifier_get_bundle_tag(store_client(store), &tag) == ENCORE_ERR_NOT_FOUND && tag.data == NULL);
+    CHECK(encore_crowdnotifier_get_bundle_tag(client, &tag) == ENCORE_ERR_NOT_FOUND && tag.data == NULL);
 
     /* Matched on two threads: each hour's key opens the visit, once;
      * progress up to the total. */
@@ -184,7 +184,7 @@ static void test_match(const char *dir) {
     CHECK(s.events == 3 && s.matches == 3 && s.new_matches == 3 && s.pairings >= 3);
     CHECK(log.calls >= 1 && log.overlapping == 0 && log.out_of_order == 0);
     CHECK(log.total == s.events && log.last_done == log.total);
-    CHECK(encore_crowdnotifier_get_bundle_tag(store_client(store), &tag) == ENCORE_OK && tag.length == 13 &&
+    CHECK(encore_crowdnotifier_get_bundle_tag(client, &tag) == ENCORE_OK && tag.length == 13 &&
           memcmp(tag.data, "1795499940000", 13) == 0);
     encore_bytes_free(&tag);
     /* Again, the default options: seen before, nothing new to notify. */
@@ -211,7 +211,7 @@ static void test_match(const char *dir) {
     encore_bytes_free(&body);
     encore_bytes_free(&qr);
     free(qr_text);
-    clients_free();
+    encore_client_free(client);
     encore_store_close(store);
 }
 

@@ -6,7 +6,7 @@
  * progress and cancelling, chunked copying and matching from several
  * threads. Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
-#include "store_client.h"
+#include "client.h"
 #include "scratch.h"
 
 #include <pthread.h>
@@ -105,12 +105,16 @@ static buffer published_file(const encore_key *a_key) {
 
 /* B hears A's advertisement SCANS times, SCAN_GAP seconds apart. */
 static void hear(encore_store *a, encore_store *b) {
+    int64_t clock_now = T0;  /* the clock of both devices, which the scan moves */
+    encore_client *a_client = clocked_client(a, &clock_now);
+    encore_client *b_client = clocked_client(b, &clock_now);
     encore_sighting heard[SCANS];
     memset(heard, 0, sizeof heard);
     for (int i = 0; i < SCANS; i++) {
         uint8_t payload[20];
         int64_t t = T0 + (int64_t)i * SCAN_GAP;
-        CHECK(encore_advertisement_make(store_client_at(a, t), TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
+        clock_now = t;
+        CHECK(encore_advertisement_make(a_client, TX_POWER, 0, payload, sizeof payload) == ENCORE_OK);
         heard[i].struct_size = sizeof heard[i];
         heard[i].time = t;
         heard[i].prev_scan = t - SCAN_GAP;
@@ -120,23 +124,27 @@ static void hear(encore_store *a, encore_store *b) {
         memcpy(heard[i].aem, payload + 16, 4);
     }
     size_t added = 0;
-    CHECK(encore_sighting_add(store_client(b), heard, sizeof(encore_sighting), SCANS, &added) == ENCORE_OK && added == SCANS);
+    CHECK(encore_sighting_add(b_client, heard, sizeof(encore_sighting), SCANS, &added) == ENCORE_OK && added == SCANS);
+    encore_client_free(a_client);
+    encore_client_free(b_client);
 }
 
 static encore_key a_published_key(encore_store *a) {
+    int64_t clock_now = T0;  /* the test's clock */
+    encore_client *a_client = clocked_client(a, &clock_now);
     encore_key keys[2];
     size_t copied = 0;
     memset(keys, 0, sizeof keys);
-    CHECK(encore_own_key_copy_history(store_client_at(a, T0), 14, 0, keys, sizeof(encore_key), 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_own_key_copy_history(a_client, 14, 0, keys, sizeof(encore_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(keys[0].rolling_start_interval_number == (int32_t)((T0 - T0 % DAY) / 600));
+    encore_client_free(a_client);
     return keys[0];
 }
 
-/* Options that skip verification; the match's time is `store`'s client's
- * clock, set here to stand at `now` (the options carry no time). */
-static encore_match_options unverified_options(encore_store *store, int64_t now, encore_keyfile_options *keyfile) {
+/* Options that skip verification (the options carry no time: the match's
+ * time is the client's clock). */
+static encore_match_options unverified_options(encore_keyfile_options *keyfile) {
     encore_match_options o;
-    store_client_at(store, now);
     CHECK(encore_keyfile_options_init(keyfile, sizeof *keyfile) == ENCORE_OK);
     keyfile->verify = ENCORE_VERIFY_SKIP;
     CHECK(encore_match_options_init(&o, sizeof o, 0) == ENCORE_OK);
@@ -182,12 +190,17 @@ static void check_result(encore_match_result *r) {
 }
 
 static void test_match(encore_store *b, const buffer *file) {
+    int64_t clock_now = T0 + DAY;  /* the test's clock, which it moves */
+    encore_client *b_client = clocked_client(b, &clock_now);
     encore_keyfile_options kf;
-    encore_match_options o = unverified_options(b, T0 + DAY, &kf);
+    encore_match_options o = unverified_options(&kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
-    if (r == NULL) return;
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    if (r == NULL) {
+        encore_client_free(b_client);
+        return;
+    }
     check_result(r);
 
     /* Chunked copying: the end is an empty copy, past it is out of range. */
@@ -218,7 +231,7 @@ static void test_match(encore_store *b, const buffer *file) {
         fclose(f);
         encore_key_source by_path = {sizeof(encore_key_source), 0, path, NULL, 0};
         r = NULL;
-        CHECK(encore_match_run(store_client(b), &by_path, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+        CHECK(encore_match_run(b_client, &by_path, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
         if (r != NULL) check_result(r);
         encore_match_result_free(r);
         unlink(path);
@@ -226,10 +239,10 @@ static void test_match(encore_store *b, const buffer *file) {
 
     /* Keys older than 14 days take no part (the client's time decides;
      * reserved_now, the time before 1.1, is ignored). */
-    store_client_at(b, T0 + 20 * DAY);
+    clock_now = T0 + 20 * DAY;
     o.reserved_now = T0 + DAY;
     r = NULL;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
     ENCORE_OUTPUT_INIT(s);
     if (r != NULL) {
@@ -239,94 +252,97 @@ static void test_match(encore_store *b, const buffer *file) {
     encore_match_result_free(r);
 
     /* No files: an empty result. */
-    store_client_at(b, T0 + DAY);
+    clock_now = T0 + DAY;
     o.reserved_now = 0;
     r = NULL;
-    CHECK(encore_match_run(store_client(b), NULL, sizeof(encore_key_source), 0, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b_client, NULL, sizeof(encore_key_source), 0, &o, &r) == ENCORE_OK && r != NULL);
     if (r != NULL) {
         CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
         CHECK(s.files == 0 && s.keys == 0 && s.windows == 0);
     }
     encore_match_result_free(r);
+    encore_client_free(b_client);
 }
 
 /* Every failure has its status and leaves *out alone. */
 static void test_match_errors(encore_store *b, const buffer *file) {
+    int64_t clock_now = T0 + DAY;  /* the test's clock, which it moves */
+    encore_client *b_client = clocked_client(b, &clock_now);
     encore_match_result *const sentinel = (encore_match_result *)&dir;
     encore_match_result *r = sentinel;
     encore_keyfile_options kf;
-    encore_match_options o = unverified_options(b, T0 + DAY, &kf);
+    encore_match_options o = unverified_options(&kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
     CHECK(encore_match_run(NULL, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_match_run(store_client(b), NULL, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_match_run(b_client, NULL, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, NULL, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(strlen(encore_last_error_message()) > 0);
 
     encore_key_source latin1 = {sizeof(encore_key_source), 0, "caf\xe9.zip", NULL, 0};
-    CHECK(encore_match_run(store_client(b), &latin1, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &latin1, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     encore_key_source nothing = {sizeof(encore_key_source), 0, NULL, NULL, 5};
-    CHECK(encore_match_run(store_client(b), &nothing, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &nothing, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
 
     encore_match_options bad = o;
     bad.struct_size = 8;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.reserved = 1;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.tx_power_min = 30;
     bad.tx_power_max = 20;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.infectiousness_by_dsos[3] = 7;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     /* Times and counts at the ends of their types are refused, not trapped
-     * on: a client clock before 1970 (INT64_MIN is store_client's "system
-     * time"). */
+     * on: a client clock before 1970. */
     const int64_t bad_nows[] = {INT64_MIN + 1, INT64_MIN + 300000, -1};
     for (size_t i = 0; i < sizeof bad_nows / sizeof bad_nows[0]; i++) {
-        store_client_at(b, bad_nows[i]);
-        CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+        clock_now = bad_nows[i];
+        CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     }
-    store_client_at(b, T0 + DAY);
+    clock_now = T0 + DAY;
     bad = o;
     bad.max_key_age_days = INT32_MIN;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad.max_key_age_days = o.max_key_age_days;
     bad.drift_intervals = -1;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad = o;
     bad.threads = UINT32_MAX;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     bad.threads = 257;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &bad, &r) == ENCORE_ERR_INVALID_ARGUMENT && r == sentinel);
     CHECK(encore_match_options_init(&bad, 4, 0) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_match_options_init(NULL, sizeof bad, 0) == ENCORE_ERR_INVALID_ARGUMENT);
 
     /* By default a file must carry a trusted signature. */
     encore_match_options defaults;
     CHECK(encore_match_options_init(&defaults, sizeof defaults, 0) == ENCORE_OK);
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &defaults, &r) == ENCORE_ERR_SIGNATURE_MISSING && r == sentinel);
 
     /* Broken files: each has its own status. */
     encore_key_source header_only = {sizeof(encore_key_source), 0, NULL, file->bytes, 10};
-    CHECK(encore_match_run(store_client(b), &header_only, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_HEADER && r == sentinel);
+    CHECK(encore_match_run(b_client, &header_only, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_HEADER && r == sentinel);
     buffer cut = *file;
     cut.length -= 7; /* inside the last key */
     encore_key_source truncated = {sizeof(encore_key_source), 0, NULL, cut.bytes, cut.length};
-    CHECK(encore_match_run(store_client(b), &truncated, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_MALFORMED && r == sentinel);
+    CHECK(encore_match_run(b_client, &truncated, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_EXPORT_MALFORMED && r == sentinel);
     static const uint8_t zip_start[] = {'P', 'K', 3, 4, 0, 0};
     encore_key_source zip = {sizeof(encore_key_source), 0, NULL, zip_start, sizeof zip_start};
-    CHECK(encore_match_run(store_client(b), &zip, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_ZIP_TRUNCATED && r == sentinel);
+    CHECK(encore_match_run(b_client, &zip, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_ZIP_TRUNCATED && r == sentinel);
     char missing[600];
     snprintf(missing, sizeof missing, "%s/no-such-file.zip", dir);
     encore_key_source absent = {sizeof(encore_key_source), 0, missing, NULL, 0};
-    CHECK(encore_match_run(store_client(b), &absent, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    CHECK(encore_match_run(b_client, &absent, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_IO && r == sentinel);
     /* One bad file among good ones fails the whole call. */
     encore_key_source mixed[3] = {src, absent, src};
-    CHECK(encore_match_run(store_client(b), mixed, sizeof(encore_key_source), 3, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    CHECK(encore_match_run(b_client, mixed, sizeof(encore_key_source), 3, &o, &r) == ENCORE_ERR_IO && r == sentinel);
+    encore_client_free(b_client);
 }
 
 typedef struct {
@@ -345,14 +361,16 @@ static int32_t on_progress(void *context, uint64_t done, uint64_t total) {
 }
 
 static void test_progress_and_cancel(encore_store *b, const buffer *file) {
+    int64_t clock_now = T0 + DAY;  /* the test's clock */
+    encore_client *b_client = clocked_client(b, &clock_now);
     encore_keyfile_options kf;
-    encore_match_options o = unverified_options(b, T0 + DAY, &kf);
+    encore_match_options o = unverified_options(&kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
     progress_log log = {0, 0, 0, 0};
     o.progress = on_progress;
     o.progress_context = &log;
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     /* Progress counts the files' bytes as given: it ends at their total. */
     CHECK(log.calls >= 1 && log.last_done == file->length && log.last_total == file->length);
     encore_match_result_free(r);
@@ -360,20 +378,23 @@ static void test_progress_and_cancel(encore_store *b, const buffer *file) {
     log = (progress_log){0, 0, 0, 1};
     encore_match_result *const sentinel = (encore_match_result *)&dir;
     r = sentinel;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_CANCELLED && r == sentinel && log.calls == 1);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_CANCELLED && r == sentinel && log.calls == 1);
+    encore_client_free(b_client);
 }
 
 /* The risk of the match, and the exposure check that stores it. */
 static void test_risk_and_check(encore_store *b, const buffer *file) {
+    int64_t now = T0 + DAY + 3600;
+    int64_t clock_now = now;  /* the test's clock, which it moves */
+    encore_client *b_client = clocked_client(b, &clock_now);
     encore_risk_config *config = NULL;
     CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK && config != NULL);
     encore_keyfile_options kf;
-    int64_t now = T0 + DAY + 3600;
-    encore_match_options o = unverified_options(b, now, &kf);
+    encore_match_options o = unverified_options(&kf);
     encore_key_source src = {sizeof(encore_key_source), 0, NULL, file->bytes, file->length};
 
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK);
     encore_risk_assessment *assessment = NULL;
     CHECK(encore_risk_calculate_match(config, r, now, &assessment) == ENCORE_OK);
     encore_risk_summary rs;
@@ -422,18 +443,18 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
 
     /* A cancelled check stores nothing. */
     uint64_t before = 0, after = 0;
-    CHECK(encore_risk_result_count(store_client(b), 0, INT64_MAX, &before) == ENCORE_OK);
+    CHECK(encore_risk_result_count(b_client, 0, INT64_MAX, &before) == ENCORE_OK);
     progress_log log = {0, 0, 0, 1};
     encore_match_options cancelling = o;
     cancelling.progress = on_progress;
     cancelling.progress_context = &log;
     encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &cancelling, NULL, &check) == ENCORE_ERR_CANCELLED && check == NULL);
-    CHECK(encore_risk_result_count(store_client(b), 0, INT64_MAX, &after) == ENCORE_OK && after == before);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &cancelling, NULL, &check) == ENCORE_ERR_CANCELLED && check == NULL);
+    CHECK(encore_risk_result_count(b_client, 0, INT64_MAX, &after) == ENCORE_OK && after == before);
 
     /* With tracing switched on three days before: HIGH, stored, notified. */
-    CHECK(encore_tracing_event_add(store_client(b), T0 - 3 * DAY, 1) == ENCORE_OK);
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
+    CHECK(encore_tracing_event_add(b_client, T0 - 3 * DAY, 1) == ENCORE_OK);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK && check != NULL);
     encore_check_summary cs;
     ENCORE_OUTPUT_INIT(cs);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
@@ -446,15 +467,15 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_risk_assessment_free(from_check);
     encore_risk_result last;
     ENCORE_OUTPUT_INIT(last);
-    CHECK(encore_risk_result_get_last(store_client(b), &last, NULL) == ENCORE_OK);
+    CHECK(encore_risk_result_get_last(b_client, &last, NULL) == ENCORE_OK);
     CHECK(last.id == cs.stored_result_id && last.level == ENCORE_CHECK_HIGH && last.time == now);
     encore_check_result_free(check);
 
     /* An hour later: still HIGH, so no new notification. */
     now += 3600;
-    store_client_at(b, now);
+    clock_now = now;
     check = NULL;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.status == ENCORE_CHECK_HIGH && cs.notification_due == 0 && cs.stored_result_id > last.id);
     encore_check_result_free(check);
@@ -464,19 +485,19 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.reserved = 1;
     check = NULL;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     CHECK(encore_check_options_init(&co, sizeof co) == ENCORE_OK);
     co.tracing_days = INT64_MAX;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     co.tracing_days = 14;
     co.maximum_key_age_seconds = INT64_MIN;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     co.maximum_key_age_seconds = 48 * 3600;
 
     /* CWA's v1 model from C: the default gives the score of the CWA preset;
      * a model of the caller's decides the v1 level; bad models are refused. */
     check = NULL;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     double cwa_score = cs.v1_score;
     encore_check_result_free(check);
@@ -485,32 +506,33 @@ static void test_risk_and_check(encore_store *b, const buffer *file) {
     encore_risk_v1_config v1 = {sizeof(encore_risk_v1_config), 2, sizeof(encore_risk_v1_class), 0, 1, {1, 1, 1}, 0, classes};
     co.risk_v1 = &v1;
     check = NULL;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_OK);
     CHECK(encore_check_result_get_summary(check, &cs) == ENCORE_OK);
     CHECK(cs.v1_level == ENCORE_RISK_HIGH && cs.v1_score >= cwa_score && cs.v1_score > 0);
     encore_check_result_free(check);
     v1.normalization_divisor = 0;
     check = NULL;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.normalization_divisor = 1;
     v1.class_count = 0;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.class_count = 2;
     classes[1].level = 7;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     classes[1].level = ENCORE_RISK_HIGH;
     classes[0].max = classes[0].min;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     v1.classes = NULL;
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, &co, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
 
-    store_client_at(b, -1);
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
-    store_client_at(b, now);
-    CHECK(encore_exposure_check(store_client(b), &src, sizeof(encore_key_source), 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    clock_now = -1;
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, config, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
+    clock_now = now;
+    CHECK(encore_exposure_check(b_client, &src, sizeof(encore_key_source), 1, NULL, &o, NULL, &check) == ENCORE_ERR_INVALID_ARGUMENT && check == NULL);
     encore_check_result_free(NULL);
     encore_risk_config_free(config);
     encore_risk_config_free(NULL);
+    encore_client_free(b_client);
 }
 
 /* A real signed file (Google's sample, 140 keys) through matching with
@@ -527,6 +549,8 @@ static void test_signed_sample(encore_store *b) {
     if (f == NULL) return;
     pem_len = fread(pem, 1, sizeof pem, f);
     fclose(f);
+    int64_t clock_now = T0;  /* the test's clock */
+    encore_client *b_client = clocked_client(b, &clock_now);
 
     encore_trust *trust = NULL;
     CHECK(encore_trust_new(&trust) == ENCORE_OK);
@@ -535,13 +559,12 @@ static void test_signed_sample(encore_store *b) {
     kf.trust = trust;
     encore_match_options o;
     CHECK(encore_match_options_init(&o, sizeof o, 0) == ENCORE_OK);
-    store_client_at(b, T0);
     o.keyfile_options = &kf;
     encore_key_source src = {sizeof(encore_key_source), 0, zip_path, NULL, 0};
     encore_match_result *r = NULL;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
     CHECK(encore_trust_add_key(trust, "310", "v1", pem, pem_len) == ENCORE_OK);
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_OK && r != NULL);
     encore_match_stats s;
     ENCORE_OUTPUT_INIT(s);
     CHECK(encore_match_result_get_stats(r, &s) == ENCORE_OK);
@@ -550,14 +573,12 @@ static void test_signed_sample(encore_store *b) {
     CHECK(s.derived == 0); /* B's sightings are years away from 2020's keys */
     encore_match_result_free(r);
 
-    /* A NULL trust is the client's trust list: none for store_client's
-     * client, the key's for a client made with it; so are NULL key file
-     * options. */
+    /* A NULL trust is the client's trust list: none for the test's client,
+     * the key's for a client made with it; so are NULL key file options. */
     kf.trust = NULL;
     r = NULL;
-    CHECK(encore_match_run(store_client(b), &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
-    encore_client_options co;
-    CHECK(encore_client_options_init(&co, sizeof co) == ENCORE_OK);
+    CHECK(encore_match_run(b_client, &src, sizeof(encore_key_source), 1, &o, &r) == ENCORE_ERR_SIGNATURE_UNTRUSTED && r == NULL);
+    encore_client_options co = test_client_options(NULL, &clock_now);
     co.trust = trust;
     encore_client *trusting = NULL;
     CHECK(encore_client_new(b, &co, &trusting) == ENCORE_OK);
@@ -571,13 +592,14 @@ static void test_signed_sample(encore_store *b) {
     encore_match_result_free(r);
     encore_client_free(trusting);
     encore_trust_free(trust);
+    encore_client_free(b_client);
 }
 
 /* Several threads match against one store at once, each seeing the whole
  * result. Each passes the file twice: a key published twice is one key
  * matched and one window. */
 typedef struct {
-    encore_store *store;
+    encore_client *client;  /* the one client all threads share */
     const buffer *file;
     int ok;
 } thread_job;
@@ -598,7 +620,7 @@ static void *match_in_thread(void *arg) {
         encore_match_result *r = NULL;
         encore_match_stats s;
         ENCORE_OUTPUT_INIT(s);
-        if (encore_match_run(store_client(job->store), src, sizeof(encore_key_source), 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
+        if (encore_match_run(job->client, src, sizeof(encore_key_source), 2, &o, &r) != ENCORE_OK || encore_match_result_get_stats(r, &s) != ENCORE_OK ||
             s.files != 2 || s.keys != 6 || s.matched_keys != 1 || s.windows != 1)
             job->ok = 0;
         encore_match_result_free(r);
@@ -607,18 +629,20 @@ static void *match_in_thread(void *arg) {
 }
 
 static void test_threads(encore_store *b, const buffer *file) {
+    int64_t clock_now = T0 + DAY;  /* the test's clock */
+    encore_client *b_client = clocked_client(b, &clock_now);
     enum { THREADS = 4 };
     pthread_t threads[THREADS];
     thread_job jobs[THREADS];
-    store_client_at(b, T0 + DAY);
     for (int i = 0; i < THREADS; i++) {
-        jobs[i] = (thread_job){b, file, 0};
+        jobs[i] = (thread_job){b_client, file, 0};
         CHECK(pthread_create(&threads[i], NULL, match_in_thread, &jobs[i]) == 0);
     }
     for (int i = 0; i < THREADS; i++) {
         pthread_join(threads[i], NULL);
         CHECK(jobs[i].ok == 1);
     }
+    encore_client_free(b_client);
 }
 
 int main(void) {

@@ -5,7 +5,6 @@
  * it is fed (a key file: in the compute step after it), and every misuse (out of turn, wrong id, bad status, small
  * struct) refused with its status. Built with -Werror, run under valgrind. */
 #include "check.h"
-#include "store_client.h"
 #include "client.h"
 #include "fresh_store.h"
 
@@ -19,9 +18,9 @@
 #define APNS "abababababababababababababababababababababababababababababababab"
 #define GUID "3D6D08-3567F3F2-4DCF-43A3-8737-4CD1F87D6FDA"
 
-static int push_registered(encore_store *store) {
+static int push_registered(encore_client *client) {
     encore_bytes json = {0};
-    CHECK(encore_push_get_status_json(store_client(store), &json) == ENCORE_OK);
+    CHECK(encore_push_get_status_json(client, &json) == ENCORE_OK);
     int yes = json.data != NULL && strstr((const char *)json.data, "\"registered\":true") != NULL;
     encore_bytes_free(&json);
     return yes;
@@ -42,8 +41,10 @@ static int ends_with(const char *s, const char *tail) {
 
 static void test_push_registration_step_by_step(void) {
     encore_store *store = fresh_store();
+    int64_t clock_now = NOW;  /* the test's clock */
+    encore_client *app = push_client(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, &clock_now);
     encore_operation *op = NULL;
-    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, NULL, &op) == ENCORE_OK);
+    CHECK(encore_push_register_start(app, APNS, ENCORE_PUSH_TYPE_IOS, NULL, &op) == ENCORE_OK);
     CHECK(encore_operation_get_status(op) == ENCORE_ERR_OPERATION_STATE);
 
     encore_operation_step s = next(op, NOW);
@@ -66,7 +67,7 @@ static void test_push_registration_step_by_step(void) {
     /* 503: retried after the default delay, as a WAIT step. Nothing stored. */
     encore_http_header retry_after = {"Retry-After", "1"};
     CHECK(encore_operation_feed_answer(op, first, 503, &retry_after, 1, NULL, 0, NOW) == ENCORE_OK);
-    CHECK(!push_registered(store));
+    CHECK(!push_registered(app));
     s = next(op, NOW);
     CHECK(s.kind == ENCORE_STEP_WAIT && s.wait_ms == 1000);
     CHECK(s.method == NULL && s.url == NULL);
@@ -75,7 +76,7 @@ static void test_push_registration_step_by_step(void) {
 
     /* The yes: stored when it is fed, at the time fed with it. */
     CHECK(encore_operation_feed_answer(op, s.request_id, 200, NULL, 0, NULL, 0, NOW + 2) == ENCORE_OK);
-    CHECK(push_registered(store));
+    CHECK(push_registered(app));
     s = next(op, NOW + 2);
     CHECK(s.kind == ENCORE_STEP_DONE);
     CHECK(encore_operation_get_status(op) == ENCORE_OK);
@@ -90,7 +91,8 @@ static void test_push_registration_step_by_step(void) {
     encore_operation_free(op);
 
     /* Deregistration: 400 is final, nothing forgotten. */
-    CHECK(encore_push_deregister_start(push_client_at(store, NULL, NULL, ENCORE_PUSH_API_SWISSCOVID, NOW), NULL, &op) == ENCORE_OK);
+    encore_client *serverless = push_client(store, NULL, NULL, ENCORE_PUSH_API_SWISSCOVID, &clock_now);
+    CHECK(encore_push_deregister_start(serverless, NULL, &op) == ENCORE_OK);
     s = next(op, NOW);
     CHECK(s.kind == ENCORE_STEP_REQUEST);
     CHECK(encore_operation_feed_answer(op, s.request_id, 400, NULL, 0, (const uint8_t *)"no", 2, NOW) == ENCORE_OK);
@@ -98,9 +100,10 @@ static void test_push_registration_step_by_step(void) {
     CHECK(encore_operation_get_status(op) == ENCORE_ERR_SERVER_REFUSED);
     CHECK(encore_operation_get_result_json(op, &json) == ENCORE_ERR_SERVER_REFUSED);
     CHECK(json.data == NULL);
-    CHECK(push_registered(store));
+    CHECK(push_registered(app));
     encore_operation_free(op);
-    clients_free();
+    encore_client_free(serverless);
+    encore_client_free(app);
     encore_store_close(store);
 }
 
@@ -110,8 +113,10 @@ static void test_push_registration_without_answers(void) {
     CHECK(encore_push_options_init(&o, sizeof o) == ENCORE_OK);
     o.attempts = 3;
     o.retry_delay_ms = 200;
+    int64_t clock_now = NOW;  /* the test's clock */
+    encore_client *app = push_client(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, &clock_now);
     encore_operation *op = NULL;
-    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, &o, &op) == ENCORE_OK);
+    CHECK(encore_push_register_start(app, APNS, ENCORE_PUSH_TYPE_IOS, &o, &op) == ENCORE_OK);
     int64_t waits[2] = {0, 0};
     int requests = 0, w = 0;
     for (int guard = 0; guard < 20; guard++) {
@@ -128,15 +133,15 @@ static void test_push_registration_without_answers(void) {
     CHECK(requests == 3);
     CHECK(w == 2 && waits[0] == 200 && waits[1] == 400);
     CHECK(encore_operation_get_status(op) == ENCORE_ERR_NETWORK);
-    CHECK(!push_registered(store));
+    CHECK(!push_registered(app));
     encore_operation_free(op);
 
     /* A token of the wrong form is refused before any operation exists. */
     op = NULL;
-    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), "abc", ENCORE_PUSH_TYPE_IOS, NULL, &op) == ENCORE_ERR_PUSH_TOKEN);
+    CHECK(encore_push_register_start(app, "abc", ENCORE_PUSH_TYPE_IOS, NULL, &op) == ENCORE_ERR_PUSH_TOKEN);
     CHECK(op == NULL);
-    CHECK(encore_push_register_start(push_client_at(store, NULL, PUSH, ENCORE_PUSH_API_SWISSCOVID, NOW), APNS, ENCORE_PUSH_TYPE_IOS, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    clients_free();
+    CHECK(encore_push_register_start(app, APNS, ENCORE_PUSH_TYPE_IOS, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client_free(app);
     encore_store_close(store);
 }
 
@@ -158,8 +163,10 @@ static int32_t registration_server(void *context, const encore_http_request *r, 
 
 static void test_result_poll_step_by_step(void) {
     encore_store *store = fresh_store();
+    int64_t clock_now = NOW;  /* the test's clock, which it moves */
+    encore_client *app = tests_client(store, NULL, VERIFY, SUBMIT, &clock_now);
     encore_operation *op = NULL;
-    CHECK(encore_test_poll_start(client_at(store, NULL, VERIFY, SUBMIT, NOW), &op) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(encore_test_poll_start(app, &op) == ENCORE_ERR_NOT_REGISTERED);
     CHECK(op == NULL);
 
     encore_transport *t = NULL;
@@ -167,11 +174,14 @@ static void test_result_poll_step_by_step(void) {
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
     encore_test_status st;
     ENCORE_OUTPUT_INIT(st);
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
+    encore_client *registering = tests_client(store, t, VERIFY, SUBMIT, &clock_now);
+    CHECK(encore_test_register_run(registering, &key, &st) == ENCORE_OK);
     CHECK(st.result == ENCORE_TEST_RESULT_PENDING);
+    encore_client_free(registering);
     encore_transport_free(t);
 
-    CHECK(encore_test_poll_start(client_at(store, NULL, VERIFY, SUBMIT, NOW + 3600), &op) == ENCORE_OK);
+    clock_now = NOW + 3600;
+    CHECK(encore_test_poll_start(app, &op) == ENCORE_OK);
     /* The real request, then a fake TAN request and a fake upload. */
     encore_operation_step s = next(op, NOW + 3600);
     CHECK(s.kind == ENCORE_STEP_REQUEST && ends_with(s.url, "/version/v1/testresult"));
@@ -180,7 +190,7 @@ static void test_result_poll_step_by_step(void) {
     /* Stored as it was fed, before the fakes. */
     encore_test_status stored;
     ENCORE_OUTPUT_INIT(stored);
-    CHECK(encore_test_get_status(store_client_at(store, NOW + 3600), &stored) == ENCORE_OK);
+    CHECK(encore_test_get_status(app, &stored) == ENCORE_OK);
     CHECK(stored.result == ENCORE_TEST_RESULT_POSITIVE && stored.sample_collected_at == 1795400000);
     CHECK(encore_operation_get_test_status(op, &st) == ENCORE_ERR_OPERATION_STATE);
 
@@ -207,7 +217,8 @@ static void test_result_poll_step_by_step(void) {
     encore_operation_free(op);
 
     /* A refusal of the real request ends the poll, with no fakes after it. */
-    CHECK(encore_test_poll_start(client_at(store, NULL, VERIFY, SUBMIT, NOW + 7200), &op) == ENCORE_OK);
+    clock_now = NOW + 7200;
+    CHECK(encore_test_poll_start(app, &op) == ENCORE_OK);
     s = next(op, NOW + 7200);
     CHECK(encore_operation_feed_answer(op, s.request_id, 400, NULL, 0, NULL, 0, NOW + 7200) == ENCORE_OK);
     CHECK(next(op, NOW + 7200).kind == ENCORE_STEP_DONE);
@@ -216,7 +227,7 @@ static void test_result_poll_step_by_step(void) {
 
     encore_operation_free(NULL);
     CHECK(encore_operation_get_status(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    clients_free();
+    encore_client_free(app);
     encore_store_close(store);
 }
 
@@ -229,16 +240,18 @@ static void test_sync_step_by_step(void) {
     encore_store *store = fresh_store();
     encore_trust *trust = NULL;
     CHECK(encore_trust_new(&trust) == ENCORE_OK);
-    encore_client_options co = test_client_options(NULL, NULL);
+    int64_t clock_now = NOW;  /* the test's clock */
+    encore_client_options co = test_client_options(NULL, &clock_now);
     co.trust = trust;
-    encore_client *client = client_from(store, co, NOW);
+    encore_client *client = test_client(store, &co);
     encore_operation *op = NULL;
     CHECK(encore_sync_start(client, NULL, &op) == ENCORE_ERR_INVALID_ARGUMENT && op == NULL);  /* nothing to sync */
+    encore_client_free(client);
     co.distribution_url = "https://distribution.example";
-    client = client_from(store, co, NOW);
+    client = test_client(store, &co);
     CHECK(encore_sync_start(client, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_sync_start(client, NULL, &op) == ENCORE_OK);
-    clients_free();
+    encore_client_free(client);
     encore_trust_free(trust); /* the operation keeps what it needs */
 
     encore_operation_step s = next(op, NOW);
@@ -272,7 +285,6 @@ static void test_sync_step_by_step(void) {
     CHECK(summary.has_check == 0 && summary.stopped_early == 0);
     encore_sync_result_free(result);
     encore_operation_free(op);
-    clients_free();
     encore_store_close(store);
 }
 
@@ -280,9 +292,9 @@ static void test_sync_step_by_step(void) {
  * status and ETag only, verifies nothing and stores nothing (feeding stays
  * light for the host's loop); the ENCORE_STEP_COMPUTE that follows verifies
  * it, and one that fails verification is never stored and ends the sync. */
-static int day_cached(encore_store *store, const char *day) {
+static int day_cached(encore_client *client, const char *day) {
     int32_t has = -1;
-    CHECK(encore_keyfile_cache_has(store_client(store), "EUR", day, NULL, &has) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_has(client, "EUR", day, NULL, &has) == ENCORE_OK);
     return has;
 }
 
@@ -290,12 +302,13 @@ static void test_sync_verifies_a_key_file_in_its_compute_step(void) {
     encore_store *store = fresh_store();
     encore_trust *trust = NULL;
     CHECK(encore_trust_new(&trust) == ENCORE_OK);
-    encore_client_options co = test_client_options(NULL, NULL);
+    int64_t clock_now = NOW;  /* the test's clock */
+    encore_client_options co = test_client_options(NULL, &clock_now);
     co.trust = trust;
     co.distribution_url = "https://distribution.example";
+    encore_client *client = test_client(store, &co);
     encore_operation *op = NULL;
-    CHECK(encore_sync_start(client_from(store, co, NOW), NULL, &op) == ENCORE_OK);
-    clients_free();
+    CHECK(encore_sync_start(client, NULL, &op) == ENCORE_OK);
     encore_trust_free(trust);
 
     encore_operation_step s = next(op, NOW);
@@ -312,15 +325,15 @@ static void test_sync_verifies_a_key_file_in_its_compute_step(void) {
     encore_http_header etag = {"ETag", "\"day-1\""};
     CHECK(encore_operation_feed_answer(op, s.request_id, 200, &etag, 1, (const uint8_t *)junk, strlen(junk), NOW) == ENCORE_OK);
     CHECK(encore_operation_get_status(op) == ENCORE_ERR_OPERATION_STATE);
-    CHECK(day_cached(store, "2026-11-23") == 0);
+    CHECK(day_cached(client, "2026-11-23") == 0);
     CHECK(next(op, NOW).kind == ENCORE_STEP_COMPUTE);
     CHECK(encore_operation_compute(op, NOW, NULL, NULL) == ENCORE_OK);
     encore_status failed = encore_operation_get_status(op);
     CHECK(failed != ENCORE_OK && failed != ENCORE_ERR_OPERATION_STATE);
     CHECK(next(op, NOW).kind == ENCORE_STEP_DONE);
-    CHECK(day_cached(store, "2026-11-23") == 0);
+    CHECK(day_cached(client, "2026-11-23") == 0);
     encore_operation_free(op);
-    clients_free();
+    encore_client_free(client);
     encore_store_close(store);
 }
 

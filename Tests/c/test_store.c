@@ -7,7 +7,7 @@
  * Crashes, plaintext at rest, other processes and the sqlcipher tool are
  * tested in Tests/store (scripts/test-store.sh). */
 #include "check.h"
-#include "store_client.h"
+#include "client.h"
 #include "scratch.h"
 
 #include <dirent.h>
@@ -184,9 +184,9 @@ static int same_obs(const encore_sighting *a, const encore_sighting *b) {
            (a->has_prev_scan == 0 || a->prev_scan == b->prev_scan) && a->reserved[0] == 0 && a->reserved[1] == 0;
 }
 
-static uint64_t count_all(encore_store *s) {
+static uint64_t count_all(encore_client *client) {
     uint64_t n = 0xdead;
-    CHECK(encore_sighting_count(store_client(s), INT64_MIN, INT64_MAX, &n) == ENCORE_OK);
+    CHECK(encore_sighting_count(client, INT64_MIN, INT64_MAX, &n) == ENCORE_OK);
     return n;
 }
 
@@ -197,12 +197,15 @@ static uint64_t count_all(encore_store *s) {
 static void test_create_and_reopen(void) {
     const char *db = path_in_dir("pass.db");
     encore_store *s = open_ok(db, passphrase("correct horse"));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     uint32_t version = 0;
     CHECK(encore_store_get_schema_version(s, &version) == ENCORE_OK && version >= 1);
     encore_sighting o[3] = {obs(T0, 1), obs(T0 + 1, 2), obs(T0 + 2, 3)};
     size_t added = 99;
-    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 3, &added) == ENCORE_OK && added == 3);
+    CHECK(encore_sighting_add(client, o, sizeof(encore_sighting), 3, &added) == ENCORE_OK && added == 3);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
     CHECK(exists(db));
 
@@ -210,18 +213,24 @@ static void test_create_and_reopen(void) {
     encore_store_key k = passphrase("correct horse");
     s = NULL;
     CHECK(encore_store_open(db, &k, &no_create, &s) == ENCORE_OK);
-    CHECK(count_all(s) == 3);
+    client = clocked_client(s, &clock_now);
+    CHECK(count_all(client) == 3);
     uint32_t again = 0;
     CHECK(encore_store_get_schema_version(s, &again) == ENCORE_OK && again == version);
+    encore_client_free(client);
     encore_store_close(s);
 
     const char *rdb = path_in_dir("raw.db");
     s = open_ok(rdb, raw(raw_a, 32));
-    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 2, NULL) == ENCORE_OK);
+    client = clocked_client(s, &clock_now);
+    CHECK(encore_sighting_add(client, o, sizeof(encore_sighting), 2, NULL) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
     s = open_ok(rdb, raw(raw_a, 32));
-    CHECK(count_all(s) == 2);
+    client = clocked_client(s, &clock_now);
+    CHECK(count_all(client) == 2);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
 
     /* The raw key's bytes as a passphrase are another key. */
@@ -262,9 +271,12 @@ static void test_wrong_key_leaves_files_alone(void) {
      * raw key, is enough. */
     const char *db = path_in_dir("wrong.db");
     encore_store *s = open_ok(db, passphrase("right"));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     encore_sighting o[50];
     for (uint32_t i = 0; i < 50; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 50, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(client, o, sizeof(encore_sighting), 50, NULL) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
 
     struct snapshot before;
@@ -282,9 +294,10 @@ static void test_wrong_key_leaves_files_alone(void) {
 
     /* While the right key has the store open (WAL and its index present). */
     s = open_ok(db, passphrase("right"));
-    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
+    client = clocked_client(s, &clock_now);
+    CHECK(encore_sighting_add(client, o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK); /* duplicate: a write transaction all the same */
     encore_sighting more = obs(T0 + 1000, 1000);
-    CHECK(encore_sighting_add(store_client(s), &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(client, &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     take_snapshot(db, &before);
     CHECK(before.present[1]); /* the -wal file */
     for (int i = 0; i < 2; i++) {
@@ -294,8 +307,9 @@ static void test_wrong_key_leaves_files_alone(void) {
         CHECK(same_as(db, &before));
     }
     free_snapshot(&before);
-    CHECK(count_all(s) == 51);
+    CHECK(count_all(client) == 51);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
 }
 
@@ -327,8 +341,11 @@ static void test_not_a_database(void) {
     /* Damaged: a store cut short in the middle of a page. */
     const char *cut = path_in_dir("cut.db");
     encore_store *good = open_ok(cut, raw(raw_b, 32));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *good_client = clocked_client(good, &clock_now);
     encore_sighting o = obs(T0, 1);
-    CHECK(encore_sighting_add(store_client(good), &o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(good_client, &o, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
+    encore_client_free(good_client);
     encore_store_close(good);
     size_t n = 0;
     unsigned char *bytes = slurp(cut, &n);
@@ -354,6 +371,8 @@ static void test_not_a_database(void) {
  * table, and a salvage copies the rest into a new store. */
 #define DAMAGE_ROWS 4000
 static void test_damage(void) {
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = NULL;  /* the client of s while it is open */
     encore_store_key k = raw(raw_b, 32);
     encore_store *s = NULL;
     const char *empty = path_in_dir("empty.db");
@@ -373,9 +392,11 @@ static void test_damage(void) {
     snprintf(rescued, sizeof rescued, "%s", path_in_dir("rescued.db"));
     snprintf(never, sizeof never, "%s", path_in_dir("never-salvaged.db"));
     encore_store *good = open_ok(db, k);
+    encore_client *good_client = clocked_client(good, &clock_now);
     static encore_sighting in[DAMAGE_ROWS];
     for (uint32_t i = 0; i < DAMAGE_ROWS; i++) in[i] = obs(T0 + i, i);
-    CHECK(encore_sighting_add(store_client(good), in, sizeof(encore_sighting), DAMAGE_ROWS, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(good_client, in, sizeof(encore_sighting), DAMAGE_ROWS, NULL) == ENCORE_OK);
+    encore_client_free(good_client);
     encore_store_close(good);
     bytes = slurp(db, &n);
     CHECK(bytes != NULL && n % 4096 == 0 && n >= 40 * 4096);
@@ -389,13 +410,15 @@ static void test_damage(void) {
     free(bytes);
 
     s = open_ok(db, k);
+    client = clocked_client(s, &clock_now);
     CHECK(encore_store_check_integrity(s) == ENCORE_ERR_STORE_CORRUPT);
     CHECK(strstr(encore_last_error_message(), "sightings") != NULL);
     CHECK(strstr(encore_last_error_message(), "SELECT") == NULL);
     static encore_sighting out[DAMAGE_ROWS];
     size_t copied = 0;
-    CHECK(encore_sighting_copy(store_client(s), INT64_MIN, INT64_MAX, 0, out, sizeof(encore_sighting), DAMAGE_ROWS, &copied)
+    CHECK(encore_sighting_copy(client, INT64_MIN, INT64_MAX, 0, out, sizeof(encore_sighting), DAMAGE_ROWS, &copied)
           == ENCORE_ERR_STORE_CORRUPT);
+    encore_client_free(client);
     encore_store_close(s);
 
     encore_store_key new_key = raw(raw_a, 32);
@@ -405,9 +428,11 @@ static void test_damage(void) {
     if (report.data != NULL) CHECK(strstr((const char *)report.data, "\"complete\":false") != NULL);
     encore_bytes_free(&report);
     s = open_ok(rescued, new_key);
+    client = clocked_client(s, &clock_now);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
-    uint64_t kept = count_all(s);
+    uint64_t kept = count_all(client);
     CHECK(kept > DAMAGE_ROWS - 4 * 125 && kept < DAMAGE_ROWS);
+    encore_client_free(client);
     encore_store_close(s);
     /* The target must not exist; nothing of it is touched or left. */
     CHECK(encore_store_salvage(db, &k, rescued, &new_key, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
@@ -447,6 +472,8 @@ static void test_create_forbidden(void) {
 static void test_bulk_count_copy(void) {
     const char *db = path_in_dir("bulk.db");
     encore_store *s = open_ok(db, raw(raw_a, 32));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     static encore_sighting in[BULK];
     /* Inserted out of time order; times T0 .. T0 + BULK - 1. */
     for (uint32_t i = 0; i < BULK; i++) {
@@ -454,13 +481,13 @@ static void test_bulk_count_copy(void) {
         in[i] = obs(T0 + n, n);
     }
     size_t added = 0;
-    CHECK(encore_sighting_add(store_client(s), in, sizeof(encore_sighting), BULK, &added) == ENCORE_OK && added == BULK);
-    CHECK(count_all(s) == BULK);
+    CHECK(encore_sighting_add(client, in, sizeof(encore_sighting), BULK, &added) == ENCORE_OK && added == BULK);
+    CHECK(count_all(client) == BULK);
     uint64_t n = 0;
-    CHECK(encore_sighting_count(store_client(s), T0 + 100, T0 + 250, &n) == ENCORE_OK && n == 150);
-    CHECK(encore_sighting_count(store_client(s), T0 + 250, T0 + 100, &n) == ENCORE_OK && n == 0);
-    CHECK(encore_sighting_count(store_client(s), T0 + BULK, INT64_MAX, &n) == ENCORE_OK && n == 0);
-    CHECK(encore_sighting_count(store_client(s), INT64_MIN, T0 + 1, &n) == ENCORE_OK && n == 1);
+    CHECK(encore_sighting_count(client, T0 + 100, T0 + 250, &n) == ENCORE_OK && n == 150);
+    CHECK(encore_sighting_count(client, T0 + 250, T0 + 100, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_sighting_count(client, T0 + BULK, INT64_MAX, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_sighting_count(client, INT64_MIN, T0 + 1, &n) == ENCORE_OK && n == 1);
 
     /* The whole range in chunks of 777: time order, every field back. */
     static encore_sighting out[BULK];
@@ -469,7 +496,7 @@ static void test_bulk_count_copy(void) {
     int chunks = 0;
     for (;;) {
         size_t cap = BULK - total < 777 ? BULK - total + 1 : 777;
-        CHECK(encore_sighting_copy(store_client(s), INT64_MIN, INT64_MAX, total, out + total, sizeof(encore_sighting), cap, &copied) == ENCORE_OK);
+        CHECK(encore_sighting_copy(client, INT64_MIN, INT64_MAX, total, out + total, sizeof(encore_sighting), cap, &copied) == ENCORE_OK);
         total += copied;
         chunks++;
         if (copied < cap || chunks > 100) break;
@@ -485,35 +512,40 @@ static void test_bulk_count_copy(void) {
 
     /* A range with an offset. */
     encore_sighting part[10];
-    CHECK(encore_sighting_copy(store_client(s), T0 + 500, T0 + 600, 95, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 5);
+    CHECK(encore_sighting_copy(client, T0 + 500, T0 + 600, 95, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 5);
     encore_sighting want = obs(T0 + 595, 595);
     CHECK(same_obs(&part[0], &want));
-    CHECK(encore_sighting_copy(store_client(s), T0 + 500, T0 + 600, 100, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_sighting_copy(client, T0 + 500, T0 + 600, 100, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
     /* One rule for every _copy_ function: first equal to the count copies
      * nothing, past it is ENCORE_ERR_OUT_OF_RANGE (and *copied is untouched). */
     copied = 99;
-    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 11, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 11, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, UINT64_MAX, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
-    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 10, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_sighting_copy(client, T0, T0 + 10, 11, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_sighting_copy(client, T0, T0 + 10, 11, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_sighting_copy(client, T0, T0 + 10, UINT64_MAX, part, sizeof(encore_sighting), 10, &copied) == ENCORE_ERR_OUT_OF_RANGE && copied == 99);
+    CHECK(encore_sighting_copy(client, T0, T0 + 10, 10, part, sizeof(encore_sighting), 10, &copied) == ENCORE_OK && copied == 0);
     copied = 99;
-    CHECK(encore_sighting_copy(store_client(s), T0, T0 + 10, 0, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_sighting_copy(client, T0, T0 + 10, 0, NULL, sizeof(encore_sighting), 0, &copied) == ENCORE_OK && copied == 0);
+    encore_client_free(client);
     encore_store_close(s);
 
     s = open_ok(db, raw(raw_a, 32));
-    CHECK(count_all(s) == BULK);
+    client = clocked_client(s, &clock_now);
+    CHECK(count_all(client) == BULK);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
 }
 
 static void test_duplicates(void) {
     encore_store *s = open_ok(path_in_dir("dup.db"), raw(raw_b, 32));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     encore_sighting a = obs(T0, 1), b = obs(T0, 2);
     encore_sighting batch[4] = {a, a, b, a};
     size_t added = 99;
-    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 2);
-    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 0);
-    CHECK(count_all(s) == 2);
+    CHECK(encore_sighting_add(client, batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 2);
+    CHECK(encore_sighting_add(client, batch, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 0);
+    CHECK(count_all(client) == 2);
 
     /* prev_scan unknown vs known: different sightings; prev_scan ignored when unknown. */
     encore_sighting unknown = obs(T0 + 10, 5), zero = obs(T0 + 10, 5), ignored = obs(T0 + 10, 5);
@@ -523,9 +555,9 @@ static void test_duplicates(void) {
     zero.prev_scan = 0;
     ignored.has_prev_scan = 0;
     ignored.prev_scan = 12345;
-    CHECK(encore_sighting_add(store_client(s), &unknown, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_sighting_add(store_client(s), &zero, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
-    CHECK(encore_sighting_add(store_client(s), &ignored, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_sighting_add(client, &unknown, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_sighting_add(client, &zero, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 1);
+    CHECK(encore_sighting_add(client, &ignored, sizeof(encore_sighting), 1, &added) == ENCORE_OK && added == 0);
     /* One field apart: a new sighting each. */
     encore_sighting d = a;
     d.rssi = (int8_t)(d.rssi + 1);
@@ -536,18 +568,21 @@ static void test_duplicates(void) {
     encore_sighting g = a;
     g.time += 1;
     encore_sighting four[4] = {d, e, f, g};
-    CHECK(encore_sighting_add(store_client(s), four, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 4);
-    CHECK(count_all(s) == 8);
-    CHECK(encore_sighting_add(store_client(s), NULL, sizeof(encore_sighting), 0, &added) == ENCORE_OK && added == 0);
+    CHECK(encore_sighting_add(client, four, sizeof(encore_sighting), 4, &added) == ENCORE_OK && added == 4);
+    CHECK(count_all(client) == 8);
+    CHECK(encore_sighting_add(client, NULL, sizeof(encore_sighting), 0, &added) == ENCORE_OK && added == 0);
+    encore_client_free(client);
     encore_store_close(s);
 }
 
 static void test_all_or_nothing(void) {
     encore_store *s = open_ok(path_in_dir("atomic.db"), raw(raw_a, 32));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     enum { N = 1000 };
     static encore_sighting batch[N];
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + i, i);
-    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), 10, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(client, batch, sizeof(encore_sighting), 10, NULL) == ENCORE_OK);
     for (uint32_t i = 0; i < N; i++) batch[i] = obs(T0 + 100000 + i, i);
     size_t added = 4242;
     struct {
@@ -567,63 +602,73 @@ static void test_all_or_nothing(void) {
         case 4: o->reserved[1] = 0x80; break;
         default: o->has_prev_scan = 255; break;
         }
-        CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
+        CHECK(encore_sighting_add(client, batch, sizeof(encore_sighting), N, &added) == ENCORE_ERR_INVALID_ARGUMENT);
         CHECK(added == 4242);
-        if (count_all(s) != 10) fprintf(stderr, "  %s: rows were added\n", bad[k].what);
-        CHECK(count_all(s) == 10);
+        if (count_all(client) != 10) fprintf(stderr, "  %s: rows were added\n", bad[k].what);
+        CHECK(count_all(client) == 10);
         batch[bad[k].row] = keep;
     }
-    CHECK(encore_sighting_add(store_client(s), batch, sizeof(encore_sighting), N, &added) == ENCORE_OK && added == N);
-    CHECK(count_all(s) == 10 + N);
+    CHECK(encore_sighting_add(client, batch, sizeof(encore_sighting), N, &added) == ENCORE_OK && added == N);
+    CHECK(count_all(client) == 10 + N);
+    encore_client_free(client);
     encore_store_close(s);
 }
 
 static void test_rekey(void) {
     const char *db = path_in_dir("rekey.db");
     encore_store *s = open_ok(db, raw(raw_a, 32));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     encore_sighting o[100];
     for (uint32_t i = 0; i < 100; i++) o[i] = obs(T0 + i, i);
-    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), 100, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(client, o, sizeof(encore_sighting), 100, NULL) == ENCORE_OK);
     encore_store_key to_pass = passphrase("new passphrase");
     CHECK(encore_store_rekey(s, &to_pass) == ENCORE_OK);
-    CHECK(count_all(s) == 100); /* the handle goes on working */
+    CHECK(count_all(client) == 100); /* the handle goes on working */
     encore_sighting more = obs(T0 + 500, 500);
-    CHECK(encore_sighting_add(store_client(s), &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(client, &more, sizeof(encore_sighting), 1, NULL) == ENCORE_OK);
     /* A bad new key changes nothing. */
     encore_store_key short_raw = raw(raw_b, 31);
     CHECK(encore_store_rekey(s, &short_raw) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_rekey(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client_free(client);
     encore_store_close(s);
 
     encore_store *w = NULL;
     encore_store_key old = raw(raw_a, 32);
     CHECK(encore_store_open(db, &old, NULL, &w) == ENCORE_ERR_STORE_WRONG_KEY && w == NULL);
     s = open_ok(db, passphrase("new passphrase"));
-    CHECK(count_all(s) == 101);
+    client = clocked_client(s, &clock_now);
+    CHECK(count_all(client) == 101);
     encore_store_key to_raw = raw(raw_b, 32);
     CHECK(encore_store_rekey(s, &to_raw) == ENCORE_OK);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
     encore_store_key pass = passphrase("new passphrase");
     CHECK(encore_store_open(db, &pass, NULL, &w) == ENCORE_ERR_STORE_WRONG_KEY && w == NULL);
     s = open_ok(db, raw(raw_b, 32));
-    CHECK(count_all(s) == 101);
+    client = clocked_client(s, &clock_now);
+    CHECK(count_all(client) == 101);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
     uint32_t version = 0;
     CHECK(encore_store_get_schema_version(s, &version) == ENCORE_OK && version >= 1);
+    encore_client_free(client);
     encore_store_close(s);
 }
 
 static void test_purge(void) {
     const int64_t day = 86400, now = 1700000000, keep = 1209600;
     encore_store *s = open_ok(path_in_dir("purge.db"), raw(raw_a, 32));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     enum { OLD = 300, NEW = 200 };
     static encore_sighting o[OLD + NEW];
     for (uint32_t i = 0; i < OLD; i++) o[i] = obs(now - 20 * day + i, i);
     for (uint32_t i = 0; i < NEW; i++) o[OLD + i] = obs(now - day + i, OLD + i);
     o[0].time = now - keep - 1; /* just past the cut-off: goes */
     o[OLD].time = now - keep;   /* at the cut-off: stays */
-    CHECK(encore_sighting_add(store_client(s), o, sizeof(encore_sighting), OLD + NEW, NULL) == ENCORE_OK);
+    CHECK(encore_sighting_add(client, o, sizeof(encore_sighting), OLD + NEW, NULL) == ENCORE_OK);
 
     encore_purge_counts c;
 
@@ -633,9 +678,9 @@ static void test_purge(void) {
     CHECK(encore_store_purge(s, now, keep, &c) == ENCORE_OK);
     CHECK(c.sightings == OLD);
     CHECK(c.own_keys == 0 && c.keyfiles == 0 && c.tracing_events == 0 && c.risk_results == 0);
-    CHECK(count_all(s) == NEW);
+    CHECK(count_all(client) == NEW);
     uint64_t n = 0;
-    CHECK(encore_sighting_count(store_client(s), INT64_MIN, now - keep, &n) == ENCORE_OK && n == 0);
+    CHECK(encore_sighting_count(client, INT64_MIN, now - keep, &n) == ENCORE_OK && n == 0);
     /* Again: nothing left to remove; counts may be NULL. */
     CHECK(encore_store_purge(s, now, keep, &c) == ENCORE_OK && c.sightings == 0);
     CHECK(encore_store_purge(s, now, keep, NULL) == ENCORE_OK);
@@ -645,15 +690,18 @@ static void test_purge(void) {
     CHECK(encore_store_purge(s, now, -1, &c) == ENCORE_ERR_INVALID_ARGUMENT && c.sightings == 0x5a5a5a5a5a5a5a5aULL);
     CHECK(encore_store_purge(s, INT64_MIN, 1, &c) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_purge(NULL, now, keep, &c) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(count_all(s) == NEW);
+    CHECK(count_all(client) == NEW);
     /* max age 0: everything before now. */
     CHECK(encore_store_purge(s, now, 0, &c) == ENCORE_OK && c.sightings == NEW);
-    CHECK(count_all(s) == 0);
+    CHECK(count_all(client) == 0);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
 }
 
 static void test_bad_arguments(void) {
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = NULL;  /* the client of s while it is open */
     const char *db = path_in_dir("args.db");
     encore_store_key good = raw(raw_a, 32);
     encore_store *s = (encore_store *)&s; /* a sentinel: must stay untouched */
@@ -712,35 +760,39 @@ static void test_bad_arguments(void) {
     CHECK(bigger.known.struct_size == sizeof bigger && bigger.known.create == 1 && bigger.known.busy_timeout_ms == 5000);
     CHECK(bigger.known.reserved == 0 && bigger.future[0] == 0 && bigger.future[1] == 0);
     CHECK(encore_store_open(db, &good, &bigger.known, &s) == ENCORE_OK && s != sentinel);
+    client = clocked_client(s, &clock_now);
+    encore_client_free(client);
     encore_store_close(s);
     s = sentinel;
     bigger.future[1] = 1; /* a field this library does not know */
     CHECK(encore_store_open(db, &good, &bigger.known, &s) == ENCORE_ERR_INVALID_ARGUMENT && s == sentinel);
 
     s = open_ok(db, good);
+    client = clocked_client(s, &clock_now);
     encore_sighting one = obs(T0, 1);
     size_t added = 77;
     uint64_t n = 77;
     size_t copied = 77;
     uint32_t version = 77;
     CHECK(encore_sighting_add(NULL, &one, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_sighting_add(store_client(s), NULL, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_sighting_add(store_client(s), &one, sizeof(encore_sighting), SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
-    CHECK(encore_sighting_add(store_client(s), &one, sizeof(encore_sighting), SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_sighting_add(client, NULL, sizeof(encore_sighting), 1, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_sighting_add(client, &one, sizeof(encore_sighting), SIZE_MAX, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
+    CHECK(encore_sighting_add(client, &one, sizeof(encore_sighting), SIZE_MAX / 2, &added) == ENCORE_ERR_INVALID_ARGUMENT && added == 77);
     CHECK(encore_sighting_count(NULL, 0, 1, &n) == ENCORE_ERR_INVALID_ARGUMENT && n == 77);
-    CHECK(encore_sighting_count(store_client(s), 0, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sighting_count(client, 0, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_sighting_copy(NULL, 0, 1, 0, &one, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_sighting_copy(store_client(s), 0, 1, 0, &one, sizeof(encore_sighting), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_sighting_copy(store_client(s), 0, 1, 0, NULL, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_sighting_copy(store_client(s), 0, 1, 0, &one, sizeof(encore_sighting), SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_sighting_copy(client, 0, 1, 0, &one, sizeof(encore_sighting), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_sighting_copy(client, 0, 1, 0, NULL, sizeof(encore_sighting), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_sighting_copy(client, 0, 1, 0, &one, sizeof(encore_sighting), SIZE_MAX, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
     CHECK(encore_store_get_schema_version(NULL, &version) == ENCORE_ERR_INVALID_ARGUMENT && version == 77);
     CHECK(encore_store_get_schema_version(s, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_check_integrity(NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_store_rekey(NULL, &good) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(count_all(s) == 0);
+    CHECK(count_all(client) == 0);
     CHECK(strcmp(encore_status_name(ENCORE_ERR_STORE_WRONG_KEY), "ENCORE_ERR_STORE_WRONG_KEY") == 0);
     CHECK(strcmp(encore_status_name(ENCORE_ERR_STORE_BUSY), "ENCORE_ERR_STORE_BUSY") == 0);
     CHECK(strcmp(encore_status_name(ENCORE_ERR_STORE_MISSING), "ENCORE_ERR_STORE_MISSING") == 0);
+    encore_client_free(client);
     encore_store_close(s);
     encore_store_close(NULL);
 }
@@ -750,7 +802,7 @@ static void test_bad_arguments(void) {
 enum { THREADS = 8, BATCHES = 20, PER_BATCH = 100 };
 
 struct job {
-    encore_store *store;
+    encore_client *client;  /* the one client all threads share */
     uint32_t id;
     size_t added;
     int errors;
@@ -765,26 +817,28 @@ static void *insert_many(void *arg) {
             batch[i] = obs(T0 + n, n);
         }
         size_t added = 0;
-        if (encore_sighting_add(store_client(j->store), batch, sizeof(encore_sighting), PER_BATCH, &added) != ENCORE_OK) {
+        if (encore_sighting_add(j->client, batch, sizeof(encore_sighting), PER_BATCH, &added) != ENCORE_OK) {
             fprintf(stderr, "  thread %u: %s\n", j->id, encore_last_error_message());
             j->errors++;
         }
         j->added += added;
         uint64_t n = 0;
-        if (encore_sighting_count(store_client(j->store), INT64_MIN, INT64_MAX, &n) != ENCORE_OK || n < j->added) j->errors++;
+        if (encore_sighting_count(j->client, INT64_MIN, INT64_MAX, &n) != ENCORE_OK || n < j->added) j->errors++;
         encore_sighting back[5];
         size_t copied = 0;
-        if (encore_sighting_copy(store_client(j->store), T0, INT64_MAX, 0, back, sizeof(encore_sighting), 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
+        if (encore_sighting_copy(j->client, T0, INT64_MAX, 0, back, sizeof(encore_sighting), 5, &copied) != ENCORE_OK || copied == 0) j->errors++;
     }
     return NULL;
 }
 
 static void test_threads(void) {
     encore_store *s = open_ok(path_in_dir("threads.db"), raw(raw_b, 32));
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(s, &clock_now);
     static struct job jobs[THREADS];
     pthread_t threads[THREADS];
     for (uint32_t t = 0; t < THREADS; t++) {
-        jobs[t] = (struct job){s, t, 0, 0};
+        jobs[t] = (struct job){client, t, 0, 0};
         CHECK(pthread_create(&threads[t], NULL, insert_many, &jobs[t]) == 0);
     }
     size_t sum = 0;
@@ -796,8 +850,9 @@ static void test_threads(void) {
     }
     CHECK(errors == 0);
     CHECK(sum == (size_t)THREADS * BATCHES * PER_BATCH);
-    CHECK(count_all(s) == sum);
+    CHECK(count_all(client) == sum);
     CHECK(encore_store_check_integrity(s) == ENCORE_OK);
+    encore_client_free(client);
     encore_store_close(s);
 }
 

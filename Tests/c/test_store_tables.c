@@ -4,7 +4,7 @@
  * reopening and threads. Built with -Werror and run under valgrind by
  * scripts/test-c.sh. */
 #include "check.h"
-#include "store_client.h"
+#include "client.h"
 #include "scratch.h"
 
 #include <math.h>
@@ -52,55 +52,58 @@ static void test_memory_helpers(void) {
 }
 
 static void test_own_keys(encore_store *s) {
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock, which it moves */
+    encore_client *client = clocked_client(s, &clock_now);
     encore_own_key k, out[4];
     ENCORE_OUTPUT_INIT(k);
     size_t copied = 99;
     uint64_t count = 99;
-    CHECK(encore_own_key_get_latest(store_client(s), &k) == ENCORE_ERR_NOT_FOUND);
-    CHECK(encore_own_key_count(store_client(s), INT32_MIN, &count) == ENCORE_OK && count == 0);
+    CHECK(encore_own_key_get_latest(client, &k) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_own_key_count(client, INT32_MIN, &count) == ENCORE_OK && count == 0);
 
     encore_own_key a = own_key(1, 2650288, 144, 1600000000);
     encore_own_key b = own_key(2, 2650000, 144, 1600000000);
     encore_own_key c = own_key(3, 2650144, 100, 1600000100);
-    CHECK(encore_own_key_put(store_client(s), &a) == ENCORE_OK);
-    CHECK(encore_own_key_put(store_client(s), &b) == ENCORE_OK);
-    CHECK(encore_own_key_put(store_client(s), &c) == ENCORE_OK);
-    CHECK(encore_own_key_count(store_client(s), 0, &count) == ENCORE_OK && count == 3);
-    CHECK(encore_own_key_count(store_client(s), 2650100, &count) == ENCORE_OK && count == 2);
+    CHECK(encore_own_key_put(client, &a) == ENCORE_OK);
+    CHECK(encore_own_key_put(client, &b) == ENCORE_OK);
+    CHECK(encore_own_key_put(client, &c) == ENCORE_OK);
+    CHECK(encore_own_key_count(client, 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_own_key_count(client, 2650100, &count) == ENCORE_OK && count == 2);
 
     /* In chunks, ordered by rolling start. */
-    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 0, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_own_key_copy(client, INT32_MIN, 0, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 2);
     CHECK(memcmp(&out[0], &b, sizeof b) == 0 && memcmp(&out[1], &c, sizeof c) == 0);
-    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 2, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_own_key_copy(client, INT32_MIN, 2, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 1);
     CHECK(memcmp(&out[0], &a, sizeof a) == 0);
-    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 3, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_own_key_copy(store_client(s), INT32_MIN, 4, out, sizeof(encore_own_key), 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
-    CHECK(encore_own_key_copy(store_client(s), 2650200, 0, out, sizeof(encore_own_key), 4, &copied) == ENCORE_OK && copied == 1);
-    CHECK(encore_own_key_copy(store_client(s), 0, 0, NULL, sizeof(encore_own_key), 0, &copied) == ENCORE_OK && copied == 0);
-    CHECK(encore_own_key_get_latest(store_client(s), &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);
+    CHECK(encore_own_key_copy(client, INT32_MIN, 3, out, sizeof(encore_own_key), 2, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_own_key_copy(client, INT32_MIN, 4, out, sizeof(encore_own_key), 2, &copied) == ENCORE_ERR_OUT_OF_RANGE);
+    CHECK(encore_own_key_copy(client, 2650200, 0, out, sizeof(encore_own_key), 4, &copied) == ENCORE_OK && copied == 1);
+    CHECK(encore_own_key_copy(client, 0, 0, NULL, sizeof(encore_own_key), 0, &copied) == ENCORE_OK && copied == 0);
+    CHECK(encore_own_key_get_latest(client, &k) == ENCORE_OK && memcmp(&k, &a, sizeof a) == 0);
 
     /* The same key bytes replace the stored key. */
     encore_own_key b2 = own_key(2, 2650432, 12, 1600000900);
-    CHECK(encore_own_key_put(store_client(s), &b2) == ENCORE_OK);
-    CHECK(encore_own_key_count(store_client(s), 0, &count) == ENCORE_OK && count == 3);
-    CHECK(encore_own_key_get_latest(store_client(s), &k) == ENCORE_OK && memcmp(&k, &b2, sizeof b2) == 0);
+    CHECK(encore_own_key_put(client, &b2) == ENCORE_OK);
+    CHECK(encore_own_key_count(client, 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_own_key_get_latest(client, &k) == ENCORE_OK && memcmp(&k, &b2, sizeof b2) == 0);
 
     /* Bad input: refused, nothing written. */
     encore_own_key bad = own_key(9, 2650000, 145, 0);
-    CHECK(encore_own_key_put(store_client(s), &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(client, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "rolling period") != NULL);
     bad = own_key(9, -1, 144, 0);
-    CHECK(encore_own_key_put(store_client(s), &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(client, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
     bad = own_key(9, 0, 144, -1);
-    CHECK(encore_own_key_put(store_client(s), &bad) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_own_key_put(store_client(s), NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(client, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_put(client, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_own_key_put(NULL, &a) == ENCORE_ERR_INVALID_ARGUMENT);
     copied = 77;
-    CHECK(encore_own_key_copy(store_client(s), 0, 0, NULL, sizeof(encore_own_key), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
-    CHECK(encore_own_key_copy(store_client(s), 0, 0, out, sizeof(encore_own_key), (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_own_key_copy(store_client(s), 0, 0, out, sizeof(encore_own_key), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_own_key_get_latest(store_client(s), NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_own_key_count(store_client(s), 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_own_key_copy(client, 0, 0, NULL, sizeof(encore_own_key), 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT && copied == 77);
+    CHECK(encore_own_key_copy(client, 0, 0, out, sizeof(encore_own_key), (size_t)-1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_copy(client, 0, 0, out, sizeof(encore_own_key), 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_get_latest(client, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_own_key_count(client, 0, &count) == ENCORE_OK && count == 3);
+    encore_client_free(client);
 }
 
 /* Whether a string list holds `expected`, read in pages of two. */
@@ -147,9 +150,9 @@ static int load_sample(void) {
     return ok;
 }
 
-static int has(encore_store *s, const char *region, const char *identifier) {
+static int has(encore_client *client, const char *region, const char *identifier) {
     int32_t yes = 99;
-    CHECK(encore_keyfile_cache_has(store_client(s), region, identifier, NULL, &yes) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_has(client, region, identifier, NULL, &yes) == ENCORE_OK);
     return yes;
 }
 
@@ -160,6 +163,8 @@ static int64_t june_2020(void *context) {
 }
 
 static void test_packages(encore_store *s) {
+    int64_t clock_now = 1591000000;  /* the test's clock (June 2020, when the sample was current), which it moves */
+    encore_client *client = clocked_client(s, &clock_now);
     int32_t yes = 99, removed = 99;
     uint64_t keys = 0;
     encore_bytes content = {NULL, 0}, etag = {NULL, 0};
@@ -167,34 +172,35 @@ static void test_packages(encore_store *s) {
     ENCORE_OUTPUT_INIT(info);
     static const uint8_t zeros[32] = {0};
 
-    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_keyfile_cache_get(client, "DE", "2020-06-01", &content) == ENCORE_ERR_NOT_FOUND);
     CHECK(content.data == NULL);
-    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
-    CHECK(!has(s, "DE", "2020-06-01"));
+    CHECK(encore_keyfile_cache_get_info(client, "DE", "2020-06-01", &info, NULL) == ENCORE_ERR_NOT_FOUND);
+    CHECK(!has(client, "DE", "2020-06-01"));
 
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, &keys) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-01", "\"v1\"", sample, sample_length, trust, &keys) == ENCORE_OK);
     CHECK(keys > 0);
-    CHECK(has(s, "DE", "2020-06-01"));
-    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
-    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v2\"", &yes) == ENCORE_OK && yes == 0);
-    CHECK(!has(s, "AT", "2020-06-01"));
+    CHECK(has(client, "DE", "2020-06-01"));
+    CHECK(encore_keyfile_cache_has(client, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 1);
+    CHECK(encore_keyfile_cache_has(client, "DE", "2020-06-01", "\"v2\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(!has(client, "AT", "2020-06-01"));
 
-    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", &content) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_get(client, "DE", "2020-06-01", &content) == ENCORE_OK);
     CHECK(content.data != NULL && content.length == sample_length && memcmp(content.data, sample, sample_length) == 0);
     CHECK(content.data != NULL && content.data[sample_length] == 0); /* NUL after the bytes */
     encore_bytes_free(&content);
     CHECK(content.data == NULL && content.length == 0);
 
-    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_get_info(client, "DE", "2020-06-01", &info, &etag) == ENCORE_OK);
     CHECK(info.size == sample_length && info.downloaded == 1591000000 && info.has_etag == 1 && info.struct_size == sizeof info);
     CHECK(memcmp(info.sha256, zeros, 32) != 0);
     CHECK(etag.length == 4 && strcmp((const char *)etag.data, "\"v1\"") == 0);
     encore_bytes_free(&etag);
 
     /* Re-published with a new ETag: replaced. */
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591100000), "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, NULL) == ENCORE_OK);
-    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
-    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
+    clock_now = 1591100000;
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-01", "\"v2\"", sample, sample_length, trust, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_has(client, "DE", "2020-06-01", "\"v1\"", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_keyfile_cache_get_info(client, "DE", "2020-06-01", &info, NULL) == ENCORE_OK && info.downloaded == 1591100000);
 
     /* Nothing unverified gets in: a damaged copy, an untrusted signer, bytes that are no key file. */
     uint8_t *damaged = malloc(sample_length);
@@ -202,30 +208,31 @@ static void test_packages(encore_store *s) {
     if (damaged == NULL) return;
     memcpy(damaged, sample, sample_length);
     damaged[sample_length / 2] ^= 0x40;
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-05", NULL, damaged, sample_length, trust, NULL) != ENCORE_OK);
+    clock_now = 1591000000;
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-05", NULL, damaged, sample_length, trust, NULL) != ENCORE_OK);
     free(damaged);
     encore_trust *nobody = NULL;
     CHECK(encore_trust_new(&nobody) == ENCORE_OK);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-05", NULL, sample, sample_length, nobody, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-05", NULL, sample, sample_length, nobody, NULL) == ENCORE_ERR_SIGNATURE_UNTRUSTED);
     encore_trust_free(nobody);
     static const uint8_t abc[] = {'a', 'b', 'c'};
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-05", NULL, abc, sizeof abc, trust, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
-    CHECK(!has(s, "DE", "2020-06-05"));
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-05", NULL, abc, sizeof abc, trust, NULL) == ENCORE_ERR_ZIP_NOT_ZIP);
+    CHECK(!has(client, "DE", "2020-06-05"));
 
     /* No ETag; an hour. A day replaces the cached hours of that day. */
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
-    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
-    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-01/hour/13", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_has(client, "DE", "2020-06-01/hour/13", "", &yes) == ENCORE_OK && yes == 0);
+    CHECK(encore_keyfile_cache_get_info(client, "DE", "2020-06-01/hour/13", &info, &etag) == ENCORE_OK);
     CHECK(info.has_etag == 0 && etag.data != NULL && etag.length == 0);
     encore_bytes_free(&etag);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "DE", "2020-06-02", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
-    CHECK(!has(s, "DE", "2020-06-02/hour/5") && has(s, "DE", "2020-06-01/hour/13"));
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 1591000000), "EUR", "2020-06-03", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-02/hour/5", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-02", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
+    CHECK(!has(client, "DE", "2020-06-02/hour/5") && has(client, "DE", "2020-06-01/hour/13"));
+    CHECK(encore_keyfile_cache_import(client, "EUR", "2020-06-03", NULL, sample, sample_length, trust, NULL) == ENCORE_OK);
 
     /* Listing, and what is missing. */
     encore_string_list *list = NULL;
-    CHECK(encore_keyfile_cache_list(store_client(s), "DE", &list) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_list(client, "DE", &list) == ENCORE_OK);
     static const char *const de[] = {"2020-06-01", "2020-06-01/hour/13", "2020-06-02"};
     CHECK(list_equals(list, de, 3));
     encore_bytes item = {NULL, 0};
@@ -242,41 +249,44 @@ static void test_packages(encore_store *s) {
     CHECK(strcmp((const char *)item.data, "2020-06-01/hour/13") == 0 && item.length == 18);
     encore_bytes_free(&item);
     list = NULL;
-    CHECK(encore_keyfile_cache_list(store_client(s), "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    CHECK(encore_keyfile_cache_list(client, "FR", &list) == ENCORE_OK && list_equals(list, NULL, 0));
     encore_string_list_free(list);
 
     const char *available[] = {"2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"};
     list = NULL;
-    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", available, 5, &list) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_list_missing(client, "DE", available, 5, &list) == ENCORE_OK);
     static const char *const missing[] = {"2020-06-04", "2020-06-03"};
     CHECK(list_equals(list, missing, 2));
     encore_string_list_free(list);
     list = NULL;
-    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", NULL, 0, &list) == ENCORE_OK && list_equals(list, NULL, 0));
+    CHECK(encore_keyfile_cache_list_missing(client, "DE", NULL, 0, &list) == ENCORE_OK && list_equals(list, NULL, 0));
     encore_string_list_free(list);
 
     /* Removing. */
-    CHECK(encore_keyfile_cache_remove(store_client(s), "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 1);
-    CHECK(encore_keyfile_cache_remove(store_client(s), "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 0);
-    CHECK(encore_keyfile_cache_remove(store_client(s), "DE", "2020-06-02", NULL) == ENCORE_OK);
-    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_keyfile_cache_remove(client, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 1);
+    CHECK(encore_keyfile_cache_remove(client, "DE", "2020-06-02", &removed) == ENCORE_OK && removed == 0);
+    CHECK(encore_keyfile_cache_remove(client, "DE", "2020-06-02", NULL) == ENCORE_OK);
+    CHECK(encore_keyfile_cache_get(client, "DE", "2020-06-02", &content) == ENCORE_ERR_NOT_FOUND);
 
     /* Bad input: nothing is kept. */
     list = NULL;
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", NULL, NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "D\xff", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    clock_now = 0;
+    CHECK(encore_keyfile_cache_import(client, "", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "DE", NULL, NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "D\xff", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "UTF-8") != NULL);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "x", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DP3T", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, NULL, 3, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, -1), "DE", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_import(store_client_at(s, 0), "DE", "2020-06-09", NULL, sample, sample_length, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "DE", "x", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-09/hour/24", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "DP3T", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "TWP-DE", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-09", NULL, NULL, 3, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-09", NULL, sample, (size_t)-1, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    clock_now = -1;
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-09", NULL, sample, sample_length, trust, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    clock_now = 0;
+    CHECK(encore_keyfile_cache_import(client, "DE", "2020-06-09", NULL, sample, sample_length, NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "trust list") != NULL);
-    CHECK(!has(s, "DE", "2020-06-09"));
+    CHECK(!has(client, "DE", "2020-06-09"));
     /* A NULL trust is the client's trust list. */
     encore_client_options trusting_options;
     CHECK(encore_client_options_init(&trusting_options, sizeof trusting_options) == ENCORE_OK);
@@ -285,68 +295,72 @@ static void test_packages(encore_store *s) {
     encore_client *trusting = NULL;
     CHECK(encore_client_new(s, &trusting_options, &trusting) == ENCORE_OK);
     CHECK(encore_keyfile_cache_import(trusting, "DE", "2020-06-09", NULL, sample, sample_length, NULL, NULL) == ENCORE_OK);
-    CHECK(has(s, "DE", "2020-06-09"));
+    CHECK(has(client, "DE", "2020-06-09"));
     CHECK(encore_keyfile_cache_remove(trusting, "DE", "2020-06-09", NULL) == ENCORE_OK);
     encore_client_free(trusting);
-    CHECK(encore_keyfile_cache_has(store_client(s), "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_get(store_client(s), "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_get_info(store_client(s), "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", NULL, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_has(client, "DE", "x", NULL, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_get(client, "DE", "2020-06-01", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_get_info(client, "DE", "2020-06-01", NULL, &etag) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(client, "DE", NULL, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
     const char *with_null[] = {"2020-06-09", NULL};
-    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", with_null, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", available, (size_t)-1, &list) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_keyfile_cache_list_missing(store_client(s), "DE", available, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(client, "DE", with_null, 2, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(client, "DE", available, (size_t)-1, &list) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list_missing(client, "DE", available, 1, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(list == NULL);
-    CHECK(encore_keyfile_cache_list(store_client(s), "DE", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_keyfile_cache_list(client, "DE", NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(encore_keyfile_cache_list(NULL, "DE", &list) == ENCORE_ERR_INVALID_ARGUMENT && list == NULL);
+    encore_client_free(client);
 }
 
 static void test_tracing(encore_store *s) {
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock, which it moves */
+    encore_client *client = clocked_client(s, &clock_now);
     int64_t seconds = -1;
     uint64_t count = 0;
-    CHECK(encore_tracing_get_active_seconds(store_client(s), 0, 1000, &seconds) == ENCORE_OK && seconds == 0);
-    CHECK(encore_tracing_event_add(store_client(s), 100, 1) == ENCORE_OK);
-    CHECK(encore_tracing_event_add(store_client(s), 200, 0) == ENCORE_OK);
-    CHECK(encore_tracing_event_add(store_client(s), 300, 1) == ENCORE_OK);
-    CHECK(encore_tracing_event_add(store_client(s), 350, 1) == ENCORE_OK);
-    CHECK(encore_tracing_event_add(store_client(s), 500, 0) == ENCORE_OK);
-    CHECK(encore_tracing_event_add(store_client(s), 900, 1) == ENCORE_OK);
-    CHECK(encore_tracing_get_active_seconds(store_client(s), 0, 1000, &seconds) == ENCORE_OK && seconds == 100 + 200 + 100);
-    CHECK(encore_tracing_get_active_seconds(store_client(s), 150, 400, &seconds) == ENCORE_OK && seconds == 50 + 100);
-    CHECK(encore_tracing_get_active_seconds(store_client(s), 950, 2000, &seconds) == ENCORE_OK && seconds == 1050);
-    CHECK(encore_tracing_get_active_seconds(store_client(s), 7, 7, &seconds) == ENCORE_OK && seconds == 0);
+    CHECK(encore_tracing_get_active_seconds(client, 0, 1000, &seconds) == ENCORE_OK && seconds == 0);
+    CHECK(encore_tracing_event_add(client, 100, 1) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(client, 200, 0) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(client, 300, 1) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(client, 350, 1) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(client, 500, 0) == ENCORE_OK);
+    CHECK(encore_tracing_event_add(client, 900, 1) == ENCORE_OK);
+    CHECK(encore_tracing_get_active_seconds(client, 0, 1000, &seconds) == ENCORE_OK && seconds == 100 + 200 + 100);
+    CHECK(encore_tracing_get_active_seconds(client, 150, 400, &seconds) == ENCORE_OK && seconds == 50 + 100);
+    CHECK(encore_tracing_get_active_seconds(client, 950, 2000, &seconds) == ENCORE_OK && seconds == 1050);
+    CHECK(encore_tracing_get_active_seconds(client, 7, 7, &seconds) == ENCORE_OK && seconds == 0);
     seconds = -1;
-    CHECK(encore_tracing_get_active_seconds(store_client(s), 10, 5, &seconds) == ENCORE_ERR_INVALID_ARGUMENT && seconds == -1);
-    CHECK(encore_tracing_get_active_seconds(store_client(s), 0, 5, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_tracing_event_add(store_client(s), 1000, 2) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_tracing_event_add(store_client(s), -1, 1) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_get_active_seconds(client, 10, 5, &seconds) == ENCORE_ERR_INVALID_ARGUMENT && seconds == -1);
+    CHECK(encore_tracing_get_active_seconds(client, 0, 5, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_event_add(client, 1000, 2) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_event_add(client, -1, 1) == ENCORE_ERR_INVALID_ARGUMENT);
 
-    CHECK(encore_tracing_event_count(store_client(s), INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 6);
-    CHECK(encore_tracing_event_count(store_client(s), 300, 500, &count) == ENCORE_OK && count == 2);
+    CHECK(encore_tracing_event_count(client, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 6);
+    CHECK(encore_tracing_event_count(client, 300, 500, &count) == ENCORE_OK && count == 2);
     encore_tracing_event events[4];
     size_t copied = 0;
-    CHECK(encore_tracing_event_copy(store_client(s), INT64_MIN, INT64_MAX, 0, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 4);
+    CHECK(encore_tracing_event_copy(client, INT64_MIN, INT64_MAX, 0, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 4);
     CHECK(events[0].time == 100 && events[0].active == 1 && events[1].time == 200 && events[1].active == 0);
     CHECK(events[3].time == 350 && events[3].struct_size == sizeof events[3]);
-    CHECK(encore_tracing_event_copy(store_client(s), INT64_MIN, INT64_MAX, 4, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_tracing_event_copy(client, INT64_MIN, INT64_MAX, 4, events, sizeof(encore_tracing_event), 4, &copied) == ENCORE_OK && copied == 2);
     CHECK(events[1].time == 900 && events[1].active == 1);
-    CHECK(encore_tracing_event_copy(store_client(s), 0, 1000, 0, NULL, sizeof(encore_tracing_event), 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_event_copy(client, 0, 1000, 0, NULL, sizeof(encore_tracing_event), 3, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client_free(client);
 }
 
 /* Risk results are what the exposure check computed and stored: there is
- * no other way in. A check without key files at `now`. */
-static int64_t check_at(encore_store *s, int64_t now) {
+ * no other way in. A check without key files at the client's time. */
+static int64_t check(encore_client *client) {
     encore_risk_config *config = NULL;
     CHECK(encore_risk_config_new_cwa(&config) == ENCORE_OK);
     encore_match_options mo;
     CHECK(encore_match_options_init(&mo, sizeof mo, 0) == ENCORE_OK);
-    encore_check_result *check = NULL;
-    CHECK(encore_exposure_check(store_client_at(s, now), NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &check) == ENCORE_OK);
+    encore_check_result *result = NULL;
+    CHECK(encore_exposure_check(client, NULL, sizeof(encore_key_source), 0, config, &mo, NULL, &result) == ENCORE_OK);
     encore_check_summary summary;
     ENCORE_OUTPUT_INIT(summary);
     summary.stored_result_id = -1;
-    CHECK(encore_check_result_get_summary(check, &summary) == ENCORE_OK);
-    encore_check_result_free(check);
+    CHECK(encore_check_result_get_summary(result, &summary) == ENCORE_OK);
+    encore_check_result_free(result);
     encore_risk_config_free(config);
     return summary.stored_result_id;
 }
@@ -354,35 +368,43 @@ static int64_t check_at(encore_store *s, int64_t now) {
 static int64_t last_result_id;
 
 static void test_risk_results(encore_store *s) {
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock, which it moves */
+    encore_client *client = clocked_client(s, &clock_now);
     encore_risk_result r;
     ENCORE_OUTPUT_INIT(r);
     encore_bytes doc = {NULL, 0};
     uint64_t count = 0;
-    CHECK(encore_risk_result_get_last(store_client(s), &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
-    int64_t id1 = check_at(s, 1000), id2 = check_at(s, 2000);
+    CHECK(encore_risk_result_get_last(client, &r, &doc) == ENCORE_ERR_NOT_FOUND && doc.data == NULL);
+    clock_now = 1000;
+    int64_t id1 = check(client);
+    clock_now = 2000;
+    int64_t id2 = check(client);
     CHECK(id1 > 0 && id2 > id1);
-    CHECK(encore_risk_result_get_last(store_client(s), &r, &doc) == ENCORE_OK);
+    CHECK(encore_risk_result_get_last(client, &r, &doc) == ENCORE_OK);
     CHECK(r.id == id2 && r.time == 2000 && r.document_length == doc.length);
     CHECK(doc.data != NULL && doc.data[0] == '{' && strstr((const char *)doc.data, "\"status\"") != NULL);
     encore_bytes_free(&doc);
     /* The clock went back: nothing stored. The same time again: stored. */
-    CHECK(check_at(s, 500) == 0);
-    int64_t id3 = check_at(s, 2000);
-    CHECK(encore_risk_result_get_last(store_client(s), &r, NULL) == ENCORE_OK && r.id == id3);
-    CHECK(encore_risk_result_get_last(store_client(s), NULL, &doc) == ENCORE_OK && doc.length > 0 && doc.data != NULL);
+    clock_now = 500;
+    CHECK(check(client) == 0);
+    clock_now = 2000;
+    int64_t id3 = check(client);
+    CHECK(encore_risk_result_get_last(client, &r, NULL) == ENCORE_OK && r.id == id3);
+    CHECK(encore_risk_result_get_last(client, NULL, &doc) == ENCORE_OK && doc.length > 0 && doc.data != NULL);
     encore_bytes_free(&doc);
-    CHECK(encore_risk_result_get(store_client(s), id1, &r, &doc) == ENCORE_OK && r.time == 1000);
+    CHECK(encore_risk_result_get(client, id1, &r, &doc) == ENCORE_OK && r.time == 1000);
     encore_bytes_free(&doc);
-    CHECK(encore_risk_result_get(store_client(s), 999999, &r, &doc) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_risk_result_get(client, 999999, &r, &doc) == ENCORE_ERR_NOT_FOUND);
     last_result_id = id3;
 
-    CHECK(encore_risk_result_count(store_client(s), INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
-    CHECK(encore_risk_result_count(store_client(s), 1500, 3000, &count) == ENCORE_OK && count == 2);
+    CHECK(encore_risk_result_count(client, INT64_MIN, INT64_MAX, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_risk_result_count(client, 1500, 3000, &count) == ENCORE_OK && count == 2);
     encore_risk_result list[4];
     size_t copied = 0;
-    CHECK(encore_risk_result_copy(store_client(s), INT64_MIN, INT64_MAX, 0, list, sizeof(encore_risk_result), 4, &copied) == ENCORE_OK && copied == 3);
+    CHECK(encore_risk_result_copy(client, INT64_MIN, INT64_MAX, 0, list, sizeof(encore_risk_result), 4, &copied) == ENCORE_OK && copied == 3);
     CHECK(list[0].id == id1 && list[1].id == id2 && list[2].id == id3);
-    CHECK(encore_risk_result_copy(store_client(s), INT64_MIN, INT64_MAX, 1, list, sizeof(encore_risk_result), 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
+    CHECK(encore_risk_result_copy(client, INT64_MIN, INT64_MAX, 1, list, sizeof(encore_risk_result), 1, &copied) == ENCORE_OK && copied == 1 && list[0].id == id2);
+    encore_client_free(client);
 }
 
 /* A setting's value to set: an integer, a double, or text or blob bytes. */
@@ -429,6 +451,8 @@ static encore_status get(encore_store *s, const char *name, encore_setting_value
 }
 
 static void test_settings(encore_store *s) {
+    int64_t clock_now = 1000;  /* the test's clock, which it moves */
+    encore_client *client = clocked_client(s, &clock_now);
     int32_t deleted = 0;
     encore_setting_value v;
     encore_bytes b = {NULL, 0};
@@ -480,9 +504,9 @@ static void test_settings(encore_store *s) {
     encore_bytes reason = {NULL, 0};
     encore_push_decision decision;
     ENCORE_OUTPUT_INIT(decision);
-    CHECK(encore_push_decide(store_client_at(s, 1000), ENCORE_PUSH_EVENT_APP_START, &decision, &reason) == ENCORE_OK); /* makes no setting */
+    CHECK(encore_push_decide(client, ENCORE_PUSH_EVENT_APP_START, &decision, &reason) == ENCORE_OK); /* makes no setting */
     encore_bytes_free(&reason);
-    CHECK(encore_push_set_state(store_client_at(s, 1000), ENCORE_PUSH_KEEP, 1) == ENCORE_OK);               /* stores push.isolated */
+    CHECK(encore_push_set_state(client, ENCORE_PUSH_KEEP, 1) == ENCORE_OK);               /* stores push.isolated */
     names = NULL;
     CHECK(encore_store_list_settings(s, &names) == ENCORE_OK && list_equals(names, expected, 4));
     encore_string_list_free(names);
@@ -508,18 +532,21 @@ static void test_settings(encore_store *s) {
     CHECK(set_int(s, long_name, 1) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(get(s, "nan", &v, NULL) == ENCORE_ERR_NOT_FOUND);
     CHECK(get(s, "u", &v, NULL) == ENCORE_ERR_NOT_FOUND);
+    encore_client_free(client);
 }
 
 static void test_reopen_and_purge(encore_store **s) {
     encore_store_close(*s);
     *s = open_store();
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(*s, &clock_now);
     uint64_t count = 0;
     encore_setting_value v;
     encore_risk_result r;
     ENCORE_OUTPUT_INIT(r);
-    CHECK(encore_own_key_count(store_client(*s), 0, &count) == ENCORE_OK && count == 3);
+    CHECK(encore_own_key_count(client, 0, &count) == ENCORE_OK && count == 3);
     CHECK(get(*s, "ratio", &v, NULL) == ENCORE_OK && v.real == 0.25);
-    CHECK(encore_risk_result_get_last(store_client(*s), &r, NULL) == ENCORE_OK && r.id == last_result_id);
+    CHECK(encore_risk_result_get_last(client, &r, NULL) == ENCORE_OK && r.id == last_result_id);
 
     encore_purge_counts n;
     ENCORE_OUTPUT_INIT(n);
@@ -527,13 +554,15 @@ static void test_reopen_and_purge(encore_store **s) {
     CHECK(n.own_keys == 3 && n.keyfiles == 3 && n.risk_results == 2 && n.tracing_events == 6);
     int64_t seconds = 0;
     /* Tracing was on at the cut-off: the state is kept. */
-    CHECK(encore_tracing_get_active_seconds(store_client(*s), 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
-    CHECK(encore_risk_result_get_last(store_client(*s), &r, NULL) == ENCORE_OK && r.id == last_result_id);
+    CHECK(encore_tracing_get_active_seconds(client, 2000000000 - 1209600, 2000000000, &seconds) == ENCORE_OK && seconds == 1209600);
+    CHECK(encore_risk_result_get_last(client, &r, NULL) == ENCORE_OK && r.id == last_result_id);
     CHECK(get(*s, "ratio", &v, NULL) == ENCORE_OK && v.real == 0.25);
     CHECK(encore_store_check_integrity(*s) == ENCORE_OK);
+    encore_client_free(client);
 }
 
-struct job { encore_store *store; int index; int ok; };
+/* A thread's work on the store, through the client all threads share. */
+struct job { encore_store *store; encore_client *client; int index; int ok; };
 
 static void *work(void *arg) {
     struct job *job = arg;
@@ -543,25 +572,27 @@ static void *work(void *arg) {
     for (int i = 0; i < 20; i++) {
         snprintf(name, sizeof name, "k%d", job->index);
         if (set_int(job->store, name, i) != ENCORE_OK) job->ok = 0;
-        if (encore_tracing_event_add(store_client(job->store), 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
+        if (encore_tracing_event_add(job->client, 3000000000 + i, i % 2) != ENCORE_OK) job->ok = 0;
         snprintf(name, sizeof name, "2030-01-%02d", i + 1);
-        if (encore_keyfile_cache_import(store_client(job->store), region, name, NULL, sample, sample_length, trust, NULL) != ENCORE_OK) job->ok = 0;
+        if (encore_keyfile_cache_import(job->client, region, name, NULL, sample, sample_length, trust, NULL) != ENCORE_OK) job->ok = 0;
         encore_bytes b = {NULL, 0};
-        if (encore_keyfile_cache_get(store_client(job->store), region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
+        if (encore_keyfile_cache_get(job->client, region, name, &b) != ENCORE_OK || b.length != sample_length) job->ok = 0;
         encore_bytes_free(&b);
-        /* One time for all: a check at an earlier time than another's stores nothing. */
-        if (i % 5 == 0 && check_at(job->store, 3000000100) <= 0) job->ok = 0;
+        /* The clock stands still while they run: a check at an earlier time than another's would store nothing. */
+        if (i % 5 == 0 && check(job->client) <= 0) job->ok = 0;
     }
     return NULL;
 }
 
 static void test_threads(encore_store *s) {
+    int64_t clock_now = 3000000100;  /* the test's clock, set before the threads start */
+    encore_client *client = clocked_client(s, &clock_now);
     enum { N = 4 };
-    (void)store_client_at(s, 3000000000); /* made and set here: store_client() is not for several threads */
     struct job jobs[N];
     pthread_t threads[N];
     for (int i = 0; i < N; i++) {
         jobs[i].store = s;
+        jobs[i].client = client;
         jobs[i].index = i;
         CHECK(pthread_create(&threads[i], NULL, work, &jobs[i]) == 0);
     }
@@ -574,13 +605,14 @@ static void test_threads(encore_store *s) {
         snprintf(name, sizeof name, "k%d", i);
         encore_string_list *list = NULL;
         size_t n = 0;
-        CHECK(encore_keyfile_cache_list(store_client(s), region, &list) == ENCORE_OK && encore_string_list_count(list, &n) == ENCORE_OK && n == 20);
+        CHECK(encore_keyfile_cache_list(client, region, &list) == ENCORE_OK && encore_string_list_count(list, &n) == ENCORE_OK && n == 20);
         encore_string_list_free(list);
         encore_setting_value v;
         CHECK(get(s, name, &v, NULL) == ENCORE_OK && v.integer == 19);
     }
-    CHECK(encore_risk_result_count(store_client(s), 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 4);
-    CHECK(encore_tracing_event_count(store_client(s), 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
+    CHECK(encore_risk_result_count(client, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 4);
+    CHECK(encore_tracing_event_count(client, 3000000000, INT64_MAX, &count) == ENCORE_OK && count == N * 20);
+    encore_client_free(client);
 }
 
 int main(void) {

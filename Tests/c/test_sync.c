@@ -8,7 +8,6 @@
  * packages and whole syncs are tested from Python (Tests/cli/test_cli_sync.py)
  * against the stand-in servers. Built with -Werror, run under valgrind. */
 #include "check.h"
-#include "store_client.h"
 #include "client.h"
 #include "fresh_store.h"
 
@@ -130,7 +129,7 @@ static void test_failures_and_their_statuses(void) {
         CHECK(s.other_thread == 0);
         /* Nothing was kept, and a periodic sync now backs off. */
         encore_string_list *ids = NULL;
-        CHECK(encore_keyfile_cache_list(store_client(store), "EUR", &ids) == ENCORE_OK);
+        CHECK(encore_keyfile_cache_list(client, "EUR", &ids) == ENCORE_OK);
         size_t count = 1;
         CHECK(encore_string_list_count(ids, &count) == ENCORE_OK && count == 0);
         encore_string_list_free(ids);

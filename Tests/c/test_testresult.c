@@ -5,7 +5,6 @@
  * before any request, the TAN kept across a failed upload, and argument
  * checks. Built with -Werror and run under valgrind by scripts/test-c.sh. */
 #include "check.h"
-#include "store_client.h"
 #include "client.h"
 #include "fresh_store.h"
 
@@ -94,6 +93,8 @@ static int32_t serve(void *context, const encore_http_request *r, encore_http_re
 /* A fresh store with the own keys of the last 16 days. */
 static encore_store *store_with_own_keys(void) {
     encore_store *store = fresh_store();
+    int64_t clock_now = NOW;
+    encore_client *client = clocked_client(store, &clock_now);
     for (int age = 0; age < 16; age++) {
         encore_own_key k;
         memset(&k, 0, sizeof k);
@@ -103,8 +104,9 @@ static encore_store *store_with_own_keys(void) {
         k.rolling_start_interval_number = (int32_t)((NOW / DAY - age) * 144);
         k.rolling_period = 144;
         k.created = (NOW / DAY - age) * DAY;
-        CHECK(encore_own_key_put(store_client(store), &k) == ENCORE_OK);
+        CHECK(encore_own_key_put(client, &k) == ENCORE_OK);
     }
+    encore_client_free(client);
     return store;
 }
 
@@ -118,18 +120,22 @@ static encore_transport *transport_for(server *s) {
 }
 
 /* What every test here starts from: the servers `s` (answering as its
- * fields say), the transport `t` to them, a store with own keys `store` and
- * a status `st` to read results into. finish(store, t) frees them. */
-#define SERVERS_STORE_AND_STATUS                 \
-    server s = {0};                              \
-    encore_transport *t = transport_for(&s);     \
-    encore_store *store = store_with_own_keys(); \
-    encore_test_status st;                       \
+ * fields say), the transport `t` to them, a store with own keys `store`,
+ * the app's client `app` of both servers on the test's clock `clock_now`
+ * (at NOW; the test moves it) and a status `st` to read results into.
+ * finish(app, store, t) frees them. */
+#define SERVERS_STORE_AND_STATUS                                             \
+    server s = {0};                                                          \
+    encore_transport *t = transport_for(&s);                                 \
+    encore_store *store = store_with_own_keys();                             \
+    int64_t clock_now = NOW;                                                 \
+    encore_client *app = tests_client(store, t, VERIFY, SUBMIT, &clock_now); \
+    encore_test_status st;                                                   \
     ENCORE_OUTPUT_INIT(st)
 
-/* Frees what a test made: the clients, the store and the transport. */
-static void finish(encore_store *store, encore_transport *t) {
-    clients_free();
+/* Frees what a test made: the app's client, the store and the transport. */
+static void finish(encore_client *app, encore_store *store, encore_transport *t) {
+    encore_client_free(app);
     encore_store_close(store);
     encore_transport_free(t);
 }
@@ -137,19 +143,24 @@ static void finish(encore_store *store, encore_transport *t) {
 static void test_guid_path(void) {
     SERVERS_STORE_AND_STATUS;
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, "https://localhost/?" GUID, NULL};
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
+    CHECK(encore_test_register_run(app, &key, &st) == ENCORE_OK);
     CHECK(st.registered == 1 && st.key_type == ENCORE_TEST_KEY_GUID && st.result == ENCORE_TEST_RESULT_PENDING);
     CHECK(st.notify == 0 && TIME_NEAR(st.next_poll_at, NOW + 7200) && st.sample_collected_at == 1700000000 && st.submitted == 0);
     CHECK(s.requests == 3 && s.fake_uploads == 1);
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_ALREADY_REGISTERED);
+    CHECK(encore_test_register_run(app, &key, &st) == ENCORE_ERR_ALREADY_REGISTERED);
 
     encore_submit_summary sum;
     ENCORE_OUTPUT_INIT(sum);
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, &sum) == ENCORE_ERR_NOT_POSITIVE);
+    CHECK(encore_submit_run(app, NULL, &sum) == ENCORE_ERR_NOT_POSITIVE);
+    /* Polled by a client without the submission server. */
+    encore_client *poller = tests_client(store, t, VERIFY, NULL, &clock_now);
     s.result_code = 2;
-    CHECK(encore_test_poll_run(client_at(store, t, VERIFY, NULL, NOW + 7200), &st) == ENCORE_OK);
+    clock_now = NOW + 7200;
+    CHECK(encore_test_poll_run(poller, &st) == ENCORE_OK);
     CHECK(st.result == ENCORE_TEST_RESULT_POSITIVE && st.notify == 1 && st.next_poll_at == -1);
-    CHECK(encore_test_poll_run(client_at(store, t, VERIFY, NULL, NOW + 7300), &st) == ENCORE_OK && st.notify == 0);
+    clock_now = NOW + 7300;
+    CHECK(encore_test_poll_run(poller, &st) == ENCORE_OK && st.notify == 0);
+    encore_client_free(poller);
 
     encore_submit_options so;
     CHECK(encore_submit_options_init(&so, sizeof so) == ENCORE_OK);
@@ -159,18 +170,19 @@ static void test_guid_path(void) {
     so.visited_countries = visited;
     so.visited_country_count = 2;
     so.consent_to_federation = 1;
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW + 8000), &so, &sum) == ENCORE_OK);
+    clock_now = NOW + 8000;
+    CHECK(encore_submit_run(app, &so, &sum) == ENCORE_OK);
     CHECK(sum.keys == 14 && sum.check_ins == 0 && TIME_NEAR(sum.submitted_at, NOW + 8000) && s.upload_size == 1000);
     CHECK(s.real_tans == 1 && s.real_uploads == 1);
-    CHECK(encore_test_get_status(store_client_at(store, NOW + 8000), &st) == ENCORE_OK && st.submitted == 1 && st.submitted_keys == 14 && st.has_tan == 0);
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW + 9000), &so, &sum) == ENCORE_ERR_ALREADY_SUBMITTED);
+    CHECK(encore_test_get_status(app, &st) == ENCORE_OK && st.submitted == 1 && st.submitted_keys == 14 && st.has_tan == 0);
+    clock_now = NOW + 9000;
+    CHECK(encore_submit_run(app, &so, &sum) == ENCORE_ERR_ALREADY_SUBMITTED);
 
     int32_t existed = -1;
-    CHECK(encore_test_forget(store_client(store), &existed) == ENCORE_OK && existed == 1);
-    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
-    CHECK(encore_test_forget(store_client(store), &existed) == ENCORE_OK && existed == 0);
-    clients_free();
-    finish(store, t);
+    CHECK(encore_test_forget(app, &existed) == ENCORE_OK && existed == 1);
+    CHECK(encore_test_get_status(app, &st) == ENCORE_OK && st.registered == 0 && st.result == ENCORE_TEST_RESULT_NONE);
+    CHECK(encore_test_forget(app, &existed) == ENCORE_OK && existed == 0);
+    finish(app, store, t);
 }
 
 static void test_teletan_and_every_result(void) {
@@ -178,37 +190,39 @@ static void test_teletan_and_every_result(void) {
     /* "3FTQ6N3PV" + its check character. */
     encore_test_key bad = {sizeof(encore_test_key), ENCORE_TEST_KEY_TELETAN, 0, 0, "3FTQ6N3PVA", NULL};
     int before = s.requests;
-    int rc = encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &bad, &st);
+    int rc = encore_test_register_run(app, &bad, &st);
     /* Either the check character was A, or the teleTAN is refused before any request. */
     CHECK(rc == ENCORE_OK || (rc == ENCORE_ERR_TEST_KEY && s.requests == before));
-    clients_free();
+    encore_client_free(app);
     encore_store_close(store);
 
     for (int code = 0; code < 10; code++) {
         store = store_with_own_keys();
+        app = tests_client(store, t, VERIFY, SUBMIT, &clock_now);
         s.result_code = code;
         encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, code >= 5, 0, GUID, "1990-03-15"};
         if (code % 5 == 4) {
             /* Redeemed at registration: discarded, as the app does. */
-            CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_TEST_REDEEMED);
-            CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.registered == 0);
+            CHECK(encore_test_register_run(app, &key, &st) == ENCORE_ERR_TEST_REDEEMED);
+            CHECK(encore_test_get_status(app, &st) == ENCORE_OK && st.registered == 0);
         } else {
-            CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
+            CHECK(encore_test_register_run(app, &key, &st) == ENCORE_OK);
             CHECK(st.result == code % 5 && st.rapid == (code >= 5) && st.notify == (code % 5 != 0));
             CHECK(st.test_type == (code >= 5 ? ENCORE_TEST_TYPE_RAPID_ANTIGEN : ENCORE_TEST_TYPE_PCR));
         }
-        clients_free();
+        encore_client_free(app);
         encore_store_close(store);
     }
     /* The other kind's codes are INVALID: a PCR verdict for a rapid antigen
      * test, a rapid antigen verdict for a PCR test. */
     for (int rapid = 0; rapid <= 1; rapid++) {
         store = store_with_own_keys();
+        app = tests_client(store, t, VERIFY, SUBMIT, &clock_now);
         s.result_code = rapid ? 2 : 7;
         encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, (uint32_t)rapid, 0, GUID, NULL};
-        CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
+        CHECK(encore_test_register_run(app, &key, &st) == ENCORE_OK);
         CHECK(st.result == ENCORE_TEST_RESULT_INVALID && st.rapid == rapid);
-        clients_free();
+        encore_client_free(app);
         encore_store_close(store);
     }
     encore_transport_free(t);
@@ -223,25 +237,25 @@ static void test_rapid_codes(void) {
     SERVERS_STORE_AND_STATUS;
     /* A hash that does not match: refused before any request. */
     encore_test_key wrong = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, RA_QR_INVALID_HASH, NULL};
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &wrong, &st) == ENCORE_ERR_TEST_CODE_HASH && s.requests == 0);
+    CHECK(encore_test_register_run(app, &wrong, &st) == ENCORE_ERR_TEST_CODE_HASH && s.requests == 0);
     /* A date of birth never goes with a rapid code. */
     encore_test_key with_dob = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, RA_QR_CODE_3, "1963-03-17"};
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &with_dob, &st) == ENCORE_ERR_TEST_KEY && s.requests == 0);
+    CHECK(encore_test_register_run(app, &with_dob, &st) == ENCORE_ERR_TEST_KEY && s.requests == 0);
     /* A rapid antigen code: the code says it is one (rapid 0), positive, submitted as a rapid test. */
     s.result_code = 7;
     encore_test_key rat = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 0, 0, RA_QR_CODE_3, NULL};
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &rat, &st) == ENCORE_OK);
+    CHECK(encore_test_register_run(app, &rat, &st) == ENCORE_OK);
     CHECK(st.test_type == ENCORE_TEST_TYPE_RAPID_ANTIGEN && st.rapid == 1 && st.result == ENCORE_TEST_RESULT_POSITIVE);
     CHECK(st.tested_at == 1700000000 && st.sample_collected_at == 1700000000 && st.outdated == 0);
-    CHECK(encore_test_forget(store_client(store), NULL) == ENCORE_OK);
+    CHECK(encore_test_forget(app, NULL) == ENCORE_OK);
     /* A rapid PCR code is a PCR test: rapid 1 with it is an error; its results are 0-4. */
     encore_test_key pcr = {sizeof(encore_test_key), ENCORE_TEST_KEY_QR_CODE, 1, 0, RA_PCR_CODE_1, NULL};
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &pcr, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register_run(app, &pcr, &st) == ENCORE_ERR_INVALID_ARGUMENT);
     pcr.rapid = 0;
     s.result_code = 1;
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &pcr, &st) == ENCORE_OK);
+    CHECK(encore_test_register_run(app, &pcr, &st) == ENCORE_OK);
     CHECK(st.test_type == ENCORE_TEST_TYPE_RAPID_PCR && st.rapid == 0 && st.result == ENCORE_TEST_RESULT_NEGATIVE);
-    finish(store, t);
+    finish(app, store, t);
 }
 
 static void test_errors(void) {
@@ -251,19 +265,19 @@ static void test_errors(void) {
                       {500, ENCORE_ERR_SERVER_UNAVAILABLE}, {301, ENCORE_ERR_PROTOCOL}};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         s.status_override = codes[i][0];
-        CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == codes[i][1]);
+        CHECK(encore_test_register_run(app, &key, &st) == codes[i][1]);
     }
     s.status_override = 0;
     s.fail_transport = 1;
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_NETWORK);
+    CHECK(encore_test_register_run(app, &key, &st) == ENCORE_ERR_NETWORK);
     s.fail_transport = 0;
     s.no_status = 1;
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_PROTOCOL);
+    CHECK(encore_test_register_run(app, &key, &st) == ENCORE_ERR_PROTOCOL);
     s.no_status = 0;
     s.huge_body = 1;
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_RESPONSE_TOO_LARGE);
+    CHECK(encore_test_register_run(app, &key, &st) == ENCORE_ERR_RESPONSE_TOO_LARGE);
     s.huge_body = 0;
-    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.registered == 0);
+    CHECK(encore_test_get_status(app, &st) == ENCORE_OK && st.registered == 0);
 
     /* Keys that cannot be right: refused before any request. */
     const encore_test_key bad[] = {
@@ -275,52 +289,57 @@ static void test_errors(void) {
     };
     int before = s.requests;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &bad[i], &st) == ENCORE_ERR_TEST_KEY);
+        CHECK(encore_test_register_run(app, &bad[i], &st) == ENCORE_ERR_TEST_KEY);
     }
     CHECK(s.requests == before);
 
     /* The TAN is kept across a failed upload, then used. */
     s.result_code = 2;
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_OK);
+    CHECK(encore_test_register_run(app, &key, &st) == ENCORE_OK);
     s.submission_status = 503;
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_SERVER_UNAVAILABLE);
-    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.has_tan == 1);
+    CHECK(encore_submit_run(app, NULL, NULL) == ENCORE_ERR_SERVER_UNAVAILABLE);
+    CHECK(encore_test_get_status(app, &st) == ENCORE_OK && st.has_tan == 1);
     s.submission_status = 403;
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_TAN_REFUSED);
-    CHECK(encore_test_get_status(store_client_at(store, NOW), &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
-    clients_free();
-    finish(store, t);
+    CHECK(encore_submit_run(app, NULL, NULL) == ENCORE_ERR_TAN_REFUSED);
+    CHECK(encore_test_get_status(app, &st) == ENCORE_OK && st.has_tan == 0 && s.real_tans == 1);
+    finish(app, store, t);
 }
 
 static void test_arguments(void) {
     SERVERS_STORE_AND_STATUS;
     encore_test_key key = {sizeof(encore_test_key), ENCORE_TEST_KEY_GUID, 0, 0, GUID, NULL};
-    CHECK(encore_test_register_run(client_at(NULL, t, VERIFY, SUBMIT, NOW), &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_test_register_run(client_at(store, t, NULL, NULL, NOW), &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(encore_last_error_message(), "verification server") != NULL);
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, &st) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, -1), &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_test_register_run(client_at(store, t, "http://example.org", SUBMIT, NOW), &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_test_register_run(client_at(store, t, "ftp://127.0.0.1", SUBMIT, NOW), &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register_run(NULL, &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* A client that lacks the server, or has one it must not use. */
+    const char *verification_urls[] = {NULL, "http://example.org", "ftp://127.0.0.1"};
+    for (size_t i = 0; i < sizeof verification_urls / sizeof *verification_urls; i++) {
+        encore_client *wrong = tests_client(store, t, verification_urls[i], i == 0 ? NULL : SUBMIT, &clock_now);
+        CHECK(encore_test_register_run(wrong, &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+        if (i == 0) CHECK(strstr(encore_last_error_message(), "verification server") != NULL);
+        encore_client_free(wrong);
+    }
+    CHECK(encore_test_register_run(app, NULL, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    clock_now = -1;
+    CHECK(encore_test_register_run(app, &key, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    clock_now = NOW;
     encore_test_key odd = key;
     odd.kind = 9;
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &odd, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register_run(app, &odd, &st) == ENCORE_ERR_INVALID_ARGUMENT);
     odd = key;
     odd.rapid = 2;
-    CHECK(encore_test_register_run(client_at(store, t, VERIFY, SUBMIT, NOW), &odd, &st) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_test_register_run(app, &odd, &st) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(s.requests == 0);
     encore_test_status small;
     memset(&small, 0, sizeof small);
-    CHECK(encore_test_get_status(store_client_at(store, NOW), &small) == ENCORE_ERR_INVALID_ARGUMENT);   /* struct_size 0 */
-    CHECK(encore_test_poll_run(client_at(store, t, VERIFY, SUBMIT, NOW), &st) == ENCORE_ERR_NOT_REGISTERED);
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), NULL, NULL) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(encore_test_get_status(app, &small) == ENCORE_ERR_INVALID_ARGUMENT);   /* struct_size 0 */
+    CHECK(encore_test_poll_run(app, &st) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(encore_submit_run(app, NULL, NULL) == ENCORE_ERR_NOT_REGISTERED);
     encore_submit_options so;
     CHECK(encore_submit_options_init(&so, sizeof so) == ENCORE_OK);
     so.symptoms = 42;
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), &so, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_submit_run(app, &so, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     so.symptoms = ENCORE_SYMPTOMS_NONE;
     so.visited_country_count = 1;
-    CHECK(encore_submit_run(client_at(store, t, VERIFY, SUBMIT, NOW), &so, NULL) == ENCORE_ERR_INVALID_ARGUMENT);  /* NULL list */
+    CHECK(encore_submit_run(app, &so, NULL) == ENCORE_ERR_INVALID_ARGUMENT);  /* NULL list */
 
     encore_transport_options o;
     CHECK(encore_transport_options_init(&o, sizeof o) == ENCORE_OK);
@@ -331,15 +350,19 @@ static void test_arguments(void) {
     CHECK(encore_transport_new_callback(NULL, NULL, NULL, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
     CHECK(encore_transport_new_curl(NULL, &bad) == ENCORE_OK && bad != NULL);
     /* No server at this port: a network error, not a crash. */
-    CHECK(encore_test_noise_run(client_at(store, bad, "http://127.0.0.1:1", "http://127.0.0.1:1", NOW)) == ENCORE_OK);
-    CHECK(encore_test_noise_run(client_at(store, bad, "http://127.0.0.1:1", NULL, NOW)) == ENCORE_ERR_INVALID_ARGUMENT);
+    encore_client *nowhere = tests_client(store, bad, "http://127.0.0.1:1", "http://127.0.0.1:1", &clock_now);
+    encore_client *nowhere_to_submit = tests_client(store, bad, "http://127.0.0.1:1", NULL, &clock_now);
+    CHECK(encore_test_noise_run(nowhere) == ENCORE_OK);
+    CHECK(encore_test_noise_run(nowhere_to_submit) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "submission server") != NULL);   /* fakes: failures do not matter */
-    CHECK(encore_test_poll_run(client_at(store, bad, "http://127.0.0.1:1", NULL, NOW), &st) == ENCORE_ERR_NOT_REGISTERED);
-    CHECK(encore_test_register_run(client_at(store, bad, "http://127.0.0.1:1", NULL, NOW), &key, &st) == ENCORE_ERR_NETWORK);
+    CHECK(encore_test_poll_run(nowhere_to_submit, &st) == ENCORE_ERR_NOT_REGISTERED);
+    CHECK(encore_test_register_run(nowhere_to_submit, &key, &st) == ENCORE_ERR_NETWORK);
+    encore_client_free(nowhere_to_submit);
+    encore_client_free(nowhere);
     encore_transport_free(bad);
     encore_transport_free(NULL);
     CHECK(encore_http_response_set_status(NULL, 200) == ENCORE_ERR_INVALID_ARGUMENT);
-    finish(store, t);
+    finish(app, store, t);
 }
 
 int main(void) {

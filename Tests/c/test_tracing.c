@@ -7,7 +7,7 @@
  * run under valgrind. */
 #include "check.h"
 #include "fresh_store.h"
-#include "store_client.h"
+#include "client.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,13 +27,15 @@ static encore_scan_report report(uint8_t id, int16_t rssi, int64_t time) {
 
 static void test_advertisement_and_rotation(void) {
     encore_store *store = fresh_store();
+    int64_t clock_now = TEST_CLOCK_START;  /* the test's clock */
+    encore_client *client = clocked_client(store, &clock_now);
     encore_tracer_options o;
     CHECK(encore_tracer_options_init(&o, sizeof o) == ENCORE_OK);
     CHECK(o.scan_window_seconds == 4 && o.scan_period_seconds == 300 && o.rotation_min_seconds == 600 && o.rotation_max_seconds == 1200);
     o.has_random_seed = 1;
     o.random_seed = 42;
     encore_tracer *t = NULL;
-    CHECK(encore_tracer_new(store_client(store), &o, &t) == ENCORE_OK && t != NULL);
+    CHECK(encore_tracer_new(client, &o, &t) == ENCORE_OK && t != NULL);
 
     encore_advertisement a = {sizeof a, 0, 0, 0, {0}, 0};
     CHECK(encore_tracer_get_advertisement(t, MIDNIGHT, &a) == ENCORE_ERR_TRACING_INACTIVE);
@@ -58,13 +60,16 @@ static void test_advertisement_and_rotation(void) {
     CHECK(encore_tracer_get_advertisement(t, MIDNIGHT, NULL) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_tracer_free(t);
     encore_tracer_free(NULL);
+    encore_client_free(client);
     encore_store_close(store);
 }
 
 static void test_scans_and_history(void) {
     encore_store *store = fresh_store();
+    int64_t clock_now = MIDNIGHT + 500;  /* the test's clock */
+    encore_client *client = clocked_client(store, &clock_now);
     encore_tracer *t = NULL;
-    CHECK(encore_tracer_new(store_client(store), NULL, &t) == ENCORE_OK);
+    CHECK(encore_tracer_new(client, NULL, &t) == ENCORE_OK);
     encore_tracing_calibration c;
     memset(&c, 0, sizeof c);
     c.struct_size = sizeof c;
@@ -73,7 +78,7 @@ static void test_scans_and_history(void) {
     c.has_rssi_correction = 1;
     c.rssi_correction = 3;
     CHECK(encore_tracer_set_calibration(t, &c) == ENCORE_OK);
-    CHECK(encore_tracing_set_adapter(store_client(store), "hci0") == ENCORE_OK);
+    CHECK(encore_tracing_set_adapter(client, "hci0") == ENCORE_OK);
 
     encore_scan_window w = {sizeof w, 0, 0, 0};
     CHECK(encore_tracer_next_scan(t, MIDNIGHT, &w) == ENCORE_ERR_TRACING_INACTIVE);
@@ -99,27 +104,27 @@ static void test_scans_and_history(void) {
 
     encore_sighting rows[3];
     size_t copied = 0;
-    CHECK(encore_sighting_copy(store_client(store), 0, INT64_MAX, 0, rows, sizeof rows[0], 3, &copied) == ENCORE_OK && copied == 2);
+    CHECK(encore_sighting_copy(client, 0, INT64_MAX, 0, rows, sizeof rows[0], 3, &copied) == ENCORE_OK && copied == 2);
     CHECK(rows[0].time == MIDNIGHT + 1 && rows[0].rssi == -60 + 3 && rows[0].has_prev_scan == 0);
     CHECK(rows[1].time == MIDNIGHT + 301 && rows[1].has_prev_scan == 1 && rows[1].prev_scan == MIDNIGHT);
 
     encore_tracing_status st;
     memset(&st, 0, sizeof st);
     st.struct_size = sizeof st;
-    CHECK(encore_tracing_get_status(store_client_at(store, MIDNIGHT + 500), &st) == ENCORE_OK);
+    CHECK(encore_tracing_get_status(client, &st) == ENCORE_OK);
     CHECK(st.active == 0 && st.has_since == 1 && st.since == MIDNIGHT + 400 && st.has_last_scan == 1 && st.last_scan == MIDNIGHT + 304);
     CHECK(st.rpis_last_hour == 2 && st.rpis_last_14_days == 2 && st.active_seconds_last_14_days == 400);
     encore_tracing_calibration got;
     memset(&got, 0, sizeof got);
     got.struct_size = sizeof got;
-    CHECK(encore_tracing_get_calibration(store_client(store), &got) == ENCORE_OK);
+    CHECK(encore_tracing_get_calibration(client, &got) == ENCORE_OK);
     CHECK(got.has_tx_power == 1 && got.tx_power == -19 && got.has_confidence == 0 && got.effective_confidence == 2 &&
           got.effective_rssi_correction == 3);
     encore_bytes name = {0};
-    CHECK(encore_tracing_get_adapter(store_client(store), &name) == ENCORE_OK && name.length == 4 && memcmp(name.data, "hci0", 4) == 0);
+    CHECK(encore_tracing_get_adapter(client, &name) == ENCORE_OK && name.length == 4 && memcmp(name.data, "hci0", 4) == 0);
     encore_bytes_free(&name);
-    CHECK(encore_tracing_set_adapter(store_client(store), NULL) == ENCORE_OK);
-    CHECK(encore_tracing_get_adapter(store_client(store), &name) == ENCORE_ERR_NOT_FOUND);
+    CHECK(encore_tracing_set_adapter(client, NULL) == ENCORE_OK);
+    CHECK(encore_tracing_get_adapter(client, &name) == ENCORE_ERR_NOT_FOUND);
 
     /* Refusals: tracing off, reserved fields, a bad calibration, negative times. */
     CHECK(encore_tracer_ingest_scan(t, &w, &later, sizeof later, 1, NULL) == ENCORE_ERR_TRACING_INACTIVE);
@@ -138,17 +143,18 @@ static void test_scans_and_history(void) {
     c.has_confidence = 0;
     c.tx_power = 300;
     CHECK(encore_tracer_set_calibration(t, &c) == ENCORE_ERR_INVALID_ARGUMENT);
-    CHECK(encore_tracing_set_adapter(store_client(store), "") == ENCORE_ERR_INVALID_ARGUMENT);
+    CHECK(encore_tracing_set_adapter(client, "") == ENCORE_ERR_INVALID_ARGUMENT);
     uint64_t count = 0;
-    CHECK(encore_sighting_count(store_client(store), 0, INT64_MAX, &count) == ENCORE_OK && count == 2);
+    CHECK(encore_sighting_count(client, 0, INT64_MAX, &count) == ENCORE_OK && count == 2);
 
     encore_tracer_options o;
     CHECK(encore_tracer_options_init(&o, sizeof o) == ENCORE_OK);
     o.scan_period_seconds = 301;
     encore_tracer *bad = NULL;
-    CHECK(encore_tracer_new(store_client(store), &o, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
+    CHECK(encore_tracer_new(client, &o, &bad) == ENCORE_ERR_INVALID_ARGUMENT && bad == NULL);
     CHECK(encore_tracer_new(NULL, NULL, &bad) == ENCORE_ERR_INVALID_ARGUMENT);
     encore_tracer_free(t);
+    encore_client_free(client);
     encore_store_close(store);
 }
 

@@ -15,8 +15,6 @@ CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 sys.path.insert(0, str(REPO / "bindings/python"))
 sys.path.insert(0, str(REPO / "Tests"))
 import encore  # noqa: E402
-sys.path.insert(0, str(REPO / "bindings/python/tests"))
-from encore_clients import on  # noqa: E402
 import pytest  # noqa: E402
 from encore import crypto  # noqa: E402
 from standins.wire import field, fixed64  # noqa: E402
@@ -121,8 +119,8 @@ def test_check_says_why_it_is_unknown_or_outdated(tmp_path, end, tracing_hours, 
     env_now = ["--now", NOW]
     # Tracing switched on tracing_hours before now (the tool has no tracing
     # command: the Python bindings add it).
-    with encore.Store.open(str(db), raw_key=bytes.fromhex(RAW_KEY)) as store:
-        on(store).tracing_history.add(NOW - tracing_hours * 3600, True)
+    with encore.Client.open(str(db), raw_key=bytes.fromhex(RAW_KEY), clock=NOW) as client:
+        client.tracing_history.add(NOW - tracing_hours * 3600, True)
     r = run("check", "--db", db, "--no-verify", *env_now, "--json", keys)
     assert r.returncode == 0, r.stderr
     document = json.loads(r.stdout)

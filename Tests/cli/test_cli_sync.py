@@ -21,8 +21,6 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bindings/python"))
 sys.path.insert(0, str(REPO / "Tests"))
 import encore  # noqa: E402
-sys.path.insert(0, str(REPO / "bindings/python/tests"))
-from encore_clients import on  # noqa: E402
 from standins import keyfiles  # noqa: E402
 from standins.cwa_distribution import CwaDistributionServer, day_path, etag_for, hour_path  # noqa: E402
 from standins.dp3t import EXPOSED, Dp3tServer  # noqa: E402
@@ -75,8 +73,8 @@ def db(tmp_path):
     csv = tmp_path / "heard.csv"
     csv.write_text("time,rpi,aem,rssi,prev_scan\n" + "\n".join(sightings(CONTACT, MIDNIGHT - 2 * DAY + 9 * 3600, 5, rssi=-65)) + "\n")
     assert run("sightings", "import", "--db", path, csv).returncode == 0
-    with encore.Store.open(str(path), raw_key=bytes.fromhex(RAW_KEY)) as store:
-        on(store).tracing_history.add(NOW - 3 * DAY, True)
+    with encore.Client.open(str(path), raw_key=bytes.fromhex(RAW_KEY), clock=NOW) as client:
+        client.tracing_history.add(NOW - 3 * DAY, True)
     return path
 
 
@@ -138,8 +136,8 @@ def test_sync_then_check_is_the_check_on_the_same_files(tmp_path, db, dist, trus
     assert run("store", "init", "--db", fresh).returncode == 0
     csv = tmp_path / "heard.csv"
     assert run("sightings", "import", "--db", fresh, csv).returncode == 0
-    with encore.Store.open(str(fresh), raw_key=bytes.fromhex(RAW_KEY)) as store:
-        on(store).tracing_history.add(NOW - 3 * DAY, True)
+    with encore.Client.open(str(fresh), raw_key=bytes.fromhex(RAW_KEY), clock=NOW) as client:
+        client.tracing_history.add(NOW - 3 * DAY, True)
     on_files = run("check", "--db", fresh, "--trust", trust, "--now", NOW, "--json", *files)
     assert on_files.returncode == 0, on_files.stderr
     a, b = json.loads(on_cache.stdout), json.loads(on_files.stdout)
@@ -345,10 +343,10 @@ def test_sigkill_at_random_points_keeps_only_verified_packages(tmp_path, dist, t
         p.send_signal(signal.SIGKILL)
         p.wait()
         # Whatever is cached verifies: a complete package signed by the trusted key.
-        with encore.Store.open(str(db), raw_key=bytes.fromhex(RAW_KEY)) as store:
-            store.check_integrity()
-            for ident in on(store).keyfiles.list("EUR"):
-                with encore.KeyFile.open(on(store).keyfiles.get("EUR", ident), trust=trust_list) as f:
+        with encore.Client.open(str(db), raw_key=bytes.fromhex(RAW_KEY), clock=NOW) as client:
+            client.store.check_integrity()
+            for ident in client.keyfiles.list("EUR"):
+                with encore.KeyFile.open(client.keyfiles.get("EUR", ident), trust=trust_list) as f:
                     assert f.info.signature_status == "verified"
     dist.clear_faults()
     assert run("sync", "--db", db, "--distribution", dist.url, "--trust", trust, "--now", NOW).returncode == 0

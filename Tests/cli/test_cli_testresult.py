@@ -20,8 +20,6 @@ CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 sys.path.insert(0, str(REPO / "bindings/python"))
 sys.path.insert(0, str(REPO / "Tests"))
 import encore  # noqa: E402
-sys.path.insert(0, str(REPO / "bindings/python/tests"))
-from encore_clients import on  # noqa: E402
 from standins.cwa_backend import verification_and_submission  # noqa: E402
 
 RAW_KEY = "cd" * 32
@@ -52,10 +50,10 @@ def servers():
 def db(tmp_path):
     path = tmp_path / "client.db"
     assert run("store", "init", "--db", path).returncode == 0
-    with encore.Store.open(path, raw_key=bytes.fromhex(RAW_KEY)) as store:
+    with encore.Client.open(path, raw_key=bytes.fromhex(RAW_KEY), clock=NOW) as client:
         for age in range(16):
             day = NOW // DAY - age
-            on(store).own_keys.put(encore.OwnKey(key_data=hashlib.sha256(b"k%d" % age).digest()[:16],
+            client.own_keys.put(encore.OwnKey(key_data=hashlib.sha256(b"k%d" % age).digest()[:16],
                                             rolling_start_interval_number=day * 144, created=day * DAY))
     return path
 
@@ -93,8 +91,8 @@ def test_the_whole_path_of_a_positive_user(servers, db):
     # What the submission server received, decoded with the protobuf package.
     [real] = [q for q in s.requests if fake(q) == "0"]
     payload = encore_payload(real.body)
-    with encore.Store.open(db, raw_key=bytes.fromhex(RAW_KEY)) as store:
-        own = sorted(on(store).own_keys.list(), key=lambda k: k.rolling_start_interval_number)[-14:]
+    with encore.Client.open(db, raw_key=bytes.fromhex(RAW_KEY), clock=NOW + 8000) as client:
+        own = sorted(client.own_keys.list(), key=lambda k: k.rolling_start_interval_number)[-14:]
     assert [k.key_data for k in payload.keys] == [k.key_data for k in own]
     today = (NOW + 8000) // DAY
     ages = [today - k.rolling_start_interval_number // 144 for k in payload.keys]

@@ -16,8 +16,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bindings/python"))
 import encore  # noqa: E402
-sys.path.insert(0, str(REPO / "bindings/python/tests"))
-from encore_clients import on  # noqa: E402
 from encore import crypto  # noqa: E402
 from encore.tracing import Calibration, ScanReport, ScanWindow, Tracer  # noqa: E402
 
@@ -47,9 +45,9 @@ def db(tmp_path: Path) -> Path:
 
 def traced(db: Path) -> None:
     """Two scans of a tracer with a measured calibration and an adapter, then stopped."""
-    with encore.Store.open(db, raw_key=bytes.fromhex(KEY)) as s, Tracer(on(s)) as t:
+    with encore.Client.open(db, raw_key=bytes.fromhex(KEY), clock=MIDNIGHT) as client, Tracer(client) as t:
         t.set_calibration(Calibration(tx_power=-18, rssi_correction=6))
-        encore.tracing.set_adapter(on(s), "hci1")
+        encore.tracing.set_adapter(client, "hci1")
         t.start(MIDNIGHT)
         t.advertisement(MIDNIGHT)
         t.ingest_scan(ScanWindow(MIDNIGHT, MIDNIGHT + 4), [ScanReport(b"\1" * 16, b"\xaa\xbb\xcc\xdd", -70, MIDNIGHT + 1),

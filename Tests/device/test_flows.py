@@ -17,9 +17,7 @@ import pytest
 from device_world import ACTIONS, REPO, BusError, Device, wait_for
 
 sys.path.insert(0, str(REPO / "bindings/python"))
-sys.path.insert(0, str(REPO / "bindings/python/tests"))
 import encore  # noqa: E402
-from encore_clients import on  # noqa: E402
 
 DAY = 86_400
 GUID = "5A17E1-0FB4A2C3-1B2C-4D5E-8F90-123456789ABC"
@@ -35,10 +33,10 @@ def cwa() -> Iterator[Any]:
 def own_keys(device: Device) -> None:
     """Sixteen days of own keys, as tracing leaves them (the service does not trace yet)."""
     now = int(time.time())
-    with encore.Store.open(device.db, "passphrase of the device") as store:
+    with encore.Client.open(device.db, "passphrase of the device", clock=now) as client:
         for age in range(16):
             day = now // DAY - age
-            on(store).own_keys.put(encore.OwnKey(key_data=hashlib.sha256(b"k%d" % age).digest()[:16],
+            client.own_keys.put(encore.OwnKey(key_data=hashlib.sha256(b"k%d" % age).digest()[:16],
                                                  rolling_start_interval_number=day * 144, created=day * DAY))
 
 

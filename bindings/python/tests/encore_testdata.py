@@ -1,4 +1,4 @@
-"""Paths of the sample exports, and the tests' thread runner (a uniquely
+"""Paths of the sample exports, the tests' clock and thread runner (a uniquely
 named module, so that test directories with their own conftest.py can be
 collected in the same run)."""
 import importlib.util
@@ -56,3 +56,22 @@ def run_in_threads(work, count):
     for t in threads:
         t.join()
     return errors
+
+
+class TestClock:
+    """A test's clock, as a host's would be: a Client made with
+    clock=TestClock(t) reads it at each call, and the test moves it (set,
+    advance) as its scenario goes on, the way time passes for an app."""
+    __test__ = False
+
+    def __init__(self, now):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+    def set(self, now):
+        self.now = now
+
+    def advance(self, seconds):
+        self.now += seconds

@@ -17,7 +17,6 @@ import pytest
 from encore_testdata import REPO
 
 import encore
-from encore_clients import on
 from encore import CheckInRecord, CheckInRiskConfig, CheckIns, ProtectedReport
 from encore import checkins
 
@@ -473,13 +472,14 @@ def test_a_package_from_a_path(store, signer, tmp_path):
 
 def test_the_exposure_check_is_high_by_a_check_in_alone(store, signer):
     s, trust = signer
-    c = encore.Client(store, clock=NOW).checkins
+    client = encore.Client(store, clock=NOW)
+    c = client.checkins
     c.add(REAL_QR, NOW - 8 * 3600, NOW - 6 * 3600)
     keys = keyfiles.key_file([keyfiles.make_key(day="2025-11-07")], s, end_timestamp=NOW - 3600)
-    before = on(store, NOW).exposure_check([keys], trust=trust)
+    before = client.exposure_check([keys], trust=trust)
     assert before.status != "HIGH" and before.check_ins.total_risk_level == "LOW" and before.check_ins.matches == ()
     c.match_package(package(s, [seal(location_id(real_payload()), (NOW - 7 * 3600) // 600, 12, 7)]), trust=trust)
-    after = on(store, NOW).exposure_check([keys], trust=trust)
+    after = client.exposure_check([keys], trust=trust)
     assert after.window_count == 0 and after.assessment.total_risk_level == "LOW"
     assert after.status == "HIGH" and after.check_ins.total_risk_level == "HIGH"
     assert [(m.overlap_minutes, m.date) for m in after.check_ins.matches] == [(60, MIDNIGHT)]

@@ -11,7 +11,6 @@ from encore_testdata import REPO
 from test_py_checkins import REAL_QR as REAL_CWA_QR
 
 import encore
-from encore_clients import on
 from encore import crowdnotifier as cn
 
 sys.path.insert(0, str(REPO / "Tests"))
@@ -29,9 +28,9 @@ def signature(body, key=BACKEND, content_hash=None):
     return jws.sign(claims, key.private_key)
 
 
-def match(store, body, **kwargs):
+def match(client, body, **kwargs):
     """The body matched as the backend signed it."""
-    return cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature=signature(body), **kwargs)
+    return cn.match_trace_keys(client, body, signature=signature(body), **kwargs)
 
 
 @pytest.fixture
@@ -40,66 +39,73 @@ def store(tmp_path):
         yield s
 
 
+@pytest.fixture
+def client(store):
+    """The store's client with the backend's key, its clock at NOW."""
+    with encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW) as c:
+        yield c
+
+
 @pytest.mark.parametrize("kind", ["swisscovid", "notifyme"])
-def test_a_venue_a_visit_and_its_trace_keys(store, kind):
+def test_a_venue_a_visit_and_its_trace_keys(client, kind):
     secret, public = cn.generate_keys()
     assert cn.public_key(secret) == public and len(secret) == 32
     qr = cn.qr_code(public, "Zunfthaus", "Limmatquai 1", kind=kind)
     assert cn.venue_kind(qr) == kind
-    visits = encore.Client(store, clock=NOW).checkins
+    visits = client.checkins
     visits.add(qr, NOW - 3 * HOUR, NOW - HOUR)
     body = cn.trace_keys(secret, qr, NOW - 2 * HOUR, NOW - 2 * HOUR + 600, "Bitte testen", layout=kind)
-    assert cn.bundle_tag(on(store)) is None
-    s = match(store, body, bundle_tag="1795499940000")
+    assert cn.bundle_tag(client) is None
+    s = match(client, body, bundle_tag="1795499940000")
     assert (s.matches, s.new_matches) == (1, 1) and s.pairings >= 1 and s.skipped == 0
-    assert cn.bundle_tag(on(store)) == "1795499940000"
-    assert match(store, body).new_matches == 0
+    assert cn.bundle_tag(client) == "1795499940000"
+    assert match(client, body).new_matches == 0
     # Another venue's keys for the same hour: pairings, no match.
     other_secret, other_public = cn.generate_keys()
     other = cn.trace_keys(other_secret, cn.qr_code(other_public, "Elsewhere"), NOW - 2 * HOUR, NOW - 2 * HOUR + 600)
-    assert match(store, other).matches == 0
+    assert match(client, other).matches == 0
 
 
-def test_progress_and_cancelling(store):
+def test_progress_and_cancelling(client):
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
-    encore.Client(store, clock=NOW).checkins.add(qr, NOW - 3 * HOUR, NOW - HOUR)
+    client.checkins.add(qr, NOW - 3 * HOUR, NOW - HOUR)
     body = cn.trace_keys(secret, qr, NOW - 3 * HOUR, NOW - HOUR, "Bitte testen")
     # Cancelled: neither the match nor the bundle tag is stored.
     with pytest.raises(encore.CancelledError):
-        match(store, body, bundle_tag="1795499940000", progress=lambda done, total: False)
-    assert cn.bundle_tag(on(store)) is None
+        match(client, body, bundle_tag="1795499940000", progress=lambda done, total: False)
+    assert cn.bundle_tag(client) is None
     # A callback's exception cancels too, and comes out as itself.
     with pytest.raises(ZeroDivisionError):
-        match(store, body, progress=lambda done, total: 1 / 0)
+        match(client, body, progress=lambda done, total: 1 / 0)
     with pytest.raises(encore.InvalidArgumentError):
-        match(store, body, threads=257)
+        match(client, body, threads=257)
     reports = []
-    s = match(store, body, bundle_tag="1795499940000", threads=2, progress=lambda done, total: reports.append((done, total)))
-    assert s.new_matches == s.matches > 0 and cn.bundle_tag(on(store)) == "1795499940000"
+    s = match(client, body, bundle_tag="1795499940000", threads=2, progress=lambda done, total: reports.append((done, total)))
+    assert s.new_matches == s.matches > 0 and cn.bundle_tag(client) == "1795499940000"
     # Keys done of those of a day with visits (all here), in order, ending at the total.
     total = reports[-1][1]
     assert total == s.events > 1 and all(t == total for _, t in reports)
     assert [d for d, _ in reports] == sorted(d for d, _ in reports) and reports[-1][0] == total
 
 
-def test_errors(store):
+def test_errors(client):
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
     body = cn.trace_keys(secret, qr, NOW - HOUR, NOW)
     # Only what the backend's key signed is matched.
     with pytest.raises(encore.TraceKeysContentHashError):
-        cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature=signature(body, content_hash=bytes(32)))
+        cn.match_trace_keys(client, body, signature=signature(body, content_hash=bytes(32)))
     stranger = keyfiles.SigningKey(key_id="x", key_version="v1")
     with pytest.raises(encore.EncoreError, match="signature|JWT"):
-        cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature=signature(body, key=stranger))
+        cn.match_trace_keys(client, body, signature=signature(body, key=stranger))
     with pytest.raises(encore.EncoreError):
-        cn.match_trace_keys(encore.Client(store, crowdnotifier_key=BACKEND.public_pem, clock=NOW), body, signature="not.a.jwt")
+        cn.match_trace_keys(client, body, signature="not.a.jwt")
     with pytest.raises(TypeError):
-        cn.match_trace_keys(on(store, NOW), body)
-    assert cn.bundle_tag(on(store)) is None
+        cn.match_trace_keys(client, body)
+    assert cn.bundle_tag(client) is None
     with pytest.raises(encore.TraceKeysMalformedError):
-        match(store, b"\xff\xff\xff")
+        match(client, b"\xff\xff\xff")
     with pytest.raises(encore.CnSecretError):
         cn.public_key(bytes(32))
     with pytest.raises(encore.CnSecretError):
@@ -109,11 +115,11 @@ def test_errors(store):
 
 
 @pytest.mark.parametrize("departure", [253_402_300_799, 2 ** 63 - 1])
-def test_a_departure_far_in_the_future_is_refused_before_its_hours_are_made(store, departure):
+def test_a_departure_far_in_the_future_is_refused_before_its_hours_are_made(client, departure):
     # Its hours are counted, not listed: to 9999 a list took 560 MB, to Int64's end it never finished.
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus")
-    visits = encore.Client(store, clock=NOW).checkins
+    visits = client.checkins
     with pytest.raises(encore.CheckinTimesError, match="at most 24 hours"):
         visits.add(qr, NOW - HOUR, departure)
     assert visits.list() == []
@@ -123,12 +129,12 @@ def test_a_departure_far_in_the_future_is_refused_before_its_hours_are_made(stor
 
 
 @pytest.mark.parametrize("kind", ["swisscovid", "notifyme"])
-def test_a_private_visit_keeps_nothing_of_its_venue(store, kind):
+def test_a_private_visit_keeps_nothing_of_its_venue(client, kind):
     """CheckIns.add(private=True): listed as a private visit, matched as a
     diary visit is, and ended or edited only with its QR code."""
     secret, public = cn.generate_keys()
     qr = cn.qr_code(public, "Zunfthaus", "Limmatquai 1", kind=kind)
-    visits = encore.Client(store, clock=NOW).checkins
+    visits = client.checkins
     diary = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR)
     hidden = visits.add(qr, NOW - 3 * HOUR, NOW - HOUR, private=True)
     listed = {c.id: c for c in visits.list()}
@@ -138,7 +144,7 @@ def test_a_private_visit_keeps_nothing_of_its_venue(store, kind):
     assert (c.description, c.address, c.location_id_hash) == ("", "", bytes(32))
     # Both visits matched by the same key.
     body = cn.trace_keys(secret, qr, NOW - 2 * HOUR, NOW - 2 * HOUR + 600, "Bitte testen", layout=kind)
-    assert match(store, body).matches == 2
+    assert match(client, body).matches == 2
     # No check-out or edit without the QR code; the visit unchanged.
     with pytest.raises(encore.errors.CLASSES["CheckinQrRequiredError"]):
         visits.end(hidden, NOW - 2 * HOUR)

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 import encore
-from encore_clients import feature, on
+from encore_testdata import TestClock
 from encore import checkins as ck
 from encore import crowdnotifier as cn
 from encore import crypto
@@ -22,53 +22,57 @@ INT32S = [-2 ** 31, -1, 0, 1, 2 ** 31 - 1]
 SECONDS = [-2 ** 63, -1, 0, 1, 480, 86_400, 86_401, 2 ** 63 - 1]
 
 
-def add(store, start=NOW - 3600, end=NOW):
-    return feature(store, "checkins").add(REAL_QR, start, end, now=NOW)
+def add(c, start=NOW - 3600, end=NOW):
+    """The real check-in at `start`..`end`, added at NOW."""
+    return at(c, NOW).checkins.add(REAL_QR, start, end)
 
 
-def push(store):
-    return feature(store, "push", push="https://localhost")
+def at(c, now):
+    """The client `c`, its clock moved to `now`."""
+    c.test_clock.set(now)
+    return c
 
 
-# name: (arity, call(store, *values)); arity 1 and 2 run over TIMES, "interval" over INTERVALS,
-# "int32" over INT32S, "seconds" (a span) over SECONDS
+# name: (arity, call(client, *values)); the client's clock stands at NOW and
+# the call moves it to the time it tests; arity 1 and 2 run over TIMES,
+# "interval" over INTERVALS, "int32" over INT32S, "seconds" (a span) over SECONDS
 CALLS = {
-    "purge now": (1, lambda s, a: s.purge(now=a)),
-    "purge age": (1, lambda s, a: s.purge(now=NOW, max_age=a)),
-    "sightings": (2, lambda s, a, b: on(s).sightings.list(start=a, end=b)),
-    "tracing event": (2, lambda s, a, b: (on(s).tracing_history.add(a, True), on(s).tracing_history.active_seconds(a, b))),
-    "active tracing": (2, lambda s, a, b: (on(s).tracing_history.add(NOW, True), on(s).tracing_history.active_seconds(a, b))),
-    "own key": (1, lambda s, a: on(s, a).own_keys.current()),
-    "own key history": (1, lambda s, a: on(s, a).own_keys.history()),
-    "advertisement": (1, lambda s, a: on(s, a).own_keys.advertisement()),
-    "risk results": (2, lambda s, a, b: on(s).risk_results.list(start=a, end=b)),
-    "check-in": (2, lambda s, a, b: add(s, a, b)),
-    "check-in now": (1, lambda s, a: feature(s, "checkins").add(REAL_QR, NOW - 3600, NOW, now=a)),
-    "check-in edit": (2, lambda s, a, b: feature(s, "checkins").edit(add(s), a, b)),
-    "check-in end": (1, lambda s, a: feature(s, "checkins").end(add(s, end=None), a)),
-    "check-in list": (1, lambda s, a: (add(s), feature(s, "checkins").list(now=a))),
-    "check-in risk": (1, lambda s, a: (add(s), feature(s, "checkins").assess(now=a))),
-    "check-in reports": (1, lambda s, a: (add(s), feature(s, "checkins").reports(now=a))),
-    "check-in reports onset": (1, lambda s, a: (add(s), feature(s, "checkins").reports(symptoms="onset", onset=a, now=NOW))),
-    "long check-in reports": (2, lambda s, a, b: (add(s, a, b), feature(s, "checkins").reports(now=NOW))),
-    "derive times": (2, lambda s, a, b: ck.derive_times(a, b)),
-    "create location": (2, lambda s, a, b: ck.create_location("x", "y", start=a, end=b)),
-    "venue QR code": (2, lambda s, a, b: cn.qr_code(cn.generate_keys()[1], "x", start=a, end=b)),
-    "trace keys": (2, lambda s, a, b: cn.trace_keys(CN_SECRET, CN_QR, a, b)),
-    "CrowdNotifier visit": (2, lambda s, a, b: feature(s, "checkins").add(CN_QR, a, b, now=NOW)),
-    "RPIs": ("interval", lambda s, a: crypto.rpis(bytes(16), a, 144)),
-    "push state": (1, lambda s, a: push(s).set_state(exposure_notifications=True, now=a)),
-    "push decision": (1, lambda s, a: push(s).decide("app-start", now=a)),
-    "cached exposure check": (1, lambda s, a: on(s, a).check()),
-    "matching nothing": (1, lambda s, a: on(s, a).match([], verify=False)),
-    "sync plan": (1, lambda s, a: sync(s).plan(now=a)),
-    "sync budget": ("seconds", lambda s, a: sync(s).operation(now=NOW, budget=a).next(now=NOW)),
-    "sync steps' clock": (2, lambda s, a, b: step(sync(s).operation(now=a), b)),
-    "risk: window's day": (1, lambda s, a: risk([window(date=a)], NOW)),
-    "risk: clock": (1, lambda s, a: risk([window(date=NOW - NOW % 86_400)], a)),
-    "risk: seconds between scans": ("int32", lambda s, a: risk([window(seconds=a, scans=1000)], NOW)),
-    "risk: attenuation": ("int32", lambda s, a: risk([window(attenuation=a)], NOW)),
-    "risk: report type, infectiousness, confidence": ("int32", lambda s, a: risk([window(kind=a)], NOW)),
+    "purge now": (1, lambda c, a: c.store.purge(now=a)),
+    "purge age": (1, lambda c, a: c.store.purge(now=NOW, max_age=a)),
+    "sightings": (2, lambda c, a, b: c.sightings.list(start=a, end=b)),
+    "tracing event": (2, lambda c, a, b: (c.tracing_history.add(a, True), c.tracing_history.active_seconds(a, b))),
+    "active tracing": (2, lambda c, a, b: (c.tracing_history.add(NOW, True), c.tracing_history.active_seconds(a, b))),
+    "own key": (1, lambda c, a: at(c, a).own_keys.current()),
+    "own key history": (1, lambda c, a: at(c, a).own_keys.history()),
+    "advertisement": (1, lambda c, a: at(c, a).own_keys.advertisement()),
+    "risk results": (2, lambda c, a, b: c.risk_results.list(start=a, end=b)),
+    "check-in": (2, lambda c, a, b: add(c, a, b)),
+    "check-in now": (1, lambda c, a: at(c, a).checkins.add(REAL_QR, NOW - 3600, NOW)),
+    "check-in edit": (2, lambda c, a, b: c.checkins.edit(add(c), a, b)),
+    "check-in end": (1, lambda c, a: c.checkins.end(add(c, end=None), a)),
+    "check-in list": (1, lambda c, a: (add(c), at(c, a).checkins.list())),
+    "check-in risk": (1, lambda c, a: (add(c), at(c, a).checkins.assess())),
+    "check-in reports": (1, lambda c, a: (add(c), at(c, a).checkins.reports())),
+    "check-in reports onset": (1, lambda c, a: (add(c), c.checkins.reports(symptoms="onset", onset=a))),
+    "long check-in reports": (2, lambda c, a, b: (add(c, a, b), c.checkins.reports())),
+    "derive times": (2, lambda c, a, b: ck.derive_times(a, b)),
+    "create location": (2, lambda c, a, b: ck.create_location("x", "y", start=a, end=b)),
+    "venue QR code": (2, lambda c, a, b: cn.qr_code(cn.generate_keys()[1], "x", start=a, end=b)),
+    "trace keys": (2, lambda c, a, b: cn.trace_keys(CN_SECRET, CN_QR, a, b)),
+    "CrowdNotifier visit": (2, lambda c, a, b: c.checkins.add(CN_QR, a, b)),
+    "RPIs": ("interval", lambda c, a: crypto.rpis(bytes(16), a, 144)),
+    "push state": (1, lambda c, a: at(c, a).push.set_state(exposure_notifications=True)),
+    "push decision": (1, lambda c, a: at(c, a).push.decide("app-start")),
+    "cached exposure check": (1, lambda c, a: at(c, a).check()),
+    "matching nothing": (1, lambda c, a: at(c, a).match([], verify=False)),
+    "sync plan": (1, lambda c, a: at(c, a).sync.plan()),
+    "sync budget": ("seconds", lambda c, a: c.sync.operation(budget=a).next(now=NOW)),
+    "sync steps' clock": (2, lambda c, a, b: step(at(c, a).sync.operation(), b)),
+    "risk: window's day": (1, lambda c, a: risk([window(date=a)], NOW)),
+    "risk: clock": (1, lambda c, a: risk([window(date=NOW - NOW % 86_400)], a)),
+    "risk: seconds between scans": ("int32", lambda c, a: risk([window(seconds=a, scans=1000)], NOW)),
+    "risk: attenuation": ("int32", lambda c, a: risk([window(attenuation=a)], NOW)),
+    "risk: report type, infectiousness, confidence": ("int32", lambda c, a: risk([window(kind=a)], NOW)),
 }
 
 
@@ -78,10 +82,6 @@ def window(date=NOW - NOW % 86_400, seconds=300, scans=3, attenuation=50, kind=N
             "calibrationConfidence": 0 if kind is None else kind,
             "scanInstances": [{"typicalAttenuation": attenuation, "minAttenuation": attenuation,
                                "secondsSinceLastScan": seconds}] * scans}
-
-
-def sync(store):
-    return feature(store, "sync", transport=encore.Transport.curl(), distribution="https://localhost", trust=encore.TrustList())
 
 
 def step(operation, now):
@@ -107,9 +107,13 @@ def test_extreme_values_return_or_raise(tmp_path, name):
     values = [(v,) for v in singles[arity]] if arity in singles else list(itertools.product(TIMES, TIMES))
     outcomes = set()
     for i, args in enumerate(values):
-        with encore.Store.open(str(tmp_path / f"s{i}.db"), "pw") as s:
+        clock = TestClock(NOW)
+        with encore.TrustList() as nobody, \
+                encore.Client.open(str(tmp_path / f"s{i}.db"), "pw", clock=clock, push="https://localhost",
+                                   distribution="https://localhost", trust=nobody) as c:
+            c.test_clock = clock
             try:
-                call(s, *args)
+                call(c, *args)
                 outcomes.add("returned")
             except encore.EncoreError:
                 outcomes.add("refused")

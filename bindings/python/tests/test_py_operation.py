@@ -12,14 +12,26 @@ import pytest
 from test_py_testresult import GUID, NOW, servers, store  # noqa: F401
 
 import encore
-from encore_clients import feature, on
+from encore_testdata import TestClock
 
 APNS = "ab" * 32
 
 
-def test_push_registration_by_hand(store):
-    push = feature(store, "push", push="https://push.example", push_api="registry", push_attempts=2, push_retry_delay_ms=250)
-    with push.register_operation(APNS, "ios", now=NOW) as op:
+@pytest.fixture
+def clock():
+    return TestClock(NOW)
+
+
+def results_client(store, clock, v, s):
+    """A client of `store` with the verification and submission servers on
+    the test's clock (closed with the test), and its test results."""
+    return encore.Client(store, clock=clock, verification=v.url, submission=s.url).tests
+
+
+def test_push_registration_by_hand(store, clock):
+    push = encore.Client(store, clock=clock, push="https://push.example", push_api="registry", push_attempts=2,
+                         push_retry_delay_ms=250).push
+    with push.register_operation(APNS, "ios") as op:
         kind, request = op.next(NOW)
         assert kind == "request" and (request.method, request.url) == ("PUT", "https://push.example/v1/registrations")
         assert dict(request.headers)["Authorization"].startswith("Bearer ")
@@ -45,8 +57,8 @@ def test_push_registration_by_hand(store):
     assert push.status.registered
 
 
-def test_feeding_out_of_turn_is_refused(store):
-    op = feature(store, "push", push="https://push.example").register_operation(APNS, now=NOW)
+def test_feeding_out_of_turn_is_refused(store, clock):
+    op = encore.Client(store, clock=clock, push="https://push.example").push.register_operation(APNS)
     _, request = op.next(NOW)
     with pytest.raises(encore.OperationStateError):
         op.feed_answer(request.id + 1, 200)
@@ -59,17 +71,18 @@ def test_feeding_out_of_turn_is_refused(store):
         op.next(NOW)
 
 
-def register(state, v, s, store):
+def register(state, tests):
+    """A pending test registered at NOW."""
     state.set_result_for_guid(GUID, 0)
-    with encore.Transport.curl() as t:
-        feature(store, "tests", transport=t, verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
+    tests.register(guid=GUID)
 
 
-def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store):
+def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store, clock):
     state, v, s = servers
-    register(state, v, s, store)
+    client = results_client(store, clock, v, s)
+    register(state, client)
     state.set_result_for_guid(GUID, 1, sc=NOW)
-    client = feature(store, "tests", verification=v.url, submission=s.url)
+    clock.set(NOW + 7200)
     v_before, s_before = len(v.requests), len(s.requests)
 
     loop_threads = set()
@@ -77,7 +90,7 @@ def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store):
     async def main():
         loop_threads.add(threading.get_ident())
         async with httpx.AsyncClient() as session:
-            with client.poll_operation(now=NOW + 7200) as op:
+            with client.poll_operation() as op:
                 return await op.run_async(session, now=NOW + 7200)
 
     status = asyncio.run(main())
@@ -89,8 +102,8 @@ def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store):
 
     # The blocking poll of the same state sends the same requests, in the same sizes.
     v_before, s_before = len(v.requests), len(s.requests)
-    with encore.Transport.curl() as t:
-        again = feature(store, "tests", transport=t, verification=v.url, submission=s.url).poll(now=NOW + 7300)
+    clock.set(NOW + 7300)
+    again = client.poll()
     assert again.result == "NEGATIVE" and not again.notify
     assert [(q.path, len(q.body)) for q in v.requests[v_before:]] == async_v
     assert [(q.path, len(q.body)) for q in s.requests[s_before:]] == async_s
@@ -98,14 +111,14 @@ def test_poll_on_asyncio_with_httpx_matches_the_blocking_poll(servers, store):
     assert v.violations == [] and s.violations == []
 
 
-def test_async_poll_without_a_server_fails_as_the_network_does(store, servers):
+def test_async_poll_without_a_server_fails_as_the_network_does(store, servers, clock):
     state, v, s = servers
-    register(state, v, s, store)
-    client = feature(store, "tests", verification="http://127.0.0.1:9", submission=s.url)
+    register(state, results_client(store, clock, v, s))
+    client = encore.Client(store, clock=clock, verification="http://127.0.0.1:9", submission=s.url).tests
 
     async def main():
         async with httpx.AsyncClient() as session:
-            with client.poll_operation(now=NOW) as op:
+            with client.poll_operation() as op:
                 await op.run_async(session, now=NOW)
 
     with pytest.raises(encore.NetworkError):
@@ -117,24 +130,27 @@ def session_requests(v, s, since):
     return [("v", q.path, len(q.body)) for q in v.requests[since[0]:]] + [("s", q.path, len(q.body)) for q in s.requests[since[1]:]]
 
 
-def test_register_and_submit_on_asyncio_send_what_the_blocking_calls_send(servers, store, tmp_path):
+def test_register_and_submit_on_asyncio_send_what_the_blocking_calls_send(servers, store, clock, tmp_path):
     state, v, s = servers
     state.set_result_for_guid(GUID, 2)   # positive
-    client = feature(store, "tests", verification=v.url, submission=s.url)
+    app = encore.Client(store, clock=clock, verification=v.url, submission=s.url)
+    client = app.tests
 
     async def main():
         async with httpx.AsyncClient() as session:
-            with client.register_operation(guid=GUID, now=NOW) as op:
+            with client.register_operation(guid=GUID) as op:
                 registered = await op.run_async(session, now=NOW)
             before = (len(v.requests), len(s.requests))
-            with client.submit_operation(symptoms="none", now=NOW + 60) as op:
+            clock.set(NOW + 60)
+            with client.submit_operation(symptoms="none") as op:
                 return registered, await op.run_async(session, now=NOW + 60), before
 
     start = (len(v.requests), len(s.requests))
     registered, summary, before = asyncio.run(main())
     assert registered.result == "POSITIVE" and registered.notify and registered.registered
     assert summary.keys == 14 and summary.submitted_at == NOW + 60
-    assert client.status(now=NOW + 61).submitted_at == NOW + 60 and not client.status(now=NOW + 61).has_tan
+    clock.set(NOW + 61)
+    assert client.status().submitted_at == NOW + 60 and not client.status().has_tan
     async_submit = session_requests(v, s, before)
     assert [p for _, p, _ in async_submit] == ["/version/v1/tan", "/version/v1/diagnosis-keys"]
     # The registration's session: token, first poll, and the fake upload.
@@ -142,48 +158,48 @@ def test_register_and_submit_on_asyncio_send_what_the_blocking_calls_send(server
     assert [p for p, _ in register_requests] == ["/version/v1/registrationToken", "/version/v1/testresult", "/version/v1/diagnosis-keys"]
 
     # The blocking submission from another (teleTAN, so positive) store: the same requests, in the same sizes.
-    with encore.Store.open(tmp_path / "twin.db", raw_key=b"\x07" * 32) as twin:
-        for k in on(store).own_keys.list():
-            on(twin).own_keys.put(k)
-        with encore.Transport.curl() as t:
-            blocking = feature(twin, "tests", transport=t, verification=v.url, submission=s.url)
-            blocking.register(teletan=state.issue_teletan(), now=NOW)
-            start = (len(v.requests), len(s.requests))
-            blocking.submit(symptoms="none", now=NOW + 60)
-            assert session_requests(v, s, start) == async_submit
+    twin_clock = TestClock(NOW)
+    with encore.Client.open(tmp_path / "twin.db", raw_key=b"\x07" * 32, clock=twin_clock, verification=v.url,
+                            submission=s.url) as twin:
+        for k in app.own_keys.list():
+            twin.own_keys.put(k)
+        twin.tests.register(teletan=state.issue_teletan())
+        start = (len(v.requests), len(s.requests))
+        twin_clock.set(NOW + 60)
+        twin.tests.submit(symptoms="none")
+        assert session_requests(v, s, start) == async_submit
     assert v.violations == [] and s.violations == []
 
 
-def test_a_submission_by_hand_keeps_the_tan_when_the_upload_gets_no_answer(servers, store):
+def test_a_submission_by_hand_keeps_the_tan_when_the_upload_gets_no_answer(servers, store, clock):
     state, v, s = servers
     state.set_result_for_guid(GUID, 2)
-    with encore.Transport.curl() as t:
-        feature(store, "tests", transport=t, verification=v.url, submission=s.url).register(guid=GUID, now=NOW)
-    client = feature(store, "tests", verification=v.url, submission=s.url)
-    op = client.submit_operation(now=NOW)
+    client = results_client(store, clock, v, s)
+    client.register(guid=GUID)
+    op = client.submit_operation()
     _, tan = op.next(NOW)
     assert tan.url.endswith("/version/v1/tan")
     import urllib.request
     with urllib.request.urlopen(urllib.request.Request(tan.url, data=tan.body, headers=dict(tan.headers), method=tan.method)) as r:
         op.feed_answer(tan.id, r.status, list(r.headers.items()), r.read(), now=NOW)
     # The TAN is kept when its answer is fed, before it is used.
-    assert client.status(now=NOW).has_tan
+    assert client.status().has_tan
     _, upload = op.next(NOW)
     assert upload.url.endswith("/version/v1/diagnosis-keys")
     op.feed_failure(upload.id, "timeout", NOW)
     assert op.next(NOW) == ("done", None)
     with pytest.raises(encore.TimeoutError):
         op.result()
-    assert client.status(now=NOW).has_tan and client.status(now=NOW).submitted_at is None
+    assert client.status().has_tan and client.status().submitted_at is None
     # The next submission uses the kept TAN behind a fake TAN request.
-    with encore.Transport.curl() as t:
-        summary = feature(store, "tests", transport=t, verification=v.url, submission=s.url).submit(now=NOW + 1)
+    clock.advance(1)
+    summary = client.submit()
     assert summary.keys == 14 and len(s.submissions) == 1
 
 
-def test_noise_as_an_operation(servers, store):
+def test_noise_as_an_operation(servers, store, clock):
     state, v, s = servers
-    op = feature(store, "tests", verification=v.url, submission=s.url).noise_operation()
+    op = results_client(store, clock, v, s).noise_operation()
     sizes = []
     while (step := op.next(NOW))[0] == "request":
         sizes.append(len(step[1].body))

@@ -9,7 +9,6 @@ import encore
 from encore import _cdata, _ffi
 from encore._loader import lib
 from encore.store import _take_bytes
-from encore_clients import TestClock
 from test_py_checkins import REAL_QR
 from test_py_sync import NOW, RAW_KEY, day, drive, setup  # noqa: F401  (setup: the stand-in distribution server with two days)
 from urllib_fetch import perform
@@ -34,9 +33,8 @@ def assert_agrees(report: encore.SyncReport) -> None:
 
 
 def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
-    dist, trust, store = setup
-    clock = TestClock(NOW)
-    s = encore.Client(store, clock=clock, transport=encore.Transport.curl(), distribution=dist.url, trust=trust).sync
+    dist, trust, client, clock = setup
+    s = client.sync
     report = s.run(network="metered")
     assert_agrees(report)
     days = {i.day: i for i in report.items if i.kind == "day"}
@@ -47,7 +45,7 @@ def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
     assert report.configuration == encore.SyncConfiguration("fetched", None, 0)
 
     # Again: the configuration is current (304), nothing new is fetched.
-    clock.now = NOW + 60
+    clock.set(NOW + 60)
     again = s.run(network="metered")
     assert_agrees(again)
     [config] = [i for i in again.items if i.kind == "config"]
@@ -56,9 +54,9 @@ def test_a_sync_report_is_its_items_and_says_what_its_json_says(setup):
 
 
 def test_a_failed_configuration_is_an_item_with_its_status(setup):
-    dist, trust, store = setup
+    dist, trust, client, _ = setup
     config_lost = lambda r: None if "app_config" in r.url else perform(r)  # noqa: E731
-    op = encore.Client(store, clock=NOW, distribution=dist.url, trust=trust).sync.operation(network="metered")
+    op = client.sync.operation(network="metered")
     drive(op, answer=config_lost)
     report = op.result()
     assert_agrees(report)

@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 
 import encore
-from encore_clients import on
 from encore.exposure import exposure_check
 from encore import _ffi
-from encore_testdata import run_in_threads
+from encore_testdata import TestClock, run_in_threads
 
 RAW = bytes(range(32))
 
@@ -27,21 +26,36 @@ def store(path):
         yield s
 
 
+@pytest.fixture
+def clock():
+    return TestClock(1_700_000_000)
+
+
+@pytest.fixture
+def client(store, clock):
+    """The store's client, on the test's clock."""
+    with encore.Client(store, clock=clock) as c:
+        yield c
+
+
 def obs(i, time=None, prev=None):
     return encore.Sighting(time=1_600_000_000 + i if time is None else time, rpi=bytes([i % 256]) * 16,
                               aem=bytes([1, 2, 3, i % 256]), rssi=-40 - i % 60, prev_scan=prev)
 
 
-def test_open_create_and_reopen(path):
+def test_open_create_and_reopen(path, clock):
     with encore.Store.open(path, raw_key=RAW) as s:
+        client = encore.Client(s, clock=clock)
         assert s.schema_version == 7   # the latest: the engine's format with a version per feature (7)
-        assert on(s).sightings.add([obs(1), obs(2)]) == 2
+        assert client.sightings.add([obs(1), obs(2)]) == 2
         assert repr(s).startswith("<Store ") and str(path) in repr(s)
     assert s.closed and "closed" in repr(s)
     with pytest.raises(encore.StoreClosedError, match="closed"):
-        on(s).sightings.count()
-    with encore.Store.open(str(path), raw_key=bytearray(RAW), create=False, busy_timeout_ms=100) as s:
-        assert on(s).sightings.count() == 2
+        client.sightings.count()
+    client.close()
+    with encore.Store.open(str(path), raw_key=bytearray(RAW), create=False, busy_timeout_ms=100) as s, \
+            encore.Client(s, clock=clock) as client:
+        assert client.sightings.count() == 2
         s.check_integrity()
 
 
@@ -89,61 +103,64 @@ def test_passphrase_and_rekey(path):
         assert s.get_setting("x") == 1
 
 
-def test_sightings(store):
+def test_sightings(client):
     rows = [obs(i) for i in range(600)] + [obs(5, prev=1_599_999_000)]
-    assert on(store).sightings.add(rows) == 601
-    assert on(store).sightings.add(rows[:10]) == 0  # identical sightings are kept once
-    assert on(store).sightings.count() == 601
-    assert on(store).sightings.count(1_600_000_010, 1_600_000_020) == 10
-    back = list(on(store).sightings.list())  # more than one CHUNK
+    assert client.sightings.add(rows) == 601
+    assert client.sightings.add(rows[:10]) == 0  # identical sightings are kept once
+    assert client.sightings.count() == 601
+    assert client.sightings.count(1_600_000_010, 1_600_000_020) == 10
+    back = list(client.sightings.list())  # more than one CHUNK
     assert len(back) == 601 and set(back) == set(rows)
-    assert [o.time for o in on(store).sightings.list(start=1_600_000_598)] == [1_600_000_598, 1_600_000_599]
-    assert list(on(store).sightings.list(end=1_600_000_000)) == []
+    assert [o.time for o in client.sightings.list(start=1_600_000_598)] == [1_600_000_598, 1_600_000_599]
+    assert list(client.sightings.list(end=1_600_000_000)) == []
     # All or nothing.
     with pytest.raises(encore.InvalidArgumentError):
-        on(store).sightings.add([obs(1000), obs(1001, time=-5)])
-    assert on(store).sightings.count() == 601
+        client.sightings.add([obs(1000), obs(1001, time=-5)])
+    assert client.sightings.count() == 601
     with pytest.raises(ValueError):
         obs(1).__class__(time=1, rpi=b"short", aem=b"1234", rssi=0).to_c()
     with pytest.raises(ValueError):
-        on(store).sightings.add([encore.Sighting(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
+        client.sightings.add([encore.Sighting(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
     with pytest.raises(ValueError):
-        on(store).sightings.count(start=1 << 63)
+        client.sightings.count(start=1 << 63)
 
 
-def test_purge(store):
+def test_purge(store, client, clock):
     now = 1_700_000_000
-    on(store).sightings.add([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
-    on(store, now - 20 * 86400).exposure_check([])
-    kept = on(store, now - 19 * 86400).exposure_check([]).stored_result_id
+    client.sightings.add([obs(1, time=now - 20 * 86400), obs(2, time=now - 86400)])
+    clock.set(now - 20 * 86400)
+    client.exposure_check([])
+    clock.advance(86400)
+    kept = client.exposure_check([]).stored_result_id
     counts = store.purge(now=now)
     assert counts == encore.PurgeCounts(sightings=1, own_keys=0, keyfiles=0, tracing_events=0, risk_results=1)
     assert counts.total == 2
-    assert on(store).risk_results.last().id == kept
+    assert client.risk_results.last().id == kept
     assert store.purge().sightings == 1  # now defaults to the current time
     with pytest.raises(encore.InvalidArgumentError):
         store.purge(now=now, max_age=-1)
 
 
-def test_several_threads_share_a_store(store):
+def test_several_threads_share_a_store(store, client):
     def work(t):
         for i in range(30):
-            on(store).sightings.add([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
+            client.sightings.add([obs(t * 1000 + i, time=1_600_000_000 + t * 1000 + i)])
             store.set_setting(f"t{t}", i)
-            on(store).sightings.count()
+            client.sightings.count()
     assert run_in_threads(work, 6) == []
-    assert on(store).sightings.count() == 180
+    assert client.sightings.count() == 180
     assert all(store.get_int(f"t{t}") == 29 for t in range(6))
 
 
-def test_close_while_another_thread_uses_the_store(path):
+def test_close_while_another_thread_uses_the_store(path, clock):
     s = encore.Store.open(path, raw_key=RAW)
-    on(s).sightings.add([obs(i) for i in range(2000)])
+    client = encore.Client(s, clock=clock)
+    client.sightings.add([obs(i) for i in range(2000)])
     seen = []
 
     def read():
         try:
-            seen.append(sum(1 for _ in on(s).sightings.list()))
+            seen.append(sum(1 for _ in client.sightings.list()))
         except (ValueError, encore.StoreClosedError):  # closed between two chunks
             seen.append("closed")
 
@@ -151,6 +168,7 @@ def test_close_while_another_thread_uses_the_store(path):
     reader.start()
     s.close()
     reader.join()
+    client.close()
     assert seen in ([2000], ["closed"])
     assert s.closed
 
@@ -170,29 +188,29 @@ def test_store_and_tables_wrap_every_function_of_theirs():
         assert missing == []
 
 
-def test_lists_read_in_pages_give_the_same_items(store):
+def test_lists_read_in_pages_give_the_same_items(client):
     # The bindings read every list through the one copy idiom
     # (_cdata.copy_list); its page size does not change what comes out.
     from encore import _cdata
     rows = [obs(i) for i in range(37)]
-    on(store).sightings.add(rows)
-    whole = list(on(store).sightings.list())
+    client.sightings.add(rows)
+    whole = list(client.sightings.list())
     for chunk in (1, 5, 36, 37, 38):
-        paged = list(_cdata.copy_list(lambda *page: on(store)._c.call(encore._lib.encore_sighting_copy, -(1 << 63), (1 << 63) - 1, *page),
+        paged = list(_cdata.copy_list(lambda *page: client._c.call(encore._lib.encore_sighting_copy, -(1 << 63), (1 << 63) - 1, *page),
                                       _ffi.encore_sighting, encore.Sighting.from_c, chunk))
         assert paged == whole
     # An element size below the struct's is refused with a clear message.
     buffer = (_ffi.encore_sighting * 1)()
     copied = ctypes.c_size_t()
     with pytest.raises(encore.InvalidArgumentError, match="element_size"):
-        on(store)._c.call(encore._lib.encore_sighting_copy, 0, 1 << 40, 0, buffer, 8, 1, ctypes.byref(copied))
+        client._c.call(encore._lib.encore_sighting_copy, 0, 1 << 40, 0, buffer, 8, 1, ctypes.byref(copied))
 
 
-def test_string_lists_are_copied_whole(store, tmp_path):
+def test_string_lists_are_copied_whole(store, client):
     for i in range(3):
         store.set_setting(f"host.{i}", i)
     assert store.settings() == ["host.0", "host.1", "host.2"]
-    assert on(store).keyfiles.missing("DE", ["a", "b", "a"]) == ["a", "b"]
+    assert client.keyfiles.missing("DE", ["a", "b", "a"]) == ["a", "b"]
 
 
 def _flip_middle_pages(path):
@@ -207,13 +225,13 @@ def _flip_middle_pages(path):
             f.write(bytes(b ^ 0xFF for b in data))
 
 
-def test_damage_check_and_salvage(tmp_path):
+def test_damage_check_and_salvage(tmp_path, clock):
     """A damaged page is StoreCorruptError (it was StoreNotDatabaseError
     with SQLite's findings); Store.salvage copies what
     can be read into a new store under a new key and says what was lost."""
     path = tmp_path / "damaged.db"
-    with encore.Store.open(path, raw_key=RAW) as s:
-        on(s).sightings.add([obs(i, time=1_600_000_000 + i) for i in range(5000)])
+    with encore.Store.open(path, raw_key=RAW) as s, encore.Client(s, clock=clock) as client:
+        client.sightings.add([obs(i, time=1_600_000_000 + i) for i in range(5000)])
     _flip_middle_pages(path)
     with encore.Store.open(path, raw_key=RAW) as s:
         with pytest.raises(encore.StoreCorruptError) as e:
@@ -224,9 +242,9 @@ def test_damage_check_and_salvage(tmp_path):
     report = encore.Store.salvage(path, tmp_path / "new.db", raw_key=RAW, new_raw_key=other)
     sightings = next(t for t in report["tables"] if t["name"] == "sightings")
     assert not report["complete"] and 4000 <= sightings["copied"] < 5000
-    with encore.Store.open(tmp_path / "new.db", raw_key=other, create=False) as s:
+    with encore.Store.open(tmp_path / "new.db", raw_key=other, create=False) as s, encore.Client(s, clock=clock) as client:
         s.check_integrity()
-        assert on(s).sightings.count() == sightings["copied"]
+        assert client.sightings.count() == sightings["copied"]
     with pytest.raises(encore.InvalidArgumentError):
         encore.Store.salvage(path, tmp_path / "new.db", raw_key=RAW)
 

@@ -7,8 +7,7 @@ import math
 import pytest
 
 import encore
-from encore_clients import on
-from encore_testdata import REPO, run_in_threads
+from encore_testdata import REPO, TestClock, run_in_threads
 
 RAW = bytes(range(100, 132))
 
@@ -19,6 +18,18 @@ def store(tmp_path):
         yield s
 
 
+@pytest.fixture
+def clock():
+    return TestClock(1_591_000_000)
+
+
+@pytest.fixture
+def client(store, clock):
+    """The store's client, on the test's clock."""
+    with encore.Client(store, clock=clock) as c:
+        yield c
+
+
 def key(i, start, period=144, created=1_600_000_000):
     return encore.OwnKey(key_data=bytes([i]) * 16, rolling_start_interval_number=start, rolling_period=period,
                          created=created)
@@ -26,44 +37,44 @@ def key(i, start, period=144, created=1_600_000_000):
 
 # ---- own keys ---------------------------------------------------------------
 
-def test_own_keys(store):
-    assert on(store).own_keys.latest() is None
-    assert on(store).own_keys.list() == [] and on(store).own_keys.count() == 0
-    on(store).own_keys.put(key(1, 2_650_288))
-    on(store).own_keys.put(key(2, 2_650_000))
-    on(store).own_keys.put(key(3, 2_650_144, period=100))
-    assert [k.rolling_start_interval_number for k in on(store).own_keys.list()] == [2_650_000, 2_650_144, 2_650_288]
-    assert on(store).own_keys.list(since=2_650_100) == [key(3, 2_650_144, period=100), key(1, 2_650_288)]
-    assert on(store).own_keys.count(since=2_650_200) == 1
-    assert on(store).own_keys.latest() == key(1, 2_650_288)
-    on(store).own_keys.put(key(2, 2_650_432, period=7, created=5))  # same key bytes: replaced
-    assert on(store).own_keys.count() == 3
-    assert on(store).own_keys.latest() == key(2, 2_650_432, period=7, created=5)
+def test_own_keys(client):
+    assert client.own_keys.latest() is None
+    assert client.own_keys.list() == [] and client.own_keys.count() == 0
+    client.own_keys.put(key(1, 2_650_288))
+    client.own_keys.put(key(2, 2_650_000))
+    client.own_keys.put(key(3, 2_650_144, period=100))
+    assert [k.rolling_start_interval_number for k in client.own_keys.list()] == [2_650_000, 2_650_144, 2_650_288]
+    assert client.own_keys.list(since=2_650_100) == [key(3, 2_650_144, period=100), key(1, 2_650_288)]
+    assert client.own_keys.count(since=2_650_200) == 1
+    assert client.own_keys.latest() == key(1, 2_650_288)
+    client.own_keys.put(key(2, 2_650_432, period=7, created=5))  # same key bytes: replaced
+    assert client.own_keys.count() == 3
+    assert client.own_keys.latest() == key(2, 2_650_432, period=7, created=5)
 
 
-def test_many_own_keys_come_back_in_chunks(store):
+def test_many_own_keys_come_back_in_chunks(client):
     for i in range(300):
-        on(store).own_keys.put(encore.OwnKey(key_data=i.to_bytes(16, "big"), rolling_start_interval_number=i))
-    back = on(store).own_keys.list()
+        client.own_keys.put(encore.OwnKey(key_data=i.to_bytes(16, "big"), rolling_start_interval_number=i))
+    back = client.own_keys.list()
     assert len(back) == 300 and [k.rolling_start_interval_number for k in back] == list(range(300))
 
 
 @pytest.mark.parametrize("bad", [key(1, -1), key(1, 0, period=0), key(1, 0, period=145), key(1, 0, created=-1)])
-def test_bad_own_keys(store, bad):
+def test_bad_own_keys(client, bad):
     with pytest.raises(encore.InvalidArgumentError):
-        on(store).own_keys.put(bad)
-    assert on(store).own_keys.count() == 0
+        client.own_keys.put(bad)
+    assert client.own_keys.count() == 0
 
 
-def test_own_key_values_are_checked_before_c(store):
+def test_own_key_values_are_checked_before_c(client):
     with pytest.raises(ValueError):
-        on(store).own_keys.put(encore.OwnKey(key_data=b"short", rolling_start_interval_number=1))
+        client.own_keys.put(encore.OwnKey(key_data=b"short", rolling_start_interval_number=1))
     with pytest.raises(ValueError):
-        on(store).own_keys.put(key(1, 1 << 31))
+        client.own_keys.put(key(1, 1 << 31))
     with pytest.raises(TypeError):
-        on(store).own_keys.put((bytes(16), 1, 144, 0))
+        client.own_keys.put((bytes(16), 1, 144, 0))
     with pytest.raises(ValueError):
-        on(store).own_keys.count(since=1 << 40)
+        client.own_keys.count(since=1 << 40)
 
 
 # ---- key file cache ------------------------------------------------------
@@ -83,144 +94,149 @@ def trust():
         yield t
 
 
-def test_packages(store, sample, trust):
-    assert on(store, 1_591_000_000).keyfiles.add("DE", "2020-06-01", sample, trust, etag='"v1"') > 0
-    assert on(store).keyfiles.has("DE", "2020-06-01")
-    assert on(store).keyfiles.has("DE", "2020-06-01", etag='"v1"')
-    assert not on(store).keyfiles.has("DE", "2020-06-01", etag='"v2"')
-    assert not on(store).keyfiles.has("AT", "2020-06-01")
-    assert on(store).keyfiles.get("DE", "2020-06-01") == sample
-    info = on(store).keyfiles.info("DE", "2020-06-01")
+def test_packages(client, clock, sample, trust):
+    assert client.keyfiles.add("DE", "2020-06-01", sample, trust, etag='"v1"') > 0
+    assert client.keyfiles.has("DE", "2020-06-01")
+    assert client.keyfiles.has("DE", "2020-06-01", etag='"v1"')
+    assert not client.keyfiles.has("DE", "2020-06-01", etag='"v2"')
+    assert not client.keyfiles.has("AT", "2020-06-01")
+    assert client.keyfiles.get("DE", "2020-06-01") == sample
+    info = client.keyfiles.info("DE", "2020-06-01")
     assert info == encore.CachedKeyFileInfo(region="DE", identifier="2020-06-01", etag='"v1"',
                                       sha256=hashlib.sha256(sample).digest(), size=len(sample),
                                       downloaded=1_591_000_000)
     # Re-published: replaced.
-    on(store, 1_591_100_000).keyfiles.add("DE", "2020-06-01", sample, trust, etag='"v2"')
-    assert on(store).keyfiles.info("DE", "2020-06-01").etag == '"v2"'
-    # No ETag; now defaults to the current time; an empty ETag is one.
-    on(store).keyfiles.add("DE", "2020-06-01/hour/13", sample, trust)
-    info = on(store).keyfiles.info("DE", "2020-06-01/hour/13")
-    assert info.etag is None and info.downloaded > 1_700_000_000
-    on(store).keyfiles.add("DE", "2020-06-01/hour/14", sample, trust, etag="")
-    assert on(store).keyfiles.info("DE", "2020-06-01/hour/14").etag == ""
+    clock.set(1_591_100_000)
+    client.keyfiles.add("DE", "2020-06-01", sample, trust, etag='"v2"')
+    assert client.keyfiles.info("DE", "2020-06-01").etag == '"v2"'
+    # No ETag; downloaded is the client's time when it was added; an empty ETag is one.
+    clock.set(1_750_000_000)
+    client.keyfiles.add("DE", "2020-06-01/hour/13", sample, trust)
+    info = client.keyfiles.info("DE", "2020-06-01/hour/13")
+    assert info.etag is None and info.downloaded == 1_750_000_000
+    client.keyfiles.add("DE", "2020-06-01/hour/14", sample, trust, etag="")
+    assert client.keyfiles.info("DE", "2020-06-01/hour/14").etag == ""
     # A day replaces the cached hours of that day.
-    on(store).keyfiles.add("DE", "2020-06-01", sample, trust)
-    assert on(store).keyfiles.list("DE") == ["2020-06-01"]
+    client.keyfiles.add("DE", "2020-06-01", sample, trust)
+    assert client.keyfiles.list("DE") == ["2020-06-01"]
 
 
-def test_nothing_unverified_is_kept(store, sample, trust):
+def test_nothing_unverified_is_kept(store, client, sample, trust):
     damaged = bytearray(sample)
     damaged[len(damaged) // 2] ^= 0x40
     with pytest.raises(encore.EncoreError):
-        on(store).keyfiles.add("DE", "2020-06-01", bytes(damaged), trust)
+        client.keyfiles.add("DE", "2020-06-01", bytes(damaged), trust)
     with encore.TrustList() as nobody, pytest.raises(encore.SignatureUntrustedError):
-        on(store).keyfiles.add("DE", "2020-06-01", sample, nobody)
+        client.keyfiles.add("DE", "2020-06-01", sample, nobody)
     with pytest.raises(encore.ZipTruncatedError):
-        on(store).keyfiles.add("DE", "2020-06-01", b"PK\x03\x04 but no zip", trust)
-    assert on(store).keyfiles.list("DE") == []
+        client.keyfiles.add("DE", "2020-06-01", b"PK\x03\x04 but no zip", trust)
+    assert client.keyfiles.list("DE") == []
     assert not hasattr(store, "put_package") and not hasattr(store, "add_risk_result")
 
 
-def test_listing_missing_and_removing(store, sample, trust):
+def test_listing_missing_and_removing(store, client, clock, sample, trust):
+    clock.set(1)
     for ident in ["2020-06-02", "2020-06-01", "2020-06-01/hour/9"]:
-        on(store, 1).keyfiles.add("DE", ident, sample, trust)
-    on(store, 1).keyfiles.add("EUR", "2020-06-03", sample, trust)
-    assert on(store).keyfiles.list("DE") == ["2020-06-01", "2020-06-01/hour/9", "2020-06-02"]
-    assert on(store).keyfiles.list("FR") == []
+        client.keyfiles.add("DE", ident, sample, trust)
+    client.keyfiles.add("EUR", "2020-06-03", sample, trust)
+    assert client.keyfiles.list("DE") == ["2020-06-01", "2020-06-01/hour/9", "2020-06-02"]
+    assert client.keyfiles.list("FR") == []
     available = ["2020-06-04", "2020-06-01", "2020-06-03", "2020-06-04", "2020-06-02"]
-    assert on(store).keyfiles.missing("DE", available) == ["2020-06-04", "2020-06-03"]
-    assert on(store).keyfiles.missing("DE", iter(available)) == ["2020-06-04", "2020-06-03"]
-    assert on(store).keyfiles.missing("EUR", []) == []
-    assert on(store).keyfiles.remove("DE", "2020-06-02") is True
-    assert on(store).keyfiles.remove("DE", "2020-06-02") is False
+    assert client.keyfiles.missing("DE", available) == ["2020-06-04", "2020-06-03"]
+    assert client.keyfiles.missing("DE", iter(available)) == ["2020-06-04", "2020-06-03"]
+    assert client.keyfiles.missing("EUR", []) == []
+    assert client.keyfiles.remove("DE", "2020-06-02") is True
+    assert client.keyfiles.remove("DE", "2020-06-02") is False
     with pytest.raises(encore.NotFoundError) as caught:
-        on(store).keyfiles.get("DE", "2020-06-02")
+        client.keyfiles.get("DE", "2020-06-02")
     assert "2020-06-02" in caught.value.message
     with pytest.raises(encore.NotFoundError):
-        on(store).keyfiles.info("DE", "2020-06-02")
+        client.keyfiles.info("DE", "2020-06-02")
     assert store.purge(now=2_000_000_000).keyfiles == 3
 
 
 @pytest.mark.parametrize("call", [
-    lambda s, z, t: on(s).keyfiles.add("", "2020-06-01", z, t),
-    lambda s, z, t: on(s).keyfiles.add("DE", "", z, t),
-    lambda s, z, t: on(s).keyfiles.add("DE", "x" * 1025, z, t),
-    lambda s, z, t: on(s, -1).keyfiles.add("DE", "2020-06-01", z, t),
-    lambda s, z, t: on(s).keyfiles.add(b"D\xff", "2020-06-01", z, t),
-    lambda s, z, t: on(s).keyfiles.add("DP3T", "2020-06-01", z, t),
-    lambda s, z, t: on(s).keyfiles.add("TWP-DE", "2020-06-01", z, t),
-    lambda s, z, t: on(s).keyfiles.has("DE", ""),
-    lambda s, z, t: on(s).keyfiles.missing("DE", ["ok", ""]),
-    lambda s, z, t: on(s).keyfiles.list(""),
+    lambda c, clock, z, t: c.keyfiles.add("", "2020-06-01", z, t),
+    lambda c, clock, z, t: c.keyfiles.add("DE", "", z, t),
+    lambda c, clock, z, t: c.keyfiles.add("DE", "x" * 1025, z, t),
+    lambda c, clock, z, t: (clock.set(-1), c.keyfiles.add("DE", "2020-06-01", z, t)),
+    lambda c, clock, z, t: c.keyfiles.add(b"D\xff", "2020-06-01", z, t),
+    lambda c, clock, z, t: c.keyfiles.add("DP3T", "2020-06-01", z, t),
+    lambda c, clock, z, t: c.keyfiles.add("TWP-DE", "2020-06-01", z, t),
+    lambda c, clock, z, t: c.keyfiles.has("DE", ""),
+    lambda c, clock, z, t: c.keyfiles.missing("DE", ["ok", ""]),
+    lambda c, clock, z, t: c.keyfiles.list(""),
 ])
-def test_bad_package_arguments(store, sample, trust, call):
+def test_bad_package_arguments(client, clock, sample, trust, call):
     with pytest.raises(encore.InvalidArgumentError):
-        call(store, sample, trust)
+        call(client, clock, sample, trust)
 
 
-def test_package_arguments_checked_in_python(store, sample, trust):
+def test_package_arguments_checked_in_python(client, sample, trust):
     with pytest.raises(ValueError):
-        on(store).keyfiles.add("DE", "a\0b", sample, trust)
+        client.keyfiles.add("DE", "a\0b", sample, trust)
     with pytest.raises(TypeError):
-        on(store).keyfiles.add("DE", "2020-06-01", "text is not bytes", trust)
+        client.keyfiles.add("DE", "2020-06-01", "text is not bytes", trust)
     with pytest.raises(TypeError):
-        on(store).keyfiles.missing("DE", "2020-06-01")
+        client.keyfiles.missing("DE", "2020-06-01")
 
 
 # ---- tracing history --------------------------------------------------------
 
-def test_tracing_history(store):
-    assert on(store).tracing_history.active_seconds(0, 1000) == 0
+def test_tracing_history(client):
+    assert client.tracing_history.active_seconds(0, 1000) == 0
     for t, active in [(100, True), (200, False), (300, True), (350, True), (400, False), (500, True)]:
-        on(store).tracing_history.add(t, active)
-    assert on(store).tracing_history.active_seconds(0, 1000) == 100 + 100 + 500
-    assert on(store).tracing_history.active_seconds(150, 1000) == 50 + 100 + 500
-    assert on(store).tracing_history.active_seconds(600, 700) == 100
-    assert on(store).tracing_history.active_seconds(5, 5) == 0
-    assert on(store).tracing_history.count() == 6 and on(store).tracing_history.count(300, 400) == 2
-    assert on(store).tracing_history.list(300, 450) == [encore.TracingEvent(300, True), encore.TracingEvent(350, True),
+        client.tracing_history.add(t, active)
+    assert client.tracing_history.active_seconds(0, 1000) == 100 + 100 + 500
+    assert client.tracing_history.active_seconds(150, 1000) == 50 + 100 + 500
+    assert client.tracing_history.active_seconds(600, 700) == 100
+    assert client.tracing_history.active_seconds(5, 5) == 0
+    assert client.tracing_history.count() == 6 and client.tracing_history.count(300, 400) == 2
+    assert client.tracing_history.list(300, 450) == [encore.TracingEvent(300, True), encore.TracingEvent(350, True),
                                               encore.TracingEvent(400, False)]
     with pytest.raises(encore.InvalidArgumentError):
-        on(store).tracing_history.active_seconds(10, 5)
+        client.tracing_history.active_seconds(10, 5)
     with pytest.raises(encore.InvalidArgumentError):
-        on(store).tracing_history.add(-1, True)
+        client.tracing_history.add(-1, True)
     with pytest.raises(TypeError):
-        on(store).tracing_history.add(1, 1)
-    assert on(store).tracing_history.count() == 6
+        client.tracing_history.add(1, 1)
+    assert client.tracing_history.count() == 6
 
 
 # ---- risk results -----------------------------------------------------------
 
-def check(store, now):
+def check(client, clock, now):
     """Risk results are what the exposure check stores: no other way in."""
-    return on(store, now).exposure_check([]).stored_result_id
+    clock.set(now)
+    return client.exposure_check([]).stored_result_id
 
 
-def test_risk_results(store):
-    assert on(store).risk_results.last() is None
-    a, b = check(store, 1000), check(store, 2000)
+def test_risk_results(client, clock):
+    assert client.risk_results.last() is None
+    a, b = check(client, clock, 1000), check(client, clock, 2000)
     assert b > a
-    last = on(store).risk_results.last()
+    last = client.risk_results.last()
     assert (last.id, last.time) == (b, 2000) and json.loads(last.document)["status"]
-    assert check(store, 500) is None  # the clock went back: nothing stored
-    c = check(store, 2000)
-    assert on(store).risk_results.last().id == c
-    assert on(store).risk_results.get(a).time == 1000
+    assert check(client, clock, 500) is None  # the clock went back: nothing stored
+    c = check(client, clock, 2000)
+    assert client.risk_results.last().id == c
+    assert client.risk_results.get(a).time == 1000
     with pytest.raises(encore.NotFoundError):
-        on(store).risk_results.get(10_000)
-    assert [r.id for r in on(store).risk_results.list()] == [a, b, c]
-    assert [r.id for r in on(store).risk_results.list(1500, 3000)] == [b, c]
-    assert on(store).risk_results.count() == 3 and on(store).risk_results.count(end=1000) == 0
+        client.risk_results.get(10_000)
+    assert [r.id for r in client.risk_results.list()] == [a, b, c]
+    assert [r.id for r in client.risk_results.list(1500, 3000)] == [b, c]
+    assert client.risk_results.count() == 3 and client.risk_results.count(end=1000) == 0
 
 
-def test_the_librarys_settings_are_its_own(store):
-    on(store, 1000).push.set_state(isolated=True)
+def test_the_librarys_settings_are_its_own(store, client, clock):
+    clock.set(1000)
+    client.push.set_state(isolated=True)
     for name in ["sync.config", "push.isolated", "encore.x"]:
         with pytest.raises(encore.InvalidArgumentError, match="the library's own"):
             store.set_setting(name, "{}")
         with pytest.raises(encore.InvalidArgumentError):
             store.get_setting(name)
-    assert on(store).push.status.isolated is True
+    assert client.push.status.isolated is True
     assert store.settings() == []
 
 
@@ -295,6 +311,6 @@ def test_tables_from_several_threads(store, sample, trust):
             client.tracing_history.active_seconds(0, 10_000)
 
     assert run_in_threads(work, 5) == []
-    assert on(store).tracing_history.count() == 100 and on(store).risk_results.count() == 25
-    assert on(store).own_keys.count() == 100
-    assert all(len(on(store).keyfiles.list(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))
+    assert client.tracing_history.count() == 100 and client.risk_results.count() == 25
+    assert client.own_keys.count() == 100
+    assert all(len(client.keyfiles.list(f"R{t}")) == 20 and store.get_int(f"k{t}") == 19 for t in range(5))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import encore
-from encore_clients import TestClock, on
 from encore.exposure import exposure_check_cached
+from encore_testdata import TestClock
 from urllib_fetch import fetch, perform
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "Tests"))
@@ -23,25 +23,23 @@ TODAY = dt.datetime.fromtimestamp(NOW, dt.timezone.utc).date()
 RAW_KEY = bytes(range(32))
 
 
-def sync_of(store, clock, **servers):
-    """The sync of a new Client of `store` with `servers`, its clock `clock`
-    (a time, a TestClock the test moves, or None: the system's)."""
-    return encore.Client(store, clock=clock, **servers).sync
-
-
 def day(back):
     return (TODAY - dt.timedelta(days=back)).isoformat()
 
 
 @pytest.fixture
 def setup(tmp_path):
+    """The distribution server with two days, its trust list, and a store's
+    client of that server on a test clock standing at NOW."""
     signer = keyfiles.SigningKey()
     trust = encore.TrustList()
     trust.add_key(signer.key_id, signer.key_version, signer.public_pem)
-    with CwaDistributionServer(signer) as dist, encore.Store.open(str(tmp_path / "s.db"), raw_key=RAW_KEY) as store:
+    clock = TestClock(NOW)
+    with CwaDistributionServer(signer) as dist, \
+            encore.Client.open(str(tmp_path / "s.db"), raw_key=RAW_KEY, clock=clock, distribution=dist.url, trust=trust) as client:
         for back in (1, 2):
             dist.add_day("EUR", day(back), [keyfiles.make_key(day=day(back)) for _ in range(5)])
-        yield dist, trust, store
+        yield dist, trust, client, clock
 
 
 def callback_transport():
@@ -51,24 +49,22 @@ def callback_transport():
 
 @pytest.mark.parametrize("kind", ["curl", "callback"])
 def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
-    dist, trust, store = setup
-    transport = encore.Transport.curl() if kind == "curl" else callback_transport()
-    clock = TestClock(NOW)
-    s = sync_of(store, clock, transport=transport, distribution=dist.url, trust=trust)
+    dist, trust, client, clock = setup
+    s = client.sync if kind == "curl" else \
+        encore.Client(client.store, transport=callback_transport(), clock=clock, distribution=dist.url, trust=trust).sync
     assert s.plan().steps == ("config", "days", "hours", "warnings")
     report = s.run(network="metered")
     assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
     assert report.check is not None and report.document["check"]["status"] == report.check.status
-    assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
-    clock.now = NOW + 60
+    assert set(client.keyfiles.list("EUR")) == {day(1), day(2)}
+    clock.set(NOW + 60)
     plan = s.plan(trigger="periodic")
     assert plan.steps == () and plan.next_due_at == NOW + 3600
-    clock.now = NOW
+    clock.set(NOW)
     again = s.run(network="metered")
     assert again.fetched == () and again.check is None
     # The check on the cache, again, from Python: what is new only (nothing:
     # every file's matches are kept), or every file matched again.
-    client = on(store, NOW)
     assert client.check().status == report.check.status
     assert json.loads(client.risk_results.last().document)["check"]["kind"] == "incremental"
     assert json.loads(client.risk_results.last().document)["check"]["files"] == 0
@@ -78,8 +74,8 @@ def test_sync_keeps_verified_packages_and_plans_the_next(setup, kind):
 
 
 def test_progress_cancels_and_nothing_is_half_kept(setup):
-    dist, trust, store = setup
-    s = sync_of(store, NOW, transport=encore.Transport.curl(), distribution=dist.url, trust=trust)
+    dist, trust, client, clock = setup
+    s = client.sync
     calls = []
 
     def progress(done, total):
@@ -88,35 +84,41 @@ def test_progress_cancels_and_nothing_is_half_kept(setup):
     with pytest.raises(encore.CancelledError):
         s.run(progress=progress)
     assert calls == [0, 1, 2]
-    assert on(store).keyfiles.list("EUR") == []
+    assert client.keyfiles.list("EUR") == []
     # An exception in the callback cancels too and comes back as itself.
     with pytest.raises(ZeroDivisionError):
         s.run(progress=lambda d, t: 1 / 0)
 
 
 def test_bad_arguments(setup):
-    dist, trust, store = setup
+    """A client's configuration and its clock's time are checked when a sync
+    starts; each configuration is a client of its own, on the test's clock."""
+    dist, trust, client, clock = setup
     t = encore.Transport.curl()
+
+    def sync_of(now, **servers):
+        clock.set(now)
+        return encore.Client(client.store, clock=clock, **servers).sync
     with pytest.raises(encore.InvalidArgumentError, match="nothing to sync"):
-        sync_of(store, NOW, transport=t).plan()
+        sync_of(NOW, transport=t).plan()
     with pytest.raises(encore.InvalidArgumentError, match="capital letters"):
-        sync_of(store, NOW, transport=t, distribution=dist.url, country="x").plan()
+        sync_of(NOW, transport=t, distribution=dist.url, country="x").plan()
     with pytest.raises(encore.InvalidArgumentError, match="public key"):
-        sync_of(store, NOW, transport=t, dp3t=dist.url).plan()
+        sync_of(NOW, transport=t, dp3t=dist.url).plan()
     with pytest.raises(encore.InvalidArgumentError, match="clock"):
-        sync_of(store, -1, transport=t, distribution=dist.url).plan()
+        sync_of(-1, transport=t, distribution=dist.url).plan()
     with pytest.raises(ValueError):
-        sync_of(store, None, transport=t, distribution=dist.url).plan(trigger="hourly")
+        sync_of(NOW, transport=t, distribution=dist.url).plan(trigger="hourly")
     # Clocks from 1970 to 9999: the last second plans, the next is refused, as is Int64's last.
     last = 253_402_300_799
-    assert sync_of(store, last, transport=t, distribution=dist.url).plan().next_due_at == last + 3600
+    assert sync_of(last, transport=t, distribution=dist.url).plan().next_due_at == last + 3600
     for now in (last + 1, 2 ** 63 - 1):
         with pytest.raises(encore.InvalidArgumentError, match="1970 and 9999"):
-            sync_of(store, now, transport=t, distribution=dist.url).plan()
+            sync_of(now, transport=t, distribution=dist.url).plan()
     # Without trust nothing verifies: the sync fails and keeps nothing.
     with pytest.raises(encore.EncoreError):
-        sync_of(store, NOW, transport=t, distribution=dist.url).run()
-    assert on(store).keyfiles.list("EUR") == []
+        sync_of(NOW, transport=t, distribution=dist.url).run()
+    assert client.keyfiles.list("EUR") == []
 
 
 def drive(op, now=NOW, answer=perform, computed=None):
@@ -142,8 +144,8 @@ def drive(op, now=NOW, answer=perform, computed=None):
 
 
 def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
-    dist, trust, store = setup
-    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(network="metered")
+    dist, trust, client, clock = setup
+    op = client.sync.operation(network="metered")
     computed = [0]
     urls = drive(op, computed=computed)
     assert urls[0].endswith("/version/v2/app_config_android") and urls[1].endswith("/country/EUR/date")
@@ -153,14 +155,15 @@ def test_the_sync_by_hand_is_the_blocking_sync(setup, tmp_path):
     report = op.result()
     assert sorted(f.day for f in report.fetched if f.kind == "day") == [day(2), day(1)]
     assert report.configuration is not None and report.configuration.used == "fetched" and report.check is not None
-    assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
+    assert set(client.keyfiles.list("EUR")) == {day(1), day(2)}
     # The same as the blocking form on a store in the same state.
     with encore.Store.open(str(tmp_path / "twin.db"), raw_key=RAW_KEY) as twin:
-        blocking = sync_of(twin, NOW, transport=encore.Transport.curl(), distribution=dist.url, trust=trust).run(network="metered")
+        blocking = encore.Client(twin, clock=clock, distribution=dist.url, trust=trust).sync.run(network="metered")
     assert [f.tag for f in blocking.fetched] == [f.tag for f in report.fetched]
     assert blocking.document["check"] == report.document["check"]
     # Nothing due any more: a periodic sync's operation is done at once.
-    idle = sync_of(store, NOW + 60, distribution=dist.url, trust=trust).operation(trigger="periodic")
+    clock.set(NOW + 60)
+    idle = client.sync.operation(trigger="periodic")
     assert idle.next(NOW + 60) == ("done", None) and idle.result().fetched == ()
 
 
@@ -205,7 +208,7 @@ print(started, calls, computes)
 
 def test_next_and_feed_start_no_thread(setup, tmp_path):
     import subprocess
-    dist, _, _ = setup
+    dist, _, _, _ = setup
     signer = dist.signer
     pem = tmp_path / "key.pem"
     pem.write_bytes(signer.public_pem)
@@ -223,13 +226,13 @@ def test_a_fed_key_file_is_stored_only_after_its_compute_step_verified_it(setup)
     as it came, the feed stays light for the host's loop); the compute step
     that next() announces verifies it and stores it, or, when it does not
     verify, ends the sync without storing it."""
-    dist, trust, store = setup
+    dist, trust, client, _ = setup
     # day(1) signed by a key with the trusted key's id that is not the trusted key.
     impostor = keyfiles.SigningKey(dist.signer.key_id, dist.signer.key_version)
     start = int(dt.datetime.fromisoformat(day(1)).replace(tzinfo=dt.timezone.utc).timestamp())
     dist.add_day("EUR", day(1), package=keyfiles.key_file([keyfiles.make_key(day=day(1))], impostor, start_timestamp=start,
                                                          end_timestamp=start + 86400, region="EUR"))
-    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(network="metered")
+    op = client.sync.operation(network="metered")
     seen = []
     while True:
         kind, value = op.next(NOW)
@@ -245,22 +248,22 @@ def test_a_fed_key_file_is_stored_only_after_its_compute_step_verified_it(setup)
         seen.append(fed)
         # Fed, not yet verified: nothing stored, the sync not failed, and
         # the compute step comes before any other request.
-        assert fed not in on(store).keyfiles.list("EUR")
+        assert fed not in client.keyfiles.list("EUR")
         with pytest.raises(encore.OperationStateError):
             op.result()
         assert op.next(NOW) == ("compute", None)
         op.compute(NOW)
         if fed == day(2):
-            assert on(store).keyfiles.list("EUR") == [day(2)]
+            assert client.keyfiles.list("EUR") == [day(2)]
     assert seen == [day(2), day(1)]
     with pytest.raises(encore.SignatureInvalidError):
         op.result()
-    assert on(store).keyfiles.list("EUR") == [day(2)]
+    assert client.keyfiles.list("EUR") == [day(2)]
 
 
 def test_driving_the_sync_out_of_turn_is_refused(setup):
-    dist, trust, store = setup
-    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation()
+    dist, trust, client, _ = setup
+    op = client.sync.operation()
     _, request = op.next(NOW)
     with pytest.raises(encore.OperationStateError):
         op.next(NOW)
@@ -274,29 +277,29 @@ def test_driving_the_sync_out_of_turn_is_refused(setup):
 
 
 def test_a_configuration_without_answer_degrades_and_a_package_without_answer_fails(setup, tmp_path):
-    dist, trust, store = setup
+    dist, trust, client, clock = setup
     config_lost = lambda r: None if "app_config" in r.url else perform(r)  # noqa: E731
-    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(network="metered")
+    op = client.sync.operation(network="metered")
     drive(op, answer=config_lost)
     report = op.result()
     assert report.configuration == encore.SyncConfiguration("built-in", report.configuration.reason, 1)
-    assert set(on(store).keyfiles.list("EUR")) == {day(1), day(2)}
+    assert set(client.keyfiles.list("EUR")) == {day(1), day(2)}
 
     # A day package without an answer: the sync fails with the network's
     # status; the day verified before it is kept.
-    with encore.Store.open(str(tmp_path / "fresh.db"), raw_key=RAW_KEY) as fresh:
+    with encore.Client.open(str(tmp_path / "fresh.db"), raw_key=RAW_KEY, clock=clock, distribution=dist.url, trust=trust) as fresh:
         lost = lambda r: None if r.url.endswith("/date/" + day(1)) else perform(r)  # noqa: E731
-        op = sync_of(fresh, NOW, distribution=dist.url, trust=trust).operation(network="metered")
+        op = fresh.sync.operation(network="metered")
         urls = drive(op, answer=lost)
         assert urls[-1].endswith("/date/" + day(1))
         with pytest.raises(encore.NetworkError):
             op.result()
-        assert on(fresh).keyfiles.list("EUR") == [day(2)]
+        assert fresh.keyfiles.list("EUR") == [day(2)]
 
 
 def test_the_budget_counts_from_the_first_step(setup):
-    dist, trust, store = setup
-    op = sync_of(store, NOW, distribution=dist.url, trust=trust).operation(budget=60)
+    dist, trust, client, _ = setup
+    op = client.sync.operation(budget=60)
     _, request = op.next(NOW)
     op.feed_answer(request.id, *perform(request), now=NOW + 61)
     # The host's clock says the budget is spent: the sync stops cleanly,
@@ -305,18 +308,17 @@ def test_the_budget_counts_from_the_first_step(setup):
     op.compute(NOW + 61)
     assert op.next(NOW + 61) == ("done", None)
     report = op.result()
-    assert report.stopped_early and on(store).keyfiles.list("EUR") == []
+    assert report.stopped_early and client.keyfiles.list("EUR") == []
     assert any("budget" in w for w in report.warnings)
 
 
 def test_a_request_the_transport_refuses_fails_the_sync_and_counts_for_the_backoff(setup):
-    dist, trust, store = setup
+    dist, trust, client, clock = setup
     # Plain http is for this machine only: the built-in transport refuses it
     # before sending, outside the sync's machine; the failure still counts.
-    clock = TestClock(NOW)
-    s = sync_of(store, clock, transport=encore.Transport.curl(), distribution="http://192.0.2.1", trust=trust)
+    s = encore.Client(client.store, clock=clock, distribution="http://192.0.2.1", trust=trust).sync
     with pytest.raises(encore.InvalidArgumentError, match="plain http"):
         s.run()
-    clock.now = NOW + 60
+    clock.set(NOW + 60)
     plan = s.plan(trigger="periodic")
     assert plan.steps == () and NOW + 240 <= plan.next_due_at <= NOW + 360  # backing off: 5 min ± 20 %

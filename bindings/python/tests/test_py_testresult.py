@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from encore_testdata import REPO
+from encore_testdata import REPO, TestClock
 
 import encore
-from encore_clients import TestClock, on
 from encore import OwnKey, TestResultClient, Transport
 
 sys.path.insert(0, str(REPO / "Tests"))
@@ -39,11 +38,11 @@ def servers():
 
 @pytest.fixture
 def store(tmp_path):
-    with encore.Store.open(tmp_path / "s.db", raw_key=b"\x07" * 32) as st:
+    with encore.Store.open(tmp_path / "s.db", raw_key=b"\x07" * 32) as st, encore.Client(st, clock=NOW) as app:
         # Own keys of the last 16 days, today's included: 14 go.
         for age in range(16):
             day = NOW // DAY - age
-            on(st).own_keys.put(OwnKey(key_data=hashlib.sha256(b"%d" % age).digest()[:16], rolling_start_interval_number=day * 144,
+            app.own_keys.put(OwnKey(key_data=hashlib.sha256(b"%d" % age).digest()[:16], rolling_start_interval_number=day * 144,
                                   created=day * DAY))
         yield st
 
@@ -72,7 +71,8 @@ def test_guid_register_poll_positive_and_submit_14_enriched_keys(servers, store)
     state, v, s = servers
     state.set_result_for_guid(GUID, 0)
     clock = TestClock(NOW)
-    c = client(store, v, s, clock=clock)
+    app = encore.Client(store, clock=clock, verification=v.url, submission=s.url)
+    c = app.tests
     st = c.register(qr="https://localhost/?" + GUID)
     assert st.registered and st.key_type == "GUID" and st.result == "PENDING" and not st.notify
     assert st.next_poll_at == NOW + 120 * 60
@@ -93,7 +93,7 @@ def test_guid_register_poll_positive_and_submit_14_enriched_keys(servers, store)
     assert summary.keys == 14 and summary.check_ins == 0
     [sub] = s.submissions
     payload = sub.payload
-    own = sorted(on(store).own_keys.list(), key=lambda k: k.rolling_start_interval_number)[-14:]
+    own = sorted(app.own_keys.list(), key=lambda k: k.rolling_start_interval_number)[-14:]
     assert [k.key_data for k in payload.keys] == [k.key_data for k in own]
     today = (NOW + 8000) // DAY
     for k in payload.keys:

@@ -9,7 +9,7 @@ from typing import Iterator
 import pytest
 
 import encore
-from encore_clients import on
+from encore_testdata import TestClock
 from encore import tracing
 from encore.tracing import Calibration, ScanReport, ScanWindow, Tracer
 
@@ -18,17 +18,23 @@ MIDNIGHT = 19_000 * 86_400
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[encore.Store]:
-    with encore.Store.open(tmp_path / "t.db", raw_key=RAW) as s:
-        yield s
+def clock() -> TestClock:
+    return TestClock(MIDNIGHT)
+
+
+@pytest.fixture
+def client(tmp_path: Path, clock: TestClock) -> Iterator[encore.Client]:
+    """A store's client on the test's clock."""
+    with encore.Client.open(tmp_path / "t.db", raw_key=RAW, clock=clock) as c:
+        yield c
 
 
 def rpi(b: int) -> bytes:
     return bytes([b]) * 16
 
 
-def test_advertisement_rotates_within_ten_to_twenty_minutes(store: encore.Store) -> None:
-    with Tracer(on(store), random_seed=1) as t:
+def test_advertisement_rotates_within_ten_to_twenty_minutes(client: encore.Client, clock: TestClock) -> None:
+    with Tracer(client, random_seed=1) as t:
         t.start(MIDNIGHT + 3_600)
         a = t.advertisement(MIDNIGHT + 3_600)
         assert len(a.payload) == 20 and a.since == MIDNIGHT + 3_600
@@ -37,21 +43,22 @@ def test_advertisement_rotates_within_ten_to_twenty_minutes(store: encore.Store)
         b = t.advertisement(a.valid_until)
         assert b.since == a.valid_until and b.payload[:16] != a.payload[:16]
         # The payload is the store's own key's RPI of the interval.
-        assert a.payload == on(store, MIDNIGHT + 3_600).own_keys.advertisement(tx_power=-25, calibration_confidence=0)
+        clock.set(MIDNIGHT + 3_600)
+        assert a.payload == client.own_keys.advertisement(tx_power=-25, calibration_confidence=0)
         # A seeded tracer draws the same times again.
-    with Tracer(on(store), random_seed=1) as again:
+    with Tracer(client, random_seed=1) as again:
         again.start(MIDNIGHT + 3_600)
         assert again.advertisement(MIDNIGHT + 3_600).valid_until == a.valid_until
 
 
-def test_the_days_end_cuts_the_validity(store: encore.Store) -> None:
-    with Tracer(on(store), rotation_min_seconds=1_200) as t:
+def test_the_days_end_cuts_the_validity(client: encore.Client) -> None:
+    with Tracer(client, rotation_min_seconds=1_200) as t:
         t.start(MIDNIGHT - 700)
         assert t.advertisement(MIDNIGHT - 700).valid_until == MIDNIGHT
 
 
-def test_a_scan_becomes_one_sighting_per_rpi(store: encore.Store) -> None:
-    with Tracer(on(store)) as t:
+def test_a_scan_becomes_one_sighting_per_rpi(client: encore.Client) -> None:
+    with Tracer(client) as t:
         t.set_calibration(Calibration(tx_power=-20, rssi_correction=5))
         t.start(MIDNIGHT)
         w = t.next_scan(MIDNIGHT)
@@ -65,37 +72,38 @@ def test_a_scan_becomes_one_sighting_per_rpi(store: encore.Store) -> None:
         assert t.ingest_scan(w2, [ScanReport(rpi(1), b"\1\2\3\4", -70, w2.start)]).sightings_added == 1
         assert t.ingest_scan(w2, [ScanReport(rpi(1), b"\1\2\3\4", -70, w2.start)]).sightings_already_stored == 1
         t.stop(MIDNIGHT + 400)
-    rows = on(store).sightings.list()
+    rows = client.sightings.list()
     assert [(s.time, s.rpi, s.rssi, s.prev_scan) for s in rows] == [(MIDNIGHT + 1, rpi(1), -55, None), (MIDNIGHT + 300, rpi(1), -65, MIDNIGHT)]
-    assert [(e.time, e.active) for e in on(store).tracing_history.list()] == [(MIDNIGHT, True), (MIDNIGHT + 400, False)]
+    assert [(e.time, e.active) for e in client.tracing_history.list()] == [(MIDNIGHT, True), (MIDNIGHT + 400, False)]
 
 
-def test_calibration_adapter_and_status(store: encore.Store) -> None:
-    c = tracing.calibration(on(store))
+def test_calibration_adapter_and_status(client: encore.Client, clock: TestClock) -> None:
+    c = tracing.calibration(client)
     assert c.stored == Calibration() and c.confidence == 0 and c.tx_power == -25 and c.rssi_correction == 4
-    with Tracer(on(store)) as t:
+    with Tracer(client) as t:
         t.set_calibration(Calibration(tx_power=-17, rssi_correction=2))
-        assert tracing.calibration(on(store)).confidence == 2
+        assert tracing.calibration(client).confidence == 2
         t.set_calibration(Calibration(tx_power=-17, rssi_correction=2, confidence=3))
-        assert tracing.calibration(on(store)) == tracing.EffectiveCalibration(Calibration(-17, 2, 3), -17, 2, 3)
-        assert tracing.adapter(on(store)) is None
-        tracing.set_adapter(on(store), "hci0")
-        assert tracing.adapter(on(store)) == "hci0"
-        st = tracing.status(on(store, MIDNIGHT))
+        assert tracing.calibration(client) == tracing.EffectiveCalibration(Calibration(-17, 2, 3), -17, 2, 3)
+        assert tracing.adapter(client) is None
+        tracing.set_adapter(client, "hci0")
+        assert tracing.adapter(client) == "hci0"
+        st = tracing.status(client)
         assert not st.active and st.since is None and st.last_scan is None
         t.start(MIDNIGHT)
         t.ingest_scan(ScanWindow(MIDNIGHT, MIDNIGHT + 4), [ScanReport(rpi(9), b"\0\0\0\0", -50, MIDNIGHT + 1)])
-        st = tracing.status(on(store, MIDNIGHT + 100))
+        clock.set(MIDNIGHT + 100)
+        st = tracing.status(client)
         assert st == tracing.TracingStatus(True, MIDNIGHT, MIDNIGHT + 4, 1, 1, 100)
-        tracing.set_adapter(on(store), None)
-        assert tracing.adapter(on(store)) is None
+        tracing.set_adapter(client, None)
+        assert tracing.adapter(client) is None
     # The host's settings API cannot overwrite the library's tracing settings.
     with pytest.raises(encore.InvalidArgumentError):
-        store.set_setting("tracing.tx_power", "loud")
+        client.store.set_setting("tracing.tx_power", "loud")
 
 
-def test_refusals(store: encore.Store) -> None:
-    with Tracer(on(store)) as t:
+def test_refusals(client: encore.Client) -> None:
+    with Tracer(client) as t:
         with pytest.raises(encore.TracingInactiveError):
             t.advertisement(MIDNIGHT)
         with pytest.raises(encore.TracingInactiveError):
@@ -114,22 +122,22 @@ def test_refusals(store: encore.Store) -> None:
         with pytest.raises(encore.InvalidArgumentError):
             t.set_calibration(Calibration(confidence=4))
         with pytest.raises(encore.InvalidArgumentError):
-            tracing.set_adapter(on(store), "")
+            tracing.set_adapter(client, "")
     with pytest.raises(encore.InvalidArgumentError):
-        Tracer(on(store), scan_period_seconds=301)
+        Tracer(client, scan_period_seconds=301)
     with pytest.raises(encore.InvalidArgumentError):
-        Tracer(on(store), rotation_min_seconds=0)
-    assert on(store).sightings.count() == 0
+        Tracer(client, rotation_min_seconds=0)
+    assert client.sightings.count() == 0
 
 
 @pytest.mark.parametrize("now", [-(1 << 63), -1, 0, (1 << 63) - 1, 253_402_300_799])
-def test_every_clock_returns_or_raises(store: encore.Store, now: int) -> None:
+def test_every_clock_returns_or_raises(client: encore.Client, clock: TestClock, now: int) -> None:
     # Int64's ends, -1, 0 and the last second of 9999: each call returns or
     # raises an EncoreError, never traps.
-    with Tracer(on(store)) as t:
+    with Tracer(client) as t:
         for call in (lambda: t.start(now), lambda: t.advertisement(now), lambda: t.rotate(now), lambda: t.next_scan(now),
                      lambda: t.ingest_scan(ScanWindow(now, now), [ScanReport(rpi(1), b"\0\0\0\0", -50, now)]),
-                     lambda: t.ingest_scan(ScanWindow(max(now, 0), (1 << 63) - 1), []), lambda: tracing.status(on(store, now)),
+                     lambda: t.ingest_scan(ScanWindow(max(now, 0), (1 << 63) - 1), []), lambda: (clock.set(now), tracing.status(client)),
                      lambda: t.stop(now)):
             try:
                 call()

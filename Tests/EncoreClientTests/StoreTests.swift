@@ -6,6 +6,7 @@ import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import Foundation
 import Testing

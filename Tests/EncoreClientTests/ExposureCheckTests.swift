@@ -10,6 +10,7 @@ import EncoreStorage
 import EncoreSupport
 import EncoreSync
 import EncoreTestResults
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreTracing
 import Testing

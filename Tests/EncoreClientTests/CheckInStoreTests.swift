@@ -11,6 +11,7 @@ import EncoreStorage
 import EncoreSupport
 import EncoreSync
 import EncoreTestResults
+import EncoreFeatureTestSupport
 import EncoreTestSupport
 import Foundation
 import Testing
