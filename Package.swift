@@ -141,12 +141,12 @@ let package = Package(
                                                    "EncoreCheckIns", "EncoreTracing"]),
         // Test results (lab and rapid) and the submission of keys and check-ins.
         .target(name: "EncoreTestResults", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
-                                                         "EncoreExposure", "EncoreCheckIns", "CEncoreProto", "CProtobufC", "CCrypto"]),
+                                                         "EncoreExposure", "EncoreCheckIns", "CEncoreProto", "CProtobufC"]),
         // Background sync: CWA's distribution and DP-3T, the planner, the
         // app configuration, the sync state and the sync operation.
         .target(name: "EncoreSync", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
                                                   "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCheck",
-                                                  "CEncoreProto", "CProtobufC", "CCrypto"]),
+                                                  "CEncoreProto", "CProtobufC"]),
         // Silent push: the rule, the registration and its wire formats
         // (the registry service uses them).
         .target(name: "EncorePush", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "CEncoreProto", "CProtobufC"]),
