@@ -115,7 +115,7 @@ let package = Package(
         // tables, errors, JSON and operations. Each declares its own error
         // kinds (`extension EncoreError.Kind`).
         // Key files: the export format, signatures, trust lists, the cache.
-        .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
+        .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "CEncoreProto", "CProtobufC", "CEncoreShim"]),
         // Exposure notification: own keys and RPIs, sightings, the tracing
         // history, the matching engine, windows and the v1 summary.
         .target(name: "EncoreExposure", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim", "CCrypto"]),
@@ -159,7 +159,7 @@ let package = Package(
         // (their tables, the facts one feature asks of another); the C
         // handle, the CLI and (through C) Python reach every feature
         // through it.
-        .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
+        .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
                                                     "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),
         // What tests, the bench and the demo make (key files, signatures, a
@@ -190,7 +190,7 @@ let package = Package(
         // What the tool and the daemons share: the store key from the
         // environment or a credential, --trust and the sync's servers, a
         // daemon's clock, log, exit statuses and --config file.
-        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
                                                             .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // encore-tracingd's link to BlueZ over sd-bus, in C: sd-bus's vtable
         // macros do not import into Swift.
