@@ -118,7 +118,7 @@ let package = Package(
         .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "CEncoreProto", "CProtobufC", "CEncoreShim"]),
         // Exposure notification: own keys and RPIs, sightings, the tracing
         // history, the matching engine, windows and the v1 summary.
-        .target(name: "EncoreExposure", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim", "CCrypto"]),
+        .target(name: "EncoreExposure", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim"]),
         // CWA's risk models (v2 on windows, v1) and their configurations.
         .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreExposure"]),
         // CrowdNotifier (SwissCovid, NotifyMe), pure: its BLS12-381 in
@@ -137,7 +137,7 @@ let package = Package(
                                                       "EncoreCrowdNotifier", "CEncoreProto", "CProtobufC", "CCrypto", "CQRencode"]),
         // The exposure check: matching, risk and check-in risk combined,
         // its results.
-        .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
+        .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
                                                    "EncoreCheckIns", "EncoreTracing"]),
         // Test results (lab and rapid) and the submission of keys and check-ins.
         .target(name: "EncoreTestResults", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
@@ -241,17 +241,18 @@ let package = Package(
         // EncoreTestSupport is what several of them share (fixtures, check-in
         // samples, the test data's place, a temporary directory); it ships in
         // no product.
-        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
+        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
                 path: "Tests/EncoreTestSupport"),
         // A test target a module, named after it: the modules it tests and what it needs.
         .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport", "EncoreExposure", "EncoreKeyFiles"]),
+        .testTarget(name: "EncoreCryptoTests", dependencies: ["EncoreCrypto", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreFixtures", "EncoreTestSupport", "CEncoreProto", "CEncoreShim", "CZlib"]),
         .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreClient", "EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "CEncoreShim"]),
         .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreExposure", "EncoreSupport", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreClient", "EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL", "EncoreKeyFiles", "EncoreExposure", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreTracing"]),
         .testTarget(name: "EncoreHTTPTests", dependencies: ["EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
         .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles"]),
         .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreClient", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport"]),

@@ -28,3 +28,15 @@ public enum Digest {
         return out
     }
 }
+
+extension Digest {
+    /// HMAC-SHA256(key, data): HKDF's steps, check-in reports' MACs.
+    package static func hmacSHA256(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        guard HMAC(EVP_sha256(), key, Int32(key.count), data, data.count, &out, &length) != nil, length == 32 else {
+            throw EncoreError(.internalError, "libcrypto HMAC-SHA256 failed")
+        }
+        return out
+    }
+}

@@ -1,4 +1,5 @@
 import Dispatch
+import EncoreCrypto
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport

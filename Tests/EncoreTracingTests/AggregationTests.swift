@@ -1,4 +1,5 @@
 import EncoreCheck
+import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
