@@ -127,14 +127,14 @@ let package = Package(
         // of trace keys against a visit's hours, the authority's side. No
         // store: the visits and their matches are the check-ins' tables.
         .target(name: "EncoreCrowdNotifier", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto",
-                                                           "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
+                                                           "CEncoreProto", "CProtobufC", "CEncorePairing", "CSodium"]),
         // Check-ins: CWA event registration (QR codes and the app's rules,
         // warnings, presence tracing risk, the organizer side) and the one
         // list of visits, CWA's and CrowdNotifier's, in one table: a
         // CrowdNotifier venue's hours and matches stored, trace keys
         // matched into the store.
         .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk",
-                                                      "EncoreCrowdNotifier", "CEncoreProto", "CProtobufC", "CCrypto", "CQRencode"]),
+                                                      "EncoreCrowdNotifier", "CEncoreProto", "CProtobufC", "CQRencode"]),
         // The exposure check: matching, risk and check-in risk combined,
         // its results.
         .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
