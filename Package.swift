@@ -122,10 +122,10 @@ let package = Package(
         // tables, errors, JSON and operations. Each declares its own error
         // kinds (`extension EncoreError.Kind`).
         // Key files: the export format, signatures, trust lists, the cache.
-        .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "CEncoreProto", "CProtobufC", "CEncoreShim", "CCrypto"]),
+        .target(name: "EncoreKeyFiles", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "CEncoreProto", "CProtobufC", "CEncoreShim"]),
         // Exposure notification: own keys and RPIs, sightings, the tracing
         // history, the matching engine, windows and the v1 summary.
-        .target(name: "EncoreExposure", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim", "CCrypto"]),
+        .target(name: "EncoreExposure", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "CEncoreShim"]),
         // CWA's risk models (v2 on windows, v1) and their configurations.
         .target(name: "EncoreRisk", dependencies: ["EncoreSupport", "EncoreExposure"]),
         // CrowdNotifier (SwissCovid, NotifyMe), pure: its BLS12-381 in
@@ -134,26 +134,26 @@ let package = Package(
         // of trace keys against a visit's hours, the authority's side. No
         // store: the visits and their matches are the check-ins' tables.
         .target(name: "EncoreCrowdNotifier", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto",
-                                                           "CEncoreProto", "CProtobufC", "CCrypto", "CEncorePairing", "CSodium"]),
+                                                           "CEncoreProto", "CProtobufC", "CEncorePairing", "CSodium"]),
         // Check-ins: CWA event registration (QR codes and the app's rules,
         // warnings, presence tracing risk, the organizer side) and the one
         // list of visits, CWA's and CrowdNotifier's, in one table: a
         // CrowdNotifier venue's hours and matches stored, trace keys
         // matched into the store.
         .target(name: "EncoreCheckIns", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk",
-                                                      "EncoreCrowdNotifier", "CEncoreProto", "CProtobufC", "CCrypto", "CQRencode"]),
+                                                      "EncoreCrowdNotifier", "CEncoreProto", "CProtobufC", "CQRencode"]),
         // The exposure check: matching, risk and check-in risk combined,
         // its results.
-        .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
+        .target(name: "EncoreCheck", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure", "EncoreRisk",
                                                    "EncoreCheckIns", "EncoreTracing"]),
         // Test results (lab and rapid) and the submission of keys and check-ins.
         .target(name: "EncoreTestResults", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
-                                                         "EncoreExposure", "EncoreCheckIns", "CEncoreProto", "CProtobufC", "CCrypto"]),
+                                                         "EncoreExposure", "EncoreCheckIns", "CEncoreProto", "CProtobufC"]),
         // Background sync: CWA's distribution and DP-3T, the planner, the
         // app configuration, the sync state and the sync operation.
         .target(name: "EncoreSync", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles",
                                                   "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCheck",
-                                                  "CEncoreProto", "CProtobufC", "CCrypto"]),
+                                                  "CEncoreProto", "CProtobufC"]),
         // Silent push: the rule, the registration and its wire formats
         // (the registry service uses them).
         .target(name: "EncorePush", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "CEncoreProto", "CProtobufC"]),
@@ -166,7 +166,7 @@ let package = Package(
         // (their tables, the facts one feature asks of another); the C
         // handle, the CLI and (through C) Python reach every feature
         // through it.
-        .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
+        .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
                                                     "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),
         // What tests, the bench and the demo make (key files, signatures, a
@@ -197,7 +197,7 @@ let package = Package(
         // What the tool and the daemons share: the store key from the
         // environment or a credential, --trust and the sync's servers, a
         // daemon's clock, log, exit statuses and --config file.
-        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
                                                             .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // encore-tracingd's link to BlueZ over sd-bus, in C: sd-bus's vtable
         // macros do not import into Swift.
@@ -253,18 +253,19 @@ let package = Package(
         // features' fixtures (key files and their keys, signers, protobuf
         // and check-in samples) for the tests of the features they are of.
         .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport"], path: "Tests/EncoreTestSupport"),
-        .target(name: "EncoreFeatureTestSupport", dependencies: ["EncoreTestSupport", "EncoreSupport", "EncoreWire", "EncoreKeyFiles", "EncoreExposure",
+        .target(name: "EncoreFeatureTestSupport", dependencies: ["EncoreTestSupport", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure",
                                                                 "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
                 path: "Tests/EncoreFeatureTestSupport"),
         // A test target a module, named after it: the modules it tests and what it needs.
         .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport"]),
+        .testTarget(name: "EncoreCryptoTests", dependencies: ["EncoreCrypto", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport", "CEncoreProto", "CEncoreShim", "CZlib"]),
         .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport", "CEncoreShim"]),
         .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreExposure", "EncoreSupport", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL"]),
         .testTarget(name: "EncoreHTTPTests", dependencies: ["EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
         .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles"]),
         .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreSupport", "EncoreTestSupport", "EncoreFeatureTestSupport"]),
         .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreCheckIns", "EncoreCrowdNotifier", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport"]),

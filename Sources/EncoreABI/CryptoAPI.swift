@@ -32,12 +32,12 @@ func write(_ bytes: [UInt8], to out: UnsafeMutablePointer<UInt8>?, _ capacity: I
 
 /// RPIK = HKDF-SHA256(TEK, no salt, "EN-RPIK", 16) into out[16].
 @c public func encore_rpik_derive(_ tek: UnsafePointer<UInt8>?, _ tek_len: Int, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
-    guarded { try write(ENCrypto.rpik(tek: key16(tek, tek_len, "tek")).bytes, to: out, out_len, "out") }
+    guarded { try write(ENFKeySchedule.rpik(tek: key16(tek, tek_len, "tek")).bytes, to: out, out_len, "out") }
 }
 
 /// AEMK = HKDF-SHA256(TEK, no salt, "EN-AEMK", 16) into out[16].
 @c public func encore_aemk_derive(_ tek: UnsafePointer<UInt8>?, _ tek_len: Int, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
-    guarded { try write(ENCrypto.aemk(tek: key16(tek, tek_len, "tek")).bytes, to: out, out_len, "out") }
+    guarded { try write(ENFKeySchedule.aemk(tek: key16(tek, tek_len, "tek")).bytes, to: out, out_len, "out") }
 }
 
 /// The RPIs of intervals start ..< start + count (count 1...144) under an
@@ -45,7 +45,7 @@ func write(_ bytes: [UInt8], to out: UnsafeMutablePointer<UInt8>?, _ capacity: I
 @c public func encore_rpis_derive(_ rpik: UnsafePointer<UInt8>?, _ rpik_len: Int, _ start_interval: UInt32, _ count: UInt32, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
     guarded {
         guard (1 ... 144).contains(count) else { throw EncoreError(.invalidArgument, "count must be 1...144, not \(count)") }
-        let rpis = try ENCrypto.rpis(rpik: key16(rpik, rpik_len, "rpik"), start: start_interval, count: Int(count))
+        let rpis = try ENFKeySchedule.rpis(rpik: key16(rpik, rpik_len, "rpik"), start: start_interval, count: Int(count))
         try write(rpis.flatMap(\.bytes), to: out, out_len, "out")
     }
 }
@@ -55,7 +55,7 @@ func write(_ bytes: [UInt8], to out: UnsafeMutablePointer<UInt8>?, _ capacity: I
 @c public func encore_aem_crypt(_ aemk: UnsafePointer<UInt8>?, _ aemk_len: Int, _ rpi: UnsafePointer<UInt8>?, _ rpi_len: Int, _ metadata: UnsafePointer<UInt8>?, _ metadata_len: Int, _ out: UnsafeMutablePointer<UInt8>?, _ out_len: Int) -> encore_status {
     guarded {
         let m = Array(try buffer(metadata, metadata_len, "metadata"))
-        let aem = try ENCrypto.aem(aemk: key16(aemk, aemk_len, "aemk"), rpi: key16(rpi, rpi_len, "rpi"), metadata: m)
+        let aem = try ENFKeySchedule.aem(aemk: key16(aemk, aemk_len, "aemk"), rpi: key16(rpi, rpi_len, "rpi"), metadata: m)
         if !aem.isEmpty { try write(aem, to: out, out_len, "out") }
     }
 }

@@ -1,5 +1,6 @@
 import EncoreCheck
 import EncoreCheckIns
+import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles

@@ -1,4 +1,3 @@
-import CCrypto
 import CSodium
 import EncoreCrypto
 import EncoreSupport
@@ -22,30 +21,9 @@ public enum CrowdNotifierCrypto {
 
     /// HKDF-SHA256(IKM = payload, salt = empty, info = "CrowdNotifier_v3", L = 96).
     package static func nonces(payload: [UInt8]) -> Nonces {
-        let okm = hkdfSHA256(ikm: payload, info: Array("CrowdNotifier_v3".utf8), length: 96)
+        // HKDF fails only when libcrypto cannot allocate (HMAC): nothing a caller could do.
+        let okm = (try? HKDF.sha256(ikm: payload, info: Array("CrowdNotifier_v3".utf8), length: 96)) ?? [UInt8](repeating: 0, count: 96)
         return Nonces(preId: Array(okm[0 ..< 32]), timeKey: Array(okm[32 ..< 64]), notificationKey: Array(okm[64 ..< 96]))
-    }
-
-    /// RFC 5869 with an empty salt (HMAC keys shorter than the block are
-    /// zero-padded, so an empty salt is HashLen zero bytes).
-    static func hkdfSHA256(ikm: [UInt8], info: [UInt8], length: Int) -> [UInt8] {
-        let prk = hmacSHA256(key: [UInt8](repeating: 0, count: 32), data: ikm)
-        var out: [UInt8] = [], t: [UInt8] = []
-        var counter: UInt8 = 1
-        while out.count < length {
-            t = hmacSHA256(key: prk, data: t + info + [counter])
-            out += t
-            counter &+= 1
-        }
-        return Array(out.prefix(length))
-    }
-
-    static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        // HMAC fails only when libcrypto cannot allocate.
-        _ = HMAC(EVP_sha256(), key, Int32(key.count), data, data.count, &out, &length)
-        return out
     }
 
     /// SHA-256("CN-PREID" ‖ payload ‖ noncePreId).

@@ -1,4 +1,5 @@
 import CEncoreShim
+import EncoreCrypto
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
@@ -124,12 +125,12 @@ package final class KeyMatcher {
 
         // Decrypt the metadata; keep plausible TX power; guard against replay.
         let key = c.key
-        let aemk = try ENCrypto.aemk(tek: key.keyData)
+        let aemk = try ENFKeySchedule.aemk(tek: key.keyData)
         var firstSeen: [KeyData: Int64] = [:]
         for o in candidates { firstSeen[o.rpi] = min(firstSeen[o.rpi] ?? .max, o.time) }
         var sightings: [MatchedSighting] = []
         for o in candidates {
-            let metadata = try ENCrypto.aem(aemk: aemk, rpi: o.rpi, metadata: o.aemBytes)
+            let metadata = try ENFKeySchedule.aem(aemk: aemk, rpi: o.rpi, metadata: o.aemBytes)
             let txPower = Int(Int8(bitPattern: metadata[1]))
             guard txPower >= options.txPowerMinimum, txPower <= options.txPowerMaximum else { continue }
             guard o.time - (firstSeen[o.rpi] ?? o.time) <= options.replaySeconds else { continue }

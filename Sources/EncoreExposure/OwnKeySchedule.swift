@@ -31,9 +31,9 @@ public struct OwnKeySchedule: Sendable {
         guard calibrationConfidence <= 3 else { throw EncoreError(.invalidArgument, "calibration confidence must be 0...3") }
         let key = try currentKey(now: now)
         guard let interval = ENInterval.number(unixSeconds: now) else { throw EncoreError(.invalidArgument, "now is out of range") }
-        let rpi = try ENCrypto.rpi(rpik: ENCrypto.rpik(tek: key.keyData), interval: interval)
+        let rpi = try ENFKeySchedule.rpi(rpik: ENFKeySchedule.rpik(tek: key.keyData), interval: interval)
         let metadata: [UInt8] = [0x40 | (calibrationConfidence << 2), UInt8(bitPattern: txPower), 0, 0]
-        return rpi.bytes + (try ENCrypto.aem(aemk: ENCrypto.aemk(tek: key.keyData), rpi: rpi, metadata: metadata))
+        return rpi.bytes + (try ENFKeySchedule.aem(aemk: ENFKeySchedule.aemk(tek: key.keyData), rpi: rpi, metadata: metadata))
     }
 
     /// The own keys of the last `days` UTC days up to `now` (today's

@@ -40,19 +40,19 @@ package struct SimulatedContact: Sendable {
     /// contact made at `sentAt` (the contact's clock).
     package func sighting(sentAt: Int64, heardAt: Int64? = nil, rssi: Int8, previousScan: Int64? = nil,
                           metadata: [UInt8]? = nil) throws -> Sighting {
-        let rpi = try ENCrypto.rpi(rpik: ENCrypto.rpik(tek: tek), interval: UInt32(sentAt / ENInterval.seconds))
-        let aem = try ENCrypto.aem(aemk: ENCrypto.aemk(tek: tek), rpi: rpi, metadata: metadata ?? self.metadata)
+        let rpi = try ENFKeySchedule.rpi(rpik: ENFKeySchedule.rpik(tek: tek), interval: UInt32(sentAt / ENInterval.seconds))
+        let aem = try ENFKeySchedule.aem(aemk: ENFKeySchedule.aemk(tek: tek), rpi: rpi, metadata: metadata ?? self.metadata)
         return try Sighting(time: heardAt ?? sentAt, rpi: rpi, aemBytes: aem, rssi: rssi, previousScan: previousScan)
     }
 
     /// One sighting per scan, `spacing` seconds apart from `from` (no
     /// clock drift), each noting the scan one spacing before.
     package func sightings(from: Int64, scans: Int, spacing: Int64, rssi: Int8) throws -> [Sighting] {
-        let rpik = try ENCrypto.rpik(tek: tek), aemk = try ENCrypto.aemk(tek: tek)
+        let rpik = try ENFKeySchedule.rpik(tek: tek), aemk = try ENFKeySchedule.aemk(tek: tek)
         return try (0 ..< scans).map { i in
             let t = from + Int64(i) * spacing
-            let rpi = try ENCrypto.rpi(rpik: rpik, interval: UInt32(t / ENInterval.seconds))
-            return try Sighting(time: t, rpi: rpi, aemBytes: ENCrypto.aem(aemk: aemk, rpi: rpi, metadata: metadata),
+            let rpi = try ENFKeySchedule.rpi(rpik: rpik, interval: UInt32(t / ENInterval.seconds))
+            return try Sighting(time: t, rpi: rpi, aemBytes: ENFKeySchedule.aem(aemk: aemk, rpi: rpi, metadata: metadata),
                                    rssi: rssi, previousScan: t - spacing)
         }
     }

@@ -1,4 +1,3 @@
-import CCrypto
 import CEncoreSQL
 import EncoreCrypto
 import EncoreStorage
@@ -20,20 +19,6 @@ public struct CachedKeyFileInfo: Equatable, Sendable {
     public var size: Int
     /// Unix seconds it was downloaded.
     public var downloaded: Int64
-}
-
-/// SHA-256 through libcrypto.
-package enum PackageDigest {
-    package static func sha256(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        var empty: UInt8 = 0
-        let ok = withUnsafePointer(to: &empty) { e in
-            EVP_Digest(bytes.count > 0 ? bytes.baseAddress : UnsafeRawPointer(e), bytes.count, &out, &length, EVP_sha256(), nil)
-        }
-        guard ok == 1, length == 32 else { throw EncoreError(.internalError, "libcrypto SHA-256 failed") }
-        return out
-    }
 }
 
 /// The local key cache: the diagnosis key files (zip files) a host has
@@ -162,7 +147,7 @@ extension Store {
         try cachedKeyFileRow("sha256, content", region, identifier) { s in
             let stored = s.blob(0)
             let content = try s.columnBytes(1)
-            guard try PackageDigest.sha256(content) == stored else {
+            guard try Digest.sha256(content) == stored else {
                 throw EncoreError(.storeCorrupt, "the store is damaged: key file \(identifier) of region \(region) does not match its stored SHA-256")
             }
             return try body(content)
@@ -204,7 +189,7 @@ extension StoreWriter {
         if let etag { try StoreText.checkName(etag, "etag", allowEmpty: true) }
         try StoreText.checkBlob(content.count, "key file content")
         guard downloaded >= 0 else { throw EncoreError(.invalidArgument, "the download time must not be negative") }
-        let digest = try PackageDigest.sha256(content)
+        let digest = try Digest.sha256(content)
         let s = try connection.prepare("""
             INSERT OR REPLACE INTO key_files (region, identifier, etag, sha256, content, downloaded)
             VALUES (?, ?, ?, ?, ?, ?)

@@ -1,11 +1,7 @@
-import CCrypto
 import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
 import EncoreWire
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// How a key file's signature turned out.
 public struct SignatureOutcome: Equatable, Sendable {
@@ -77,7 +73,7 @@ package enum SignatureVerifier {
                 failure = failure ?? outcome("unsupported signature algorithm \(s.info.signatureAlgorithm ?? "(none)")")
                 continue
             }
-            guard isStrictDER(s.der) else {
+            guard ECDSASignature.isStrictDER(s.der) else {
                 failure = failure ?? outcome("the signature by \(describe(s.info)) is not a strict DER ECDSA signature")
                 continue
             }
@@ -117,23 +113,6 @@ package enum SignatureVerifier {
             if let n = s.batchNum, n != num || (s.batchSize ?? size) != size {
                 throw EncoreError(.batch, "a signature names batch \(n) of \(s.batchSize ?? size), export.bin batch \(num) of \(size)")
             }
-        }
-    }
-
-    /// DER as the ECDSA standard demands: decoding consumes every byte and
-    /// re-encoding gives the same bytes (no BER length forms, no padding).
-    package static func isStrictDER(_ der: [UInt8]) -> Bool {
-        guard !der.isEmpty else { return false }
-        return der.withUnsafeBufferPointer { buf -> Bool in
-            var p: UnsafePointer<UInt8>? = buf.baseAddress
-            guard let sig = d2i_ECDSA_SIG(nil, &p, buf.count) else { ERR_clear_error(); return false }
-            defer { ECDSA_SIG_free(sig) }
-            guard let start = buf.baseAddress, let end = p, end - start == buf.count else { return false }
-            var out: UnsafeMutablePointer<UInt8>? = nil
-            let n = i2d_ECDSA_SIG(sig, &out)
-            guard n > 0, let out else { return false }
-            defer { CRYPTO_free(out, #fileID, #line) }
-            return Int(n) == buf.count && memcmp(out, start, buf.count) == 0
         }
     }
 }

@@ -1,4 +1,3 @@
-import CCrypto
 import EncoreCheck
 import EncoreCheckIns
 import EncoreCrypto
@@ -54,7 +53,7 @@ public enum DP3TProtocol {
             guard let tag = r.header("x-key-bundle-tag") else { throw EncoreError(.protocolError, "DP-3T: the answer has no x-key-bundle-tag") }
             try checkTag(tag)
             guard let token = r.header("Signature") else { throw EncoreError(.signatureMissing, "DP-3T: the answer is not signed (no Signature header)") }
-            guard try JWS.signedContentHash(token, key: key) == sha256(r.body) else {
+            guard try JWS.signedContentHash(token, key: key) == Digest.sha256(r.body) else {
                 throw EncoreError(.signatureInvalid, "DP-3T: the JWT's content-hash is not the body's SHA-256")
             }
             return .keys(body: r.body, tag: tag)
@@ -67,12 +66,5 @@ public enum DP3TProtocol {
         default:
             throw ServerAnswer.error(r, "the DP-3T backend")
         }
-    }
-
-
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
-        return digest
     }
 }

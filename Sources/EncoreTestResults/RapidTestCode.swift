@@ -144,10 +144,10 @@ public struct RapidTestCode: Sendable, Equatable {
         } else {
             text = "\(timestamp)#\(salt)"
         }
-        return Hex.encode(TestKey.sha256(Array(text.utf8)))
+        return Hex.encode(Digest.sha256(Array(text.utf8)))
     }
 
     /// The registration key: lowercase hex SHA-256 of the hash's 64
     /// characters as the code carries them (not of the bytes they encode).
-    public var registrationKey: String { Hex.encode(TestKey.sha256(Array(hash.utf8))) }
+    public var registrationKey: String { Hex.encode(Digest.sha256(Array(hash.utf8))) }
 }

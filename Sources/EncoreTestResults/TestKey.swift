@@ -1,4 +1,3 @@
-import CCrypto
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
@@ -63,7 +62,7 @@ public enum TestKey: Sendable, Equatable {
     }
 
     public static func teleTANCheckCharacter(_ body: String) -> Character {
-        let digit = Hex.encode(sha256(Array(body.utf8))).uppercased().first ?? "0"
+        let digit = Hex.encode(Digest.sha256(Array(body.utf8))).uppercased().first ?? "0"
         return digit == "0" ? "G" : digit == "1" ? "H" : digit
     }
 
@@ -72,7 +71,7 @@ public enum TestKey: Sendable, Equatable {
     /// as it is.
     public var serverKey: String {
         switch self {
-        case .guid(let g): return Hex.encode(Self.sha256(Array(g.utf8)))
+        case .guid(let g): return Hex.encode(Digest.sha256(Array(g.utf8)))
         case .teleTAN(let t): return t
         case .rapid(let code): return code.registrationKey
         }
@@ -97,12 +96,6 @@ public enum TestKey: Sendable, Equatable {
         }
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let ddMMyyyy = two(day) + two(month) + String(year)
-        return "x" + String(Hex.encode(Self.sha256(Array((guid + ddMMyyyy).utf8))).dropFirst())
-    }
-
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
-        return digest
+        return "x" + String(Hex.encode(Digest.sha256(Array((guid + ddMMyyyy).utf8))).dropFirst())
     }
 }

@@ -1,3 +1,4 @@
+import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreStorage
@@ -31,7 +32,7 @@ struct OwnRPIs {
         byKey = byKey.filter { current.contains($0.key) }
         for key in keys where byKey[key] == nil {
             guard let start = UInt32(exactly: key.rollingStartIntervalNumber) else { continue }
-            byKey[key] = try ENCrypto.rpis(rpik: ENCrypto.rpik(tek: key.keyData), start: start, count: Int(key.rollingPeriod))
+            byKey[key] = try ENFKeySchedule.rpis(rpik: ENFKeySchedule.rpik(tek: key.keyData), start: start, count: Int(key.rollingPeriod))
         }
         all = Set(byKey.values.joined())
     }

@@ -1,5 +1,6 @@
 import EncoreCheck
 import EncoreClient
+import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles

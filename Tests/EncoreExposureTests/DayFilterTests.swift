@@ -50,7 +50,7 @@ import Testing
                 let tek = Fixtures.key(7_000 + 3 * k + e).keyData
                 let start = Self.day0 + 144 * Int64(k % 5) + shape.offset
                 jobs.append(job(tek, start: start, count: shape.count))
-                let rpis = try ENCrypto.rpis(rpik: ENCrypto.rpik(tek: tek), start: UInt32(start), count: Int(shape.count))
+                let rpis = try ENFKeySchedule.rpis(rpik: ENFKeySchedule.rpik(tek: tek), start: UInt32(start), count: Int(shape.count))
                 for j in Set([0, Int(shape.count) / 2, Int(shape.count) - 1]) {
                     heard.append(Sighting(rpi: rpis[j], interval: start + Int64(j) + delta))
                 }
@@ -58,7 +58,7 @@ import Testing
         }
         let late = Fixtures.key(7_999).keyData, lateStart = Self.day0 + 144
         jobs.append(job(late, start: lateStart, count: 144))
-        let lateRPIs = try ENCrypto.rpis(rpik: ENCrypto.rpik(tek: late), start: UInt32(lateStart), count: 144)
+        let lateRPIs = try ENFKeySchedule.rpis(rpik: ENFKeySchedule.rpik(tek: late), start: UInt32(lateStart), count: 144)
         heard.append(Sighting(rpi: lateRPIs[5], interval: lateStart + 5 + 3 * 144 + drift + 1))
         for i in 0 ..< 3_000 { heard.append(Sighting(rpi: Fixtures.key(80_000 + i).keyData, interval: Self.day0 - 200 + Int64(i % 1_400))) }
         heard.sort { $0.interval < $1.interval }

@@ -11,7 +11,7 @@ import CEncoreShim
 import Testing
 
 /// The matching kernel's paths (SHA-NI or OpenSSL for HKDF; VAES, AES-NI or
-/// OpenSSL for AES) against ENCrypto (OpenSSL's EVP/HMAC).
+/// OpenSSL for AES) against ENFKeySchedule (OpenSSL's EVP/HMAC).
 @Suite struct KernelTests {
     /// Every combination of features this CPU has, down to OpenSSL alone.
     static let modes: [Int32] = (0 ... ENC_KERNEL_ALL).filter { $0 & enc_kernel_features() == $0 }
@@ -36,9 +36,9 @@ import Testing
             let tek = Fixtures.key(i).keyData
             let start = UInt32(2_650_000 + i * 37), count = UInt32(1 + (i * 53) % 144)
             let (rpik, rpis) = derive(ctx, tek, start: start, count: count)
-            let expectedRPIK = try ENCrypto.rpik(tek: tek)
+            let expectedRPIK = try ENFKeySchedule.rpik(tek: tek)
             #expect(rpik == expectedRPIK, "key \(i)")
-            #expect(rpis == (try ENCrypto.rpis(rpik: expectedRPIK, start: start, count: Int(count))), "key \(i)")
+            #expect(rpis == (try ENFKeySchedule.rpis(rpik: expectedRPIK, start: start, count: Int(count))), "key \(i)")
         }
         // The published vectors, and an interval number whose bytes carry.
         let tek = try #require(Hex.decode("75c734c6dd1a782de7a965da5eb93125").flatMap(KeyData.init))
@@ -46,7 +46,7 @@ import Testing
         #expect(rpik.hex == "185ad91db69ec7dd048960f1f3ba6175")
         #expect(rpis[0].hex == "8be6cd371c5c891604bfbe49df845096")
         let (_, carry) = derive(ctx, tek, start: 0x0000_FFF0, count: 144)
-        #expect(carry == (try ENCrypto.rpis(rpik: rpik, start: 0x0000_FFF0, count: 144)))
+        #expect(carry == (try ENFKeySchedule.rpis(rpik: rpik, start: 0x0000_FFF0, count: 144)))
     }
 
     /// enc_match_keys over batches of every size around the HKDF lane count
@@ -65,7 +65,7 @@ import Testing
                 job.start = start
                 job.count = count
                 jobs.append(job)
-                let rpis = try ENCrypto.rpis(rpik: try ENCrypto.rpik(tek: tek), start: start, count: Int(count))
+                let rpis = try ENFKeySchedule.rpis(rpik: try ENFKeySchedule.rpik(tek: tek), start: start, count: Int(count))
                 for j in Set([0, Int(count) / 2, Int(count) - 1]).sorted() where k % 3 != 1 { // every third key unheard
                     heard.append(rpis[j])
                     expected.append((UInt32(k), UInt32(j), rpis[j]))

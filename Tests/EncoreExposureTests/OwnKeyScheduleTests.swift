@@ -44,9 +44,9 @@ import Testing
         #expect(payload.count == 20)
         let key = try OwnKeySchedule(store: s).currentKey(now: t0)
         let interval = UInt32((t0 + 1_234) / 600)
-        let rpi = try ENCrypto.rpi(rpik: ENCrypto.rpik(tek: key.keyData), interval: interval)
+        let rpi = try ENFKeySchedule.rpi(rpik: ENFKeySchedule.rpik(tek: key.keyData), interval: interval)
         #expect(Array(payload.prefix(16)) == rpi.bytes)
-        let metadata = try ENCrypto.aem(aemk: ENCrypto.aemk(tek: key.keyData), rpi: rpi, metadata: Array(payload.suffix(4)))
+        let metadata = try ENFKeySchedule.aem(aemk: ENFKeySchedule.aemk(tek: key.keyData), rpi: rpi, metadata: Array(payload.suffix(4)))
         #expect(metadata == [0x40 | (2 << 2), UInt8(bitPattern: -8), 0, 0])
     }
 

@@ -1,4 +1,5 @@
 import EncoreCheckIns
+import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles

@@ -33,9 +33,9 @@ import Testing
         #expect(ad.payload.count == 20 && ad.since == midnight + 3_600 && ad.validUntil == midnight + 3_600 + 900)
         #expect(ad.interval == UInt32((midnight + 3_600) / 600))
         let key = try OwnKeySchedule(store: s).currentKey(now: midnight + 3_600)
-        let rpi = try ENCrypto.rpi(rpik: ENCrypto.rpik(tek: key.keyData), interval: ad.interval)
+        let rpi = try ENFKeySchedule.rpi(rpik: ENFKeySchedule.rpik(tek: key.keyData), interval: ad.interval)
         #expect(Array(ad.payload[0 ..< 16]) == rpi.bytes)
-        let metadata = try ENCrypto.aem(aemk: ENCrypto.aemk(tek: key.keyData), rpi: rpi, metadata: Array(ad.payload[16 ..< 20]))
+        let metadata = try ENFKeySchedule.aem(aemk: ENFKeySchedule.aemk(tek: key.keyData), rpi: rpi, metadata: Array(ad.payload[16 ..< 20]))
         #expect(metadata == [0x40 | (2 << 2), UInt8(bitPattern: -17), 0, 0])
     }
 
@@ -120,7 +120,7 @@ import Testing
         let own = ScanReport(serviceData: ad.payload, rssi: -30, time: t0 + 1)!
         // The own key's RPI of the next interval too (a second adapter hears it later).
         let key = try OwnKeySchedule(store: s).currentKey(now: t0)
-        let next = try ENCrypto.rpi(rpik: ENCrypto.rpik(tek: key.keyData), interval: ad.interval + 1)
+        let next = try ENFKeySchedule.rpi(rpik: ENFKeySchedule.rpik(tek: key.keyData), interval: ad.interval + 1)
         let w = try t.nextScan(now: t0)
         let reports = [own, ScanReport(rpi: next, aem: 0, rssi: -30, time: t0 + 2), ScanReport(rpi: rpi(3), aem: 1, rssi: -50, time: t0 + 2)]
         let r = try t.ingestScan(window: w, reports: reports)

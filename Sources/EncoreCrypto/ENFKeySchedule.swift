@@ -1,12 +1,8 @@
-import CCrypto
-import EncoreCrypto
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// The Exposure Notification key schedule (ENF v1.2), byte-exact:
 /// TEK → RPIK → RPI(j) and TEK → AEMK → AEM, through libcrypto.
-public enum ENCrypto {
+public enum ENFKeySchedule {
     package static let rpikInfo = Array("EN-RPIK".utf8)
     package static let aemkInfo = Array("EN-AEMK".utf8)
 
@@ -51,39 +47,8 @@ public enum ENCrypto {
         return zip(metadata, stream).map { $0 ^ $1 }
     }
 
-    private static func hkdf16(_ ikm: KeyData, info: [UInt8]) throws -> KeyData {
-        // HKDF with L ≤ 32: PRK = HMAC(salt = 32 zero bytes, IKM); T(1) = HMAC(PRK, info ‖ 0x01).
-        let salt = [UInt8](repeating: 0, count: 32)
-        let prk = try ikm.withUnsafeBytes { try hmacSHA256(key: salt, data: Array($0)) }
-        let t1 = try hmacSHA256(key: prk, data: info + [0x01])
-        return t1.withUnsafeBytes { KeyData(UnsafeRawBufferPointer(rebasing: $0.prefix(16))) } // HMAC-SHA256 gives 32 bytes
-    }
-
-    package static func hmacSHA256(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        guard HMAC(EVP_sha256(), key, Int32(key.count), data, data.count, &out, &length) != nil, length == 32 else {
-            throw EncoreError(.internalError, "libcrypto HMAC-SHA256 failed")
-        }
-        return out
-    }
-}
-
-/// AES-128 in ECB mode without padding, through libcrypto EVP.
-package enum AES128 {
-    package static func ecb(key: UnsafeRawBufferPointer, _ input: [UInt8]) throws -> [UInt8] {
-        guard key.count == 16, input.count % 16 == 0 else {
-            throw EncoreError(.invalidArgument, "AES-128-ECB needs a 16-byte key and whole blocks")
-        }
-        guard let ctx = EVP_CIPHER_CTX_new() else { throw EncoreError(.outOfMemory, "cannot allocate a cipher context") }
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        var out = [UInt8](repeating: 0, count: input.count + 16)
-        var written: Int32 = 0
-        guard EVP_EncryptInit_ex(ctx, EVP_aes_128_ecb(), nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nil) == 1,
-              EVP_CIPHER_CTX_set_padding(ctx, 0) == 1,
-              EVP_EncryptUpdate(ctx, &out, &written, input, Int32(input.count)) == 1, Int(written) == input.count else {
-            throw EncoreError(.internalError, "libcrypto AES-128-ECB failed")
-        }
-        return Array(out.prefix(input.count))
+    private static func hkdf16(_ tek: KeyData, info: [UInt8]) throws -> KeyData {
+        let okm = try tek.withUnsafeBytes { try HKDF.sha256(ikm: Array($0), info: info, length: 16) }
+        return okm.withUnsafeBytes { KeyData($0) } // HKDF gives exactly the 16 bytes asked for
     }
 }

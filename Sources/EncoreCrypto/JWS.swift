@@ -1,16 +1,9 @@
-import CCrypto
-import EncoreCrypto
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A compact JWS signed with ES256 (ECDSA P-256, SHA-256; the signature is
 /// r ‖ s, 32 bytes each): DP-3T and NotifyMe backends sign their answers so,
 /// their claims carrying the SHA-256 of the body.
 public enum JWS {
-    /// The claims of `token` when its signature verifies with `key` and its
-    /// header names ES256; INVALID signatures and malformed tokens throw
-    /// .signatureInvalid / .signatureMalformed.
     /// The content hash an answer's `Signature` JWT claims, once the JWT
     /// verified with `key` (the caller compares it with the body's SHA-256).
     public static func signedContentHash(_ token: String, key: PublicKey) throws -> [UInt8] {
@@ -21,6 +14,9 @@ public enum JWS {
         return claimed
     }
 
+    /// The claims of `token` when its signature verifies with `key` and its
+    /// header names ES256; INVALID signatures and malformed tokens throw
+    /// .signatureInvalid / .signatureMalformed.
     public static func verifiedClaims(_ token: String, key: PublicKey) throws -> JSONValue {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64.decodeURL(String(parts[0])), let claims = Base64.decodeURL(String(parts[1])),
@@ -30,7 +26,7 @@ public enum JWS {
         guard case .string("ES256")? = (try? JSONParser.parse(header))?["alg"] else {
             throw EncoreError(.signatureMalformed, "the JWT is not signed with ES256")
         }
-        guard signature.count == 64, let der = der(r: Array(signature[0 ..< 32]), s: Array(signature[32 ..< 64])) else {
+        guard signature.count == 64, let der = ECDSASignature.der(r: Array(signature[0 ..< 32]), s: Array(signature[32 ..< 64])) else {
             throw EncoreError(.signatureMalformed, "an ES256 signature is 64 bytes")
         }
         let signed = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
@@ -41,20 +37,5 @@ public enum JWS {
         do { return try JSONParser.parse(claims) } catch {
             throw EncoreError(.signatureMalformed, "the JWT's claims are not JSON")
         }
-    }
-
-    /// The DER form of an ECDSA signature from its two halves.
-    static func der(r: [UInt8], s: [UInt8]) -> [UInt8]? {
-        guard let sig = ECDSA_SIG_new() else { return nil }
-        defer { ECDSA_SIG_free(sig) }
-        let br = r.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
-        let bs = s.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
-        guard let br, let bs else { BN_free(br); BN_free(bs); return nil }
-        guard ECDSA_SIG_set0(sig, br, bs) == 1 else { BN_free(br); BN_free(bs); return nil }
-        var out: UnsafeMutablePointer<UInt8>?
-        let n = i2d_ECDSA_SIG(sig, &out)
-        guard n > 0, let out else { return nil }
-        defer { CRYPTO_free(out, #fileID, #line) }
-        return Array(UnsafeBufferPointer(start: out, count: Int(n)))
     }
 }

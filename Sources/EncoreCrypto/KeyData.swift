@@ -1,7 +1,4 @@
-import EncoreCrypto
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// 16 bytes of key material (a TEK, RPI or derived key) held inline: no heap
 /// allocation per key, hashable for look-ups.

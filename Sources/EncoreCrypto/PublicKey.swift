@@ -1,9 +1,5 @@
 import CCrypto
-import EncoreCrypto
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
-
 /// A trusted ECDSA P-256 public key (libcrypto EVP_PKEY). Read-only after
 /// creation, so one key may verify on several threads at once.
 public final class PublicKey: @unchecked Sendable {
@@ -77,34 +73,5 @@ public final class PublicKey: @unchecked Sendable {
         var length = 0
         guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else { return nil }
         return String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-/// The digests a key file signature can use.
-package enum DigestAlgorithm: Sendable, CaseIterable {
-    case sha256, sha512
-
-    /// From SignatureInfo.signature_algorithm: the ECDSA OIDs, or the string
-    /// very early files carry instead.
-    package init?(signatureAlgorithm: String?) {
-        switch signatureAlgorithm {
-        case "1.2.840.10045.4.3.2", "ECDSA p-256 SHA-256": self = .sha256
-        case "1.2.840.10045.4.3.4": self = .sha512
-        default: return nil
-        }
-    }
-
-    package var md: OpaquePointer? {
-        switch self {
-        case .sha256: return EVP_sha256()
-        case .sha512: return EVP_sha512()
-        }
-    }
-
-    package func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard EVP_Digest(bytes.baseAddress, bytes.count, &out, &length, md, nil) == 1 else { return nil }
-        return Array(out.prefix(Int(length)))
     }
 }
