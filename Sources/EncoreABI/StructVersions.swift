@@ -42,3 +42,8 @@ extension encore_client_options: GrownStruct {
 extension encore_check_options: GrownStruct {
     static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.full) ?? MemoryLayout<Self>.size }
 }
+
+/// Before the typical RSSI (has_typical_rssi, typical_rssi): such a caller's sightings have typical = rssi.
+extension encore_sighting: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.has_typical_rssi) ?? MemoryLayout<Self>.size }
+}

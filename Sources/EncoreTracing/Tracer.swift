@@ -162,8 +162,8 @@ public final class Tracer: Sendable {
     }
 
     /// Stores what one scan in `window` heard: one sighting per RPI (first
-    /// heard, the maximal corrected RSSI, the previous scan's start as
-    /// prev_scan), in one transaction; the device's own RPIs (any it
+    /// heard, the maximal and the typical corrected RSSI, the previous scan's
+    /// start as prev_scan), in one transaction; the device's own RPIs (any it
     /// broadcast in the store's retention window), repeats and reports
     /// without an RSSI dropped. Call it before stop(). A report's
     /// time must not be negative.
@@ -185,7 +185,7 @@ public final class Tracer: Sendable {
             let backwards = s.lastScanStart.map { window.start < $0 } ?? false
             let previous = repeated ? s.lastScanPrevious : backwards ? nil : s.lastScanStart
             let rows = folded.sightings.map {
-                Sighting(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, previousScan: previous)
+                Sighting(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, typicalRSSI: $0.typicalRSSI, previousScan: previous)
             }
             var result = ScanIngestResult()
             result.reports = reports.count

@@ -101,6 +101,8 @@ static void test_scans_and_history(void) {
     size_t copied = 0;
     CHECK(encore_sighting_copy(store_client(store), 0, INT64_MAX, 0, rows, sizeof rows[0], 3, &copied) == ENCORE_OK && copied == 2);
     CHECK(rows[0].time == MIDNIGHT + 1 && rows[0].rssi == -60 + 3 && rows[0].has_prev_scan == 0);
+    /* The mean of the two reports beside the strongest; one report: typical = rssi. */
+    CHECK(rows[0].has_typical_rssi == 1 && rows[0].typical_rssi == -65 + 3 && rows[1].has_typical_rssi == 0);
     CHECK(rows[1].time == MIDNIGHT + 301 && rows[1].has_prev_scan == 1 && rows[1].prev_scan == MIDNIGHT);
 
     encore_tracing_status st;

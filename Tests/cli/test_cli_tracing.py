@@ -65,9 +65,9 @@ def test_sightings_list(db: Path) -> None:
     traced(db)
     rows = json.loads(ok(run("sightings", "list", "--db", db, "--json")))
     assert rows == [
-        {"time": MIDNIGHT + 1, "rpi": "01" * 16, "aem": "aabbccdd", "rssi": -64 + 6, "prevScan": None},
-        {"time": MIDNIGHT + 3, "rpi": "02" * 16, "aem": "00000001", "rssi": -80 + 6, "prevScan": None},
-        {"time": MIDNIGHT + 301, "rpi": "03" * 16, "aem": "00000002", "rssi": -50 + 6, "prevScan": MIDNIGHT},
+        {"time": MIDNIGHT + 1, "rpi": "01" * 16, "aem": "aabbccdd", "rssi": -64 + 6, "typicalRssi": -67 + 6, "prevScan": None},
+        {"time": MIDNIGHT + 3, "rpi": "02" * 16, "aem": "00000001", "rssi": -80 + 6, "typicalRssi": -80 + 6, "prevScan": None},
+        {"time": MIDNIGHT + 301, "rpi": "03" * 16, "aem": "00000002", "rssi": -50 + 6, "typicalRssi": -50 + 6, "prevScan": MIDNIGHT},
     ]
     since = json.loads(ok(run("sightings", "list", "--db", db, "--since", MIDNIGHT + 3, "--json")))
     assert [r["rpi"] for r in since] == ["02" * 16, "03" * 16]

@@ -381,6 +381,9 @@ class encore_sighting(ctypes.Structure):
         ('rpi', ctypes.c_uint8 * 16),
         ('aem', ctypes.c_uint8 * 4),
         ('reserved2', ctypes.c_uint32),
+        ('has_typical_rssi', ctypes.c_uint8),
+        ('typical_rssi', ctypes.c_int8),
+        ('reserved3', ctypes.c_uint8 * 6),
     ]
     struct_size: int
     rssi: int
@@ -391,6 +394,9 @@ class encore_sighting(ctypes.Structure):
     rpi: ctypes.Array[ctypes.c_uint8]
     aem: ctypes.Array[ctypes.c_uint8]
     reserved2: int
+    has_typical_rssi: int
+    typical_rssi: int
+    reserved3: ctypes.Array[ctypes.c_uint8]
 
 
 class encore_own_key(ctypes.Structure):

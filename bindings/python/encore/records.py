@@ -94,14 +94,16 @@ class Sighting:
     time: int                         # unix seconds
     rpi: bytes                        # 16 bytes
     aem: bytes                        # 4 bytes
-    rssi: int                         # dBm
+    rssi: int                         # dBm; of a scan's reports folded, the strongest (the minimum attenuation's)
     prev_scan: Optional[int] = None   # unix seconds of the previous scan, when known
+    typical_rssi: Optional[int] = None  # dBm, the mean of a scan's reports (the typical attenuation's); None: rssi
 
     @classmethod
     def from_c(cls, o: _ffi.encore_sighting) -> Self:
         """The value of a C encore_sighting."""
         return cls(time=o.time, rpi=bytes(o.rpi), aem=bytes(o.aem), rssi=o.rssi,
-                   prev_scan=o.prev_scan if o.has_prev_scan else None)
+                   prev_scan=o.prev_scan if o.has_prev_scan else None,
+                   typical_rssi=o.typical_rssi if o.has_typical_rssi else None)
 
     def to_c(self) -> _ffi.encore_sighting:
         """The C encore_sighting of this value (fields checked to fit)."""
@@ -113,6 +115,8 @@ class Sighting:
         o.rssi = checked_int(self.rssi, 8, "rssi")
         o.has_prev_scan = 0 if self.prev_scan is None else 1
         o.prev_scan = 0 if self.prev_scan is None else checked_int(self.prev_scan, 64, "prev_scan")
+        o.has_typical_rssi = 0 if self.typical_rssi is None else 1
+        o.typical_rssi = 0 if self.typical_rssi is None else checked_int(self.typical_rssi, 8, "typical_rssi")
         return o
 
 
