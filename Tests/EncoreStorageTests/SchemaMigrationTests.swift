@@ -96,7 +96,8 @@ import Testing
         #expect(try store.integrityProblems() == nil)
     }
 
-    /// Issue 46: sightings gain a typical RSSI (exposure's step). An old store's sightings
+    /// Issue 46: sightings gain a typical RSSI (exposure's step) and tracing
+    /// a count of what its cap dropped (tracing's). An old store's sightings
     /// read with typical = strongest RSSI (so typical = minimum attenuation,
     /// as before); new ones keep both.
     @Test(arguments: [1, 6]) func oldSightingsReadTheirRSSIAsTypical(_ legacy: Int) throws {
@@ -110,11 +111,13 @@ import Testing
         }
         let store = try Store(path: path, key: Self.key)
         #expect(try store.tableVersions()["exposure"] == StoreTables.exposure.version)
+        #expect(try store.tableVersions()["tracing"] == StoreTables.tracing.version)
         let old = try #require(try store.sightings().first)
         #expect(old.rssi == -61 && old.typicalRSSI == -61 && old.previousScan == 700)
         let key = try #require(KeyData([UInt8](repeating: 0xcd, count: 16)))
         try store.addSightings([Sighting(time: 2000, rpi: key, aem: 5, rssi: -50, typicalRSSI: -58)])
         #expect(try store.sightings().map(\.typicalRSSI) == [-61, -58])
+        #expect(try store.droppedSightings().isEmpty)
         #expect(try store.integrityProblems() == nil)
     }
 
@@ -126,7 +129,8 @@ import Testing
             let store = try Store(path: dir.file("s\(features.count).db"), key: Self.key, features: features)
             try store.addTracingEvent(time: 100, active: true)
             #expect(try store.lastTracingEvent() == TracingEvent(time: 100, active: true))
-            }
+            #expect(try store.tableVersions()["tracing"] == StoreTables.tracing.version)
+        }
     }
 
     /// A feature's tables from a newer encore are refused, and the file is

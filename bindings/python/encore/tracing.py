@@ -72,6 +72,7 @@ class ScanResult:
     own_reports: int
     repeated_reports: int
     invalid_reports: int
+    sightings_over_cap: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +101,9 @@ class TracingStatus:
     rpis_last_hour: int
     rpis_last_14_days: int
     active_seconds_last_14_days: int
+    sightings_today: int
+    sightings_dropped_today: int
+    sightings_dropped_last_14_days: int
 
 
 def _fixed(value: bytes, size: int, what: str) -> bytes:
@@ -124,7 +128,7 @@ class Tracer(Closeable):
 
     def __init__(self, client: Client, *, random_seed: int | None = None, scan_window_seconds: int | None = None,
                  scan_period_seconds: int | None = None, rotation_min_seconds: int | None = None,
-                 rotation_max_seconds: int | None = None) -> None:
+                 rotation_max_seconds: int | None = None, max_sightings_per_day: int | None = None) -> None:
         options = _ffi.encore_tracer_options()
         lib.encore_tracer_options_init(ctypes.byref(options), ctypes.sizeof(options))
         if random_seed is not None:
@@ -136,6 +140,10 @@ class Tracer(Closeable):
                             ("rotation_min_seconds", rotation_min_seconds), ("rotation_max_seconds", rotation_max_seconds)):
             if value is not None:
                 setattr(options, name, checked_int(value, 64, name))
+        if max_sightings_per_day is not None:
+            if checked_int(max_sightings_per_day, 64, "max_sightings_per_day") < 0:
+                raise ValueError("max_sightings_per_day must not be negative")
+            options.max_sightings_per_day = max_sightings_per_day
         out = ctypes.POINTER(_ffi.encore_tracer)()
         client._c.call("encore_tracer_new", ctypes.byref(options), ctypes.byref(out))
         self._handle = Handle(out, lib.encore_tracer_free, "Tracer")
@@ -181,7 +189,8 @@ class Tracer(Closeable):
         self._call("encore_tracer_ingest_scan", ctypes.byref(w), array, size, len(rows), ctypes.byref(result))
         return ScanResult(reports=result.reports, sightings_added=result.sightings_added,
                           sightings_already_stored=result.sightings_already_stored, own_reports=result.own_reports,
-                          repeated_reports=result.repeated_reports, invalid_reports=result.invalid_reports)
+                          repeated_reports=result.repeated_reports, invalid_reports=result.invalid_reports,
+                          sightings_over_cap=result.sightings_over_cap)
 
     def set_calibration(self, calibration: Calibration) -> None:
         """Stores the calibration; the next payload carries it."""
@@ -222,9 +231,12 @@ def adapter(client: Client) -> str | None:
 
 
 def status(client: Client) -> TracingStatus:
-    """At the client's time: on or off and since when, the last scan, the RPIs heard in the last hour and 14 days."""
+    """At the client's time: on or off and since when, the last scan, the RPIs heard in the last hour and 14 days,
+    today's sightings and those the cap on a day's sightings dropped today and in the days kept."""
     st = sized(_ffi.encore_tracing_status)
     client._c.call("encore_tracing_get_status", ctypes.byref(st))
     return TracingStatus(active=bool(st.active), since=st.since if st.has_since else None,
                          last_scan=st.last_scan if st.has_last_scan else None, rpis_last_hour=st.rpis_last_hour,
-                         rpis_last_14_days=st.rpis_last_14_days, active_seconds_last_14_days=st.active_seconds_last_14_days)
+                         rpis_last_14_days=st.rpis_last_14_days, active_seconds_last_14_days=st.active_seconds_last_14_days,
+                         sightings_today=st.sightings_today, sightings_dropped_today=st.sightings_dropped_today,
+                         sightings_dropped_last_14_days=st.sightings_dropped_last_14_days)
