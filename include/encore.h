@@ -509,6 +509,11 @@ typedef struct encore_sighting {
     uint8_t rpi[16];
     uint8_t aem[4];
     uint32_t reserved2;       /**< must be 0 */
+    /* Appended in 1.1 (a caller built before passes a smaller struct_size: typical = rssi): */
+    uint8_t has_typical_rssi; /**< 1: typical_rssi is the mean RSSI of the reports this sighting folds (rssi their
+                                 strongest); 0: typical = rssi (one report). Copied out: 1 when it differs */
+    int8_t typical_rssi;      /**< dBm; the typical attenuation's, as rssi is the minimum's */
+    uint8_t reserved3[6];     /**< must be 0 */
 } encore_sighting;
 
 /** One of the device's own temporary exposure keys. */
@@ -2543,6 +2548,10 @@ typedef struct encore_tracer_options {
     int64_t scan_period_seconds;    /**< default 300, start to start; at most 300 (ENF: a scan at least every 5 minutes) */
     int64_t rotation_min_seconds;   /**< default 600: a payload lasts 10 to 20 minutes */
     int64_t rotation_max_seconds;   /**< default 1200; at most 86400 */
+    /* Appended in 1.1 (a caller built before passes a smaller struct_size and gets the default): */
+    uint64_t max_sightings_per_day; /**< default 200000 (0: the default); 10 to 2147483647. Past it a UTC day's
+                                       sightings are dropped and counted: new RPIs from 90% of it, RPIs already
+                                       kept that day at it (docs/tracing.md) */
 } encore_tracer_options;
 
 /** The BLE service data to broadcast for UUID 0xFD6F, and until when. */
@@ -2584,6 +2593,8 @@ typedef struct encore_scan_result {
     uint64_t own_reports;               /**< reports of the device's own RPIs */
     uint64_t repeated_reports;          /**< reports folded into an earlier one of the same RPI */
     uint64_t invalid_reports;           /**< no RSSI, or another AEM than the RPI's first report */
+    /* Appended in 1.1: */
+    uint64_t sightings_over_cap;        /**< dropped by max_sightings_per_day (counted in the status) */
 } encore_scan_result;
 
 /** The device's Bluetooth calibration (for a device Google's table does not
@@ -2613,6 +2624,10 @@ typedef struct encore_tracing_status {
     uint64_t rpis_last_hour;            /**< distinct RPIs heard in the hour up to now */
     uint64_t rpis_last_14_days;         /**< distinct RPIs heard in the 14 days up to now */
     int64_t active_seconds_last_14_days; /**< tracing time in the 14 days up to now (CWA needs 24 h) */
+    /* Appended in 1.1: */
+    uint64_t sightings_today;           /**< sightings stored on now's UTC day */
+    uint64_t sightings_dropped_today;   /**< sightings the cap (max_sightings_per_day) dropped on now's UTC day */
+    uint64_t sightings_dropped_last_14_days; /**< and on the days kept (14) */
 } encore_tracing_status;
 
 /** Writes the default tracer options to *options (pass sizeof *options):
@@ -2660,10 +2675,12 @@ encore_status encore_tracer_next_scan(encore_tracer *tracer, int64_t now, encore
 
 /** Stores what one scan in *window heard: `count` reports (`element_size`
  * bytes apart: pass sizeof *reports) become one sighting per RPI (first
- * heard, the maximal RSSI after the calibration's correction, the previous
- * scan's start), written in one transaction: all or none. The device's
- * own RPIs, repeats and reports without an RSSI are dropped. *result (may
- * be NULL) tells what happened. ENCORE_ERR_TRACING_INACTIVE while off. */
+ * heard, the maximal and the mean RSSI after the calibration's correction,
+ * the previous scan's start), written in one transaction: all or none. The
+ * device's own RPIs, repeats and reports without an RSSI are dropped, and
+ * sightings past the tracer's max_sightings_per_day (counted per day in the
+ * status). *result (may be NULL) tells what happened.
+ * ENCORE_ERR_TRACING_INACTIVE while off. */
 encore_status encore_tracer_ingest_scan(encore_tracer *tracer, const encore_scan_window *window, const encore_scan_report *reports, size_t element_size, size_t count, encore_scan_result *result);
 
 /** Stores the device's calibration (has_* 0: not measured, the default
@@ -2685,7 +2702,8 @@ encore_status encore_tracing_get_adapter(encore_client *client, encore_bytes *na
 
 /** Writes the tracing status at the client's time to *status: on or off and since
  * when, the last scan, the distinct RPIs heard in the last hour and 14
- * days, and the tracing time in the last 14 days. */
+ * days, the tracing time in the last 14 days, today's sightings and the
+ * sightings the cap dropped today and in the days kept. */
 encore_status encore_tracing_get_status(encore_client *client, encore_tracing_status *status);
 
 /** @} */ /* section_tracing */

@@ -160,8 +160,9 @@ func storeOptions(_ pointer: UnsafePointer<encore_store_options>?) throws -> Sto
         let s = try clientStore(client)
         let given: [encore_sighting] = try readInputs(sightings, elementSize: element_size, count: count, "sightings")
         let rows = try given.enumerated().map { i, o in
-            guard o.has_prev_scan <= 1, o.reserved.0 == 0, o.reserved.1 == 0, o.reserved2 == 0 else {
-                throw EncoreError(.invalidArgument, "sightings[\(i)]: has_prev_scan must be 0 or 1 and reserved bytes 0")
+            guard o.has_prev_scan <= 1, o.has_typical_rssi <= 1, o.reserved.0 == 0, o.reserved.1 == 0, o.reserved2 == 0,
+                  withUnsafeBytes(of: o.reserved3, { $0.allSatisfy { $0 == 0 } }) else {
+                throw EncoreError(.invalidArgument, "sightings[\(i)]: has_prev_scan and has_typical_rssi must be 0 or 1 and reserved bytes 0")
             }
             return Sighting(o)
         }
@@ -194,7 +195,8 @@ extension Sighting {
         var aem = o.aem
         self.init(time: o.time, rpi: withUnsafeBytes(of: &rpi) { KeyData($0) },
                   aem: withUnsafeBytes(of: &aem) { $0.loadUnaligned(as: UInt32.self) },
-                  rssi: o.rssi, previousScan: o.has_prev_scan == 1 ? o.prev_scan : nil)
+                  rssi: o.rssi, typicalRSSI: o.has_typical_rssi == 1 ? o.typical_rssi : nil,
+                  previousScan: o.has_prev_scan == 1 ? o.prev_scan : nil)
     }
 }
 
@@ -206,6 +208,8 @@ extension encore_sighting {
         prev_scan = o.previousScan ?? 0
         has_prev_scan = o.previousScan == nil ? 0 : 1
         rssi = o.rssi
+        has_typical_rssi = o.typicalRSSI == o.rssi ? 0 : 1
+        typical_rssi = o.typicalRSSI == o.rssi ? 0 : o.typicalRSSI
         o.rpi.withUnsafeBytes { src in withUnsafeMutableBytes(of: &rpi) { $0.copyMemory(from: src) } }
         withUnsafeBytes(of: o.aem) { src in withUnsafeMutableBytes(of: &aem) { $0.copyMemory(from: src) } }
     }

@@ -42,3 +42,23 @@ extension encore_client_options: GrownStruct {
 extension encore_check_options: GrownStruct {
     static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.full) ?? MemoryLayout<Self>.size }
 }
+
+/// Before the typical RSSI (has_typical_rssi, typical_rssi): such a caller's sightings have typical = rssi.
+extension encore_sighting: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.has_typical_rssi) ?? MemoryLayout<Self>.size }
+}
+
+/// Before the cap on sightings a day (max_sightings_per_day): such a caller's tracers get the default cap.
+extension encore_tracer_options: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.max_sightings_per_day) ?? MemoryLayout<Self>.size }
+}
+
+/// Before the cap on sightings a day (sightings_over_cap).
+extension encore_scan_result: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.sightings_over_cap) ?? MemoryLayout<Self>.size }
+}
+
+/// Before the cap on sightings a day (sightings_today and the dropped counts).
+extension encore_tracing_status: GrownStruct {
+    static var firstVersionSize: Int { MemoryLayout<Self>.offset(of: \.sightings_today) ?? MemoryLayout<Self>.size }
+}

@@ -32,6 +32,7 @@ public typealias encore_tracer_ptr = OpaquePointer
         o.scan_period_seconds = ScanSchedule.enf.periodSeconds
         o.rotation_min_seconds = RotationSchedule.enf.minimumSeconds
         o.rotation_max_seconds = RotationSchedule.enf.maximumSeconds
+        o.max_sightings_per_day = UInt64(SightingCap.defaultPerDay)
     }
 }
 
@@ -45,14 +46,21 @@ public typealias encore_tracer_ptr = OpaquePointer
         let s = try clientStore(client)
         var scan = ScanSchedule.enf, rotation = RotationSchedule.enf
         var random = systemRandomSeconds
-        if let options {
-            let o = try checkedStruct(options, "encore_tracer_options_init")
+        var cap = SightingCap.default
+        // A struct of before the cap reads 0 there: the default.
+        if let o: encore_tracer_options = try readInput(options, "options") {
             guard o.has_random_seed <= 1 else { throw EncoreError(.invalidArgument, "options.has_random_seed must be 0 or 1") }
             scan = ScanSchedule(windowSeconds: o.scan_window_seconds, periodSeconds: o.scan_period_seconds)
             rotation = RotationSchedule(minimumSeconds: o.rotation_min_seconds, maximumSeconds: o.rotation_max_seconds)
             if o.has_random_seed == 1 { random = seededRandomSeconds(seed: o.random_seed) }
+            if o.max_sightings_per_day != 0 {
+                guard let n = Int(exactly: o.max_sightings_per_day) else {
+                    throw EncoreError(.invalidArgument, "options.max_sightings_per_day must be 10 to \(Int32.max)")
+                }
+                cap = try SightingCap(perDay: n)
+            }
         }
-        try output(out, "out") { retainedHandle(try Tracer(store: s, scanSchedule: scan, rotation: rotation, random: random)) }
+        try output(out, "out") { retainedHandle(try Tracer(store: s, scanSchedule: scan, rotation: rotation, sightingCap: cap, random: random)) }
     }
 }
 
@@ -114,10 +122,12 @@ public typealias encore_tracer_ptr = OpaquePointer
 
 /// Stores what one scan in *window heard: `count` reports (`element_size`
 /// bytes apart: pass sizeof *reports) become one sighting per RPI (first
-/// heard, the maximal RSSI after the calibration's correction, the previous
-/// scan's start), written in one transaction: all or none. The device's
-/// own RPIs, repeats and reports without an RSSI are dropped. *result (may
-/// be NULL) tells what happened. ENCORE_ERR_TRACING_INACTIVE while off.
+/// heard, the maximal and the mean RSSI after the calibration's correction,
+/// the previous scan's start), written in one transaction: all or none. The
+/// device's own RPIs, repeats and reports without an RSSI are dropped, and
+/// sightings past the tracer's max_sightings_per_day (counted per day in the
+/// status). *result (may be NULL) tells what happened.
+/// ENCORE_ERR_TRACING_INACTIVE while off.
 @c public func encore_tracer_ingest_scan(_ tracer: encore_tracer_ptr?, _ window: UnsafePointer<encore_scan_window>?, _ reports: UnsafePointer<encore_scan_report>?, _ element_size: Int, _ count: Int, _ result: UnsafeMutablePointer<encore_scan_result>?) -> encore_status {
     guarded {
         let t = try borrow(tracer, as: Tracer.self, "tracer")
@@ -133,7 +143,8 @@ public typealias encore_tracer_ptr = OpaquePointer
         if let result {
             try writeOutput(encore_scan_result(struct_size: 0, reserved: 0, reports: UInt64(r.reports), sightings_added: UInt64(r.sightingsAdded),
                                                sightings_already_stored: UInt64(r.sightingsAlreadyStored), own_reports: UInt64(r.ownReports),
-                                               repeated_reports: UInt64(r.repeatedReports), invalid_reports: UInt64(r.invalidReports)),
+                                               repeated_reports: UInt64(r.repeatedReports), invalid_reports: UInt64(r.invalidReports),
+                                               sightings_over_cap: UInt64(r.sightingsOverCap)),
                             to: result, "result")
         }
     }
@@ -185,7 +196,8 @@ public typealias encore_tracer_ptr = OpaquePointer
 
 /// Writes the tracing status at the client's time to *status: on or off and since
 /// when, the last scan, the distinct RPIs heard in the last hour and 14
-/// days, and the tracing time in the last 14 days.
+/// days, the tracing time in the last 14 days, today's sightings and the
+/// sightings the cap dropped today and in the days kept.
 @c public func encore_tracing_get_status(_ client: encore_client_ptr?, _ status: UnsafeMutablePointer<encore_tracing_status>?) -> encore_status {
     guarded {
         let (s, now) = try clientStoreNow(client)
@@ -194,7 +206,9 @@ public typealias encore_tracer_ptr = OpaquePointer
         try writeOutput(encore_tracing_status(struct_size: 0, active: st.active ? 1 : 0, has_since: st.since == nil ? 0 : 1,
                                               has_last_scan: st.lastScan == nil ? 0 : 1, since: st.since ?? 0, last_scan: st.lastScan ?? 0,
                                               rpis_last_hour: UInt64(st.rpisLastHour), rpis_last_14_days: UInt64(st.rpisLast14Days),
-                                              active_seconds_last_14_days: st.activeSecondsLast14Days), to: status, "status")
+                                              active_seconds_last_14_days: st.activeSecondsLast14Days,
+                                              sightings_today: UInt64(st.sightingsToday), sightings_dropped_today: UInt64(st.sightingsDroppedToday),
+                                              sightings_dropped_last_14_days: UInt64(st.sightingsDroppedLast14Days)), to: status, "status")
     }
 }
 

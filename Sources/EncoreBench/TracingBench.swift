@@ -51,6 +51,7 @@ enum TracingBench {
         let sightings = rows.reduce(0) { $0 + $1.count }
         var ok = true
         var tracing = Samples(), store = Samples(), fold = Samples()
+        var storeBytes = 0
         let path = dir + "/tracing-bench.db"
         for run in 0 ... runs {
             StoreBench.remove(path)
@@ -58,15 +59,22 @@ enum TracingBench {
             let tracer = try Tracer(store: s1, random: seededRandomSeconds(seed: 1))
             try tracer.start(now: t0)
             _ = try tracer.advertisement(now: t0)
-            var added = 0
+            var added = 0, overCap = 0
             let ingest = try Timing.time {
-                for scan in day { added += try tracer.ingestScan(window: scan.window, reports: scan.reports).sightingsAdded }
+                for scan in day {
+                    let r = try tracer.ingestScan(window: scan.window, reports: scan.reports)
+                    added += r.sightingsAdded
+                    overCap += r.sightingsOverCap
+                }
             }
             let stored = try s1.countSightings()
-            if added != sightings || stored != sightings {
-                print("ERROR: the tracing stored \(added) sightings of \(sightings)")
+            if added != sightings || stored != sightings || overCap != 0 {
+                print("ERROR: the tracing stored \(added) sightings of \(sightings) (\(overCap) over the cap)")
                 ok = false
             }
+            // The day's store on disk (the database and its journal): what
+            // the cap on a day's sightings bounds.
+            storeBytes = ["", "-wal", "-journal"].reduce(0) { $0 + fileBytes(path + $1) }
             StoreBench.remove(path)
             let s2 = try Store(path: path, key: .raw(StoreBench.rawKey))
             let insert = try Timing.time {
@@ -98,10 +106,18 @@ enum TracingBench {
         let ratio = tracingRate / storeRate
         print("  tracing / store insert: \(Format.ratio(ratio)); \(Format.grouped(Int(Double(reports) / tracing.median))) reports/s; "
             + "a day's ingestion \(Format.ms(tracing.median)) (\(Format.fixed(tracing.median / Double(scans) * 1_000, 2)) ms a scan)")
+        print("  the day's store: \(Format.mb(storeBytes)), \(storeBytes / max(sightings, 1)) bytes a sighting; at the cap "
+            + "(\(Format.grouped(SightingCap.defaultPerDay)) a day) 14 days take about "
+            + "\(Format.mb(storeBytes / max(sightings, 1) * SightingCap.defaultPerDay * 14))")
         let summary = ["tracing, a crowded day (\(devices) devices, \(scans) scans, \(Format.grouped(reports)) reports, "
             + "\(Format.grouped(sightings)) sightings): \(Format.grouped(Int(tracingRate))) sightings/s = \(Format.ratio(ratio)) "
             + "the store's own insert rate (\(Format.grouped(Int(storeRate))) rows/s)"]
         return (ok, summary)
+    }
+
+    static func fileBytes(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
     }
 
     /// One scan's reports: every device, about 16 times, in the 4 seconds,

@@ -27,7 +27,9 @@ struct SightingsList: ParsableCommand {
             One line a sighting: its time (UTC), RPI and AEM in hex, RSSI in dBm (with this \
             device's RSSI correction added, as tracing stores it) and the \
             previous scan's time when known. With --json an array of \
-            {time, rpi, aem, rssi, prevScan} (times in unix seconds, bytes in hex).
+            {time, rpi, aem, rssi, typicalRssi, prevScan} (times in unix seconds, bytes in hex; \
+            rssi the strongest report of the scan, typicalRssi their mean: the minimum and the \
+            typical attenuation's).
 
             These are the identifiers other devices broadcast near this one: print them only \
             where you mean to.
@@ -55,7 +57,7 @@ struct SightingsList: ParsableCommand {
             try s.forEachSighting(from: since ?? .min) { o in
                 if output.json {
                     let row: JSONValue = .object([("time", .int(o.time)), ("rpi", .string(o.rpi.hex)), ("aem", .string(Hex.encode(o.aemBytes))),
-                                                  ("rssi", .int(o.rssi)), ("prevScan", .int(o.previousScan))])
+                                                  ("rssi", .int(o.rssi)), ("typicalRssi", .int(o.typicalRSSI)), ("prevScan", .int(o.previousScan))])
                     out += (first ? "\n  " : ",\n  ") + row.rendered(pretty: false)
                 } else {
                     out += "\(UTCTime.iso8601(seconds: o.time) ?? String(o.time))  \(o.rpi.hex)  \(Hex.encode(o.aemBytes))  \(o.rssi) dBm"

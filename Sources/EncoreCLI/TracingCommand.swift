@@ -36,9 +36,13 @@ struct TracingStatusCommand: ParsableCommand {
             distinct RPIs heard in the last hour and the last 14 days, the last scan, the \
             adapter the tracing host recorded, the tracing time of the last 14 days (CWA needs \
             24 hours for a risk other than UNKNOWN), and the calibration (TX power, RSSI \
-            correction, confidence; "measured" when set for this device, else the defaults). \
+            correction, confidence; "measured" when set for this device, else the defaults), \
+            and the sightings stored today with those the cap on a day's sightings dropped \
+            (today and in the 14 days kept; the tracing host's max_sightings_per_day, 200000 \
+            by default: new RPIs are dropped from 90% of it, RPIs already kept that day at it). \
             No RPI is printed. With --json one object: {active, since, lastScan, \
-            rpisLastHour, rpisLast14Days, activeSecondsLast14Days, adapter, calibration}.
+            rpisLastHour, rpisLast14Days, activeSecondsLast14Days, adapter, calibration, \
+            sightingsToday, sightingsDroppedToday, sightingsDroppedLast14Days}.
 
             \(StoreArguments.keyHelp)
 
@@ -72,6 +76,8 @@ struct TracingStatusCommand: ParsableCommand {
                                          ("confidence", .int(c.effectiveConfidence)),
                                          ("measured", .object([("txPower", .int(c.txPower)), ("rssiCorrection", .int(c.rssiCorrection)),
                                                                ("confidence", .int(c.confidence))]))])),
+                ("sightingsToday", .int(st.sightingsToday)), ("sightingsDroppedToday", .int(st.sightingsDroppedToday)),
+                ("sightingsDroppedLast14Days", .int(st.sightingsDroppedLast14Days)),
             ])
             Output.write(json.rendered(pretty: true) + "\n")
             return
@@ -83,6 +89,7 @@ struct TracingStatusCommand: ParsableCommand {
             last scan:         \(time(st.lastScan))
             RPIs heard:        \(st.rpisLastHour) in the last hour, \(st.rpisLast14Days) in 14 days
             tracing time:      \(st.activeSecondsLast14Days / 3600) h \(st.activeSecondsLast14Days % 3600 / 60) min in 14 days
+            sightings:         \(st.sightingsToday) today; over the cap, dropped: \(st.sightingsDroppedToday) today, \(st.sightingsDroppedLast14Days) in 14 days
             adapter:           \(st.adapter ?? "none recorded")
             TX power:          \(c.effectiveTxPower) dBm (\(measured(c.txPower)))
             RSSI correction:   \(c.effectiveRSSICorrection) dB (\(measured(c.rssiCorrection)))

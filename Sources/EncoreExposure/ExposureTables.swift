@@ -46,6 +46,11 @@ extension StoreTables {
                 CREATE UNIQUE INDEX sightings_identity
                     ON sightings (time, rpi, aem, rssi, ifnull(prev_scan, -9223372036854775808));
                 """),
+            // A scan instance's typical attenuation (issue 46): the mean RSSI
+            // of the reports a sighting folds, beside `rssi`, the strongest.
+            // NULL (every row from before, and a sighting of one report)
+            // reads as `rssi`: typical = minimum attenuation, as before.
+            Migration("ALTER TABLE sightings ADD COLUMN typical_rssi INTEGER;"),
         ],
         purge: { c, cutoff in
             let sightings = try c.purgeRows("DELETE FROM sightings WHERE time < ?", cutoff: cutoff)

@@ -134,9 +134,7 @@ package final class KeyMatcher {
             let txPower = Int(Int8(bitPattern: metadata[1]))
             guard txPower >= options.txPowerMinimum, txPower <= options.txPowerMaximum else { continue }
             guard o.time - (firstSeen[o.rpi] ?? o.time) <= options.replaySeconds else { continue }
-            sightings.append(MatchedSighting(time: o.time, previousScan: o.previousScan,
-                                             attenuation: min(max(txPower - Int(o.rssi), 0), 255),
-                                             calibrationConfidence: Int((metadata[0] >> 2) & 0x3)))
+            sightings.append(MatchedSighting(o, txPower: txPower, calibrationConfidence: Int((metadata[0] >> 2) & 0x3)))
         }
         guard !sightings.isEmpty else { return nil }
         return KeyMatch(key: key, infectiousness: c.infectiousness,

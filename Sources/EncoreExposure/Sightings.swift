@@ -12,14 +12,15 @@ extension Store {
     }
 
     /// The sightings table, in time order (then the order they were added).
-    package static let sightingRows = TimeRangedTable(name: "sightings", columns: "time, rpi, aem, rssi, prev_scan",
+    package static let sightingRows = TimeRangedTable(name: "sightings", columns: "time, rpi, aem, rssi, prev_scan, typical_rssi",
                                                           order: "time, rowid") { s in
         let aem = s.blob(2)
         guard let rpi = s.keyData(1), aem.count == 4 else {
             throw EncoreError(.storeCorrupt, "the store is damaged: an sighting row has a malformed RPI or AEM")
         }
         return Sighting(time: s.int64(0), rpi: rpi, aem: aem.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) },
-                           rssi: Int8(clamping: s.int64(3)), previousScan: s.optionalInt64(4))
+                        rssi: Int8(clamping: s.int64(3)), typicalRSSI: s.optionalInt64(5).map { Int8(clamping: $0) },
+                        previousScan: s.optionalInt64(4))
     }
 
     /// How many different RPIs were heard with from <= time <= through.
@@ -87,7 +88,9 @@ extension StoreWriter {
         for (i, o) in sightings.enumerated() where o.time < 0 || (o.previousScan ?? 0) < 0 {
             throw EncoreError(.invalidArgument, "sighting \(i): times must not be negative")
         }
-        let s = try connection.prepare("INSERT OR IGNORE INTO sightings (time, rpi, aem, rssi, prev_scan) VALUES (?, ?, ?, ?, ?)")
+        // typical_rssi NULL when it is the RSSI (one report): what the rows
+        // from before it was kept mean too.
+        let s = try connection.prepare("INSERT OR IGNORE INTO sightings (time, rpi, aem, rssi, prev_scan, typical_rssi) VALUES (?, ?, ?, ?, ?, ?)")
         var added = 0
         for o in sightings {
             s.reset()
@@ -96,6 +99,7 @@ extension StoreWriter {
             _ = withUnsafeBytes(of: o.aem) { s.bind(3, blob: $0) }
             s.bind(4, Int64(o.rssi))
             s.bind(5, o.previousScan)
+            s.bind(6, o.typicalRSSI == o.rssi ? nil : Int64(o.typicalRSSI))
             try s.run()
             added += connection.changes
         }

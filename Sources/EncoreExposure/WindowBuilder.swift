@@ -6,8 +6,22 @@ import EncoreSupport
 package struct MatchedSighting {
     package var time: Int64
     package var previousScan: Int64?
-    package var attenuation: Int
+    /// From the sighting's strongest RSSI and from its typical one.
+    package var minAttenuation: Int
+    package var typicalAttenuation: Int
     package var calibrationConfidence: Int
+
+    /// attenuation = clamp(TX power − RSSI, 0, 255) of each RSSI (the
+    /// RSSIs already carry this device's correction).
+    package init(_ o: Sighting, txPower: Int, calibrationConfidence: Int) {
+        func attenuation(_ rssi: Int8) -> Int { min(max(txPower - Int(rssi), 0), 255) }
+        time = o.time
+        previousScan = o.previousScan
+        minAttenuation = attenuation(o.rssi)
+        // Never below the minimum, whatever a host stored.
+        typicalAttenuation = max(attenuation(o.typicalRSSI), minAttenuation)
+        self.calibrationConfidence = calibrationConfidence
+    }
 }
 
 /// A scan instance with the time it started (for windows and days).
@@ -32,9 +46,11 @@ package enum WindowBuilder {
             while j < sorted.count, sorted[j].time - sorted[j - 1].time < gap { j += 1 }
             let group = sorted[i ..< j]
             let first = group[group.startIndex]
-            let sum = group.reduce(0) { $0 + $1.attenuation }
+            // The mean of the sightings' typical attenuations (each one a
+            // report, or a scan's reports folded), the least of their minima.
+            let sum = group.reduce(0) { $0 + $1.typicalAttenuation }
             let typical = Int((Double(sum) / Double(group.count)).rounded())
-            let minimum = group.map(\.attenuation).min() ?? 0
+            let minimum = group.map(\.minAttenuation).min() ?? 0
             let seconds: Int
             if let prev = first.previousScan {
                 let minutes = max(0, (first.time - prev) / 60)

@@ -34,7 +34,8 @@ public struct ScanReport: Equatable, Sendable {
 
 /// One RPI heard in one scan, its reports folded as the ENF keeps a scan
 /// instance: when it was first heard, and the RSSI after this device's
-/// correction both typical (the rounded mean of the reports) and maximal
+/// correction both typical (the mean of the reports, what the typical
+/// attenuation comes from: see ScanAggregation.typicalRSSI) and maximal
 /// (the one the minimum attenuation comes from).
 public struct ScanSighting: Equatable, Sendable {
     public var rpi: KeyData
@@ -86,9 +87,25 @@ public enum ScanAggregation {
             }
         }
         for i in out.sightings.indices {
-            let mean = (Double(sums[i]) / Double(out.sightings[i].reports)).rounded()
-            out.sightings[i].typicalRSSI = Int8(clamping: Int(mean))
+            out.sightings[i].typicalRSSI = typicalRSSI(sum: sums[i], count: out.sightings[i].reports)
         }
         return out
+    }
+
+    /// The typical RSSI of `count` reports summing to `sum` (dBm, corrected):
+    /// their mean in dB, rounded so that the matching's TX power − typical
+    /// RSSI is the spec's rounded mean attenuation. Attenuation is a dB
+    /// difference from one TX power (one RPI, one AEM), so the mean of the
+    /// attenuations is the TX power minus the mean RSSI; a half rounds to
+    /// the larger attenuation (the lower RSSI): ⌈mean − ½⌉, in integers.
+    /// Not a mean of milliwatts, which the strongest report would rule, and
+    /// so not the ENF's typical attenuation. One difference remains: the
+    /// matching clamps an attenuation at 0, which a report stronger than
+    /// the TX power would need per report (all in the lowest bucket).
+    static func typicalRSSI(sum: Int, count: Int) -> Int8 {
+        guard count > 0 else { return 0 }
+        let numerator = 2 * sum - count, denominator = 2 * count
+        let ceiling = numerator >= 0 ? (numerator + denominator - 1) / denominator : -(-numerator / denominator)
+        return Int8(clamping: ceiling)
     }
 }

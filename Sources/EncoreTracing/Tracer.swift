@@ -12,6 +12,8 @@ public struct ScanIngestResult: Equatable, Sendable {
     public var sightingsAdded = 0
     /// Sightings that were stored already.
     public var sightingsAlreadyStored = 0
+    /// Sightings the cap on sightings a day dropped (SightingCap).
+    public var sightingsOverCap = 0
     public var ownReports = 0
     public var repeatedReports = 0
     public var invalidReports = 0
@@ -33,6 +35,7 @@ public final class Tracer: Sendable {
     public let store: Store
     public let scanSchedule: ScanSchedule
     public let rotation: RotationSchedule
+    public let sightingCap: SightingCap
     private let random: RandomSeconds
     private let state: Locked<State>
 
@@ -47,12 +50,16 @@ public final class Tracer: Sendable {
         var lastScanPrevious: Int64?
         /// The device's own RPIs of the retention window, kept between scans.
         var ownRPIs = OwnRPIs()
+        /// The UTC day the last scan stored sightings in, for the cap
+        /// (read again from the store at each start and on a new day).
+        var cappedDay: CappedDay?
     }
 
     /// A tracer over `store`, with the calibration the store holds.
-    /// `random` draws the rotation times (the system's CSPRNG by default).
+    /// `random` draws the rotation times (the system's CSPRNG by default);
+    /// `sightingCap` bounds the sightings stored per day.
     public init(store: Store, scanSchedule: ScanSchedule = .enf, rotation: RotationSchedule = .enf,
-                random: @escaping RandomSeconds = systemRandomSeconds) throws {
+                sightingCap: SightingCap = .default, random: @escaping RandomSeconds = systemRandomSeconds) throws {
         try scanSchedule.validate()
         guard rotation.minimumSeconds >= 1, rotation.maximumSeconds >= rotation.minimumSeconds, rotation.maximumSeconds <= 86_400 else {
             throw EncoreError(.invalidArgument, "a rotation schedule needs 1 <= minimum <= maximum <= 86400 seconds")
@@ -60,6 +67,7 @@ public final class Tracer: Sendable {
         self.store = store
         self.scanSchedule = scanSchedule
         self.rotation = rotation
+        self.sightingCap = sightingCap
         self.random = random
         self.state = Locked(State(calibration: try store.tracingCalibration()))
     }
@@ -88,6 +96,7 @@ public final class Tracer: Sendable {
             try store.addTracingEvent(time: now, active: true)
             s.active = true
             s.advertisement = nil
+            s.cappedDay = nil
             (s.lastScanStart, s.lastScanPrevious) = (nil, nil)
         }
     }
@@ -162,11 +171,12 @@ public final class Tracer: Sendable {
     }
 
     /// Stores what one scan in `window` heard: one sighting per RPI (first
-    /// heard, the maximal corrected RSSI, the previous scan's start as
-    /// prev_scan), in one transaction; the device's own RPIs (any it
-    /// broadcast in the store's retention window), repeats and reports
-    /// without an RSSI dropped. Call it before stop(). A report's
-    /// time must not be negative.
+    /// heard, the maximal and the typical corrected RSSI, the previous
+    /// scan's start as prev_scan), in one transaction; the device's own
+    /// RPIs (any it broadcast in the store's retention window), repeats and
+    /// reports without an RSSI dropped, and sightings over the cap on a
+    /// day's sightings dropped and counted (SightingCap). Call it before
+    /// stop(). A report's time must not be negative.
     public func ingestScan(window: ScanWindow, reports: [ScanReport]) throws -> ScanIngestResult {
         try state.withLock { s in
             guard s.active else { throw EncoreError(.tracingInactive, "tracing is off: scans are ingested while it is on") }
@@ -185,18 +195,36 @@ public final class Tracer: Sendable {
             let backwards = s.lastScanStart.map { window.start < $0 } ?? false
             let previous = repeated ? s.lastScanPrevious : backwards ? nil : s.lastScanStart
             let rows = folded.sightings.map {
-                Sighting(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, previousScan: previous)
+                Sighting(time: $0.firstSeen, rpi: $0.rpi, aem: $0.aem, rssi: $0.maxRSSI, typicalRSSI: $0.typicalRSSI, previousScan: previous)
+            }
+            // By UTC day (a scan across midnight has two), each day's cap.
+            var days: [CappedDay] = []
+            var admitted: [(keep: [Sighting], dropped: Int)] = []
+            for (day, dayRows) in Self.byDay(rows) {
+                let known = s.cappedDay?.day == day ? s.cappedDay : nil
+                let d = try known ?? store.cappedDay(day)
+                days.append(d)
+                admitted.append(d.admit(dayRows, cap: sightingCap))
             }
             var result = ScanIngestResult()
             result.reports = reports.count
-            // The sightings and the last scan's time in one transaction (one
+            // The sightings, the drops (a scan ingested again counted them
+            // already) and the last scan's time in one transaction (one
             // commit a scan: the store syncs each to disk).
-            result.sightingsAdded = try store.write { w in
-                let added = try w.addSightings(rows)
+            let added = try store.write { w in
+                var added: [Int] = []
+                for (d, a) in zip(days, admitted) {
+                    added.append(try w.addSightings(a.keep))
+                    if !repeated { try w.addDroppedSightings(day: d.day, count: a.dropped) }
+                }
                 try w.setSetting(TracingSettingNames.lastScan, to: .integer(window.end))
                 return added
             }
-            result.sightingsAlreadyStored = rows.count - result.sightingsAdded
+            for i in days.indices { days[i].kept(admitted[i].keep, added: added[i]) }
+            if let last = days.last { s.cappedDay = last }
+            result.sightingsAdded = added.reduce(0, +)
+            result.sightingsOverCap = admitted.reduce(0) { $0 + $1.dropped }
+            result.sightingsAlreadyStored = rows.count - result.sightingsOverCap - result.sightingsAdded
             result.ownReports = folded.ownReports
             result.repeatedReports = folded.repeatedReports
             result.invalidReports = folded.invalidReports
@@ -206,7 +234,27 @@ public final class Tracer: Sendable {
     }
 }
 
+extension Tracer {
+    /// `rows` grouped by the UTC day of their time, in day order.
+    static func byDay(_ rows: [Sighting]) -> [(Int64, [Sighting])] {
+        guard let first = rows.first else { return [] }
+        let day = UnixTime.utcMidnight(first.time)
+        if rows.allSatisfy({ UnixTime.utcMidnight($0.time) == day }) { return [(day, rows)] }
+        return Dictionary(grouping: rows) { UnixTime.utcMidnight($0.time) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
+
 extension Store {
+    /// The sightings the store holds on the UTC day starting at `day`, for the cap.
+    func cappedDay(_ day: Int64) throws -> CappedDay {
+        var d = CappedDay(day: day, stored: 0, rpis: [])
+        try forEachSighting(from: day, to: day.saturatingAdding(UnixTime.day)) { o in
+            d.stored += 1
+            d.rpis.insert(o.rpi)
+        }
+        return d
+    }
+
     /// The end of the last scan ingested (unix seconds), nil when none.
     public func tracingLastScan() throws -> Int64? {
         guard let v = try setting(TracingSettingNames.lastScan) else { return nil }

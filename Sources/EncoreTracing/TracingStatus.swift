@@ -19,16 +19,26 @@ public struct TracingStatus: Equatable, Sendable {
     public var activeSecondsLast14Days: Int64
     public var adapter: String?
     public var calibration: Calibration
+    /// Sightings stored on now's UTC day, and those the cap on a day's
+    /// sightings dropped (SightingCap) on it and in the last 14 days.
+    public var sightingsToday: Int
+    public var sightingsDroppedToday: Int
+    public var sightingsDroppedLast14Days: Int
 }
 
 extension Store {
     public func tracingStatus(now: Int64) throws -> TracingStatus {
         let last = try lastTracingEvent()
         let fortnight = now.saturatingSubtracting(Store.defaultRetentionSeconds)
+        let today = UnixTime.utcMidnight(now), tomorrow = today.saturatingAdding(UnixTime.day)
+        let dropped = try droppedSightings(from: UnixTime.utcMidnight(fortnight), to: tomorrow)
         return TracingStatus(active: last?.active ?? false, since: last?.time, lastScan: try tracingLastScan(),
                              rpisLastHour: try distinctRPIs(from: now.saturatingSubtracting(3600), through: now),
                              rpisLast14Days: try distinctRPIs(from: fortnight, through: now),
                              activeSecondsLast14Days: try activeTracingSeconds(from: fortnight, to: max(fortnight, now)),
-                             adapter: try tracingAdapter(), calibration: try tracingCalibration())
+                             adapter: try tracingAdapter(), calibration: try tracingCalibration(),
+                             sightingsToday: try countSightings(from: today, to: tomorrow),
+                             sightingsDroppedToday: dropped.last.map { $0.day == today ? $0.sightings : 0 } ?? 0,
+                             sightingsDroppedLast14Days: dropped.reduce(0) { $0.saturatingAdding($1.sightings) })
     }
 }

@@ -1,7 +1,8 @@
 import EncoreStorage
 
 /// Tracing's tables: the tracing history (`tracing_events`, when tracing was
-/// on and off), and its calibration and adapter in settings under
+/// on and off), the sightings its cap dropped per day
+/// (`tracing_dropped_sightings`), and its calibration and adapter in settings under
 /// "tracing." (it reads exposure notification's sightings through
 /// EncoreExposure).
 extension StoreTables {
@@ -19,6 +20,13 @@ extension StoreTables {
                 );
                 CREATE INDEX IF NOT EXISTS tracing_events_time ON tracing_events (time);
                 """),
+            // The sightings the cap dropped, per UTC day (issue 46; SightingCap).
+            Migration("""
+                CREATE TABLE tracing_dropped_sightings (
+                    day INTEGER PRIMARY KEY,
+                    sightings INTEGER NOT NULL CHECK (sightings >= 0)
+                );
+                """),
         ],
         settingPrefixes: ["tracing."],
         purge: { c, cutoff in
@@ -34,6 +42,9 @@ extension StoreTables {
                 _ = s.bind(1, cutoff).bind(2, cutoff)
                 try s.run()
             }
+            // A day's count goes with the day's last sightings (a few
+            // rows, not a kind of its own in the purge's counts).
+            _ = try c.purgeRows("DELETE FROM tracing_dropped_sightings WHERE day + 86400 <= ?", cutoff: cutoff)
             return [("tracingEvents", events)]
         })
 }

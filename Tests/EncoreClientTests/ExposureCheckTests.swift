@@ -34,7 +34,9 @@ import Testing
         let file: [UInt8]
         let trust: TrustList
 
-        init(tracingHours: Int64 = 72, encounter: Bool = true, fileAge: Int64 = 3600) throws {
+        /// `typicalRSSI`: each sighting's typical RSSI (a scan's reports
+        /// folded, as the tracing stores them); nil: one report each.
+        init(tracingHours: Int64 = 72, encounter: Bool = true, fileAge: Int64 = 3600, typicalRSSI: Int8? = nil) throws {
             store = try Store(path: dir.file("c.db"), key: .raw([UInt8](repeating: 9, count: 32)))
             try store.addTracingEvent(time: ExposureCheckTests.now - tracingHours * 3600, active: true)
             var contact = Contact(seed: 77, day: ExposureCheckTests.day)
@@ -42,7 +44,9 @@ import Testing
             if encounter {
                 let t0 = ExposureCheckTests.midnight + 10 * 3600
                 try store.addSightings((0 ..< 5).map { i in
-                    try contact.sighting(sentAt: t0 + Int64(i) * 240, rssi: -65, previousScan: t0 + Int64(i) * 240 - 240)
+                    var o = try contact.sighting(sentAt: t0 + Int64(i) * 240, rssi: -65, previousScan: t0 + Int64(i) * 240 - 240)
+                    o.typicalRSSI = typicalRSSI ?? o.rssi
+                    return o
                 })
             }
             let signer = try PrivateKey()
@@ -66,6 +70,20 @@ import Testing
         #expect(try s.store.lastRiskResult()?.level == CheckStatus.high.rawValue)
         let again = try s.check(at: Self.now + 600)
         #expect(again.status == .high && !again.notificationDue)
+    }
+
+    /// Sightings with a typical RSSI below the strongest (a scan's reports
+    /// folded) give windows whose typical attenuation is above the minimum
+    /// (issue 46: it was the minimum); the v2 risk reads the minimum.
+    @Test func windowsCarryTheTypicalAndTheMinimumAttenuation() throws {
+        let folded = try Setup(typicalRSSI: -71).check()
+        let single = try Setup().check()
+        let w = try #require(folded.windows.first)
+        #expect(w.scanInstances.count == 5)
+        for i in w.scanInstances { #expect(i.typicalAttenuation == i.minAttenuation + 6) }
+        #expect(try #require(single.windows.first).scanInstances.allSatisfy { $0.typicalAttenuation == $0.minAttenuation })
+        #expect(w.scanInstances.map(\.minAttenuation) == single.windows.first?.scanInstances.map(\.minAttenuation))
+        #expect(folded.status == .high && single.status == .high)
     }
 
     @Test func tooLittleTracingIsUnknownUnlessHigh() throws {

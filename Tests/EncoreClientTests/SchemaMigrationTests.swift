@@ -96,6 +96,31 @@ import Testing
         #expect(try store.integrityProblems() == nil)
     }
 
+    /// Issue 46: sightings gain a typical RSSI (exposure's step) and tracing
+    /// a count of what its cap dropped (tracing's). An old store's sightings
+    /// read with typical = strongest RSSI (so typical = minimum attenuation,
+    /// as before); new ones keep both.
+    @Test(arguments: [1, 6]) func oldSightingsReadTheirRSSIAsTypical(_ legacy: Int) throws {
+        let dir = TempDir()
+        let path = dir.file("old.db")
+        let rpi = String(repeating: "ab", count: 16)
+        do {
+            let old = try EncryptedDatabase(path: path, key: Self.key, options: StoreOptions(), migrations: Array(LegacySchema.migrations.prefix(legacy)), kind: "store")
+            // The table's name before the rename (a step of its own since).
+            try old.withConnection { c in try c.exec("INSERT INTO observations (time, rpi, aem, rssi, prev_scan) VALUES (1000, x'\(rpi)', x'01020304', -61, 700)") }
+        }
+        let store = try Store(path: path, key: Self.key)
+        #expect(try store.tableVersions()["exposure"] == StoreTables.exposure.version)
+        #expect(try store.tableVersions()["tracing"] == StoreTables.tracing.version)
+        let old = try #require(try store.sightings().first)
+        #expect(old.rssi == -61 && old.typicalRSSI == -61 && old.previousScan == 700)
+        let key = try #require(KeyData([UInt8](repeating: 0xcd, count: 16)))
+        try store.addSightings([Sighting(time: 2000, rpi: key, aem: 5, rssi: -50, typicalRSSI: -58)])
+        #expect(try store.sightings().map(\.typicalRSSI) == [-61, -58])
+        #expect(try store.droppedSightings().isEmpty)
+        #expect(try store.integrityProblems() == nil)
+    }
+
     /// A new store, and one with tracing's tables alone, have the tracing
     /// history: made by exposure's first step, or by tracing's.
     @Test func aNewStoreHasTheTracingHistory() throws {

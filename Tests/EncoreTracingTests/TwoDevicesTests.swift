@@ -11,8 +11,8 @@ import Testing
 
 /// Two devices through the library alone (no radio): B's tracer ingests what
 /// A's tracer broadcasts, A's keys are published, and B's matching finds
-/// the encounter with the attenuation A's TX power and B's RSSI and
-/// correction imply, in scan instances 5 minutes apart.
+/// the encounter with the attenuations (typical and minimum) A's TX power
+/// and B's RSSIs and correction imply, in scan instances 5 minutes apart.
 @Suite struct TwoDevicesTests {
     let midnight: Int64 = 19_000 * 86_400
 
@@ -57,6 +57,8 @@ import Testing
         #expect(w.calibrationConfidence == 1)
         // Attenuation = A's TX power − (B's strongest RSSI + B's correction) = −15 − (−60 + 5).
         #expect(w.scanInstances.map(\.minAttenuation) == Array(repeating: 40, count: 6))
+        // Typical: the mean of the three reports, −15 − (−61 + 5) (issue 46: it was the minimum).
+        #expect(w.scanInstances.map(\.typicalAttenuation) == Array(repeating: 41, count: 6))
         #expect(w.scanInstances.map(\.secondsSinceLastScan) == [120, 300, 300, 300, 300, 300])
     }
 }

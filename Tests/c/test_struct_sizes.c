@@ -154,8 +154,8 @@ static void test_lists(encore_store *s) {
     total = copied;
     CHECK(total == N + 3);
 
-    /* Too small: an error naming element_size; nothing copied. */
-    CHECK(encore_sighting_copy(client, INT64_MIN, INT64_MAX, 0, all, sizeof all[0] - 1, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
+    /* Too small (below the struct's first version, before typical_rssi): an error naming element_size; nothing copied. */
+    CHECK(encore_sighting_copy(client, INT64_MIN, INT64_MAX, 0, all, offsetof(encore_sighting, has_typical_rssi) - 1, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
     CHECK(strstr(encore_last_error_message(), "element_size") != NULL && copied == total);
     CHECK(encore_sighting_copy(client, INT64_MIN, INT64_MAX, 0, all, 0, 1, &copied) == ENCORE_ERR_INVALID_ARGUMENT);
 

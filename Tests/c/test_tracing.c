@@ -9,6 +9,7 @@
 #include "fresh_store.h"
 #include "client.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,6 +107,8 @@ static void test_scans_and_history(void) {
     size_t copied = 0;
     CHECK(encore_sighting_copy(client, 0, INT64_MAX, 0, rows, sizeof rows[0], 3, &copied) == ENCORE_OK && copied == 2);
     CHECK(rows[0].time == MIDNIGHT + 1 && rows[0].rssi == -60 + 3 && rows[0].has_prev_scan == 0);
+    /* The mean of the two reports beside the strongest; one report: typical = rssi. */
+    CHECK(rows[0].has_typical_rssi == 1 && rows[0].typical_rssi == -65 + 3 && rows[1].has_typical_rssi == 0);
     CHECK(rows[1].time == MIDNIGHT + 301 && rows[1].has_prev_scan == 1 && rows[1].prev_scan == MIDNIGHT);
 
     encore_tracing_status st;
@@ -114,6 +117,7 @@ static void test_scans_and_history(void) {
     CHECK(encore_tracing_get_status(client, &st) == ENCORE_OK);
     CHECK(st.active == 0 && st.has_since == 1 && st.since == MIDNIGHT + 400 && st.has_last_scan == 1 && st.last_scan == MIDNIGHT + 304);
     CHECK(st.rpis_last_hour == 2 && st.rpis_last_14_days == 2 && st.active_seconds_last_14_days == 400);
+    CHECK(st.sightings_today == 2 && st.sightings_dropped_today == 0 && st.sightings_dropped_last_14_days == 0);
     encore_tracing_calibration got;
     memset(&got, 0, sizeof got);
     got.struct_size = sizeof got;
@@ -158,10 +162,45 @@ static void test_scans_and_history(void) {
     encore_store_close(store);
 }
 
+/* The cap on a day's sightings: 10 keeps 9 new RPIs (a tenth is held back
+ * for those kept), drops and counts the rest; a 1.0 options struct gets the
+ * default cap; a cap below 10 is refused. */
+static void test_the_cap(void) {
+    encore_store *store = fresh_store();
+    encore_tracer_options o;
+    CHECK(encore_tracer_options_init(&o, sizeof o) == ENCORE_OK && o.max_sightings_per_day == 200000);
+    o.max_sightings_per_day = 9;
+    encore_tracer *t = NULL;
+    CHECK(encore_tracer_new(store_client(store), &o, &t) == ENCORE_ERR_INVALID_ARGUMENT && t == NULL);
+    o.struct_size = (uint32_t)offsetof(encore_tracer_options, max_sightings_per_day);
+    CHECK(encore_tracer_new(store_client(store), &o, &t) == ENCORE_OK);
+    encore_tracer_free(t);
+    o.struct_size = sizeof o;
+    o.max_sightings_per_day = 10;
+    CHECK(encore_tracer_new(store_client(store), &o, &t) == ENCORE_OK);
+    CHECK(encore_tracer_start(t, MIDNIGHT) == ENCORE_OK);
+    encore_scan_report heard[12];
+    for (int i = 0; i < 12; i++) heard[i] = report((uint8_t)(i + 1), (int16_t)(-40 - i), MIDNIGHT + 1);
+    encore_scan_window w = {sizeof w, 0, MIDNIGHT, MIDNIGHT + 4};
+    encore_scan_result r;
+    memset(&r, 0, sizeof r);
+    r.struct_size = sizeof r;
+    CHECK(encore_tracer_ingest_scan(t, &w, heard, sizeof heard[0], 12, &r) == ENCORE_OK);
+    CHECK(r.sightings_added == 9 && r.sightings_over_cap == 3);
+    encore_tracing_status st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    CHECK(encore_tracing_get_status(store_client_at(store, MIDNIGHT + 10), &st) == ENCORE_OK);
+    CHECK(st.sightings_today == 9 && st.sightings_dropped_today == 3 && st.sightings_dropped_last_14_days == 3);
+    encore_tracer_free(t);
+    encore_store_close(store);
+}
+
 int main(void) {
     if (scratch_dir_make(dir, sizeof dir, "tracing") != 0) return 1;
     test_advertisement_and_rotation();
     test_scans_and_history();
+    test_the_cap();
     scratch_dir_remove(dir);
     return check_report();
 }

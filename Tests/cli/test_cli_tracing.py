@@ -63,9 +63,9 @@ def test_sightings_list(db: Path) -> None:
     traced(db)
     rows = json.loads(ok(run("sightings", "list", "--db", db, "--json")))
     assert rows == [
-        {"time": MIDNIGHT + 1, "rpi": "01" * 16, "aem": "aabbccdd", "rssi": -64 + 6, "prevScan": None},
-        {"time": MIDNIGHT + 3, "rpi": "02" * 16, "aem": "00000001", "rssi": -80 + 6, "prevScan": None},
-        {"time": MIDNIGHT + 301, "rpi": "03" * 16, "aem": "00000002", "rssi": -50 + 6, "prevScan": MIDNIGHT},
+        {"time": MIDNIGHT + 1, "rpi": "01" * 16, "aem": "aabbccdd", "rssi": -64 + 6, "typicalRssi": -67 + 6, "prevScan": None},
+        {"time": MIDNIGHT + 3, "rpi": "02" * 16, "aem": "00000001", "rssi": -80 + 6, "typicalRssi": -80 + 6, "prevScan": None},
+        {"time": MIDNIGHT + 301, "rpi": "03" * 16, "aem": "00000002", "rssi": -50 + 6, "typicalRssi": -50 + 6, "prevScan": MIDNIGHT},
     ]
     since = json.loads(ok(run("sightings", "list", "--db", db, "--since", MIDNIGHT + 3, "--json")))
     assert [r["rpi"] for r in since] == ["02" * 16, "03" * 16]
@@ -102,11 +102,13 @@ def test_tracing_status(db: Path) -> None:
     assert st == {"active": False, "since": MIDNIGHT + 400, "lastScan": MIDNIGHT + 304, "rpisLastHour": 3, "rpisLast14Days": 3,
                   "activeSecondsLast14Days": 400, "adapter": "hci1",
                   "calibration": {"txPower": -18, "rssiCorrection": 6, "confidence": 2,
-                                  "measured": {"txPower": -18, "rssiCorrection": 6, "confidence": None}}}
+                                  "measured": {"txPower": -18, "rssiCorrection": 6, "confidence": None}},
+                  "sightingsToday": 3, "sightingsDroppedToday": 0, "sightingsDroppedLast14Days": 0}
     later = json.loads(ok(run("tracing", "status", "--db", db, "--now", MIDNIGHT + 3_700, "--json")))
     assert later["rpisLastHour"] == 1 and later["rpisLast14Days"] == 3
     text = ok(run("tracing", "status", "--db", db, "--now", MIDNIGHT + 3_000))
     assert "off since 2022-01-08T00:06:40Z" in text and "3 in the last hour" in text and "hci1" in text
+    assert "3 today; over the cap, dropped: 0 today, 0 in 14 days" in text
     # The status prints no RPI.
     assert "01" * 16 not in text and "0101" not in json.dumps(st)
 

@@ -83,7 +83,8 @@ RISK = Enum(_names("RISK_", NONE=None, LOW="LOW", HIGH="HIGH"), other=RAISE)
 RECORDS = {
     "encore_keyfile_info": Record("KeyFileInfo", views={"signature_status": SIGNATURE, "is_zip": BOOL}),
     "encore_key": Record("Key", order=("key_data", "transmission_risk_level")),
-    "encore_sighting": Record("Sighting", order=("time", "rpi", "aem", "rssi", "prev_scan"), defaults={"prev_scan": "None"},
+    "encore_sighting": Record("Sighting", order=("time", "rpi", "aem", "rssi", "prev_scan", "typical_rssi"),
+                              defaults={"prev_scan": "None", "typical_rssi": "None"},
                               to_c=True),
     "encore_own_key": Record("OwnKey", defaults={"rolling_period": "144", "created": "0"}, to_c=True),
     "encore_cached_keyfile_info": Record(

@@ -71,6 +71,11 @@ typedef struct encore_sighting {
     uint8_t rpi[16];
     uint8_t aem[4];
     uint32_t reserved2;       /* must be 0 */
+    /* Appended in 1.1 (a caller built before passes a smaller struct_size: typical = rssi): */
+    uint8_t has_typical_rssi; /* 1: typical_rssi is the mean RSSI of the reports this sighting folds (rssi their
+                                 strongest); 0: typical = rssi (one report). Copied out: 1 when it differs */
+    int8_t typical_rssi;      /* dBm; the typical attenuation's, as rssi is the minimum's */
+    uint8_t reserved3[6];     /* must be 0 */
 } encore_sighting;
 
 /* One of the device's own temporary exposure keys. */

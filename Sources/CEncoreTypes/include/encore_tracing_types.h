@@ -24,6 +24,10 @@ typedef struct encore_tracer_options {
     int64_t scan_period_seconds;    /* default 300, start to start; at most 300 (ENF: a scan at least every 5 minutes) */
     int64_t rotation_min_seconds;   /* default 600: a payload lasts 10 to 20 minutes */
     int64_t rotation_max_seconds;   /* default 1200; at most 86400 */
+    /* Appended in 1.1 (a caller built before passes a smaller struct_size and gets the default): */
+    uint64_t max_sightings_per_day; /* default 200000 (0: the default); 10 to 2147483647. Past it a UTC day's
+                                       sightings are dropped and counted: new RPIs from 90% of it, RPIs already
+                                       kept that day at it (docs/tracing.md) */
 } encore_tracer_options;
 
 /* The BLE service data to broadcast for UUID 0xFD6F, and until when. */
@@ -65,6 +69,8 @@ typedef struct encore_scan_result {
     uint64_t own_reports;               /* reports of the device's own RPIs */
     uint64_t repeated_reports;          /* reports folded into an earlier one of the same RPI */
     uint64_t invalid_reports;           /* no RSSI, or another AEM than the RPI's first report */
+    /* Appended in 1.1: */
+    uint64_t sightings_over_cap;        /* dropped by max_sightings_per_day (counted in the status) */
 } encore_scan_result;
 
 /* The device's Bluetooth calibration (for a device Google's table does not
@@ -94,6 +100,10 @@ typedef struct encore_tracing_status {
     uint64_t rpis_last_hour;            /* distinct RPIs heard in the hour up to now */
     uint64_t rpis_last_14_days;         /* distinct RPIs heard in the 14 days up to now */
     int64_t active_seconds_last_14_days; /* tracing time in the 14 days up to now (CWA needs 24 h) */
+    /* Appended in 1.1: */
+    uint64_t sightings_today;           /* sightings stored on now's UTC day */
+    uint64_t sightings_dropped_today;   /* sightings the cap (max_sightings_per_day) dropped on now's UTC day */
+    uint64_t sightings_dropped_last_14_days; /* and on the days kept (14) */
 } encore_tracing_status;
 
 #endif /* ENCORE_TRACING_TYPES_H */

@@ -381,6 +381,9 @@ class encore_sighting(ctypes.Structure):
         ('rpi', ctypes.c_uint8 * 16),
         ('aem', ctypes.c_uint8 * 4),
         ('reserved2', ctypes.c_uint32),
+        ('has_typical_rssi', ctypes.c_uint8),
+        ('typical_rssi', ctypes.c_int8),
+        ('reserved3', ctypes.c_uint8 * 6),
     ]
     struct_size: int
     rssi: int
@@ -391,6 +394,9 @@ class encore_sighting(ctypes.Structure):
     rpi: ctypes.Array[ctypes.c_uint8]
     aem: ctypes.Array[ctypes.c_uint8]
     reserved2: int
+    has_typical_rssi: int
+    typical_rssi: int
+    reserved3: ctypes.Array[ctypes.c_uint8]
 
 
 class encore_own_key(ctypes.Structure):
@@ -1462,6 +1468,7 @@ class encore_tracer_options(ctypes.Structure):
         ('scan_period_seconds', ctypes.c_int64),
         ('rotation_min_seconds', ctypes.c_int64),
         ('rotation_max_seconds', ctypes.c_int64),
+        ('max_sightings_per_day', ctypes.c_uint64),
     ]
     struct_size: int
     has_random_seed: int
@@ -1470,6 +1477,7 @@ class encore_tracer_options(ctypes.Structure):
     scan_period_seconds: int
     rotation_min_seconds: int
     rotation_max_seconds: int
+    max_sightings_per_day: int
 
 
 class encore_advertisement(ctypes.Structure):
@@ -1531,6 +1539,7 @@ class encore_scan_result(ctypes.Structure):
         ('own_reports', ctypes.c_uint64),
         ('repeated_reports', ctypes.c_uint64),
         ('invalid_reports', ctypes.c_uint64),
+        ('sightings_over_cap', ctypes.c_uint64),
     ]
     struct_size: int
     reserved: int
@@ -1540,6 +1549,7 @@ class encore_scan_result(ctypes.Structure):
     own_reports: int
     repeated_reports: int
     invalid_reports: int
+    sightings_over_cap: int
 
 
 class encore_tracing_calibration(ctypes.Structure):
@@ -1578,6 +1588,9 @@ class encore_tracing_status(ctypes.Structure):
         ('rpis_last_hour', ctypes.c_uint64),
         ('rpis_last_14_days', ctypes.c_uint64),
         ('active_seconds_last_14_days', ctypes.c_int64),
+        ('sightings_today', ctypes.c_uint64),
+        ('sightings_dropped_today', ctypes.c_uint64),
+        ('sightings_dropped_last_14_days', ctypes.c_uint64),
     ]
     struct_size: int
     active: int
@@ -1588,6 +1601,9 @@ class encore_tracing_status(ctypes.Structure):
     rpis_last_hour: int
     rpis_last_14_days: int
     active_seconds_last_14_days: int
+    sightings_today: int
+    sightings_dropped_today: int
+    sightings_dropped_last_14_days: int
 
 
 # Every function of the header: name -> (restype, argtypes).

@@ -107,6 +107,8 @@ class Sighting:
     """dBm"""
     prev_scan: int | None = None
     """unix seconds of the previous scan; meaningful when has_prev_scan; in Python: None unless has_prev_scan"""
+    typical_rssi: int | None = None
+    """dBm; the typical attenuation's, as rssi is the minimum's; in Python: None unless has_typical_rssi"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_sighting) -> Self:
@@ -115,7 +117,8 @@ class Sighting:
                    rpi=bytes(c.rpi),
                    aem=bytes(c.aem),
                    rssi=c.rssi,
-                   prev_scan=(c.prev_scan) if c.has_prev_scan else None)
+                   prev_scan=(c.prev_scan) if c.has_prev_scan else None,
+                   typical_rssi=(c.typical_rssi) if c.has_typical_rssi else None)
 
     def to_c(self) -> _ffi.encore_sighting:
         """The C encore_sighting of this value (every field checked to fit)."""
@@ -127,6 +130,9 @@ class Sighting:
         if self.prev_scan is not None:
             c.has_prev_scan = 1
             c.prev_scan = checked_int(self.prev_scan, 64, 'prev_scan')
+        if self.typical_rssi is not None:
+            c.has_typical_rssi = 1
+            c.typical_rssi = checked_int(self.typical_rssi, 8, 'typical_rssi')
         return c
 
 
@@ -582,6 +588,8 @@ class ScanResult:
     """reports folded into an earlier one of the same RPI"""
     invalid_reports: int
     """no RSSI, or another AEM than the RPI's first report"""
+    sightings_over_cap: int
+    """dropped by max_sightings_per_day (counted in the status)"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_scan_result) -> Self:
@@ -591,7 +599,8 @@ class ScanResult:
                    sightings_already_stored=c.sightings_already_stored,
                    own_reports=c.own_reports,
                    repeated_reports=c.repeated_reports,
-                   invalid_reports=c.invalid_reports)
+                   invalid_reports=c.invalid_reports,
+                   sightings_over_cap=c.sightings_over_cap)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -609,6 +618,12 @@ class TracingStatus:
     """distinct RPIs heard in the 14 days up to now"""
     active_seconds_last_14_days: int
     """tracing time in the 14 days up to now (CWA needs 24 h)"""
+    sightings_today: int
+    """sightings stored on now's UTC day"""
+    sightings_dropped_today: int
+    """sightings the cap (max_sightings_per_day) dropped on now's UTC day"""
+    sightings_dropped_last_14_days: int
+    """and on the days kept (14)"""
 
     @classmethod
     def from_c(cls, c: _ffi.encore_tracing_status) -> Self:
@@ -618,7 +633,10 @@ class TracingStatus:
                    last_scan=(c.last_scan) if c.has_last_scan else None,
                    rpis_last_hour=c.rpis_last_hour,
                    rpis_last_14_days=c.rpis_last_14_days,
-                   active_seconds_last_14_days=c.active_seconds_last_14_days)
+                   active_seconds_last_14_days=c.active_seconds_last_14_days,
+                   sightings_today=c.sightings_today,
+                   sightings_dropped_today=c.sightings_dropped_today,
+                   sightings_dropped_last_14_days=c.sightings_dropped_last_14_days)
 
 
 @dataclasses.dataclass(frozen=True)

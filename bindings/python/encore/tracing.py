@@ -67,7 +67,7 @@ class Tracer(Closeable):
 
     def __init__(self, client: Client, *, random_seed: int | None = None, scan_window_seconds: int | None = None,
                  scan_period_seconds: int | None = None, rotation_min_seconds: int | None = None,
-                 rotation_max_seconds: int | None = None) -> None:
+                 rotation_max_seconds: int | None = None, max_sightings_per_day: int | None = None) -> None:
         options = _ffi.encore_tracer_options()
         lib.encore_tracer_options_init(ctypes.byref(options), ctypes.sizeof(options))
         if random_seed is not None:
@@ -79,6 +79,10 @@ class Tracer(Closeable):
                             ("rotation_min_seconds", rotation_min_seconds), ("rotation_max_seconds", rotation_max_seconds)):
             if value is not None:
                 setattr(options, name, checked_int(value, 64, name))
+        if max_sightings_per_day is not None:
+            if checked_int(max_sightings_per_day, 64, "max_sightings_per_day") < 0:
+                raise ValueError("max_sightings_per_day must not be negative")
+            options.max_sightings_per_day = max_sightings_per_day
         out = ctypes.POINTER(_ffi.encore_tracer)()
         client._c.call(lib.encore_tracer_new, ctypes.byref(options), ctypes.byref(out))
         self._handle = Handle(out, lib.encore_tracer_free, "Tracer")
@@ -156,7 +160,8 @@ def adapter(client: Client) -> str | None:
 
 
 def status(client: Client) -> TracingStatus:
-    """At the client's time: on or off and since when, the last scan, the RPIs heard in the last hour and 14 days."""
+    """At the client's time: on or off and since when, the last scan, the RPIs heard in the last hour and 14 days,
+    today's sightings and those the cap on a day's sightings dropped today and in the days kept."""
     st = sized(_ffi.encore_tracing_status)
     client._c.call(lib.encore_tracing_get_status, ctypes.byref(st))
     return TracingStatus.from_c(st)

@@ -123,6 +123,12 @@ def test_sightings(client):
         client.sightings.add([encore.Sighting(time=1, rpi=bytes(16), aem=bytes(4), rssi=200)])
     with pytest.raises(ValueError):
         client.sightings.count(start=1 << 63)
+    # A sighting that folds a scan's reports keeps its typical RSSI beside the strongest (issue 46).
+    folded = encore.Sighting(time=5, rpi=bytes([7]) * 16, aem=bytes(4), rssi=-50, typical_rssi=-58)
+    assert client.sightings.add([folded]) == 1
+    assert list(client.sightings.list(end=6)) == [folded]
+    with pytest.raises(ValueError):
+        encore.Sighting(time=1, rpi=bytes(16), aem=bytes(4), rssi=-50, typical_rssi=-200).to_c()
 
 
 def test_purge(store, client, clock):

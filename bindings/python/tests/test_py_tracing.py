@@ -94,12 +94,30 @@ def test_calibration_adapter_and_status(client: encore.Client, clock: TestClock)
         t.ingest_scan(ScanWindow(MIDNIGHT, MIDNIGHT + 4), [ScanReport(rpi(9), b"\0\0\0\0", -50, MIDNIGHT + 1)])
         clock.set(MIDNIGHT + 100)
         st = tracing.status(client)
-        assert st == tracing.TracingStatus(True, MIDNIGHT, MIDNIGHT + 4, 1, 1, 100)
+        assert st == tracing.TracingStatus(True, MIDNIGHT, MIDNIGHT + 4, 1, 1, 100, 1, 0, 0)
         tracing.set_adapter(client, None)
         assert tracing.adapter(client) is None
     # The host's settings API cannot overwrite the library's tracing settings.
     with pytest.raises(encore.InvalidArgumentError):
         client.store.set_setting("tracing.tx_power", "loud")
+
+
+def test_the_cap_on_a_days_sightings(client: encore.Client, clock: TestClock) -> None:
+    """A tracer with a cap of 10: 9 new RPIs at most (a tenth held back for those kept), the rest dropped and counted."""
+    with Tracer(client, max_sightings_per_day=10) as t:
+        t.start(MIDNIGHT)
+        heard = [ScanReport(rpi(b), b"\0\0\0\1", -40 - b, MIDNIGHT + 1) for b in range(1, 13)]
+        r = t.ingest_scan(ScanWindow(MIDNIGHT, MIDNIGHT + 4), heard)
+        assert (r.sightings_added, r.sightings_over_cap) == (9, 3)
+        # The strongest nine were kept.
+        assert {s.rpi for s in client.sightings.list()} == {rpi(b) for b in range(1, 10)}
+        clock.set(MIDNIGHT + 10)
+        st = tracing.status(client)
+        assert (st.sightings_today, st.sightings_dropped_today, st.sightings_dropped_last_14_days) == (9, 3, 3)
+    with pytest.raises(encore.InvalidArgumentError):
+        Tracer(client, max_sightings_per_day=9)
+    with pytest.raises(ValueError):
+        Tracer(client, max_sightings_per_day=-1)
 
 
 def test_refusals(client: encore.Client) -> None:
