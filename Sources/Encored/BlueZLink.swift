@@ -1,12 +1,6 @@
-import EncoreCrypto
-import EncoreExposure
-import EncoreKeyFiles
-import EncoreStorage
-import EncoreSupport
-import EncoreTracing
 import CTracingBus
 
-/// What BlueZ (or the bus) told the daemon, in Swift terms. A device's path
+/// What BlueZ (or the bus) told the radio, in Swift terms. A device's path
 /// holds its Bluetooth address: it is kept in memory only, to remove the
 /// device again, and never logged or stored.
 enum BusEvent {
@@ -34,23 +28,32 @@ struct BusError: Error, CustomStringConvertible {
     var description: String { "\(what): \(String(cString: tb_strerror(code)))" }
 }
 
-/// The daemon's connection to the system bus, through CTracingBus (sd-bus).
-/// One per process, used from the daemon's one thread.
+/// What the service's threads may touch: the radio's wake-up (tb_wake is thread-safe).
+struct RadioWaker: @unchecked Sendable {
+    fileprivate let bus: OpaquePointer
+    func wake() { tb_wake(bus) }
+}
+
+/// The radio's connection to the system bus, through CTracingBus (sd-bus):
+/// a connection of its own beside the service's (ExposureLink), used from
+/// the radio's one thread (the waker aside).
 final class BlueZLink {
     private let bus: OpaquePointer
+    let waker: RadioWaker
 
-    /// Connects and exports the advertisement at `advertisementPath`.
-    init(advertisementPath: String) throws {
+    /// Connects (to the system bus, or for tests to `address`) and exports
+    /// the advertisement at `advertisementPath`.
+    init(advertisementPath: String, address: String?) throws {
         var bus: OpaquePointer?
-        let r = tb_open(advertisementPath, &bus)
+        let r = tb_open(advertisementPath, address, &bus)
         guard r >= 0, let bus else { throw BusError(what: "cannot connect to the D-Bus system bus", code: r) }
         self.bus = bus
+        waker = RadioWaker(bus: bus)
     }
 
     deinit { tb_close(bus) }
 
-    /// Waits up to `seconds` for traffic or a signal; true when SIGTERM or
-    /// SIGINT arrived.
+    /// Waits up to `seconds` for traffic or a wake-up; true when woken.
     func wait(seconds: Double) throws -> Bool {
         let usec = UInt64(max(0, min(seconds, 3600)) * 1_000_000)
         let r = tb_wait(bus, usec)
