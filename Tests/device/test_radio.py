@@ -43,8 +43,10 @@ def test_state_follows_the_adapter(device: Device) -> None:
         wait_for("the signals", lambda: state_changes(monitor)[-1:] == ["active"] or None)
     finally:
         monitor.close()
-    # Each change signalled once, in order.
-    assert state_changes(monitor) == ["bluetooth-off", "active", "no-adapter", "active"]
+    # Each change signalled once, in order (BlueZoo adds an adapter powered
+    # off and then powers it: bluetooth-off may come between).
+    changes = state_changes(monitor)
+    assert changes[:3] == ["bluetooth-off", "active", "no-adapter"] and changes[3:] in (["active"], ["bluetooth-off", "active"]), changes
     assert device.stop() == 0
     assert "tracing off: encored stopped" in device.log_text()
 
