@@ -78,8 +78,6 @@ int tb_next_event(tb_bus *b, tb_event *ev) {
 
 int tb_pending_calls(const tb_bus *b) { return b ? b->pending : 0; }
 
-const char *tb_strerror(int negative_errno) { return strerror(negative_errno < 0 ? -negative_errno : negative_errno); }
-
 // Whether the variant the message is at holds the given signature.
 static int variant_holds(sd_bus_message *m, const char *signature) {
     char type;

@@ -21,34 +21,22 @@ enum BusCall: Int32 {
     case getObjects = 1, registerAdvertisement, unregisterAdvertisement, setFilter, startDiscovery, stopDiscovery, removeDevice
 }
 
-/// A failure of the bus itself (not of a call to BlueZ).
-struct BusError: Error, CustomStringConvertible {
-    let what: String
-    let code: Int32
-    var description: String { "\(what): \(String(cString: tb_strerror(code)))" }
-}
-
-/// What the service's threads may touch: the radio's wake-up (tb_wake is thread-safe).
-struct RadioWaker: @unchecked Sendable {
-    fileprivate let bus: OpaquePointer
-    func wake() { tb_wake(bus) }
-}
-
 /// The radio's connection to the system bus, through CTracingBus (sd-bus):
 /// a connection of its own beside the service's (ExposureLink), used from
 /// the radio's one thread (the waker aside).
 final class BlueZLink {
     private let bus: OpaquePointer
-    let waker: RadioWaker
+    /// The radio's wake-up, for the service's threads (tb_wake is thread-safe).
+    let waker: LoopWaker
 
     /// Connects (to the system bus, or for tests to `address`) and exports
     /// the advertisement at `advertisementPath`.
     init(advertisementPath: String, address: String?) throws {
         var bus: OpaquePointer?
         let r = tb_open(advertisementPath, address, &bus)
-        guard r >= 0, let bus else { throw BusError(what: "cannot connect to the D-Bus system bus", code: r) }
+        guard r >= 0, let bus else { throw LinkError(what: "cannot connect to the D-Bus system bus", code: r) }
         self.bus = bus
-        waker = RadioWaker(bus: bus)
+        waker = LoopWaker { tb_wake(bus) }
     }
 
     deinit { tb_close(bus) }
@@ -57,7 +45,7 @@ final class BlueZLink {
     func wait(seconds: Double) throws -> Bool {
         let usec = UInt64(max(0, min(seconds, 3600)) * 1_000_000)
         let r = tb_wait(bus, usec)
-        guard r >= 0 else { throw BusError(what: "the D-Bus connection failed", code: r) }
+        guard r >= 0 else { throw LinkError(what: "the D-Bus connection failed", code: r) }
         return r == 1
     }
 
@@ -66,7 +54,7 @@ final class BlueZLink {
     /// Whether org.bluez has an owner now.
     func bluezPresent() throws -> Bool {
         let r = tb_bluez_present(bus)
-        guard r >= 0 else { throw BusError(what: "cannot ask the bus for org.bluez", code: r) }
+        guard r >= 0 else { throw LinkError(what: "cannot ask the bus for org.bluez", code: r) }
         return r == 1
     }
 
@@ -95,7 +83,7 @@ final class BlueZLink {
     func removeDevice(adapter: String, device: String) throws { try check(tb_remove_device(bus, adapter, device), "RemoveDevice") }
 
     private func check(_ r: Int32, _ call: String) throws {
-        guard r >= 0 else { throw BusError(what: "cannot send \(call)", code: r) }
+        guard r >= 0 else { throw LinkError(what: "cannot send \(call)", code: r) }
     }
 
     private static func convert(_ ev: inout tb_event) -> BusEvent? {

@@ -25,10 +25,10 @@ final class RadioControl: @unchecked Sendable {
     }
 
     private let orders = Locked(Orders())
-    private let waker: RadioWaker
+    private let waker: LoopWaker
     private let reporter: @Sendable (RadioState) -> Void
 
-    init(waker: RadioWaker, report: @escaping @Sendable (RadioState) -> Void) {
+    init(waker: LoopWaker, report: @escaping @Sendable (RadioState) -> Void) {
         self.waker = waker
         self.reporter = report
     }

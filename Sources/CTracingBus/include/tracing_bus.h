@@ -105,9 +105,6 @@ int tb_start_discovery(tb_bus *bus, const char *adapter);
 int tb_stop_discovery(tb_bus *bus, const char *adapter);
 int tb_remove_device(tb_bus *bus, const char *adapter, const char *device);
 
-/// The text of a negative errno (strerror), for the log.
-const char *tb_strerror(int negative_errno);
-
 #ifdef __cplusplus
 }
 #endif
