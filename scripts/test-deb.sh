@@ -250,7 +250,8 @@ field encored Provides '^encore-tracingd$'
 holds encored usr/bin/encored usr/bin/encore-notify lib/systemd/system/encored.service usr/share/dbus-1/system.d/org.encore.Exposure.conf \
     usr/share/dbus-1/interfaces/org.encore.Exposure1.xml usr/share/polkit-1/actions/org.encore.Exposure.policy usr/lib/sysusers.d/encored.conf \
     usr/lib/systemd/user/encore-notify.service etc/xdg/autostart/encore-notify.desktop etc/encored/encored.conf \
-    usr/share/man/man8/encored.8.gz usr/share/man/man1/encore-notify.1.gz usr/share/doc/encored/device.md
+    usr/share/man/man8/encored.8.gz usr/share/man/man1/encore-notify.1.gz usr/share/doc/encored/device.md \
+    usr/share/doc/encored/radio.md
 [[ $(dpkg-deb --ctrl-tarfile "$(deb encored)" | tar -xO ./conffiles) == $'/etc/encored/encored.conf\n/etc/xdg/autostart/encore-notify.desktop' ]] \
     || { echo "test-deb: encored's conffiles are not its options and the autostart entry" >&2; exit 1; }
 echo "deb: control fields (versions $debversion, $arch, Depends from dpkg-shlibdeps), contents, shlibs, symbols, triggers, conffiles: ok"
