@@ -37,7 +37,7 @@ struct EncoredCommand: ParsableCommand {
             The log never holds an RPI, its metadata, a key or a Bluetooth address. The Bluetooth address \
             belongs to the kernel and BlueZ: with Privacy enabled in BlueZ's main.conf the controller uses a \
             resolvable private address on its own timer, which the service cannot tie to its rotations \
-            (see /usr/share/doc/encored/device.md).
+            (see /usr/share/doc/encored/radio.md).
 
             The store key: ENCORE_DB_KEY (a passphrase) or ENCORE_DB_KEY_HEX (64 hex digits) in the environment, \
             or a systemd credential encore-db-key or encore-db-key-hex in $CREDENTIALS_DIRECTORY. A missing store \
