@@ -1,7 +1,8 @@
 """State follows the radio: encored traces on BlueZoo's adapter (hci0) and
 says so in State, with a PropertiesChanged at each change: bluetooth-off
 when the adapter is powered off, no-adapter when it is removed (or the
-one --adapter names is not there), active again when it is usable,
+one --adapter names is not there), cannot-advertise while its
+advertisement cannot be registered, active again when it is usable,
 disabled while the user turned tracing off. The tracing history (in the
 service's one store) records each stop and start."""
 from __future__ import annotations
@@ -11,6 +12,8 @@ import subprocess
 
 from device_world import ADAPTER, CLI, Device, wait_for
 from test_signals import Monitor
+
+from bus_peer import Advertiser
 
 
 def state_changes(monitor: Monitor) -> list[str]:
@@ -101,3 +104,26 @@ def test_tracing_writes_the_service_store(device: Device) -> None:
     r = subprocess.run([str(CLI), "tracing", "status", "--db", str(device.db), "--json"], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     assert '"adapter":"hci0"' in r.stdout.replace(" ", "") and sorted(p.name for p in device.root.glob("*.db")) == ["device.db"]
+
+
+def test_cannot_advertise_while_the_adapter_has_no_free_instance(device: Device) -> None:
+    """Every advertising instance of the adapter taken by other clients
+    (BlueZoo has 15): RegisterAdvertisement fails, State is cannot-advertise;
+    once one is free the service's retry registers, and State is active."""
+    supported = int(device.busctl("get-property", "org.bluez", "/org/bluez/hci0", "org.bluez.LEAdvertisingManager1",
+                                  "SupportedInstances").split()[1])
+    others = [Advertiser(device.address, "hci0", bytes(20)) for _ in range(supported)]
+    try:
+        for o in others:
+            assert o.registered.wait(10) and o.error is None, o.error
+        device.start()
+        wait_state(device, "cannot-advertise")
+        device.wait_log("RegisterAdvertisement failed (org.bluez.Error.NotPermitted)")
+        device.wait_log("tracing on (adapter hci0)")   # scanning goes on
+    finally:
+        others[0].close()
+    wait_state(device, "active")
+    wait_for("the service's advertisement", lambda: device.active_instances("hci0") == supported)
+    for o in others[1:]:
+        o.close()
+    assert device.stop() == 0

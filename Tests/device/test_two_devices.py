@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,8 +24,7 @@ from device_world import ACTIONS, Device, wait_for
 from test_notify import NOTIFY, Session
 from test_signals import Monitor
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tracing"))
-from bus_peer import Advertiser, Peer, error_name  # noqa: E402
+from bus_peer import Advertiser, Peer, error_name
 
 EN_UUID = "0000fd6f-0000-1000-8000-00805f9b34fb"
 A_ADDRESS, B_ADDRESS = "00:11:22:33:44:0a", "00:11:22:33:44:0b"
