@@ -96,9 +96,14 @@ def test_no_bluez_is_no_adapter(device: Device) -> None:
 
 
 def test_tracing_writes_the_service_store(device: Device) -> None:
-    """Tracing's adapter and history are in the service's one store."""
+    """Tracing's adapter and history are in the service's one store, the
+    new one after DeleteAllData too."""
     device.start()
     device.wait_log("tracing on (adapter hci0)")
+    device.call("DeleteAllData", timeout=60)
+    device.wait_log("tracing: on the new store")
+    device.wait_log("tracing on (adapter hci0)", count=2)
+    wait_for("the advertisement on the new store's RPI", lambda: device.active_instances("hci0") == 1)
     assert device.stop() == 0
     env = {**os.environ, "ENCORE_DB_KEY": "passphrase of the device"}
     r = subprocess.run([str(CLI), "tracing", "status", "--db", str(device.db), "--json"], capture_output=True, text=True, env=env, timeout=60)
