@@ -4,7 +4,8 @@
 # and clang, declares exactly the functions the library exports, which are
 # those support/deb/libencore<MAJOR>.symbols records (none removed), and the
 # library carries its SONAME without depending on the Swift toolchain. The
-# other generated text is checked here too: docs/architecture.md's module
+# other generated text is checked here too: Python's _ffi.py and _records.py
+# against the header; docs/architecture.md's module
 # graph against Package.swift, and Sources/CEncoreProto against proto/; and
 # each feature's SQL against the tables it owns (scripts/check-tables.py).
 # The header is then held to the ABI the SONAME shipped (scripts/abi.sh:
@@ -17,6 +18,7 @@ major=$(sed -n 's/^#define ENCORE_VERSION_MAJOR //p' Sources/CEncoreTypes/includ
 
 scripts/gen-header.py --check
 python3 bindings/python/gen_ffi.py --check
+python3 bindings/python/gen_records.py --check
 scripts/gen-architecture.py --check
 scripts/check-tables.py
 scripts/gen-proto.sh --check

@@ -1,4 +1,3 @@
-import Dispatch
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
@@ -26,7 +25,7 @@ import EncoreSupport
 package final class FileJob: @unchecked Sendable {
     // @unchecked: the scheduling state is only touched under `lock`; each
     // slot is written by the one thread that finished its file and read
-    // after concurrentPerform has returned.
+    // after Parallel.perform has returned.
     package typealias Extract = (KeyFileSource) -> Result<KeyFile.Members, any Error>
     package typealias Finish = ([Result<KeyFile.Members, any Error>]) -> [Result<KeyFile, any Error>]
     /// Reads one finished file (the file's index, the file or why it could
@@ -94,7 +93,7 @@ package final class FileJob: @unchecked Sendable {
         // Iterations may run one after another (more matchers than cores):
         // a thread waits in drain() only while another one holds files in
         // flight, and that one wakes it when it is done with them.
-        DispatchQueue.concurrentPerform(iterations: matchers.count) { t in
+        Parallel.perform(iterations: matchers.count) { t in
             let matcher = matchers[t]
             loop: while shared.failure == nil {
                 switch lock.locked({ nextTask() }) {

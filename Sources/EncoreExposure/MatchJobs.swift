@@ -1,4 +1,3 @@
-import Dispatch
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
@@ -8,7 +7,7 @@ import EncoreSupport
 /// locks are needed.
 package final class SliceJob: @unchecked Sendable {
     // @unchecked: the slot discipline above; slots are read after all
-    // threads have finished (concurrentPerform returns).
+    // threads have finished (Parallel.perform returns).
     private let work: [MatchCandidate]
     private let matchers: [KeyMatcher]
     private let slots: UnsafeMutableBufferPointer<Result<[(Int, KeyMatch)], EncoreError>?>
@@ -24,7 +23,7 @@ package final class SliceJob: @unchecked Sendable {
 
     package func run() throws -> [(Int, KeyMatch)] {
         let n = matchers.count
-        DispatchQueue.concurrentPerform(iterations: n) { t in
+        Parallel.perform(iterations: n) { t in
             let slice = work[work.count * t / n ..< work.count * (t + 1) / n]
             do {
                 slots[t] = .success(try matchers[t].match(slice))

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -6,6 +5,14 @@ import Glibc
 
 /// Work split into contiguous slices run on several threads, results in
 /// slice order (so what the caller merges does not depend on scheduling).
+///
+/// The threads are the library's own, started for the work and joined
+/// after it, not libdispatch's pool: on Linux, once a process has used
+/// dispatch's global queues (concurrentPerform), a thread of its pool
+/// wakes every second for the rest of the process's life, 86 400 wake-ups
+/// a day in a device service that checks once (make bench-device). A
+/// thread costs some tens of microseconds to start; the work given to one
+/// is thousands of keys or a whole file.
 package enum Parallel {
     /// The most threads a caller may ask any parallel work for (key files, trace keys).
     public static let maxThreads = 256
@@ -23,7 +30,7 @@ package enum Parallel {
         if n == 1 { return [body(0 ..< count)] }
         return withoutActuallyEscaping(body) { body in
             let job = RangeResults(body, ranges: n) { t in count * t / n ..< count * (t + 1) / n }
-            DispatchQueue.concurrentPerform(iterations: n) { _ in job.work() }
+            perform(iterations: n) { _ in job.work() }
             return job.collect()
         }
     }
@@ -41,7 +48,7 @@ package enum Parallel {
         if workers == 1 { return (0 ..< n).map { body($0 * size ..< min(count, ($0 + 1) * size)) } }
         return withoutActuallyEscaping(body) { body in
             let job = RangeResults(body, ranges: n) { c in c * size ..< min(count, (c + 1) * size) }
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in job.work() }
+            perform(iterations: workers) { _ in job.work() }
             return job.collect()
         }
     }
@@ -54,13 +61,56 @@ package enum Parallel {
         if threads() == 1 { return (a(), b()) }
         return withoutActuallyEscaping(a) { a in
             let job = Background(a)
-            let done = DispatchGroup()
-            DispatchQueue.global().async(group: done) { job.run() }
-            let second = b()
-            done.wait()
+            var second: B?
+            perform(iterations: 2) { i in
+                if i == 0 { second = b() } else { job.run() }
+            }
+            guard let second else { preconditionFailure("Parallel.pair: the calling thread's job left no result") }
             return (job.collect(), second)
         }
     }
+
+    /// `body(i)` for every i in 0..<iterations at the same time, each on a
+    /// thread of its own (0 on the calling thread); returns when all have.
+    /// A thread that cannot be started runs its iteration on the calling
+    /// thread instead, after iteration 0: a caller whose iterations wait
+    /// for one another must not rely on them all running at once.
+    package static func perform(iterations: Int, _ body: (Int) -> Void) {
+        guard iterations > 1 else {
+            if iterations == 1 { body(0) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            var started: [pthread_t] = []
+            var inline: [Int] = []
+            for i in 1 ..< iterations {
+                let job = Unmanaged.passRetained(ThreadJob { body(i) })
+                var thread = pthread_t()
+                let r = pthread_create(&thread, nil, { context in
+                    if let context { Unmanaged<ThreadJob>.fromOpaque(context).takeRetainedValue().run() }
+                    return nil
+                }, job.toOpaque())
+                if r == 0 {
+                    started.append(thread)
+                } else {
+                    job.release()
+                    inline.append(i)
+                }
+            }
+            body(0)
+            for i in inline { body(i) }
+            for thread in started { pthread_join(thread, nil) }
+        }
+    }
+}
+
+/// One iteration of Parallel.perform, handed to the thread that runs it.
+private final class ThreadJob: @unchecked Sendable {
+    // @unchecked: created on the calling thread, run once on the new one,
+    // which the caller joins before anything it captured goes away.
+    private let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+    func run() { body() }
 }
 
 /// The job Parallel.pair runs on another thread, and its result.
@@ -85,7 +135,7 @@ private final class Background<A>: @unchecked Sendable {
 private final class RangeResults<T>: @unchecked Sendable {
     // @unchecked: each slot is written by the one worker that took its range
     // (the atomic counter hands every range out once) and read only after
-    // concurrentPerform has returned; `body` and `range` are only called.
+    // every thread has been joined; `body` and `range` are only called.
     private let body: (Range<Int>) -> T
     private let range: (Int) -> Range<Int>
     private let slots: UnsafeMutableBufferPointer<T?>

@@ -337,24 +337,30 @@ def generate(text):
     return render(parse(text))
 
 
-def main(argv):
+def write_or_check(argv, tool, output, make, errors):
+    """The command line of a generator of the bindings: write `output` from
+    make(header text), or with --check fail when it differs from a fresh one."""
     if argv not in ([], ["--check"]):
-        sys.exit(__doc__)
+        sys.exit(sys.modules["__main__"].__doc__)
     try:
-        fresh = generate(HEADER.read_text())
-    except HeaderError as e:
-        sys.exit(f"gen_ffi: {HEADER}: {e}")
+        fresh = make(HEADER.read_text())
+    except errors as e:
+        sys.exit(f"{tool}: {HEADER}: {e}")
     if not argv:
-        OUTPUT.write_text(fresh)
+        output.write_text(fresh)
         return
-    current = OUTPUT.read_text() if OUTPUT.exists() else ""
+    current = output.read_text() if output.exists() else ""
+    name = output.relative_to(HERE.parent.parent)
     if current != fresh:
         diff = difflib.unified_diff(current.splitlines(), fresh.splitlines(),
-                                    str(OUTPUT), "fresh generation", lineterm="")
+                                    str(output), "fresh generation", lineterm="")
         print("\n".join(list(diff)[:60]), file=sys.stderr)
-        sys.exit(f"gen_ffi: {OUTPUT.relative_to(HERE.parent.parent)} is out of date with include/encore.h; "
-                 "run python3 bindings/python/gen_ffi.py")
-    print("gen_ffi: encore/_ffi.py matches include/encore.h")
+        sys.exit(f"{tool}: {name} is out of date with include/encore.h; run python3 bindings/python/{tool}.py")
+    print(f"{tool}: {name} matches include/encore.h")
+
+
+def main(argv):
+    write_or_check(argv, "gen_ffi", OUTPUT, generate, HeaderError)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,18 @@ silently get wrong (truncated strings, wrapped integers)."""
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable, Iterator, Sequence
+import datetime as dt
+from collections.abc import Callable, Iterator, Mapping, Sequence
 import os
 from typing import TypeAlias, TypeVar
 
+from . import _ffi
+from ._loader import lib
+
 _S = TypeVar("_S", bound=ctypes.Structure)
 _R = TypeVar("_R")
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 # Text the bindings pass to C: str (as UTF-8) or bytes.
 Text: TypeAlias = str | bytes
@@ -41,13 +47,68 @@ def uint8_pointer(data: bytes) -> ctypes._Pointer[ctypes.c_uint8]:
     return ctypes.cast(data, ctypes.POINTER(ctypes.c_uint8))  # type: ignore[arg-type]
 
 
-def unsigned(value: int, ctype: type[ctypes._SimpleCData[int]], what: str) -> int:
-    """`value` checked to fit the unsigned ctypes type `ctype` (ctypes would
-    wrap negatives and truncate large numbers without a word)."""
-    limit = 1 << (8 * ctypes.sizeof(ctype))
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < limit:
-        raise ValueError(f"{what} must be an int from 0 to {limit - 1}, not {value!r}")
+def checked_int(value: int, bits: int, what: str) -> int:
+    """`value` checked to be an int that fits a signed C integer of `bits`
+    bits (ctypes would wrap it without a word); bool is refused."""
+    limit = 1 << (bits - 1)
+    if not isinstance(value, int) or isinstance(value, bool) or not -limit <= value < limit:
+        raise ValueError(f"{what} must be an int from {-limit} to {limit - 1}, not {value!r}")
     return value
+
+
+def checked_uint(value: int, bits: int, what: str) -> int:
+    """`value` checked to be an int that fits an unsigned C integer of `bits` bits."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << bits:
+        raise ValueError(f"{what} must be an int from 0 to {(1 << bits) - 1}, not {value!r}")
+    return value
+
+
+def fixed_bytes(value: bytes | bytearray | memoryview, size: int, what: str) -> bytes:
+    """`value` checked to be bytes of exactly `size` (a C array's)."""
+    data = bounded_bytes(value, size, what)
+    if len(data) != size:
+        raise ValueError(f"{what} must be {size} bytes, not {len(data)}")
+    return data
+
+
+def bounded_bytes(value: bytes | bytearray | memoryview, size: int, what: str) -> bytes:
+    """`value` checked to be bytes of at most `size` (a C array's)."""
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
+    data = bytes(value)
+    if len(data) > size:
+        raise ValueError(f"{what} is {len(data)} bytes; it holds at most {size}")
+    return data
+
+
+def take_bytes(b: _ffi.encore_bytes) -> bytes:
+    """The bytes of a library-owned encore_bytes, which is freed."""
+    try:
+        return ctypes.string_at(b.data, b.length) if b.data else b""
+    finally:
+        lib.encore_bytes_free(ctypes.byref(b))
+
+
+def take_text(b: _ffi.encore_bytes) -> str:
+    """The UTF-8 text of a library-owned encore_bytes, which is freed."""
+    return take_bytes(b).decode("utf-8")
+
+
+def optional_text(value: bytes | None) -> str | None:
+    """A C string the library may leave NULL, copied (it lives only as long as its handle)."""
+    return value.decode("utf-8", "replace") if value is not None else None
+
+
+def iso_date(seconds: int) -> str | None:
+    """Unix seconds of a UTC midnight as "YYYY-MM-DD"; None when negative (no day)."""
+    return None if seconds < 0 else dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date().isoformat()
+
+
+def known(names: Mapping[_K, _V], code: _K, what: str) -> _V:
+    """The name of a code the bindings must know (a new one needs new bindings)."""
+    if code not in names:
+        raise ValueError(f"{what}: the library gave code {code!r}, which these bindings do not know")
+    return names[code]
 
 
 def output(struct_type: type[_S]) -> _S:

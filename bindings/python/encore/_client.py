@@ -6,7 +6,7 @@ from __future__ import annotations
 import ctypes
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeAlias, TypeVar
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import Text, text
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
     # What CClient.borrow() yields.
     ClientPointer: TypeAlias = ctypes._Pointer[_ffi.encore_client]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 # The registry API a push registration speaks.
 PushApi: TypeAlias = Literal["swisscovid", "registry"]
@@ -111,15 +114,14 @@ class CClient(Closeable):
         else:
             lib.encore_client_new(store, ctypes.byref(o), ctypes.byref(pointer))
 
-    def call(self, name: str, *args: Any) -> int:
-        """Calls the library function `name` with the client first."""
-        with self._handle.borrow() as c:
-            status: int = getattr(lib, name)(c, *args)
-            return status
+    def call(self, function: Callable[Concatenate[ClientPointer, _P], _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        """function(client, *args): `function` is one of the typed library's
+        (lib.encore_...), so a type checker checks the other arguments."""
+        return self._handle.call(function, *args, **kwargs)
 
     def now(self) -> int:
         """The client's time: its clock's, or the system's."""
         t = ctypes.c_int64()
-        self.call("encore_client_get_time", ctypes.byref(t))
+        self.call(lib.encore_client_get_time, ctypes.byref(t))
         return t.value
 

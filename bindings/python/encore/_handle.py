@@ -4,9 +4,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar
 
 _P = TypeVar("_P")
+_A = ParamSpec("_A")
+_R = TypeVar("_R")
 
 
 class Handle(Generic[_P]):
@@ -46,6 +48,13 @@ class Handle(Generic[_P]):
                 last = self._closed and self._users == 0
             if last:
                 self._release()
+
+    def call(self, function: Callable[Concatenate[_P, _A], _R], *args: _A.args, **kwargs: _A.kwargs) -> _R:
+        """function(pointer, *args) with the pointer borrowed: `function` is
+        one of the typed library's (lib.encore_...), so a type checker checks
+        the other arguments; a failing status raises (errors.py)."""
+        with self.borrow() as pointer:
+            return function(pointer, *args, **kwargs)
 
     def close(self) -> None:
         with self._lock:

@@ -25,68 +25,31 @@ import ctypes
 import dataclasses
 import json
 import os
-import weakref
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import text, uint8_pointer
+from ._cdata import checked_int, checked_uint, fixed_bytes, take_bytes as _take_bytes, text, uint8_pointer
 from ._config import ParsedConfig
 from ._handle import Handle
 from ._loader import lib
-from .records import SIGNATURE_STATUSES, checked_int
-from .store import _take_bytes
+from ._records import (  # re-exported: the public names of the generated records
+    CheckIn as CheckIn, CheckInAssessment as CheckInAssessment, CheckInDay as CheckInDay, CheckInMatch as
+    CheckInMatch, CheckInRecord as CheckInRecord, CheckInReport as CheckInReport, ProtectedReport as
+    ProtectedReport, TraceLocation as TraceLocation, WarningMatchSummary as WarningMatchSummary)
 
 if TYPE_CHECKING:
     from ._client import CClient
 from .testresult import SYMPTOMS, Symptoms
 from .trust import TrustList
 
-_S = TypeVar("_S", bound=ctypes.Structure)
-_R = TypeVar("_R")
-
-LEVELS = {_ffi.ENCORE_CHECKIN_RISK_LOW: "LOW", _ffi.ENCORE_CHECKIN_RISK_HIGH: "HIGH",
-          _ffi.ENCORE_CHECKIN_RISK_FAILED: "FAILED"}
-
-
-def _fixed(value: bytes | bytearray | memoryview, size: int, what: str) -> bytes:
-    if not isinstance(value, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{what} must be bytes, not {type(value).__name__}")
-    data = bytes(value)
-    if len(data) != size:
-        raise ValueError(f"{what} must be {size} bytes, not {len(data)}")
-    return data
-
-
-def _text(value: bytes | None) -> str:
-    return value.decode("utf-8") if value is not None else ""
-
 
 # ---- QR codes ---------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class TraceLocation:
-    """What a CWA event QR code says (encore_trace_location_info)."""
-    version: int
-    description: str
-    address: str
-    start_timestamp: int            # unix seconds; 0 for a permanent place
-    end_timestamp: int
-    location_type: int              # CWALocationData's type (0 when absent)
-    default_check_in_length_minutes: int
-    location_id: bytes              # SHA-256("CWA-GUID" || payload as scanned)
-    location_id_hash: bytes         # SHA-256(location_id)
-    payload_length: int
-    automatic_length_seconds: int   # how long a check-in lasts without a check-out
-
 
 def _take_location(pointer: ctypes._Pointer[_ffi.encore_trace_location]) -> TraceLocation:
     try:
         i = _cdata.output(_ffi.encore_trace_location_info)
         lib.encore_trace_location_get_info(pointer, ctypes.byref(i))
-        return TraceLocation(i.version, _text(i.description), _text(i.address), i.start_timestamp, i.end_timestamp,
-                             i.location_type, i.default_check_in_length_minutes, bytes(i.location_id),
-                             bytes(i.location_id_hash), i.payload_length, i.automatic_length_seconds)
+        return TraceLocation.from_c(i)
     finally:
         lib.encore_trace_location_free(pointer)
 
@@ -126,13 +89,6 @@ class CreatedLocation:
         return qr_image(self.url, "svg").decode("utf-8")
 
 
-def _unsigned(value: int, bits: int, what: str) -> int:
-    """`value` checked to be an int that fits an unsigned C integer of `bits` bits."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << bits:
-        raise ValueError(f"{what} must be an int from 0 to {(1 << bits) - 1}, not {value!r}")
-    return value
-
-
 def create_location(description: str | bytes, address: str | bytes, *, start: int | None = None, end: int | None = None,
                     location_type: int | None = None, default_minutes: int | None = None) -> CreatedLocation:
     """Creates a CWA event or place as the Corona-Warn-App does on the phone
@@ -148,13 +104,13 @@ def create_location(description: str | bytes, address: str | bytes, *, start: in
     lib.encore_trace_location_spec_init(ctypes.byref(spec), ctypes.sizeof(spec))
     description_c, address_c = text(description, "description"), text(address, "address")
     spec.description, spec.address = description_c, address_c
-    spec.start_timestamp = 0 if start is None else _unsigned(start, 64, "start")
-    spec.end_timestamp = 0 if end is None else _unsigned(end, 64, "end")
+    spec.start_timestamp = 0 if start is None else checked_uint(start, 64, "start")
+    spec.end_timestamp = 0 if end is None else checked_uint(end, 64, "end")
     if location_type is None:
         location_type = 2 if start is not None or end is not None else 1
-    spec.location_type = _unsigned(location_type, 32, "location_type")
+    spec.location_type = checked_uint(location_type, 32, "location_type")
     if default_minutes is not None:
-        spec.default_check_in_length_minutes = _unsigned(default_minutes, 31, "default_minutes")
+        spec.default_check_in_length_minutes = checked_uint(default_minutes, 31, "default_minutes")
     out = ctypes.POINTER(_ffi.encore_trace_location)()
     lib.encore_trace_location_create(ctypes.byref(spec), ctypes.byref(out))
     try:
@@ -174,7 +130,7 @@ def qr_image(qr_code: str | bytes, image_format: str = "png", scale: int = 8) ->
     formats = {"png": _ffi.ENCORE_QR_IMAGE_PNG, "svg": _ffi.ENCORE_QR_IMAGE_SVG}
     if image_format not in formats:
         raise ValueError(f"image_format must be 'png' or 'svg', not {image_format!r}")
-    scale_value = _unsigned(scale, 32, "scale") if image_format == "png" else 0
+    scale_value = checked_uint(scale, 32, "scale") if image_format == "png" else 0
     location = ctypes.POINTER(_ffi.encore_trace_location)()
     lib.encore_trace_location_parse(text(qr_code, "qr_code"), ctypes.byref(location))
     try:
@@ -187,70 +143,18 @@ def qr_image(qr_code: str | bytes, image_format: str = "png", scale: int = 8) ->
 
 # ---- the crypto of protected reports ----------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class CheckInRecord:
-    """The plaintext of a protected report (10-minute intervals)."""
-    start_interval_number: int
-    period: int
-    transmission_risk_level: int
-
-
-@dataclasses.dataclass(frozen=True)
-class ProtectedReport:
-    """A CheckInProtectedReport as the server publishes it."""
-    location_id_hash: bytes
-    iv: bytes
-    encrypted_record: bytes
-    mac: bytes
-
-    def _to_c(self) -> _ffi.encore_checkin_report:
-        sealed = bytes(self.encrypted_record)
-        if len(sealed) > 32:
-            # The C struct holds 32 bytes: a real record is at most 18 bytes
-            # (two AES blocks); anything longer cannot be a report.
-            raise ValueError(f"encrypted_record is {len(sealed)} bytes; a report holds at most 32")
-        r = _cdata.sized(_ffi.encore_checkin_report)
-        r.location_id_hash[:] = list(_fixed(self.location_id_hash, 32, "location_id_hash"))
-        r.iv[:] = list(_fixed(self.iv, 16, "iv"))
-        r.mac[:] = list(_fixed(self.mac, 32, "mac"))
-        r.encrypted_record[:len(sealed)] = list(sealed)
-        r.encrypted_record_length = len(sealed)
-        return r
-
-    @staticmethod
-    def _from_c(r: _ffi.encore_checkin_report) -> ProtectedReport:
-        return ProtectedReport(bytes(r.location_id_hash), bytes(r.iv), bytes(r.encrypted_record[:r.encrypted_record_length]),
-                               bytes(r.mac))
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckInReport:
-    """One protected report a submission sends: a check-in's visit on one
-    UTC day, as the time rules derive it, and its sealed record."""
-    checkin: int                  # the check-in's id
-    start: int                    # unix seconds: start_interval_number x 600
-    start_interval_number: int    # 10-minute intervals since the epoch
-    period: int                   # intervals
-    transmission_risk_level: int  # 1..8, in the sealed record too
-    report: ProtectedReport
-
-
 def encrypt_report(location_id: bytes, record: CheckInRecord, iv: bytes | None = None) -> ProtectedReport:
     """A ProtectedReport of `record` (a CheckInRecord) under the keys of
     `location_id` (32 bytes): AES-256-CBC with PKCS#7 and `iv` (16 bytes;
     None: a random one), HMAC-SHA256 over iv || ciphertext."""
-    lid = _fixed(location_id, 32, "location_id")
-    iv_bytes = None if iv is None else _fixed(iv, 16, "iv")
-    r = _ffi.encore_checkin_record(
-        ctypes.sizeof(_ffi.encore_checkin_record),
-        _cdata.unsigned(record.start_interval_number, ctypes.c_uint32, "start_interval_number"),
-        _cdata.unsigned(record.period, ctypes.c_uint32, "period"),
-        _cdata.unsigned(record.transmission_risk_level, ctypes.c_uint32, "transmission_risk_level"))
+    lid = fixed_bytes(location_id, 32, "location_id")
+    iv_bytes = None if iv is None else fixed_bytes(iv, 16, "iv")
+    r = record.to_c()
     out = _cdata.sized(_ffi.encore_checkin_report)
     lib.encore_checkin_report_encrypt(uint8_pointer(lid), len(lid), ctypes.byref(r),
                                       None if iv_bytes is None else uint8_pointer(iv_bytes),
                                       0 if iv_bytes is None else len(iv_bytes), ctypes.byref(out))
-    return ProtectedReport._from_c(out)
+    return ProtectedReport.from_c(out)
 
 
 def decrypt_report(location_id: bytes, report: ProtectedReport) -> CheckInRecord:
@@ -258,11 +162,11 @@ def decrypt_report(location_id: bytes, report: ProtectedReport) -> CheckInRecord
     `location_id`: ReportMacError when the MAC does not verify (checked
     before anything is decrypted), ReportInvalidError for wrong lengths,
     bad padding or a record that does not decode."""
-    lid = _fixed(location_id, 32, "location_id")
-    c = report._to_c()
+    lid = fixed_bytes(location_id, 32, "location_id")
+    c = report.to_c()
     out = _cdata.sized(_ffi.encore_checkin_record)
     lib.encore_checkin_report_decrypt(uint8_pointer(lid), len(lid), ctypes.byref(c), ctypes.byref(out))
-    return CheckInRecord(out.start_interval_number, out.period, out.transmission_risk_level)
+    return CheckInRecord.from_c(out)
 
 
 def derive_times(start: int, end: int) -> tuple[int, int] | None:
@@ -291,56 +195,17 @@ class CheckInRiskConfig(ParsedConfig):
     _c_free = lib.encore_checkin_risk_config_free
 
 
-@dataclasses.dataclass(frozen=True)
-class CheckInMatch:
-    """One warning overlapping one check-in on one UTC day."""
-    check_in: int
-    date: int                       # unix seconds of the UTC midnight
-    overlap_seconds: int
-    overlap_minutes: int            # rounded half up
-    normalized_time: float          # transmission risk value x overlap_minutes
-    transmission_risk_level: int
-    location_id_hash: bytes
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckInDay:
-    """The presence-tracing risk of one UTC day."""
-    date: int                       # unix seconds of the UTC midnight
-    normalized_time: float
-    risk_level: str                 # "LOW", "HIGH" or "FAILED"
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckInAssessment:
-    """The presence-tracing risk: per match, per day (newest first), in total."""
-    total_risk_level: str           # "LOW", "HIGH" or "FAILED"
-    matches: tuple[CheckInMatch, ...]
-    days: tuple[CheckInDay, ...]
-    json: dict[str, Any]            # the library's JSON form (as `encore checkin match --json`, without skippedReports)
-
-
-def _copy_all(name: str, pointer: object, ctype: type[_S], convert: Callable[[_S], _R]) -> tuple[_R, ...]:
-    """All rows of a list's copy function, converted."""
-    return tuple(_cdata.copy_list(lambda *page: getattr(lib, name)(pointer, *page), ctype, convert))
-
-
 def _assessment(pointer: ctypes._Pointer[_ffi.encore_checkin_assessment]) -> CheckInAssessment:
     """A CheckInAssessment of a library assessment handle (not freed here)."""
     s = _cdata.output(_ffi.encore_checkin_risk_summary)
     lib.encore_checkin_assessment_get_summary(pointer, ctypes.byref(s))
-    matches = _copy_all("encore_checkin_assessment_copy_matches", pointer, _ffi.encore_checkin_match,
-                        lambda m: CheckInMatch(m.check_in, m.date, m.overlap_seconds, m.overlap_minutes, m.normalized_time,
-                                               m.transmission_risk_level, bytes(m.location_id_hash)))
-    days = _copy_all("encore_checkin_assessment_copy_days", pointer, _ffi.encore_checkin_day,
-                     lambda d: CheckInDay(d.date, d.normalized_time, LEVELS.get(d.risk_level, f"unknown ({d.risk_level})")))
+    matches = tuple(_cdata.copy_list(lambda *page: lib.encore_checkin_assessment_copy_matches(pointer, *page),
+                                     _ffi.encore_checkin_match, CheckInMatch.from_c))
+    days = tuple(_cdata.copy_list(lambda *page: lib.encore_checkin_assessment_copy_days(pointer, *page),
+                                  _ffi.encore_checkin_day, CheckInDay.from_c))
     b = _ffi.encore_bytes()
     lib.encore_checkin_assessment_get_json(pointer, ctypes.byref(b))
-    return CheckInAssessment(
-        total_risk_level=LEVELS.get(s.total_risk_level, f"unknown ({s.total_risk_level})"),
-        matches=matches,
-        days=days,
-        json=json.loads(_take_bytes(b)))
+    return CheckInAssessment.from_c(s, matches=matches, days=days, json=json.loads(_take_bytes(b)))
 
 
 def take_assessment(pointer: ctypes._Pointer[_ffi.encore_checkin_assessment]) -> CheckInAssessment:
@@ -353,63 +218,12 @@ def take_assessment(pointer: ctypes._Pointer[_ffi.encore_checkin_assessment]) ->
 
 # ---- check-ins in a store ---------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class CheckIn:
-    """A stored check-in (times unix seconds)."""
-    id: int
-    start: int
-    end: int | None                 # None while checked in
-    auto_end: int                   # when an open check-in closes by itself
-    description: str
-    address: str
-    location_id_hash: bytes
-    submitted: bool                 # sent with a positive test: its warnings are ignored
-    kind: str = "cwa"               # the QR code's app: "cwa", "swisscovid" or "notifyme"
-    created: int = 0                # when it was stored
-    private: bool = False           # a private visit: nothing of the venue kept (description, address empty;
-                                    # location_id_hash zeros); ending or editing it needs its QR code
-
-
-_KINDS = {_ffi.ENCORE_CHECKIN_KIND_CWA: "cwa", _ffi.ENCORE_CHECKIN_KIND_SWISSCOVID: "swisscovid",
-          _ffi.ENCORE_CHECKIN_KIND_NOTIFYME: "notifyme"}
-
-
-def _report(r: _ffi.encore_checkin_report_info) -> CheckInReport:
-    """A CheckInReport of a copied encore_checkin_report_info."""
-    return CheckInReport(r.checkin, r.start, r.start_interval_number, r.period, r.transmission_risk_level,
-                         ProtectedReport._from_c(r.report))
-
-
-def _take_check_in(i: _ffi.encore_checkin_info) -> CheckIn:
-    """A CheckIn of a copied encore_checkin_info, whose strings are freed."""
-    return CheckIn(i.id, i.start, None if i.end < 0 else i.end, i.auto_end, _take_bytes(i.description).decode("utf-8"),
-                   _take_bytes(i.address).decode("utf-8"), bytes(i.location_id_hash), bool(i.submitted),
-                   _KINDS.get(i.kind, f"unknown ({i.kind})"), i.created, _is_private(i))
-
-
-def _is_private(i: _ffi.encore_checkin_info) -> bool:
-    """Whether a copied check-in is private (a library before private check-ins wrote no mode: diary)."""
-    return bool(i.mode == _ffi.ENCORE_CHECKIN_MODE_PRIVATE)
-
-
 def _mode(private: bool) -> int:
     return _ffi.ENCORE_CHECKIN_MODE_PRIVATE if private else _ffi.ENCORE_CHECKIN_MODE_DIARY
 
 
 def _optional_qr(qr_code: str | None) -> bytes | None:
     return None if qr_code is None else text(qr_code, "qr_code")
-
-
-@dataclasses.dataclass(frozen=True)
-class WarningMatchSummary:
-    """What matching one trace warning package found."""
-    signature_status: str           # "verified", "skipped", ...
-    interval_number: int            # the package's hour (hours since the epoch)
-    warnings: int                   # plain TraceTimeIntervalWarnings in the package
-    reports: int                    # CheckInProtectedReports in the package
-    matches: int                    # of them, for the user's locations and valid
-    added: int                      # warnings stored for the first time
-    skipped: int                    # unusable: wrong lengths, MAC, padding, record
 
 
 class CheckIns:
@@ -421,9 +235,6 @@ class CheckIns:
     def __init__(self, client: CClient, private: bool = False) -> None:
         self._c = client
         self.private = bool(private)
-
-    def _call(self, name: str, *args: Any) -> int:
-        return self._c.call(name, *args)
 
     def add(self, qr_code: str | bytes, start: int, end: int | None = None, *, private: bool | None = None) -> int:
         """Checks in at the place of a CWA, SwissCovid or NotifyMe QR code
@@ -442,7 +253,7 @@ class CheckIns:
         # None: the client's default (checkin_private), which never applies to CWA codes: they cannot be private.
         mode = _ffi.ENCORE_CHECKIN_MODE_DEFAULT if private is None else _mode(bool(private))
         out = ctypes.c_int64()
-        self._call("encore_checkin_add", qr, checked_int(start, 64, "start"),
+        self._c.call(lib.encore_checkin_add, qr, checked_int(start, 64, "start"),
                    -1 if end is None else checked_int(end, 64, "end"), mode, ctypes.byref(out))
         return out.value
 
@@ -454,33 +265,33 @@ class CheckIns:
         CheckinQrMismatchError."""
         qr = _optional_qr(qr_code)
         if qr is None:
-            self._call("encore_checkin_end", checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"))
+            self._c.call(lib.encore_checkin_end, checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"))
         else:
-            self._call("encore_checkin_end_with_qr", checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"), qr)
+            self._c.call(lib.encore_checkin_end_with_qr, checked_int(check_in, 64, "check_in"), checked_int(end, 64, "end"), qr)
 
     def edit(self, check_in: int, start: int, end: int | None = None, qr_code: str | None = None) -> None:
         """Sets a check-in's times (end None: checked in again); `qr_code` as for end()."""
         args = (checked_int(check_in, 64, "check_in"), checked_int(start, 64, "start"), -1 if end is None else checked_int(end, 64, "end"))
         qr = _optional_qr(qr_code)
         if qr is None:
-            self._call("encore_checkin_edit", *args)
+            self._c.call(lib.encore_checkin_edit, *args)
         else:
-            self._call("encore_checkin_edit_with_qr", *args, qr)
+            self._c.call(lib.encore_checkin_edit_with_qr, *args, qr)
 
     def delete(self, check_in: int) -> bool:
         """Deletes a check-in and its warnings; returns whether there was one."""
         existed = ctypes.c_int32()
-        self._call("encore_checkin_delete", checked_int(check_in, 64, "check_in"), ctypes.byref(existed))
+        self._c.call(lib.encore_checkin_delete, checked_int(check_in, 64, "check_in"), ctypes.byref(existed))
         return bool(existed.value)
 
     def list(self) -> list[CheckIn]:
         """The check-ins, oldest first, after closing those whose time is up
         and deleting those that ended over 10 days before the client's time."""
         out = ctypes.POINTER(_ffi.encore_checkin_list)()
-        self._call("encore_checkin_list_open", ctypes.byref(out))
+        self._c.call(lib.encore_checkin_list_open, ctypes.byref(out))
         try:
             return list(_cdata.copy_list(lambda *page: lib.encore_checkin_list_copy(out, *page), _ffi.encore_checkin_info,
-                                         _take_check_in))
+                                         CheckIn.from_c))
         finally:
             lib.encore_checkin_list_free(out)
 
@@ -504,11 +315,9 @@ class CheckIns:
         no_trust = contextlib.nullcontext(ctypes.POINTER(_ffi.encore_trust)())
         with (trust._handle.borrow() if trust is not None else no_trust) as trust_pointer:
             options = keyfile_options(trust_pointer, True, None, None, None)
-            self._call("encore_checkin_match_package", uint8_pointer(data), len(data), ctypes.byref(options),
+            self._c.call(lib.encore_checkin_match_package, uint8_pointer(data), len(data), ctypes.byref(options),
                        ctypes.byref(summary))
-        return WarningMatchSummary(SIGNATURE_STATUSES.get(summary.signature_status, f"unknown ({summary.signature_status})"),
-                                   summary.interval_number, summary.warnings, summary.reports, summary.matches,
-                                   summary.added, summary.skipped)
+        return WarningMatchSummary.from_c(summary)
 
     def assess(self, config: CheckInRiskConfig | None = None) -> CheckInAssessment:
         """The presence-tracing risk of the stored warnings (`config` a
@@ -517,7 +326,7 @@ class CheckIns:
             raise TypeError("config must be a CheckInRiskConfig or None")
         out = ctypes.POINTER(_ffi.encore_checkin_assessment)()
         with (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
-            self._call("encore_checkin_assess", c, ctypes.byref(out))
+            self._c.call(lib.encore_checkin_assess, c, ctypes.byref(out))
         return take_assessment(out)
 
     def reports(self, symptoms: Symptoms = "no-info", onset: int | None = None) -> builtins.list[CheckInReport]:
@@ -532,9 +341,9 @@ class CheckIns:
                 raise ValueError(f"symptoms must be one of {sorted(SYMPTOMS)}")
             o.symptoms = SYMPTOMS[symptoms]
         out = ctypes.POINTER(_ffi.encore_checkin_report_list)()
-        self._call("encore_checkin_report_list_open", ctypes.byref(o), ctypes.byref(out))
+        self._c.call(lib.encore_checkin_report_list_open, ctypes.byref(o), ctypes.byref(out))
         try:
             return list(_cdata.copy_list(lambda *page: lib.encore_checkin_report_list_copy(out, *page),
-                                         _ffi.encore_checkin_report_info, _report))
+                                         _ffi.encore_checkin_report_info, CheckInReport.from_c))
         finally:
             lib.encore_checkin_report_list_free(out)

@@ -6,13 +6,14 @@ CWA's; CheckIns.add(..., private=True) keeps only the visit's ciphertexts
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import Text, text, uint8_pointer
 from ._loader import lib
-from .store import _take_bytes
+from ._records import (  # re-exported: the public names of the generated records
+    TraceKeyMatchSummary as TraceKeyMatchSummary)
+from ._cdata import take_bytes as _take_bytes
 
 if TYPE_CHECKING:
     from ._progress import ProgressFn
@@ -22,17 +23,6 @@ if TYPE_CHECKING:
 Kind: TypeAlias = Literal["swisscovid", "notifyme"]
 
 KINDS = {"swisscovid": _ffi.ENCORE_CROWDNOTIFIER_SWISSCOVID, "notifyme": _ffi.ENCORE_CROWDNOTIFIER_NOTIFYME}
-
-
-@dataclasses.dataclass(frozen=True)
-class TraceKeyMatchSummary:
-    """What matching one body of trace keys found."""
-    events: int        # ProblematicEvents in the body
-    skipped: int       # of them unusable
-    invalid_keys: int  # keys of a day with visits that are not points of G1
-    pairings: int      # pairings computed (same-day key and visit hour pairs the key's identity can open)
-    matches: int       # visits a key opened, overlapping its time
-    new_matches: int   # of them not seen before: notify these
 
 
 def match_trace_keys(client: Client, body: bytes, *, signature: Text, bundle_tag: Text | None = None,
@@ -52,17 +42,16 @@ def match_trace_keys(client: Client, body: bytes, *, signature: Text, bundle_tag
     o.threads = threads
     watcher = _progress.attach(o, progress)
     with _progress.reraising(watcher):
-        client._c.call(
-            "encore_crowdnotifier_match_trace_keys_with_options", uint8_pointer(body), len(body), text(signature, "signature"),
+        client._c.call(lib.encore_crowdnotifier_match_trace_keys_with_options, uint8_pointer(body), len(body), text(signature, "signature"),
             None if bundle_tag is None else text(bundle_tag, "bundle_tag"), ctypes.byref(o), ctypes.byref(s))
-    return TraceKeyMatchSummary(s.events, s.skipped, s.invalid_keys, s.pairings, s.matches, s.new_matches)
+    return TraceKeyMatchSummary.from_c(s)
 
 
 def bundle_tag(client: Client) -> str | None:
     """The bundle tag stored with the last trace-key body, None before the first."""
     b = _ffi.encore_bytes()
     try:
-        client._c.call("encore_crowdnotifier_get_bundle_tag", ctypes.byref(b))
+        client._c.call(lib.encore_crowdnotifier_get_bundle_tag, ctypes.byref(b))
     except errors.CLASSES["NotFoundError"]:
         return None
     return _take_bytes(b).decode()

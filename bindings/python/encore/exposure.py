@@ -11,25 +11,22 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from .checkins import take_assessment as take_checkin_assessment
-from .records import checked_int
+from ._cdata import checked_int
 from ._loader import lib
+from ._records import (  # re-exported: the public names of the generated records
+    CheckResult as CheckResult)
 from .risk import RiskConfig, _assessment
 from .trust import TrustList
 
 if TYPE_CHECKING:
     from ._progress import ProgressFn
-    from .checkins import CheckInAssessment
     from .keyfile import Verify
-    from .risk import RiskAssessment
     from .client import Client
 
 # A key file to match: its path, or its bytes.
 KeySource: TypeAlias = str | os.PathLike[str] | bytes | bytearray
 _S = TypeVar("_S", bound=ctypes.Structure)
 
-CHECK_STATUS = {_ffi.ENCORE_CHECK_LOW: "LOW", _ffi.ENCORE_CHECK_HIGH: "HIGH",
-                _ffi.ENCORE_CHECK_UNKNOWN: "UNKNOWN", _ffi.ENCORE_CHECK_OUTDATED: "OUTDATED",
-                _ffi.ENCORE_CHECK_FAILED: "FAILED"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,21 +36,6 @@ class MatchResult:
     windows: tuple[dict[str, Any], ...]  # dicts in the conformance form, `date` in unix seconds
     summary_v1: dict[str, Any]
     stats: dict[str, Any]
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckResult:
-    """The outcome of an exposure check (stored in the store as a risk result)."""
-    status: str             # "LOW", "HIGH", "UNKNOWN", "OUTDATED" or "FAILED"
-    notification_due: bool
-    calculated_at: int
-    active_tracing_seconds: int
-    newest_keys: int | None
-    stored_result_id: int | None
-    window_count: int
-    v1_score: float
-    assessment: RiskAssessment
-    check_ins: CheckInAssessment | None = None  # the check-ins' risk the status combines
 
 
 def _sources(sources: Sequence[KeySource]) -> tuple[ctypes.Array[_ffi.encore_key_source], list[object]]:
@@ -143,7 +125,7 @@ def match(client: Client, sources: Sequence[KeySource], trust: TrustList | None 
     out = ctypes.POINTER(_ffi.encore_match_result)()
     try:
         with _progress.reraising(watcher):
-            client._c.call("encore_match_run", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
+            client._c.call(lib.encore_match_run, array, ctypes.sizeof(_ffi.encore_key_source), len(sources), ctypes.byref(options), ctypes.byref(out))
     finally:
         _release(keep)
     try:
@@ -172,7 +154,7 @@ def exposure_check(client: Client, sources: Sequence[KeySource], config: RiskCon
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
         with _progress.reraising(watcher), config._handle.borrow() as c:
-            client._c.call("encore_exposure_check", array, ctypes.sizeof(_ffi.encore_key_source), len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
+            client._c.call(lib.encore_exposure_check, array, ctypes.sizeof(_ffi.encore_key_source), len(sources), c, ctypes.byref(options), None, ctypes.byref(out))
     finally:
         _release(keep)
     return _take_check_result(out)
@@ -195,7 +177,7 @@ def exposure_check_cached(client: Client, config: RiskConfig | None = None, thre
     out = ctypes.POINTER(_ffi.encore_check_result)()
     try:
         with _progress.reraising(watcher), (config._handle.borrow() if config is not None else contextlib.nullcontext(None)) as c:
-            client._c.call("encore_exposure_check_cached", c, ctypes.byref(options), ctypes.byref(check_options), ctypes.byref(out))
+            client._c.call(lib.encore_exposure_check_cached, c, ctypes.byref(options), ctypes.byref(check_options), ctypes.byref(out))
     finally:
         _release(keep)
     return _take_check_result(out)
@@ -215,8 +197,6 @@ def _take_check_result(out: ctypes._Pointer[_ffi.encore_check_result]) -> CheckR
         c = ctypes.POINTER(_ffi.encore_checkin_assessment)()
         lib.encore_check_result_get_checkin_assessment(out, ctypes.byref(c))
         check_ins = take_checkin_assessment(c)
-        return CheckResult(CHECK_STATUS[s.status], bool(s.notification_due), s.calculated_at, s.active_tracing_seconds,
-                           s.newest_keys if s.has_newest_keys else None, s.stored_result_id if s.has_stored_result else None,
-                           s.window_count, s.v1_score, assessment, check_ins)
+        return CheckResult.from_c(s, assessment=assessment, check_ins=check_ins)
     finally:
         lib.encore_check_result_free(out)

@@ -10,7 +10,7 @@ from typing import Any, Literal, Self, TypeAlias
 
 from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs the status checks)
 from ._progress import ProgressFn
-from ._cdata import Path, text, uint8_pointer, unsigned
+from ._cdata import Path, checked_uint, text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
 from .records import Key, KeyFileInfo
@@ -36,11 +36,11 @@ def _options(trust_pointer: ctypes._Pointer[_ffi.encore_trust], verify: Verify, 
     options.verify = _VERIFY_MODES[verify]
     options.trust = trust_pointer
     if max_member_size is not None:
-        options.max_member_size = unsigned(max_member_size, ctypes.c_uint64, "max_member_size")
+        options.max_member_size = checked_uint(max_member_size, 64, "max_member_size")
     if max_total_size is not None:
-        options.max_total_size = unsigned(max_total_size, ctypes.c_uint64, "max_total_size")
+        options.max_total_size = checked_uint(max_total_size, 64, "max_total_size")
     if max_ratio is not None:
-        options.max_ratio = unsigned(max_ratio, ctypes.c_uint32, "max_ratio")
+        options.max_ratio = checked_uint(max_ratio, 32, "max_ratio")
     return options
 
 

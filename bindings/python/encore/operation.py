@@ -24,7 +24,7 @@ from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs th
 from ._cdata import decoded, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
-from .store import _take_bytes
+from ._cdata import take_bytes as _take_bytes
 from .transport import Transport
 
 _T = TypeVar("_T")
@@ -63,16 +63,10 @@ class Operation(Closeable, Generic[_T]):
         self._result = result  # reads the finished operation's result
         self._keep = keep      # what the operation's C strings came from
 
-    def _call(self, name: str, *args: Any) -> int:
-        """Calls the library function `name` with the operation pointer first."""
-        with self._handle.borrow() as op:
-            status: int = getattr(lib, name)(op, *args)
-            return status
-
     def next(self, now: int | None = None) -> Step:
         """What to do now: ("request", Request), ("wait", seconds), ("compute", None) or ("done", None)."""
         step = _cdata.output(_ffi.encore_operation_step)
-        self._call("encore_operation_next", _now(now), ctypes.byref(step))
+        self._handle.call(lib.encore_operation_next, _now(now), ctypes.byref(step))
         if step.kind == _ffi.ENCORE_STEP_DONE:
             return "done", None
         if step.kind == _ffi.ENCORE_STEP_WAIT:
@@ -90,14 +84,14 @@ class Operation(Closeable, Generic[_T]):
         keep = [(n.encode(), v.encode()) for n, v in headers]
         array = (_ffi.encore_http_header * max(len(keep), 1))(*[_ffi.encore_http_header(n, v) for n, v in keep])
         data = bytes(body)
-        self._call("encore_operation_feed_answer", request_id, status, array if keep else None, len(keep),
+        self._handle.call(lib.encore_operation_feed_answer, request_id, status, array if keep else None, len(keep),
                    uint8_pointer(data) if data else None, len(data), _now(now))
 
     def feed_failure(self, request_id: int, failure: Failure = "network", now: int | None = None) -> None:
         """Tells the operation that a request got no answer, and why."""
         if failure not in FAILURES:
             raise ValueError(f"failure is one of {sorted(FAILURES)}")
-        self._call("encore_operation_feed_failure", request_id, FAILURES[failure], _now(now))
+        self._handle.call(lib.encore_operation_feed_failure, request_id, FAILURES[failure], _now(now))
 
     def compute(self, now: int | None = None, progress: _progress.ProgressFn | None = None) -> None:
         """Runs the heavy work a ("compute", None) step announced, on this
@@ -106,26 +100,26 @@ class Operation(Closeable, Generic[_T]):
         (the operation then ends as cancelled); an exception it raises
         cancels it too and comes back out of this call."""
         watcher = _progress.Progress(progress) if progress is not None else None
-        self._call("encore_operation_compute", _now(now), watcher.c_callback if watcher else _ffi.encore_progress_fn(), None)
+        self._handle.call(lib.encore_operation_compute, _now(now), watcher.c_callback if watcher else _ffi.encore_progress_fn(), None)
         if watcher is not None:
             watcher.reraise()  # the cancellation it caused ended the operation
 
     def json(self) -> dict[str, Any]:
         """The finished operation's result as JSON (a dict)."""
         b = _ffi.encore_bytes()
-        self._call("encore_operation_get_result_json", ctypes.byref(b))
+        self._handle.call(lib.encore_operation_get_result_json, ctypes.byref(b))
         document: dict[str, Any] = json.loads(_take_bytes(b))
         return document
 
     def result(self) -> _T:
         """The finished operation's result (raises its error when it failed)."""
-        self._call("encore_operation_get_status")
+        self._handle.call(lib.encore_operation_get_status)
         return self._result(self)
 
     def run(self, transport: Transport, now: int | None = None) -> _T:
         """The blocking form, through an encore Transport on this thread."""
         with transport.borrow() as t:
-            self._call("encore_operation_run", t, _now(now), _ffi.encore_progress_fn(), None)
+            self._handle.call(lib.encore_operation_run, t, _now(now), _ffi.encore_progress_fn(), None)
         return self.result()
 
     async def run_async(self, session: Any, now: int | None = None) -> _T:

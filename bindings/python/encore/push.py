@@ -4,15 +4,15 @@ encrypted store), registering and deregistering."""
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from . import _cdata, _client, _ffi, errors  # noqa: F401  (errors installs the status checks)
-from ._cdata import Text, text
+from ._cdata import Text, take_text, text
 from ._loader import lib
+from ._records import (  # re-exported: the public names of the generated records
+    PushDecision as PushDecision, PushStatus as PushStatus)
 from .operation import Operation
 from ._client import PushApi
-from .store import _take_bytes
 
 if TYPE_CHECKING:
     from ._client import CClient
@@ -24,33 +24,8 @@ PushType: TypeAlias = Literal["ios", "android", "ios-sandbox"]
 EVENTS = {"app-start": _ffi.ENCORE_PUSH_EVENT_APP_START, "checkout": _ffi.ENCORE_PUSH_EVENT_CHECKOUT,
           "en-on": _ffi.ENCORE_PUSH_EVENT_EN_ON, "en-off": _ffi.ENCORE_PUSH_EVENT_EN_OFF,
           "token-changed": _ffi.ENCORE_PUSH_EVENT_TOKEN_CHANGED}
-ACTIONS = {_ffi.ENCORE_PUSH_NONE: "none", _ffi.ENCORE_PUSH_REGISTER: "register", _ffi.ENCORE_PUSH_DEREGISTER: "deregister"}
 TYPES = {"ios": _ffi.ENCORE_PUSH_TYPE_IOS, "android": _ffi.ENCORE_PUSH_TYPE_ANDROID, "ios-sandbox": _ffi.ENCORE_PUSH_TYPE_IOS_SANDBOX}
 APIS = _client.PUSH_APIS
-_API_NAMES: dict[int, PushApi] = {_ffi.ENCORE_PUSH_API_SWISSCOVID: "swisscovid", _ffi.ENCORE_PUSH_API_REGISTRY: "registry"}
-_TYPE_NAMES: dict[int, PushType] = {_ffi.ENCORE_PUSH_TYPE_IOS: "ios", _ffi.ENCORE_PUSH_TYPE_ANDROID: "android",
-                                    _ffi.ENCORE_PUSH_TYPE_IOS_SANDBOX: "ios-sandbox"}
-
-
-@dataclasses.dataclass(frozen=True)
-class PushDecision:
-    """What the rule says to do after an event, and why."""
-    action: str   # "register", "deregister" or "none"
-    reason: str
-
-
-@dataclasses.dataclass(frozen=True)
-class PushStatus:
-    """What push registration knows (the tokens are not in it)."""
-    registered: bool            # a registration is stored (the server said yes)
-    registered_at: int | None   # unix seconds of the last registration
-    server: str | None          # the registry registered with
-    api: PushApi | None
-    push_type: PushType | None  # of the stored push token
-    has_push_token: bool
-    exposure_notifications: bool  # Exposure Notifications are on (the last tracing event)
-    check_ins: bool             # the user has check-ins
-    isolated: bool
 
 
 class Push:
@@ -71,7 +46,7 @@ class Push:
         """Stores the state the rule decides on (None: left as it is)."""
         def value(v: bool | None) -> int:
             return _ffi.ENCORE_PUSH_KEEP if v is None else (1 if v else 0)
-        self._c.call("encore_push_set_state", value(exposure_notifications), value(isolated))
+        self._c.call(lib.encore_push_set_state, value(exposure_notifications), value(isolated))
 
     def decide(self, event: Event) -> PushDecision:
         """What the rule of push.md says to do after `event`, on the stored state."""
@@ -79,15 +54,15 @@ class Push:
             raise ValueError(f"event is one of {sorted(EVENTS)}")
         d = _cdata.output(_ffi.encore_push_decision)
         reason = _ffi.encore_bytes()
-        self._c.call("encore_push_decide", EVENTS[event], ctypes.byref(d), ctypes.byref(reason))
-        return PushDecision(ACTIONS[d.action], _take_bytes(reason).decode())
+        self._c.call(lib.encore_push_decide, EVENTS[event], ctypes.byref(d), ctypes.byref(reason))
+        return PushDecision.from_c(d, reason=take_text(reason))
 
     def register(self, push_token: Text, push_type: PushType = "ios") -> None:
         """Registers (or renews, or after a new token) through the client's
         transport; stored on success only."""
         if push_type not in TYPES:
             raise ValueError(f"push_type is one of {sorted(TYPES)}")
-        self._c.call("encore_push_register_run", text(push_token, "push_token"), TYPES[push_type], ctypes.byref(self._options))
+        self._c.call(lib.encore_push_register_run, text(push_token, "push_token"), TYPES[push_type], ctypes.byref(self._options))
 
     def register_operation(self, push_token: Text, push_type: PushType = "ios") -> Operation[PushStatus]:
         """The registration as an Operation the caller drives (run_async
@@ -96,26 +71,23 @@ class Push:
             raise ValueError(f"push_type is one of {sorted(TYPES)}")
         token = text(push_token, "push_token")
         out = ctypes.POINTER(_ffi.encore_operation)()
-        self._c.call("encore_push_register_start", token, TYPES[push_type], ctypes.byref(self._options), ctypes.byref(out))
+        self._c.call(lib.encore_push_register_start, token, TYPES[push_type], ctypes.byref(self._options), ctypes.byref(out))
         return Operation(out, lambda _: self.status, keep=(self._c, token))
 
     def deregister_operation(self) -> Operation[PushStatus]:
         """The deregistration as an Operation the caller drives."""
         out = ctypes.POINTER(_ffi.encore_operation)()
-        self._c.call("encore_push_deregister_start", ctypes.byref(self._options), ctypes.byref(out))
+        self._c.call(lib.encore_push_deregister_start, ctypes.byref(self._options), ctypes.byref(out))
         return Operation(out, lambda _: self.status, keep=self._c)
 
     def deregister(self) -> None:
         """Deregisters from the server registered with, or when nothing is
         stored from the client's push server."""
-        self._c.call("encore_push_deregister_run", ctypes.byref(self._options))
+        self._c.call(lib.encore_push_deregister_run, ctypes.byref(self._options))
 
     @property
     def status(self) -> PushStatus:
         """The stored registration state."""
         s = _cdata.output(_ffi.encore_push_status)
-        self._c.call("encore_push_get_status", ctypes.byref(s))
-        server = _take_bytes(s.server).decode("utf-8")
-        return PushStatus(bool(s.registered), s.registered_at if s.has_registered_at else None, server or None,
-                          _API_NAMES.get(s.api), _TYPE_NAMES.get(s.push_type), bool(s.has_push_token),
-                          bool(s.exposure_notifications), bool(s.check_ins), bool(s.isolated))
+        self._c.call(lib.encore_push_get_status, ctypes.byref(s))
+        return PushStatus.from_c(s)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -10,33 +9,10 @@ from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status ch
 from ._config import ParsedConfig
 from ._handle import Handle
 from ._loader import lib
+from ._records import (  # re-exported: the public names of the generated records
+    DayRisk as DayRisk, RiskAssessment as RiskAssessment)
 
-LEVELS = {_ffi.ENCORE_RISK_NONE: None, _ffi.ENCORE_RISK_LOW: "LOW", _ffi.ENCORE_RISK_HIGH: "HIGH"}
 DAY = 86_400
-
-
-@dataclasses.dataclass(frozen=True)
-class DayRisk:
-    """The risk of one UTC day with exposures."""
-    date: int                      # unix seconds of the UTC midnight
-    risk_level: str | None         # "LOW", "HIGH" or None
-    normalized_time: float
-    minimum_distinct_encounters_with_low_risk: int
-    minimum_distinct_encounters_with_high_risk: int
-
-
-@dataclasses.dataclass(frozen=True)
-class RiskAssessment:
-    """CWA's v2 risk over all exposure windows, and per day."""
-    total_risk_level: str | None   # "LOW", "HIGH" or None
-    most_recent_date_with_low_risk: int | None
-    most_recent_date_with_high_risk: int | None
-    number_of_days_with_low_risk: int
-    number_of_days_with_high_risk: int
-    total_minimum_distinct_encounters_with_low_risk: int
-    total_minimum_distinct_encounters_with_high_risk: int
-    calculated_at: int
-    days: tuple[DayRisk, ...]
 
 
 class RiskConfig(ParsedConfig):
@@ -79,16 +55,5 @@ def _assessment(pointer: ctypes._Pointer[_ffi.encore_risk_assessment]) -> RiskAs
     s = _cdata.output(_ffi.encore_risk_summary)
     lib.encore_risk_assessment_get_summary(pointer, ctypes.byref(s))
     days = _cdata.copy_list(lambda *page: lib.encore_risk_assessment_copy_days(pointer, *page), _ffi.encore_day_risk,
-                            lambda d: DayRisk(d.date, LEVELS[d.risk_level], d.normalized_time,
-                                              d.minimum_distinct_encounters_with_low_risk,
-                                              d.minimum_distinct_encounters_with_high_risk))
-    return RiskAssessment(
-        total_risk_level=LEVELS[s.total_risk_level],
-        most_recent_date_with_low_risk=s.most_recent_date_with_low_risk if s.has_most_recent_date_with_low_risk else None,
-        most_recent_date_with_high_risk=s.most_recent_date_with_high_risk if s.has_most_recent_date_with_high_risk else None,
-        number_of_days_with_low_risk=s.number_of_days_with_low_risk,
-        number_of_days_with_high_risk=s.number_of_days_with_high_risk,
-        total_minimum_distinct_encounters_with_low_risk=s.total_minimum_distinct_encounters_with_low_risk,
-        total_minimum_distinct_encounters_with_high_risk=s.total_minimum_distinct_encounters_with_high_risk,
-        calculated_at=s.calculated_at,
-        days=tuple(days))
+                            DayRisk.from_c)
+    return RiskAssessment.from_c(s, days=tuple(days))

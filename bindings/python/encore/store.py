@@ -13,10 +13,10 @@ import weakref
 from typing import Any, Self, TypeAlias, TypeVar, overload
 
 from . import _ffi, errors
-from ._cdata import Path, copy_list, sized, text, uint8_pointer
+from ._cdata import Path, checked_int, copy_list, sized, take_bytes as _take_bytes, text, uint8_pointer
 from ._handle import Closeable, Handle
 from ._loader import lib
-from .records import PurgeCounts, checked_int
+from .records import PurgeCounts
 
 _R = TypeVar("_R")
 _D = TypeVar("_D")
@@ -55,14 +55,6 @@ def _range(start: int | None, end: int | None) -> tuple[int, int]:
     """[start, end) as C arguments: None is open."""
     return (INT64_MIN if start is None else checked_int(start, 64, "start"),
             INT64_MAX if end is None else checked_int(end, 64, "end"))
-
-
-def _take_bytes(b: _ffi.encore_bytes) -> bytes:
-    """The bytes of a library-owned encore_bytes, which is freed."""
-    try:
-        return ctypes.string_at(b.data, b.length) if b.data else b""
-    finally:
-        lib.encore_bytes_free(ctypes.byref(b))
 
 
 def _take_list(pointer: ctypes._Pointer[_ffi.encore_string_list]) -> list[str]:
@@ -125,29 +117,24 @@ class Store(Closeable):
     def __repr__(self) -> str:
         return f"<Store {self.path!r}{' closed' if self.closed else ''}>"
 
-    def _call(self, name: str, *args: Any) -> int:
-        """Calls the library function `name` with the store pointer first."""
-        with self._handle.borrow() as store:
-            status: int = getattr(lib, name)(store, *args)
-            return status
 
     def rekey(self, passphrase: str | bytes | None = None, *, raw_key: bytes | None = None) -> None:
         """Re-encrypts the store under a new passphrase or raw key."""
         key, _keep = _store_key(passphrase, raw_key, "Store.rekey")
-        self._call("encore_store_rekey", ctypes.byref(key))
+        self._handle.call(lib.encore_store_rekey, ctypes.byref(key))
 
     @property
     def schema_version(self) -> int:
         """The version of the store's database schema."""
         version = ctypes.c_uint32()
-        self._call("encore_store_get_schema_version", ctypes.byref(version))
+        self._handle.call(lib.encore_store_get_schema_version, ctypes.byref(version))
         return version.value
 
     def check_integrity(self) -> None:
         """Checks the store for damage (every table read row by row, then
         SQLite's integrity check): returns when the store is sound, raises
         StoreCorruptError with what is damaged, in words, otherwise."""
-        self._call("encore_store_check_integrity")
+        self._handle.call(lib.encore_store_check_integrity)
 
     @staticmethod
     def salvage(path: Path, to: Path, passphrase: str | bytes | None = None, *, raw_key: bytes | None = None,
@@ -175,7 +162,7 @@ class Store(Closeable):
         tracing state at the cut-off. Returns PurgeCounts."""
         now = int(_time.time()) if now is None else now
         counts = sized(_ffi.encore_purge_counts)
-        self._call("encore_store_purge", checked_int(now, 64, "now"), checked_int(max_age, 64, "max_age"),
+        self._handle.call(lib.encore_store_purge, checked_int(now, 64, "now"), checked_int(max_age, 64, "max_age"),
                    ctypes.byref(counts))
         return PurgeCounts.from_c(counts)
 
@@ -205,7 +192,7 @@ class Store(Closeable):
         else:
             raise TypeError(f"a setting is int, float, str or bytes, not {type(value).__name__}")
         v.data, v.length = uint8_pointer(keep), len(keep)
-        self._call("encore_store_set_setting", c_name, ctypes.byref(v))
+        self._handle.call(lib.encore_store_set_setting, c_name, ctypes.byref(v))
 
     _MISSING = object()
 
@@ -225,7 +212,7 @@ class Store(Closeable):
         v = sized(_ffi.encore_setting_value)
         b = _ffi.encore_bytes()
         try:
-            self._call("encore_store_get_setting", text(name, "name"), ctypes.byref(v), ctypes.byref(b))
+            self._handle.call(lib.encore_store_get_setting, text(name, "name"), ctypes.byref(v), ctypes.byref(b))
         except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
             if required:
                 raise
@@ -265,7 +252,7 @@ class Store(Closeable):
         """"integer", "double", "text" or "blob"; None when there is no such setting."""
         v = sized(_ffi.encore_setting_value)
         try:
-            self._call("encore_store_get_setting", text(name, "name"), ctypes.byref(v), None)
+            self._handle.call(lib.encore_store_get_setting, text(name, "name"), ctypes.byref(v), None)
         except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
             return None
         return SETTING_TYPES.get(v.type, f"unknown ({v.type})")
@@ -273,13 +260,13 @@ class Store(Closeable):
     def delete_setting(self, name: str | bytes) -> bool:
         """Deletes a setting; False when there was none."""
         deleted = ctypes.c_int32()
-        self._call("encore_store_delete_setting", text(name, "name"), ctypes.byref(deleted))
+        self._handle.call(lib.encore_store_delete_setting, text(name, "name"), ctypes.byref(deleted))
         return deleted.value == 1
 
     def settings(self) -> list[str]:
         """The names of all settings, in byte order."""
         out = ctypes.POINTER(_ffi.encore_string_list)()
-        self._call("encore_store_list_settings", ctypes.byref(out))
+        self._handle.call(lib.encore_store_list_settings, ctypes.byref(out))
         return _take_list(out)
 
 

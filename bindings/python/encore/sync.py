@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import datetime as dt
 import json
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -13,8 +12,11 @@ from . import _cdata, _ffi, _progress, errors  # noqa: F401  (errors installs th
 from ._progress import ProgressFn
 from ._loader import lib
 from .exposure import CheckResult, _take_check_result
+from ._records import (  # re-exported: the public names of the generated records
+    SyncConfiguration as SyncConfiguration, SyncItem as SyncItem)
 from .operation import Operation
-from .store import _take_bytes, _take_list
+from ._cdata import take_bytes as _take_bytes
+from .store import _take_list
 
 if TYPE_CHECKING:
     from ._client import CClient
@@ -42,42 +44,6 @@ class SyncPlan:
 ItemKind: TypeAlias = Literal["day", "hour", "config", "dp3t", "warnings", "traceKeys"]
 Outcome: TypeAlias = Literal["fetched", "cached", "failed"]
 ConfigurationUsed: TypeAlias = Literal["fetched", "unchanged", "last-verified", "built-in"]
-
-ITEM_KINDS: dict[int, ItemKind] = {
-    _ffi.ENCORE_SYNC_ITEM_DAY: "day", _ffi.ENCORE_SYNC_ITEM_HOUR: "hour", _ffi.ENCORE_SYNC_ITEM_CONFIG: "config",
-    _ffi.ENCORE_SYNC_ITEM_DP3T: "dp3t", _ffi.ENCORE_SYNC_ITEM_WARNINGS: "warnings",
-    _ffi.ENCORE_SYNC_ITEM_TRACE_KEYS: "traceKeys"}
-OUTCOMES: dict[int, Outcome] = {_ffi.ENCORE_SYNC_OUTCOME_FETCHED: "fetched", _ffi.ENCORE_SYNC_OUTCOME_CACHED: "cached",
-                                _ffi.ENCORE_SYNC_OUTCOME_FAILED: "failed"}
-CONFIGURATIONS: dict[int, ConfigurationUsed] = {
-    _ffi.ENCORE_SYNC_CONFIG_FETCHED: "fetched", _ffi.ENCORE_SYNC_CONFIG_UNCHANGED: "unchanged",
-    _ffi.ENCORE_SYNC_CONFIG_LAST_VERIFIED: "last-verified", _ffi.ENCORE_SYNC_CONFIG_BUILT_IN: "built-in"}
-
-
-@dataclasses.dataclass(frozen=True)
-class SyncItem:
-    """One thing a sync asked for (a key file, the configuration, a DP-3T
-    or CrowdNotifier bundle, a trace warning package) and what became of it."""
-    kind: ItemKind
-    outcome: Outcome      # "fetched" (kept), "cached" (what is stored is current) or "failed" (the sync went on)
-    status: int           # 0, or the encore status of a failed item's failure (errors.status_name names it)
-    day: str | None       # a day or hour key file's day, "YYYY-MM-DD" (UTC)
-    hour: int | None      # an hour key file's hour
-    interval: int | None  # a trace warning package's hour (hours since the epoch)
-    keys: int             # keys of a key file; reports and warnings of a warning package; events of trace keys
-    matches: int          # new check-in matches (warnings, trace keys)
-    bytes: int            # the body's size as it came
-    tag: str              # the ETag or bundle tag ("" when none is known)
-
-
-@dataclasses.dataclass(frozen=True)
-class SyncConfiguration:
-    """Which app configuration a CWA sync went on with, and why. A
-    configuration that cannot be fetched or verified does not fail the sync."""
-    used: ConfigurationUsed
-    reason: str | None  # why it was not fetched (None when it was)
-    failures: int       # failed fetches of the configuration in a row (its own backoff)
-
 
 @dataclasses.dataclass(frozen=True)
 class SyncReport:
@@ -132,7 +98,7 @@ class Sync:
         """What a sync would fetch now, from the store alone."""
         o, _ = self._options(trigger, network, True, None, None)
         info = _cdata.output(_ffi.encore_sync_plan_info)
-        self._c.call("encore_sync_plan", ctypes.byref(o), ctypes.byref(info))
+        self._c.call(lib.encore_sync_plan, ctypes.byref(o), ctypes.byref(info))
         return SyncPlan(tuple(name for bit, name in STEPS if info.steps & bit), info.next_due_at if info.has_next_due else None)
 
     def run(self, *, trigger: Trigger = "user", network: Network = "unmetered", run_check: bool = True,
@@ -143,7 +109,7 @@ class Sync:
         o, watcher = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_sync_result)()
         with _progress.reraising(watcher):
-            self._c.call("encore_sync_run", ctypes.byref(o), ctypes.byref(out))
+            self._c.call(lib.encore_sync_run, ctypes.byref(o), ctypes.byref(out))
         try:
             return _report(out)
         finally:
@@ -157,32 +123,24 @@ class Sync:
         client's transport is not used."""
         o, watcher = self._options(trigger, network, run_check, budget, progress)
         out = ctypes.POINTER(_ffi.encore_operation)()
-        self._c.call("encore_sync_start", ctypes.byref(o), ctypes.byref(out))
+        self._c.call(lib.encore_sync_start, ctypes.byref(o), ctypes.byref(out))
         return Operation(out, _operation_report, keep=(watcher, self._c))
-
-
-def _item(i: _ffi.encore_sync_item) -> SyncItem:
-    """A SyncItem of a copied encore_sync_item, whose tag is freed."""
-    tag = _take_bytes(i.tag).decode("utf-8")
-    day = None if i.day < 0 else dt.datetime.fromtimestamp(i.day, dt.timezone.utc).date().isoformat()
-    return SyncItem(ITEM_KINDS[i.kind], OUTCOMES[i.outcome], i.status, day,
-                    None if i.hour < 0 else i.hour, None if i.interval < 0 else i.interval, i.keys, i.matches, i.bytes, tag)
 
 
 def _configuration(result: ctypes._Pointer[_ffi.encore_sync_result]) -> SyncConfiguration | None:
     c = _cdata.output(_ffi.encore_sync_configuration)
     lib.encore_sync_result_get_configuration(result, ctypes.byref(c))
-    reason = _take_bytes(c.reason).decode("utf-8")
     if c.used == _ffi.ENCORE_SYNC_CONFIG_NONE:
+        _take_bytes(c.reason)  # freed
         return None
-    return SyncConfiguration(CONFIGURATIONS[c.used], reason or None, c.failures)
+    return SyncConfiguration.from_c(c)
 
 
 def _report(result: ctypes._Pointer[_ffi.encore_sync_result]) -> SyncReport:
     """The SyncReport of an encore_sync_result (not freed here)."""
     s = _cdata.output(_ffi.encore_sync_summary)
     lib.encore_sync_result_get_summary(result, ctypes.byref(s))
-    items = tuple(_cdata.copy_list(lambda *page: lib.encore_sync_result_copy_items(result, *page), _ffi.encore_sync_item, _item))
+    items = tuple(_cdata.copy_list(lambda *page: lib.encore_sync_result_copy_items(result, *page), _ffi.encore_sync_item, SyncItem.from_c))
     check = None
     if s.has_check:
         c = ctypes.POINTER(_ffi.encore_check_result)()
@@ -200,7 +158,7 @@ def _report(result: ctypes._Pointer[_ffi.encore_sync_result]) -> SyncReport:
 
 def _operation_report(operation: Operation[SyncReport]) -> SyncReport:
     out = ctypes.POINTER(_ffi.encore_sync_result)()
-    operation._call("encore_operation_get_sync_result", ctypes.byref(out))
+    operation._handle.call(lib.encore_operation_get_sync_result, ctypes.byref(out))
     try:
         return _report(out)
     finally:

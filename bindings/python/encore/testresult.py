@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 from . import _cdata, _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import Text, text
 from ._loader import lib
+from ._records import (  # re-exported: the public names of the generated records
+    SubmitSummary as SubmitSummary, TestStatus as TestStatus)
 from .operation import Operation
 
 if TYPE_CHECKING:
@@ -19,57 +20,9 @@ _T = TypeVar("_T")
 Symptoms: TypeAlias = Literal["no-info", "none", "onset-unknown", "onset-last-7-days", "onset-1-2-weeks",
                               "onset-over-2-weeks"]
 
-RESULTS = {_ffi.ENCORE_TEST_RESULT_PENDING: "PENDING", _ffi.ENCORE_TEST_RESULT_NEGATIVE: "NEGATIVE",
-           _ffi.ENCORE_TEST_RESULT_POSITIVE: "POSITIVE", _ffi.ENCORE_TEST_RESULT_INVALID: "INVALID",
-           _ffi.ENCORE_TEST_RESULT_REDEEMED: "REDEEMED"}
-TEST_TYPES = {_ffi.ENCORE_TEST_TYPE_PCR: "pcr", _ffi.ENCORE_TEST_TYPE_RAPID_ANTIGEN: "rapid-antigen",
-              _ffi.ENCORE_TEST_TYPE_RAPID_PCR: "rapid-pcr"}
 SYMPTOMS = {"no-info": _ffi.ENCORE_SYMPTOMS_NO_INFORMATION, "none": _ffi.ENCORE_SYMPTOMS_NONE,
             "onset-unknown": _ffi.ENCORE_SYMPTOMS_ONSET_UNKNOWN, "onset-last-7-days": _ffi.ENCORE_SYMPTOMS_ONSET_LAST_7_DAYS,
             "onset-1-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_1_2_WEEKS, "onset-over-2-weeks": _ffi.ENCORE_SYMPTOMS_ONSET_OVER_2_WEEKS}
-
-
-def _time_or_none(t: int) -> int | None:
-    return None if t < 0 else t
-
-
-@dataclasses.dataclass(frozen=True)
-class TestStatus:
-    """Where a registered test stands (times unix seconds or None)."""
-    __test__ = False  # not a pytest test class
-    registered: bool
-    key_type: str              # "GUID" or "TELETAN"
-    rapid: bool
-    result: str | None         # "PENDING", "NEGATIVE", "POSITIVE", "INVALID", "REDEEMED"; None before a result
-    notify: bool
-    has_tan: bool
-    submitted: bool
-    result_at: int | None
-    sample_collected_at: int | None
-    next_poll_at: int | None
-    submitted_at: int | None
-    submitted_keys: int
-    test_type: str | None = None  # "pcr", "rapid-antigen", "rapid-pcr"; None without a test
-    outdated: bool = False        # a negative rapid antigen test taken over 48 hours ago
-    tested_at: int | None = None  # the sample time, for a rapid antigen test until then its code's time
-
-    @classmethod
-    def _from(cls, s: _ffi.encore_test_status) -> Self:
-        return cls(registered=bool(s.registered), key_type="TELETAN" if s.key_type == _ffi.ENCORE_TEST_KEY_TELETAN else "GUID",
-                   rapid=bool(s.rapid), result=RESULTS.get(s.result), notify=bool(s.notify), has_tan=bool(s.has_tan),
-                   submitted=bool(s.submitted), result_at=_time_or_none(s.result_at),
-                   sample_collected_at=_time_or_none(s.sample_collected_at), next_poll_at=_time_or_none(s.next_poll_at),
-                   submitted_at=_time_or_none(s.submitted_at), submitted_keys=s.submitted_keys,
-                   test_type=TEST_TYPES.get(s.test_type), outdated=bool(s.outdated), tested_at=_time_or_none(s.tested_at))
-
-
-@dataclasses.dataclass(frozen=True)
-class SubmitSummary:
-    """What a submission sent."""
-    keys: int
-    check_ins: int
-    unaligned_keys: int
-    submitted_at: int
 
 
 class TestResultClient:
@@ -86,9 +39,6 @@ class TestResultClient:
     def __init__(self, client: CClient) -> None:
         self._c = client
 
-    def _call(self, name: str, *args: Any) -> int:
-        return self._c.call(name, *args)
-
     def register(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
                  dob: Text | None = None, rapid: bool = False) -> TestStatus:
         """Registers a test by exactly one of qr, guid and teletan. `qr` takes a
@@ -98,43 +48,44 @@ class TestResultClient:
         code whose hash does not match) before anything is sent."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_register_run", ctypes.byref(key), ctypes.byref(status))
+        self._c.call(lib.encore_test_register_run, ctypes.byref(key), ctypes.byref(status))
         del keep
-        return TestStatus._from(status)
+        return TestStatus.from_c(status)
 
     def register_operation(self, *, qr: Text | None = None, guid: Text | None = None, teletan: Text | None = None,
                            dob: Text | None = None, rapid: bool = False) -> Operation[TestStatus]:
         """The registration as an Operation the caller drives (no transport
         needed); its result is the TestStatus."""
         key, keep = _test_key(qr, guid, teletan, dob, rapid)
-        return self._start("encore_test_register_start", _test_status, ctypes.byref(key), keep=keep)
+        return self._start(lambda out: self._c.call(lib.encore_test_register_start, ctypes.byref(key), out), _test_status, keep=keep)
 
-    def _start(self, name: str, result: Callable[[Operation[_T]], _T], *args: Any, keep: object = None) -> Operation[_T]:
+    def _start(self, start: Callable[[Any], int], result: Callable[[Operation[_T]], _T], keep: object = None) -> Operation[_T]:
+        """The operation start(out) makes (a lambda calling a start function of the library)."""
         out = ctypes.POINTER(_ffi.encore_operation)()
-        self._c.call(name, *args, ctypes.byref(out))
+        start(ctypes.byref(out))
         return Operation(out, result, keep=(self._c, keep))
 
     def poll(self) -> TestStatus:
         """One poll of the result; `notify` is True in the poll that brings a new final result."""
         status = _cdata.output(_ffi.encore_test_status)
-        self._call("encore_test_poll_run", ctypes.byref(status))
-        return TestStatus._from(status)
+        self._c.call(lib.encore_test_poll_run, ctypes.byref(status))
+        return TestStatus.from_c(status)
 
     def poll_operation(self) -> Operation[TestStatus]:
         """The poll as an Operation the caller drives (no transport needed);
         its result is the TestStatus."""
-        return self._start("encore_test_poll_start", _test_status)
+        return self._start(lambda out: self._c.call(lib.encore_test_poll_start, out), _test_status)
 
     def status(self) -> TestStatus:
         """Where the test stands at the client's time, from the store alone."""
         status = _cdata.output(_ffi.encore_test_status)
-        self._c.call("encore_test_get_status", ctypes.byref(status))
-        return TestStatus._from(status)
+        self._c.call(lib.encore_test_get_status, ctypes.byref(status))
+        return TestStatus.from_c(status)
 
     def forget(self) -> bool:
         """Deletes the stored test registration; returns whether there was one."""
         existed = ctypes.c_int32()
-        self._c.call("encore_test_forget", ctypes.byref(existed))
+        self._c.call(lib.encore_test_forget, ctypes.byref(existed))
         return bool(existed.value)
 
     def submit(self, *, symptoms: Symptoms = "no-info", onset: int | None = None, visited: Iterable[Text] = (),
@@ -143,26 +94,26 @@ class TestResultClient:
         a UTC midnight) instead of `symptoms` gives the day symptoms began."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
         summary = _cdata.output(_ffi.encore_submit_summary)
-        self._call("encore_submit_run", ctypes.byref(o), ctypes.byref(summary))
+        self._c.call(lib.encore_submit_run, ctypes.byref(o), ctypes.byref(summary))
         del keep
-        return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
+        return SubmitSummary.from_c(summary)
 
     def noise(self) -> None:
         """One session of fake requests (background noise), as real sessions
         look; needs the submission server."""
-        self._call("encore_test_noise_run")
+        self._c.call(lib.encore_test_noise_run)
 
     def noise_operation(self) -> Operation[dict[str, Any]]:
         """The noise session as an Operation the caller drives; its result is
         the operation's JSON."""
-        return self._start("encore_test_noise_start", Operation.json)
+        return self._start(lambda out: self._c.call(lib.encore_test_noise_start, out), Operation.json)
 
     def submit_operation(self, *, symptoms: Symptoms = "no-info", onset: int | None = None,
                          visited: Iterable[Text] = (), federation: bool = False) -> Operation[SubmitSummary]:
         """The submission as an Operation the caller drives (no transport
         needed); its result is the SubmitSummary."""
         o, keep = _submit_options(symptoms, onset, visited, federation)
-        return self._start("encore_submit_start", _submit_summary, ctypes.byref(o), keep=keep)
+        return self._start(lambda out: self._c.call(lib.encore_submit_start, ctypes.byref(o), out), _submit_summary, keep=keep)
 
 
 def _test_key(qr: Text | None, guid: Text | None, teletan: Text | None, dob: Text | None,
@@ -202,11 +153,11 @@ def _submit_options(symptoms: str, onset: int | None, visited: Iterable[Text],
 
 def _submit_summary(operation: Operation[SubmitSummary]) -> SubmitSummary:
     summary = _cdata.output(_ffi.encore_submit_summary)
-    operation._call("encore_operation_get_submit_summary", ctypes.byref(summary))
-    return SubmitSummary(summary.keys, summary.check_ins, summary.unaligned_keys, summary.submitted_at)
+    operation._handle.call(lib.encore_operation_get_submit_summary, ctypes.byref(summary))
+    return SubmitSummary.from_c(summary)
 
 
 def _test_status(operation: Operation[TestStatus]) -> TestStatus:
     status = _cdata.output(_ffi.encore_test_status)
-    operation._call("encore_operation_get_test_status", ctypes.byref(status))
-    return TestStatus._from(status)
+    operation._handle.call(lib.encore_operation_get_test_status, ctypes.byref(status))
+    return TestStatus.from_c(status)

@@ -15,63 +15,31 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import weakref
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Self
 
 from . import _ffi, errors  # noqa: F401  (errors installs the status checks)
 from ._cdata import array_of, sized, text
 from ._handle import Closeable, Handle
 from ._loader import lib
-from .records import checked_int
-from .store import _take_bytes
+from ._cdata import checked_int, take_text
+from ._records import (  # re-exported: the public names of the generated records
+    Advertisement as Advertisement, ScanResult as ScanResult, ScanReport as _ScanReport, ScanWindow as ScanWindow,
+    TracingStatus as TracingStatus)
 
 if TYPE_CHECKING:
     from .client import Client
 
 
-@dataclasses.dataclass(frozen=True)
-class Advertisement:
-    """The 20 bytes of service data for UUID 0xFD6F (RPI || AEM) and their validity."""
-    payload: bytes
-    interval: int
-    since: int
-    valid_until: int
-
-    @classmethod
-    def from_c(cls, a: _ffi.encore_advertisement) -> Advertisement:
-        return cls(payload=bytes(a.payload), interval=a.interval, since=a.since, valid_until=a.valid_until)
-
-
-@dataclasses.dataclass(frozen=True)
-class ScanWindow:
-    start: int
-    end: int
-
-
-@dataclasses.dataclass(frozen=True)
-class ScanReport:
+class ScanReport(_ScanReport):
     """One advertisement heard: RPI (16 bytes), AEM (4), RSSI as measured
     (before the RSSI correction; 127 means "not available") and its time."""
-    rpi: bytes
-    aem: bytes
-    rssi: int
-    time: int
 
     @classmethod
-    def from_service_data(cls, data: bytes, rssi: int, time: int) -> ScanReport:
+    def from_service_data(cls, data: bytes, rssi: int, time: int) -> Self:
         """From the 20 bytes of service data of UUID 0xFD6F."""
         if len(data) != 20:
             raise ValueError(f"service data of 0xFD6F has 20 bytes, not {len(data)}")
         return cls(rpi=bytes(data[:16]), aem=bytes(data[16:]), rssi=rssi, time=time)
-
-
-@dataclasses.dataclass(frozen=True)
-class ScanResult:
-    reports: int
-    sightings_added: int
-    sightings_already_stored: int
-    own_reports: int
-    repeated_reports: int
-    invalid_reports: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,31 +58,6 @@ class EffectiveCalibration:
     tx_power: int
     rssi_correction: int
     confidence: int
-
-
-@dataclasses.dataclass(frozen=True)
-class TracingStatus:
-    active: bool
-    since: int | None
-    last_scan: int | None
-    rpis_last_hour: int
-    rpis_last_14_days: int
-    active_seconds_last_14_days: int
-
-
-def _fixed(value: bytes, size: int, what: str) -> bytes:
-    if not isinstance(value, (bytes, bytearray)) or len(value) != size:
-        raise ValueError(f"{what} must be {size} bytes")
-    return bytes(value)
-
-
-def _report(r: ScanReport) -> _ffi.encore_scan_report:
-    c = _ffi.encore_scan_report()
-    c.rssi = checked_int(r.rssi, 16, "rssi")
-    c.time = checked_int(r.time, 64, "time")
-    ctypes.memmove(c.rpi, _fixed(r.rpi, 16, "rpi"), 16)
-    ctypes.memmove(c.aem, _fixed(r.aem, 4, "aem"), 4)
-    return c
 
 
 class Tracer(Closeable):
@@ -137,51 +80,43 @@ class Tracer(Closeable):
             if value is not None:
                 setattr(options, name, checked_int(value, 64, name))
         out = ctypes.POINTER(_ffi.encore_tracer)()
-        client._c.call("encore_tracer_new", ctypes.byref(options), ctypes.byref(out))
+        client._c.call(lib.encore_tracer_new, ctypes.byref(options), ctypes.byref(out))
         self._handle = Handle(out, lib.encore_tracer_free, "Tracer")
         weakref.finalize(self, self._handle.close)
 
-    def _call(self, name: str, *args: object) -> None:
-        with self._handle.borrow() as t:
-            getattr(lib, name)(t, *args)
-
     def start(self, now: int) -> None:
         """Tracing starts: "on" in the tracing history."""
-        self._call("encore_tracer_start", checked_int(now, 64, "now"))
+        self._handle.call(lib.encore_tracer_start, checked_int(now, 64, "now"))
 
     def stop(self, now: int) -> None:
         """Tracing stops, for any reason: "off" in the tracing history."""
-        self._call("encore_tracer_stop", checked_int(now, 64, "now"))
+        self._handle.call(lib.encore_tracer_stop, checked_int(now, 64, "now"))
 
     def advertisement(self, now: int) -> Advertisement:
         """The payload to broadcast at `now` (a new one once the last expired)."""
         a = sized(_ffi.encore_advertisement)
-        self._call("encore_tracer_get_advertisement", checked_int(now, 64, "now"), ctypes.byref(a))
+        self._handle.call(lib.encore_tracer_get_advertisement, checked_int(now, 64, "now"), ctypes.byref(a))
         return Advertisement.from_c(a)
 
     def rotate(self, now: int) -> Advertisement:
         """A new payload at `now`, whatever the current one's validity."""
         a = sized(_ffi.encore_advertisement)
-        self._call("encore_tracer_rotate", checked_int(now, 64, "now"), ctypes.byref(a))
+        self._handle.call(lib.encore_tracer_rotate, checked_int(now, 64, "now"), ctypes.byref(a))
         return Advertisement.from_c(a)
 
     def next_scan(self, now: int) -> ScanWindow:
         w = sized(_ffi.encore_scan_window)
-        self._call("encore_tracer_next_scan", checked_int(now, 64, "now"), ctypes.byref(w))
-        return ScanWindow(start=w.start, end=w.end)
+        self._handle.call(lib.encore_tracer_next_scan, checked_int(now, 64, "now"), ctypes.byref(w))
+        return ScanWindow.from_c(w)
 
     def ingest_scan(self, window: ScanWindow, reports: Iterable[ScanReport]) -> ScanResult:
         """Stores one scan's reports: one sighting per RPI, in one transaction."""
-        w = sized(_ffi.encore_scan_window)
-        w.start = checked_int(window.start, 64, "window.start")
-        w.end = checked_int(window.end, 64, "window.end")
-        rows = [_report(r) for r in reports]
+        w = window.to_c()
+        rows = [r.to_c() for r in reports]
         array, size = array_of(_ffi.encore_scan_report, rows)
         result = sized(_ffi.encore_scan_result)
-        self._call("encore_tracer_ingest_scan", ctypes.byref(w), array, size, len(rows), ctypes.byref(result))
-        return ScanResult(reports=result.reports, sightings_added=result.sightings_added,
-                          sightings_already_stored=result.sightings_already_stored, own_reports=result.own_reports,
-                          repeated_reports=result.repeated_reports, invalid_reports=result.invalid_reports)
+        self._handle.call(lib.encore_tracer_ingest_scan, ctypes.byref(w), array, size, len(rows), ctypes.byref(result))
+        return ScanResult.from_c(result)
 
     def set_calibration(self, calibration: Calibration) -> None:
         """Stores the calibration; the next payload carries it."""
@@ -191,13 +126,13 @@ class Tracer(Closeable):
             if value is not None:
                 setattr(c, "has_" + field, 1)
                 setattr(c, field, checked_int(value, 32, field))
-        self._call("encore_tracer_set_calibration", ctypes.byref(c))
+        self._handle.call(lib.encore_tracer_set_calibration, ctypes.byref(c))
 
 
 def calibration(client: Client) -> EffectiveCalibration:
     """The store's calibration and what it amounts to."""
     c = sized(_ffi.encore_tracing_calibration)
-    client._c.call("encore_tracing_get_calibration", ctypes.byref(c))
+    client._c.call(lib.encore_tracing_get_calibration, ctypes.byref(c))
     stored = Calibration(tx_power=c.tx_power if c.has_tx_power else None,
                          rssi_correction=c.rssi_correction if c.has_rssi_correction else None,
                          confidence=c.confidence if c.has_confidence else None)
@@ -207,24 +142,21 @@ def calibration(client: Client) -> EffectiveCalibration:
 
 def set_adapter(client: Client, name: str | None) -> None:
     """Records the adapter the host traces with ("hci0"); None removes it."""
-    client._c.call("encore_tracing_set_adapter", None if name is None else text(name, "name"))
+    client._c.call(lib.encore_tracing_set_adapter, None if name is None else text(name, "name"))
 
 
 def adapter(client: Client) -> str | None:
     """The recorded adapter name, None when there is none."""
     b = _ffi.encore_bytes()
     try:
-        client._c.call("encore_tracing_get_adapter", ctypes.byref(b))
+        client._c.call(lib.encore_tracing_get_adapter, ctypes.byref(b))
     except errors.BY_STATUS[_ffi.ENCORE_ERR_NOT_FOUND]:
         return None
-    data: bytes = _take_bytes(b)
-    return data.decode("utf-8")
+    return take_text(b)
 
 
 def status(client: Client) -> TracingStatus:
     """At the client's time: on or off and since when, the last scan, the RPIs heard in the last hour and 14 days."""
     st = sized(_ffi.encore_tracing_status)
-    client._c.call("encore_tracing_get_status", ctypes.byref(st))
-    return TracingStatus(active=bool(st.active), since=st.since if st.has_since else None,
-                         last_scan=st.last_scan if st.has_last_scan else None, rpis_last_hour=st.rpis_last_hour,
-                         rpis_last_14_days=st.rpis_last_14_days, active_seconds_last_14_days=st.active_seconds_last_14_days)
+    client._c.call(lib.encore_tracing_get_status, ctypes.byref(st))
+    return TracingStatus.from_c(st)

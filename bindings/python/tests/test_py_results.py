@@ -77,7 +77,7 @@ def test_the_push_status_says_what_its_json_says(tmp_path):
             push.set_state(exposure_notifications=en, isolated=isolated)
             status = push.status
             b = _ffi.encore_bytes()
-            client._c.call("encore_push_get_status_json", ctypes.byref(b))
+            client._c.call(lib.encore_push_get_status_json, ctypes.byref(b))
             j = json.loads(_take_bytes(b))
             assert (status.registered, status.registered_at, status.server, status.api, status.push_type,
                     status.exposure_notifications, status.check_ins, status.isolated) == \
@@ -98,10 +98,10 @@ def test_the_checkin_reports_say_what_their_json_says(tmp_path):
         o = _ffi.encore_submit_options()
         lib.encore_submit_options_init(ctypes.byref(o), ctypes.sizeof(o))
         out = ctypes.POINTER(_ffi.encore_checkin_report_list)()
-        client._c.call("encore_checkin_report_list_open", ctypes.byref(o), ctypes.byref(out))
+        client._c.call(lib.encore_checkin_report_list_open, ctypes.byref(o), ctypes.byref(out))
         try:
             structs = list(_cdata.copy_list(lambda *page: lib.encore_checkin_report_list_copy(out, *page),
-                                            _ffi.encore_checkin_report_info, encore.checkins._report))
+                                            _ffi.encore_checkin_report_info, encore.CheckInReport.from_c))
             b = _ffi.encore_bytes()
             lib.encore_checkin_report_list_get_json(out, ctypes.byref(b))
             documents = json.loads(_take_bytes(b))["reports"]
