@@ -7,7 +7,6 @@ VERSION := $(shell sed -n 's/^\#define ENCORE_VERSION_STRING "\(.*\)"/\1/p' Sour
 BUILD := build
 LIB := $(BUILD)/lib/libencore.so.$(VERSION)
 CLI := $(BUILD)/bin/encore
-TRACINGD := $(BUILD)/bin/encore-tracingd
 ENCORED := $(BUILD)/bin/encored
 NOTIFY := $(BUILD)/bin/encore-notify
 SHARE := $(BUILD)/share
@@ -31,7 +30,7 @@ CFLAGS_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Werror
 PYTEST_JOBS ?= auto
 PYTEST_WAIT_JOBS ?= 4
 
-.PHONY: help deps venv lib cli tracingd encored all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-typecheck test-cli test-store test-standins test-pairing test-crowdnotifier test-tracing test-device test-fuzz test-pushd test-pushd-tsan test-install test-wheel test-docs docs check-abi header share wheel bench bench-tracing bench-sync bench-check bench-device bench-crowdnotifier bench-pushd pushd fuzz install clean
+.PHONY: help deps venv lib cli encored all demo test test-server test-all test-packages test-deb deb test-swift test-tsan test-c test-python test-typecheck test-cli test-store test-standins test-pairing test-crowdnotifier test-tracing test-device test-fuzz test-pushd test-pushd-tsan test-install test-wheel test-docs docs check-abi header share wheel bench bench-tracing bench-sync bench-check bench-device bench-crowdnotifier bench-pushd pushd fuzz install clean
 
 help:
 	@echo "make demo      the exposure check on a simulated user, start to end (encore demo)"
@@ -44,15 +43,14 @@ help:
 	@echo "make test-packages  the Debian packages built, inspected, installed into a temporary root and used (make test-deb)"
 	@echo "make test-all  every test: make test, make test-server, make test-packages (what .ci/run runs)"
 	@echo "make lib cli   build $(LIB) and $(CLI)"
-	@echo "make tracingd  build $(TRACINGD), the tracing daemon over BlueZ (docs/tracingd.md)"
-	@echo "make encored   build $(ENCORED), the device service, and $(NOTIFY), its session agent (docs/device.md)"
+	@echo "make encored   build $(ENCORED), the device service (tracing included), and $(NOTIFY), its session agent (docs/device.md)"
 	@echo "make bench     parse + verify benchmark"
 	@echo "make bench-tracing  a crowded day of tracing scans into the store, against its insert rate"
 	@echo "make fuzz      run the libFuzzer target for a while (FUZZ_SECONDS=60)"
 	@echo "make wheel     dist/encore-$(VERSION)-py3-none-<platform>.whl, the Python package with libencore.so inside"
 	@echo "make share     shell completions (bash, zsh, fish) and man pages in $(SHARE)"
 	@echo "make docs      the C reference manual (Doxygen over include/encore.h) in $(BUILD)/docs/html"
-	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd, encore-tracingd, encored ($(VERSION))"
+	@echo "make deb       dist/*.deb: libencore$(MAJOR), libencore-dev, encore-tools, encore-pushd, encored ($(VERSION))"
 	@echo "make pushd     the push registry service, $(PUSHD)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -60,7 +58,7 @@ help:
 # everything once): the build targets below do nothing, and each suite uses
 # what is already built instead of asking SwiftPM again.
 ifeq ($(ENCORE_SKIP_BUILD),1)
-deps venv lib cli tracingd encored share wheel pushd deb:
+deps venv lib cli encored share wheel pushd deb:
 	@:
 else
 deps:
@@ -88,14 +86,8 @@ cli: deps
 	@mkdir -p $(BUILD)/bin
 	@cp .build/release/encore-cli $(CLI)
 
-# The tracing daemon (docs/tracingd.md): BlueZ over sd-bus, its runtime
-# linked in as the tool's; libsystemd is linked into it alone.
-tracingd: deps
-	@scripts/build.sh encore-tracingd
-	@mkdir -p $(BUILD)/bin
-	@cp .build/release/encore-tracingd $(TRACINGD)
-
-# The device service (docs/device.md): the store's one host, its D-Bus API
+# The device service (docs/device.md): the store's one host, tracing over
+# BlueZ (encore-tracingd folded into it), its D-Bus API
 # over sd-bus (libsystemd linked into it, never into the library), its
 # runtime linked in; and its session agent, encore-notify.
 encored: deps
@@ -130,7 +122,7 @@ pushd: deps
 
 # The Debian packages in dist/ (scripts/build-deb.sh): the library, its
 # development files, the tools and the push service, a release build of each.
-deb: lib cli tracingd encored share docs
+deb: lib cli encored share docs
 	@$(MAKE) --no-print-directory pushd PUSHD_CONFIG=release
 	@scripts/build-deb.sh
 endif
@@ -156,7 +148,7 @@ demo: cli
 
 # Quiet: one line per suite, the end of a failing suite's log, a summary table.
 test: deps
-	@scripts/test-all.sh "lib cli tracingd encored share venv wheel" $(TEST_SUITES) --beside $(TEST_BESIDE_SUITES)
+	@scripts/test-all.sh "lib cli encored share venv wheel" $(TEST_SUITES) --beside $(TEST_BESIDE_SUITES)
 
 # The push service's package (server/), the same way: its build, then its suite.
 test-server: deps
@@ -217,10 +209,10 @@ test-pairing: venv
 test-crowdnotifier: lib cli venv
 	@scripts/pytest-suite.sh "CrowdNotifier tests (encore against pymcl)" Tests/crowdnotifier
 
-# encore-tracingd against BlueZoo (a BlueZ D-Bus mock) on a private
-# dbus-daemon: two daemons trace each other; resilience; end to end.
-test-tracing: lib cli tracingd venv
-	@ENCORE_TRACINGD="$$PWD/$(TRACINGD)" scripts/pytest-suite.sh "tracing tests (encore-tracingd over BlueZoo)" Tests/tracing -- -n $(PYTEST_WAIT_JOBS)
+# encored's tracing against BlueZoo (a BlueZ D-Bus mock) on a private
+# dbus-daemon: two services trace each other; resilience; trust; end to end.
+test-tracing: lib cli encored venv
+	@ENCORE_ENCORED="$$PWD/$(ENCORED)" scripts/pytest-suite.sh "tracing tests (encored over BlueZoo)" Tests/tracing -- -n $(PYTEST_WAIT_JOBS)
 
 # encored over its D-Bus API on a private system bus, with polkit's stand-in
 # (python-dbusmock) and the CWA servers' (Tests/standins).

@@ -49,7 +49,6 @@ let package = Package(
         .library(name: "encore", type: .dynamic, targets: ["EncoreABI"]),
         .executable(name: "encore-cli", targets: ["EncoreCLI"]),
         .executable(name: "encore-bench", targets: ["EncoreBench"]),
-        .executable(name: "encore-tracingd", targets: ["EncoreTracingd"]),
         .executable(name: "encored", targets: ["Encored"]),
         .executable(name: "encore-notify", targets: ["EncoreNotify"]),
         // What the push registry service (server/, a package of its own)
@@ -73,8 +72,8 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The modules of an organizer's printable check-in QR code (Debian: libqrencode-dev).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        // sd-bus (Debian: libsystemd-dev): the D-Bus side of encore-tracingd,
-        // encored and `encore device`. Linked into those programs only,
+        // sd-bus (Debian: libsystemd-dev): the D-Bus side of encored (its
+        // radio included), encore-notify and `encore device`. Linked into those programs only,
         // never into libencore.so.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
@@ -159,7 +158,7 @@ let package = Package(
         .target(name: "EncorePush", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "CEncoreProto", "CProtobufC"]),
         // Tracing: the advertisement and its rotation, the scan schedule,
         // scan ingestion, calibration (sans-I/O: a radio host such as
-        // encore-tracingd drives it).
+        // encored drives it).
         .target(name: "EncoreTracing", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure"]),
         // The client: the one place where a store, its servers, trust list,
         // clock and transport are put together, and the features composed
@@ -199,17 +198,9 @@ let package = Package(
         // daemon's clock, log, exit statuses and --config file.
         .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
                                                             .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        // encore-tracingd's link to BlueZ over sd-bus, in C: sd-bus's vtable
-        // macros do not import into Swift.
+        // encored's radio: its link to BlueZ over sd-bus, in C (sd-bus's
+        // vtable macros do not import into Swift).
         .target(name: "CTracingBus", dependencies: ["CSystemd"], cSettings: fortified),
-        // encore-tracingd: advertises and scans over BlueZ with the tracing
-        // module (docs/tracingd.md). Its runtime linked statically, as the tool's.
-        .executableTarget(
-            name: "EncoreTracingd",
-            dependencies: ["EncoreTracing", "EncoreClient", "EncoreHTTP", "EncoreStorage", "EncoreSupport", "EncoreKeyFiles", "EncoreExposure", "EncoreCrypto", "EncoreCommandSupport", "CTracingBus", "CEncoreTypes",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
-        ),
         // The tool's client of encored's D-Bus API (`encore device`), in C
         // over sd-bus (headers from libsystemd-dev): libsystemd is loaded
         // with dlopen by its first call, never linked, so that the tool's
@@ -224,12 +215,13 @@ let package = Package(
         // the store, what is due when, the polkit action of each call, the
         // errors on the bus (docs/device.md).
         .target(name: "EncoreDevice", dependencies: ["EncoreSupport", "EncoreStorage", "EncoreClient", "EncoreCheck", "EncoreSync", "EncoreTestResults"]),
-        // encored: the device service (docs/device.md). Its runtime linked
+        // encored: the device service (docs/device.md), tracing over BlueZ
+        // included (encore-tracingd folded into it). Its runtime linked
         // statically, as the tool's; libsystemd is linked into it alone.
         .executableTarget(
             name: "Encored",
-            dependencies: ["EncoreDevice", "EncoreClient", "EncoreCommandSupport", "CExposureBus", "CEncoreTypes", "EncoreHTTP", "EncoreStorage",
-                           "EncoreSupport", "EncoreSync", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreKeyFiles",
+            dependencies: ["EncoreDevice", "EncoreClient", "EncoreCommandSupport", "CExposureBus", "CTracingBus", "CEncoreTypes", "EncoreHTTP", "EncoreStorage",
+                           "EncoreSupport", "EncoreSync", "EncoreCheck", "EncoreCheckIns", "EncoreTestResults", "EncoreKeyFiles", "EncoreTracing",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),

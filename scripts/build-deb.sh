@@ -8,9 +8,8 @@
 #   encore-tools      the encore tool, bash/zsh/fish completions, man pages
 #   encore-pushd      the push registry service, its systemd unit (not enabled),
 #                     a default configuration (a conffile), a system user
-#   encore-tracingd   the tracing daemon over BlueZ, its systemd unit (not
-#                     enabled), its D-Bus policy, options (a conffile), a system user
-#   encored           the device service and its session agent encore-notify:
+#   encored           the device service (tracing over BlueZ included: it
+#                     replaces encore-tracingd) and its session agent encore-notify:
 #                     the service's unit (not enabled), its D-Bus policy, polkit
 #                     actions and interface XML, options (a conffile), a system
 #                     user (sysusers.d); the agent's user unit and autostart entry
@@ -49,11 +48,10 @@ cli=build/bin/encore
 share=build/share
 pushd_bin=server/.build/release/encore-pushd
 docs_html=build/docs/html
-tracingd_bin=build/bin/encore-tracingd
 encored_bin=build/bin/encored
 notify_bin=build/bin/encore-notify
-for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" "$tracingd_bin" "$encored_bin" "$notify_bin" include/encore.h "$docs_html/index.html"; do
-    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli tracingd encored share docs, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
+for f in "$lib" "$cli" "$share/man/man1/encore.1" "$pushd_bin" "$encored_bin" "$notify_bin" include/encore.h "$docs_html/index.html"; do
+    [[ -e $f ]] || { echo "build-deb: $f is missing (make lib cli encored share docs, make pushd PUSHD_CONFIG=release)" >&2; exit 1; }
 done
 command -v dpkg-shlibdeps >/dev/null || { echo "build-deb: dpkg-shlibdeps is missing (apt-get install dpkg-dev; scripts/deps.sh installs it)" >&2; exit 1; }
 
@@ -227,7 +225,7 @@ control encore-tools "Package: encore-tools" "Section: utils" "Priority: optiona
 build encore-tools
 
 # daemon PACKAGE BINARY DOC: what a service's package tree holds (the
-# services' packages: encore-pushd, encore-tracingd): the stripped binary as
+# services' packages: encore-pushd, encored): the stripped binary as
 # /usr/bin/PACKAGE, its page in section 8 (a daemon's) from its own --help
 # definitions, its configuration /etc/PACKAGE/PACKAGE.conf (from
 # support/deb/), docs/DOC, the copyright, changelog and overrides.
@@ -269,24 +267,6 @@ control encore-pushd "Package: encore-pushd" "Section: net" "Priority: optional"
 daemon_scripts encore-pushd
 build encore-pushd
 
-# --- encore-tracingd: the daemon, its unit, its D-Bus policy, its options, its user.
-root=$stage/encore-tracingd
-daemon encore-tracingd "$tracingd_bin" tracingd.md
-install -m 0644 support/deb/encore-tracingd.service "$root/lib/systemd/system/encore-tracingd.service"
-# The bus's policy: its user may call org.bluez.
-mkdir -p "$root/usr/share/dbus-1/system.d"
-install -m 0644 support/deb/encore-tracingd.dbus.conf "$root/usr/share/dbus-1/system.d/encore-tracingd.conf"
-depends=$(shlibdeps "-e$repo/$root/usr/bin/encore-tracingd")
-control encore-tracingd "Package: encore-tracingd" "Section: net" "Priority: optional" \
-    "Depends: $depends, $dlopened, adduser, dbus" "Recommends: bluez" \
-    "Description: Exposure Notification tracing over BlueZ (encore)" \
-    " encore-tracingd broadcasts this device's rolling proximity identifiers" \
-    " over Bluetooth LE and records the ones it hears, through BlueZ's D-Bus" \
-    " API, into an encore store. Installing it starts nothing: see" \
-    " /etc/encore-tracingd/encore-tracingd.conf."
-daemon_scripts encore-tracingd
-build encore-tracingd
-
 # --- encored: the device service and its session agent, their units, the
 # bus's policy, polkit's actions, the interface, the options, the user.
 root=$stage/encored
@@ -296,6 +276,7 @@ mkdir -p "$root/usr/share/dbus-1/system.d" "$root/usr/share/dbus-1/interfaces" "
     "$root/usr/lib/sysusers.d" "$root/usr/lib/systemd/user" "$root/etc/xdg/autostart" "$root/usr/share/man/man1"
 install -m 0644 support/deb/encored.dbus.conf "$root/usr/share/dbus-1/system.d/org.encore.Exposure.conf"
 install -m 0644 docs/org.encore.Exposure1.xml "$root/usr/share/dbus-1/interfaces/org.encore.Exposure1.xml"
+install -m 0644 docs/radio.md "$root/usr/share/doc/encored/radio.md"
 install -m 0644 support/deb/org.encore.Exposure.policy "$root/usr/share/polkit-1/actions/org.encore.Exposure.policy"
 install -m 0644 support/deb/encored.sysusers "$root/usr/lib/sysusers.d/encored.conf"
 strip_binary executable "$notify_bin" "$root/usr/bin/encore-notify"
@@ -306,9 +287,11 @@ scripts/gen-manpages.py --one-page --section 1 "$notify_bin" "$stage/man1" > /de
 gzip -9nc "$stage/man1/encore-notify.1" > "$root/usr/share/man/man1/encore-notify.1.gz"
 depends=$(shlibdeps "-e$repo/$root/usr/bin/encored" "-e$repo/$root/usr/bin/encore-notify")
 control encored "Package: encored" "Section: net" "Priority: optional" \
-    "Depends: $depends, $dlopened, adduser, dbus, polkitd | policykit-1" \
+    "Depends: $depends, $dlopened, adduser, dbus, polkitd | policykit-1" "Recommends: bluez" \
+    "Breaks: encore-tracingd (<< $version)" "Replaces: encore-tracingd (<< $version)" "Provides: encore-tracingd" \
     "Description: Exposure Notification device service (encore)" \
-    " encored owns the device's encore store: it syncs the published keys in" \
+    " encored owns the device's encore store: it traces over Bluetooth LE" \
+    " through BlueZ (it replaces encore-tracingd), syncs the published keys in" \
     " the background, runs the exposure check, polls a registered test, and" \
     " serves the D-Bus API org.encore.Exposure1 on the system bus, polkit" \
     " deciding every call. encore-notify, its session agent, posts desktop" \

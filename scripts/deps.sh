@@ -4,7 +4,7 @@
 # doxygen: the C reference manual (make docs); libjs-jquery: the jQuery
 # libencore-dev's manual links to (its Depends, met when make test-deb installs it).
 # abigail-tools: abidw and abidiff, the ABI baseline of make check-abi.
-# libsystemd-dev: sd-bus for encore-tracingd; dbus-daemon and systemd (busctl):
+# libsystemd-dev: sd-bus for encored (its radio), encore-notify and encore device; dbus-daemon and systemd (busctl):
 # the private bus and the look at BlueZ's objects of the tracing tests.
 # python3-dbus, python3-gi: what python-dbusmock (the polkit and notification
 # stand-ins of the device tests) runs on, in the system's Python;

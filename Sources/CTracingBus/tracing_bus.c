@@ -1,4 +1,4 @@
-// encore-tracingd's D-Bus side over sd-bus (see include/tracing_bus.h).
+// encored's radio: its D-Bus side over sd-bus (see include/tracing_bus.h).
 // Everything on the wire is sd-bus's: this file only says which objects,
 // matches and calls there are, and reads the few properties the daemon uses.
 #define _GNU_SOURCE
@@ -7,11 +7,10 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/signalfd.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,7 +31,7 @@
 struct tb_bus {
     sd_bus *bus;
     sd_bus_slot *vtable_slot;
-    int signal_fd;
+    int wake_fd;   // eventfd: tb_wake from the service's threads
     char *adv_path;
     char *bluez_owner;   // unique name of org.bluez's owner, NULL when none
     uint8_t payload[TB_PAYLOAD_SIZE];
@@ -78,8 +77,6 @@ int tb_next_event(tb_bus *b, tb_event *ev) {
 }
 
 int tb_pending_calls(const tb_bus *b) { return b ? b->pending : 0; }
-
-const char *tb_strerror(int negative_errno) { return strerror(negative_errno < 0 ? -negative_errno : negative_errno); }
 
 // Whether the variant the message is at holds the given signature.
 static int variant_holds(sd_bus_message *m, const char *signature) {
@@ -265,7 +262,7 @@ static int only_bluez_calls(sd_bus_message *m, void *userdata, sd_bus_error *err
     if (sd_bus_message_is_method_call(m, NULL, NULL) <= 0 || from_bluez(b, m)) return 0;
     // Handled whether or not the error reply could be sent (a caller that
     // wants no reply gets none): a refused call never reaches the objects.
-    (void)sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED, "only BlueZ (" BLUEZ ") may call encore-tracingd");
+    (void)sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED, "only BlueZ (" BLUEZ ") may call encored's radio");
     return 1;
 }
 
@@ -463,25 +460,27 @@ int tb_bluez_present(tb_bus *b) {
     return r < 0 ? r : 1;
 }
 
-static int block_signals(void) {
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGINT);
-    if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) return -errno;
-    int fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-    return fd < 0 ? -errno : fd;
+static int open_bus(const char *address, sd_bus **out) {
+    if (!address) return sd_bus_open_system(out);
+    sd_bus *bus = NULL;
+    int r;
+    if ((r = sd_bus_new(&bus)) < 0) return r;
+    if ((r = sd_bus_set_address(bus, address)) < 0 || (r = sd_bus_set_bus_client(bus, 1)) < 0 || (r = sd_bus_start(bus)) < 0) {
+        sd_bus_unref(bus);
+        return r;
+    }
+    *out = bus;
+    return 0;
 }
 
-int tb_open(const char *adv_path, tb_bus **out) {
+int tb_open(const char *adv_path, const char *bus_address, tb_bus **out) {
     tb_bus *b = calloc(1, sizeof *b);
     if (!b) return -ENOMEM;
-    b->signal_fd = -1;
+    b->wake_fd = -1;
     int r;
     if (!(b->adv_path = strdup(adv_path))) { r = -ENOMEM; goto fail; }
-    if ((r = block_signals()) < 0) goto fail;
-    b->signal_fd = r;
-    if ((r = sd_bus_open_system(&b->bus)) < 0) goto fail;
+    if ((b->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) { r = -errno; goto fail; }
+    if ((r = open_bus(bus_address, &b->bus)) < 0) goto fail;
     if ((r = sd_bus_add_filter(b->bus, NULL, only_bluez_calls, b)) < 0) goto fail;
     if ((r = sd_bus_add_object_vtable(b->bus, &b->vtable_slot, adv_path, ADV_IFACE, adv_vtable, b)) < 0) goto fail;
     // The matches only ask the bus for the signals; each handler checks the
@@ -509,7 +508,7 @@ void tb_close(tb_bus *b) {
     if (!b) return;
     sd_bus_slot_unref(b->vtable_slot);
     if (b->bus) sd_bus_flush_close_unref(b->bus);
-    if (b->signal_fd >= 0) close(b->signal_fd);
+    if (b->wake_fd >= 0) close(b->wake_fd);
     free(b->adv_path);
     free(b->bluez_owner);
     free(b->queue);
@@ -528,15 +527,20 @@ static int process_all(tb_bus *b) {
     return r;
 }
 
-static int take_signal(tb_bus *b) {
-    struct signalfd_siginfo info;
-    return read(b->signal_fd, &info, sizeof info) == (ssize_t)sizeof info;
+static int take_wake(tb_bus *b) {
+    uint64_t count;
+    return read(b->wake_fd, &count, sizeof count) == (ssize_t)sizeof count;
+}
+
+void tb_wake(tb_bus *b) {
+    uint64_t one = 1;
+    if (b) (void)!write(b->wake_fd, &one, sizeof one);
 }
 
 int tb_wait(tb_bus *b, uint64_t timeout_usec) {
     int r = process_all(b);
     if (r < 0) return r;
-    if (take_signal(b)) return 1;
+    if (take_wake(b)) return 1;
     uint64_t until = UINT64_MAX, now = monotonic_usec();
     if (sd_bus_get_timeout(b->bus, &until) >= 0 && until != UINT64_MAX) {
         uint64_t bus_wait = until > now ? until - now : 0;
@@ -544,10 +548,10 @@ int tb_wait(tb_bus *b, uint64_t timeout_usec) {
     }
     int events = sd_bus_get_events(b->bus);
     if (events < 0) return events;
-    struct pollfd fds[2] = {{.fd = sd_bus_get_fd(b->bus), .events = (short)events}, {.fd = b->signal_fd, .events = POLLIN}};
+    struct pollfd fds[2] = {{.fd = sd_bus_get_fd(b->bus), .events = (short)events}, {.fd = b->wake_fd, .events = POLLIN}};
     struct timespec ts = {.tv_sec = (time_t)(timeout_usec / 1000000ULL), .tv_nsec = (long)(timeout_usec % 1000000ULL) * 1000L};
     if (ppoll(fds, 2, &ts, NULL) < 0 && errno != EINTR) return -errno;
-    if (fds[1].revents & POLLIN && take_signal(b)) return 1;
+    if (fds[1].revents & POLLIN && take_wake(b)) return 1;
     r = process_all(b);
     return r < 0 ? r : 0;
 }

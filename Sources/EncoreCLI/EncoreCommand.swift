@@ -33,7 +33,7 @@ struct EncoreCommand: CommandGroup {
               store           create, describe, check, salvage, re-key and purge the store
               sightings       add and list the Bluetooth sightings a scanner heard
               keys            the device's own keys: what to broadcast, their history
-              tracing         the tracing's state (encore-tracingd): on/off, RPIs heard
+              tracing         the tracing's state (encored's radio): on/off, RPIs heard
               match           match sightings against key files: windows
               risk            CWA's v2 risk from exposure windows
               check           the whole exposure check, stored

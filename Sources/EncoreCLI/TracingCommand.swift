@@ -16,7 +16,7 @@ import EncoreTracing
 import EncoreWire
 
 /// `encore tracing ...`: what the tracing (a radio host such as
-/// encore-tracingd) did with the store.
+/// encored's radio) did with the store.
 struct TracingCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "tracing",

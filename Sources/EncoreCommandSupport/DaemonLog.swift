@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// A daemon's log (encore-tracingd, encored): one line per event on stderr, where journald takes it
+/// A daemon's log (encored, encore-notify): one line per event on stderr, where journald takes it
 /// (the "<N>" prefix is the syslog priority it reads). Nothing logged may
 /// identify a device or this one: never an RPI, an AEM, a key or a
 /// Bluetooth address (a device's object path holds one).
@@ -14,7 +14,7 @@ public enum Log {
     /// A message as it is (a usage error's), without a priority.
     public static func plain(_ message: String) { emit(message + "\n") }
 
-    /// The program's name as it was started (encore-tracingd, encored).
+    /// The program's name as it was started (encored, encore-notify).
     private static let program: String = {
         let path = CommandLine.arguments.first ?? "encore"
         return String(path.split(separator: "/").last ?? Substring(path))

@@ -11,7 +11,7 @@ import Glibc
 /// `<PREFIX>` holds a passphrase (used byte for byte; SQLCipher derives the
 /// key from it, which takes a moment on purpose), `<PREFIX>_HEX` a raw
 /// 32-byte key as 64 hex digits (no derivation). A variable set to the
-/// empty string counts as set. Shared by the tool and encore-tracingd.
+/// empty string counts as set. Shared by the tool and encored.
 public struct StoreKeyEnvironment: Sendable {
     /// `ENCORE_DB_KEY`: the key of the store to open.
     public static let current = StoreKeyEnvironment(passphraseVariable: "ENCORE_DB_KEY")

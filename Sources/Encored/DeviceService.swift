@@ -87,6 +87,14 @@ final class DeviceService {
     /// --no-warnings: CWA's trace warning packages are not fetched.
     private let traceWarnings: Bool
 
+    /// The radio (tracing over BlueZ on its own thread), once attached.
+    private var radio: Radio?
+    /// What the radio said last (nil: nothing yet), and the properties the
+    /// store gave last: `State` is the radio's while tracing is wanted.
+    private var radioState: RadioState?
+    private var stored: DeviceProperties?
+    private var radioBroke = false
+
     /// `agenda`: what the store said before the name was taken (the link
     /// holds the properties of that moment: a client's first read must not
     /// see defaults).
@@ -101,8 +109,31 @@ final class DeviceService {
         mailbox = Mailbox(waker: link.waker)
     }
 
-    /// Runs until SIGTERM or SIGINT (0), or the bus or the name is lost (1).
+    /// The radio whose state `State` follows; its reports come through the
+    /// mailbox. Before run().
+    func attach(_ radio: Radio) { self.radio = radio }
+
+    /// From the radio's thread: its state changed, or its bus broke.
+    func radioReported(_ state: RadioState) {
+        let me = Handoff(self)
+        mailbox.post { me.value.radioChanged(state) }
+    }
+
+    func radioFailed() {
+        let me = Handoff(self)
+        mailbox.post { me.value.radioBroke = true }
+    }
+
+    /// Runs until SIGTERM or SIGINT (0), or the bus or the name is lost (1);
+    /// the radio is stopped first (its advertisement withdrawn, tracing off
+    /// recorded).
     func run() -> Int32 {
+        let code = loop()
+        radio?.stop()
+        return code
+    }
+
+    private func loop() -> Int32 {
         refresh()
         do {
             while true {
@@ -112,6 +143,10 @@ final class DeviceService {
                     return 0
                 }
                 mailbox.drain()
+                if radioBroke {
+                    Log.error("the radio's bus connection failed: stopping")
+                    return 1
+                }
                 for event in link.takeEvents() {
                     switch event {
                     case .call(let call): received(call)
@@ -349,7 +384,10 @@ final class DeviceService {
                 job.busy = false
                 switch outcome {
                 case .success(let replacement):
-                    if let replacement { me.value.client = replacement }
+                    if let replacement {
+                        me.value.client = replacement
+                        me.value.radio?.replaceClient(replacement)
+                    }
                     me.value.finish(job, nil)
                 case .failure(let e):
                     me.value.finish(job, e)
@@ -436,7 +474,9 @@ final class DeviceService {
         switch outcome {
         case .success(let (p, a)):
             agenda = a
-            link.setProperties(p)
+            stored = p
+            radio?.setWanted(p.enabled)
+            publish()
         case .failure(let e):
             Log.error("the store could not be read: \(e.message)")
             backgroundRetryAt = now().saturatingAdding(Self.backgroundRetrySeconds)
@@ -445,6 +485,20 @@ final class DeviceService {
             refreshAgain = false
             refresh()
         }
+    }
+
+    private func radioChanged(_ state: RadioState) {
+        if state != radioState { Log.info("radio: \(state.rawValue)") }
+        radioState = state
+        publish()
+    }
+
+    /// The properties to the link (which signals what changed): the
+    /// store's, with `State` the radio's while tracing is wanted.
+    private func publish() {
+        guard var p = stored else { return }
+        if p.enabled, let radioState { p.state = radioState.rawValue }
+        link.setProperties(p)
     }
 
     /// Until the next due time, or a moment when the clock can jump (tests).

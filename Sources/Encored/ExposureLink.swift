@@ -22,16 +22,19 @@ enum LinkEvent {
     case nameLost
 }
 
+/// A failure of a bus connection itself (the API's or the radio's), not of a call on it.
 struct LinkError: Error, CustomStringConvertible {
     let what: String
     let code: Int32
     var description: String { "\(what): \(String(cString: eb_strerror(code)))" }
 }
 
-/// What worker threads may touch: the loop's wake-up (eb_wake is thread-safe).
+/// What other threads may touch: a loop's wake-up (eb_wake and tb_wake are
+/// thread-safe; the connection outlives the threads that wake it).
 struct LoopWaker: @unchecked Sendable {
-    fileprivate let bus: OpaquePointer
-    func wake() { eb_wake(bus) }
+    private let wakeUp: () -> Void
+    init(_ wakeUp: @escaping () -> Void) { self.wakeUp = wakeUp }
+    func wake() { wakeUp() }
 }
 
 /// encored's connection to the system bus, through CExposureBus (sd-bus).
@@ -49,7 +52,7 @@ final class ExposureLink {
                                            : "cannot serve org.encore.Exposure on the D-Bus system bus", code: r)
         }
         self.bus = bus
-        waker = LoopWaker(bus: bus)
+        waker = LoopWaker { eb_wake(bus) }
     }
 
     deinit { eb_close(bus) }

@@ -9,15 +9,18 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))            # Tests/standins
+sys.path.insert(0, str(HERE.parent))            # Tests/machine.py, Tests/standins
 
 from device_world import ACTIONS, ENCORED, Device  # noqa: E402
+from machine import BLUEZOO  # noqa: E402
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for program in (ENCORED, ENCORED.parent / "encore-notify"):
         if not program.exists():
             pytest.exit(f"{program} is missing: make encored", returncode=1)
+    if not BLUEZOO.exists():
+        pytest.exit(f"{BLUEZOO} is missing: make venv", returncode=1)
     for tool in ("dbus-daemon", "busctl", "gdbus", "/usr/bin/python3"):
         if shutil.which(tool) is None:
             pytest.exit(f"{tool} is missing: scripts/deps.sh installs it", returncode=1)
@@ -25,10 +28,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture
 def device(tmp_path: Path) -> Iterator[Device]:
-    """A private system bus with polkit's stand-in allowing every action of the service (encored not started yet)."""
+    """A private system bus with BlueZoo (the device's adapter, hci0, powered) and polkit's stand-in allowing
+    every action of the service (encored not started yet)."""
     d = Device(root=tmp_path)
     try:
         d.start_bus()
+        d.start_bluez()
         d.start_polkit(ACTIONS)
         yield d
     finally:

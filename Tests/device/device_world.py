@@ -1,40 +1,24 @@
-"""A device without a device: a private dbus-daemon as its system bus,
-polkit's authority played by python-dbusmock (template polkitd: allow or
-deny action ids), the CWA stand-ins (distribution with signed packages,
-verification, submission) and encored with its own store, on one test
-clock (--test-clock-file). The tests talk to the service as clients do,
-over the bus (busctl)."""
+"""A device without a device: a machine (Tests/machine.py: a private
+dbus-daemon as its system bus, BlueZoo with the device's adapter, a test
+clock), polkit's authority played by python-dbusmock (template polkitd:
+allow or deny action ids), the CWA stand-ins (distribution with signed
+packages, verification, submission) and encored with its own store. The
+tests talk to the service as clients do, over the bus (busctl, gdbus)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-ENCORED = Path(os.environ.get("ENCORE_ENCORED", REPO / "build" / "bin" / "encored"))
-CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
+from machine import CLI, ENCORED, REPO, Machine, wait_for
+
+__all__ = ["ACTIONS", "ADAPTER", "CLI", "ENCORED", "REPO", "BusError", "Device", "wait_for"]
 NAME, PATH, IFACE = "org.encore.Exposure", "/org/encore/Exposure", "org.encore.Exposure1"
 POLKIT, POLKIT_PATH = "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority"
 ACTIONS = ["org.encore.Exposure.read", "org.encore.Exposure.manage", "org.encore.Exposure.submit-keys", "org.encore.Exposure.delete-data"]
-T = TypeVar("T")
-
-
-def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 20.0, every: float = 0.1) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value is not None and value is not False:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(every)
 
 
 def dbusmock_path() -> str:
@@ -53,35 +37,22 @@ class BusError(Exception):
         self.name, self.message = name, message
 
 
-@dataclass
-class Device:
-    """One machine: its system bus, polkit stand-in and encored."""
-    root: Path
-    address: str = ""
-    bus_pid: int = 0
-    polkit: subprocess.Popen[bytes] | None = None
-    service: subprocess.Popen[bytes] | None = None
-    clock_file: Path = field(init=False)
-    log: Path = field(init=False)
-    db: Path = field(init=False)
-    args: list[str] = field(default_factory=list)
+# The device's Bluetooth adapter in BlueZoo (hci0).
+ADAPTER = "00:11:22:33:44:77"
 
-    def __post_init__(self) -> None:
-        self.clock_file = self.root / "clock-offset"
-        self.clock_file.write_text("0\n")
-        self.log = self.root / "encored.log"
-        self.db = self.root / "device.db"
 
-    @property
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": self.address}
+class Device(Machine):
+    """One machine: its system bus, BlueZoo, polkit stand-in and encored."""
 
-    # MARK: the bus and polkit
+    def __init__(self, root: Path, adapters: list[str] | None = None) -> None:
+        super().__init__(root, [ADAPTER] if adapters is None else adapters)
+        self.polkit: subprocess.Popen[bytes] | None = None
+        self.service: subprocess.Popen[bytes] | None = None
+        self.log = root / "encored.log"
+        self.db = root / "device.db"
+        self.args: list[str] = []
 
-    def start_bus(self) -> None:
-        out = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
-                             capture_output=True, text=True, check=True, timeout=30).stdout.split()
-        self.address, self.bus_pid = out[0], int(out[1])
+    # MARK: polkit
 
     def start_polkit(self, allowed: list[str]) -> None:
         env = {**self.env, "PYTHONPATH": dbusmock_path()}
@@ -98,12 +69,6 @@ class Device:
         r = subprocess.run(["busctl", f"--address={self.address}", "--json=short", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
                             "org.freedesktop.DBus", "NameHasOwner", "s", name], capture_output=True, text=True, timeout=30)
         return r.returncode == 0 and json.loads(r.stdout)["data"][0] is True
-
-    def busctl(self, *args: str, timeout: float = 60) -> str:
-        r = subprocess.run(["busctl", f"--address={self.address}", *args], capture_output=True, text=True, timeout=timeout)
-        if r.returncode != 0:
-            raise AssertionError(f"busctl {' '.join(args)}: {r.stderr}")
-        return r.stdout
 
     # MARK: the service
 
@@ -164,25 +129,8 @@ class Device:
             raise bus_error(r.stderr)
         return {k: v["data"] for k, v in json.loads(r.stdout)["data"][0].items()}
 
-    def advance_clock(self, seconds: int) -> None:
-        offset = int(self.clock_file.read_text()) + seconds
-        tmp = self.clock_file.with_suffix(".tmp")
-        tmp.write_text(f"{offset}\n")
-        tmp.replace(self.clock_file)
-
-    def now(self) -> int:
-        return int(time.time()) + int(self.clock_file.read_text())
-
     def close(self) -> None:
-        for p in (self.service, self.polkit):
-            if p is not None and p.poll() is None:
-                p.kill()
-                p.wait()
-        if self.bus_pid:
-            try:
-                os.kill(self.bus_pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        self.close_machine(self.service, self.polkit)
 
 
 def bus_error(stderr: str) -> BusError:

@@ -182,3 +182,22 @@ def test_the_session_bus_goes_away_and_comes_back(device: Device, session: Sessi
         device.advance_clock(2 * 3600 + 60)
         [n] = wait_for("the notification on the new bus", lambda: session.notifications() or None, timeout=30)
         assert n["summary"] == "Your test result is available"
+
+
+def test_bluetooth_off_warns_once_and_the_warning_closes_when_back(device: Device, session: Session, agent: Any) -> None:
+    device.start()
+    device.wait_log("tracing on (adapter hci0)")
+    wait_for("the agent to read the service", lambda: "the device service is on the bus" in agent_log(device))
+    time.sleep(0.5)
+    assert session.notifications() == []
+    device.set_powered("hci0", False)
+    wait_for("State bluetooth-off", lambda: device.get("State") == "bluetooth-off")
+    [n] = wait_for("the warning", lambda: session.notifications() or None)
+    assert n["summary"] == "Exposure logging is off" and "Bluetooth is off" in n["body"]
+    assert n["hints"]["urgency"] == {"type": "y", "data": 1}
+    device.set_powered("hci0", True)
+    wait_for("State active", lambda: device.get("State") == "active")
+    closed = wait_for("the warning closed", lambda: [args for _, method, args in session.calls() or [] if method == "CloseNotification"] or None)
+    assert len(closed) == 1
+    time.sleep(0.5)
+    assert len(session.notifications()) == 1

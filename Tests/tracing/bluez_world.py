@@ -1,40 +1,26 @@
-"""A radio-free world for encore-tracingd: a private dbus-daemon used as
-the system bus, BlueZoo (PyPI `bluezoo`, a BlueZ D-Bus mock) on it with
-adapters that hear each other's LE advertisements, and the daemons, each
-with its own store, all on one test clock (--test-clock-file)."""
+"""A radio-free world for encored's tracing: one machine (Tests/machine.py:
+a private dbus-daemon used as the system bus, BlueZoo with adapters that
+hear each other's LE advertisements, a test clock) and the services on it,
+each with its own store and adapter. Only one service may own
+org.encore.Exposure on a bus: so each service here serves its API on a
+bus of its own and traces on the world's (--test-radio-bus), unless the
+test wants both on the world's bus (one service, as on a real machine)."""
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
 
-REPO = Path(__file__).resolve().parents[2]
-TRACINGD = Path(os.environ.get("ENCORE_TRACINGD", REPO / "build" / "bin" / "encore-tracingd"))
-CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
-BLUEZOO = Path(sys.executable).parent / "bluezoo"
-T = TypeVar("T")
+from machine import CLI, ENCORED, Machine, wait_for
 
-
-def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 15.0, every: float = 0.1) -> T:
-    """probe() until it returns something other than None/False."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value is not None and value is not False:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(every)
+__all__ = ["CLI", "ENCORED", "Daemon", "World", "wait_for"]
 
 
 @dataclass
 class Daemon:
-    """One encore-tracingd with its store and its log."""
+    """One encored with its store and its log."""
     name: str
     db: Path
     passphrase: str
@@ -45,14 +31,20 @@ class Daemon:
     key_in_environment: bool = True
     # Run through this first (e.g. ["unshare", "-n"]).
     command_prefix: list[str] = field(default_factory=list)
+    # The service's own system bus (its API there), None: the world's.
+    api_bus: Machine | None = None
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         env = {k: v for k, v in self.env.items() if not k.startswith("ENCORE_DB_KEY")}
         if self.key_in_environment:
             env["ENCORE_DB_KEY"] = self.passphrase
+        args = list(self.args)
+        if self.api_bus is not None:
+            args += ["--test-radio-bus", env["DBUS_SYSTEM_BUS_ADDRESS"]]
+            env["DBUS_SYSTEM_BUS_ADDRESS"] = self.api_bus.address
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen([*self.command_prefix, str(TRACINGD), "--db", str(self.db), *self.args], stdout=log, stderr=log,
+            self.process = subprocess.Popen([*self.command_prefix, str(ENCORED), "--db", str(self.db), *args], stdout=log, stderr=log,
                                             env=env)
 
     @property
@@ -83,79 +75,26 @@ class Daemon:
         self.process = None
 
 
-@dataclass
-class World:
-    """The private bus, BlueZoo and the daemons of one test."""
-    root: Path
-    adapters: list[str]
-    address: str = ""
-    bus_pid: int = 0
-    bluezoo: subprocess.Popen[bytes] | None = None
-    daemons: list[Daemon] = field(default_factory=list)
-    clock_file: Path = field(init=False)
+class World(Machine):
+    """The private bus, BlueZoo and the services of one test."""
 
-    def __post_init__(self) -> None:
-        self.clock_file = self.root / "clock-offset"
-        self.clock_file.write_text("0\n")
-
-    @property
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": self.address}
-
-    def start_bus(self, config: Path | None = None) -> None:
-        """The bus: a session bus (no policy), or one as `config` says."""
-        which = [f"--config-file={config}"] if config else ["--session"]
-        out = subprocess.run(["dbus-daemon", *which, "--fork", "--print-address=1", "--print-pid=1"],
-                             capture_output=True, text=True, check=True, timeout=30).stdout.split()
-        self.address, self.bus_pid = out[0], int(out[1])
-
-    def start_bluez(self) -> None:
-        args = [str(BLUEZOO), "--auto-enable", "--scan-interval", "1"]
-        for a in self.adapters:
-            args += ["--adapter", a]
-        with open(self.root / "bluezoo.log", "ab") as log:
-            self.bluezoo = subprocess.Popen(args, stdout=log, stderr=log, env=self.env)
-        wait_for("BlueZoo's adapters", lambda: len(self.bluez_objects()) >= len(self.adapters))
-
-    def stop_bluez(self) -> None:
-        assert self.bluezoo is not None
-        self.bluezoo.terminate()
-        try:
-            self.bluezoo.wait(10)
-        except subprocess.TimeoutExpired:
-            self.bluezoo.kill()
-            self.bluezoo.wait()
-        self.bluezoo = None
-
-    def busctl(self, *args: str) -> str:
-        return subprocess.run(["busctl", f"--address={self.address}", *args], capture_output=True, text=True, check=True,
-                              timeout=30).stdout
-
-    def bluez_objects(self) -> list[str]:
-        r = subprocess.run(["busctl", f"--address={self.address}", "--list", "tree", "org.bluez"], capture_output=True, text=True, timeout=30)
-        return [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("/org/bluez/hci")] if r.returncode == 0 else []
-
-    def active_instances(self, adapter: str) -> int:
-        out = self.busctl("get-property", "org.bluez", f"/org/bluez/{adapter}", "org.bluez.LEAdvertisingManager1", "ActiveInstances")
-        return int(out.split()[1])
-
-    def set_powered(self, adapter: str, powered: bool) -> None:
-        self.busctl("set-property", "org.bluez", f"/org/bluez/{adapter}", "org.bluez.Adapter1", "Powered", "b", "true" if powered else "false")
-
-    def advance_clock(self, seconds: int) -> None:
-        offset = int(self.clock_file.read_text()) + seconds
-        tmp = self.clock_file.with_suffix(".tmp")
-        tmp.write_text(f"{offset}\n")
-        tmp.replace(self.clock_file)
-
-    def now(self) -> int:
-        return int(time.time()) + int(self.clock_file.read_text())
+    def __init__(self, root: Path, adapters: list[str]) -> None:
+        super().__init__(root, adapters)
+        self.daemons: list[Daemon] = []
+        self.api_buses: list[Machine] = []
 
     def daemon(self, name: str, *args: str, env: dict[str, str] | None = None, key_in_environment: bool = True,
-               command_prefix: list[str] | None = None) -> Daemon:
+               command_prefix: list[str] | None = None, own_bus: bool = True) -> Daemon:
+        """A service on the world's BlueZoo; `own_bus`: its API on a bus of its own."""
+        api_bus = None
+        if own_bus:
+            (self.root / name).mkdir(exist_ok=True)
+            api_bus = Machine(self.root / name)
+            api_bus.start_bus()
+            self.api_buses.append(api_bus)
         d = Daemon(name=name, db=self.root / f"{name}.db", passphrase=f"passphrase of {name}",
                    args=[*args, "--test-clock-file", str(self.clock_file)], log=self.root / f"{name}.log",
-                   env=self.env | (env or {}), key_in_environment=key_in_environment, command_prefix=command_prefix or [])
+                   env=self.env | (env or {}), key_in_environment=key_in_environment, command_prefix=command_prefix or [], api_bus=api_bus)
         self.daemons.append(d)
         d.start()
         return d
@@ -163,11 +102,6 @@ class World:
     def close(self) -> None:
         for d in self.daemons:
             d.kill()
-        if self.bluezoo is not None:
-            self.bluezoo.kill()
-            self.bluezoo.wait()
-        if self.bus_pid:
-            try:
-                os.kill(self.bus_pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        for bus in self.api_buses:
+            bus.close_machine()
+        self.close_machine()

@@ -9,16 +9,17 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))            # Tests/standins (key files)
+sys.path.insert(0, str(HERE.parent))            # Tests/machine.py, Tests/standins (key files)
 sys.path.insert(0, str(HERE.parents[1] / "bindings/python"))
 
-from bluez_world import BLUEZOO, CLI, TRACINGD, World  # noqa: E402
+from bluez_world import CLI, ENCORED, World  # noqa: E402
+from machine import BLUEZOO  # noqa: E402
 
 ADAPTER_A, ADAPTER_B = "00:11:22:33:44:55", "00:11:22:33:44:66"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for path, how in ((TRACINGD, "make tracingd"), (CLI, "make cli"), (BLUEZOO, "make venv")):
+    for path, how in ((ENCORED, "make encored"), (CLI, "make cli"), (BLUEZOO, "make venv")):
         if not path.exists():
             pytest.exit(f"{path} is missing: {how}", returncode=1)
     for tool in ("dbus-daemon", "busctl"):

@@ -11,7 +11,7 @@ import subprocess
 from bluez_world import CLI, Daemon, World
 from daemon_store import encore_cli
 from standins import keyfiles
-from test_tracingd import A_TX_POWER, B_RSSI_CORRECTION, start_pair
+from test_tracing import A_TX_POWER, B_RSSI_CORRECTION, start_pair
 
 
 def run_cli(d: Daemon, *args: str) -> subprocess.CompletedProcess[str]:

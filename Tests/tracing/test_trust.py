@@ -1,4 +1,4 @@
-"""What encore-tracingd believes on the bus, and from whom: another peer
+"""What encored's radio believes on the bus, and from whom: another peer
 (any local user on a system bus) that forges the bus driver's
 NameOwnerChanged, BlueZ's signals or BlueZ's Release() changes nothing;
 the package's bus policy lets only BlueZ call the daemon; and the device's
@@ -20,7 +20,7 @@ from bus_peer import Advertiser, Peer, device_properties, error_name
 from daemon_store import encore_cli, history, sightings
 from encore import crypto
 
-ADV_PATH = "/org/encore/tracingd/advertisement"
+ADV_PATH = "/org/encore/radio/advertisement"
 ACCESS_DENIED = "org.freedesktop.DBus.Error.AccessDenied"
 # A device path under A's adapter and the report of an EN advertiser no one runs.
 FORGED_DEVICE = "/org/bluez/hci0/dev_66_55_44_33_22_11"
@@ -155,7 +155,7 @@ def test_own_rpis_replayed_hours_later_are_not_sightings(world: World) -> None:
     assert a.stop() == 0
 
 
-POLICY = Path(__file__).resolve().parents[2] / "support/deb/encore-tracingd.dbus.conf"
+POLICY = Path(__file__).resolve().parents[2] / "support/deb/encored.dbus.conf"
 SYSTEM_CONF = Path("/usr/share/dbus-1/system.conf")
 
 
@@ -165,7 +165,7 @@ def system_bus_config(root: Path, daemon_user: str) -> Path:
     one as some desktops install (anyone may send LEAdvertisement1 and
     Properties calls anywhere), and the package's for the daemon's user."""
     default = re.search(r'<policy context="default">.*?</policy>', SYSTEM_CONF.read_text(), re.S)
-    ours = re.search(r"<policy .*?</policy>", POLICY.read_text(), re.S)
+    ours = re.search(r"<busconfig>(.*)</busconfig>", POLICY.read_text(), re.S)
     assert default and ours
     config = root / "system-bus.conf"
     config.write_text(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
@@ -186,7 +186,7 @@ def system_bus_config(root: Path, daemon_user: str) -> Path:
     <allow send_interface="org.bluez.LEAdvertisement1"/>
     <allow send_interface="org.freedesktop.DBus.Properties"/>
   </policy>
-  {ours.group(0).replace('user="encore-tracingd"', f'user="{daemon_user}"')}
+  {ours.group(1).replace('user="encored"', f'user="{daemon_user}"')}
 </busconfig>
 """)
     return config
@@ -198,7 +198,7 @@ def system_world() -> Iterator[World]:
     daemon's user (nobody) may use: BlueZoo runs as root, as BlueZ does."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None or not SYSTEM_CONF.exists():
         pytest.skip("needs root, setpriv and dbus's system.conf: the daemon runs as another user")
-    root = Path(tempfile.mkdtemp(prefix="tracingd-policy-"))
+    root = Path(tempfile.mkdtemp(prefix="encored-policy-"))
     os.chown(root, pwd.getpwnam("nobody").pw_uid, -1)
     root.chmod(0o755)
     w = World(root=root, adapters=[ADAPTER_A, ADAPTER_B])
@@ -218,7 +218,8 @@ def test_the_bus_policy_lets_only_bluez_call_the_daemon(system_world: World) -> 
     (root's, not BlueZ's) are refused by the bus itself, never reaching the
     daemon (which would refuse them too, with its own message)."""
     world = system_world
-    a = world.daemon("a", "--adapter", "hci0", command_prefix=["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+    a = world.daemon("a", "--adapter", "hci0", command_prefix=["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"],
+                     own_bus=False)
     a.wait_log("scan:")
     wait_for("A's advertisement", lambda: world.active_instances("hci0") == 1)
     peer = Peer(world.address)

@@ -1,11 +1,12 @@
-// encore-tracingd's link to BlueZ over the D-Bus system bus, through sd-bus
-// (libsystemd): the advertisement object it exports, the signals it watches
-// and the calls it makes, as plain C the Swift daemon calls. The daemon's
-// logic (when to advertise, scan, rotate, record) stays in Swift; this file
-// turns D-Bus traffic into events and requests into calls, and nothing more.
-// Private to encore-tracingd: never linked into libencore.so.
+// encored's radio: its link to BlueZ over the D-Bus system bus, through
+// sd-bus (libsystemd): the advertisement object it exports, the signals it
+// watches and the calls it makes, as plain C the Swift tracing loop calls.
+// The loop's logic (when to advertise, scan, rotate, record) stays in
+// Swift; this file turns D-Bus traffic into events and requests into calls,
+// and nothing more. Private to encored: never linked into libencore.so.
 //
-// One tb_bus per process, used from one thread.
+// A connection of its own (its own unique name, which BlueZ calls), used
+// from the radio's one thread; tb_wake alone may be called from any thread.
 #ifndef ENCORE_TRACING_BUS_H
 #define ENCORE_TRACING_BUS_H
 
@@ -62,20 +63,24 @@ typedef struct {
 } tb_event;
 
 /// Connects to the system bus (sd_bus_open_system: DBUS_SYSTEM_BUS_ADDRESS
-/// is honoured), blocks SIGTERM and SIGINT into a signalfd, exports the
+/// is honoured), makes the eventfd tb_wake writes to, exports the
 /// advertisement at adv_path (org.bluez.LEAdvertisement1) and watches
 /// org.bluez. It believes a message for its sender alone: owner changes
 /// from the bus driver, BlueZ's signals from org.bluez's current owner, and
 /// method calls on its objects from that owner (others: AccessDenied).
+/// bus_address: NULL for the system bus; a D-Bus address for tests only
+/// (several services, each with its own system bus, on one BlueZoo's).
 /// Returns 0 or a negative errno.
-int tb_open(const char *adv_path, tb_bus **out);
+int tb_open(const char *adv_path, const char *bus_address, tb_bus **out);
 /// Closes the connection (NULL: no-op).
 void tb_close(tb_bus *bus);
 
 /// Processes what the bus has, then waits up to timeout_usec for more or
-/// for a signal. Returns 1 when SIGTERM or SIGINT arrived, 0 otherwise, or
-/// a negative errno when the connection is broken.
+/// for tb_wake. Returns 1 when woken by tb_wake, 0 otherwise, or a negative
+/// errno when the connection is broken. (The signals are the service's.)
 int tb_wait(tb_bus *bus, uint64_t timeout_usec);
+/// Wakes tb_wait (from any thread): the service has something for the radio.
+void tb_wake(tb_bus *bus);
 /// Takes the oldest event into *ev: 1, or 0 when there is none.
 int tb_next_event(tb_bus *bus, tb_event *ev);
 /// Calls pending (sent, no reply yet).
@@ -99,9 +104,6 @@ int tb_set_filter(tb_bus *bus, const char *adapter);
 int tb_start_discovery(tb_bus *bus, const char *adapter);
 int tb_stop_discovery(tb_bus *bus, const char *adapter);
 int tb_remove_device(tb_bus *bus, const char *adapter, const char *device);
-
-/// The text of a negative errno (strerror), for the log.
-const char *tb_strerror(int negative_errno);
 
 #ifdef __cplusplus
 }

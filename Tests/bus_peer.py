@@ -39,11 +39,14 @@ class Peer:
         return reply.body[0]
 
     def unique_name_of(self, pid: int) -> str:
-        """The connection the process `pid` has to the bus."""
-        for name in self.bus("ListNames"):
-            if name.startswith(":") and self.bus("GetConnectionUnixProcessID", name) == pid:
+        """The connection the process `pid` has to the bus for its radio: not
+        the one that serves org.encore.Exposure, when it has that one too."""
+        names = self.bus("ListNames")
+        api = self.bus("GetNameOwner", "org.encore.Exposure") if "org.encore.Exposure" in names else None
+        for name in names:
+            if name.startswith(":") and name != api and self.bus("GetConnectionUnixProcessID", name) == pid:
                 return str(name)
-        raise AssertionError(f"process {pid} has no connection to the bus")
+        raise AssertionError(f"process {pid} has no radio connection to the bus")
 
     def signal(self, destination: str, path: str, interface: str, member: str, signature: str, body: tuple[Any, ...]) -> None:
         """A signal sent to `destination` alone (whatever it claims to be, the bus stamps our name as its sender)."""

@@ -1,12 +1,6 @@
-import EncoreCrypto
-import EncoreExposure
-import EncoreKeyFiles
-import EncoreStorage
-import EncoreSupport
-import EncoreTracing
 import CTracingBus
 
-/// What BlueZ (or the bus) told the daemon, in Swift terms. A device's path
+/// What BlueZ (or the bus) told the radio, in Swift terms. A device's path
 /// holds its Bluetooth address: it is kept in memory only, to remove the
 /// device again, and never logged or stored.
 enum BusEvent {
@@ -27,34 +21,31 @@ enum BusCall: Int32 {
     case getObjects = 1, registerAdvertisement, unregisterAdvertisement, setFilter, startDiscovery, stopDiscovery, removeDevice
 }
 
-/// A failure of the bus itself (not of a call to BlueZ).
-struct BusError: Error, CustomStringConvertible {
-    let what: String
-    let code: Int32
-    var description: String { "\(what): \(String(cString: tb_strerror(code)))" }
-}
-
-/// The daemon's connection to the system bus, through CTracingBus (sd-bus).
-/// One per process, used from the daemon's one thread.
+/// The radio's connection to the system bus, through CTracingBus (sd-bus):
+/// a connection of its own beside the service's (ExposureLink), used from
+/// the radio's one thread (the waker aside).
 final class BlueZLink {
     private let bus: OpaquePointer
+    /// The radio's wake-up, for the service's threads (tb_wake is thread-safe).
+    let waker: LoopWaker
 
-    /// Connects and exports the advertisement at `advertisementPath`.
-    init(advertisementPath: String) throws {
+    /// Connects (to the system bus, or for tests to `address`) and exports
+    /// the advertisement at `advertisementPath`.
+    init(advertisementPath: String, address: String?) throws {
         var bus: OpaquePointer?
-        let r = tb_open(advertisementPath, &bus)
-        guard r >= 0, let bus else { throw BusError(what: "cannot connect to the D-Bus system bus", code: r) }
+        let r = tb_open(advertisementPath, address, &bus)
+        guard r >= 0, let bus else { throw LinkError(what: "cannot connect to the D-Bus system bus", code: r) }
         self.bus = bus
+        waker = LoopWaker { tb_wake(bus) }
     }
 
     deinit { tb_close(bus) }
 
-    /// Waits up to `seconds` for traffic or a signal; true when SIGTERM or
-    /// SIGINT arrived.
+    /// Waits up to `seconds` for traffic or a wake-up; true when woken.
     func wait(seconds: Double) throws -> Bool {
         let usec = UInt64(max(0, min(seconds, 3600)) * 1_000_000)
         let r = tb_wait(bus, usec)
-        guard r >= 0 else { throw BusError(what: "the D-Bus connection failed", code: r) }
+        guard r >= 0 else { throw LinkError(what: "the D-Bus connection failed", code: r) }
         return r == 1
     }
 
@@ -63,7 +54,7 @@ final class BlueZLink {
     /// Whether org.bluez has an owner now.
     func bluezPresent() throws -> Bool {
         let r = tb_bluez_present(bus)
-        guard r >= 0 else { throw BusError(what: "cannot ask the bus for org.bluez", code: r) }
+        guard r >= 0 else { throw LinkError(what: "cannot ask the bus for org.bluez", code: r) }
         return r == 1
     }
 
@@ -92,7 +83,7 @@ final class BlueZLink {
     func removeDevice(adapter: String, device: String) throws { try check(tb_remove_device(bus, adapter, device), "RemoveDevice") }
 
     private func check(_ r: Int32, _ call: String) throws {
-        guard r >= 0 else { throw BusError(what: "cannot send \(call)", code: r) }
+        guard r >= 0 else { throw LinkError(what: "cannot send \(call)", code: r) }
     }
 
     private static func convert(_ ev: inout tb_event) -> BusEvent? {

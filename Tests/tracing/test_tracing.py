@@ -1,4 +1,4 @@
-"""encore-tracingd against BlueZoo on a private bus: two daemons, each with
+"""encored's tracing against BlueZoo on a private bus: two services, each with
 its own store and adapter, trace each other; what B heard is checked
 against A's own keys (through the library's Python binding); rotation on
 the test clock; the adapter powered off and on, removed and added again;
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bluez_world import TRACINGD, Daemon, World, wait_for
+from bluez_world import ENCORED, Daemon, World, wait_for
 from conftest import ADAPTER_A, ADAPTER_B
 from daemon_store import broadcast_rpis, encore_cli, history, prev_scans, sightings
 from encore import crypto
@@ -203,22 +203,22 @@ def test_in_a_private_network_namespace(world: World) -> None:
 def test_usage_errors(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "ENCORE_DB_KEY": "k", "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"}
     for args, message in ((["--adapter", "bluetooth0"], "hciN"), (["--calibration-confidence", "4"], "0, 1, 2 or 3")):
-        r = subprocess.run([str(TRACINGD), "--db", str(tmp_path / "x.db"), *args], capture_output=True, text=True, env=env, timeout=30)
+        r = subprocess.run([str(ENCORED), "--db", str(tmp_path / "x.db"), *args], capture_output=True, text=True, env=env, timeout=30)
         assert r.returncode == 2, r
         assert message in r.stderr
-    r = subprocess.run([str(TRACINGD), "--db", str(tmp_path / "x.db")], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=30)
+    r = subprocess.run([str(ENCORED), "--db", str(tmp_path / "x.db")], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=30)
     assert r.returncode == 2 and "no store key" in r.stderr
     # No bus: a clear error and a failure status, not a hang.
-    r = subprocess.run([str(TRACINGD), "--db", str(tmp_path / "x.db")], capture_output=True, text=True, env=env, timeout=30)
+    r = subprocess.run([str(ENCORED), "--db", str(tmp_path / "x.db")], capture_output=True, text=True, env=env, timeout=30)
     assert r.returncode == 1 and "D-Bus system bus" in r.stderr
 
 
 def test_libencore_needs_no_libsystemd() -> None:
     """sd-bus is the daemon's alone: the library links nothing of it."""
-    library = TRACINGD.parents[1] / "lib" / "libencore.so"
+    library = ENCORED.parents[1] / "lib" / "libencore.so"
     dynamic = subprocess.run(["readelf", "-d", "-W", str(library)], capture_output=True, text=True, check=True).stdout
     assert "NEEDED" in dynamic and "libsystemd" not in dynamic
     symbols = subprocess.run(["nm", "-D", str(library)], capture_output=True, text=True, check=True).stdout
     assert "encore_" in symbols and "sd_bus" not in symbols
-    daemon = subprocess.run(["readelf", "-d", "-W", str(TRACINGD)], capture_output=True, text=True, check=True).stdout
+    daemon = subprocess.run(["readelf", "-d", "-W", str(ENCORED)], capture_output=True, text=True, check=True).stdout
     assert "libsystemd.so" in daemon

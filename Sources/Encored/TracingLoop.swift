@@ -1,22 +1,24 @@
 import EncoreClient
 import EncoreCommandSupport
-import EncoreExposure
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 import EncoreTracing
 
-/// encore-tracingd's loop: it follows BlueZ (present or not, its adapters
-/// and their power), and while its adapter is usable it broadcasts the
-/// tracer's advertisement (registered again at each rotation) and scans in
-/// the tracer's windows, handing each scan's reports to the tracer. Each
-/// time tracing stops or resumes, for whatever reason, the tracer records
-/// it in the tracing history. One thread: the bus's events and the clock
-/// drive it.
-final class TracingDaemon {
+/// encored's radio loop (what encore-tracingd was): it follows BlueZ
+/// (present or not, its adapters and their power), and while tracing is
+/// wanted and its adapter usable it broadcasts the tracer's advertisement
+/// (registered again at each rotation) and scans in the tracer's windows,
+/// handing each scan's reports to the tracer. Each time tracing stops or
+/// resumes, for whatever reason, the tracer records it in the tracing
+/// history, and the radio's state (`State` of the API) goes to the
+/// service. Its own thread and bus connection: the bus's events, the clock
+/// and the service's orders (RadioControl) drive it.
+final class TracingLoop {
     private let bus: BlueZLink
-    private let client: EncoreClient
-    private let tracer: Tracer
+    private var client: EncoreClient
+    private var tracer: Tracer
+    private let control: RadioControl
+    /// Makes the tracer of a client (the calibration options applied).
+    private let makeTracer: (EncoreClient) throws -> Tracer
     /// Whether the client's clock can jump (a test clock): the loop then looks often.
     private let clockCanJump: Bool
     /// The adapter asked for ("hci1"), nil for the first one BlueZ has.
@@ -28,6 +30,15 @@ final class TracingDaemon {
     private var adapter: String?                  // the one in use
     /// Why tracing is off (for the log), set where it happened.
     private var offReason = "starting"
+    /// Tracing is wanted (the service's `Enabled`).
+    private var wanted = true
+    /// BlueZ's objects have been read since it (re)appeared, or BlueZ is
+    /// absent: until then the radio's state is not known and not reported.
+    private var objectsKnown = false
+    /// The last RegisterAdvertisement failed (no LEAdvertisingManager1, or
+    /// BlueZ refused): `cannot-advertise` until one succeeds.
+    private var advertisingFailed = false
+    private var reportedState: RadioState?
 
     private enum AdvertisingState { case none, registering, registered, unregistering }
     private var advertising = AdvertisingState.none
@@ -60,10 +71,13 @@ final class TracingDaemon {
     /// Seconds before a failed registration or discovery is tried again.
     static let retrySeconds: Int64 = 5
 
-    init(bus: BlueZLink, client: EncoreClient, tracer: Tracer, clockCanJump: Bool, adapter: String?) {
+    init(bus: BlueZLink, client: EncoreClient, control: RadioControl, clockCanJump: Bool, adapter: String?,
+         makeTracer: @escaping (EncoreClient) throws -> Tracer) throws {
         self.bus = bus
         self.client = client
-        self.tracer = tracer
+        self.tracer = try makeTracer(client)
+        self.makeTracer = makeTracer
+        self.control = control
         self.clockCanJump = clockCanJump
         self.wantedAdapter = adapter
     }
@@ -73,28 +87,32 @@ final class TracingDaemon {
     /// state machine takes the time as a value).
     private func now() -> Int64 { (try? client.now()) ?? 0 }
 
-    /// Runs until SIGTERM or SIGINT (then 0) or a broken bus (then 1).
+    /// Runs until the service says stop (then 0) or the bus breaks (then 1).
     func run() -> Int32 {
         do {
             // A run that ended without its "off" (a crash, a power cut) is
             // closed now, at its last scan: the time until BlueZ and the
             // adapter are usable must not count as tracing.
             try tracer.stop(now: now())
+            // Whether tracing is wanted, before anything starts.
+            if takeOrders() { return 0 }
             if try bus.bluezPresent() {
                 bluezUp = true
                 try bus.getObjects()
             } else {
                 offReason = "BlueZ (org.bluez) is not on the bus"
+                objectsKnown = true
                 Log.info("waiting for BlueZ (org.bluez) to appear on the system bus")
             }
             while true {
-                let signalled = try bus.wait(seconds: waitSeconds())
+                let woken = try bus.wait(seconds: waitSeconds())
                 for event in bus.takeEvents() { handle(event) }
-                if signalled {
+                if woken, takeOrders() {
                     shutdown()
                     return 0
                 }
                 step()
+                reportState()
             }
         } catch {
             Log.error("\(error)")
@@ -110,6 +128,7 @@ final class TracingDaemon {
         case .bluezUp:
             Log.info("BlueZ appeared on the bus")
             bluezUp = true
+            objectsKnown = false
             adapters = [:]
             send { try bus.getObjects() }
         case .bluezGone:
@@ -154,6 +173,7 @@ final class TracingDaemon {
         switch call {
         case .getObjects:
             if let error { Log.warning("BlueZ's objects could not be read (\(error))") }
+            objectsKnown = true
             chooseAdapter()
         case .registerAdvertisement:
             guard advertising == .registering else {
@@ -170,9 +190,11 @@ final class TracingDaemon {
             } else if let error {
                 Log.warning("RegisterAdvertisement failed (\(error)); trying again in \(Self.retrySeconds) s")
                 advertising = .none
+                advertisingFailed = true
                 advertisingRetryAt = now().saturatingAdding(Self.retrySeconds)
             } else {
                 advertising = .registered
+                advertisingFailed = false
             }
         case .unregisterAdvertisement:
             if advertising == .unregistering { advertising = .none }
@@ -232,7 +254,7 @@ final class TracingDaemon {
     /// (re)registers the advertisement, opens and closes scan windows.
     private func step() {
         let now = now()
-        guard let adapter, bluezUp, adapters[adapter] == true else {
+        guard wanted, let adapter, bluezUp, adapters[adapter] == true else {
             stopTracing(bluezReachable: bluezUp && adapter != nil)
             return
         }
@@ -337,6 +359,7 @@ final class TracingDaemon {
         scan = .idle
         advertising = .none
         advertisedSince = nil
+        advertisingFailed = false   // known again at the next registration
         guard tracer.isActive else { return }
         do {
             try writeUnwritten()
@@ -351,7 +374,7 @@ final class TracingDaemon {
     /// sightings written, tracing off recorded; then the calls' answers
     /// awaited a moment, so that BlueZ has them before the connection ends.
     private func shutdown() {
-        offReason = "encore-tracingd stopped"
+        offReason = "encored stopped"
         stopTracing(bluezReachable: bluezUp)
         var waited = 0.0
         while bus.pendingCalls > 0, waited < 3, (try? bus.wait(seconds: 0.1)) != nil {
@@ -374,6 +397,57 @@ final class TracingDaemon {
         let next = due.filter { $0 > now }.min().map { Double($0 - now) } ?? cap
         // Whole seconds on the clock: a little after the second turns.
         return min(cap, max(0.05, next + 0.05))
+    }
+
+    // MARK: the service's orders, the radio's state
+
+    /// Takes what the service asked since the last look: whether tracing
+    /// is wanted, a new store (after DeleteAllData), stop. True for stop.
+    private func takeOrders() -> Bool {
+        let orders = control.take()
+        if let fresh = orders.client {
+            // The old store is gone: what it had pending is not written
+            // anywhere, and tracing starts again on the new one.
+            heard = [:]
+            unwritten = []
+            window = nil
+            reports = []
+            if scan == .starting || scan == .scanning, let adapter { send { try bus.stopDiscovery(adapter: adapter) } }
+            scan = .idle
+            if advertising == .registering || advertising == .registered, let adapter { send { try bus.unregisterAdvertisement(adapter: adapter) } }
+            advertising = .none
+            advertisedSince = nil
+            do {
+                tracer = try makeTracer(fresh)
+                client = fresh
+                Log.info("tracing: on the new store")
+            } catch {
+                Log.error("tracing: the new store cannot be traced on (\(error))")
+            }
+        }
+        if orders.wanted != wanted {
+            wanted = orders.wanted
+            if !wanted { offReason = "turned off (Enabled false)" }
+        }
+        return orders.stop
+    }
+
+    /// The radio's state as `State` says it, sent to the service when it changed.
+    private func reportState() {
+        guard objectsKnown else { return }
+        let state: RadioState
+        if !bluezUp || adapter == nil {
+            state = .noAdapter
+        } else if let adapter, adapters[adapter] != true {
+            state = .bluetoothOff
+        } else if advertisingFailed {
+            state = .cannotAdvertise
+        } else {
+            state = .active
+        }
+        guard state != reportedState else { return }
+        reportedState = state
+        control.report(state)
     }
 
     // MARK: adapters
