@@ -277,7 +277,7 @@ bench-check: lib cli venv
 
 # The device service (issue 46): GetAll every 10 ms while encored syncs 14
 # days of 1 000 000 keys and checks them for 100 000 sightings (the longest
-# answer <= 100 ms); its wake-ups over an idle minute (<= 60).
+# answer <= 100 ms); tracing on, its wake-ups in the worst of 5 idle minutes (<= 60).
 bench-device: lib cli encored venv
 	ENCORE_ENCORED="$$PWD/$(ENCORED)" build/venv/bin/python Tests/bench/bench_device.py
 

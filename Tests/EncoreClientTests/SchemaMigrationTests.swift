@@ -2,6 +2,7 @@ import Foundation
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
+import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreStorage

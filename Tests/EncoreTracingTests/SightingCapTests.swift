@@ -1,3 +1,4 @@
+import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreStorage

@@ -1,3 +1,4 @@
+import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
