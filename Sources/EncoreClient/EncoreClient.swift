@@ -144,8 +144,9 @@ public final class EncoreClient: Sendable {
     }
 
     /// A tracer of the store (the radio host's state machine, which takes
-    /// the time as a value: the host reads it from `now()`).
-    public func tracer() throws -> Tracer { try Tracer(store: store) }
+    /// the time as a value: the host reads it from `now()`), keeping at most
+    /// `sightingCap` sightings a day.
+    public func tracer(sightingCap: SightingCap = .default) throws -> Tracer { try Tracer(store: store, sightingCap: sightingCap) }
 
     public var push: PushService { PushService(store: store) }
     public var checkIns: CheckInService { CheckInService(store: store) }

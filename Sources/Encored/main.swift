@@ -31,7 +31,9 @@ struct EncoredCommand: ParsableCommand {
             discoverable, the RPI and its encrypted metadata), registered again at each rotation (a random \
             moment 10 to 20 minutes after the last one, and at the UTC day's end); and discovery (Transport le, \
             the 0xFD6F UUID, DuplicateData) in scan windows of 4 seconds every 5 minutes, each window's \
-            reports one sighting per RPI in the store. The radio has a bus connection of its own and takes \
+            reports one sighting per RPI in the store (at most --max-sightings-per-day a UTC day: past 90 % \
+            of it only RPIs already kept that day, the rest dropped and counted, see encore tracing status). \
+            The radio has a bus connection of its own and takes \
             BlueZ's signals and calls from org.bluez's owner alone. State follows it: active, disabled, \
             bluetooth-off, no-adapter (the adapter --adapter names, or any, is absent), cannot-advertise. \
             The log never holds an RPI, its metadata, a key or a Bluetooth address. The Bluetooth address \
@@ -161,6 +163,11 @@ struct RadioOptions: ParsableArguments {
     @Option(name: .customLong("calibration-confidence"), help: "The calibration confidence the advertisement announces, 0 to 3 (kept in the store).")
     var calibrationConfidence: UInt8?
 
+    @Option(name: .customLong("max-sightings-per-day"),
+            help: ArgumentHelp("The sightings kept per UTC day at most, 10 or more (default \(SightingCap.defaultPerDay)): new RPIs only up to 90 % of it.",
+                               valueName: "n"))
+    var maxSightingsPerDay: Int?
+
     @Option(name: .customLong("test-radio-bus"),
             help: ArgumentHelp("Test only: the radio talks to BlueZ on this D-Bus address rather than the system bus.", valueName: "address"))
     var testRadioBus: String?
@@ -174,14 +181,25 @@ struct RadioOptions: ParsableArguments {
         if let calibrationConfidence, calibrationConfidence > 3 {
             throw ValidationError("--calibration-confidence must be 0, 1, 2 or 3")
         }
+        _ = try sightingCap()
     }
 
-    /// The tracer of a client, the calibration options kept in its store
-    /// (again on the new store after DeleteAllData).
+    /// The cap --max-sightings-per-day sets (the library's rule: 10 to 2³¹ − 1).
+    func sightingCap() throws -> SightingCap {
+        guard let maxSightingsPerDay else { return .default }
+        do { return try SightingCap(perDay: maxSightingsPerDay) } catch {
+            throw ValidationError("--max-sightings-per-day must be 10 to \(Int32.max), not \(maxSightingsPerDay)")
+        }
+    }
+
+    /// The tracer of a client with the cap on a day's sightings, the
+    /// calibration options kept in its store (again on the new store after
+    /// DeleteAllData).
     var calibrate: (EncoreClient) throws -> Tracer {
         let (tx, rssi, confidence) = (txPower, rssiCorrection, calibrationConfidence)
+        let cap = Result { try sightingCap() }
         return { client in
-            let tracer = try client.tracer()
+            let tracer = try client.tracer(sightingCap: try cap.get())
             if tx != nil || rssi != nil || confidence != nil {
                 let stored = tracer.calibration
                 try tracer.setCalibration(Calibration(txPower: tx ?? stored.txPower, rssiCorrection: rssi ?? stored.rssiCorrection,
