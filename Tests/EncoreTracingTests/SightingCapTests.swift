@@ -23,7 +23,7 @@ import Testing
 
     @Test func theCapHoldsAndCountsWhatItDrops() throws {
         let dir = TempDir()
-        let s = try Store(path: dir.file("t.db"), key: .raw([UInt8](repeating: 4, count: 32)))
+        let s = try Store(path: dir.file("t.db"), key: .raw([UInt8](repeating: 4, count: 32)), features: [.exposure, .tracing])
         let cap = try SightingCap(perDay: 100)
         #expect(cap.newRPIs == 90)
         let t = try Tracer(store: s, sightingCap: cap)
@@ -75,7 +75,7 @@ import Testing
 
     @Test func aScanAcrossMidnightIsCappedPerDay() throws {
         let dir = TempDir()
-        let s = try Store(path: dir.file("t.db"), key: .raw([UInt8](repeating: 4, count: 32)))
+        let s = try Store(path: dir.file("t.db"), key: .raw([UInt8](repeating: 4, count: 32)), features: [.exposure, .tracing])
         let t = try Tracer(store: s, sightingCap: try SightingCap(perDay: 10))
         let late = midnight + 86_400 - 2
         try t.start(now: late - 10)

@@ -167,17 +167,19 @@ static void test_scans_and_history(void) {
  * default cap; a cap below 10 is refused. */
 static void test_the_cap(void) {
     encore_store *store = fresh_store();
+    int64_t clock_now = MIDNIGHT;  /* the test's clock */
+    encore_client *client = clocked_client(store, &clock_now);
     encore_tracer_options o;
     CHECK(encore_tracer_options_init(&o, sizeof o) == ENCORE_OK && o.max_sightings_per_day == 200000);
     o.max_sightings_per_day = 9;
     encore_tracer *t = NULL;
-    CHECK(encore_tracer_new(store_client(store), &o, &t) == ENCORE_ERR_INVALID_ARGUMENT && t == NULL);
+    CHECK(encore_tracer_new(client, &o, &t) == ENCORE_ERR_INVALID_ARGUMENT && t == NULL);
     o.struct_size = (uint32_t)offsetof(encore_tracer_options, max_sightings_per_day);
-    CHECK(encore_tracer_new(store_client(store), &o, &t) == ENCORE_OK);
+    CHECK(encore_tracer_new(client, &o, &t) == ENCORE_OK);
     encore_tracer_free(t);
     o.struct_size = sizeof o;
     o.max_sightings_per_day = 10;
-    CHECK(encore_tracer_new(store_client(store), &o, &t) == ENCORE_OK);
+    CHECK(encore_tracer_new(client, &o, &t) == ENCORE_OK);
     CHECK(encore_tracer_start(t, MIDNIGHT) == ENCORE_OK);
     encore_scan_report heard[12];
     for (int i = 0; i < 12; i++) heard[i] = report((uint8_t)(i + 1), (int16_t)(-40 - i), MIDNIGHT + 1);
@@ -190,9 +192,11 @@ static void test_the_cap(void) {
     encore_tracing_status st;
     memset(&st, 0, sizeof st);
     st.struct_size = sizeof st;
-    CHECK(encore_tracing_get_status(store_client_at(store, MIDNIGHT + 10), &st) == ENCORE_OK);
+    clock_now = MIDNIGHT + 10;
+    CHECK(encore_tracing_get_status(client, &st) == ENCORE_OK);
     CHECK(st.sightings_today == 9 && st.sightings_dropped_today == 3 && st.sightings_dropped_last_14_days == 3);
     encore_tracer_free(t);
+    encore_client_free(client);
     encore_store_close(store);
 }
 
