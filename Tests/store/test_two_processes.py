@@ -41,7 +41,7 @@ def start_sqlcipher_holder(db, marker):
     script = (f"PRAGMA key = \"x'{KEY.hex()}'\";\n"
               "PRAGMA cipher_page_size = 4096;\n"
               "BEGIN IMMEDIATE;\n"
-              "INSERT INTO sightings VALUES (1, zeroblob(16), x'aaaaaaaa', -1, NULL);\n"
+              "INSERT INTO sightings (time, rpi, aem, rssi, prev_scan) VALUES (1, zeroblob(16), x'aaaaaaaa', -1, NULL);\n"
               f".system touch '{marker}'; sleep {HOLD_SECONDS}\n"
               "COMMIT;\n")
     script_path = f"{marker}.sql"
