@@ -28,7 +28,7 @@
  *   13. CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side
  *   14. Background sync: the cache of key files, the app configuration, DP-3T, the planner
  *   15. Silent pushes: the registration rule, the app-instance token, registering
- *   16. Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ)
+ *   16. Tracing: what a radio host broadcasts, when it scans, what it heard (encored's radio over BlueZ)
  */
 #ifndef ENCORE_H
 #define ENCORE_H
@@ -2528,8 +2528,8 @@ encore_status encore_push_get_status(encore_client *client, encore_push_status *
 
 /** @} */ /* section_push */
 
-/* ==== 16. Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ) ==== */
-/** @defgroup section_tracing 16. Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ)
+/* ==== 16. Tracing: what a radio host broadcasts, when it scans, what it heard (encored's radio over BlueZ) ==== */
+/** @defgroup section_tracing 16. Tracing: what a radio host broadcasts, when it scans, what it heard (encored's radio over BlueZ)
  * @{ */
 
 /** The tracing driver over a store: what to broadcast and until when, when

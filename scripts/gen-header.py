@@ -52,7 +52,7 @@ SECTIONS = [
     ("crowdnotifier", "CrowdNotifier check-ins (SwissCovid, NotifyMe): trace keys, and the authority's side", "encore_crowdnotifier_types.h"),
     ("sync", "Background sync: the cache of key files, the app configuration, DP-3T, the planner", "encore_sync_types.h"),
     ("push", "Silent pushes: the registration rule, the app-instance token, registering", "encore_push_types.h"),
-    ("tracing", "Tracing: what a radio host broadcasts, when it scans, what it heard (encore-tracingd over BlueZ)", "encore_tracing_types.h"),
+    ("tracing", "Tracing: what a radio host broadcasts, when it scans, what it heard (encored's radio over BlueZ)", "encore_tracing_types.h"),
 ]
 # The line by which an ABI file names its section; `, part <n>` orders the
 # files of a section (without it: 1; equal parts by file name).
