@@ -25,3 +25,11 @@ def en_server_trust():
 def source(request):
     """Turns a sample's path into what KeyFile.open is given: the path or its bytes."""
     return (lambda path: path) if request.param == "path" else (lambda path: path.read_bytes())
+
+
+@pytest.fixture
+def client(store, clock):
+    """The store's client, on the test's clock: for a test module that
+    defines `store` and `clock` (each with its own start time)."""
+    with encore.Client(store, clock=clock) as c:
+        yield c

@@ -31,13 +31,6 @@ def clock():
     return TestClock(1_700_000_000)
 
 
-@pytest.fixture
-def client(store, clock):
-    """The store's client, on the test's clock."""
-    with encore.Client(store, clock=clock) as c:
-        yield c
-
-
 def obs(i, time=None, prev=None):
     return encore.Sighting(time=1_600_000_000 + i if time is None else time, rpi=bytes([i % 256]) * 16,
                               aem=bytes([1, 2, 3, i % 256]), rssi=-40 - i % 60, prev_scan=prev)

@@ -23,13 +23,6 @@ def clock():
     return TestClock(1_591_000_000)
 
 
-@pytest.fixture
-def client(store, clock):
-    """The store's client, on the test's clock."""
-    with encore.Client(store, clock=clock) as c:
-        yield c
-
-
 def key(i, start, period=144, created=1_600_000_000):
     return encore.OwnKey(key_data=bytes([i]) * 16, rolling_start_interval_number=start, rolling_period=period,
                          created=created)
