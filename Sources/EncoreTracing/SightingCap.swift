@@ -72,7 +72,8 @@ struct CappedDay {
             }
         }
         // The strongest first (then the first heard): closer contacts count.
-        newcomers.sort { ($0.rssi, -$0.time) > ($1.rssi, -$1.time) }
+        // (No negated time: a host's time may be Int64.min.)
+        newcomers.sort { $0.rssi != $1.rssi ? $0.rssi > $1.rssi : $0.time < $1.time }
         for o in newcomers where count < cap.newRPIs {
             keep.append(o)
             count += 1
