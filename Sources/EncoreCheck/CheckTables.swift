@@ -48,6 +48,17 @@ extension StoreTables {
                 PRIMARY KEY (file, seq)
             );
             """),
+            // The last LOW or HIGH result (ExposureCheck's notification
+            // rule) read from the index alone: behind it a store can hold
+            // hundreds of UNKNOWN or OUTDATED results (a device checking
+            // hourly with tracing off), whose rows the time index alone
+            // made every check read and decrypt. In the order the queries
+            // ask for (time, then id), so that the newest result is still
+            // the index's last entry and nothing is sorted.
+            Migration("""
+            DROP INDEX risk_results_time;
+            CREATE INDEX risk_results_time_id_level ON risk_results (time, id, level);
+            """),
         ],
         // The newest result stays: the last result must stay readable offline.
         // Kept matches go with their cached files (the foreign key); those

@@ -37,7 +37,7 @@ extension Store {
     /// nil when there is none.
     public func lastRiskResult() throws -> RiskResult? {
         try withConnection { c in
-            let s = try c.prepare("SELECT id, time, level, document FROM risk_results ORDER BY time DESC, id DESC LIMIT 1")
+            let s = try c.prepare(Self.lastRiskResultQuery)
             return try s.one { try Store.riskResult($0) }
         }
     }
@@ -47,11 +47,20 @@ extension Store {
     public func lastRiskLevel(among levels: [Int32]) throws -> Int32? {
         guard !levels.isEmpty else { return nil }
         return try withConnection { c in
-            let marks = Array(repeating: "?", count: levels.count).joined(separator: ", ")
-            let s = try c.prepare("SELECT level FROM risk_results WHERE level IN (\(marks)) ORDER BY time DESC, id DESC LIMIT 1")
+            let s = try c.prepare(Self.lastRiskLevelQuery(levels: levels.count))
             for (i, level) in levels.enumerated() { s.bind(Int32(i + 1), Int64(level)) }
             return try s.one { Int32(clamping: $0.int64(0)) }
         }
+    }
+
+    /// The newest result's query: the index's last entry, then its row.
+    package static let lastRiskResultQuery = "SELECT id, time, level, document FROM risk_results ORDER BY time DESC, id DESC LIMIT 1"
+
+    /// The query of lastRiskLevel, for `levels` levels: answered from the
+    /// index on (time, id, level) without reading a result's row.
+    package static func lastRiskLevelQuery(levels: Int) -> String {
+        let marks = Array(repeating: "?", count: levels).joined(separator: ", ")
+        return "SELECT level FROM risk_results WHERE level IN (\(marks)) ORDER BY time DESC, id DESC LIMIT 1"
     }
 
     /// The result with `id`, nil when there is none (or it was purged).
