@@ -3,6 +3,7 @@ import EncoreCheckIns
 import EncoreClient
 import EncoreCommandSupport
 import EncoreCrowdNotifier
+import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP
@@ -85,6 +86,7 @@ extension EncoreCommand {
     /// already written its one-line reason and throws `ExitCode`. Stdout is
     /// written only on success (Output), whole.
     static func runMain(_ arguments: [String]? = nil) -> Never {
+        OpenSSLProcess.skipCleanupAtExit()
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
