@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -17,14 +18,41 @@ CLI = Path(os.environ.get("ENCORE_CLI", REPO / "build" / "bin" / "encore"))
 RAW_KEY = "ab" * 32
 
 
-def run(*args):
-    """The CLI with the store's key in the environment; exits the bench on failure."""
+def cli_environment():
+    """The environment the CLI runs in: the store's raw key, no other key variable."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENCORE_DB_KEY")}
     env["ENCORE_DB_KEY_HEX"] = RAW_KEY
-    r = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=env)
+    return env
+
+
+def run(*args):
+    """The CLI with the store's key in the environment; exits the bench on failure."""
+    r = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=cli_environment())
     if r.returncode != 0:
         sys.exit(f"bench: encore {' '.join(map(str, args[:2]))} failed: {r.stderr.strip()}")
     return r
+
+
+def spawn_timed(*args):
+    """The seconds one CLI command takes from its spawn to its exit, output
+    to /dev/null: for commands of a few milliseconds, whose figure would
+    otherwise carry Python's pipes (subprocess.run with captured output
+    takes about 2 ms to run /bin/true here). Exits the bench on failure;
+    run the command once with run() first to see its message."""
+    env = cli_environment()
+    argv = [str(CLI), *map(str, args)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        actions = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+        started = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
+        _, status = os.waitpid(pid, 0)
+        took = time.perf_counter() - started
+    finally:
+        os.close(null)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"bench: encore {' '.join(argv[1:3])} exited {os.waitstatus_to_exitcode(status)}")
+    return took
 
 
 class Setting:
