@@ -12,7 +12,13 @@ package final class ConditionLock: @unchecked Sendable {
 
     package init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        // Timed waits count on the monotonic clock: a device's clock set
+        // back an hour must not stretch a 10-second wait to an hour.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -33,6 +39,23 @@ package final class ConditionLock: @unchecked Sendable {
     /// again. Wake-ups may be spurious: callers wait in a loop on their
     /// condition.
     package func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Inside locked(): as wait(), but until `deadline` at the latest (on
+    /// monotonicSeconds()' clock). Returns false once the deadline passed.
+    package func wait(until deadline: Double) -> Bool {
+        let bounded = max(0, min(deadline, 1e12))
+        var at = timespec()
+        at.tv_sec = Int(bounded)
+        at.tv_nsec = Int((bounded - Double(at.tv_sec)) * 1e9)
+        return pthread_cond_timedwait(condition, mutex, &at) != ETIMEDOUT
+    }
+
+    /// Seconds on the monotonic clock, the clock of wait(until:).
+    package static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
 
     /// Wakes every waiting thread. Call it after changing what waiters
     /// test, holding the mutex or after taking it once, so that no waiter

@@ -1,4 +1,3 @@
-import Dispatch
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
@@ -31,9 +30,9 @@ final class DeviceService {
     private let mailbox: Mailbox
     private let clockFile: String?
 
-    private let network = DispatchQueue(label: "encored.network")
-    private let work = DispatchQueue(label: "encored.work")
-    private let storeQueue = DispatchQueue(label: "encored.store")
+    private let network = WorkerThread(name: "encored-network")
+    private let work = WorkerThread(name: "encored-work")
+    private let storeQueue = WorkerThread(name: "encored-store")
 
     /// Calls waiting for polkit's answer, by id.
     private var awaitingAuthorization: [UInt64: IncomingCall] = [:]

@@ -1,4 +1,3 @@
-import Dispatch
 import EncoreClient
 import EncoreCommandSupport
 import EncoreSupport
@@ -56,8 +55,8 @@ final class RadioControl: @unchecked Sendable {
 /// the API, and the API's traffic never delays a scan report.
 final class Radio: @unchecked Sendable {
     private let control: RadioControl
-    private let thread = DispatchQueue(label: "encored.radio")
-    private let done = DispatchSemaphore(value: 0)
+    private let thread = WorkerThread(name: "encored-radio")
+    private let done = Latch()
 
     /// Connects to the bus (a failure throws: the service does not start
     /// without its radio) and starts the loop; `report` is called on the
@@ -75,7 +74,7 @@ final class Radio: @unchecked Sendable {
         let done = self.done
         thread.async {
             if loop.value.run() != 0 { failed() }
-            done.signal()
+            done.set()
         }
     }
 
@@ -92,6 +91,6 @@ final class Radio: @unchecked Sendable {
     /// seconds at most.
     func stop() {
         control.order { $0.stop = true }
-        if done.wait(timeout: .now() + 10) == .timedOut { Log.warning("the radio did not stop within 10 s") }
+        if !done.wait(seconds: 10) { Log.warning("the radio did not stop within 10 s") }
     }
 }
