@@ -168,10 +168,14 @@ let package = Package(
         .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
                                                     "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),
-        // What tests, the bench and the demo make (key files, signatures, a
-        // simulated user); nothing of it is in libencore.so.
+        // What tests, the bench and the demo make; nothing of it is in
+        // libencore.so. Key files (written, zipped, signed: a key server's
+        // side), on the key files' feature and the shared layers alone, so
+        // that its tests can use them too; and what spans features (trace
+        // warning packages, a simulated user).
+        .target(name: "EncoreKeyFilesFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "CEncoreProto", "CCrypto", "CZlib"]),
         .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncorePush", "EncoreTestResults",
-                                                      "CCrypto", "CZlib", "CEncoreProto"]),
+                                                      "EncoreKeyFilesFixtures", "CEncoreProto"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",
@@ -186,7 +190,7 @@ let package = Package(
         // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport", "CDeviceClient",
+            dependencies: ["EncoreFixtures", "EncoreKeyFilesFixtures", "CEncoreTypes", "EncoreCommandSupport", "CDeviceClient",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreModules,
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
@@ -235,7 +239,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim", "CEncoreProto"] + coreModules),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "EncoreKeyFilesFixtures", "CCrypto", "CZlib", "CEncoreShim", "CEncoreProto"] + coreModules),
 
         // The Swift tests, one target a module (or two small ones): each
         // declares the modules it tests and what it needs. What several of
