@@ -168,10 +168,14 @@ let package = Package(
         .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
                                                     "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),
-        // What tests, the bench and the demo make (key files, signatures, a
-        // simulated user); nothing of it is in libencore.so.
+        // What tests, the bench and the demo make; nothing of it is in
+        // libencore.so. Key files (written, zipped, signed: a key server's
+        // side), on the key files' feature and the shared layers alone, so
+        // that its tests can use them too; and what spans features (trace
+        // warning packages, a simulated user).
+        .target(name: "EncoreKeyFilesFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "CEncoreProto", "CCrypto", "CZlib"]),
         .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncorePush", "EncoreTestResults",
-                                                      "CCrypto", "CZlib", "CEncoreProto"]),
+                                                      "EncoreKeyFilesFixtures", "CEncoreProto"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
             name: "EncoreABI",
@@ -186,7 +190,7 @@ let package = Package(
         // share one release build of the core.
         .executableTarget(
             name: "EncoreCLI",
-            dependencies: ["EncoreFixtures", "CEncoreTypes", "EncoreCommandSupport", "CDeviceClient",
+            dependencies: ["EncoreFixtures", "EncoreKeyFilesFixtures", "CEncoreTypes", "EncoreCommandSupport", "CDeviceClient",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")] + coreModules,
             // FoundationEssentials (of swift-argument-parser) needs its two
             // helper archives named: the autolinking of a static runtime
@@ -235,45 +239,59 @@ let package = Package(
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.
-        .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "CCrypto", "CZlib", "CEncoreShim", "CEncoreProto"] + coreModules),
+        .executableTarget(name: "EncoreBench", dependencies: ["EncoreFixtures", "EncoreKeyFilesFixtures", "CCrypto", "CZlib", "CEncoreShim", "CEncoreProto"] + coreModules),
 
-        // The Swift tests, one target a module (or two small ones): each
-        // declares the modules it tests and what it needs. What several of
-        // them share ships in no product: EncoreTestSupport, on the shared
-        // layers only (the test data's place, a temporary directory, the
-        // kind of a thrown error), and EncoreFeatureTestSupport, the
-        // features' fixtures (key files and their keys, signers, protobuf
-        // and check-in samples) for the tests of the features they are of.
-        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport"], path: "Tests/EncoreTestSupport"),
-        .target(name: "EncoreFeatureTestSupport", dependencies: ["EncoreTestSupport", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure",
-                                                                "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreFixtures", "CEncoreProto"],
-                path: "Tests/EncoreFeatureTestSupport"),
-        // A test target a module, named after it: the modules it tests and what it needs.
+        // The Swift tests, one target a module, named after it: the module
+        // it tests and what it needs. A feature's stands on that feature
+        // and the shared layers alone (scripts/gen-architecture.py checks
+        // it): what it needs of another feature it builds from raw bytes or
+        // its feature's own types, and a test of several features together
+        // is the client's (EncoreClientTests). What test targets share
+        // ships in no product: EncoreTestSupport, on the shared layers
+        // only (the test data's place, a temporary directory, the kind of
+        // a thrown error, raw protobuf fields), and a feature's fixtures
+        // that its tests share with the client's, `<Feature>Fixtures`, on
+        // that feature and the shared layers (EncoreKeyFilesFixtures above;
+        // the check-ins' QR payloads, CrowdNotifier's venues).
+        .target(name: "EncoreTestSupport", dependencies: ["EncoreSupport", "EncoreWire", "CEncoreProto"], path: "Tests/EncoreTestSupport"),
+        .target(name: "EncoreCheckInsFixtures", dependencies: ["EncoreCheckIns", "EncoreCrypto", "EncoreWire", "EncoreTestSupport", "CEncoreProto"], path: "Tests/EncoreCheckInsFixtures"),
+        .target(name: "EncoreCrowdNotifierFixtures", dependencies: ["EncoreCrowdNotifier", "EncoreWire", "EncoreTestSupport", "CEncoreProto"],
+                path: "Tests/EncoreCrowdNotifierFixtures"),
         .testTarget(name: "EncoreSupportTests", dependencies: ["EncoreSupport"]),
         .testTarget(name: "EncoreCryptoTests", dependencies: ["EncoreCrypto", "EncoreSupport", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport", "CEncoreProto", "CEncoreShim", "CZlib"]),
-        .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport", "CEncoreShim"]),
-        .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreExposure", "EncoreSupport", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport"]),
         .testTarget(name: "EncoreStorageTests", dependencies: ["EncoreStorage", "EncoreSupport", "EncoreTestSupport", "CEncoreSQL"]),
         .testTarget(name: "EncoreHTTPTests", dependencies: ["EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreKeyFilesTests", dependencies: ["EncoreKeyFiles", "EncoreKeyFilesFixtures", "EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreTestSupport",
+                                                               "CEncoreProto", "CEncoreShim", "CZlib"]),
+        .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreTestSupport", "CEncoreShim"]),
+        .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
-        .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport", "EncoreKeyFiles"]),
-        .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreSupport", "EncoreTestSupport", "EncoreFeatureTestSupport"]),
-        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreCheckIns", "EncoreCrowdNotifier", "EncoreSupport", "EncoreWire", "EncoreStorage", "EncoreKeyFiles", "EncoreRisk", "EncoreTestResults", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport"]),
+        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreCrypto", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport"]),
+        .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreCrowdNotifierFixtures", "EncoreSupport", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreCheckIns", "EncoreCheckInsFixtures", "EncoreSupport", "EncoreCrypto", "EncoreWire", "EncoreStorage", "EncoreTestSupport"]),
+        .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto"]),
         // The client's: what tests several features together, on a store
         // with every feature's tables (the exposure check across features,
-        // the store as the client opens it, its migrations, its tables).
+        // the store as the client opens it, its migrations, its tables), and
+        // a feature's tests that need another feature (matching key files,
+        // tracing into exposure's tables, risk on exposure windows, the
+        // check-ins' CrowdNotifier visits, a submission's keys), in a
+        // folder named after the feature they are of.
         .testTarget(name: "EncoreClientTests", dependencies: ["EncoreClient", "EncoreTestResults", "EncoreSync", "EncoreCheck", "EncoreSupport", "EncoreCrypto", "EncoreStorage",
-                                                             "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreFixtures",
-                                                             "EncoreTestSupport", "EncoreFeatureTestSupport", "EncoreTracing", "CEncoreSQL"]),
-        .testTarget(name: "EncoreTracingTests", dependencies: ["EncoreTracing", "EncoreStorage", "EncoreSupport", "EncoreCrypto", "EncoreExposure", "EncoreKeyFiles", "EncoreFixtures", "EncoreTestSupport", "EncoreFeatureTestSupport"]),
+                                                             "EncoreKeyFiles", "EncoreExposure", "EncoreRisk", "EncoreCheckIns", "EncoreCrowdNotifier", "EncoreTracing",
+                                                             "EncoreFixtures", "EncoreKeyFilesFixtures", "EncoreCheckInsFixtures", "EncoreCrowdNotifierFixtures",
+                                                             "EncoreTestSupport", "EncoreWire", "CEncoreProto"]),
     ]
 )
 
 // The tests are built in release mode on the modules `make lib cli` compiled
 // (scripts/swift-test.sh), but their own code unoptimized and file by file:
 // optimizing the test code took minutes and tests nothing more.
-for target in package.targets where target.type == .test || ["EncoreTestSupport", "EncoreFeatureTestSupport"].contains(target.name) {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]
+for target in package.targets where target.type == .test || target.path?.hasPrefix("Tests/") == true {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-no-whole-module-optimization"]),
+                                                           // A member another module declares (a store's sightings,
+                                                           // a location's description) needs that module imported:
+                                                           // a test target's declared modules are all it uses.
+                                                           .enableUpcomingFeature("MemberImportVisibility")]
 }

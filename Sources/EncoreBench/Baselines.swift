@@ -5,6 +5,7 @@ import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreStorage
 import EncoreSupport
 import EncoreSync

@@ -8,6 +8,7 @@ import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncorePush
 import EncoreRisk
 import EncoreStorage

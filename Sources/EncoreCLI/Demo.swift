@@ -7,6 +7,7 @@ import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncorePush
 import EncoreRisk
 import EncoreStorage

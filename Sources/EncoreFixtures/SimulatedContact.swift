@@ -2,6 +2,7 @@ import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncorePush
 import EncoreSupport
 import EncoreTestResults

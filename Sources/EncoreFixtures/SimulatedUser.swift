@@ -1,6 +1,7 @@
 import EncoreCheckIns
 import EncoreExposure
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreSupport
 import EncoreTestResults
 import EncoreWire

@@ -4,6 +4,7 @@ import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncorePush
 import EncoreSupport
 import EncoreTestResults

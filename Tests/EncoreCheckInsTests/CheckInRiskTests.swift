@@ -1,11 +1,6 @@
 import EncoreCheckIns
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreTestSupport
 import EncoreWire
 import Testing
 

@@ -1,12 +1,7 @@
 import EncoreCheckIns
-import EncoreCrowdNotifier
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreRisk
+import EncoreCheckInsFixtures
 import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing
@@ -14,8 +9,8 @@ import Testing
 /// Trace warning packages: matching through the index, and hostile
 /// packages that give statuses and counts, never crashes.
 @Suite struct CheckInWarningTests {
-    static let location = TraceLocation.locationId(payload: CheckInSamples.payload())
-    static let other = TraceLocation.locationId(payload: CheckInSamples.payload(description: "Elsewhere"))
+    static let location = CheckInSamples.locationId(CheckInSamples.payload())
+    static let other = CheckInSamples.locationId(CheckInSamples.payload(description: "Elsewhere"))
 
     static func index() throws -> LocationIndex { try LocationIndex(checkIns: [(id: 7, locationId: location), (id: 8, locationId: location)]) }
 
@@ -24,13 +19,13 @@ import Testing
         return try payload.withUnsafeBytes { try TraceWarningScanner.scan(payload: $0, index: i) }
     }
 
-    static func report(_ id: [UInt8] = location, start: UInt32 = CheckInSamples.interval, period: UInt32 = 3, trl: UInt32 = 6) throws -> SubmissionPayload.ProtectedReport {
-        try TraceWarningWriter.report(locationId: id, startInterval: start, period: period, transmissionRiskLevel: trl)
+    static func report(_ id: [UInt8] = location, start: UInt32 = CheckInSamples.interval, period: UInt32 = 3, trl: UInt32 = 6) throws -> WarningPackages.Report {
+        try WarningPackages.report(locationId: id, startInterval: start, period: period, transmissionRiskLevel: trl)
     }
 
     @Test func matchesOnlyTheUsersLocations() throws {
-        let package = TraceWarningWriter.package(
-            intervalNumber: 472_224, warnings: [.init(locationIdHash: TraceLocation.locationIdHash(Self.location), startInterval: CheckInSamples.interval, period: 2, transmissionRiskLevel: 4)],
+        let package = WarningPackages.package(
+            intervalNumber: 472_224, warnings: [.init(locationIdHash: WarningPackages.hash(Self.location), startInterval: CheckInSamples.interval, period: 2, transmissionRiskLevel: 4)],
             reports: [try Self.report(), try Self.report(Self.other), try Self.report(trl: 8)])
         let s = try Self.scan(package)
         #expect(s.intervalNumber == 472_224 && s.region == "DE")
@@ -43,7 +38,7 @@ import Testing
         #expect(index.entries.count == 1 && index.entries[0].checkIns == [7, 8])
         // The empty package and a package without the user's locations.
         #expect(try Self.scan([]).matches.isEmpty)
-        #expect(try Self.scan(TraceWarningWriter.package(reports: [try Self.report(Self.other)])).matches.isEmpty)
+        #expect(try Self.scan(WarningPackages.package(reports: [try Self.report(Self.other)])).matches.isEmpty)
     }
 
     @Test func hostileReportsAreSkippedAndCounted() throws {
@@ -67,7 +62,7 @@ import Testing
         let zeroPeriod = try Self.report(period: 0)
         let trl9 = try Self.report(trl: 9)
         let reports = [good, wrongMAC, shortIV, truncated, longHash, badPadding, zeroPeriod, trl9]
-        let s = try Self.scan(TraceWarningWriter.package(reports: reports, rawReports: [[0x0a, 0x50], [0x08]]))
+        let s = try Self.scan(WarningPackages.package(reports: reports, rawReports: [[0x0a, 0x50], [0x08]]))
         #expect(s.reports == 10)
         #expect(s.matches.count == 1 && s.matches.first?.item == 0)
         #expect(s.skipped == 9 && s.skippedByMAC == 1)
@@ -84,24 +79,24 @@ import Testing
 
     @Test func malformedPackagesAreRefused() throws {
         for bad: [UInt8] in [[0x22, 0x05, 0x01], [0xff], [0x22], [0x1a, 0x80], [0x20, 0x01]] {
-            #expect(CheckInParsingTests.kind { _ = try Self.scan(bad) } == .warningMalformed)
+            #expect(kind { _ = try Self.scan(bad) } == .warningMalformed)
         }
     }
 
     @Test func tenThousandReportsForOneLocation() throws {
-        let one = TraceWarningWriter.reportBytes(try Self.report())
-        let s = try Self.scan(TraceWarningWriter.package(rawReports: Array(repeating: one, count: 10_000)))
+        let one = WarningPackages.reportBytes(try Self.report())
+        let s = try Self.scan(WarningPackages.package(rawReports: Array(repeating: one, count: 10_000)))
         #expect(s.reports == 10_000 && s.matches.count == 10_000 && s.skipped == 0)
     }
 
     @Test func aMillionReports() throws {
         // Reports for other locations, one per 10 000 for the user's, some hostile.
-        let other = TraceWarningWriter.reportBytes(try Self.report(Self.other))
-        let mine = TraceWarningWriter.reportBytes(try Self.report())
+        let other = WarningPackages.reportBytes(try Self.report(Self.other))
+        let mine = WarningPackages.reportBytes(try Self.report())
         var raw = [[UInt8]](repeating: other, count: 1_000_000)
         for i in stride(from: 0, to: raw.count, by: 10_000) { raw[i] = mine }
         raw[5] = [0x0a, 0x01, 0x00]
-        let s = try Self.scan(TraceWarningWriter.package(rawReports: raw))
+        let s = try Self.scan(WarningPackages.package(rawReports: raw))
         #expect(s.reports == 1_000_000 && s.matches.count == 100 && s.skipped == 1)
     }
 

@@ -2,13 +2,10 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
-import EncoreFixtures
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
 import EncoreTestSupport
 import EncoreTracing
 import Foundation

@@ -5,12 +5,10 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreTracing
 import Testing
@@ -39,7 +37,7 @@ import Testing
         init(tracingHours: Int64 = 72, encounter: Bool = true, fileAge: Int64 = 3600, typicalRSSI: Int8? = nil) throws {
             store = try Store(path: dir.file("c.db"), key: .raw([UInt8](repeating: 9, count: 32)))
             try store.addTracingEvent(time: ExposureCheckTests.now - tracingHours * 3600, active: true)
-            var contact = Contact(seed: 77, day: ExposureCheckTests.day)
+            var contact = SimulatedContact(seed: 77, day: ExposureCheckTests.day)
             contact.dsos = 2
             if encounter {
                 let t0 = ExposureCheckTests.midnight + 10 * 3600

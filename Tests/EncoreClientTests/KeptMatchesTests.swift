@@ -4,11 +4,13 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
 import EncoreTestSupport
+import EncoreTracing
 import Testing
 
 /// Kept matches (issue 49): a check on the cache matches only what is new

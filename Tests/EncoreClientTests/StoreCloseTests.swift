@@ -1,11 +1,6 @@
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
-import EncoreKeyFiles
 import EncoreStorage
-import EncoreSupport
-import EncoreTestResults
 import EncoreTestSupport
 import Testing
 

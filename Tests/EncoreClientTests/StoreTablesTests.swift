@@ -1,12 +1,10 @@
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreTracing
 import Foundation

@@ -1,12 +1,10 @@
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import Foundation
 import Testing
@@ -39,7 +37,7 @@ func sighting(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Sighting {
         _ = try Store(path: path, key: .raw(rawKey)).addSightings([sighting(1)])
         #expect(try Store(path: path, key: .raw(rawKey)).countSightings() == 1)
         #expect(kind { try Store(path: path, key: .raw([UInt8](repeating: 8, count: 32))) } == .storeWrongKey)
-        #expect(kind { try Store(path: path, key: .raw([1, 2, 3])) } == .invalidArgument)
+        #expect(kind { try Store(path: path, key: .raw([1, 2, 3])) } == EncoreError.Kind.invalidArgument)
     }
 
     @Test func wrongKeyLeavesTheFileByteIdentical() throws {
@@ -105,7 +103,7 @@ func sighting(_ i: Int, time: Int64? = nil, prev: Int64? = nil) -> Sighting {
         let s = try Store(path: dir.file("b.db"), key: .raw(rawKey))
         #expect(try s.addSightings([sighting(1), sighting(1), sighting(2, prev: 5), sighting(2, prev: 5), sighting(2)]) == 3)
         #expect(try s.addSightings([sighting(1)]) == 0)
-        #expect(kind { try s.addSightings([sighting(3), sighting(4, time: -1)]) } == .invalidArgument)
+        #expect(kind { try s.addSightings([sighting(3), sighting(4, time: -1)]) } == EncoreError.Kind.invalidArgument)
         #expect(try s.countSightings() == 3)
         let back = try s.sightings()
         #expect(back.contains(sighting(2, prev: 5)) && back.contains(sighting(2)))

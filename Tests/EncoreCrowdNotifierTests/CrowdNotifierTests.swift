@@ -1,16 +1,17 @@
 import EncoreCrowdNotifier
+import EncoreCrowdNotifierFixtures
 import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import Synchronization
 import Testing
 
 /// CrowdNotifier v3 (SwissCovid, NotifyMe): the SDKs' known answers, QR
 /// codes, the IBE, trace keys (both layouts, hostile ones) and the matcher
-/// (the check-in list's matching by day: EncoreCheckInsTests'
+/// (the check-in list's matching by day: the client's
 /// CrowdNotifierCheckInTests).
 @Suite struct CrowdNotifierTests {
-    static let evening = CheckInSamples.evening
+    static let evening = CrowdNotifierSamples.evening
+    static let cwaQR = "https://e.coronawarn.app?v=1#CAESJQgBEgpBZ3dheSBJbmMuGhExNTk0IERlZmZlIEF2ZW51ZSgAMAAadggBEmA4xNrp5hKJoO_yVbXfF1gS8Yc5nURhOIVLG3nUcSg8IPsI2e8JSIhg-FrHUymQ3RR80KUKb1lZjLQkfTUINUP16r6-jFDURwUlCQQi6NXCgI0rQw0a4MrVrKMbF4NzhQMaEPXDJZ2XSeO0SY43-KCQlQciBggBEAQYHA"
     static func vectors() throws -> JSONReader { try JSONReader(JSONParser.parse(TestData.bytes("crowdnotifier/sdk-test-vectors.json"))) }
     static func hex(_ r: JSONReader, _ key: String) throws -> [UInt8] { try #require(Hex.decode(try r.member(key).string())) }
     static func kind(_ body: () throws -> Void) -> EncoreError.Kind? {
@@ -66,13 +67,13 @@ import Testing
 
     @Test func qrCodesRoundTripAndHostileOnesFail() throws {
         for kind in CrowdNotifierVenue.Kind.allCases {
-            let (qr, keys) = try CheckInSamples.venue(kind)
+            let (qr, keys) = try CrowdNotifierSamples.venue(kind)
             #expect(qr.hasPrefix(kind.prefix))
             let v = try CrowdNotifierQRCode.parse(qr)
             #expect(v.kind == kind && v.publicKey == keys.publicKey && v.location.description == "Café Bahnhof")
             #expect(CrowdNotifierQRCode.kind(of: qr.uppercased()) == kind)
         }
-        let (qr, keys) = try CheckInSamples.venue()
+        let (qr, keys) = try CrowdNotifierSamples.venue()
         let encoded = String(qr.split(separator: "#")[1])
         #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://qr.swisscovid.ch?v=3#" + encoded) } == .qrVersion)
         #expect(Self.kind { _ = try CrowdNotifierQRCode.parse("https://qr.swisscovid.ch?v=4#***") } == .qrEncoding)
@@ -83,17 +84,17 @@ import Testing
         // Public keys that are not usable points of G2.
         for (bad, why) in [([UInt8](repeating: 0, count: 96), "identity"), (Array(keys.publicKey.prefix(95)), "short"),
                            ([UInt8](repeating: 0xff, count: 96), "not a field element")] {
-            let payload = CheckInSamples.crowdNotifierPayload(description: "x", publicKey: bad)
+            let payload = CrowdNotifierSamples.crowdNotifierPayload(description: "x", publicKey: bad)
             #expect(Self.kind { _ = try CrowdNotifierQRCode.venue(payload: payload, kind: .swissCovid) } == .cnPublicKey, "\(why)")
         }
-        // The same venue through the generic check-in path.
-        #expect(CrowdNotifierQRCode.kind(of: CheckInSamples.realQR) == nil)
+        // A CWA event code (a real one, the check-ins' tests read it) is none of CrowdNotifier's.
+        #expect(CrowdNotifierQRCode.kind(of: Self.cwaQR) == nil)
     }
 
     // MARK: - IBE
 
     @Test func encryptionOpensOnlyWithTheHoursKey() throws {
-        let (qr, keys) = try CheckInSamples.venue()
+        let (qr, keys) = try CrowdNotifierSamples.venue()
         let venue = try CrowdNotifierQRCode.parse(qr)
         let hours = try CrowdNotifierMatcher.encryptVisit(venue, arrival: Self.evening + 600, departure: Self.evening + 4000)
         #expect(hours.count == 2 && hours.allSatisfy { $0.day == UnixTime.utcMidnight(Self.evening) })
@@ -121,7 +122,7 @@ import Testing
     @Test func hostileSecretKeysGiveStatuses() throws {
         let c = CrowdNotifierCiphertext(c1: [UInt8](repeating: 0, count: 96), c2: [UInt8](repeating: 0, count: 32), c3: [UInt8](repeating: 0, count: 40),
                                         nonce: [UInt8](repeating: 0, count: 24))
-        for (why, sk) in CheckInSamples.hostileSecretKeys() {
+        for (why, sk) in CrowdNotifierSamples.hostileSecretKeys() {
             #expect(Self.kind { _ = try CrowdNotifierIBE.decrypt(secretKey: sk, identity: [UInt8](repeating: 0, count: 32), c) } == .traceKeyInvalid, "\(why)")
         }
     }
@@ -129,7 +130,7 @@ import Testing
     // MARK: - Trace keys
 
     @Test func bothLayoutsParseAndHostileBodiesGiveStatuses() throws {
-        let (qr, keys) = try CheckInSamples.venue()
+        let (qr, keys) = try CrowdNotifierSamples.venue()
         let venue = try CrowdNotifierQRCode.parse(qr)
         for layout in [CrowdNotifierTraceKey.Layout.swissCovid, .notifyMe] {
             let traced = try CrowdNotifierAuthority.traceKeys(masterSecret: keys.masterSecret, payload: venue.payload, start: Self.evening + 1000,
@@ -157,7 +158,7 @@ import Testing
         var keys: [CrowdNotifierTraceKey] = []
         var payloads: [Int64: [UInt8]] = [:]
         for (i, kind) in [CrowdNotifierVenue.Kind.swissCovid, .notifyMe, .swissCovid].enumerated() {
-            let (qr, venueKeys) = try CheckInSamples.venue(kind, name: "Venue \(i)")
+            let (qr, venueKeys) = try CrowdNotifierSamples.venue(kind, name: "Venue \(i)")
             let venue = try CrowdNotifierQRCode.parse(qr)
             if i < 2 {
                 hours += try CrowdNotifierMatcher.encryptVisit(venue, checkIn: Int64(i + 1), arrival: Self.evening + 600, departure: Self.evening + 7000)

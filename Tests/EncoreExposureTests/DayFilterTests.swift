@@ -1,12 +1,6 @@
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
 import EncoreStorage
-import EncoreSupport
-import EncoreFeatureTestSupport
-import EncoreTestSupport
-import EncoreWire
 import CEncoreShim
 import Testing
 
@@ -47,7 +41,7 @@ import Testing
         // that end must pass its day's filter on its own.
         for (k, shape) in shapes.enumerated() {
             for (e, delta) in [-drift, 0, drift].enumerated() {
-                let tek = Fixtures.key(7_000 + 3 * k + e).keyData
+                let tek = TestKeys.tek(7_000 + 3 * k + e)
                 let start = Self.day0 + 144 * Int64(k % 5) + shape.offset
                 jobs.append(job(tek, start: start, count: shape.count))
                 let rpis = try ENFKeySchedule.rpis(rpik: ENFKeySchedule.rpik(tek: tek), start: UInt32(start), count: Int(shape.count))
@@ -56,11 +50,11 @@ import Testing
                 }
             }
         }
-        let late = Fixtures.key(7_999).keyData, lateStart = Self.day0 + 144
+        let late = TestKeys.tek(7_999), lateStart = Self.day0 + 144
         jobs.append(job(late, start: lateStart, count: 144))
         let lateRPIs = try ENFKeySchedule.rpis(rpik: ENFKeySchedule.rpik(tek: late), start: UInt32(lateStart), count: 144)
         heard.append(Sighting(rpi: lateRPIs[5], interval: lateStart + 5 + 3 * 144 + drift + 1))
-        for i in 0 ..< 3_000 { heard.append(Sighting(rpi: Fixtures.key(80_000 + i).keyData, interval: Self.day0 - 200 + Int64(i % 1_400))) }
+        for i in 0 ..< 3_000 { heard.append(Sighting(rpi: TestKeys.tek(80_000 + i), interval: Self.day0 - 200 + Int64(i % 1_400))) }
         heard.sort { $0.interval < $1.interval }
 
         let flat = heard.flatMap(\.rpi.bytes), intervals = heard.map(\.interval)
@@ -83,7 +77,7 @@ import Testing
 
     /// Where day filters cannot be built the answer is NULL, never a wrong filter.
     @Test func theyAreLeftOutWhereTheyCannotBeBuilt() throws {
-        let rpis = (0 ..< 3).map { Fixtures.key(60_000 + $0).keyData }
+        let rpis = (0 ..< 3).map { TestKeys.tek(60_000 + $0) }
         let flat = rpis.flatMap(\.bytes)
         let index = try #require(flat.withUnsafeBufferPointer { enc_rpi_index_new($0.baseAddress, 3, nil) })
         defer { enc_rpi_index_free(index) }
@@ -101,7 +95,7 @@ import Testing
         #expect(!build([-1, d, d + 1]))                                       // before 1970
         #expect(!build([d, d + 1, Int64(UInt32.max)]))                        // beyond 32-bit interval numbers
         #expect(build([d, d + 1, d + 2], rpis: rpis.reversed().flatMap(\.bytes)))      // any order of the RPIs is fine
-        let stranger = [Fixtures.key(61_000).keyData, rpis[1], rpis[2]].flatMap(\.bytes)
+        let stranger = [TestKeys.tek(61_000), rpis[1], rpis[2]].flatMap(\.bytes)
         #expect(!build([d, d + 1, d + 2], rpis: stranger))                   // sightings not of the index
         #expect(enc_day_filters_new(index, flat, [d], 0, 12) == nil)
         enc_day_filters_free(nil)

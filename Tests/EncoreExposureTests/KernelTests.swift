@@ -1,12 +1,7 @@
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreFeatureTestSupport
-import EncoreTestSupport
-import EncoreWire
 import CEncoreShim
 import Testing
 
@@ -33,7 +28,7 @@ import Testing
         defer { enc_rpi_ctx_free(ctx) }
         #expect(enc_rpi_ctx_features(ctx) == mode)
         for i in 0 ..< 300 {
-            let tek = Fixtures.key(i).keyData
+            let tek = TestKeys.tek(i)
             let start = UInt32(2_650_000 + i * 37), count = UInt32(1 + (i * 53) % 144)
             let (rpik, rpis) = derive(ctx, tek, start: start, count: count)
             let expectedRPIK = try ENFKeySchedule.rpik(tek: tek)
@@ -58,7 +53,7 @@ import Testing
         for n in [1, 2, 3, 4, 5, 7, 8, 9, 33] {
             var jobs: [enc_match_job] = [], heard: [KeyData] = [], expected: [(UInt32, UInt32, KeyData)] = []
             for k in 0 ..< n {
-                let tek = Fixtures.key(n * 100 + k).keyData
+                let tek = TestKeys.tek(n * 100 + k)
                 let start = UInt32(2_650_000 + 144 * k), count = UInt32([1, 15, 16, 17, 31, 32, 33, 143, 144][(n + k) % 9])
                 var job = enc_match_job()
                 tek.withUnsafeBytes { t in withUnsafeMutableBytes(of: &job.tek) { $0.copyMemory(from: t) } }
@@ -71,7 +66,7 @@ import Testing
                     expected.append((UInt32(k), UInt32(j), rpis[j]))
                 }
             }
-            for i in 0 ..< 500 { heard.append(Fixtures.key(90_000 + i).keyData) } // strangers
+            for i in 0 ..< 500 { heard.append(TestKeys.tek(90_000 + i)) } // strangers
             let flat = heard.flatMap(\.bytes)
             let index = try #require(flat.withUnsafeBufferPointer { enc_rpi_index_new($0.baseAddress, UInt32(heard.count), nil) })
             defer { enc_rpi_index_free(index) }
@@ -89,7 +84,7 @@ import Testing
 
     /// Repeated RPIs share an id, given in order of first occurrence.
     @Test func theIndexNumbersDistinctRPIs() throws {
-        let a = Fixtures.key(1).keyData, b = Fixtures.key(2).keyData, c = Fixtures.key(3).keyData
+        let a = TestKeys.tek(1), b = TestKeys.tek(2), c = TestKeys.tek(3)
         let flat = [a, b, a, c, b].flatMap(\.bytes)
         var ids = [UInt32](repeating: 99, count: 5)
         let index = try #require(flat.withUnsafeBufferPointer { enc_rpi_index_new($0.baseAddress, 5, &ids) })

@@ -1,10 +1,7 @@
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import CEncoreShim
@@ -34,10 +31,30 @@ import Testing
         }
     }
 
+    /// One field of a TemporaryExposureKey (export.proto) as its bytes, by
+    /// its number: the int32 fields as varints (a negative one sign-extended
+    /// to ten bytes, as protobuf-c writes it), the days since onset (sint32)
+    /// zigzagged.
+    enum KeyField {
+        case keyData([UInt8]), transmissionRiskLevel(Int32), rollingStart(Int32), rollingPeriod(Int32), reportType(Int32), dsos(Int32)
+
+        var bytes: [UInt8] {
+            func int32(_ number: UInt32, _ v: Int32) -> [UInt8] { ProtoSamples.raw(.varint(number, UInt64(bitPattern: Int64(v)))) }
+            switch self {
+            case .keyData(let d): return ProtoSamples.raw(.lengthDelimited(1, d))
+            case .transmissionRiskLevel(let v): return int32(2, v)
+            case .rollingStart(let v): return int32(3, v)
+            case .rollingPeriod(let v): return int32(4, v)
+            case .reportType(let v): return int32(5, v)
+            case .dsos(let v): return ProtoSamples.raw(.varint(6, UInt64(UInt32(bitPattern: (v << 1) ^ (v >> 31)))))
+            }
+        }
+    }
+
     static func message(_ l: Layout, _ rng: inout SplitMix64) -> [UInt8] {
         let small = Int32(rng.next() % 8)
         var fields: [[UInt8]] = []
-        func add(_ field: ProtoSamples.KeyField) { fields.append(ProtoSamples.key(field)) }
+        func add(_ field: KeyField) { fields.append(field.bytes) }
         add(.keyData((0 ..< l.keyLength).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
         switch l.trl {
         case 0: break

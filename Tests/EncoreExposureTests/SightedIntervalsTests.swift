@@ -1,10 +1,5 @@
 import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreTestSupport
-import EncoreWire
 import CEncoreShim
 import Testing
 

@@ -1,8 +1,3 @@
-import EncoreCrypto
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreSupport
-import EncoreTestSupport
 import EncoreWire
 import CEncoreShim
 import CZlib

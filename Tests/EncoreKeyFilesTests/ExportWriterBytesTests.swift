@@ -1,7 +1,7 @@
 import CEncoreProto
 import EncoreCrypto
-import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreSupport
 import EncoreTestSupport
 import EncoreWire

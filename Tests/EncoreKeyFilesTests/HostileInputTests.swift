@@ -1,8 +1,7 @@
 import EncoreCrypto
-import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Foundation

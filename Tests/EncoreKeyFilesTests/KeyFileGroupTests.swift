@@ -1,10 +1,8 @@
 import EncoreCrypto
-import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
-import EncoreWire
 import CEncoreShim
 import Testing
 

@@ -1,7 +1,5 @@
-import EncoreFixtures
 import EncoreKeyFiles
 import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import Testing
 

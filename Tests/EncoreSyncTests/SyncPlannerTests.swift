@@ -1,5 +1,4 @@
 import EncoreHTTP
-import EncoreKeyFiles
 import EncoreSupport
 import EncoreSync
 import Testing

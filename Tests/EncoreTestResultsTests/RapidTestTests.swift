@@ -1,7 +1,5 @@
 import CCrypto
-import EncoreExposure
 import EncoreHTTP
-import EncoreKeyFiles
 import EncoreSupport
 import EncoreTestResults
 import EncoreTestSupport

@@ -1,6 +1,3 @@
-import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 import EncoreTracing

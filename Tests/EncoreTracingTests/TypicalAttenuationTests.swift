@@ -1,7 +1,4 @@
 import EncoreCrypto
-import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
 import EncoreSupport
 import EncoreTracing
 import Testing

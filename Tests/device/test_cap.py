@@ -7,7 +7,7 @@ already kept go on to the cap (one more sighting), everything else is
 dropped and counted. The store is read with the `encore` tool, as a user
 reads the service's store (the service stopped: the store is its alone).
 BlueZoo reports every RSSI as 0, so which newcomers are the strongest is
-not at stake here (Tests/EncoreTracingTests/SightingCapTests.swift has
+not at stake here (Tests/EncoreClientTests/Tracing/SightingCapTests.swift has
 the order)."""
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
 import CEncoreProto
-import EncoreCheckIns
-import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreSupport
+import EncoreTestSupport
 import EncoreWire
 
-/// Protobuf the tests write on purpose, all of it packed by protobuf-c (the
-/// one writer): a key as a TemporaryExposureKey with only the given fields
-/// set (one field alone is that field's bytes, so a test can reorder, repeat
-/// or drop fields by concatenating), and what no message type describes (a
-/// hostile payload, a field of the wrong wire type, an unknown field) as
-/// the unknown fields of an otherwise empty message.
-package enum ProtoSamples {
+/// A key as a TemporaryExposureKey with only the given fields set: one field
+/// alone is that field's bytes, so a test can reorder, repeat or drop fields
+/// by concatenating.
+extension ProtoSamples {
     package enum KeyField {
         case keyData([UInt8]), transmissionRiskLevel(Int32), rollingStart(Int32), rollingPeriod(Int32), reportType(Int32), dsos(Int32)
     }
@@ -20,7 +13,7 @@ package enum ProtoSamples {
     /// A TemporaryExposureKey with `fields` set (zeros included), packed in
     /// field-number order, then `unknown` as it is.
     package static func key(_ fields: [KeyField], unknown: [ProtoBuilder.UnknownField] = []) -> [UInt8] {
-        ExportWriter.written {
+        written {
             let b = try ProtoBuilder()
             let k = try b.message(ekexport__temporary_exposure_key__init)
             for field in fields {
@@ -40,14 +33,4 @@ package enum ProtoSamples {
     }
 
     package static func key(_ fields: KeyField...) -> [UInt8] { key(fields) }
-
-    /// `fields` as they are, in this order.
-    package static func raw(_ fields: ProtoBuilder.UnknownField...) -> [UInt8] {
-        ExportWriter.written {
-            let b = try ProtoBuilder()
-            let m = try b.message(ekexport__teksignature_list__init)
-            try b.setUnknownFields(of: m, fields)
-            return ProtoBuilder.pack(m)
-        }
-    }
 }

@@ -1,12 +1,8 @@
-import EncoreCheckIns
 import EncoreFixtures
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreTestResults
-import EncoreTestSupport
-import EncoreWire
 import Testing
 
 /// The bytes the fixtures write for CWA's trace warning packages, byte for

@@ -2,9 +2,9 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreStorage
 import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreWire
 import Testing
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func anEncounterBecomesOneWindowWithItsScanInstances() throws {
-        let c = Contact(seed: 1, day: Self.day)
+        let c = SimulatedContact(seed: 1, day: Self.day)
         let t0 = Self.midnight + 10 * 3600
         // Five scans 4 minutes apart, each hearing the contact once.
         let sightings = try (0 ..< 5).map { i in
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func sightingsCloserThan25SecondsFormOneInstance() throws {
-        let c = Contact(seed: 2, day: Self.day)
+        let c = SimulatedContact(seed: 2, day: Self.day)
         let t0 = Self.midnight + 8 * 3600
         let sightings = [try c.sighting(sentAt: t0, rssi: -60), try c.sighting(sentAt: t0 + 10, rssi: -75),
                          try c.sighting(sentAt: t0 + 30, rssi: -71), try c.sighting(sentAt: t0 + 100, rssi: -50)]
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aLongEncounterSplitsIntoWindowsOf30Minutes() throws {
-        let c = Contact(seed: 3, day: Self.day)
+        let c = SimulatedContact(seed: 3, day: Self.day)
         let t0 = Self.midnight + 12 * 3600
         // A scan every 5 minutes for 50 minutes: instances at 0,5,...,50 min.
         let sightings = try (0 ... 10).map { i in try c.sighting(sentAt: t0 + Int64(i) * 300, rssi: -65, previousScan: t0 + Int64(i) * 300 - 300) }
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func clockDriftOfUpToTwoHoursIsTolerated() throws {
-        let c = Contact(seed: 4, day: Self.day)
+        let c = SimulatedContact(seed: 4, day: Self.day)
         let sent = Self.midnight + 9 * 3600
         let inside = try c.sighting(sentAt: sent, heardAt: sent + 7200 - 1, rssi: -70)   // still within ±12 intervals
         let outside = try c.sighting(sentAt: sent + 3600, heardAt: sent + 3600 + 600 + 7200, rssi: -70) // just past
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func implausibleTxPowerIsDroppedAndReplaysAreIgnored() throws {
-        var c = Contact(seed: 5, day: Self.day)
+        var c = SimulatedContact(seed: 5, day: Self.day)
         let t0 = Self.midnight + 14 * 3600
         let loud = try c.sighting(sentAt: t0, rssi: -70, metadata: [0x40, UInt8(bitPattern: Int8(30)), 0, 0])
         #expect(try Self.match([loud], keys: [c.key]).windows.isEmpty)
@@ -95,13 +95,13 @@ import Testing
     }
 
     @Test func negativeAttenuationIsClampedAtZero() throws {
-        let c = Contact(seed: 6, day: Self.day)
+        let c = SimulatedContact(seed: 6, day: Self.day)
         let s = try c.sighting(sentAt: Self.midnight + 3600, rssi: 5) // -10 - 5 = -15 → 0
         #expect(try Self.match([s], keys: [c.key]).windows.first?.scanInstances.first?.minAttenuation == 0)
     }
 
     @Test func shortRollingPeriodsEndTheKeysValidity() throws {
-        var c = Contact(seed: 7, day: Self.day)
+        var c = SimulatedContact(seed: 7, day: Self.day)
         c.period = 6 // one hour
         let early = try c.sighting(sentAt: Self.midnight + 1800, rssi: -70)
         let late = try c.sighting(sentAt: Self.midnight + 5 * 3600, rssi: -70) // interval 30: not broadcast by this key
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func infectiousnessReportTypeAndRevisions() throws {
-        var standard = Contact(seed: 8, day: Self.day), high = Contact(seed: 9, day: Self.day), none = Contact(seed: 10, day: Self.day)
+        var standard = SimulatedContact(seed: 8, day: Self.day), high = SimulatedContact(seed: 9, day: Self.day), none = SimulatedContact(seed: 10, day: Self.day)
         high.dsos = 2
         none.dsos = 5
         standard.reportType = .unknown // becomes CONFIRMED_TEST
@@ -132,11 +132,11 @@ import Testing
     }
 
     @Test func keysOlderThan14DaysAndKeysWithoutSightingsCostNoCrypto() throws {
-        let old = Contact(seed: 11, day: Self.day - 15)
-        let c = Contact(seed: 12, day: Self.day)
+        let old = SimulatedContact(seed: 11, day: Self.day - 15)
+        let c = SimulatedContact(seed: 12, day: Self.day)
         let s = [try old.sighting(sentAt: Int64(Self.day - 15) * 86_400 + 3600, rssi: -70), try c.sighting(sentAt: Self.midnight + 3600, rssi: -70)]
         // Recent keys of a day on which nothing was heard.
-        let quiet = (0 ..< 10).map { Contact(seed: 200 + $0, day: Self.day - 5).key }
+        let quiet = (0 ..< 10).map { SimulatedContact(seed: 200 + $0, day: Self.day - 5).key }
         let r = try Self.match(s, keys: [old.key, c.key] + quiet)
         #expect(r.windows.count == 1)
         // The old contact and the 300 filler keys (of 2020) are too old.
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func resultsDoNotDependOnTheNumberOfThreads() throws {
-        let contacts = (0 ..< 40).map { Contact(seed: 100 + $0, day: Self.day) }
+        let contacts = (0 ..< 40).map { SimulatedContact(seed: 100 + $0, day: Self.day) }
         var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             for k in 0 ..< 3 {
@@ -162,7 +162,7 @@ import Testing
     }
 
     @Test func v1SummaryWithCWAValues() throws {
-        var c = Contact(seed: 13, day: Self.day)
+        var c = SimulatedContact(seed: 13, day: Self.day)
         c.trl = 7
         let t0 = Self.midnight + 10 * 3600
         // 4 scans, 5 minutes apart: 20 minutes at 50 dB (≤ 55).
@@ -183,7 +183,7 @@ import Testing
     }
 
     @Test func progressCountsKeysAndCancels() throws {
-        let c = Contact(seed: 14, day: Self.day)
+        let c = SimulatedContact(seed: 14, day: Self.day)
         let signer = try PrivateKey()
         let zip = try ExportWriter.signedKeyFile(metadata: Fixtures.metadata(), keys: (0 ..< 20_000).map { Fixtures.key($0, dsos: 1) } + [c.key],
                                                  signer: signer, info: Fixtures.info())
@@ -217,7 +217,7 @@ import Testing
 
     @Test func revisionsInLaterFilesReplaceEarlierEntriesWhateverTheThreads() throws {
         let signer = try PrivateKey()
-        let contacts = (0 ..< 12).map { Contact(seed: 300 + $0, day: MatchingTests.day) }
+        let contacts = (0 ..< 12).map { SimulatedContact(seed: 300 + $0, day: MatchingTests.day) }
         var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             sightings.append(try c.sighting(sentAt: MatchingTests.midnight + Int64(i) * 1800, rssi: -60, previousScan: MatchingTests.midnight + Int64(i) * 1800 - 240))
@@ -255,7 +255,7 @@ import Testing
     /// files match the rest; the result is the same for any thread count.
     @Test func queuedBatchesAreAllMatchedWhateverTheThreads() throws {
         let signer = try PrivateKey()
-        let contacts = (0 ..< 6).map { Contact(seed: 900 + $0, day: MatchingTests.day) }
+        let contacts = (0 ..< 6).map { SimulatedContact(seed: 900 + $0, day: MatchingTests.day) }
         var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             sightings.append(try c.sighting(sentAt: MatchingTests.midnight + Int64(i) * 3600, rssi: -60,
@@ -287,7 +287,7 @@ import Testing
     /// when its two entries fall in batches that different threads match.
     @Test func theLaterEntryOfAKeyListedTwiceWinsWhateverTheThreads() throws {
         let signer = try PrivateKey()
-        let contact = Contact(seed: 950, day: MatchingTests.day)
+        let contact = SimulatedContact(seed: 950, day: MatchingTests.day)
         let sightings = [try contact.sighting(sentAt: MatchingTests.midnight + 7200, rssi: -60, previousScan: MatchingTests.midnight + 6960)]
         var later = contact.key
         later.reportType = .recursive
@@ -348,15 +348,5 @@ import Testing
         }
         #expect(result == .cancelled)
         #expect(calls == 3)
-    }
-}
-
-@Suite struct V1PresetTests {
-    @Test func theCWAPresetPassesValidation() throws {
-        let c = V1Configuration.cwa
-        let checked = try V1Configuration(attenuationLevelValues: c.attenuationLevelValues, daysSinceLastExposureLevelValues: c.daysSinceLastExposureLevelValues,
-                                          durationLevelValues: c.durationLevelValues, transmissionRiskLevelValues: c.transmissionRiskLevelValues,
-                                          minimumRiskScore: c.minimumRiskScore, attenuationDurationThresholds: c.attenuationDurationThresholds)
-        #expect(checked == c)
     }
 }

@@ -1,16 +1,13 @@
 import EncoreCheckIns
+import EncoreCheckInsFixtures
 import EncoreCrowdNotifier
-import EncoreFixtures
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreFeatureTestSupport
 import EncoreTestSupport
-import EncoreWire
 import Testing
 
-/// QR codes that are not usable get distinct, clear errors.
+/// CWA's check-in QR codes read into the location type the check-ins share
+/// with CrowdNotifier: a real one, and codes that are not usable, which get
+/// distinct, clear errors.
 @Suite struct CheckInParsingTests {
     static func kind(_ body: () throws -> Void) -> EncoreError.Kind? {
         do { try body() } catch let e as EncoreError { return e.kind } catch { return nil }
@@ -32,7 +29,7 @@ import Testing
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr([0x0a, 0xff])) } == .qrMalformed)
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr([0x08, 0x01])) } == .qrMalformed) // no location
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(vendor: [0xff]))) } == .qrMalformed)
-        // The app's text rules: CheckInAppRulesTests.
+        // The app's text rules: CheckInQRRulesTests.
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(description: String(repeating: "a", count: 256)))) } == .qrInvalid)
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(description: ""))) } == .qrInvalid)
         #expect(Self.kind { _ = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(start: 2000, end: 1000))) } == .qrInvalid)
@@ -50,5 +47,24 @@ import Testing
         let event = try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload(start: 1_700_000_000, end: 1_700_010_800)))
         #expect(event.defaultCheckInSeconds == 10_800)
         #expect(try CheckInQRCode.parse(CheckInSamples.qr(CheckInSamples.payload())).defaultCheckInSeconds == 900)
+    }
+
+    @Test func aRealQRCode() throws {
+        let l = try CheckInQRCode.parse(CheckInSamples.realQR)
+        // With and without base64 padding.
+        let encoded = CheckInSamples.realQR.split(separator: "#")[1]
+        let padded = CheckInSamples.realQR + String(repeating: "=", count: (4 - encoded.count % 4) % 4)
+        #expect(try CheckInQRCode.parse(padded).locationId == l.locationId)
+        #expect(try CheckInQRCode.parse(padded).locationIdHash == TraceLocation.locationIdHash(l.locationId))
+        #expect(try CheckInQRCode.parse(CheckInQRCode.text(payload: l.payload)).locationId == l.locationId)
+        #expect(l.description == "Agway Inc.")
+        #expect(l.address == "1594 Deffe Avenue")
+        #expect(l.startTimestamp == 0 && l.endTimestamp == 0)
+        #expect(l.locationType == 4 && l.defaultCheckInLengthMinutes == 28)
+        #expect(l.defaultCheckInMinutes == 30) // 28 rounded to the nearest 15
+        #expect(l.locationId == TraceLocation.locationId(payload: l.payload))
+        // Upper-case scheme and host, a slash before "?": still CWA's.
+        let upper = "HTTPS://E.CORONAWARN.APP/?v=1#" + CheckInSamples.realQR.split(separator: "#")[1]
+        #expect(try CheckInQRCode.parse(upper).locationId == l.locationId)
     }
 }

@@ -1,6 +1,5 @@
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport

@@ -1,26 +1,24 @@
 import EncoreCheckIns
+import EncoreCheckInsFixtures
 import EncoreCrowdNotifier
-import EncoreFixtures
+import EncoreCrowdNotifierFixtures
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreFeatureTestSupport
 import EncoreTestSupport
-import EncoreWire
 import Testing
 
 /// CrowdNotifier visits in the check-in list: matched once, by day, in the
 /// check-ins' risk, and gone with their visit.
 @Suite struct CrowdNotifierCheckInTests {
-    static let evening = CheckInSamples.evening
+    static let evening = CrowdNotifierSamples.evening
 
     @Test func checkInMatchOnceAndByDay() throws {
         let dir = TempDir()
         let store = try Store(path: dir.file("s.db"), key: .raw([UInt8](repeating: 5, count: 32)), features: [.checkIns])
         let service = CheckInService(store: store)
-        let (qr, keys) = try CheckInSamples.venue()
+        let (qr, keys) = try CrowdNotifierSamples.venue()
         let venue = try CrowdNotifierQRCode.parse(qr)
         let now = Self.evening + 86400
         let visit = try service.checkIn(qrCode: qr, start: Self.evening + 600, end: Self.evening + 5000, now: now)
@@ -46,7 +44,7 @@ import Testing
         // Another day: no pairing at all. Another venue's key that day: no
         // pairing either (its identity is none of this venue's that day).
         #expect(try service.matchTraceKeys(try traceBody(Self.evening - 86400, Self.evening - 80000), now: now).pairings == 0)
-        let (otherQR, otherKeys) = try CheckInSamples.venue(name: "Other")
+        let (otherQR, otherKeys) = try CrowdNotifierSamples.venue(name: "Other")
         let other = try service.matchTraceKeys(try traceBody(Self.evening + 600, Self.evening + 700, otherKeys.masterSecret,
                                                         payload: CrowdNotifierQRCode.parse(otherQR).payload), now: now)
         #expect(other.pairings == 0 && other.matches.isEmpty)
@@ -57,7 +55,7 @@ import Testing
         #expect(try store.crowdNotifierHours().count == 1)
         #expect(try service.matchTraceKeys(try traceBody(Self.evening + 3600, Self.evening + 4000), now: now).matches.isEmpty)
         // Hostile keys on the visit's day are counted, never fatal.
-        let hostile = CheckInSamples.hostileSecretKeys().filter { $0.1.count == 48 }.map {
+        let hostile = CrowdNotifierSamples.hostileSecretKeys().filter { $0.1.count == 48 }.map {
             CrowdNotifierTraceKey(identity: [UInt8](repeating: 9, count: 32), secretKey: $0.1, day: UnixTime.utcMidnight(Self.evening),
                                   encryptedAssociatedData: [1, 2, 3], nonce: [UInt8](repeating: 0, count: 24))
         }

@@ -2,11 +2,10 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreStorage
 import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
-import EncoreWire
 import Testing
 
 /// Matching's files in two steps (extracting, finishing) spread over the
@@ -37,7 +36,7 @@ import Testing
     /// the same on any number of threads.
     @Test func manyFilesGiveTheSameResultOnAnyNumberOfThreads() throws {
         let signer = try PrivateKey()
-        let contacts = (0 ..< 8).map { Contact(seed: 2000 + $0, day: MatchingTests.day) }
+        let contacts = (0 ..< 8).map { SimulatedContact(seed: 2000 + $0, day: MatchingTests.day) }
         var sightings: [Sighting] = []
         for (i, c) in contacts.enumerated() {
             let t = MatchingTests.midnight + Int64(i) * 3000

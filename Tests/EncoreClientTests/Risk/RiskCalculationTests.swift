@@ -1,13 +1,13 @@
 import EncoreExposure
-import EncoreFixtures
-import EncoreKeyFiles
 import EncoreRisk
 import EncoreSupport
 import EncoreTestSupport
 import Testing
 
 /// All cases of CWA's conformance file
-/// (Tests/data/cwa/android-exposure-windows-risk-calculation.json).
+/// (Tests/data/cwa/android-exposure-windows-risk-calculation.json): risk
+/// on exposure windows read by Exposure's JSON form (the configuration's
+/// own tests: EncoreRiskTests).
 @Suite struct RiskCalculationTests {
     static let now: Int64 = 1_700_000_000
     static func load() throws -> JSONReader {
@@ -45,28 +45,5 @@ import Testing
         #expect(r.numberOfDaysWithHighRisk == (try expected("expNumberOfDaysWithHighRisk")))
         #expect(r.totalMinimumDistinctEncountersWithLowRisk == (try expected("expTotalMinimumDistinctEncountersWithLowRisk")))
         #expect(r.totalMinimumDistinctEncountersWithHighRisk == (try expected("expTotalMinimumDistinctEncountersWithHighRisk")))
-    }
-
-    @Test func malformedConfigurationsNameTheBadField() throws {
-        var config = String(decoding: try TestData.bytes("cwa/android-exposure-windows-risk-calculation.json"), as: UTF8.self)
-        config = config.replacing("\"weight\": 0.8", with: "\"weight\": \"heavy\"")
-        let reader = try JSONReader(JSONParser.parse(config)).member("defaultRiskCalculationConfiguration")
-        do {
-            _ = try RiskConfiguration(reader)
-            Issue.record("a string weight was accepted")
-        } catch let e as EncoreError {
-            #expect(e.kind == .invalidArgument)
-            #expect(e.message.contains("minutesAtAttenuationWeights[0].weight"))
-        }
-        #expect(kind { try RiskConfiguration(json: Array("{}".utf8)) } == .invalidArgument)
-        #expect(kind { try RiskConfiguration(json: Array("[1,".utf8)) } == .invalidArgument)
-        #expect(kind { try JSONParser.parse(String(repeating: "[", count: 10_000)) } == .invalidArgument)
-    }
-}
-
-@Suite struct CWADefaultsTests {
-    @Test func theBuiltInConfigurationIsTheConformanceFiles() throws {
-        let file = try RiskCalculationTests.load()
-        #expect(RiskConfiguration.cwa == (try RiskConfiguration(file.member("defaultRiskCalculationConfiguration"))))
     }
 }

@@ -1,10 +1,8 @@
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
 import EncoreKeyFiles
+import EncoreKeyFilesFixtures
 import EncoreStorage
-import EncoreSupport
-import EncoreFeatureTestSupport
 import EncoreTestSupport
 import EncoreTracing
 import Testing

@@ -1,10 +1,5 @@
-import EncoreCheckIns
 import EncoreCrypto
-import EncoreExposure
-import EncoreFixtures
 import EncoreKeyFiles
-import EncoreSupport
-import EncoreWire
 
 /// Builds key files for tests: deterministic keys, a signer, a trust list.
 package enum Fixtures {
@@ -38,14 +33,5 @@ package enum Fixtures {
         let t = TrustList()
         try t.add(id: id, version: version, material: signer.publicKeyPEM())
         return t
-    }
-}
-
-/// A contact of the tests: the simulated world's, with deterministic keys.
-package typealias Contact = SimulatedContact
-
-extension SimulatedContact {
-    package init(seed: Int, day: UInt32) {
-        self.init(tek: Fixtures.key(seed).keyData, day: day)
     }
 }

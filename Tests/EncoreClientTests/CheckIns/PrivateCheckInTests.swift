@@ -1,20 +1,18 @@
 import EncoreCheckIns
+import EncoreCheckInsFixtures
 import EncoreCrowdNotifier
-import EncoreFixtures
+import EncoreCrowdNotifierFixtures
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreFeatureTestSupport
 import EncoreTestSupport
-import EncoreWire
 import Testing
 
 /// Private CrowdNotifier check-ins (issue 41): nothing of the venue kept,
 /// no check-out without the QR code, the same matches as diary check-ins.
 @Suite struct PrivateCheckInTests {
-    static let evening = CheckInSamples.evening
+    static let evening = CrowdNotifierSamples.evening
 
     static func store(_ dir: TempDir, _ name: String) throws -> Store {
         try Store(path: dir.file(name), key: .raw([UInt8](repeating: 7, count: 32)), features: [.checkIns])
@@ -24,8 +22,8 @@ import Testing
         let dir = TempDir()
         let store = try Self.store(dir, "p.db")
         let service = CheckInService(store: store)
-        let (qr, keys) = try CheckInSamples.venue()
-        let (otherQR, _) = try CheckInSamples.venue(.notifyMe, name: "Elsewhere")
+        let (qr, keys) = try CrowdNotifierSamples.venue()
+        let (otherQR, _) = try CrowdNotifierSamples.venue(.notifyMe, name: "Elsewhere")
         let now = Self.evening + 86400
         let visit = try service.checkIn(qrCode: qr, start: Self.evening + 600, end: Self.evening + 5000, now: now, isPrivate: true)
         let listed = try #require(try service.list(now: now).first)
@@ -49,7 +47,7 @@ import Testing
         // A CWA check-in cannot be private; a diary one refuses another venue's code.
         #expect(kind { _ = try service.checkIn(qrCode: CheckInSamples.realQR, start: Self.evening, now: now, isPrivate: true) } == .invalidArgument)
         let diary = try service.checkIn(qrCode: otherQR, start: Self.evening, end: Self.evening + 60, now: now)
-        #expect(kind { try service.checkOut(id: diary.id, end: Self.evening + 120, qrCode: try CheckInSamples.venue(.notifyMe).qr) } == .checkInQRMismatch)
+        #expect(kind { try service.checkOut(id: diary.id, end: Self.evening + 120, qrCode: try CrowdNotifierSamples.venue(.notifyMe).qr) } == .checkInQRMismatch)
         try service.checkOut(id: diary.id, end: Self.evening + 120, qrCode: otherQR)
 
         // Matched; the match keeps the times and message, under the trace key's tag, not the venue's identity.
@@ -88,7 +86,7 @@ import Testing
     func sameMatchesInEveryMode(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
         let dir = TempDir()
-        let venues = try (0 ..< 3).map { i in try CheckInSamples.venue(i == 2 ? .notifyMe : .swissCovid, name: "Venue \(i)") }
+        let venues = try (0 ..< 3).map { i in try CrowdNotifierSamples.venue(i == 2 ? .notifyMe : .swissCovid, name: "Venue \(i)") }
         let midnight = UnixTime.utcMidnight(Self.evening) + 86400
         var visits: [Visit] = []
         for i in 0 ..< 9 {
