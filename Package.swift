@@ -196,7 +196,7 @@ let package = Package(
         // What the tool and the daemons share: the store key from the
         // environment or a credential, --trust and the sync's servers, a
         // daemon's clock, log, exit statuses and --config file.
-        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
                                                             .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // encored's radio: its link to BlueZ over sd-bus, in C (sd-bus's
         // vtable macros do not import into Swift).
@@ -276,4 +276,15 @@ let package = Package(
 // optimizing the test code took minutes and tests nothing more.
 for target in package.targets where target.type == .test || ["EncoreTestSupport", "EncoreFeatureTestSupport"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]
+}
+
+// The targets under Sources/ reach a member (`bytes.hex`, `.confirmedTest`)
+// only through an import of the module that declares it, as they reach a
+// type: SE-0444, Swift 7's rule. Without it a file uses any module some
+// other file loaded, and its imports say less than what it uses; with it
+// the imports, and through SwiftPM's explicit import check the declared
+// graph, are the real ones (scripts/check-imports.py holds them to what the
+// files use).
+for target in package.targets where target.type != .test && target.type != .system && target.path == nil {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import EncoreCheck
 import EncoreCheckIns
 import EncoreCommandSupport
+import EncoreCrowdNotifier
 import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP

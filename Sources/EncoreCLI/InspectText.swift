@@ -1,6 +1,7 @@
 import EncoreCheck
 import EncoreCheckIns
 import EncoreCommandSupport
+import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP

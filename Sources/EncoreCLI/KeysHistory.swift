@@ -3,6 +3,7 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreCommandSupport
+import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP

@@ -1,3 +1,4 @@
+import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
 import EncoreWire

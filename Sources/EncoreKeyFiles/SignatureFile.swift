@@ -1,4 +1,7 @@
 import CEncoreProto
+// CEncoreShim's header includes protobuf-c.h: the compiler counts the fields of
+// its ProtobufCBinaryData (`signature.data`) as CEncoreShim's (MemberImportVisibility).
+import CEncoreShim
 import CProtobufC
 import EncoreCrypto
 import EncoreStorage
