@@ -1,5 +1,4 @@
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCommandSupport
 import EncoreCrypto
@@ -7,14 +6,11 @@ import EncoreExposure
 import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
