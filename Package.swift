@@ -167,11 +167,11 @@ let package = Package(
         // handle, the CLI and (through C) Python reach every feature
         // through it.
         .target(name: "EncoreClient", dependencies: ["EncoreSupport", "EncoreCrypto", "EncoreHTTP", "EncoreStorage", "EncoreKeyFiles", "EncoreExposure",
-                                                    "EncoreRisk", "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
+                                                    "EncoreCheckIns", "EncoreCheck", "EncoreTestResults",
                                                     "EncoreSync", "EncorePush", "EncoreTracing"]),
         // What tests, the bench and the demo make (key files, signatures, a
         // simulated user); nothing of it is in libencore.so.
-        .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncorePush", "EncoreTestResults",
+        .target(name: "EncoreFixtures", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreKeyFiles", "EncoreExposure", "EncoreCrowdNotifier", "EncoreCheckIns", "EncoreTestResults",
                                                       "CCrypto", "CZlib", "CEncoreProto"]),
         // The thin C-ABI layer: @c functions, handles, status codes.
         .target(
@@ -197,7 +197,7 @@ let package = Package(
         // What the tool and the daemons share: the store key from the
         // environment or a credential, --trust and the sync's servers, a
         // daemon's clock, log, exit statuses and --config file.
-        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync", "CEncoreShim", "CProtobufC", "CZlib",
+        .target(name: "EncoreCommandSupport", dependencies: ["EncoreSupport", "EncoreWire", "EncoreCrypto", "EncoreStorage", "EncoreKeyFiles", "EncoreClient", "EncoreSync",
                                                             .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // encored's radio: its link to BlueZ over sd-bus, in C (sd-bus's
         // vtable macros do not import into Swift).

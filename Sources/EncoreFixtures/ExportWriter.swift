@@ -1,11 +1,7 @@
 import CEncoreProto
-import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
-import EncorePush
-import EncoreSupport
-import EncoreTestResults
 import EncoreWire
 
 /// Writes export.bin and export.sig as a key server does: for tests, the

@@ -1,10 +1,8 @@
 import CCrypto
-import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreSupport
-import EncoreWire
 
 /// An ECDSA P-256 private key for signing key files (servers, tests, demos).
 public final class PrivateKey: @unchecked Sendable {

@@ -1,9 +1,3 @@
-import EncoreCheckIns
-import EncoreExposure
-import EncoreKeyFiles
-import EncorePush
-import EncoreTestResults
-import EncoreWire
 /// SplitMix64: a small, fast, seeded generator, for data that must be the
 /// same every run (the demo, tests, benchmarks). Never for key material:
 /// keys come from the CSPRNG (RAND_bytes).

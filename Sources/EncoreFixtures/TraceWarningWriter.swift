@@ -4,7 +4,6 @@ import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
-import EncorePush
 import EncoreSupport
 import EncoreTestResults
 import EncoreWire

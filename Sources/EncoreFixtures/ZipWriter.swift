@@ -1,10 +1,7 @@
 import CZlib
-import EncoreCheckIns
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreSupport
-import EncoreTestResults
-import EncoreWire
 
 /// Writes small zip archives (stored or deflate members, no zip64), as key
 /// servers publish them.

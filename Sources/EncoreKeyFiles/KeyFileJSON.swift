@@ -1,7 +1,5 @@
 import EncoreCrypto
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 extension SignatureOutcome.Status {
     /// "verified", "unsigned", "untrusted", "invalid" or "skipped".

@@ -6,7 +6,6 @@ import CProtobufC
 import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// One TEKSignature of export.sig.
 package struct FileSignature: Sendable {
