@@ -10,20 +10,23 @@ Fails on:
 
 What a module offers comes from its symbol graph (`swift
 symbolgraph-extract` over the release build's modules, public and package
-declarations; a C module's from its headers, fields as members). A file
-uses the module when it names one of its top-level types, functions or
-variables; reaches one of the members it declares, in a type's own
-declaration or in an extension (of its types or of others'): `.name`,
-`x.name`, `\\.name`; or calls an initializer it adds to another module's
-type: by a label of it (EncoreClient's `Store(path: p, key: k)`), or by the
-type's name when it has none (`Type(x)`). Members count because Swift finds a member only
-through an import of the module that declares it (the upcoming feature
-MemberImportVisibility, which Package.swift turns on for the targets under
-Sources/, makes that the compiler's rule): `a.bin.buffer` needs EncoreSupport
-though the file names no type of it. A word in a comment counts too: the
-test is lenient, so that a report is always worth a look and never a guess.
-The explicit import check of SwiftPM (scripts/swift-test.sh) covers the
-other direction: an import the target does not declare.
+declarations; a C module's from its headers, fields as members). A file uses
+the module when it names one of its top-level types, functions or variables;
+reaches one of the members it declares, in a type's own declaration or in an
+extension (of its types or of others'): `.name`, `x.name`, `\\.name` (a
+subscript: `x[`); or calls an initializer it adds to another module's type:
+by a label of it (EncoreClient's `Store(path: p, key: k)`), or by the type's
+name when it has none (`Type(x)`). Members count because Swift finds a
+member only through an import of the module that declares it (the upcoming
+feature MemberImportVisibility, which Package.swift turns on for the targets
+under Sources/, makes that the compiler's rule): `a.bin.buffer` needs
+EncoreSupport though the file names no type of it. A word in a comment
+counts too: the test is lenient, so that a report is always worth a look and
+never a guess. An operator is no word and counts for nothing (the package's
+are the `==` and `<` of its Equatable and Comparable types, which Swift
+finds through the protocol). The explicit import check of SwiftPM
+(scripts/swift-test.sh) covers the other direction: an import the target
+does not declare.
 
   scripts/check-imports.py [--build .build/release] [--scope sources|all]
 
@@ -47,6 +50,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 IMPORT = re.compile(r'^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*(?:public\s+|package\s+|internal\s+|private\s+|fileprivate\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)', re.M)
 WORD = re.compile(r'[A-Za-z_][A-Za-z_0-9]*')
 MEMBER = re.compile(r'\.\s*([A-Za-z_][A-Za-z_0-9]*)')
+SUBSCRIPT = re.compile(r'[\w)\]?!]\s*\[')
 LABEL = re.compile(r'([A-Za-z_][A-Za-z_0-9]*)\s*:')
 CALL = re.compile(r'([A-Za-z_][A-Za-z_0-9]*)\s*\(')
 
@@ -55,13 +59,14 @@ CALL = re.compile(r'([A-Za-z_][A-Za-z_0-9]*)\s*\(')
 class Offer:
     """What a file may use a module for (see the module's docstring)."""
     names: set[str] = field(default_factory=set)    # top-level declarations, named
-    members: set[str] = field(default_factory=set)  # reached as `.name`
+    members: set[str] = field(default_factory=set)  # reached as `.name` (`subscript` as `x[`)
     labels: set[str] = field(default_factory=set)   # of the inits it adds to other modules' types, as `label:`
     types: set[str] = field(default_factory=set)    # given an unlabeled init by it, called as `Type(`
 
     def used_by(self, text: str) -> bool:
         return bool(self.names & set(WORD.findall(text)) or self.members & set(MEMBER.findall(text))
-                    or self.labels & set(LABEL.findall(text)) or self.types & set(CALL.findall(text)))
+                    or self.labels & set(LABEL.findall(text)) or self.types & set(CALL.findall(text))
+                    or ("subscript" in self.members and SUBSCRIPT.search(text) is not None))
 
 
 @dataclass
@@ -174,7 +179,8 @@ def self_test() -> list[str]:
         return s
     store = offer_of("Store", [
         {"module": {"name": "Store"}, "symbols": [symbol(["Table"]), symbol(["Table", "rows"]),
-                                                  symbol(["Table", "!=(_:_:)"], "Swift", synthesized=True)]},
+                                                  symbol(["Table", "!=(_:_:)"], "Swift", synthesized=True),
+                                                  symbol(["Table", "subscript(_:)"])]},
         {"module": {"name": "Store"}, "_extends": True, "symbols": [symbol(["Failure", "init(sql:)"], "Base"),
                                                                      symbol(["Array", "compacted"], "Swift")]},
         {"module": {"name": "Store"}, "_extends": True, "symbols": [symbol(["Row", "init(_:)"], "Cells")]},
@@ -185,7 +191,8 @@ def self_test() -> list[str]:
         "extension.swift": "import Store\nlet a = xs.compacted",
         "label.swift": "import Store\nthrow Failure(sql: 5)",
         "unlabeled.swift": "import Store\nlet r = Row(cells)",
-        "unused.swift": "import Store\n// rows: sql, Row\nlet rows = 1 != 2",
+        "subscript.swift": "import Store\nlet c = tables?[\"sightings\"]",
+        "unused.swift": "import Store\n// rows: sql, Row\nlet rows: [Int] = [1 != 2 ? 1 : 0]",
     }
     made = problems_of([Target("App", ["Store", "Log"], files)], {"Store": store})
     want = ["App: declares Log and no file of it imports it (Package.swift)",
@@ -204,7 +211,7 @@ def main() -> int:
         print("check-imports: the check itself is broken:\n  " + "\n  ".join(failed), file=sys.stderr)
         return 1
     print("check-imports: self-test: an unused import and an unimported dependency reported, "
-          "imports used for a type, a member, an extension's member and initializers not: ok")
+          "imports used for a type, a member, a subscript, an extension's member and initializers not: ok")
     build = (ROOT / args.build).resolve()
     pkg = package()
     targets = []
@@ -222,17 +229,14 @@ def main() -> int:
     swift = [m for m in used if any(target_path(libraries[m]).rglob("*.swift"))]
     missing = [m for m in swift if not (build / "Modules" / f"{m}.swiftmodule").exists()]
     if missing:
-        print(f"check-imports: no module {', '.join(missing)} in {build}: build them first (make lib cli encored)", file=sys.stderr)
+        print(f"check-imports: no module {', '.join(missing)} in {build}: build them first "
+              "(make lib cli encored; the tests' support modules: make test-swift)", file=sys.stderr)
         return 1
-    def offer(m: str) -> Offer | str:
-        try:
-            return extract(m, build, pathlib.Path(tmp))
-        except subprocess.CalledProcessError as e:
-            return f"check-imports: swift symbolgraph-extract failed on {m}:\n{e.stderr}"
-    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        offers = dict(zip(used, pool.map(offer, used)))
-    for failure in (o for o in offers.values() if isinstance(o, str)):
-        print(failure, file=sys.stderr)
+    try:
+        with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            offers = dict(zip(used, pool.map(lambda m: extract(m, build, pathlib.Path(tmp)), used)))
+    except subprocess.CalledProcessError as e:
+        print(f"check-imports: {' '.join(e.cmd[:5])} ... failed:\n{e.stderr}", file=sys.stderr)
         return 1
 
     problems = problems_of(targets, offers)
