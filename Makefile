@@ -175,7 +175,8 @@ test-tsan: deps
 	@echo "== Swift tests under ThreadSanitizer (debug build in build/tsan)"
 	@scripts/tsan-test.sh
 
-check-abi: lib
+# cli encored: the modules whose imports scripts/check-imports.py checks.
+check-abi: lib cli encored
 	scripts/check-abi.sh $(LIB)
 
 test-c: lib

@@ -6,8 +6,11 @@
 # library carries its SONAME without depending on the Swift toolchain. The
 # other generated text is checked here too: Python's _ffi.py and _records.py
 # against the header; docs/architecture.md's module
-# graph against Package.swift, and Sources/CEncoreProto against proto/; and
-# each feature's SQL against the tables it owns (scripts/check-tables.py).
+# graph against Package.swift, and Sources/CEncoreProto against proto/;
+# each feature's SQL against the tables it owns (scripts/check-tables.py);
+# and Package.swift's graph against the imports of the files (scripts/
+# check-imports.py, on the modules of the release build `make lib cli
+# encored` made).
 # The header is then held to the ABI the SONAME shipped (scripts/abi.sh:
 # libabigail's abidiff against support/abi/libencore<MAJOR>.abi), and each
 # exported function to the symbol version its line of the symbols file gives.
@@ -21,6 +24,8 @@ python3 bindings/python/gen_ffi.py --check
 python3 bindings/python/gen_records.py --check
 scripts/gen-architecture.py --check
 scripts/check-tables.py
+# The targets under Sources/; --scope all holds the tests' to it too.
+scripts/check-imports.py --scope sources
 scripts/gen-proto.sh --check
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -1,20 +1,8 @@
 // encore.h section: crypto, part 2
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// Writes the device's temporary exposure key valid at the client's time to *key: the
 /// stored key of that UTC day, or a new one from the CSPRNG, made and

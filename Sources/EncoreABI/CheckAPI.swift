@@ -6,14 +6,11 @@ import EncoreClient
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 
 public typealias encore_check_result_ptr = OpaquePointer
 

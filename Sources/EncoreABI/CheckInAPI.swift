@@ -11,6 +11,7 @@ import EncoreCheckIns
 import EncoreClient
 import EncoreCrowdNotifier
 import EncoreCrypto
+import EncoreKeyFiles
 import EncoreSupport
 import EncoreTestResults
 

@@ -3,6 +3,7 @@
 // its QR code (issue 25).
 import CEncoreTypes
 import EncoreCheckIns
+import EncoreCrowdNotifier
 import EncoreSupport
 
 /// Writes an empty spec to *spec (pass sizeof *spec): no texts, no times,

@@ -3,21 +3,12 @@ import CEncoreTypes
 #if canImport(Glibc)
 import Glibc
 #endif
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
-import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
 import EncorePush
-import EncoreRisk
 import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 public typealias encore_client_ptr = OpaquePointer
 

@@ -1,19 +1,8 @@
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// The one way lists leave the library: items first ..< first + capacity of
 /// a list, converted into the caller's C structs, each `elementSize` bytes

@@ -1,18 +1,9 @@
 // encore.h section: crypto, part 1
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// 16 bytes of a caller's buffer as key data.
 func key16(_ p: UnsafePointer<UInt8>?, _ len: Int, _ name: String) throws -> KeyData {

@@ -2,17 +2,10 @@ import CEncoreTypes
 #if canImport(Glibc)
 import Glibc
 #endif
-import EncoreCheck
-import EncoreCheckIns
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 
 // Opaque handles: a C caller holds an unmanaged reference to a Swift object.
 // scripts/gen-header.py maps each `<name>_ptr` alias to the C type `<name> *`.

@@ -1,19 +1,11 @@
 // encore.h section: keyfile, part 2
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
 import EncoreWire
 
 /// An opened key file as C sees it: the core's KeyFile and the C view of

@@ -1,20 +1,15 @@
 // encore.h section: match
 import CEncoreTypes
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 public typealias encore_match_result_ptr = OpaquePointer
 

@@ -1,19 +1,13 @@
 // encore.h section: operation
 import CEncoreTypes
-import EncoreCheck
 import EncoreCheckIns
-import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 public typealias encore_operation_ptr = OpaquePointer
 

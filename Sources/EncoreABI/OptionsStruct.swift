@@ -1,18 +1,6 @@
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
-import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// Extensible option structs: the caller says how large its struct is. A
 /// caller built against a newer header may pass a larger one; the fields

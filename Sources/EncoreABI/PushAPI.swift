@@ -1,20 +1,16 @@
 // encore.h section: push, part 1
 import CEncoreTypes
-import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
-import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
 import EncorePush
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
 import EncoreSync
 import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 
 /// Fills *options with the defaults (3 attempts, 1 s before the first
 /// retry) for a struct of `struct_size` bytes.

@@ -1,17 +1,8 @@
 // encore.h section: push, part 2
 import CEncoreTypes
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
 import EncorePush
-import EncoreStorage
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 // The push registration's state as a struct, made from the same PushStatus
 // as its JSON (encore_push_get_status_json).

@@ -3,18 +3,12 @@ import CEncoreTypes
 #if canImport(Glibc)
 import Glibc
 #endif
-import EncoreCheck
-import EncoreCheckIns
-import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreWire
 
 // Memory the library hands out: bytes (encore_bytes) and lists of strings
 // (encore_string_list), each released by the library's own free function.

@@ -1,19 +1,13 @@
 // encore.h section: risk
 import CEncoreTypes
-import EncoreCheck
 import EncoreCheckIns
-import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 public typealias encore_risk_config_ptr = OpaquePointer
 public typealias encore_risk_assessment_ptr = OpaquePointer

@@ -1,17 +1,13 @@
 import CEncoreShim
 import CEncoreTypes
-import EncoreCheck
 import EncoreCheckIns
 import EncoreCrowdNotifier
 import EncoreCrypto
-import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
 import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
 import EncoreTestResults
 import EncoreTracing
 import EncoreWire

@@ -7,14 +7,11 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 
 public typealias encore_store_ptr = OpaquePointer
 

@@ -1,18 +1,11 @@
 // encore.h section: store, part 3
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
-import EncorePush
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// Stores one of the device's own temporary exposure keys (rolling start
 /// >= 0, rolling period 1..144, created >= 0); a key with the same key_data

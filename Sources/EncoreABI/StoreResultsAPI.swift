@@ -1,19 +1,13 @@
 // encore.h section: store, part 5
 import CEncoreTypes
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// Writes the newest risk result (latest time; the last added among equal
 /// times) to *result and its document into library-owned memory in

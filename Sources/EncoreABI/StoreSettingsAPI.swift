@@ -1,20 +1,9 @@
 // encore.h section: store, part 6
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 // The host's settings: small typed values under a name (NUL-terminated
 // UTF-8, 1 to 1024 bytes). Setting a value replaces any value of any type

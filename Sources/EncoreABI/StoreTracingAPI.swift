@@ -1,15 +1,7 @@
 // encore.h section: store, part 2
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
-import EncoreStorage
 import EncoreSupport
 import EncoreTracing
-import EncoreWire
 
 /// Records that tracing was switched on (`active` 1) or off (0) at `time`
 /// (unix seconds, not negative). Events at the same time apply in the order

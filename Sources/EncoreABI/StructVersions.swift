@@ -1,15 +1,4 @@
 import EncoreCheck
-import EncoreCheckIns
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
-import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 import CEncoreTypes
 
 // The structs that grew after their first version (fields are only ever

@@ -3,7 +3,6 @@ import CEncoreTypes
 import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
-import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
@@ -12,9 +11,6 @@ import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 public typealias encore_sync_result_ptr = OpaquePointer
 

@@ -1,19 +1,11 @@
 // encore.h section: sync, part 2
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
-import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 // The sync's result as structs: its items and the configuration it went on
 // with, made from the same SyncReport as its JSON (encore_sync_result_get_json).

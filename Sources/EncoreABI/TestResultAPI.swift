@@ -12,7 +12,6 @@ import EncoreStorage
 import EncoreSupport
 import EncoreSync
 import EncoreTestResults
-import EncoreTracing
 import EncoreWire
 
 extension encore_test_status {

@@ -1,20 +1,14 @@
 // encore.h section: tracing
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 
 // The tracing feature (EncoreTracing) for C: a tracer handle over a store,
 // what to broadcast, when to scan, one scan's reports in, the calibration,

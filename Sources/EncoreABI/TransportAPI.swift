@@ -1,19 +1,11 @@
 // encore.h section: net
 import CEncoreTypes
 import EncoreCheck
-import EncoreCheckIns
-import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,17 +1,7 @@
 // encore.h section: keyfile, part 1
 import CEncoreTypes
-import EncoreCheck
-import EncoreCheckIns
-import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 
 /// Creates an empty trust list. Release it with encore_trust_free().
 /// Thread safety: a trust list may be used from several threads at once.

@@ -1,16 +1,5 @@
 // encore.h section: general, part 1
-import EncoreCheck
-import EncoreCheckIns
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 import CEncoreShim
 import CEncoreTypes
 #if canImport(Glibc)

@@ -1,16 +1,11 @@
 import EncoreCheck
 import EncoreCheckIns
-import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreKeyFilesFixtures
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
 import EncoreWire
 import CCrypto
 #if canImport(CZlib)

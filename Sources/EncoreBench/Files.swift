@@ -1,12 +1,7 @@
-import EncoreCheckIns
-import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreTestResults
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,19 +1,10 @@
-import EncoreCheck
-import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreKeyFilesFixtures
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// xorshift64*: fast, deterministic, good enough for key material in a benchmark.
 struct XorShift {

@@ -1,19 +1,8 @@
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// Times opening a signed key file and streaming its keys, against baselines
 /// over the same bytes in the same process: SHA-256 of export.bin (the floor

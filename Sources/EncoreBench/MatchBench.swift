@@ -4,17 +4,11 @@ import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 // The kernel's C module, for the "kernel alone" row. It is EncoreCore's
 // dependency, not this target's: SwiftPM hands dependents the module maps of
 // all C targets below them, and the object is linked in through EncoreCore.

@@ -1,15 +1,4 @@
-import EncoreCheck
-import EncoreCheckIns
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 /// Peak RSS of reading whole files (open from path + verify + stream every
 /// key), each in a fresh process, against a process that does nothing.
 enum MemoryBench {

@@ -1,15 +1,9 @@
-import EncoreCheck
-import EncoreCheckIns
 import EncoreExposure
 import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTracing
-import EncoreWire
 
 /// Risk calculation over 10 000 exposure windows (issue target: well under
 /// 10 ms), against a same-run baseline: one pass summing the windows' scan

@@ -1,18 +1,5 @@
 #if canImport(Glibc)
-import EncoreCheck
-import EncoreCheckIns
-import EncoreCrypto
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
-import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 import Glibc
 #endif
 

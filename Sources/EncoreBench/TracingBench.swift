@@ -1,19 +1,10 @@
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
 import EncoreExposure
 import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,21 +2,10 @@
 // ratios against baselines measured in the same run, absolute figures too.
 #if canImport(Glibc)
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 import Glibc
 #endif
 

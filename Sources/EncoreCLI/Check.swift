@@ -4,17 +4,13 @@ import EncoreCheckIns
 import EncoreClient
 import EncoreCommandSupport
 import EncoreExposure
-import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,19 +3,11 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreCrowdNotifier
-import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// `encore checkin ...`: check-ins at events and places (CWA event registration).
 struct CheckInCommand: CommandGroup {

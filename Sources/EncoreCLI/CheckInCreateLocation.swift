@@ -1,19 +1,12 @@
 import ArgumentParser
 import EncoreCheck
 import EncoreCheckIns
-import EncoreCommandSupport
+import EncoreCrowdNotifier
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// `encore checkin create-location --description D --address A [--start T --end T]
 /// [--type N] [--default-minutes M] [--png FILE] [--svg FILE] [--json]`: the

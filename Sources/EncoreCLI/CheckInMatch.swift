@@ -6,8 +6,6 @@ import EncoreCommandSupport
 import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
 import EncorePush
 import EncoreRisk

@@ -3,17 +3,11 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
 import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// `encore checkin report --db DB [--now T] [--symptoms ANSWER | --onset DAY] [--json]`:
 /// what a submission would send of the check-ins.

@@ -1,19 +1,10 @@
 import ArgumentParser
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
-import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// The one place the tool opens a store and puts a client together: the
 /// store a command's --db opens (or the demo's own), the servers and trust

@@ -1,21 +1,13 @@
 import ArgumentParser
-import EncoreCheck
 import EncoreCheckIns
 import EncoreCommandSupport
 import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,4 @@
 import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
 import EncoreCommandSupport
 import EncoreCrypto
@@ -8,14 +7,11 @@ import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
 import EncoreKeyFilesFixtures
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc

@@ -3,16 +3,10 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreCommandSupport
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 
 /// `encore keyfile inspect FILE... [--trust KEY_ID:VERSION:PEM_FILE]... [--no-verify] [--keys] [--json]`
 struct ExportInspect: ParsableCommand {

@@ -1,18 +1,8 @@
-import EncoreCheck
 import EncoreCheckIns
-import EncoreCommandSupport
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// What `encore keyfile inspect` reports about one opened key file: the file,
 /// and (when asked) its keys. Its JSON is the key file's one JSON form

@@ -1,18 +1,8 @@
-import EncoreCheck
-import EncoreCheckIns
-import EncoreCommandSupport
+import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// The human-readable output of `encore keyfile inspect`: a short summary,
 /// and with --keys one line per key. Text taken from the file is escaped

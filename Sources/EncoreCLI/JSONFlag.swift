@@ -1,16 +1,3 @@
-import EncoreCheck
-import EncoreCheckIns
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 import ArgumentParser
 
 /// --json, as most commands take it: one JSON document on stdout instead

@@ -1,18 +1,7 @@
 import ArgumentParser
-import EncoreCheck
-import EncoreCheckIns
 import EncoreCommandSupport
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

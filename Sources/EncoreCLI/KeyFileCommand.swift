@@ -1,10 +1,3 @@
-import EncoreCommandSupport
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
-import EncoreKeyFiles
-import EncoreStorage
-import EncoreSync
 import ArgumentParser
 
 /// `encore keyfile ...` (once `encore export`, still an alias): commands

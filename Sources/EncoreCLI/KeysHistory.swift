@@ -1,20 +1,12 @@
 import ArgumentParser
-import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
-import EncoreCommandSupport
+import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// `encore keys history --db PATH [--days 14] [--now T] [--json]`: the
 /// device's own keys of the last days, as a positive user would submit them.

@@ -1,19 +1,7 @@
 import ArgumentParser
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 import Glibc
 
 /// The `--now` of the commands that work at a point in time: unix seconds

@@ -1,17 +1,7 @@
 #if canImport(Glibc)
-import EncoreCheck
-import EncoreCheckIns
-import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreWire
 import Glibc
 #endif
 

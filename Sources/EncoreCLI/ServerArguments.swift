@@ -1,19 +1,8 @@
 import ArgumentParser
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreExposure
-import EncoreFixtures
 import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// How the tool talks to servers: the built-in HTTPS transport, with a CA
 /// file for private deployments and a timeout.

@@ -1,13 +1,4 @@
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
-import EncorePush
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
 import ArgumentParser
 
 /// `encore sightings ...` (once `encore sightings`, still an alias):

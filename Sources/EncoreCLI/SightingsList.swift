@@ -1,20 +1,13 @@
 import ArgumentParser
-import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 
 /// `encore sightings list --db PATH [--since T] [--json]`: the sightings
 /// kept in the store, RPIs and AEMs in hex (the one place the tool prints

@@ -1,21 +1,12 @@
 import ArgumentParser
-import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
-import EncoreCommandSupport
 import EncoreCrypto
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// `encore store info --db PATH [--json]`
 struct StoreInfo: ParsableCommand {

@@ -1,18 +1,7 @@
 import ArgumentParser
-import EncoreCheck
-import EncoreCheckIns
 import EncoreClient
-import EncoreCommandSupport
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
 import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
-import EncoreTracing
 #if canImport(Glibc)
 import Glibc
 #endif

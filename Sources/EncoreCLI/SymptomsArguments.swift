@@ -1,17 +1,6 @@
 import ArgumentParser
-import EncoreCheck
-import EncoreCheckIns
-import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
-import EncoreKeyFiles
-import EncorePush
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreSync
 import EncoreTestResults
-import EncoreWire
 
 /// What the user said about symptoms, shared by `submit` and `checkin
 /// report`: `[--symptoms ANSWER | --onset YYYY-MM-DD]`.

@@ -12,9 +12,6 @@ import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync
-import EncoreTestResults
-import EncoreTracing
-import EncoreWire
 
 /// `encore sync ...`: background sync, and its planner.
 struct SyncCommand: ParsableCommand {

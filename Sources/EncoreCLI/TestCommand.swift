@@ -13,7 +13,6 @@ import EncoreStorage
 import EncoreSupport
 import EncoreSync
 import EncoreTestResults
-import EncoreTracing
 import EncoreWire
 
 /// `encore test ...`: CWA's test result access.

@@ -1,19 +1,12 @@
 import ArgumentParser
-import EncoreCheck
 import EncoreCheckIns
 import EncoreClient
 import EncoreExposure
-import EncoreFixtures
-import EncoreHTTP
 import EncoreKeyFiles
-import EncorePush
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreSync
-import EncoreTestResults
 import EncoreTracing
-import EncoreWire
 
 /// `encore tracing ...`: what the tracing (a radio host such as
 /// encored's radio) did with the store.

@@ -1,12 +1,3 @@
-import EncoreCheck
-import EncoreCheckIns
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncoreStorage
-import EncoreSupport
-import EncoreSync
-import EncoreTestResults
 // The `encore` command-line tool: parse, run, and exit with encore's exit
 // codes (0 success, 1 invalid or untrusted input, 2 usage error).
 EncoreCommand.runMain()

@@ -2,7 +2,6 @@ import EncoreCheckIns
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
 
 /// One date's risk of the exposure windows and the check-ins together.

@@ -1,7 +1,4 @@
-import EncoreCheckIns
 import EncoreExposure
-import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 
 /// The exposure check's results.

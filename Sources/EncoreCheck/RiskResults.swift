@@ -1,8 +1,5 @@
 import CEncoreSQL
-import EncoreCheckIns
-import EncoreExposure
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 

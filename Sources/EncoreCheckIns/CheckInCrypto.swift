@@ -1,9 +1,7 @@
 import EncoreCrypto
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CWA presence tracing's crypto (../shared/spec/checkins.md, part 1): the
 /// report of a check-in encrypted under keys derived from its location id

@@ -1,10 +1,6 @@
 import EncoreCrowdNotifier
-import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// What CWA Android's check-in QR handler accepts of a location
 /// (../shared/spec/checkins.md, "What the app accepts"): the rules the

@@ -1,12 +1,10 @@
 import CEncoreProto
 import CProtobufC
 import EncoreCrowdNotifier
-import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CWA's event QR codes: `https://e.coronawarn.app?v=1#<base64url of a
 /// QRCodePayload>` (a slash before "?" is allowed, as CWA's own pattern

@@ -1,9 +1,5 @@
 import CEncoreProto
 import CProtobufC
-import EncoreCrypto
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

@@ -1,9 +1,7 @@
 import EncoreCrowdNotifier
 import EncoreKeyFiles
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Which QR code a check-in came from (check_ins.kind, schema 4).
 public enum CheckInKind: Int64, Sendable, CaseIterable {

@@ -1,8 +1,5 @@
-import EncoreCrowdNotifier
 import EncoreKeyFiles
 import EncoreStorage
-import EncoreSupport
-import EncoreWire
 
 /// Check-ins: CWA's and CrowdNotifier's visits in one list, the published
 /// warnings that matched CWA locations, CrowdNotifier's hours and matches;

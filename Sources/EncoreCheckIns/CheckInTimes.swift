@@ -1,9 +1,7 @@
 import EncoreCrowdNotifier
 import EncoreKeyFiles
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A span of time in unix seconds, start ≤ end.
 public struct TimeSpan: Sendable, Equatable, Hashable {

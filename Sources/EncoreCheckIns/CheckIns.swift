@@ -1,11 +1,9 @@
 import CEncoreSQL
 import EncoreCrowdNotifier
-import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Check-ins and their warnings (schema 3). Times are checked here as the
 /// table's CHECKs would, so that a caller gets ENCORE_ERR_CHECKIN_TIMES

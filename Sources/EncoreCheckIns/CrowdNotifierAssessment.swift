@@ -1,9 +1,4 @@
 import EncoreCrowdNotifier
-import EncoreKeyFiles
-import EncoreRisk
-import EncoreStorage
-import EncoreSupport
-import EncoreWire
 
 /// CrowdNotifier matches in the check-ins' risk. A CrowdNotifier trace key
 /// carries no transmission risk: SwissCovid and NotifyMe notify on any

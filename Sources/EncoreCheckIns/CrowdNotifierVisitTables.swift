@@ -1,11 +1,9 @@
-import CEncoreSQL
 import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CrowdNotifier check-ins (schema 4): a check_ins row of kind SwissCovid
 /// or NotifyMe with its hours, written together; the matched trace keys.

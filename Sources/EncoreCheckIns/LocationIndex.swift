@@ -1,10 +1,8 @@
 import EncoreCrowdNotifier
-import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

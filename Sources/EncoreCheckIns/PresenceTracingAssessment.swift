@@ -1,9 +1,7 @@
 import EncoreCrowdNotifier
 import EncoreKeyFiles
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A check-in as the risk calculation sees it.
 public struct CheckInVisit: Sendable, Equatable {

@@ -1,9 +1,7 @@
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A risk level of presence tracing, or the CWA apps' "calculation failed":
 /// a normalized time the configuration maps to no level.

@@ -3,9 +3,7 @@ import CQRencode
 import Glibc
 #endif
 import EncoreCrowdNotifier
-import EncoreCrypto
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreWire

@@ -3,10 +3,8 @@ import CProtobufC
 import EncoreCrowdNotifier
 import EncoreCrypto
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CWA's location types (TraceLocationType; CWALocationData.type) and
 /// whether the app offers each as a permanent place or a temporary event.

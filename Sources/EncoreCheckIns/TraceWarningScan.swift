@@ -1,4 +1,3 @@
-import EncoreCrypto
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage

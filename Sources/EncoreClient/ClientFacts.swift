@@ -1,12 +1,10 @@
 import EncoreCheck
 import EncoreCheckIns
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncorePush
 import EncoreStorage
 import EncoreSync
-import EncoreTestResults
 import EncoreTracing
 
 /// Push's facts from the store's other features: Exposure Notifications

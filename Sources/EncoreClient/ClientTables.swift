@@ -1,11 +1,9 @@
 import EncoreCheck
 import EncoreCheckIns
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncorePush
 import EncoreStorage
-import EncoreSupport
 import EncoreSync
 import EncoreTestResults
 import EncoreTracing

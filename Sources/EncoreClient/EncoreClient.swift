@@ -1,11 +1,9 @@
-import EncoreCheck
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
 import EncorePush
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
 import EncoreSync

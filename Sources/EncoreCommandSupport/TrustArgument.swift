@@ -2,6 +2,7 @@ import ArgumentParser
 import EncoreCrypto
 import EncoreKeyFiles
 import EncoreSupport
+import EncoreWire
 
 /// One `--trust KEY_ID:VERSION:PEM_FILE`: a public key the user trusts,
 /// named as signatures name their key. The text is split at its first two

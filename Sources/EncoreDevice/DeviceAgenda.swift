@@ -1,6 +1,5 @@
 import EncoreCheck
 import EncoreClient
-import EncoreStorage
 import EncoreSupport
 import EncoreSync
 import EncoreTestResults

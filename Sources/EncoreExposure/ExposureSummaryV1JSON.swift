@@ -1,5 +1,3 @@
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 extension ExposureSummaryV1 {

@@ -1,6 +1,4 @@
 import EncoreKeyFiles
-import EncoreStorage
-import EncoreSupport
 
 /// One ENF v1 exposure: a matched key on one UTC day.
 public struct ExposureV1: Equatable, Sendable {

@@ -1,6 +1,4 @@
-import EncoreKeyFiles
 import EncoreStorage
-import EncoreSupport
 
 /// Exposure notification's tables: sightings and own keys. Steps 1 of each
 /// feature were the store-wide migration 1; its first step also made the

@@ -1,5 +1,4 @@
 import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// Infectiousness of a diagnosis key, from its days since onset of symptoms.

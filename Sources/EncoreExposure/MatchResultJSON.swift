@@ -1,5 +1,4 @@
 import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 extension MatchResult {

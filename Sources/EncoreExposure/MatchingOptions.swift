@@ -1,5 +1,4 @@
 import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// The parameters of matching (../shared/spec/matching-and-windows.md). The

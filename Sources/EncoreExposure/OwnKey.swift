@@ -1,6 +1,5 @@
 import EncoreCrypto
 import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// One of the device's own temporary exposure keys (TEKs): the 16 key bytes,

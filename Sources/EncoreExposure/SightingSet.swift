@@ -1,4 +1,5 @@
 import CEncoreShim
+import EncoreCrypto
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport

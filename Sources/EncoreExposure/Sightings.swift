@@ -1,3 +1,4 @@
+import EncoreCrypto
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport

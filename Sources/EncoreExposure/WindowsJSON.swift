@@ -1,6 +1,4 @@
-import EncoreCrypto
 import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// Exposure windows in JSON, in the form of CWA's conformance file: each

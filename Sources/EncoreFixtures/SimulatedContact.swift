@@ -1,12 +1,8 @@
-import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreKeyFilesFixtures
-import EncorePush
 import EncoreSupport
-import EncoreTestResults
-import EncoreWire
 
 /// Someone a simulated user met: their temporary exposure key for one UTC
 /// day, how their device broadcast it, and what the user's device heard of

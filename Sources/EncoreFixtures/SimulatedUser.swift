@@ -1,10 +1,7 @@
-import EncoreCheckIns
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreKeyFilesFixtures
 import EncoreSupport
-import EncoreTestResults
-import EncoreWire
 
 /// A simulated user's 14 days (the demo's, and the tests' when they want a
 /// whole world): encounters with people who later report a positive test,

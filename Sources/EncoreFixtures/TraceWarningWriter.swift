@@ -5,7 +5,6 @@ import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreKeyFilesFixtures
-import EncorePush
 import EncoreSupport
 import EncoreTestResults
 import EncoreWire

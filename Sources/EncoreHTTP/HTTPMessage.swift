@@ -1,5 +1,3 @@
-import EncoreSupport
-
 /// One HTTP request, as the protocols make them: no I/O here.
 public struct HTTPRequest: Sendable, Equatable {
     public var method: String

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import EncoreSupport
 import Glibc
 #endif
 

@@ -1,6 +1,5 @@
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Identifiers of the CWA layout in the key file cache: a day is
 /// "YYYY-MM-DD", an hour "YYYY-MM-DD/hour/H". DP-3T bundles are kept in

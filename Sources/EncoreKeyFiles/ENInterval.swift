@@ -1,6 +1,3 @@
-import EncoreSupport
-import EncoreWire
-
 /// ENIntervalNumber: the number of the 10-minute window since the epoch.
 public enum ENInterval {
     public static let seconds: Int64 = 600

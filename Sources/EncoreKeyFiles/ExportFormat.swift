@@ -1,7 +1,5 @@
-import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// The fixed parts of export.bin.
 public enum ExportFormat {

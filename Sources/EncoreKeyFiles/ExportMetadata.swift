@@ -1,8 +1,3 @@
-import EncoreCrypto
-import EncoreStorage
-import EncoreSupport
-import EncoreWire
-
 /// SignatureInfo as export.bin and export.sig carry it.
 public struct SignatureInfo: Equatable, Sendable {
     public var appBundleID: String?

@@ -1,7 +1,4 @@
 import EncoreCrypto
-import EncoreStorage
-import EncoreSupport
-import EncoreWire
 
 /// Report type of a diagnosis key (the export format's enum).
 public enum ReportType: Int32, Sendable, CaseIterable {

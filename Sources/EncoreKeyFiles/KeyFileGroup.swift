@@ -1,8 +1,6 @@
 import CEncoreShim
-import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 extension KeyFile {
     /// Opens one or two files as `KeyFile(path:)` and `KeyFile(bytes:)` do,

@@ -1,4 +1,3 @@
-import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
 import EncoreWire

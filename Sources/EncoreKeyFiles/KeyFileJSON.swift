@@ -1,6 +1,5 @@
-import EncoreStorage
+import EncoreCrypto
 import EncoreSupport
-import EncoreWire
 
 extension SignatureOutcome.Status {
     /// "verified", "unsigned", "untrusted", "invalid" or "skipped".

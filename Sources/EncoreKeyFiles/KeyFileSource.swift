@@ -1,7 +1,4 @@
-import EncoreCrypto
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Where a key file comes from.
 public enum KeyFileSource: Sendable {

@@ -2,7 +2,6 @@ import CEncoreSQL
 import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// What the key file cache knows about one package, without its content.
 public struct CachedKeyFileInfo: Equatable, Sendable {

@@ -1,9 +1,11 @@
 import CEncoreProto
+// CEncoreShim's header includes protobuf-c.h: the compiler counts the fields of
+// its ProtobufCBinaryData (`signature.data`) as CEncoreShim's (MemberImportVisibility).
+import CEncoreShim
 import CProtobufC
 import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// One TEKSignature of export.sig.
 package struct FileSignature: Sendable {

@@ -1,5 +1,4 @@
 import EncoreCrypto
-import EncoreStorage
 import EncoreSupport
 import EncoreWire
 

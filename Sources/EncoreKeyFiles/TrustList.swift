@@ -1,7 +1,6 @@
 import EncoreCrypto
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// The public keys a caller trusts, found by (key id, key version) as the
 /// signatures name them. Several keys may be trusted at once (rotation,

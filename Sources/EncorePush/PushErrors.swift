@@ -1,7 +1,4 @@
-import EncoreHTTP
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Silent pushes: a push token (or app-instance token) of the wrong form
 /// for its type; a registration message that cannot be read; an event

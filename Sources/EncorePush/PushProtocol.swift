@@ -1,7 +1,5 @@
 import EncoreHTTP
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// The requests of push registration, no I/O: SwissCovid's
 /// `POST /v3/register` (a PushRegistration protobuf; an empty push token

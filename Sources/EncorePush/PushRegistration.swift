@@ -1,5 +1,3 @@
-import EncoreCrypto
-import EncoreHTTP
 import EncoreStorage
 import EncoreSupport
 import EncoreWire

@@ -1,6 +1,3 @@
-import EncoreHTTP
-import EncoreSupport
-import EncoreWire
 /// When a client registers for silent pushes, and when it deregisters:
 /// ../shared/spec/push.md's table as a pure function of the state and an
 /// event. Check-in-only users (EN off) are woken by pushes; users with EN on

@@ -2,7 +2,6 @@ import EncoreCrypto
 import EncoreHTTP
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Where push registration keeps its state: settings named "push.*" in
 /// the encrypted store. Exposure Notifications' state is the tracing

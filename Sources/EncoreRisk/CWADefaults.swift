@@ -1,5 +1,3 @@
-import EncoreExposure
-
 /// CWA's production risk calculation parameters (the configuration of its
 /// conformance file, from the server's v2 risk-calculation-parameters.yaml),
 /// built in so that a host can run the exposure check without shipping them.

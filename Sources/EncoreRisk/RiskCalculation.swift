@@ -1,4 +1,5 @@
 import EncoreExposure
+import EncoreKeyFiles
 import EncoreSupport
 
 /// The risk of one UTC day.

@@ -8,7 +8,6 @@ import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

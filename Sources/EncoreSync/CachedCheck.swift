@@ -2,12 +2,10 @@ import EncoreCheck
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// The exposure check on the key file cache, with the risk parameters
 /// of the synced app configuration when there is one (CWA's built-in

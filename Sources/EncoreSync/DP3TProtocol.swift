@@ -7,7 +7,6 @@ import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A DP-3T / SwissCovid backend's exposed keys and CrowdNotifier trace
 /// keys, as requests and answers: everything published since a bundle tag,

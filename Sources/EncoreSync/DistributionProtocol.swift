@@ -1,13 +1,8 @@
 import EncoreCheck
-import EncoreCheckIns
-import EncoreCrypto
-import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CWA's distribution server (static files behind a CDN) as requests and
 /// answers, no I/O: the day and hour indexes and packages of a country, the

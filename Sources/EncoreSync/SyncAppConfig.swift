@@ -1,13 +1,10 @@
 import EncoreCheck
 import EncoreCheckIns
 import EncoreCrypto
-import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CWA's app configuration: fetched unless unchanged, verified, kept with
 /// its ETag; the cached packages it revokes go in the same transaction.

@@ -1,13 +1,8 @@
-import EncoreCheck
 import EncoreCheckIns
-import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreRisk
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// One thing a sync asked a server for (a key file, the configuration, a
 /// bundle of DP-3T keys or CrowdNotifier trace keys, a trace warning

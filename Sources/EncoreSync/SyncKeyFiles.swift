@@ -1,13 +1,9 @@
 import EncoreCheck
-import EncoreCheckIns
 import EncoreCrypto
-import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A key file to fetch and where it goes.
 struct PackageTarget {

@@ -6,7 +6,6 @@ import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// One sync as a state machine the host drives (sans-I/O): the planner's
 /// steps become work, requests whose answers are verified and applied in

@@ -6,7 +6,6 @@ import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// What woke the sync up.
 public enum SyncTrigger: String, Sendable, CaseIterable {

@@ -1,13 +1,9 @@
 import EncoreCheck
 import EncoreCheckIns
 import EncoreCrypto
-import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage
-import EncoreSupport
-import EncoreWire
 
 /// Where the sync keeps what it knows between runs: settings named
 /// "sync.*" (written in the same transactions as the packages they

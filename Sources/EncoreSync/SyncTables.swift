@@ -1,5 +1,3 @@
-import EncoreExposure
-import EncoreKeyFiles
 import EncoreStorage
 
 /// The sync keeps its state and the verified configuration in settings

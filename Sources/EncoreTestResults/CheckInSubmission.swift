@@ -1,11 +1,8 @@
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A positive user's check-ins as CheckInProtectedReports for
 /// SubmissionPayload field 8 (../shared/spec/checkins.md): each visit's

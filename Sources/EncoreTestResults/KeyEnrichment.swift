@@ -1,10 +1,7 @@
-import EncoreCheckIns
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// What a positive user said about symptoms, which decides the
 /// transmission risk level and days since onset given to each submitted key.

@@ -1,7 +1,6 @@
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport

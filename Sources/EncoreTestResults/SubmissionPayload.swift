@@ -1,13 +1,10 @@
 import CEncoreProto
 import CProtobufC
-import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,10 +1,5 @@
-import EncoreCheckIns
-import EncoreExposure
 import EncoreHTTP
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CWA's submission server as requests and answers (no I/O): the upload of
 /// a padded SubmissionPayload with the TAN in `cwa-authorization`; a fake

@@ -1,11 +1,9 @@
 import EncoreCheckIns
 import EncoreCrypto
 import EncoreExposure
-import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// What identifies a test to CWA's verification server: the GUID of a lab
 /// test's QR code, a teleTAN a hotline gave the user, or the QR code of a

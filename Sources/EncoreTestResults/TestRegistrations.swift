@@ -1,10 +1,8 @@
-import EncoreCheckIns
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// The registered lab test (CWA's test result access) and what became of
 /// it: the registration token (a secret: it authorises the TAN), the last

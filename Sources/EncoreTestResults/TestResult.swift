@@ -1,10 +1,7 @@
-import EncoreCheckIns
 import EncoreExposure
 import EncoreHTTP
 import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// A lab result as CWA's verification server reports it: 0...4 for PCR
 /// tests, 5...9 the same five for rapid antigen tests.

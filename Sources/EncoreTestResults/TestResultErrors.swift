@@ -1,8 +1,3 @@
-import EncoreCheckIns
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// Test results and submission: a QR code, GUID, teleTAN or date of birth

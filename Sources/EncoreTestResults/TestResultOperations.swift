@@ -4,7 +4,6 @@ import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Test registration, submission and background noise as operations the
 /// host drives (the blocking calls of TestResultService run them). What

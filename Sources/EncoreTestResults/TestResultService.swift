@@ -4,7 +4,6 @@ import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// Where a registered test stands (the one JSON form of `encore test`).
 public struct TestStatus: Sendable, Equatable {

@@ -1,9 +1,4 @@
-import EncoreCheckIns
-import EncoreExposure
-import EncoreHTTP
-import EncoreKeyFiles
 import EncoreStorage
-import EncoreSupport
 
 /// The registered test and its submission (one at a time).
 extension StoreTables {

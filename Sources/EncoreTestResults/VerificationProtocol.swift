@@ -5,7 +5,6 @@ import EncoreHTTP
 import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 
 /// CWA's verification server, as requests and answers (no I/O): the
 /// registration token for a test key, the test result, and the TAN that

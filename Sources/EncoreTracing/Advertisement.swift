@@ -1,7 +1,3 @@
-import EncoreCrypto
-import EncoreExposure
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// What the host broadcasts (service data of UUID 0xFD6F) and until when.

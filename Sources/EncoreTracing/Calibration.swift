@@ -1,4 +1,3 @@
-import EncoreCrypto
 import EncoreExposure
 import EncoreKeyFiles
 import EncoreStorage

@@ -1,6 +1,4 @@
 import EncoreExposure
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// One scan window: the host scans from `start` to `end` (unix seconds).

@@ -1,5 +1,4 @@
 import EncoreStorage
-import EncoreSupport
 
 /// The sightings the cap dropped (SightingCap), counted per UTC day in
 /// tracing's table `tracing_dropped_sightings` and kept as long as the

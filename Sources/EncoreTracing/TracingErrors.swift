@@ -1,6 +1,3 @@
-import EncoreExposure
-import EncoreKeyFiles
-import EncoreStorage
 import EncoreSupport
 
 /// The tracing feature's own error: a call that needs tracing switched on

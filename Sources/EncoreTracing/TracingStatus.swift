@@ -1,5 +1,4 @@
 import EncoreExposure
-import EncoreKeyFiles
 import EncoreStorage
 import EncoreSupport
 

@@ -1,5 +1,3 @@
-import EncoreSupport
-
 /// Limits that keep a hostile zip from exhausting memory. They are checked
 /// against the sizes the central directory declares, before any output
 /// buffer is allocated; inflation never writes past the declared size.

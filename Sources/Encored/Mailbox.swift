@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import EncoreCommandSupport
 import EncoreSupport
 
 /// What worker threads hand to the loop: closures run on the loop's
