@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(name: "EncoreExposureTests", dependencies: ["EncoreExposure", "EncoreSupport", "EncoreCrypto", "EncoreStorage", "EncoreWire", "EncoreTestSupport", "CEncoreShim"]),
         .testTarget(name: "EncoreRiskTests", dependencies: ["EncoreRisk", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncorePushTests", dependencies: ["EncorePush", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport"]),
-        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreCrypto", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
+        .testTarget(name: "EncoreTestResultsTests", dependencies: ["EncoreTestResults", "EncoreHTTP", "EncoreSupport", "EncoreTestSupport", "CEncoreProto", "CCrypto"]),
         .testTarget(name: "EncoreSyncTests", dependencies: ["EncoreSync", "EncoreHTTP", "EncoreSupport"]),
         .testTarget(name: "EncoreCrowdNotifierTests", dependencies: ["EncoreCrowdNotifier", "EncoreCrowdNotifierFixtures", "EncoreSupport", "EncoreTestSupport"]),
         .testTarget(name: "EncoreCheckInsTests", dependencies: ["EncoreCheckIns", "EncoreCheckInsFixtures", "EncoreSupport", "EncoreCrypto", "EncoreWire", "EncoreStorage", "EncoreTestSupport"]),

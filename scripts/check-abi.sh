@@ -24,8 +24,8 @@ python3 bindings/python/gen_ffi.py --check
 python3 bindings/python/gen_records.py --check
 scripts/gen-architecture.py --check
 scripts/check-tables.py
-# The targets under Sources/; --scope all holds the tests' to it too.
-scripts/check-imports.py --scope sources
+# Every target's files, the tests' too (their fixture modules built if missing).
+scripts/check-imports.py --scope all --build-missing
 scripts/gen-proto.sh --check
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -205,6 +205,8 @@ def main() -> int:
     parser.add_argument("--build", default=".build/release", help="the release build whose modules are read")
     parser.add_argument("--scope", choices=("sources", "all"), default="sources",
                         help="the targets checked: those under Sources/, or all (the tests' too)")
+    parser.add_argument("--build-missing", action="store_true",
+                        help="build the modules the checked files import that the release build lacks (the tests' fixtures)")
     args = parser.parse_args()
     failed = self_test()
     if failed:
@@ -228,6 +230,17 @@ def main() -> int:
     used = sorted({m for t in targets for text in t.files.values() for m in imports(text)} & libraries.keys())
     swift = [m for m in used if any(target_path(libraries[m]).rglob("*.swift"))]
     missing = [m for m in swift if not (build / "Modules" / f"{m}.swiftmodule").exists()]
+    if missing and args.build_missing:
+        # The tests' support modules (fixtures), which `make lib cli encored`
+        # does not build: built here, each on its own, as `make test-swift` would.
+        log = ROOT / "build" / "logs" / "check-imports-build.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "w") as out:
+            for m in missing:
+                if subprocess.run(["swift", "build", "-c", "release", "--target", m], cwd=ROOT, stdout=out, stderr=out).returncode != 0:
+                    print(f"check-imports: building {m} failed; the log is {log}", file=sys.stderr)
+                    return 1
+        missing = [m for m in swift if not (build / "Modules" / f"{m}.swiftmodule").exists()]
     if missing:
         print(f"check-imports: no module {', '.join(missing)} in {build}: build them first "
               "(make lib cli encored; the tests' support modules: make test-swift)", file=sys.stderr)

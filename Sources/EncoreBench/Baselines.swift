@@ -1,7 +1,6 @@
 import EncoreCheck
 import EncoreCheckIns
 import EncoreExposure
-import EncoreFixtures
 import EncoreKeyFiles
 import EncoreKeyFilesFixtures
 import EncoreStorage

@@ -1,5 +1,4 @@
 import EncoreExposure
-import EncoreFixtures
 import EncoreKeyFiles
 import EncoreRisk
 import EncoreStorage

@@ -4,6 +4,7 @@ import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
+import EncoreSupport
 #if canImport(Glibc)
 import Glibc
 #endif

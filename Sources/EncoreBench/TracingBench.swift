@@ -4,6 +4,7 @@ import EncoreExposure
 import EncoreFixtures
 import EncoreKeyFiles
 import EncoreStorage
+import EncoreSupport
 import EncoreTracing
 #if canImport(Glibc)
 import Glibc

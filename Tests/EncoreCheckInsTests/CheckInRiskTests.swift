@@ -1,7 +1,6 @@
 import EncoreCheckIns
 import EncoreStorage
 import EncoreSupport
-import EncoreWire
 import Testing
 
 /// The overlap rule at every boundary, and CWA's presence-tracing risk.

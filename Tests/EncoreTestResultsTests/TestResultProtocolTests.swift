@@ -1,4 +1,3 @@
-import EncoreCrypto
 import EncoreHTTP
 import EncoreSupport
 import EncoreTestResults
