@@ -65,16 +65,30 @@ def usage(message: str) -> int:
     return 2
 
 
+# What httpx imports only at its first request, inside the loop: anyio's
+# asyncio backend (about 30 modules, 40-60 ms of the loop's thread, the
+# longest stall of a sync; make bench-sync). Private paths of httpcore and
+# anyio: one that is gone is skipped (it then costs its import, nothing more).
+HTTPX_FIRST_REQUEST_IMPORTS = ("httpcore._backends.anyio", "anyio._backends._asyncio")
+
+
 def http_module() -> Any:
-    """httpx, else aiohttp."""
+    """httpx (with what it imports at its first request), else aiohttp."""
     try:
-        return importlib.import_module("httpx")
+        httpx = importlib.import_module("httpx")
     except ImportError:
         return importlib.import_module("aiohttp")
+    for name in HTTPX_FIRST_REQUEST_IMPORTS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    return httpx
 
 
 # Imported before the loop runs: an import inside a coroutine blocks the
-# loop for as long as it takes (httpx's: about 0.2 s).
+# loop for as long as it takes (httpx's: about 0.2 s; its first request's
+# own imports above: 40-60 ms).
 HTTP = http_module()
 
 
