@@ -65,16 +65,30 @@ def usage(message: str) -> int:
     return 2
 
 
+# What httpx imports only at its first request, inside the loop: anyio's
+# asyncio backend (about 30 modules, 40-60 ms of the loop's thread, the
+# longest stall of a sync; make bench-sync). Private paths of httpcore and
+# anyio: one that is gone is skipped (it then costs its import, nothing more).
+HTTPX_FIRST_REQUEST_IMPORTS = ("httpcore._backends.anyio", "anyio._backends._asyncio")
+
+
 def http_module() -> Any:
-    """httpx, else aiohttp."""
+    """httpx (with what it imports at its first request), else aiohttp."""
     try:
-        return importlib.import_module("httpx")
+        httpx = importlib.import_module("httpx")
     except ImportError:
         return importlib.import_module("aiohttp")
+    for name in HTTPX_FIRST_REQUEST_IMPORTS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    return httpx
 
 
 # Imported before the loop runs: an import inside a coroutine blocks the
-# loop for as long as it takes (httpx's: about 0.2 s).
+# loop for as long as it takes (httpx's: about 0.2 s; its first request's
+# own imports above: 40-60 ms).
 HTTP = http_module()
 
 
@@ -85,22 +99,46 @@ async def session() -> Any:
     return HTTP.ClientSession(timeout=HTTP.ClientTimeout(total=30))
 
 
+def open_client(a: argparse.Namespace, passphrase: bytes | None,
+                raw_key: bytes | None) -> tuple[encore.Client, encore.TrustList]:
+    """The client of the store, and the trust list it uses (close both: close())."""
+    trust = trust_list(a.trust)
+    try:
+        return encore.Client.open(a.db, passphrase, raw_key=raw_key, distribution=a.distribution, country=a.country,
+                                  trust=trust, clock=a.now), trust
+    except BaseException:
+        trust.close()
+        raise
+
+
+def close(*objects: Any) -> None:
+    """Closes each of `objects` that is not None, in order."""
+    for o in objects:
+        if o is not None:
+            o.close()
+
+
 async def sync(a: argparse.Namespace, client: Any = None) -> encore.SyncReport:
     """Syncs with `client` (an async HTTP client, closed at the end; None:
     a new one). An application makes its client once, at its start: making
     one (its TLS context) takes tens of milliseconds of the loop."""
     passphrase, raw_key = store_key()
-    with trust_list(a.trust) as trust, encore.Client.open(a.db, passphrase, raw_key=raw_key, distribution=a.distribution,
-                                                          country=a.country, trust=trust, clock=a.now) as app:
-        # Each step is a few milliseconds of the loop (opening the store;
-        # planning the sync, which records its attempt): the loop runs its
-        # other tasks between them.
-        await asyncio.sleep(0)
-        operation = app.sync.operation()
-        await asyncio.sleep(0)
-        with operation:
-            async with client if client is not None else await session() as http:
-                return await operation.run_async(http, now=a.now)
+    # Opening the store (its key's proof, a commit), reading the trust
+    # list's keys, planning the sync (it records its attempt, a commit) and
+    # closing (the WAL's last checkpoint and its deletion, the operation's
+    # memory) wait on the disk or take milliseconds of processor: each is
+    # done on a worker thread while the loop goes on (10-40 ms of the
+    # loop's thread otherwise, more under load). The operation's next()
+    # and feeds, light work, run on the loop; its compute steps go to the
+    # executor (run_async).
+    app, trust = await asyncio.to_thread(open_client, a, passphrase, raw_key)
+    operation = None
+    try:
+        operation = await asyncio.to_thread(app.sync.operation)
+        async with client if client is not None else await session() as http:
+            return await operation.run_async(http, now=a.now)
+    finally:
+        await asyncio.to_thread(close, operation, app, trust)
 
 
 def text(report: encore.SyncReport) -> str:

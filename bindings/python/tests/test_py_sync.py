@@ -322,3 +322,27 @@ def test_a_request_the_transport_refuses_fails_the_sync_and_counts_for_the_backo
     clock.set(NOW + 60)
     plan = s.plan(trigger="periodic")
     assert plan.steps == () and NOW + 240 <= plan.next_due_at <= NOW + 360  # backing off: 5 min ± 20 %
+
+
+def test_a_host_driven_sync_ends_with_its_wal_cut(tmp_path):
+    """The host-driven sync writes its key files to the WAL with checkpoints
+    paused; its last compute step copies them into the file and cuts the
+    WAL (nobody else reads the store), so that closing the store, often on
+    a host's event loop, has no large file to free (make bench-sync)."""
+    signer = keyfiles.SigningKey()
+    trust = encore.TrustList()
+    trust.add_key(signer.key_id, signer.key_version, signer.public_pem)
+    db = tmp_path / "s.db"
+    with CwaDistributionServer(signer) as dist, \
+            encore.Client.open(str(db), raw_key=RAW_KEY, clock=NOW, distribution=dist.url, trust=trust) as client:
+        for back in (1, 2):
+            dist.add_day("EUR", day(back), [keyfiles.make_key(day=day(back)) for _ in range(20_000)])
+        op = client.sync.operation(network="metered")
+        computed = [0]
+        drive(op, computed=computed)
+        assert computed == [3] and op.result().check is not None
+        packages = sum(len(client.keyfiles.get("EUR", day(back))) for back in (1, 2))
+        wal = Path(str(db) + "-wal")
+        # What is left: the check's few commits after the cut (before: every
+        # page the packages took, more than their bytes).
+        assert packages > 500_000 and wal.exists() and wal.stat().st_size < 128 * 1024, (wal.stat().st_size, packages)
