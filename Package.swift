@@ -236,7 +236,7 @@ let package = Package(
         // encore-notify: the device service's session agent (docs/device.md).
         .executableTarget(
             name: "EncoreNotify",
-            dependencies: ["EncoreDevice", "EncoreCommandSupport", "CNotifyBus", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["EncoreDevice", "EncoreCommandSupport", "EncoreSupport", "CNotifyBus", "CEncoreTypes", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: [.unsafeFlags(bindNow + ["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]
         ),
         // Benchmarks (make bench): figures against baselines measured in the same run.

@@ -46,11 +46,3 @@ public final class DaemonClock: Sendable {
     }
 }
 
-/// CLOCK_MONOTONIC in seconds: a daemon's waits, immune to the wall clock's jumps.
-public enum Monotonic {
-    public static func seconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-}

@@ -3,6 +3,7 @@ import CEncoreTypes
 import CNotifyBus
 import EncoreCommandSupport
 import EncoreDevice
+import EncoreSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -41,20 +41,13 @@ package final class ConditionLock: @unchecked Sendable {
     package func wait() { pthread_cond_wait(condition, mutex) }
 
     /// Inside locked(): as wait(), but until `deadline` at the latest (on
-    /// monotonicSeconds()' clock). Returns false once the deadline passed.
+    /// Monotonic.seconds()' clock). Returns false once the deadline passed.
     package func wait(until deadline: Double) -> Bool {
         let bounded = max(0, min(deadline, 1e12))
         var at = timespec()
         at.tv_sec = Int(bounded)
         at.tv_nsec = Int((bounded - Double(at.tv_sec)) * 1e9)
         return pthread_cond_timedwait(condition, mutex, &at) != ETIMEDOUT
-    }
-
-    /// Seconds on the monotonic clock, the clock of wait(until:).
-    package static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// Wakes every waiting thread. Call it after changing what waiters

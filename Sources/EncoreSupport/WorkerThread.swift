@@ -98,7 +98,7 @@ package final class Latch: @unchecked Sendable {
 
     /// Whether it was set within `seconds`.
     package func wait(seconds: Double) -> Bool {
-        let deadline = ConditionLock.monotonicSeconds() + seconds
+        let deadline = Monotonic.seconds() + seconds
         return lock.locked {
             while !isSet {
                 if !lock.wait(until: deadline) { return isSet }

@@ -61,9 +61,9 @@ import Glibc
 
     @Test func aLatchWaitsAtMostItsTime() {
         let latch = Latch()
-        let start = ConditionLock.monotonicSeconds()
+        let start = Monotonic.seconds()
         #expect(!latch.wait(seconds: 0.2))
-        let waited = ConditionLock.monotonicSeconds() - start
+        let waited = Monotonic.seconds() - start
         #expect(waited >= 0.19 && waited < 5, "waited \(waited) s")
         latch.set()
         #expect(latch.wait(seconds: 0))
